@@ -1,0 +1,326 @@
+package expfam
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+)
+
+func catalog(t *testing.T) []Scalar {
+	t.Helper()
+	s1, err := NewSin(4, 1.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := NewExpSin(1)
+	s3, _ := NewXSin(2)
+	s4, _ := NewSin(2.5, 1)
+	return []Scalar{s1, s2, s3, s4}
+}
+
+// centralDiff is the 4th-order central difference of f at x.
+func centralDiff(f func(float64) float64, x float64) float64 {
+	const h = 1e-4
+	return (-f(x+2*h) + 8*f(x+h) - 8*f(x-h) + f(x-2*h)) / (12 * h)
+}
+
+func TestScalarDerivativesMatchFiniteDifferences(t *testing.T) {
+	points := []float64{-2.7, -1.3, -0.4, 0.05, 0.3, 1.1, 2.2, 3.9}
+	for _, f := range catalog(t) {
+		for _, x := range points {
+			for _, c := range []struct {
+				name      string
+				fn, deriv func(float64) float64
+			}{
+				{"dlogq", f.LogQ, f.DLogQ},
+				{"dpsi", f.Psi, f.DPsi},
+				{"d2psi", f.DPsi, f.D2Psi},
+			} {
+				got, want := c.deriv(x), centralDiff(c.fn, x)
+				if math.Abs(got-want) > 1e-7*(1+math.Abs(want)) {
+					t.Errorf("%v %s at %g: analytic %.12g, finite difference %.12g", f, c.name, x, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestScoreTermsMatchFiniteDifferences(t *testing.T) {
+	sin, _ := NewSin(4, 1.7)
+	prod, _ := NewProduct(sin, 3)
+	gauss, _ := NewGaussian(3, 0.7)
+	x := []float64{0.4, -1.2, 2.1}
+	for _, fam := range []Family{prod, gauss} {
+		d := fam.StateDim()
+		jac := make([]float64, d*fam.StatDim())
+		xi := make([]float64, fam.StatDim())
+		fam.ScoreTerms(x, jac, xi)
+		psi := make([]float64, fam.StatDim())
+		at := func(i int, v float64, k int) float64 {
+			y := slices.Clone(x)
+			y[i] = v
+			fam.Psi(y, psi)
+			return psi[k]
+		}
+		wantXi := make([]float64, fam.StatDim())
+		for i := 0; i < d; i++ {
+			dlq := centralDiff(func(v float64) float64 { y := slices.Clone(x); y[i] = v; return fam.LogBase(y) }, x[i])
+			for k := 0; k < fam.StatDim(); k++ {
+				dpsi := centralDiff(func(v float64) float64 { return at(i, v, k) }, x[i])
+				if got := jac[i*fam.StatDim()+k]; math.Abs(got-dpsi) > 1e-7*(1+math.Abs(dpsi)) {
+					t.Errorf("%v jac[%d,%d] = %g, finite difference %g", fam, i, k, got, dpsi)
+				}
+				d2psi := centralDiff(func(v float64) float64 {
+					return centralDiff(func(w float64) float64 { return at(i, w, k) }, v)
+				}, x[i])
+				wantXi[k] += dlq*dpsi + d2psi
+			}
+		}
+		for k := range xi {
+			if math.Abs(xi[k]-wantXi[k]) > 1e-5*(1+math.Abs(wantXi[k])) {
+				t.Errorf("%v xi[%d] = %g, finite difference %g", fam, k, xi[k], wantXi[k])
+			}
+		}
+		if sep, ok := fam.(Separable); ok {
+			g := make([]float64, d)
+			xi2 := make([]float64, d)
+			sep.ScoreDiag(x, g, xi2)
+			for k := range g {
+				if g[k] != jac[k*d+k] || xi2[k] != xi[k] {
+					t.Errorf("%v ScoreDiag disagrees with ScoreTerms at %d", fam, k)
+				}
+			}
+		}
+	}
+}
+
+// unitGauss is q = exp(−x²/2), ψ(x) = x: Z(η) = η²/2 + log √(2π), mean η,
+// variance 1. It checks the quadrature against a closed form.
+type unitGauss struct{ genNormalBase }
+
+func (unitGauss) Psi(x float64) float64 { return x }
+func (unitGauss) DPsi(float64) float64  { return 1 }
+func (unitGauss) D2Psi(float64) float64 { return 0 }
+func (unitGauss) String() string        { return "unit-gauss" }
+
+func TestCDFMatchesGaussianClosedForm(t *testing.T) {
+	f := unitGauss{genNormalBase{2}}
+	for _, eta := range []float64{-50, -6, -1, 0, 0.5, 3, 6, 50} {
+		c, err := NewCDF(f, eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantZ := eta*eta/2 + 0.5*math.Log(2*math.Pi)
+		if math.Abs(c.LogZ-wantZ) > 1e-11*(1+math.Abs(wantZ)) {
+			t.Errorf("η=%g: log Z = %.15g, want %.15g", eta, c.LogZ, wantZ)
+		}
+		if math.Abs(c.Mean-eta) > 1e-10*(1+math.Abs(eta)) || math.Abs(c.Variance-1) > 1e-9 {
+			t.Errorf("η=%g: mean %g var %g, want %g and 1", eta, c.Mean, c.Variance, eta)
+		}
+		for _, z := range []float64{-3, -1.5, -0.2, 0, 0.7, 2.5} {
+			want := 0.5 * math.Erfc(-z/math.Sqrt2)
+			if got := c.At(eta + z); math.Abs(got-want) > 1e-9 {
+				t.Errorf("η=%g: CDF(η%+g) = %.12g, want %.12g", eta, z, got, want)
+			}
+			if q := c.Quantile(want); math.Abs(q-(eta+z)) > 1e-8 {
+				t.Errorf("η=%g: Quantile(%g) = %.12g, want %.12g", eta, want, q, eta+z)
+			}
+		}
+	}
+}
+
+// simpson integrates the unnormalised density of f at η on [a, b] with n
+// (even) panels: an independent check of the Gauss–Legendre CDF.
+func simpson(f Scalar, eta, a, b float64, n int) float64 {
+	h := (b - a) / float64(n)
+	g := func(x float64) float64 { return math.Exp(f.LogQ(x) + eta*f.Psi(x)) }
+	s := g(a) + g(b)
+	for i := 1; i < n; i++ {
+		w := 2.0
+		if i%2 == 1 {
+			w = 4
+		}
+		s += w * g(a+float64(i)*h)
+	}
+	return s * h / 3
+}
+
+func TestCDFMatchesSimpson(t *testing.T) {
+	for _, f := range catalog(t) {
+		for _, eta := range []float64{-6, -1, 0, 0.5, 3, 6} {
+			c, err := NewCDF(f, eta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo, hi := c.Support()
+			z := simpson(f, eta, lo, 0, 200000) + simpson(f, eta, 0, hi, 200000)
+			if math.Abs(c.LogZ-math.Log(z)) > 1e-9 {
+				t.Errorf("%v η=%g: log Z %.12g, Simpson %.12g", f, eta, c.LogZ, math.Log(z))
+			}
+			for _, x := range []float64{-1.7, -0.3, 0.9, 2.2} {
+				var part float64
+				if x < 0 {
+					part = simpson(f, eta, lo, x, 200000)
+				} else {
+					part = simpson(f, eta, lo, 0, 200000) + simpson(f, eta, 0, x, 200000)
+				}
+				if got, want := c.At(x), part/z; math.Abs(got-want) > 1e-9 {
+					t.Errorf("%v η=%g: CDF(%g) = %.12g, Simpson %.12g", f, eta, x, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestLogPartitionLargeEtaIsFinite(t *testing.T) {
+	sin, _ := NewSin(4, 1.7)
+	for _, eta := range []float64{-200, -64, -50, 50, 64, 200} {
+		c, err := NewCDF(sin, eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Z ≤ |η| + log ∫q (< 1), and the peaks of exp(|η| sin 4x) near ±π/8 hold
+		// mass ≥ exp(|η| − 5).
+		if math.IsInf(c.LogZ, 0) || math.IsNaN(c.LogZ) || c.LogZ < math.Abs(eta)-5 || c.LogZ > math.Abs(eta)+1 {
+			t.Errorf("η=%g: log Z = %g, want finite near |η|", eta, c.LogZ)
+		}
+	}
+}
+
+func TestCumulantsAreDerivativesOfLogZ(t *testing.T) {
+	sin, _ := NewSin(4, 1.7)
+	tab := NewTable(sin)
+	for _, eta := range []float64{-6.3, -1, 0.01, 0.5, 2.77, 6} {
+		c, _ := NewCDF(sin, eta)
+		dz := centralDiff(func(e float64) float64 { c, _ := NewCDF(sin, e); return c.LogZ }, eta)
+		d2z := centralDiff(func(e float64) float64 { c, _ := NewCDF(sin, e); return c.Mean }, eta)
+		if math.Abs(c.Mean-dz) > 1e-7 || math.Abs(c.Variance-d2z) > 1e-6 {
+			t.Errorf("η=%g: mean %.10g vs dZ %.10g, var %.10g vs d²Z %.10g", eta, c.Mean, dz, c.Variance, d2z)
+		}
+		a, da, d2a, ok := tab.Cumulants(eta)
+		if !ok || math.Abs(a-c.LogZ) > 1e-9 || math.Abs(da-c.Mean) > 1e-8 || math.Abs(d2a-c.Variance) > 1e-3 {
+			t.Errorf("η=%g: table cumulants (%.12g, %.10g, %.6g), exact (%.12g, %.10g, %.6g)", eta, a, da, d2a, c.LogZ, c.Mean, c.Variance)
+		}
+	}
+}
+
+// ksStatistic returns sup |F_n − F| for sorted draws.
+func ksStatistic(xs []float64, cdf func(float64) float64) float64 {
+	slices.Sort(xs)
+	n := float64(len(xs))
+	var d float64
+	for i, x := range xs {
+		f := cdf(x)
+		d = max(d, math.Abs(float64(i+1)/n-f), math.Abs(f-float64(i)/n))
+	}
+	return d
+}
+
+// The 1% critical value of the one-sample KS statistic is ≈ 1.628/√n.
+func TestSamplerKolmogorovSmirnov(t *testing.T) {
+	const n = 20000
+	crit := 1.628 / math.Sqrt(n)
+	sin, _ := NewSin(4, 1.7)
+	tab := NewTable(sin)
+	for i, eta := range []float64{-6, -1, 0, 0.5, 3, 6} {
+		c, err := NewCDF(sin, eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(i), 42))
+		tabDraws := make([]float64, n)
+		exactDraws := make([]float64, n)
+		for j := range tabDraws {
+			tabDraws[j] = tab.Quantile(eta, rng.Float64())
+			exactDraws[j] = c.Quantile(rng.Float64())
+		}
+		if d := ksStatistic(tabDraws, c.At); d > crit {
+			t.Errorf("η=%g: tabulated sampler KS = %.4f > %.4f", eta, d, crit)
+		}
+		if d := ksStatistic(exactDraws, c.At); d > crit {
+			t.Errorf("η=%g: exact sampler KS = %.4f > %.4f", eta, d, crit)
+		}
+	}
+}
+
+func TestTableErrorBound(t *testing.T) {
+	sin, _ := NewSin(4, 1.7)
+	tab := NewTable(sin)
+	// Off-grid η (between rows) exercise the η interpolation too.
+	for _, eta := range []float64{-6.0078, -1, 0.0039, 0.5, 2.9921, 6.0117, 30.0078} {
+		e, err := tab.MaxCDFError(eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e > 1.0/TableCells {
+			t.Errorf("η=%g: tabulated CDF error %.2e > 1/%d", eta, e, TableCells)
+		}
+	}
+}
+
+func TestTableConcurrentUseIsDeterministic(t *testing.T) {
+	sin, _ := NewSin(4, 1.7)
+	want := NewTable(sin)
+	got := NewTable(sin)
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				got.Quantile(float64(i%300)/40-3.7, float64(i)/2000)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := 0; i < 2000; i++ {
+		eta, u := float64(i%300)/40-3.7, float64(i)/2000
+		if a, b := got.Quantile(eta, u), want.Quantile(eta, u); a != b {
+			t.Fatalf("η=%g u=%g: %v after concurrent build, %v sequential", eta, u, a, b)
+		}
+	}
+}
+
+func TestGaussianSamplerMoments(t *testing.T) {
+	g, _ := NewGaussian(2, 0.5)
+	rng := rand.New(rand.NewPCG(1, 2))
+	eta := []float64{1.5, -0.25}
+	out := make([]float64, 2)
+	const n = 100000
+	var m, v [2]float64
+	for i := 0; i < n; i++ {
+		g.Sample(eta, rng, out)
+		for k := range out {
+			m[k] += out[k]
+			v[k] += out[k] * out[k]
+		}
+	}
+	for k := range m {
+		mean := m[k] / n
+		sd := math.Sqrt(v[k]/n - mean*mean)
+		// 5 standard errors.
+		if math.Abs(mean-eta[k]) > 5*0.5/math.Sqrt(n) || math.Abs(sd-0.5) > 5*0.5/math.Sqrt(2*n) {
+			t.Errorf("coordinate %d: mean %g sd %g, want %g and 0.5", k, mean, sd, eta[k])
+		}
+	}
+}
+
+func TestNotNormalisable(t *testing.T) {
+	// exp(η x) with q = exp(−|x|) is not integrable for |η| >= 1.
+	f := linearPsi{genNormalBase{1}}
+	if _, err := NewCDF(f, 1.5); err == nil {
+		t.Fatal("want ErrNotNormalisable")
+	}
+	if _, err := NewCDF(f, math.NaN()); err == nil {
+		t.Fatal("want an error for NaN η")
+	}
+}
+
+type linearPsi struct{ genNormalBase }
+
+func (linearPsi) Psi(x float64) float64 { return x }
+func (linearPsi) DPsi(float64) float64  { return 1 }
+func (linearPsi) D2Psi(float64) float64 { return 0 }
+func (linearPsi) String() string        { return "linear-psi" }

@@ -1,0 +1,72 @@
+package expfam
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Model is the transition model P_W(s' | s, a) of a distribution family
+// with features phi and parameter W (d_psi×d_phi, row-major).
+type Model struct {
+	Dist Distribution
+	Feat Features
+	W    []float64
+}
+
+// NewModel checks that the dimensions of d, f and w agree.
+func NewModel(d Distribution, f Features, w []float64) (*Model, error) {
+	if d.StateDim() != f.StateDim() {
+		return nil, fmt.Errorf("family %v has state dimension %d but features %v take %d", d, d.StateDim(), f, f.StateDim())
+	}
+	if want := d.StatDim() * f.Dim(); len(w) != want {
+		return nil, fmt.Errorf("W has %d entries, want d_psi×d_phi = %d×%d = %d", len(w), d.StatDim(), f.Dim(), want)
+	}
+	return &Model{Dist: d, Feat: f, W: w}, nil
+}
+
+// Eta computes η = W phi(s, a) into eta, using phi as scratch (len d_phi).
+func (m *Model) Eta(s, a, phi, eta []float64) {
+	m.Feat.Phi(s, a, phi)
+	dphi := len(phi)
+	for k := range eta {
+		row := m.W[k*dphi : (k+1)*dphi]
+		var e float64
+		for j, p := range phi {
+			e += row[j] * p
+		}
+		eta[k] = e
+	}
+}
+
+// Stepper draws transitions from a model without allocating. It is not safe
+// for concurrent use; make one per goroutine.
+type Stepper struct {
+	M        *Model
+	phi, eta []float64
+}
+
+// NewStepper returns a Stepper for m.
+func NewStepper(m *Model) *Stepper {
+	return &Stepper{M: m, phi: make([]float64, m.Feat.Dim()), eta: make([]float64, m.Dist.StatDim())}
+}
+
+// Step draws s' ~ P_W(· | s, a) into out.
+func (st *Stepper) Step(s, a []float64, rng *rand.Rand, out []float64) {
+	st.M.Eta(s, a, st.phi, st.eta)
+	st.M.Dist.Sample(st.eta, rng, out)
+}
+
+// Density returns x ↦ P_W(x | s, a), normalised by exact quadrature once.
+func (m *Model) Density(s, a []float64) (func(x []float64) float64, error) {
+	eta := make([]float64, m.Dist.StatDim())
+	m.Eta(s, a, make([]float64, m.Feat.Dim()), eta)
+	z, err := m.Dist.LogPartition(eta)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]float64, m.Dist.StatDim())
+	return func(x []float64) float64 {
+		return math.Exp(LogDensity(m.Dist, eta, x, z, buf))
+	}, nil
+}

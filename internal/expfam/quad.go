@@ -1,0 +1,263 @@
+package expfam
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// ErrNotNormalisable is returned when ∫ q(x) exp(η ψ(x)) dx does not appear
+// to be finite: the log-density is still within 46 nats of its maximum at
+// |x| = 1024.
+var ErrNotNormalisable = errors.New("density is not normalisable")
+
+// logTail is how far below its maximum the log-density must fall for a point
+// to count as outside the support: e^{-46} ≈ 1e-20 relative to the mode.
+const logTail = 46
+
+// 5-point Gauss–Legendre nodes and weights on [−1, 1].
+var (
+	glNodes   = [5]float64{-0.9061798459386640, -0.5384693101056831, 0, 0.5384693101056831, 0.9061798459386640}
+	glWeights = [5]float64{0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665, 0.2369268850561891}
+)
+
+// CDF is the distribution of one scalar family at one natural parameter η,
+// computed by composite 5-point Gauss–Legendre quadrature in log space.
+//
+// The support [lo, hi] is where log q(x) + η ψ(x) lies within 46 nats of its
+// maximum; panels are at most 0.05 wide and at most half the width of the
+// sharpest peak (estimated from the curvature of the log-density), and begin
+// at the kink of q. Between panel edges the CDF is the cubic Hermite
+// quintic Hermite interpolant of the exact edge values, densities and
+// density derivatives (one-sided at the kink), so its error is O(h⁶) and it
+// is continuous and exact at every edge.
+type CDF struct {
+	Eta            float64
+	LogZ           float64 // log ∫ q(x) exp(η ψ(x)) dx, q as given by LogQ
+	Mean, Variance float64 // of ψ(X)
+	edges          []float64
+	cdf            []float64 // normalised CDF at edges; cdf[0] = 0, cdf[last] = 1
+	dens           []float64 // normalised density at edges
+	dl, dr         []float64 // density derivative at each panel's left and right end
+}
+
+// NewCDF integrates f at η. It fails with ErrNotNormalisable when the density
+// does not decay, and when η is not finite.
+func NewCDF(f Scalar, eta float64) (*CDF, error) {
+	if math.IsNaN(eta) || math.IsInf(eta, 0) {
+		return nil, fmt.Errorf("%v at η = %v: %w", f, eta, ErrNotNormalisable)
+	}
+	lo, hi, lmax, curv, err := support(f, eta)
+	if err != nil {
+		return nil, err
+	}
+	width := 0.025
+	if w := 0.25 / math.Sqrt(curv); w < width {
+		width = w
+	}
+	edges := panelEdges(f, lo, hi, width)
+	m := len(edges) - 1
+	c := &CDF{Eta: eta, edges: edges, cdf: make([]float64, m+1), dens: make([]float64, m+1),
+		dl: make([]float64, m), dr: make([]float64, m)}
+	var total, s1, s2 float64
+	for p := 0; p < m; p++ {
+		a, b := edges[p], edges[p+1]
+		mid, half := 0.5*(a+b), 0.5*(b-a)
+		var mass float64
+		for k, t := range glNodes {
+			x := mid + half*t
+			psi := f.Psi(x)
+			w := glWeights[k] * half * math.Exp(f.LogQ(x)+eta*psi-lmax)
+			mass += w
+			s1 += w * psi
+			s2 += w * psi * psi
+		}
+		total += mass
+		c.cdf[p+1] = total
+	}
+	for p := range edges {
+		x := edges[p]
+		c.dens[p] = math.Exp(f.LogQ(x)+eta*f.Psi(x)-lmax) / total
+		c.cdf[p] /= total
+	}
+	c.cdf[m] = 1
+	// p'(x) = p(x)·(d log q(x) + η ψ'(x)), one-sided inside each panel so the
+	// kink of q is handled.
+	for p := 0; p < m; p++ {
+		a, b := edges[p], edges[p+1]
+		eps := 1e-9 * (b - a)
+		c.dl[p] = c.dens[p] * (f.DLogQ(a+eps) + eta*f.DPsi(a))
+		c.dr[p] = c.dens[p+1] * (f.DLogQ(b-eps) + eta*f.DPsi(b))
+	}
+	c.LogZ = lmax + math.Log(total)
+	c.Mean = s1 / total
+	c.Variance = math.Max(s2/total-c.Mean*c.Mean, 0)
+	return c, nil
+}
+
+// Support returns the interval outside which the density is negligible.
+func (c *CDF) Support() (lo, hi float64) { return c.edges[0], c.edges[len(c.edges)-1] }
+
+// At returns the CDF at x.
+func (c *CDF) At(x float64) float64 {
+	n := len(c.edges)
+	if x <= c.edges[0] {
+		return 0
+	}
+	if x >= c.edges[n-1] {
+		return 1
+	}
+	p := sort.SearchFloat64s(c.edges, x) - 1
+	if p < 0 {
+		p = 0
+	}
+	h := c.edges[p+1] - c.edges[p]
+	t := (x - c.edges[p]) / h
+	v, _ := c.hermite(p, h, t)
+	return v
+}
+
+// hermite evaluates the panel-p quintic Hermite interpolant of the CDF at
+// t ∈ [0, 1] and its t-derivative.
+func (c *CDF) hermite(p int, h, t float64) (val, deriv float64) {
+	f0, f1 := c.cdf[p], c.cdf[p+1]
+	d0, d1 := h*c.dens[p], h*c.dens[p+1]
+	e0, e1 := h*h*c.dl[p], h*h*c.dr[p]
+	t2 := t * t
+	t3 := t2 * t
+	t4 := t3 * t
+	t5 := t4 * t
+	val = f0*(1-10*t3+15*t4-6*t5) + d0*(t-6*t3+8*t4-3*t5) + e0*(0.5*t2-1.5*t3+1.5*t4-0.5*t5) +
+		f1*(10*t3-15*t4+6*t5) + d1*(-4*t3+7*t4-3*t5) + e1*(0.5*t3-t4+0.5*t5)
+	deriv = (f1-f0)*(30*t2-60*t3+30*t4) + d0*(1-18*t2+32*t3-15*t4) + e0*(t-4.5*t2+6*t3-2.5*t4) +
+		d1*(-12*t2+28*t3-15*t4) + e1*(1.5*t2-4*t3+2.5*t4)
+	return val, deriv
+}
+
+// Quantile returns x with CDF(x) = u for u in [0, 1], by safeguarded Newton
+// iteration on the panel's Hermite interpolant (to 1e-14 in u).
+func (c *CDF) Quantile(u float64) float64 {
+	n := len(c.edges)
+	if u <= 0 {
+		return c.edges[0]
+	}
+	if u >= 1 {
+		return c.edges[n-1]
+	}
+	p := sort.SearchFloat64s(c.cdf, u) - 1
+	if p < 0 {
+		p = 0
+	}
+	if p > n-2 {
+		p = n - 2
+	}
+	return c.invertPanel(p, u)
+}
+
+func (c *CDF) invertPanel(p int, u float64) float64 {
+	x0, h := c.edges[p], c.edges[p+1]-c.edges[p]
+	f0, f1 := c.cdf[p], c.cdf[p+1]
+	if f1 <= f0 {
+		return x0 + 0.5*h
+	}
+	lo, hi := 0.0, 1.0
+	t := (u - f0) / (f1 - f0)
+	for it := 0; it < 50; it++ {
+		v, d := c.hermite(p, h, t)
+		r := v - u
+		if math.Abs(r) < 1e-14 {
+			break
+		}
+		if r > 0 {
+			hi = t
+		} else {
+			lo = t
+		}
+		next := t - r/d
+		if d <= 0 || !(next > lo && next < hi) {
+			next = 0.5 * (lo + hi)
+		}
+		if hi-lo < 1e-15 {
+			break
+		}
+		t = next
+	}
+	return x0 + t*h
+}
+
+// support finds [lo, hi] where log q(x) + η ψ(x) is within logTail of its
+// maximum lmax, scanning on a grid of step 0.01 over [−R, R] and doubling R
+// until the outer half of the scan is below the threshold. curv is the
+// largest curvature |l''| seen inside the support (at least 1).
+func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
+	const step = 0.01
+	for r := 4.0; r <= 1024; r *= 2 {
+		n := int(math.Round(2 * r / step))
+		lmax = math.Inf(-1)
+		outer := math.Inf(-1)
+		for i := 0; i <= n; i++ {
+			x := -r + float64(i)*step
+			l := f.LogQ(x) + eta*f.Psi(x)
+			if l > lmax {
+				lmax = l
+			}
+			if math.Abs(x) >= r/2 && l > outer {
+				outer = l
+			}
+		}
+		if math.IsNaN(lmax) || math.IsInf(lmax, 0) {
+			break
+		}
+		if outer > lmax-logTail {
+			continue
+		}
+		// Tighten to the first and last grid points above the threshold.
+		lo, hi = math.Inf(1), math.Inf(-1)
+		curv = 1
+		prev2, prev1 := math.NaN(), math.NaN()
+		for i := 0; i <= n; i++ {
+			x := -r + float64(i)*step
+			l := f.LogQ(x) + eta*f.Psi(x)
+			if l > lmax-logTail {
+				if x < lo {
+					lo = x
+				}
+				hi = x
+				if !math.IsNaN(prev2) {
+					if c := math.Abs(l-2*prev1+prev2) / (step * step); c > curv {
+						curv = c
+					}
+				}
+			}
+			prev2, prev1 = prev1, l
+		}
+		return lo - step, hi + step, lmax, curv, nil
+	}
+	return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density does not decay within |x| <= 1024)", f, eta, ErrNotNormalisable)
+}
+
+// panelEdges splits [lo, hi] into panels no wider than width, with an edge at
+// the family's kink when it lies inside.
+func panelEdges(f Scalar, lo, hi, width float64) []float64 {
+	split := func(a, b float64, out []float64) []float64 {
+		m := int(math.Ceil((b - a) / width))
+		if m < 1 {
+			m = 1
+		}
+		h := (b - a) / float64(m)
+		for i := 1; i <= m; i++ {
+			out = append(out, a+float64(i)*h)
+		}
+		out[len(out)-1] = b
+		return out
+	}
+	edges := make([]float64, 1, int((hi-lo)/width)+4)
+	edges[0] = lo
+	if k, ok := f.Kink(); ok && k > lo && k < hi {
+		edges = split(lo, k, edges)
+		edges[len(edges)-1] = k
+		return split(k, hi, edges)
+	}
+	return split(lo, hi, edges)
+}

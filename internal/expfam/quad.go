@@ -8,13 +8,13 @@ import (
 )
 
 // ErrNotNormalisable is returned when ∫ q(x) exp(η ψ(x)) dx does not appear
-// to be finite: the log-density is still within 46 nats of its maximum at
+// to be finite: the log-density is still within 40 nats of its maximum at
 // |x| = 1024.
 var ErrNotNormalisable = errors.New("density is not normalisable")
 
 // logTail is how far below its maximum the log-density must fall for a point
-// to count as outside the support: e^{-46} ≈ 1e-20 relative to the mode.
-const logTail = 46
+// to count as outside the support: e^{-40} ≈ 4e-18 relative to the mode.
+const logTail = 40
 
 // 5-point Gauss–Legendre nodes and weights on [−1, 1].
 var (
@@ -25,7 +25,7 @@ var (
 // CDF is the distribution of one scalar family at one natural parameter η,
 // computed by composite 5-point Gauss–Legendre quadrature in log space.
 //
-// The support [lo, hi] is where log q(x) + η ψ(x) lies within 46 nats of its
+// The support [lo, hi] is where log q(x) + η ψ(x) lies within 40 nats of its
 // maximum; panels are at most 0.05 wide and at most half the width of the
 // sharpest peak (estimated from the curvature of the log-density), and begin
 // at the kink of q. Between panel edges the CDF is the cubic Hermite
@@ -187,11 +187,11 @@ func (c *CDF) invertPanel(p int, u float64) float64 {
 }
 
 // support finds [lo, hi] where log q(x) + η ψ(x) is within logTail of its
-// maximum lmax, scanning on a grid of step 0.01 over [−R, R] and doubling R
-// until the outer half of the scan is below the threshold. curv is the
-// largest curvature |l''| seen inside the support (at least 1).
+// maximum lmax, scanning on a grid of step 0.02 over [−R, R] and doubling R
+// until the outer quarter of the scan is below the threshold. curv is the
+// largest curvature |l”| seen inside the support (at least 1).
 func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
-	const step = 0.01
+	const step = 0.02
 	for r := 4.0; r <= 1024; r *= 2 {
 		n := int(math.Round(2 * r / step))
 		lmax = math.Inf(-1)
@@ -202,7 +202,7 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 			if l > lmax {
 				lmax = l
 			}
-			if math.Abs(x) >= r/2 && l > outer {
+			if math.Abs(x) >= 0.75*r && l > outer {
 				outer = l
 			}
 		}

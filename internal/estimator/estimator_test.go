@@ -1,0 +1,395 @@
+package estimator
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/expfam"
+	"gonum.org/v1/gonum/mat"
+)
+
+// draw generates n i.i.d. transitions (s, a) ~ Unif[−1,1] × Unif{±1},
+// s' ~ P_W0(·|s,a) for a 1-D model, returning phi rows and next states.
+func draw(t testing.TB, m *expfam.Model, n int, rng *rand.Rand) (phis, nexts [][]float64) {
+	t.Helper()
+	st := expfam.NewStepper(m)
+	for i := 0; i < n; i++ {
+		s := []float64{2*rng.Float64() - 1}
+		a := []float64{1}
+		if rng.IntN(2) == 1 {
+			a[0] = -1
+		}
+		next := make([]float64, 1)
+		st.Step(s, a, rng, next)
+		phi := make([]float64, m.Feat.Dim())
+		m.Feat.Phi(s, a, phi)
+		phis, nexts = append(phis, phi), append(nexts, next)
+	}
+	return phis, nexts
+}
+
+func paperModel(t testing.TB, w0 []float64) *expfam.Model {
+	t.Helper()
+	sin, err := expfam.NewSin(4, 1.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod, _ := expfam.NewProduct(sin, 1)
+	m, err := expfam.NewModel(prod, expfam.Linear{DS: 1, DA: 1}, w0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestGaussianSMEqualsRidge(t *testing.T) {
+	const ds, dphi, n = 3, 4, 200
+	for _, sigma := range []float64{0.5, 1, 2.5} {
+		g, _ := expfam.NewGaussian(ds, sigma)
+		rng := rand.New(rand.NewPCG(7, 7))
+		sm, lds := NewSM(g, dphi), NewLDS(ds, dphi)
+		for i := 0; i < n; i++ {
+			phi := make([]float64, dphi)
+			for j := range phi {
+				phi[j] = rng.NormFloat64()
+			}
+			next := make([]float64, ds)
+			for k := range next {
+				next[k] = rng.NormFloat64() + phi[k%dphi]
+			}
+			sm.Add(phi, next)
+			lds.Add(phi, next)
+		}
+		const lambda = 0.3
+		fs, err := sm.Fit(lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fl, err := lds.Fit(lambda * math.Pow(sigma, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range fs.W {
+			if math.Abs(fs.W[i]-fl.W[i]) > 1e-9*(1+math.Abs(fl.W[i])) {
+				t.Errorf("σ=%g: SM W[%d] = %.15g, ridge %.15g", sigma, i, fs.W[i], fl.W[i])
+			}
+		}
+	}
+}
+
+func TestSMRecoversPaperParameter(t *testing.T) {
+	for i, w0 := range [][]float64{{1, 1}, {1, -1}} {
+		m := paperModel(t, w0)
+		rng := rand.New(rand.NewPCG(uint64(i), 99))
+		phis, nexts := draw(t, m, 10000, rng)
+		sm, lds := NewSM(m.Dist, 2), NewLDS(1, 2)
+		for j := range phis {
+			sm.Add(phis[j], nexts[j])
+			lds.Add(phis[j], nexts[j])
+		}
+		fs, err := sm.Fit(1e-4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range w0 {
+			if math.Abs(fs.W[j]-w0[j]) > 0.1 {
+				t.Errorf("W0=%v: SM estimate %v, want within 0.1", w0, fs.W)
+			}
+		}
+		fl, err := lds.Fit(1e-4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The LDS action coefficient is near 0: its two actions look alike.
+		if math.Abs(fl.W[1]) > 0.05 {
+			t.Errorf("W0=%v: LDS action coefficient %g, want |.| < 0.05", w0, fl.W[1])
+		}
+	}
+}
+
+// denseFamily is a non-separable family on R³ with 4 statistics:
+// psi = [x0 x1, sin x2, x0², x1 + x2³], q = exp(−|x|²/2).
+type denseFamily struct{}
+
+func (denseFamily) String() string { return "dense-test" }
+func (denseFamily) StateDim() int  { return 3 }
+func (denseFamily) StatDim() int   { return 4 }
+func (denseFamily) Psi(x, out []float64) {
+	out[0], out[1], out[2], out[3] = x[0]*x[1], math.Sin(x[2]), x[0]*x[0], x[1]+x[2]*x[2]*x[2]
+}
+func (denseFamily) LogBase(x []float64) float64 { return -(x[0]*x[0] + x[1]*x[1] + x[2]*x[2]) / 2 }
+func (denseFamily) ScoreTerms(x, jac, xi []float64) {
+	clear(jac)
+	// ∂_0: [x1, 0, 2x0, 0]; ∂_1: [x0, 0, 0, 1]; ∂_2: [0, cos x2, 0, 3x2²]
+	jac[0], jac[2] = x[1], 2*x[0]
+	jac[4], jac[7] = x[0], 1
+	jac[9], jac[11] = math.Cos(x[2]), 3*x[2]*x[2]
+	// second derivatives: ∂_0²: [0,0,2,0]; ∂_1²: 0; ∂_2²: [0, −sin x2, 0, 6x2]
+	d2 := []float64{0, -math.Sin(x[2]), 2, 6 * x[2]}
+	for k := range xi {
+		xi[k] = d2[k]
+		for i := 0; i < 3; i++ {
+			xi[k] += -x[i] * jac[i*4+k]
+		}
+	}
+}
+
+func TestStructuredAccumulationEqualsNaiveSum(t *testing.T) {
+	sin, _ := expfam.NewSin(4, 1.7)
+	prod, _ := expfam.NewProduct(sin, 3)
+	gauss, _ := expfam.NewGaussian(3, 0.8)
+	const dphi, n = 5, 40
+	for _, fam := range []expfam.Family{denseFamily{}, prod, gauss} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		ds, dpsi := fam.StateDim(), fam.StatDim()
+		d := dpsi * dphi
+		sm := NewSM(fam, dphi)
+		naiveV := make([]float64, d*d)
+		naiveB := make([]float64, d)
+		jac := make([]float64, ds*dpsi)
+		xi := make([]float64, dpsi)
+		for t0 := 0; t0 < n; t0++ {
+			phi := make([]float64, dphi)
+			for j := range phi {
+				phi[j] = rng.NormFloat64()
+			}
+			next := make([]float64, ds)
+			for i := range next {
+				next[i] = 2 * rng.NormFloat64()
+			}
+			sm.Add(phi, next)
+			fam.ScoreTerms(next, jac, xi)
+			for i := 0; i < ds; i++ {
+				// row = vec(∂_i psi phiᵀ)
+				row := make([]float64, d)
+				for k := 0; k < dpsi; k++ {
+					for j := 0; j < dphi; j++ {
+						row[k*dphi+j] = jac[i*dpsi+k] * phi[j]
+					}
+				}
+				for p := range row {
+					for q := range row {
+						naiveV[p*d+q] += row[p] * row[q]
+					}
+				}
+			}
+			for k := 0; k < dpsi; k++ {
+				for j := 0; j < dphi; j++ {
+					naiveB[k*dphi+j] += xi[k] * phi[j]
+				}
+			}
+		}
+		v, b := sm.V(), sm.B()
+		for i := range v {
+			if math.Abs(v[i]-naiveV[i]) > 1e-10*(1+math.Abs(naiveV[i])) {
+				t.Fatalf("%v: V[%d,%d] = %g, naive %g", fam, i/d, i%d, v[i], naiveV[i])
+			}
+		}
+		for i := range b {
+			if math.Abs(b[i]-naiveB[i]) > 1e-10*(1+math.Abs(naiveB[i])) {
+				t.Fatalf("%v: b[%d] = %g, naive %g", fam, i, b[i], naiveB[i])
+			}
+		}
+		// And the solve agrees with a dense solve of the naive system.
+		const lambda = 0.5
+		f, err := sm.Fit(lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := mat.NewDense(d, d, append([]float64(nil), naiveV...))
+		for i := 0; i < d; i++ {
+			a.Set(i, i, a.At(i, i)+lambda)
+		}
+		var w mat.VecDense
+		if err := w.SolveVec(a, mat.NewVecDense(d, naiveB)); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < d; i++ {
+			if math.Abs(f.W[i]+w.AtVec(i)) > 1e-9*(1+math.Abs(w.AtVec(i))) {
+				t.Fatalf("%v: W[%d] = %g, dense solve %g", fam, i, f.W[i], -w.AtVec(i))
+			}
+		}
+		// Confidence quantities against dense linear algebra.
+		var lu mat.LU
+		a2 := mat.NewDense(d, d, nil)
+		a2.Scale(1/lambda, a)
+		lu.Factorize(a2)
+		want, _ := lu.LogDet()
+		if got := f.LogDet(); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+			t.Errorf("%v: log det(V/λ+I) = %.12g, dense %.12g", fam, got, want)
+		}
+		delta := make([]float64, d)
+		for i := range delta {
+			delta[i] = rng.NormFloat64()
+		}
+		dv := mat.NewVecDense(d, delta)
+		if got, want := f.Norm(delta), math.Sqrt(mat.Inner(dv, a, dv)); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%v: |δ|_{V+λI} = %.12g, dense %.12g", fam, got, want)
+		}
+		out := make([]float64, d)
+		if err := f.InvSqrt(delta, out); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := f.Norm(out), mat.Norm(dv, 2); math.Abs(got-want) > 1e-9*want {
+			t.Errorf("%v: |U⁻¹z|_{V+λI} = %.12g, want |z| = %.12g", fam, got, want)
+		}
+	}
+}
+
+func TestErrorFallsLikeInverseSqrtN(t *testing.T) {
+	m := paperModel(t, []float64{1, 1})
+	ns := []int{100, 316, 1000, 3162, 10000}
+	const repeats = 20
+	var xs, ys []float64
+	for _, n := range ns {
+		var sum float64
+		for r := 0; r < repeats; r++ {
+			rng := rand.New(rand.NewPCG(uint64(n), uint64(r)))
+			phis, nexts := draw(t, m, n, rng)
+			sm := NewSM(m.Dist, 2)
+			for j := range phis {
+				sm.Add(phis[j], nexts[j])
+			}
+			f, err := sm.Fit(1e-4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += math.Hypot(f.W[0]-1, f.W[1]-1)
+		}
+		xs, ys = append(xs, math.Log(float64(n))), append(ys, math.Log(sum/repeats))
+	}
+	slope := fitSlope(xs, ys)
+	t.Logf("slope of log error on log n: %.3f", slope)
+	if slope < -0.7 || slope > -0.3 {
+		t.Errorf("slope %.3f, want in [−0.7, −0.3]", slope)
+	}
+}
+
+func fitSlope(xs, ys []float64) float64 {
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= float64(len(xs))
+	my /= float64(len(xs))
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	return sxy / sxx
+}
+
+func TestMLEAgreesWithSMOnAppendixDensities(t *testing.T) {
+	a, _ := expfam.NewExpSin(1)
+	b, _ := expfam.NewXSin(2)
+	c, _ := expfam.NewSin(4, 1.7)
+	const n = 10000
+	for i, s := range []expfam.Scalar{a, b, c} {
+		prod, _ := expfam.NewProduct(s, 1)
+		m, _ := expfam.NewModel(prod, expfam.Constant{DS: 1, DA: 1}, []float64{1})
+		st := expfam.NewStepper(m)
+		rng := rand.New(rand.NewPCG(uint64(i), 5))
+		sm, mle := NewSM(prod, 1), NewMLE(prod, 1)
+		one, next := []float64{1}, []float64{0}
+		for j := 0; j < n; j++ {
+			st.Step(one, one, rng, next)
+			sm.Add(one, next)
+			mle.Add(one, next)
+		}
+		fs, err := sm.Fit(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fm, err := mle.Fit(0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// MLE's standard error is 1/sqrt(n Var[ψ]).
+		_, _, v, _ := prod.Cumulants(0, 1)
+		se := 1 / math.Sqrt(n*v)
+		t.Logf("%v: θ_SM = %.4f, θ_MLE = %.4f, SE_MLE = %.4f", s, fs.W[0], fm.W[0], se)
+		if math.Abs(fm.W[0]-1) > 4*se {
+			t.Errorf("%v: θ_MLE = %.4f, more than 4 SE (%.4f) from 1", s, fm.W[0], se)
+		}
+		// SM is less efficient than MLE; allow 5 MLE standard errors between them.
+		if math.Abs(fs.W[0]-fm.W[0]) > 5*se {
+			t.Errorf("%v: θ_SM = %.4f and θ_MLE = %.4f differ by more than 5 SE", s, fs.W[0], fm.W[0])
+		}
+	}
+}
+
+func TestMLEGaussianIsRidge(t *testing.T) {
+	const sigma, lambda = 0.6, 0.2
+	g, _ := expfam.NewGaussian(2, sigma)
+	rng := rand.New(rand.NewPCG(1, 1))
+	mle, lds := NewMLE(g, 3), NewLDS(2, 3)
+	for i := 0; i < 100; i++ {
+		phi := []float64{rng.NormFloat64(), rng.NormFloat64(), 1}
+		next := []float64{phi[0] + rng.NormFloat64(), phi[1] - phi[0] + rng.NormFloat64()}
+		mle.Add(phi, next)
+		lds.Add(phi, next)
+	}
+	fm, err := mle.Fit(lambda, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl, _ := lds.Fit(lambda * sigma * sigma)
+	for i := range fm.W {
+		if math.Abs(fm.W[i]-fl.W[i]) > 1e-9 {
+			t.Errorf("W[%d]: MLE %.12g, ridge %.12g", i, fm.W[i], fl.W[i])
+		}
+	}
+}
+
+func TestSingularSystems(t *testing.T) {
+	sin, _ := expfam.NewSin(4, 1.7)
+	prod, _ := expfam.NewProduct(sin, 1)
+	sm, lds, mle := NewSM(prod, 2), NewLDS(1, 2), NewMLE(prod, 2)
+	if _, err := sm.Fit(0); !errors.Is(err, ErrSingular) {
+		t.Errorf("empty SM with λ=0: err = %v, want ErrSingular", err)
+	}
+	// Identical features: rank 1.
+	for i := 0; i < 5; i++ {
+		phi, next := []float64{0.5, 1}, []float64{0.1 * float64(i)}
+		sm.Add(phi, next)
+		lds.Add(phi, next)
+		mle.Add(phi, next)
+	}
+	for name, fit := range map[string]func() error{
+		"sm":  func() error { _, err := sm.Fit(0); return err },
+		"lds": func() error { _, err := lds.Fit(0); return err },
+		"mle": func() error { _, err := mle.Fit(0, nil); return err },
+	} {
+		if err := fit(); !errors.Is(err, ErrSingular) {
+			t.Errorf("%s on rank-1 data with λ=0: err = %v, want ErrSingular", name, err)
+		}
+	}
+	if f, err := sm.Fit(1e-4); err != nil {
+		t.Errorf("λ > 0 must regularise: %v", err)
+	} else {
+		for _, w := range f.W {
+			if math.IsNaN(w) || math.IsInf(w, 0) {
+				t.Errorf("non-finite W %v", f.W)
+			}
+		}
+	}
+	if _, err := sm.Fit(-1); err == nil {
+		t.Error("negative λ accepted")
+	}
+}
+
+func TestBeta(t *testing.T) {
+	// With the Gaussian constants of the paper (B_psi = σ⁻⁶, B_c = 0,
+	// α₁ = σ⁻⁴, σ = 1) and logDet = 2 log(δ/2) + 2, β = sqrt(2)·1 + sqrt(λ)B.
+	logDet := 2*math.Log(0.05/2) + 2
+	if got, want := BetaTheory(logDet, 0.05, 0.25, 1, 0, 1, 2), math.Sqrt2+0.5*2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("BetaTheory = %.15g, want %.15g", got, want)
+	}
+	if got, want := BetaPractical(3, math.Exp(-0.5), 2), 2*math.Sqrt(4); math.Abs(got-want) > 1e-12 {
+		t.Errorf("BetaPractical = %.15g, want %.15g", got, want)
+	}
+}

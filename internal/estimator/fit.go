@@ -1,0 +1,149 @@
+package estimator
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrSingular is returned when V + λI cannot be factorised: with λ = 0 this
+// happens whenever the data do not span every feature direction.
+var ErrSingular = errors.New("V + λI is singular or not positive definite")
+
+// maxCond is the largest condition number of V + λI accepted before the
+// solve is declared singular.
+const maxCond = 1e14
+
+// Fit is an estimate Ŵ together with the factorised regularised normal
+// matrix V + λI, which is block diagonal: either one d_phi×d_phi block shared
+// by every row of W, one block per row, or a single dense d×d block.
+type Fit struct {
+	W          []float64 // d_psi×d_phi, row-major
+	DPsi, DPhi int
+	Lambda     float64
+	N          int
+	blocks     []*mat.Cholesky
+	shared     bool // blocks[0] serves every row
+	dense      bool // blocks[0] is the whole d×d matrix
+}
+
+// factor Cholesky-factorises a (d×d, symmetric, upper triangle filled) plus
+// λI, or fails with ErrSingular.
+func factor(a []float64, d int, lambda float64, what string, n int) (*mat.Cholesky, error) {
+	s := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			s.SetSym(i, j, a[i*d+j])
+		}
+		s.SetSym(i, i, a[i*d+i]+lambda)
+	}
+	var c mat.Cholesky
+	if ok := c.Factorize(s); !ok || c.Cond() > maxCond || math.IsNaN(c.Cond()) {
+		return nil, fmt.Errorf("%s: %w (n = %d transitions, λ = %g); use a regularisation lambda > 0 or more varied data", what, ErrSingular, n, lambda)
+	}
+	return &c, nil
+}
+
+func (f *Fit) block(k int) *mat.Cholesky {
+	if f.shared {
+		return f.blocks[0]
+	}
+	return f.blocks[k]
+}
+
+// solveInto writes −(V + λI)⁻¹ rhs into out, block by block.
+func (f *Fit) solveInto(rhs, out []float64) error {
+	if f.dense {
+		x := mat.NewVecDense(len(out), out)
+		if err := f.blocks[0].SolveVecTo(x, mat.NewVecDense(len(rhs), rhs)); err != nil {
+			return err
+		}
+	} else {
+		for k := 0; k < f.DPsi; k++ {
+			x := mat.NewVecDense(f.DPhi, out[k*f.DPhi:(k+1)*f.DPhi])
+			if err := f.block(k).SolveVecTo(x, mat.NewVecDense(f.DPhi, rhs[k*f.DPhi:(k+1)*f.DPhi])); err != nil {
+				return err
+			}
+		}
+	}
+	for i, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("solution has a non-finite entry at %d: %w", i, ErrSingular)
+		}
+	}
+	return nil
+}
+
+// LogDet returns log det(V/λ + I) (λ > 0), the information gain that sets
+// the width β of the confidence set.
+func (f *Fit) LogDet() float64 {
+	var ld float64
+	if f.dense {
+		return f.blocks[0].LogDet() - float64(f.DPsi*f.DPhi)*math.Log(f.Lambda)
+	}
+	for k := 0; k < f.DPsi; k++ {
+		ld += f.block(k).LogDet() - float64(f.DPhi)*math.Log(f.Lambda)
+	}
+	return ld
+}
+
+// Norm returns |δ|_{V+λI} = sqrt(δᵀ (V + λI) δ) for δ = vec(W − Ŵ).
+func (f *Fit) Norm(delta []float64) float64 {
+	var s float64
+	if f.dense {
+		s = quadForm(f.blocks[0], delta)
+	} else {
+		for k := 0; k < f.DPsi; k++ {
+			s += quadForm(f.block(k), delta[k*f.DPhi:(k+1)*f.DPhi])
+		}
+	}
+	return math.Sqrt(s)
+}
+
+// quadForm returns vᵀ L Lᵀ v = |Lᵀ v|².
+func quadForm(c *mat.Cholesky, v []float64) float64 {
+	var u mat.TriDense
+	c.UTo(&u) // V + λI = Uᵀ U
+	var y mat.VecDense
+	y.MulVec(&u, mat.NewVecDense(len(v), v))
+	return mat.Dot(&y, &y)
+}
+
+// InvSqrt writes out = U⁻¹ z, where V + λI = Uᵀ U, so |out|_{V+λI} = |z|:
+// it maps the unit sphere onto the boundary of the unit ellipsoid, and a
+// standard normal z onto N(0, (V + λI)⁻¹).
+func (f *Fit) InvSqrt(z, out []float64) error {
+	solve := func(c *mat.Cholesky, z, out []float64) error {
+		var u mat.TriDense
+		c.UTo(&u)
+		x := mat.NewVecDense(len(out), out)
+		return x.SolveVec(&u, mat.NewVecDense(len(z), z))
+	}
+	if f.dense {
+		return solve(f.blocks[0], z, out)
+	}
+	for k := 0; k < f.DPsi; k++ {
+		lo, hi := k*f.DPhi, (k+1)*f.DPhi
+		if err := solve(f.block(k), z[lo:hi], out[lo:hi]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BetaTheory is the radius of the paper's confidence set (eq. conf-set):
+//
+//	β = sqrt(2(B_psi + B_c)/α₁²) · sqrt(log(2 det(V/λ + I)^{1/2} / δ)) + sqrt(λ) B_star
+//
+// given logDet = log det(V/λ + I). Preconditions: 0 < δ < 1, α₁ > 0.
+func BetaTheory(logDet, delta, lambda, bPsi, bC, alpha1, bStar float64) float64 {
+	return math.Sqrt(2*(bPsi+bC)/(alpha1*alpha1))*math.Sqrt(math.Log(2)+logDet/2-math.Log(delta)) +
+		math.Sqrt(lambda)*bStar
+}
+
+// BetaPractical is the scaled radius c · sqrt(log det(V/λ + I) + 2 log(1/δ)).
+func BetaPractical(logDet, delta, scale float64) float64 {
+	return scale * math.Sqrt(logDet+2*math.Log(1/delta))
+}

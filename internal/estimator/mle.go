@@ -1,0 +1,155 @@
+package estimator
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/smrl-dev/smrl/internal/expfam"
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrNoConvergence is returned when Newton's method for the MLE does not
+// converge, typically because the likelihood has no maximiser (λ = 0 and
+// data that a direction of W separates).
+var ErrNoConvergence = errors.New("maximum likelihood did not converge")
+
+// MLE is the numerical maximum-likelihood estimator for separable families
+// (product and Gaussian). It keeps every transition, since the likelihood has
+// no finite sufficient statistic. It is not safe for concurrent use.
+type MLE struct {
+	dist       expfam.Distribution
+	dpsi, dphi int
+	phi, psi   []float64
+	buf        []float64
+}
+
+// NewMLE returns an empty estimator for dist and d_phi features.
+func NewMLE(dist expfam.Distribution, dphi int) *MLE {
+	return &MLE{dist: dist, dpsi: dist.StatDim(), dphi: dphi, buf: make([]float64, dist.StatDim())}
+}
+
+// N is the number of transitions added.
+func (e *MLE) N() int { return len(e.phi) / e.dphi }
+
+// Add stores one transition.
+func (e *MLE) Add(phi, next []float64) {
+	e.phi = append(e.phi, phi[:e.dphi]...)
+	e.dist.Psi(next, e.buf)
+	e.psi = append(e.psi, e.buf...)
+}
+
+// Fit maximises the penalised log-likelihood
+//
+//	Σ_t <psi(s'_t), W phi_t> − Z(W phi_t) − λ/2 |W|_F²
+//
+// by Newton's method with backtracking, row by row (the rows of W decouple
+// for separable families). start, when not nil, is the initial W (warm
+// start); otherwise it starts at 0. The confidence blocks of the result are
+// the observed information Σ_t Var_t[psi_k] phi_t phi_tᵀ + λI.
+func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
+	if lambda < 0 {
+		return nil, fmt.Errorf("maximum likelihood: lambda must be >= 0, got %g", lambda)
+	}
+	n := e.N()
+	f := &Fit{W: make([]float64, e.dpsi*e.dphi), DPsi: e.dpsi, DPhi: e.dphi, Lambda: lambda, N: n}
+	if start != nil {
+		copy(f.W, start)
+	}
+	d := e.dphi
+	grad := make([]float64, d)
+	hess := make([]float64, d*d)
+	step := make([]float64, d)
+	trial := make([]float64, d)
+	for k := 0; k < e.dpsi; k++ {
+		w := f.W[k*d : (k+1)*d]
+		obj := func(w []float64, grad, hess []float64) float64 {
+			if grad != nil {
+				for j := range grad {
+					grad[j] = -lambda * w[j]
+				}
+				clear(hess)
+			}
+			var l float64
+			for _, x := range w {
+				l -= 0.5 * lambda * x * x
+			}
+			for t := 0; t < n; t++ {
+				phi := e.phi[t*d : (t+1)*d]
+				var eta float64
+				for j, p := range phi {
+					eta += w[j] * p
+				}
+				a, da, d2a, ok := e.dist.Cumulants(k, eta)
+				if !ok {
+					return math.Inf(-1)
+				}
+				psi := e.psi[t*e.dpsi+k]
+				l += psi*eta - a
+				if grad != nil {
+					r := psi - da
+					for j, p := range phi {
+						grad[j] += r * p
+					}
+					addOuter(hess, phi, d2a)
+				}
+			}
+			return l
+		}
+		cur := obj(w, grad, hess)
+		if math.IsInf(cur, -1) {
+			return nil, fmt.Errorf("maximum likelihood: the family is not normalisable at the starting W: %w", ErrNoConvergence)
+		}
+		converged := false
+		for it := 0; it < 100; it++ {
+			c, err := factor(hess, d, lambda, "maximum likelihood", n)
+			if err != nil {
+				return nil, err
+			}
+			x := mat.NewVecDense(d, step)
+			if err := c.SolveVecTo(x, mat.NewVecDense(d, grad)); err != nil {
+				return nil, fmt.Errorf("maximum likelihood: %w", err)
+			}
+			var dec float64 // Newton decrement²: gradᵀ H⁻¹ grad
+			for j := range step {
+				dec += grad[j] * step[j]
+			}
+			if dec < 1e-20*(1+math.Abs(cur)) {
+				converged = true
+				break
+			}
+			t := 1.0
+			var next float64
+			for ; t > 1e-12; t /= 2 {
+				for j := range trial {
+					trial[j] = w[j] + t*step[j]
+				}
+				next = obj(trial, nil, nil)
+				if next >= cur+1e-4*t*dec {
+					break
+				}
+			}
+			if t <= 1e-12 {
+				// No ascent possible: at the maximum to machine precision.
+				converged = dec < 1e-8*(1+math.Abs(cur))
+				break
+			}
+			copy(w, trial)
+			cur = obj(w, grad, hess)
+			for _, v := range w {
+				if math.Abs(v) > 1e8 {
+					return nil, fmt.Errorf("maximum likelihood: |W| diverges (n = %d, λ = %g): %w", n, lambda, ErrNoConvergence)
+				}
+			}
+		}
+		if !converged {
+			return nil, fmt.Errorf("maximum likelihood: row %d after 100 Newton steps (n = %d, λ = %g): %w", k, n, lambda, ErrNoConvergence)
+		}
+		c, err := factor(hess, d, lambda, "maximum likelihood", n)
+		if err != nil {
+			return nil, err
+		}
+		f.blocks = append(f.blocks, c)
+	}
+	return f, nil
+}

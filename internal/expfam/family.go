@@ -106,6 +106,12 @@ func (p *Product) ScoreTerms(x, jac, xi []float64) {
 	}
 }
 func (p *Product) ScoreDiag(x, g, xi []float64) {
+	if sc, ok := p.S.(scorer); ok {
+		for k, v := range x[:p.D] {
+			g[k], xi[k] = sc.Score(v)
+		}
+		return
+	}
 	for k, v := range x[:p.D] {
 		d := p.S.DPsi(v)
 		g[k] = d

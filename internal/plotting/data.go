@@ -1,0 +1,485 @@
+package plotting
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+)
+
+// File names inside a results directory.
+const (
+	episodesFile = "episodes.csv"
+	summaryFile  = "summary.csv"
+)
+
+// table is a parsed CSV file: its header, its records and the line on which
+// each record starts, for error messages.
+type table struct {
+	path   string
+	col    map[string]int // column name → index
+	header []string
+	rows   [][]string
+	lines  []int
+}
+
+// readTable reads a whole CSV file and checks that every column in required
+// is present. Errors name the file and, for content errors, the line.
+func readTable(path string, required []string) (*table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+		}
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	return parseTable(path, f, required)
+}
+
+// parseTable is readTable on an open reader; path only names the input.
+func parseTable(path string, rd io.Reader, required []string) (*table, error) {
+	r := csv.NewReader(rd)
+	r.ReuseRecord = false
+	header, err := r.Read()
+	if err == io.EOF {
+		return nil, lineErr(path, 1, errors.New("empty file, want a header"))
+	}
+	if err != nil {
+		return nil, csvErr(path, err)
+	}
+	t := &table{path: path, col: make(map[string]int, len(header)), header: header}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if i == 0 {
+			h = strings.TrimPrefix(h, "\ufeff")
+		}
+		header[i] = h
+		if _, dup := t.col[h]; dup {
+			return nil, lineErr(path, 1, fmt.Errorf("duplicate column %q", h))
+		}
+		t.col[h] = i
+	}
+	for _, name := range required {
+		if _, ok := t.col[name]; !ok {
+			return nil, lineErr(path, 1, fmt.Errorf("missing column %q (header is %q, want at least %q)",
+				name, strings.Join(header, ","), strings.Join(required, ",")))
+		}
+	}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvErr(path, err)
+		}
+		line, _ := r.FieldPos(0)
+		for i := range rec {
+			rec[i] = strings.TrimSpace(rec[i])
+		}
+		t.rows = append(t.rows, rec)
+		t.lines = append(t.lines, line)
+	}
+	if len(t.rows) == 0 {
+		return nil, lineErr(path, 2, errors.New("no data rows"))
+	}
+	return t, nil
+}
+
+// lineErr formats an error as "FILE line N: ..." and marks it as invalid
+// input.
+func lineErr(path string, line int, err error) error {
+	return errs.Invalid(fmt.Errorf("%s line %d: %w", path, line, err))
+}
+
+// csvErr converts an encoding/csv error into lineErr form.
+func csvErr(path string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return lineErr(path, pe.Line, pe.Err)
+	}
+	return fmt.Errorf("reading %s: %w", path, err)
+}
+
+// cell returns the trimmed cell of row i in column name.
+func (t *table) cell(i int, name string) string { return t.rows[i][t.col[name]] }
+
+// float parses a required numeric cell.
+func (t *table) float(i int, name string) (float64, error) {
+	s := t.cell(i, name)
+	if s == "" {
+		return 0, lineErr(t.path, t.lines[i], fmt.Errorf("column %s: empty cell, want a number", name))
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, lineErr(t.path, t.lines[i], fmt.Errorf("column %s: %q is not a number", name, s))
+	}
+	return v, nil
+}
+
+// optFloat parses a numeric cell that may be empty; empty is NaN.
+func (t *table) optFloat(i int, name string) (float64, error) {
+	if t.cell(i, name) == "" {
+		return math.NaN(), nil
+	}
+	return t.float(i, name)
+}
+
+// integer parses a required integer cell that must be at least min.
+func (t *table) integer(i int, name string, min int) (int, error) {
+	s := t.cell(i, name)
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, lineErr(t.path, t.lines[i], fmt.Errorf("column %s: %q is not an integer", name, s))
+	}
+	if v < min {
+		return 0, lineErr(t.path, t.lines[i], fmt.Errorf("column %s: %d is less than %d", name, v, min))
+	}
+	return v, nil
+}
+
+// agent returns the non-empty agent name of row i.
+func (t *table) agent(i int, name string) (string, error) {
+	a := t.cell(i, name)
+	if a == "" {
+		return "", lineErr(t.path, t.lines[i], fmt.Errorf("column %s: empty name", name))
+	}
+	return a, nil
+}
+
+// summaryColumns are the columns summary.csv must have.
+var summaryColumns = []string{
+	"agent", "episode", "seeds", "reward_mean",
+	"cum_reward_mean", "cum_reward_lo", "cum_reward_hi",
+	"cum_regret_mean", "cum_regret_lo", "cum_regret_hi",
+	"plus_count_mean", "plus_count_lo", "plus_count_hi",
+	"w_error_mean",
+}
+
+// summaryRow is one row of summary.csv. Empty optional cells are NaN.
+type summaryRow struct {
+	Episode, Seeds                          int
+	RewardMean                              float64
+	CumRewardMean, CumRewardLo, CumRewardHi float64
+	CumRegretMean, CumRegretLo, CumRegretHi float64
+	PlusCountMean, PlusCountLo, PlusCountHi float64
+	WErrorMean                              float64
+}
+
+// summaryData is a parsed summary.csv: agents in legend order and each
+// agent's rows sorted by episode.
+type summaryData struct {
+	Agents []string
+	Rows   map[string][]summaryRow
+}
+
+// readSummary reads and validates DIR/summary.csv.
+func readSummary(path string) (*summaryData, error) {
+	t, err := readTable(path, summaryColumns)
+	if err != nil {
+		return nil, err
+	}
+	d := &summaryData{Rows: map[string][]summaryRow{}}
+	seen := map[string]map[int]bool{}
+	for i := range t.rows {
+		a, err := t.agent(i, "agent")
+		if err != nil {
+			return nil, err
+		}
+		var r summaryRow
+		if r.Episode, err = t.integer(i, "episode", 1); err != nil {
+			return nil, err
+		}
+		if r.Seeds, err = t.integer(i, "seeds", 1); err != nil {
+			return nil, err
+		}
+		required := []struct {
+			name string
+			dst  *float64
+		}{
+			{"reward_mean", &r.RewardMean},
+			{"cum_reward_mean", &r.CumRewardMean},
+			{"cum_reward_lo", &r.CumRewardLo},
+			{"cum_reward_hi", &r.CumRewardHi},
+			{"plus_count_mean", &r.PlusCountMean},
+			{"plus_count_lo", &r.PlusCountLo},
+			{"plus_count_hi", &r.PlusCountHi},
+		}
+		for _, c := range required {
+			if *c.dst, err = t.float(i, c.name); err != nil {
+				return nil, err
+			}
+		}
+		optional := []struct {
+			name string
+			dst  *float64
+		}{
+			{"cum_regret_mean", &r.CumRegretMean},
+			{"cum_regret_lo", &r.CumRegretLo},
+			{"cum_regret_hi", &r.CumRegretHi},
+			{"w_error_mean", &r.WErrorMean},
+		}
+		for _, c := range optional {
+			if *c.dst, err = t.optFloat(i, c.name); err != nil {
+				return nil, err
+			}
+		}
+		if seen[a] == nil {
+			seen[a] = map[int]bool{}
+			d.Agents = append(d.Agents, a)
+		}
+		if seen[a][r.Episode] {
+			return nil, lineErr(path, t.lines[i], fmt.Errorf("duplicate row for agent %q episode %d", a, r.Episode))
+		}
+		seen[a][r.Episode] = true
+		d.Rows[a] = append(d.Rows[a], r)
+	}
+	sortAgents(d.Agents)
+	for _, rows := range d.Rows {
+		sort.Slice(rows, func(i, j int) bool { return rows[i].Episode < rows[j].Episode })
+	}
+	return d, nil
+}
+
+// hasRegret reports whether any agent other than the oracle has a regret.
+func (d *summaryData) hasRegret() bool {
+	for a, rows := range d.Rows {
+		if a == "oracle" {
+			continue
+		}
+		for _, r := range rows {
+			if !math.IsNaN(r.CumRegretMean) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxSeeds is the largest seed count of any row.
+func (d *summaryData) maxSeeds() int {
+	n := 0
+	for _, rows := range d.Rows {
+		for _, r := range rows {
+			n = max(n, r.Seeds)
+		}
+	}
+	return n
+}
+
+// episodeColumns are the columns episodes.csv must have, before the
+// variable number of w_i_j columns.
+var episodeColumns = []string{
+	"agent", "seed", "episode", "reward", "cum_reward", "regret",
+	"cum_regret", "plus_count", "w_error",
+}
+
+// wColumn matches the names of the estimated-W columns, w_i_j.
+var wColumn = regexp.MustCompile(`^w_(\d+)_(\d+)$`)
+
+// finalW is one agent's estimated W at the last episode of its first seed.
+type finalW struct {
+	Seed, Episode int
+	W             []float64 // row-major; nil when the cells are empty
+}
+
+// readEpisodes reads and validates DIR/episodes.csv and returns, per agent,
+// the W of the last episode of the smallest seed (seed 0 in a complete run).
+func readEpisodes(path string) (map[string]finalW, error) {
+	t, err := readTable(path, episodeColumns)
+	if err != nil {
+		return nil, err
+	}
+	type wcol struct{ i, j, col int }
+	var wcols []wcol
+	for c, name := range t.header {
+		m := wColumn.FindStringSubmatch(name)
+		if m == nil {
+			continue
+		}
+		i, err1 := strconv.Atoi(m[1])
+		j, err2 := strconv.Atoi(m[2])
+		if err1 != nil || err2 != nil {
+			return nil, lineErr(path, 1, fmt.Errorf("bad W column name %q", name))
+		}
+		wcols = append(wcols, wcol{i, j, c})
+	}
+	sort.Slice(wcols, func(a, b int) bool {
+		if wcols[a].i != wcols[b].i {
+			return wcols[a].i < wcols[b].i
+		}
+		return wcols[a].j < wcols[b].j
+	})
+
+	type key struct {
+		agent         string
+		seed, episode int
+	}
+	seen := map[key]bool{}
+	out := map[string]finalW{}
+	for i := range t.rows {
+		a, err := t.agent(i, "agent")
+		if err != nil {
+			return nil, err
+		}
+		seed, err := t.integer(i, "seed", 0)
+		if err != nil {
+			return nil, err
+		}
+		ep, err := t.integer(i, "episode", 1)
+		if err != nil {
+			return nil, err
+		}
+		k := key{a, seed, ep}
+		if seen[k] {
+			return nil, lineErr(path, t.lines[i], fmt.Errorf("duplicate row for agent %q seed %d episode %d", a, seed, ep))
+		}
+		seen[k] = true
+		for _, name := range []string{"reward", "cum_reward", "plus_count"} {
+			if _, err := t.float(i, name); err != nil {
+				return nil, err
+			}
+		}
+		for _, name := range []string{"regret", "cum_regret", "w_error"} {
+			if _, err := t.optFloat(i, name); err != nil {
+				return nil, err
+			}
+		}
+		w := make([]float64, len(wcols))
+		empty := 0
+		for n, c := range wcols {
+			if w[n], err = t.optFloat(i, t.header[c.col]); err != nil {
+				return nil, err
+			}
+			if math.IsNaN(w[n]) {
+				empty++
+			}
+		}
+		switch {
+		case empty == len(w):
+			w = nil
+		case empty > 0:
+			return nil, lineErr(path, t.lines[i], fmt.Errorf("%d of %d W cells are empty", empty, len(w)))
+		}
+		cur, ok := out[a]
+		if !ok || seed < cur.Seed || (seed == cur.Seed && ep > cur.Episode) {
+			out[a] = finalW{Seed: seed, Episode: ep, W: w}
+		}
+	}
+	return out, nil
+}
+
+// sweepPoint is the error of one method at one n, aggregated over repeats.
+type sweepPoint struct {
+	N                  float64
+	Mean, SD, Min, Max float64
+	Repeats            int
+}
+
+// sweepData is a parsed sweep CSV: methods in file order.
+type sweepData struct {
+	Methods []string
+	Points  map[string][]sweepPoint // sorted by N
+}
+
+// sweepColumns are the columns of the estimation-error sweep CSV.
+var sweepColumns = []string{"method", "n", "repeat", "frobenius_error"}
+
+// readSweep reads and aggregates an estimation-error sweep CSV.
+func readSweep(path string) (*sweepData, error) {
+	t, err := readTable(path, sweepColumns)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		method string
+		n      int
+	}
+	vals := map[key][]float64{}
+	reps := map[key]map[int]bool{}
+	d := &sweepData{Points: map[string][]sweepPoint{}}
+	for i := range t.rows {
+		m, err := t.agent(i, "method")
+		if err != nil {
+			return nil, err
+		}
+		n, err := t.integer(i, "n", 1)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := t.integer(i, "repeat", 0)
+		if err != nil {
+			return nil, err
+		}
+		e, err := t.float(i, "frobenius_error")
+		if err != nil {
+			return nil, err
+		}
+		if e < 0 || math.IsNaN(e) || math.IsInf(e, 0) {
+			return nil, lineErr(path, t.lines[i], fmt.Errorf("column frobenius_error: %v is not a finite non-negative number", e))
+		}
+		k := key{m, n}
+		if reps[k] == nil {
+			reps[k] = map[int]bool{}
+		}
+		if reps[k][rep] {
+			return nil, lineErr(path, t.lines[i], fmt.Errorf("duplicate row for method %q n %d repeat %d", m, n, rep))
+		}
+		reps[k][rep] = true
+		if _, ok := d.Points[m]; !ok {
+			d.Methods = append(d.Methods, m)
+			d.Points[m] = nil
+		}
+		if vals[k] == nil {
+			d.Points[m] = append(d.Points[m], sweepPoint{N: float64(n)})
+		}
+		vals[k] = append(vals[k], e)
+	}
+	for _, m := range d.Methods {
+		pts := d.Points[m]
+		for i := range pts {
+			v := vals[key{m, int(pts[i].N)}]
+			pts[i].Repeats = len(v)
+			pts[i].Mean, pts[i].SD = meanSD(v)
+			pts[i].Min, pts[i].Max = v[0], v[0]
+			for _, x := range v {
+				pts[i].Min = math.Min(pts[i].Min, x)
+				pts[i].Max = math.Max(pts[i].Max, x)
+			}
+		}
+		sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
+	}
+	return d, nil
+}
+
+// meanSD returns the mean and the sample standard deviation of v (0 for a
+// single value).
+func meanSD(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(v)-1))
+}
+
+// resultsPaths returns the paths of episodes.csv and summary.csv in dir.
+func resultsPaths(dir string) (episodes, summary string) {
+	return filepath.Join(dir, episodesFile), filepath.Join(dir, summaryFile)
+}

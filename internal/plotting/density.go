@@ -1,0 +1,434 @@
+package plotting
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// mdpState is the state s of the mdp figure, as in the paper's panel (a).
+const mdpState = 0.5
+
+// mdpPoints is the grid size of the mdp figure.
+const mdpPoints = 600
+
+// Layout of the densities figure.
+const (
+	gridRows      = 3
+	gridCols      = 5
+	gridPoints    = 300
+	gridWideSteps = 1200
+	// massFraction: a grid point carries mass when a true density there is
+	// at least this fraction of that density's maximum.
+	massFraction = 1e-3
+	// estCap caps a panel's y axis at this multiple of the true densities'
+	// maximum so that one diverged estimate does not flatten the panel.
+	estCap = 2.5
+)
+
+// linspace returns n evenly spaced points from a to b inclusive.
+func linspace(a, b float64, n int) []float64 {
+	if n == 1 {
+		return []float64{a}
+	}
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = a + (b-a)*float64(i)/float64(n-1)
+	}
+	return xs
+}
+
+// evalDensity evaluates d on xs; ok is false if a value is not finite or
+// negative beyond rounding.
+func evalDensity(d Density, xs []float64) (ys []float64, ok bool) {
+	ys = make([]float64, len(xs))
+	for i, x := range xs {
+		y := d(x)
+		if !isFinite(y) || y < -1e-12 {
+			return ys, false
+		}
+		ys[i] = math.Max(y, 0)
+	}
+	return ys, true
+}
+
+// trueCurve evaluates the true density at (s, a), or errors if it is
+// missing or not finite.
+func trueCurve(dens DensitySource, s, a float64, xs []float64) ([]float64, error) {
+	d := dens.True(s, a)
+	if d == nil {
+		return nil, fmt.Errorf("true density P(·|s=%g, a=%+g) is nil", s, a)
+	}
+	ys, ok := evalDensity(d, xs)
+	if !ok {
+		return nil, fmt.Errorf("true density P(·|s=%g, a=%+g) is not finite and non-negative on [%g, %g]",
+			s, a, xs[0], xs[len(xs)-1])
+	}
+	return ys, nil
+}
+
+// actionLabel formats an action for labels, with a true minus sign.
+func actionLabel(a float64) string {
+	if a < 0 {
+		return "−1"
+	}
+	return "+1"
+}
+
+// mdpFigure draws the paper's panel (a): the true transition densities from
+// s = 0.5 for both actions and the scaled reward over [SMin, SMax].
+func mdpFigure(c draw.Canvas, dens DensitySource, opt Options) error {
+	xs := linspace(opt.SMin, opt.SMax, mdpPoints)
+	p := newPlot(fmt.Sprintf("MDP: transition densities from s = %g and reward", mdpState),
+		"next state s'", "density")
+	var items []legendItem
+	peak := 0.0
+	for _, a := range []float64{1, -1} {
+		ys, err := trueCurve(dens, mdpState, a, xs)
+		if err != nil {
+			return err
+		}
+		for _, y := range ys {
+			peak = math.Max(peak, y)
+		}
+		line, err := plotter.NewLine(xyPoints(xs, ys))
+		if err != nil {
+			return err
+		}
+		line.Width = vg.Points(2.2)
+		if a > 0 {
+			line.Color = plusColor
+		} else {
+			line.Color = minusColor
+			line.Dashes = []vg.Length{vg.Points(7), vg.Points(3)}
+		}
+		p.Add(line)
+		items = append(items, legendItem{
+			Label:  fmt.Sprintf("P(s' | s=%g, a=%s)", mdpState, actionLabel(a)),
+			Thumbs: []plot.Thumbnailer{line},
+		})
+	}
+	rs := make([]float64, len(xs))
+	rmax := 0.0
+	for i, x := range xs {
+		rs[i] = dens.Reward(x)
+		if !isFinite(rs[i]) {
+			return fmt.Errorf("reward r(%g) = %v is not finite", x, rs[i])
+		}
+		rmax = math.Max(rmax, math.Abs(rs[i]))
+	}
+	if rmax > 0 && peak > 0 {
+		for i := range rs {
+			rs[i] *= peak / rmax
+		}
+	}
+	rl, err := plotter.NewLine(xyPoints(xs, rs))
+	if err != nil {
+		return err
+	}
+	rl.Color = rewardGrey
+	rl.Width = vg.Points(1.6)
+	rl.Dashes = []vg.Length{vg.Points(2), vg.Points(2.5)}
+	p.Add(rl)
+	items = append(items, legendItem{Label: "reward (scaled)", Thumbs: []plot.Thumbnailer{rl}})
+	p.X.Min, p.X.Max = opt.SMin, opt.SMax
+	drawWithLegend(c, p, items)
+	return nil
+}
+
+// xyPoints zips xs and ys.
+func xyPoints(xs, ys []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(xs))
+	for i := range xs {
+		pts[i] = plotter.XY{X: xs[i], Y: ys[i]}
+	}
+	return pts
+}
+
+// gridRange returns the s' range shared by all density panels: the part
+// of a wide grid where some true density carries mass, never narrower than
+// [SMin, SMax].
+func gridRange(dens DensitySource, states []float64, opt Options) (lo, hi float64, err error) {
+	span := opt.SMax - opt.SMin
+	wide := linspace(opt.SMin-span/2, opt.SMax+span/2, gridWideSteps)
+	lo, hi = opt.SMin, opt.SMax
+	for _, s := range states {
+		for _, a := range []float64{1, -1} {
+			ys, err := trueCurve(dens, s, a, wide)
+			if err != nil {
+				return 0, 0, err
+			}
+			peak := 0.0
+			for _, y := range ys {
+				peak = math.Max(peak, y)
+			}
+			for i, y := range ys {
+				if peak > 0 && y >= massFraction*peak {
+					lo = math.Min(lo, wide[i])
+					hi = math.Max(hi, wide[i])
+				}
+			}
+		}
+	}
+	return lo, hi, nil
+}
+
+// densitiesFigure draws the 3 × 5 grid of true and estimated transition
+// densities for states evenly spaced in [SMin, SMax].
+func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW, opt Options) error {
+	states := linspace(opt.SMin, opt.SMax, gridRows*gridCols)
+	lo, hi, err := gridRange(dens, states, opt)
+	if err != nil {
+		return err
+	}
+	xs := linspace(lo, hi, gridPoints)
+
+	agents := make([]string, 0, len(finals))
+	for a := range finals {
+		agents = append(agents, a)
+	}
+	sortAgents(agents)
+
+	plusDash := []vg.Length(nil)
+	minusDash := []vg.Length{vg.Points(4), vg.Points(2)}
+	modelled := map[string]bool{}
+	plots := make([][]*plot.Plot, gridRows)
+	for row := range gridRows {
+		plots[row] = make([]*plot.Plot, gridCols)
+		for col := range gridCols {
+			s := states[row*gridCols+col]
+			p := panelPlot(fmt.Sprintf("s = %.2f", s))
+			if row == gridRows-1 {
+				p.X.Label.Text = "s'"
+			}
+			if col == 0 {
+				p.Y.Label.Text = "density"
+			}
+			peak := 0.0
+			for _, a := range []float64{1, -1} {
+				ys, err := trueCurve(dens, s, a, xs)
+				if err != nil {
+					return err
+				}
+				for _, y := range ys {
+					peak = math.Max(peak, y)
+				}
+				poly, err := areaPolygon(xs, ys, fillColor(a))
+				if err != nil {
+					return err
+				}
+				p.Add(poly)
+			}
+			estMax := 0.0
+			var lines, marks []plot.Plotter
+			for k, ag := range agents {
+				st := AgentStyle(ag)
+				for _, a := range []float64{1, -1} {
+					d, ok := dens.Estimated(ag, finals[ag].W, s, a)
+					if !ok || d == nil {
+						continue
+					}
+					ys, ok := evalDensity(d, xs)
+					if !ok {
+						continue // a diverged estimate is left out
+					}
+					modelled[ag] = true
+					for _, y := range ys {
+						estMax = math.Max(estMax, y)
+					}
+					line, err := plotter.NewLine(xyPoints(xs, ys))
+					if err != nil {
+						return err
+					}
+					line.Color = st.Color
+					line.Width = vg.Points(1.3)
+					line.Dashes = plusDash
+					if a < 0 {
+						line.Dashes = minusDash
+					}
+					lines = append(lines, line)
+					// A few small markers, staggered per agent and action.
+					var mk plotter.XYs
+					step := gridPoints / 5
+					off := (k*step/4 + step/2) % step
+					if a < 0 {
+						off = (off + step/2) % step
+					}
+					for i := off; i < len(xs); i += step {
+						mk = append(mk, plotter.XY{X: xs[i], Y: ys[i]})
+					}
+					sc, err := plotter.NewScatter(mk)
+					if err != nil {
+						return err
+					}
+					sc.GlyphStyle = glyphStyle(st, vg.Points(2.2))
+					marks = append(marks, sc)
+				}
+			}
+			p.Add(lines...)
+			p.Add(marks...)
+			p.X.Min, p.X.Max = lo, hi
+			p.Y.Min = 0
+			top := peak
+			if estMax > top {
+				top = math.Min(estMax, estCap*peak)
+			}
+			if top <= 0 {
+				top = 1
+			}
+			p.Y.Max = top * 1.05
+			plots[row][col] = p
+		}
+	}
+
+	// Legend rows under the grid: true fills, then agents, then the dash
+	// convention.
+	items := []legendItem{
+		{Label: "true P(·|s, a=+1)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: fillColor(1)}}},
+		{Label: "true P(·|s, a=−1)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: fillColor(-1)}}},
+	}
+	for _, ag := range agents {
+		if !modelled[ag] {
+			continue
+		}
+		st := AgentStyle(ag)
+		l := &plotter.Line{LineStyle: draw.LineStyle{Color: st.Color, Width: vg.Points(1.5)}}
+		sc := &plotter.Scatter{GlyphStyle: glyphStyle(st, vg.Points(3))}
+		items = append(items, legendItem{Label: ag, Thumbs: []plot.Thumbnailer{l, sc}})
+	}
+	black := color.Black
+	items = append(items,
+		legendItem{Label: "estimate, a=+1", Thumbs: []plot.Thumbnailer{
+			&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: plusDash}}}},
+		legendItem{Label: "estimate, a=−1", Thumbs: []plot.Thumbnailer{
+			&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: minusDash}}}},
+	)
+
+	// Title on top, legend rows at the bottom, panels in between.
+	c = draw.Crop(c, margin, -margin, margin/2, -margin)
+	title := plot.New().Title.TextStyle
+	title.Font = sans(titleSize - 1)
+	titleH := title.Height("Xy") + vg.Points(8)
+	c.FillText(title, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(3)},
+		"Transition densities: true (filled) and estimated from seed 0's final W (lines)")
+	legendH := drawLegendRows(c, items, gridLegendSize)
+	gc := draw.Crop(c, 0, 0, legendH+vg.Points(4), -titleH)
+	tiles := draw.Tiles{
+		Rows: gridRows, Cols: gridCols,
+		PadX: vg.Points(6), PadY: vg.Points(4),
+		PadLeft: vg.Points(2), PadRight: vg.Points(6),
+	}
+	canvases := plot.Align(plots, tiles, gc)
+	for row := range gridRows {
+		for col := range gridCols {
+			plots[row][col].Draw(canvases[row][col])
+		}
+	}
+	return nil
+}
+
+// Font sizes of the small density panels.
+const (
+	panelTitleSize = 9
+	panelLabelSize = 9
+	panelTickSize  = 7.5
+	gridLegendSize = 9.5
+)
+
+// panelPlot returns a small panel with compact fonts.
+func panelPlot(title string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = sans(panelTitleSize)
+	p.Title.Padding = vg.Points(2)
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font = sans(panelLabelSize)
+		ax.Tick.Label.Font = sans(panelTickSize)
+		ax.Tick.Length = vg.Points(3)
+		ax.Padding = vg.Points(2)
+	}
+	p.X.Label.Padding = vg.Points(1)
+	p.Y.Label.Padding = vg.Points(1)
+	return p
+}
+
+// fillColor is the translucent fill of the true density of action a.
+func fillColor(a float64) color.NRGBA {
+	if a > 0 {
+		return withAlpha(plusColor, fillAlpha)
+	}
+	return withAlpha(minusColor, fillAlpha)
+}
+
+// areaPolygon is the region between the curve (xs, ys) and y = 0.
+func areaPolygon(xs, ys []float64, c color.Color) (*plotter.Polygon, error) {
+	ring := make(plotter.XYs, 0, len(xs)+2)
+	ring = append(ring, xyPoints(xs, ys)...)
+	ring = append(ring, plotter.XY{X: xs[len(xs)-1], Y: 0}, plotter.XY{X: xs[0], Y: 0})
+	poly, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return nil, err
+	}
+	poly.Color = c
+	poly.LineStyle.Width = 0
+	return poly, nil
+}
+
+// drawLegendRows draws items as centred rows along the bottom of c,
+// wrapping when a row is full, and returns the height used.
+func drawLegendRows(c draw.Canvas, items []legendItem, size vg.Length) vg.Length {
+	l := newLegend(nil, size)
+	sty := l.TextStyle
+	entryH := sty.Height("Xy")
+	gap := vg.Points(14)
+	thumbGap := sty.Width(" ")
+	widths := make([]vg.Length, len(items))
+	for i, it := range items {
+		widths[i] = l.ThumbnailWidth + thumbGap + sty.Width(it.Label)
+	}
+	avail := c.Max.X - c.Min.X - vg.Points(10)
+	var rows [][]int
+	var cur []int
+	var curW vg.Length
+	for i, w := range widths {
+		if len(cur) > 0 && curW+gap+w > avail {
+			rows = append(rows, cur)
+			cur, curW = nil, 0
+		}
+		if len(cur) > 0 {
+			curW += gap
+		}
+		cur = append(cur, i)
+		curW += w
+	}
+	if len(cur) > 0 {
+		rows = append(rows, cur)
+	}
+	rowH := entryH + vg.Points(4)
+	height := vg.Length(len(rows))*rowH + vg.Points(4)
+	for r, row := range rows {
+		var w vg.Length
+		for k, i := range row {
+			if k > 0 {
+				w += gap
+			}
+			w += widths[i]
+		}
+		x := c.Center().X - w/2
+		y := c.Min.Y + height - vg.Length(r+1)*rowH
+		for _, i := range row {
+			one := newLegend([]legendItem{items[i]}, size)
+			one.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: y},
+				Max: vg.Point{X: x + widths[i], Y: y + rowH},
+			}})
+			x += widths[i] + gap
+		}
+	}
+	return height
+}

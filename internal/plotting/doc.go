@@ -1,0 +1,87 @@
+// Package plotting draws the figures of the paper "Exponential Family
+// Model-Based RL via Score Matching" (NeurIPS 2022) from smrl's results files
+// alone, with gonum/plot.
+//
+// # Inputs
+//
+// A results directory DIR holds two CSV files written by the experiment
+// runner:
+//
+//   - DIR/episodes.csv, one row per (agent, seed, episode):
+//
+//     agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,w_0_0,w_0_1,...
+//
+//     seed is an index 0..S-1 and episode counts from 1. The trailing w_i_j
+//     columns hold the agent's estimated W (d_psi rows × d_phi columns, any
+//     number of them); they are handed to DensitySource.Estimated in
+//     row-major order, W[i*d_phi+j] = w_i_j, whatever their column order.
+//     regret and cum_regret are empty when no oracle was run, w_error and the
+//     w_i_j cells may be empty for an agent without a model (the oracle).
+//     Extra columns are ignored.
+//
+//   - DIR/summary.csv, one row per (agent, episode), aggregated over seeds:
+//
+//     agent,episode,seeds,reward_mean,cum_reward_mean,cum_reward_lo,cum_reward_hi,
+//     cum_regret_mean,cum_regret_lo,cum_regret_hi,plus_count_mean,plus_count_lo,
+//     plus_count_hi,w_error_mean
+//
+//     lo and hi bound a 95% Student-t interval over seeds (lo = hi = mean for
+//     one seed). The cum_regret_* cells are empty without an oracle and
+//     w_error_mean may be empty for the oracle.
+//
+// An estimation-error sweep (smrl estimate --sweep-n) is a third CSV with
+// header method,n,repeat,frobenius_error.
+//
+// A malformed file (a missing required column, a non-numeric cell, a wrong
+// number of fields, a duplicated row) is reported as "FILE line N: ...",
+// and missing files by their path. Such errors wrap errs.ErrInvalidInput.
+//
+// # Figures
+//
+// RunFigures writes these files into an output directory, each named after
+// the figure with the extension of Options.Format:
+//
+//   - cum_reward: mean cumulative reward against episode per agent, from
+//     summary.csv cum_reward_{mean,lo,hi}; the 95% interval over seeds is a
+//     translucent band under the mean line.
+//   - cum_regret: the same for cumulative regret against the oracle
+//     (cum_regret_*), without the oracle itself. Written only when some
+//     agent has regret values.
+//   - plus_count: number of steps per episode at which the agent chose
+//     a = +1 (0..H), mean and band: the paper's "planner action choices".
+//   - w_error: mean Frobenius error ‖Ŵ − W₀‖_F against episode per agent
+//     (summary.csv w_error_mean), on a log y axis when every value is
+//     positive. Skipped when no agent has an error.
+//   - mdp: the true densities P(s' | s = 0.5, a = +1) and P(s' | s = 0.5,
+//     a = −1) over s' in [SMin, SMax] (600 points) with the reward r(s')
+//     overlaid, scaled so that max |r| equals the densities' maximum: the
+//     paper's panel (a). Needs a DensitySource.
+//   - densities: a 3 × 5 grid of panels for 15 states s evenly spaced in
+//     [SMin, SMax]. Each panel fills the true P(·|s, a = ±1) as translucent
+//     areas and draws every model-based agent's estimate as lines (solid
+//     for a = +1, dashed for a = −1), from the agent's W in the last episode
+//     of seed 0 (the smallest seed present) in episodes.csv. All panels share
+//     one s' range, the part of [SMin − (SMax−SMin)/2, SMax + (SMax−SMin)/2]
+//     where the true densities carry mass, and never less than
+//     [SMin, SMax]. Needs a DensitySource; an estimate with a non-finite
+//     value is left out of its panel, a non-finite true density is an error.
+//
+// SweepFigure draws the sweep CSV as estimation error against n on log–log
+// axes: per method the mean over repeats with a band of
+// mean ± 1.96·sd/√R (R repeats at that n; the lower edge is raised to the
+// smallest observed error when it would not be positive), and a dashed
+// c/√n guide through the first point of the first method in the file.
+//
+// Report writes DIR/report.md with the final-episode summary table and every
+// figure linked relative to DIR.
+//
+// # Style
+//
+// Every agent has a fixed colour, marker and dash pattern (AgentStyle), the
+// same in every figure: oracle black, sm blue, lds vermillion, mle green,
+// their -ucb and -ps variants lighter/darker shades with their own markers
+// and dashes; unknown agents get a fallback chosen deterministically from
+// the name. Legends are drawn outside the data area (a column on the right,
+// or rows under the density grid) so they never hide curves; bands are
+// drawn before all lines so they never hide them either.
+package plotting

@@ -1,0 +1,244 @@
+package plotting
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Density is a probability density on the real line.
+type Density func(x float64) float64
+
+// DensitySource supplies the model densities for the mdp and densities
+// figures; the caller (the CLI) builds it from the run's config.
+type DensitySource interface {
+	// True returns the true transition density P(s' | s, a).
+	True(s, a float64) Density
+	// Estimated returns agent's estimated density P_W(s' | s, a) for the
+	// final W of its seed-0 run (row-major, W[i*d_phi+j] = w_i_j; nil when
+	// episodes.csv has no W for the agent). ok is false if the agent has
+	// no model, e.g. the oracle.
+	Estimated(agent string, w []float64, s, a float64) (d Density, ok bool)
+	// Reward is r(s).
+	Reward(s float64) float64
+}
+
+// Figure names, which are also the output file names without extension.
+const (
+	FigCumReward = "cum_reward"
+	FigCumRegret = "cum_regret"
+	FigPlusCount = "plus_count"
+	FigWError    = "w_error"
+	FigMDP       = "mdp"
+	FigDensities = "densities"
+)
+
+// RunFigures regenerates every figure of the results directory dir into
+// outDir (created if missing) and returns the written paths in the order
+// cum_reward, cum_regret, plus_count, w_error, mdp, densities.
+//
+// cum_regret is written only if some agent has regret values, w_error only
+// if some agent has a W error, and mdp and densities only if dens is not
+// nil; densities uses each agent's final W from seed 0, last episode, of
+// episodes.csv. Both episodes.csv and summary.csv must exist.
+func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, error) {
+	opt, err := opt.normalize()
+	if err != nil {
+		return nil, err
+	}
+	epPath, sumPath := resultsPaths(dir)
+	sum, err := readSummary(sumPath)
+	if err != nil {
+		return nil, err
+	}
+	finals, err := readEpisodes(epPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", outDir, err)
+	}
+
+	type fig struct {
+		name  string
+		build func(c draw.Canvas) error
+	}
+	figs := []fig{
+		{FigCumReward, func(c draw.Canvas) error { return cumRewardFigure(c, sum) }},
+	}
+	if sum.hasRegret() {
+		figs = append(figs, fig{FigCumRegret, func(c draw.Canvas) error { return cumRegretFigure(c, sum) }})
+	}
+	figs = append(figs, fig{FigPlusCount, func(c draw.Canvas) error { return plusCountFigure(c, sum, opt.Horizon) }})
+	figs = append(figs, fig{FigWError, func(c draw.Canvas) error { return wErrorFigure(c, sum) }})
+	if dens != nil {
+		figs = append(figs,
+			fig{FigMDP, func(c draw.Canvas) error { return mdpFigure(c, dens, opt) }},
+			fig{FigDensities, func(c draw.Canvas) error { return densitiesFigure(c, dens, finals, opt) }},
+		)
+	}
+
+	var written []string
+	for _, f := range figs {
+		path := filepath.Join(outDir, f.name+"."+opt.Format)
+		err := writeFigure(path, opt, func(c draw.Canvas) error {
+			return safeDraw(func() error { return f.build(c) })
+		})
+		if errors.Is(err, errNoData) {
+			continue
+		}
+		if err != nil {
+			return written, err
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+// summarySeries builds one series per agent from summary rows; get returns
+// mean, lo and hi of a row (lo, hi NaN for no band).
+func summarySeries(sum *summaryData, skip func(agent string) bool,
+	get func(r summaryRow) (mean, lo, hi float64)) []series {
+	var ss []series
+	for _, a := range sum.Agents {
+		if skip != nil && skip(a) {
+			continue
+		}
+		rows := sum.Rows[a]
+		s := series{Name: a, Style: AgentStyle(a)}
+		hasBand := false
+		for _, r := range rows {
+			m, lo, hi := get(r)
+			s.X = append(s.X, float64(r.Episode))
+			s.Y = append(s.Y, m)
+			s.Lo = append(s.Lo, lo)
+			s.Hi = append(s.Hi, hi)
+			hasBand = hasBand || isFinite(lo) || isFinite(hi)
+		}
+		if !hasBand {
+			s.Lo, s.Hi = nil, nil
+		}
+		if len(finitePoints(s.X, s.Y)) == 0 {
+			continue
+		}
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+// seedsNote describes the number of seeds for titles.
+func seedsNote(sum *summaryData) string {
+	n := sum.maxSeeds()
+	if n == 1 {
+		return "1 seed"
+	}
+	return fmt.Sprintf("%d seeds", n)
+}
+
+// bandFigure draws series with bands and a right-hand legend into c.
+func bandFigure(c draw.Canvas, p *plot.Plot, ss []series) error {
+	if len(ss) == 0 {
+		return errNoData
+	}
+	items, err := addSeries(p, ss)
+	if err != nil {
+		return err
+	}
+	for _, s := range ss {
+		if s.Lo != nil {
+			items = append(items, bandLegend())
+			break
+		}
+	}
+	fixLogRange(p)
+	drawWithLegend(c, p, items)
+	return nil
+}
+
+// cumRewardFigure draws mean cumulative reward per agent with its band.
+func cumRewardFigure(c draw.Canvas, sum *summaryData) error {
+	p := newPlot(fmt.Sprintf("Cumulative reward (mean, 95%% CI over %s)", seedsNote(sum)),
+		"episode", "cumulative reward")
+	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
+		return r.CumRewardMean, r.CumRewardLo, r.CumRewardHi
+	})
+	return bandFigure(c, p, ss)
+}
+
+// cumRegretFigure draws mean cumulative regret against the oracle per
+// non-oracle agent with its band.
+func cumRegretFigure(c draw.Canvas, sum *summaryData) error {
+	p := newPlot(fmt.Sprintf("Cumulative regret vs oracle (mean, 95%% CI over %s)", seedsNote(sum)),
+		"episode", "cumulative regret")
+	ss := summarySeries(sum, func(a string) bool { return a == "oracle" },
+		func(r summaryRow) (float64, float64, float64) {
+			return r.CumRegretMean, r.CumRegretLo, r.CumRegretHi
+		})
+	return bandFigure(c, p, ss)
+}
+
+// plusCountFigure draws the mean number of a = +1 choices per episode.
+func plusCountFigure(c draw.Canvas, sum *summaryData, horizon int) error {
+	ylabel := "steps with a = +1"
+	if horizon > 0 {
+		ylabel = fmt.Sprintf("steps with a = +1 (of H = %d)", horizon)
+	}
+	p := newPlot(fmt.Sprintf("Planner action choices (mean, 95%% CI over %s)", seedsNote(sum)),
+		"episode", ylabel)
+	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
+		return r.PlusCountMean, r.PlusCountLo, r.PlusCountHi
+	})
+	if len(ss) == 0 {
+		return errNoData
+	}
+	p.Y.Min = 0
+	if horizon > 0 {
+		p.Y.Max = math.Max(p.Y.Max, float64(horizon))
+	}
+	return bandFigure(c, p, ss)
+}
+
+// wErrorFigure draws the mean Frobenius error of the estimated W per
+// agent, on a log axis when every value is positive.
+func wErrorFigure(c draw.Canvas, sum *summaryData) error {
+	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
+		return r.WErrorMean, math.NaN(), math.NaN()
+	})
+	if len(ss) == 0 {
+		return errNoData
+	}
+	logY := true
+	for _, s := range ss {
+		for _, y := range s.Y {
+			if isFinite(y) && y <= 0 {
+				logY = false
+			}
+		}
+	}
+	ylabel := "‖Ŵ − W₀‖_F"
+	if logY {
+		ylabel += " (log scale)"
+	}
+	p := newPlot(fmt.Sprintf("Model error (mean over %s)", seedsNote(sum)), "episode", ylabel)
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = logTicks{}
+	}
+	return bandFigure(c, p, ss)
+}
+
+// fixLogRange widens a log axis whose data range is a single value (which
+// gonum/plot would widen by ±1, possibly below zero) to a factor of two
+// either side.
+func fixLogRange(p *plot.Plot) {
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		if _, ok := ax.Scale.(plot.LogScale); ok && ax.Min == ax.Max && ax.Min > 0 {
+			ax.Min, ax.Max = ax.Min/2, ax.Max*2
+		}
+	}
+}

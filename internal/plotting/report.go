@@ -1,0 +1,130 @@
+package plotting
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ReportFile is the name of the report Report writes into a results
+// directory.
+const ReportFile = "report.md"
+
+// figureCaptions describe the figures RunFigures writes, by name.
+var figureCaptions = map[string]string{
+	FigCumReward: "Cumulative reward per episode: mean over seeds, shaded 95% Student-t interval.",
+	FigCumRegret: "Cumulative regret against the oracle: mean over seeds, shaded 95% Student-t interval.",
+	FigPlusCount: "Planner action choices: number of steps per episode with a = +1, mean and 95% interval.",
+	FigWError:    "Frobenius error of the estimated W against the true W₀, mean over seeds.",
+	FigMDP:       "The MDP: true transition densities from s = 0.5 for a = ±1, and the reward scaled to their maximum.",
+	FigDensities: "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
+}
+
+// Report writes dir/report.md: a title, the final-episode summary table
+// from dir/summary.csv (per agent: seeds, last episode, cumulative reward
+// mean [lo, hi], cumulative regret mean [lo, hi] or "–" without an oracle,
+// number of a = +1 choices mean [lo, hi], W error), and every figure in
+// figures, in order, under a heading with a caption, linked by its path
+// relative to dir (png and svg are embedded as images, other formats such
+// as pdf are plain links, which Markdown cannot embed).
+func Report(dir string, figures []string) error {
+	_, sumPath := resultsPaths(dir)
+	sum, err := readSummary(sumPath)
+	if err != nil {
+		return err
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", dir, err)
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "# smrl results: %s\n\n", filepath.Base(absDir))
+	fmt.Fprintf(&b, "Generated from `%s` in `%s`. Intervals are 95%% Student-t intervals over seeds.\n\n",
+		summaryFile, dir)
+	b.WriteString("## Final episode\n\n")
+	b.WriteString("| agent | seeds | episode | cumulative reward | cumulative regret | plus count | W error |\n")
+	b.WriteString("|---|---:|---:|---|---|---|---:|\n")
+	for _, a := range sum.Agents {
+		rows := sum.Rows[a]
+		r := rows[len(rows)-1]
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s |\n",
+			mdEscape(a), r.Seeds, r.Episode,
+			interval(r.CumRewardMean, r.CumRewardLo, r.CumRewardHi),
+			interval(r.CumRegretMean, r.CumRegretLo, r.CumRegretHi),
+			interval(r.PlusCountMean, r.PlusCountLo, r.PlusCountHi),
+			number(r.WErrorMean))
+	}
+
+	if len(figures) > 0 {
+		b.WriteString("\n## Figures\n")
+	}
+	for _, fig := range figures {
+		rel, err := relLink(absDir, fig)
+		if err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(filepath.Base(fig), filepath.Ext(fig))
+		fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(name))
+		if c, ok := figureCaptions[name]; ok {
+			b.WriteString(c + "\n\n")
+		}
+		switch strings.ToLower(filepath.Ext(fig)) {
+		case ".png", ".svg", ".jpg", ".jpeg":
+			fmt.Fprintf(&b, "![%s](%s)\n", mdEscape(name), rel)
+		default:
+			fmt.Fprintf(&b, "[%s](%s)\n", mdEscape(name), rel)
+		}
+	}
+
+	path := filepath.Join(dir, ReportFile)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// relLink returns fig's path relative to absDir as a URL path with forward
+// slashes and escaped special characters.
+func relLink(absDir, fig string) (string, error) {
+	absFig, err := filepath.Abs(fig)
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", fig, err)
+	}
+	rel, err := filepath.Rel(absDir, absFig)
+	if err != nil {
+		return "", fmt.Errorf("linking %s from %s: %w", fig, absDir, err)
+	}
+	u := url.URL{Path: filepath.ToSlash(rel)}
+	return u.EscapedPath(), nil
+}
+
+// interval formats "mean [lo, hi]", "mean" when lo and hi are missing, or
+// "–" when mean is missing.
+func interval(mean, lo, hi float64) string {
+	if math.IsNaN(mean) {
+		return "–"
+	}
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return number(mean)
+	}
+	return fmt.Sprintf("%s [%s, %s]", number(mean), number(lo), number(hi))
+}
+
+// number formats a value with four significant digits, "–" for NaN.
+func number(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return strings.Replace(fmt.Sprintf("%.4g", x), "e+0", "e+", 1)
+}
+
+// mdEscape escapes characters that would break a Markdown table cell or
+// link text.
+func mdEscape(s string) string {
+	r := strings.NewReplacer("|", `\|`, "[", `\[`, "]", `\]`, "`", "\\`")
+	return r.Replace(s)
+}

@@ -1,0 +1,125 @@
+package plotting
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyResults copies a fixture results directory into a temporary one so
+// that Report can write into it.
+func copyResults(t *testing.T, fixture string) string {
+	t.Helper()
+	ep, err := os.ReadFile(filepath.Join(fixture, episodesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(fixture, summaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeResults(t, string(ep), string(sum))
+}
+
+func TestReport(t *testing.T) {
+	tests := []struct {
+		name      string
+		fixture   string
+		dens      DensitySource
+		format    string
+		wantRows  []string // table rows (prefixes)
+		wantLinks []string
+	}{
+		{
+			name:    "full png",
+			fixture: fixtureResults,
+			dens:    gaussSource{sigma: 0.6},
+			wantRows: []string{
+				// Values from testdata/results/summary.csv, episode 6.
+				"| oracle | 3 | 6 | 35.82 [34.38, 37.25] | 0 [0, 0] | 5.333 [3.899, 6.768] | – |",
+				"| sm | 3 | 6 | 28.68 [26.37, 30.99] | 7.135 [5.578, 8.691] | 10 [10, 10] | 0.2631 |",
+				"| lds | 3 | 6 | ",
+			},
+			wantLinks: []string{
+				"![cum_reward](plots/cum_reward.png)",
+				"![cum_regret](plots/cum_regret.png)",
+				"![plus_count](plots/plus_count.png)",
+				"![w_error](plots/w_error.png)",
+				"![mdp](plots/mdp.png)",
+				"![densities](plots/densities.png)",
+			},
+		},
+		{
+			name:     "no regret pdf",
+			fixture:  fixtureNoRegret,
+			format:   "pdf",
+			wantRows: []string{"| sm | 1 | 6 | ", "| lds | 1 | 6 | "},
+			wantLinks: []string{
+				"[cum_reward](plots/cum_reward.pdf)",
+				"[plus_count](plots/plus_count.pdf)",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := copyResults(t, tt.fixture)
+			figs, err := RunFigures(dir, filepath.Join(dir, "plots"), tt.dens, Options{Format: tt.format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Report(dir, figs); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, ReportFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			md := string(b)
+			if !strings.HasPrefix(md, "# ") {
+				t.Errorf("report does not start with a title:\n%s", md)
+			}
+			for _, r := range tt.wantRows {
+				if !strings.Contains(md, "\n"+r) {
+					t.Errorf("report lacks row %q:\n%s", r, md)
+				}
+			}
+			for _, l := range tt.wantLinks {
+				if !strings.Contains(md, l) {
+					t.Errorf("report lacks link %q:\n%s", l, md)
+				}
+			}
+			if tt.format == "pdf" && strings.Contains(md, "![") {
+				t.Errorf("pdf figures must be plain links, not images:\n%s", md)
+			}
+			if tt.dens == nil && strings.Contains(md, "cum_regret") {
+				t.Errorf("report links a regret figure without an oracle:\n%s", md)
+			}
+		})
+	}
+}
+
+func TestReportLinks(t *testing.T) {
+	dir := copyResults(t, fixtureResults)
+	outside := filepath.Join(filepath.Dir(dir), "other dir", "fig.svg")
+	if err := Report(dir, []string{filepath.Join(dir, "plots", "cum_reward.png"), outside}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"](plots/cum_reward.png)", "](../other%20dir/fig.svg)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report lacks %q:\n%s", want, b)
+		}
+	}
+}
+
+func TestReportMissingSummary(t *testing.T) {
+	dir := t.TempDir()
+	err := Report(dir, nil)
+	if want := filepath.Join(dir, summaryFile); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want it to name %s", err, want)
+	}
+}

@@ -1,0 +1,119 @@
+package plotting
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+)
+
+// SweepFigure draws the estimation-error sweep in csvPath (header
+// method,n,repeat,frobenius_error) as error against n on log–log axes and
+// writes it to outPath (its directory is created if missing). Per method it
+// draws the mean over repeats with a band of mean ± 1.96·sd/√R, the normal
+// 95% interval of the mean over the R repeats at that n, whose lower edge is
+// raised to the smallest observed error where it would not be positive;
+// and a dashed c/√n guide line through the first point (smallest n) of the
+// first method in the file.
+//
+// The output format is opt.Format; an outPath extension that disagrees with
+// it is an error, and an outPath without extension gets one.
+func SweepFigure(csvPath, outPath string, opt Options) error {
+	opt, err := opt.normalize()
+	if err != nil {
+		return err
+	}
+	if ext := strings.TrimPrefix(filepath.Ext(outPath), "."); ext == "" {
+		outPath += "." + opt.Format
+	} else if !strings.EqualFold(ext, opt.Format) {
+		return errs.Invalid(fmt.Errorf("sweep figure %s: extension %q does not match format %q", outPath, ext, opt.Format))
+	}
+	d, err := readSweep(csvPath)
+	if err != nil {
+		return err
+	}
+	return writeFigure(outPath, opt, func(c draw.Canvas) error {
+		return safeDraw(func() error { return sweepFigure(c, d) })
+	})
+}
+
+// sweepFigure draws the sweep into c.
+func sweepFigure(c draw.Canvas, d *sweepData) error {
+	var ss []series
+	maxR := 0
+	for _, m := range d.Methods {
+		s := series{Name: m, Style: AgentStyle(m)}
+		for _, pt := range d.Points[m] {
+			if !(pt.Mean > 0) {
+				return errs.Invalid(fmt.Errorf("method %s at n = %g: mean error %g cannot be drawn on a log axis", m, pt.N, pt.Mean))
+			}
+			half := 1.96 * pt.SD / math.Sqrt(float64(pt.Repeats))
+			lo := pt.Mean - half
+			if lo <= 0 {
+				lo = pt.Min
+				if lo <= 0 {
+					lo = pt.Mean // all-zero repeats except some: no lower band
+				}
+			}
+			s.X = append(s.X, pt.N)
+			s.Y = append(s.Y, pt.Mean)
+			s.Lo = append(s.Lo, lo)
+			s.Hi = append(s.Hi, pt.Mean+half)
+			maxR = max(maxR, pt.Repeats)
+		}
+		ss = append(ss, s)
+	}
+	if len(ss) == 0 {
+		return errNoData
+	}
+	reps := fmt.Sprintf("%d repeats", maxR)
+	if maxR == 1 {
+		reps = "1 repeat"
+	}
+	p := newPlot(fmt.Sprintf("Estimation error vs sample size (mean ± 1.96·sd/√R, %s)", reps),
+		"number of samples n (log scale)", "‖Ŵ − W₀‖_F (log scale)")
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
+
+	// Guide c/√n through the first method's first point.
+	first := ss[0]
+	cst := first.Y[0] * math.Sqrt(first.X[0])
+	nmin, nmax := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, x := range s.X {
+			nmin, nmax = math.Min(nmin, x), math.Max(nmax, x)
+		}
+	}
+	items, err := addSeries(p, ss)
+	if err != nil {
+		return err
+	}
+	if nmax > nmin {
+		gx := linspace(math.Log(nmin), math.Log(nmax), 50)
+		guide := make(plotter.XYs, len(gx))
+		for i, lx := range gx {
+			n := math.Exp(lx)
+			guide[i] = plotter.XY{X: n, Y: cst / math.Sqrt(n)}
+		}
+		gl, err := plotter.NewLine(guide)
+		if err != nil {
+			return err
+		}
+		gl.Color = rewardGrey
+		gl.Width = vg.Points(1.3)
+		gl.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+		p.Add(gl)
+		items = append(items, legendItem{Label: fmt.Sprintf("c/√n (c = %.3g)", cst), Thumbs: []plot.Thumbnailer{gl}})
+	}
+	items = append(items, legendItem{Label: "95% CI of mean", Thumbs: bandLegend().Thumbs})
+	fixLogRange(p)
+	drawWithLegend(c, p, items)
+	return nil
+}

@@ -1,0 +1,263 @@
+// Package config loads smrl's YAML experiment configs.
+//
+// Precedence, highest first: command-line flags, SMRL_* environment
+// variables (SMRL_EPISODES, SMRL_PLANNER_N_ROLLOUTS: the key path upper-cased
+// with dots as underscores), the --config file, and the embedded defaults
+// (default.yaml: the paper's settings). Unknown keys in a file are errors
+// that name the key, the file and the line; values are validated with
+// messages that name the key.
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// Default returns the embedded default config file (the paper's settings).
+func Default() []byte { return slices.Clone(defaultYAML) }
+
+// Config is a fully resolved experiment.
+type Config struct {
+	Name     string   `mapstructure:"name" yaml:"name"`
+	Seed     uint64   `mapstructure:"seed" yaml:"seed"`
+	Seeds    int      `mapstructure:"seeds" yaml:"seeds"`
+	Episodes int      `mapstructure:"episodes" yaml:"episodes"`
+	Workers  int      `mapstructure:"workers" yaml:"workers"`
+	Lambda   float64  `mapstructure:"lambda" yaml:"lambda"`
+	Agents   []string `mapstructure:"agents" yaml:"agents"`
+	Env      Env      `mapstructure:"env" yaml:"env"`
+	Planner  Planner  `mapstructure:"planner" yaml:"planner"`
+	LDS      LDS      `mapstructure:"lds" yaml:"lds"`
+	Estimate Estimate `mapstructure:"estimate" yaml:"estimate"`
+}
+
+// Env describes the MDP: an exponential-family transition with a known
+// reward on states.
+type Env struct {
+	Horizon   int         `mapstructure:"horizon" yaml:"horizon"`
+	InitLow   float64     `mapstructure:"init_low" yaml:"init_low"`
+	InitHigh  float64     `mapstructure:"init_high" yaml:"init_high"`
+	Family    Family      `mapstructure:"family" yaml:"family"`
+	Features  Features    `mapstructure:"features" yaml:"features"`
+	W0        [][]float64 `mapstructure:"w0" yaml:"w0"`
+	ActionDim int         `mapstructure:"action_dim" yaml:"action_dim"`
+	Actions   []float64   `mapstructure:"actions" yaml:"actions"`
+	Reward    Reward      `mapstructure:"reward" yaml:"reward"`
+}
+
+// Family selects the transition family.
+type Family struct {
+	Kind  string  `mapstructure:"kind" yaml:"kind"`
+	Freq  float64 `mapstructure:"freq" yaml:"freq"`
+	Alpha float64 `mapstructure:"alpha" yaml:"alpha"`
+	Dim   int     `mapstructure:"dim" yaml:"dim"`
+	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
+}
+
+// Features selects phi.
+type Features struct {
+	Kind   string  `mapstructure:"kind" yaml:"kind"`
+	Dim    int     `mapstructure:"dim" yaml:"dim"`
+	Length float64 `mapstructure:"length" yaml:"length"`
+	Seed   uint64  `mapstructure:"seed" yaml:"seed"`
+}
+
+// Reward is r(s) = Σ_k exp(−width·|s − c_k|²).
+type Reward struct {
+	Width   float64   `mapstructure:"width" yaml:"width"`
+	Centers []float64 `mapstructure:"centers" yaml:"centers"`
+}
+
+// Planner configures random sampling shooting.
+type Planner struct {
+	Mode       string `mapstructure:"mode" yaml:"mode"`
+	NRollouts  int    `mapstructure:"n_rollouts" yaml:"n_rollouts"`
+	Tau        int    `mapstructure:"tau" yaml:"tau"`
+	NSequences int    `mapstructure:"n_sequences" yaml:"n_sequences"`
+	CRN        bool   `mapstructure:"common_random_numbers" yaml:"common_random_numbers"`
+}
+
+// LDS configures the LDS agent's model.
+type LDS struct {
+	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
+}
+
+// Estimate configures smrl estimate.
+type Estimate struct {
+	N       int   `mapstructure:"n" yaml:"n"`
+	Repeats int   `mapstructure:"repeats" yaml:"repeats"`
+	SweepN  []int `mapstructure:"sweep_n" yaml:"sweep_n"`
+}
+
+// Options says where a config comes from.
+type Options struct {
+	// Path is the --config file; empty for the embedded defaults only.
+	Path string
+	// Flags maps config keys ("episodes", "planner.tau") to flags whose
+	// values override them when set on the command line.
+	Flags map[string]*pflag.Flag
+	// Environ is the environment (os.Environ() form); nil means none.
+	Environ []string
+}
+
+// Load resolves a config. Every error wraps errs.ErrInvalidInput.
+func Load(opt Options) (*Config, error) {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(defaultYAML)); err != nil {
+		return nil, fmt.Errorf("embedded defaults: %w", err)
+	}
+	source := "embedded defaults"
+	if opt.Path != "" {
+		data, err := os.ReadFile(opt.Path)
+		if err != nil {
+			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
+		}
+		if err := checkKnownKeys(opt.Path, data); err != nil {
+			return nil, err
+		}
+		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s: %w", opt.Path, err))
+		}
+		source = opt.Path
+	}
+	for _, kv := range opt.Environ {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, "SMRL_") {
+			continue
+		}
+		key := envKey(v, strings.TrimPrefix(name, "SMRL_"))
+		if key == "" {
+			continue // SMRL_SHARD_COUNT and the like belong to other code
+		}
+		v.Set(key, parseScalarOrList(val))
+	}
+	// Flags last: viper's Set has the highest precedence, so later Sets win.
+	for key, f := range opt.Flags {
+		if f == nil || !f.Changed {
+			continue
+		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			v.Set(key, sv.GetSlice())
+		} else {
+			v.Set(key, f.Value.String())
+		}
+	}
+	var c Config
+	if err := v.UnmarshalExact(&c); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("%s: %w", source, err))
+	}
+	if err := c.Validate(); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("%s: %w", source, err))
+	}
+	return &c, nil
+}
+
+// envKey maps an environment suffix such as PLANNER_N_ROLLOUTS to the known
+// key planner.n_rollouts, or "" when no key matches.
+func envKey(v *viper.Viper, suffix string) string {
+	want := strings.ToLower(suffix)
+	for _, k := range v.AllKeys() {
+		if strings.ReplaceAll(k, ".", "_") == want {
+			return k
+		}
+	}
+	return ""
+}
+
+// parseScalarOrList lets SMRL_AGENTS=sm,lds set a list.
+func parseScalarOrList(s string) any {
+	if strings.Contains(s, ",") {
+		return strings.Split(s, ",")
+	}
+	return s
+}
+
+var yamlLineRE = regexp.MustCompile(`^line (\d+):`)
+
+// lineText quotes the offending line of a YAML type error, so that the
+// message shows the key: ` (in "episodes: abc")`.
+func lineText(data []byte, msg string) string {
+	m := yamlLineRE.FindStringSubmatch(strings.TrimPrefix(msg, "yaml: "))
+	if m == nil {
+		return ""
+	}
+	var n int
+	fmt.Sscan(m[1], &n)
+	lines := strings.Split(string(data), "\n")
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return fmt.Sprintf(" (in %q)", strings.TrimSpace(lines[n-1]))
+}
+
+var yamlFieldRE = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
+
+// checkKnownKeys decodes data strictly so that an unknown key is reported
+// with its line: "x.yaml line 3: unknown key "episods"".
+func checkKnownKeys(path string, data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var c Config
+	err := dec.Decode(&c)
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg := te.Errors[0]
+		if m := yamlFieldRE.FindStringSubmatch(msg); m != nil {
+			return errs.Invalid(fmt.Errorf("%s line %s: unknown key %q in %s", path, m[1], m[2], sectionOf(m[3])))
+		}
+		return errs.Invalid(fmt.Errorf("%s %s%s", path, strings.TrimPrefix(msg, "yaml: "), lineText(data, msg)))
+	}
+	return errs.Invalid(fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
+}
+
+func sectionOf(goType string) string {
+	switch goType {
+	case "config.Config":
+		return "the top level"
+	case "config.Env":
+		return "env"
+	case "config.Family":
+		return "env.family"
+	case "config.Features":
+		return "env.features"
+	case "config.Reward":
+		return "env.reward"
+	case "config.Planner":
+		return "planner"
+	case "config.LDS":
+		return "lds"
+	case "config.Estimate":
+		return "estimate"
+	}
+	return goType
+}
+
+// YAML renders the resolved config.
+func (c *Config) YAML() ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
+}

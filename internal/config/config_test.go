@@ -1,0 +1,131 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/spf13/pflag"
+)
+
+func write(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestDefaultsArePaperSettings(t *testing.T) {
+	c, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Env.Horizon != 10 || c.Episodes != 50 || c.Seeds != 5 || c.Planner.NRollouts != 100 ||
+		c.Planner.Tau != 5 || c.Env.Family.Alpha != 1.7 || c.Env.Family.Freq != 4 ||
+		!reflect.DeepEqual(c.Env.W0, [][]float64{{1, 1}}) || c.Lambda != 1e-4 {
+		t.Errorf("defaults differ from the paper: %+v", c)
+	}
+	// configs/synthetic.yaml is the same experiment as the embedded defaults.
+	f, err := Load(Options{Path: "../../configs/synthetic.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c, f) {
+		t.Errorf("configs/synthetic.yaml differs from the embedded defaults:\n%+v\n%+v", f, c)
+	}
+}
+
+func TestShippedConfigsAreValid(t *testing.T) {
+	files, _ := filepath.Glob("../../configs/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no configs found")
+	}
+	for _, p := range files {
+		if _, err := Load(Options{Path: p}); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	p := write(t, "episodes: 7\nplanner:\n  tau: 3\n")
+	c, err := Load(Options{Path: p})
+	if err != nil || c.Episodes != 7 || c.Planner.Tau != 3 || c.Seeds != 5 {
+		t.Fatalf("file: %v %+v", err, c)
+	}
+	env := []string{"SMRL_EPISODES=9", "SMRL_PLANNER_N_ROLLOUTS=12", "SMRL_AGENTS=sm,oracle", "SMRL_SHARD_COUNT=3", "HOME=/x"}
+	c, err = Load(Options{Path: p, Environ: env})
+	if err != nil || c.Episodes != 9 || c.Planner.NRollouts != 12 || !reflect.DeepEqual(c.Agents, []string{"sm", "oracle"}) {
+		t.Fatalf("env: %v %+v", err, c)
+	}
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.Int("episodes", 0, "")
+	fs.Int("seeds", 0, "")
+	if err := fs.Parse([]string{"--episodes", "11"}); err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string]*pflag.Flag{"episodes": fs.Lookup("episodes"), "seeds": fs.Lookup("seeds")}
+	c, err = Load(Options{Path: p, Environ: env, Flags: flags})
+	if err != nil || c.Episodes != 11 || c.Seeds != 5 {
+		t.Fatalf("flag: %v %+v (an unset flag must not override)", err, c)
+	}
+}
+
+func TestBadConfigs(t *testing.T) {
+	cases := []struct{ name, body, want string }{
+		{"typo", "seeds: 2\nepisods: 5\n", `line 2: unknown key "episods" in the top level`},
+		{"nested typo", "planner:\n  n_rollout: 5\n", `line 2: unknown key "n_rollout" in planner`},
+		{"not a number", "episodes: abc\n", "episodes"},
+		{"horizon", "env:\n  horizon: 0\n", "env.horizon: must be >= 1, got 0"},
+		{"rollouts", "planner:\n  n_rollouts: -1\n", "planner.n_rollouts: must be >= 1"},
+		{"seeds", "seeds: 0\n", "seeds: must be >= 1"},
+		{"episodes", "episodes: 0\n", "episodes: must be >= 1"},
+		{"agent", "agents: [sm, foo]\n", `unknown agent "foo"`},
+		{"family", "env:\n  family:\n    kind: cauchy\n", `unknown family "cauchy"`},
+		{"features", "env:\n  features:\n    kind: poly\n", `unknown features "poly"`},
+		{"w0 shape", "env:\n  w0: [[1, 1, 1]]\n", "env.w0: row 0 has 3 entries, want d_phi = 2"},
+		{"w0 rows", "env:\n  w0: [[1, 1], [1, 1]]\n", "env.w0: has 2 rows, want d_psi = 1"},
+		{"nan", "lambda: .nan\n", "lambda: must be a finite number"},
+		{"yaml syntax", "seeds: [1,\n", "c.yaml"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := write(t, tc.body)
+			_, err := Load(Options{Path: p})
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !errors.Is(err, errs.ErrInvalidInput) {
+				t.Errorf("error %v does not wrap ErrInvalidInput", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "c.yaml") {
+				t.Errorf("error %q, want it to name the file and contain %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Load(Options{Path: "/nonexistent/x.yaml"}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "/nonexistent/x.yaml") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestYAMLRoundTrip(t *testing.T) {
+	c, _ := Load(Options{})
+	b, err := c.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := write(t, string(b))
+	c2, err := Load(Options{Path: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c, c2) {
+		t.Errorf("round trip changed the config")
+	}
+}

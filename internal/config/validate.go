@@ -1,0 +1,165 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Catalogs of names accepted in a config.
+var (
+	FamilyKinds   = []string{"custom-sin", "exp-sin", "x-sin", "gaussian"}
+	FeatureKinds  = []string{"linear", "affine", "rff", "per-action", "constant"}
+	AgentNames    = []string{"sm", "lds", "mle", "oracle"}
+	PlannerModes  = []string{"constant", "random"}
+	EstimateNames = []string{"sm", "lds", "mle"}
+)
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Validate checks every value and returns all problems, one per line, each
+// naming its key.
+func (c *Config) Validate() error {
+	var problems []error
+	bad := func(key, format string, args ...any) {
+		problems = append(problems, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+	}
+	positive := func(key string, v int) {
+		if v < 1 {
+			bad(key, "must be >= 1, got %d", v)
+		}
+	}
+	positive("seeds", c.Seeds)
+	positive("episodes", c.Episodes)
+	positive("env.horizon", c.Env.Horizon)
+	positive("planner.n_rollouts", c.Planner.NRollouts)
+	positive("planner.tau", c.Planner.Tau)
+	positive("planner.n_sequences", c.Planner.NSequences)
+	positive("env.action_dim", c.Env.ActionDim)
+	positive("estimate.n", c.Estimate.N)
+	positive("estimate.repeats", c.Estimate.Repeats)
+	if c.Workers < 0 {
+		bad("workers", "must be >= 0 (0 = all cores), got %d", c.Workers)
+	}
+	if !(c.Lambda >= 0) || !finite(c.Lambda) {
+		bad("lambda", "must be a finite number >= 0, got %v", c.Lambda)
+	}
+	if len(c.Agents) == 0 {
+		bad("agents", "must list at least one of %v", AgentNames)
+	}
+	seen := map[string]bool{}
+	for _, a := range c.Agents {
+		if !slices.Contains(AgentNames, a) {
+			bad("agents", "unknown agent %q (known: %v)", a, AgentNames)
+		}
+		if seen[a] {
+			bad("agents", "agent %q listed twice", a)
+		}
+		seen[a] = true
+	}
+	if !slices.Contains(PlannerModes, c.Planner.Mode) {
+		bad("planner.mode", "unknown mode %q (known: %v)", c.Planner.Mode, PlannerModes)
+	}
+	e := c.Env
+	if !finite(e.InitLow) || !finite(e.InitHigh) || e.InitLow > e.InitHigh {
+		bad("env.init_low", "must be finite and <= env.init_high, got [%v, %v]", e.InitLow, e.InitHigh)
+	}
+	f := e.Family
+	if !slices.Contains(FamilyKinds, f.Kind) {
+		bad("env.family.kind", "unknown family %q (known: %v)", f.Kind, FamilyKinds)
+	}
+	positive("env.family.dim", f.Dim)
+	if f.Kind != "gaussian" && !(f.Alpha >= 1 && finite(f.Alpha)) {
+		bad("env.family.alpha", "must be a finite number >= 1, got %v", f.Alpha)
+	}
+	if f.Kind == "x-sin" && f.Alpha == 1 {
+		bad("env.family.alpha", "x-sin needs alpha > 1 (not normalisable otherwise)")
+	}
+	if f.Kind == "custom-sin" && (f.Freq == 0 || !finite(f.Freq)) {
+		bad("env.family.freq", "must be a finite non-zero number, got %v", f.Freq)
+	}
+	if f.Kind == "gaussian" && !(f.Sigma > 0 && finite(f.Sigma)) {
+		bad("env.family.sigma", "must be a finite number > 0, got %v", f.Sigma)
+	}
+	if (f.Kind == "exp-sin" || f.Kind == "x-sin") && f.Dim != 1 {
+		bad("env.family.dim", "%s is one-dimensional, got dim %d", f.Kind, f.Dim)
+	}
+	ft := e.Features
+	if !slices.Contains(FeatureKinds, ft.Kind) {
+		bad("env.features.kind", "unknown features %q (known: %v)", ft.Kind, FeatureKinds)
+	}
+	if ft.Kind == "rff" {
+		positive("env.features.dim", ft.Dim)
+		if !(ft.Length > 0 && finite(ft.Length)) {
+			bad("env.features.length", "must be a finite number > 0, got %v", ft.Length)
+		}
+	}
+	if e.ActionDim >= 1 && (len(e.Actions) == 0 || len(e.Actions)%e.ActionDim != 0) {
+		bad("env.actions", "must hold a whole number of actions of env.action_dim = %d numbers, got %d numbers", e.ActionDim, len(e.Actions))
+	}
+	for _, a := range e.Actions {
+		if !finite(a) {
+			bad("env.actions", "must be finite, got %v", a)
+		}
+	}
+	if !(e.Reward.Width > 0 && finite(e.Reward.Width)) {
+		bad("env.reward.width", "must be a finite number > 0, got %v", e.Reward.Width)
+	}
+	if f.Dim >= 1 && (len(e.Reward.Centers) == 0 || len(e.Reward.Centers)%f.Dim != 0) {
+		bad("env.reward.centers", "must hold a whole number of centres of env.family.dim = %d numbers, got %d numbers", f.Dim, len(e.Reward.Centers))
+	}
+	if dpsi, dphi, ok := c.Dims(); ok {
+		if len(e.W0) != dpsi {
+			bad("env.w0", "has %d rows, want d_psi = %d for family %s with dim %d", len(e.W0), dpsi, f.Kind, f.Dim)
+		}
+		for i, row := range e.W0 {
+			if len(row) != dphi {
+				bad("env.w0", "row %d has %d entries, want d_phi = %d for %s features", i, len(row), dphi, ft.Kind)
+			}
+			for _, w := range row {
+				if !finite(w) {
+					bad("env.w0", "must be finite, got %v", w)
+				}
+			}
+		}
+	}
+	if !(c.LDS.Sigma > 0 && finite(c.LDS.Sigma)) {
+		bad("lds.sigma", "must be a finite number > 0, got %v", c.LDS.Sigma)
+	}
+	for _, n := range c.Estimate.SweepN {
+		if n < 1 {
+			bad("estimate.sweep_n", "sizes must be >= 1, got %d", n)
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// Dims returns d_psi and d_phi implied by the family and features; ok is
+// false when they cannot be determined (an invalid kind).
+func (c *Config) Dims() (dpsi, dphi int, ok bool) {
+	e := c.Env
+	ds, da := e.Family.Dim, e.ActionDim
+	if ds < 1 || da < 1 {
+		return 0, 0, false
+	}
+	dpsi = ds
+	switch e.Features.Kind {
+	case "linear":
+		dphi = ds + da
+	case "affine":
+		dphi = ds + da + 1
+	case "constant":
+		dphi = 1
+	case "rff":
+		dphi = e.Features.Dim
+	case "per-action":
+		if len(e.Actions) == 0 || len(e.Actions)%da != 0 {
+			return 0, 0, false
+		}
+		dphi = len(e.Actions) / da * (ds + 1)
+	default:
+		return 0, 0, false
+	}
+	return dpsi, dphi, dphi >= 1
+}

@@ -32,7 +32,6 @@ func BenchmarkRead1e6(b *testing.B) {
 			data := buf.Bytes()
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
-			b.ResetTimer()
 			for b.Loop() {
 				tr, err := Read(bytes.NewReader(data), "bench.csv")
 				if err != nil {

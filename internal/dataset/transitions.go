@@ -12,10 +12,13 @@ import (
 // n×StateDim and len(A) is n×ActionDim. The zero value is an empty data set
 // whose dimensions are set by the first call to Append.
 type Transitions struct {
+	// StateDim and ActionDim are the dimensions d_s of a state and d_a of
+	// an action.
 	StateDim, ActionDim int
-	S                   []float64 // n×StateDim
-	A                   []float64 // n×ActionDim
-	Next                []float64 // n×StateDim
+
+	S    []float64 // n×StateDim: row i is the state s_i
+	A    []float64 // n×ActionDim: row i is the action a_i
+	Next []float64 // n×StateDim: row i is the next state s'_i
 }
 
 // Len returns the number of transitions n. It returns 0 for a nil

@@ -73,8 +73,9 @@ func check(t *Transitions) error {
 	if ds <= 0 || da <= 0 {
 		return fmt.Errorf("dataset: invalid dimensions StateDim = %d, ActionDim = %d", ds, da)
 	}
+	// Divide rather than multiply, so that huge dimensions cannot overflow.
 	n := len(t.S) / ds
-	if len(t.S) != n*ds || len(t.A) != n*da || len(t.Next) != n*ds {
+	if len(t.S)%ds != 0 || len(t.A)%da != 0 || len(t.A)/da != n || len(t.Next) != len(t.S) {
 		return fmt.Errorf("dataset: inconsistent lengths len(S) = %d, len(A) = %d, len(Next) = %d for StateDim = %d, ActionDim = %d",
 			len(t.S), len(t.A), len(t.Next), ds, da)
 	}

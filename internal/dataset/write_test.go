@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,6 +135,8 @@ func TestWriteInvalid(t *testing.T) {
 			"dataset: inconsistent lengths len(S) = 3, len(A) = 1, len(Next) = 2 for StateDim = 2, ActionDim = 1"},
 		{"short A", &Transitions{StateDim: 1, ActionDim: 2, S: []float64{1}, A: []float64{1}, Next: []float64{1}},
 			"dataset: inconsistent lengths len(S) = 1, len(A) = 1, len(Next) = 1 for StateDim = 1, ActionDim = 2"},
+		{"huge ActionDim", &Transitions{StateDim: 1, ActionDim: math.MaxInt / 2, S: []float64{1, 2, 3, 4}, A: []float64{1}, Next: []float64{1, 2, 3, 4}},
+			"dataset: inconsistent lengths len(S) = 4, len(A) = 1, len(Next) = 4 for StateDim = 1, ActionDim = " + strconv.Itoa(math.MaxInt/2)},
 		{"short Next", &Transitions{StateDim: 1, ActionDim: 1, S: []float64{1, 2}, A: []float64{1, 2}, Next: []float64{1}},
 			"dataset: inconsistent lengths len(S) = 2, len(A) = 2, len(Next) = 1 for StateDim = 1, ActionDim = 1"},
 		{"NaN", &Transitions{StateDim: 2, ActionDim: 1, S: []float64{1, 2, 3, math.NaN()}, A: []float64{1, 2}, Next: []float64{1, 2, 3, 4}},

@@ -20,13 +20,13 @@
 //     by Gauss–Legendre quadrature in log space on a support that adapts to
 //     η, so |η| up to 64 neither overflows nor underflows.
 //   - The Gaussian family q(x) ∝ exp(−|x|²/(2σ²)), psi(x) = x/σ², for which
-//     s' ~ N(W phi, σ² I) and Z(η) = σ²|η|²/2 ... in closed form.
+//     s' ~ N(W phi, σ² I) and Z(η) = |η|²/(2σ²) + (d/2) log(2πσ²) in closed form.
 //
 // Every derivative (∂ψ, ∂²ψ, ∂ log q) is analytic; tests check each against
 // central finite differences.
 //
 // Sampling uses the inverse CDF. A Table tabulates, per scalar family, the
-// quantile function Q(u; η) on a grid of η (step 1/64) and u (1024 cells),
+// quantile function Q(u; η) on a grid of η (step 1/32) and u (1024 cells),
 // lazily and safely for concurrent use; a draw is one uniform and a bilinear
 // interpolation. Its distance from the exact distribution is bounded in
 // Kolmogorov distance (see Table.MaxCDFError); η outside the table's range

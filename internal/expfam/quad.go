@@ -52,8 +52,8 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 	if err != nil {
 		return nil, err
 	}
-	width := 0.025
-	if w := 0.25 / math.Sqrt(curv); w < width {
+	width := 0.05
+	if w := 0.5 / math.Sqrt(curv); w < width {
 		width = w
 	}
 	edges := panelEdges(f, lo, hi, width)
@@ -187,12 +187,12 @@ func (c *CDF) invertPanel(p int, u float64) float64 {
 }
 
 // support finds [lo, hi] where log q(x) + η ψ(x) is within logTail of its
-// maximum lmax, scanning on a grid of step 0.02 over [−R, R] and doubling R
+// maximum lmax, scanning on a grid of step 0.04 over [−R, R] and doubling R
 // until the outer quarter of the scan is below the threshold. curv is the
 // largest curvature |l”| seen inside the support (at least 1).
 func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
-	const step = 0.02
-	for r := 4.0; r <= 1024; r *= 2 {
+	const step = 0.04
+	for r := 8.0; r <= 1024; r *= 2 {
 		n := int(math.Round(2 * r / step))
 		lmax = math.Inf(-1)
 		outer := math.Inf(-1)
@@ -254,10 +254,21 @@ func panelEdges(f Scalar, lo, hi, width float64) []float64 {
 	}
 	edges := make([]float64, 1, int((hi-lo)/width)+4)
 	edges[0] = lo
-	if k, ok := f.Kink(); ok && k > lo && k < hi {
-		edges = split(lo, k, edges)
-		edges[len(edges)-1] = k
-		return split(k, hi, edges)
+	k, ok := f.Kink()
+	if !ok || k-width <= lo || k+width >= hi {
+		return split(lo, hi, edges)
 	}
-	return split(lo, hi, edges)
+	// |x|^α is only C¹ at the kink: grade the panels geometrically towards
+	// it (width/4^j) so Gauss–Legendre keeps its accuracy there.
+	grade := []float64{1.0 / 256, 1.0 / 64, 1.0 / 16, 1.0 / 4}
+	edges = split(lo, k-width, edges)
+	for j := len(grade) - 1; j >= 0; j-- {
+		edges = append(edges, k-width*grade[j])
+	}
+	edges = append(edges, k)
+	for _, g := range grade {
+		edges = append(edges, k+width*g)
+	}
+	edges = append(edges, k+width)
+	return split(k+width, hi, edges)
 }

@@ -9,7 +9,7 @@ import (
 // and TableCells equal cells in u.
 const (
 	TableEtaMax = 64
-	TableEtaRes = 64
+	TableEtaRes = 32
 	TableCells  = 1024
 )
 

@@ -4,12 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
 // Write writes t to w in the format described in the package documentation:
@@ -106,63 +105,9 @@ func check(t *Transitions) error {
 // temporary file is removed. A new file gets permissions 0644; a replaced
 // regular file keeps its permissions. If path is a symbolic link, the link
 // itself is replaced.
-func WriteFile(path string, t *Transitions) (err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("writing %s: %w", path, err)
-		}
-	}()
+func WriteFile(path string, t *Transitions) error {
 	if err := check(t); err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-		perm = fi.Mode().Perm()
-	}
-
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	closed := false
-	defer func() {
-		if err != nil {
-			if !closed {
-				f.Close()
-			}
-			os.Remove(tmp)
-		}
-	}()
-
-	if err := Write(f, t); err != nil {
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	closed = true
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir makes a rename in dir durable where the system supports syncing a
-// directory. Failure is ignored: the data themselves are already synced.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	d.Sync()
-	d.Close()
+	return fsutil.WriteAtomic(path, func(w io.Writer) error { return Write(w, t) })
 }

@@ -1,0 +1,163 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/config"
+)
+
+func load(t *testing.T, path string) *config.Config {
+	t.Helper()
+	c, err := config.Load(config.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestEpisodesIdenticalForAnyWorkers(t *testing.T) {
+	c := load(t, "../../configs/quick.yaml")
+	c.Agents = []string{"sm", "lds", "oracle"}
+	var first []byte
+	for _, w := range []int{1, 2, 8} {
+		dir := t.TempDir()
+		if err := Run(context.Background(), c, Options{OutDir: dir, Workers: w}); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"episodes.csv", "summary.csv", "config.yaml"} {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f == "episodes.csv" {
+				if first == nil {
+					first = b
+				} else if !bytes.Equal(first, b) {
+					t.Fatalf("episodes.csv with %d workers differs from 1 worker", w)
+				}
+			}
+		}
+	}
+}
+
+// final returns, per agent, the final cumulative reward of every seed and
+// the plus counts per episode.
+func final(t *testing.T, dir string) (cum map[string][]float64, plus map[string]map[int][]float64) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "episodes.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cum, plus = map[string][]float64{}, map[string]map[int][]float64{}
+	last := map[[2]string]float64{} // (agent, seed) → cumulative reward so far
+	for _, r := range recs[1:] {
+		ep, _ := strconv.Atoi(r[2])
+		c, _ := strconv.ParseFloat(r[4], 64)
+		p, _ := strconv.ParseFloat(r[7], 64)
+		last[[2]string{r[0], r[1]}] = c
+		if plus[r[0]] == nil {
+			plus[r[0]] = map[int][]float64{}
+		}
+		plus[r[0]][ep] = append(plus[r[0]][ep], p)
+	}
+	for k, v := range last {
+		cum[k[0]] = append(cum[k[0]], v)
+	}
+	return cum, plus
+}
+
+func mean(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// A reduced acceptance test: the paper's MDP with 3 seeds and 12 episodes.
+// Margins: SM's mean final cumulative reward within 8% of the oracle's (the
+// full run asks 5%; early episodes weigh more here), LDS at least 15% below,
+// and SM playing +1 at least 9 of 10 steps on average from episode 5 on.
+// With W0 = [1, −1], SM plays −1 instead (at most 1 of 10 steps +1).
+func TestReducedPaperComparison(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the RL loop")
+	}
+	for _, tc := range []struct {
+		path    string
+		flipped bool
+	}{{"../../configs/synthetic.yaml", false}, {"../../configs/synthetic-flipped.yaml", true}} {
+		c := load(t, tc.path)
+		c.Seeds, c.Episodes = 3, 12
+		dir := t.TempDir()
+		if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		cum, plus := final(t, dir)
+		sm, lds, or := mean(cum["sm"]), mean(cum["lds"]), mean(cum["oracle"])
+		t.Logf("%s: oracle %.1f sm %.1f lds %.1f", tc.path, or, sm, lds)
+		if sm < 0.92*or {
+			t.Errorf("%s: sm %.1f not within 8%% of oracle %.1f", tc.path, sm, or)
+		}
+		if lds > 0.85*or {
+			t.Errorf("%s: lds %.1f not 15%% below oracle %.1f", tc.path, lds, or)
+		}
+		for ep := 5; ep <= c.Episodes; ep++ {
+			p := mean(plus["sm"][ep])
+			if !tc.flipped && p < 9 {
+				t.Errorf("episode %d: sm plays +1 %.1f times, want >= 9", ep, p)
+			}
+			if tc.flipped && p > 1 {
+				t.Errorf("flipped, episode %d: sm plays +1 %.1f times, want <= 1", ep, p)
+			}
+		}
+	}
+}
+
+func TestNonLDSConfigRuns(t *testing.T) {
+	c := load(t, "../../configs/nonlds.yaml")
+	c.Seeds, c.Episodes = 2, 4
+	c.Planner.NRollouts = 10
+	if err := Run(context.Background(), c, Options{OutDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUnwritableOutFailsBeforeTrials(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root ignores directory permissions; use a path under a file instead.
+		f := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(f, nil, 0o644)
+		c := load(t, "../../configs/quick.yaml")
+		if err := Run(context.Background(), c, Options{OutDir: filepath.Join(f, "out")}); err == nil {
+			t.Fatal("want an error for an output path under a file")
+		}
+		return
+	}
+	dir := t.TempDir()
+	os.Chmod(dir, 0o555)
+	c := load(t, "../../configs/quick.yaml")
+	if err := Run(context.Background(), c, Options{OutDir: filepath.Join(dir, "out")}); err == nil {
+		t.Fatal("want an error for a read-only directory")
+	}
+}
+
+func TestIsPaper(t *testing.T) {
+	if !IsPaper(load(t, "../../configs/synthetic.yaml")) {
+		t.Error("synthetic.yaml is the paper's config")
+	}
+	if IsPaper(load(t, "../../configs/synthetic-flipped.yaml")) {
+		t.Error("flipped is not the paper's config")
+	}
+}

@@ -1,0 +1,76 @@
+// Package fsutil writes files atomically: a reader of the path sees either
+// the old content or the complete new content, never a partial file.
+package fsutil
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteAtomic writes the output of write to path via a temporary file in the
+// same directory, which is synced and renamed into place. On any error the
+// temporary file is removed and path is left as it was. A new file gets mode
+// 0644; a replaced regular file keeps its mode. Errors name the path.
+func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("writing %s: %w", path, err)
+		}
+	}()
+	perm := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	closed := false
+	defer func() {
+		if err != nil {
+			if !closed {
+				f.Close()
+			}
+			os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := write(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	closed = true
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	SyncDir(dir)
+	return nil
+}
+
+// SyncDir makes renames in dir durable where the system supports syncing a
+// directory. Failure is ignored: the files themselves are already synced.
+func SyncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	d.Sync()
+	d.Close()
+}

@@ -1,0 +1,32 @@
+package fsutil
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.csv")
+	if err := WriteAtomic(p, func(w io.Writer) error { _, err := io.WriteString(w, "one\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	// A failing writer leaves the old content and no temporary file.
+	boom := errors.New("boom")
+	err := WriteAtomic(p, func(w io.Writer) error { io.WriteString(w, "partial"); return boom })
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "one\n" {
+		t.Errorf("content %q after failed write", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left %d entries, want only a.csv", len(ents))
+	}
+	if err := WriteAtomic(filepath.Join(dir, "missing", "x"), func(io.Writer) error { return nil }); err == nil {
+		t.Error("write into a missing directory succeeded")
+	}
+}

@@ -1,0 +1,149 @@
+package results
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/smrl-dev/smrl/internal/fsutil"
+)
+
+// WriteEpisodes writes episodes.csv content.
+func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(EpisodesHeader(dpsi, dphi)); err != nil {
+		return err
+	}
+	rec := make([]string, 0, 9+dpsi*dphi)
+	for _, r := range rows {
+		rec = append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode), num(r.Reward),
+			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError))
+		for _, v := range r.W {
+			rec = append(rec, num(v))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteSummary writes summary.csv content.
+func WriteSummary(w io.Writer, sums []Summary) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(SummaryHeader); err != nil {
+		return err
+	}
+	for _, s := range sums {
+		rec := []string{s.Agent, strconv.Itoa(s.Episode), strconv.Itoa(s.Seeds), num(s.RewardMean)}
+		for _, st := range []Stat{s.CumReward, s.CumRegret, s.PlusCount} {
+			rec = append(rec, num(st.Mean), num(st.Lo), num(st.Hi))
+		}
+		rec = append(rec, num(s.WErrorMean))
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Metadata is metadata.json: how and when a results directory was made.
+// It is the one output that differs between identical runs.
+type Metadata struct {
+	Version     string    `json:"smrl_version"`
+	GoVersion   string    `json:"go_version"`
+	GitCommit   string    `json:"git_commit,omitempty"`
+	CommandLine []string  `json:"command_line"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	WallSeconds float64   `json:"wall_seconds"`
+	Workers     int       `json:"workers"`
+	Trials      int       `json:"trials"`
+}
+
+// Files names the files of a results directory.
+const (
+	EpisodesFile = "episodes.csv"
+	SummaryFile  = "summary.csv"
+	ConfigFile   = "config.yaml"
+	MetadataFile = "metadata.json"
+)
+
+// WriteDir writes episodes.csv, summary.csv, config.yaml and metadata.json
+// into dir (which must exist), each atomically.
+func WriteDir(dir string, rows []Row, dpsi, dphi int, configYAML []byte, meta *Metadata) error {
+	sums := Summarise(rows)
+	steps := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{ConfigFile, func(w io.Writer) error { _, err := w.Write(configYAML); return err }},
+		{EpisodesFile, func(w io.Writer) error { return WriteEpisodes(w, rows, dpsi, dphi) }},
+		{SummaryFile, func(w io.Writer) error { return WriteSummary(w, sums) }},
+		{MetadataFile, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(meta)
+		}},
+	}
+	for _, s := range steps {
+		if err := fsutil.WriteAtomic(filepath.Join(dir, s.name), s.write); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PaperFinal holds the paper's values after 50 episodes (figure
+// "exp-syn-mdp", means over 5 seeds): cumulative reward and regret.
+var PaperFinal = map[string][2]float64{
+	"oracle": {237, 0},
+	"sm":     {235, 2},
+	"lds":    {170, 65},
+}
+
+// Table writes the final-episode summary per agent; with paper set it adds
+// the paper's values for comparison.
+func Table(w io.Writer, sums []Summary, paper bool) error {
+	last := map[string]Summary{}
+	var order []string
+	for _, s := range sums {
+		if _, ok := last[s.Agent]; !ok {
+			order = append(order, s.Agent)
+		}
+		last[s.Agent] = s
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "agent\tepisodes\tseeds\tcum reward [95% CI]\tcum regret [95% CI]\tplus count (last ep)"
+	if paper {
+		head += "\tpaper reward\tpaper regret"
+	}
+	fmt.Fprintln(tw, head)
+	for _, a := range order {
+		s := last[a]
+		line := fmt.Sprintf("%s\t%d\t%d\t%s\t%s\t%.1f", a, s.Episode, s.Seeds, ci(s.CumReward), ci(s.CumRegret), s.PlusCount.Mean)
+		if paper {
+			if p, ok := PaperFinal[a]; ok {
+				line += fmt.Sprintf("\t≈%g\t≈%g", p[0], p[1])
+			} else {
+				line += "\t-\t-"
+			}
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+func ci(s Stat) string {
+	if s.Mean != s.Mean {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", s.Mean, s.Lo, s.Hi)
+}

@@ -1,0 +1,67 @@
+package results
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/runner"
+)
+
+func TestMeanCI(t *testing.T) {
+	// t_{0.975, 4} = 2.776445105 (standard tables); sd of 1..5 is sqrt(2.5).
+	s := MeanCI([]float64{1, 2, 3, 4, 5})
+	h := 2.776445105 * math.Sqrt(2.5) / math.Sqrt(5)
+	if math.Abs(s.Mean-3) > 1e-15 || math.Abs(s.Lo-(3-h)) > 1e-8 || math.Abs(s.Hi-(3+h)) > 1e-8 {
+		t.Errorf("MeanCI = %+v, want 3 ± %g", s, h)
+	}
+	if one := MeanCI([]float64{7}); one.Lo != 7 || one.Hi != 7 {
+		t.Errorf("one value: %+v", one)
+	}
+	if nan := MeanCI([]float64{1, math.NaN()}); !math.IsNaN(nan.Mean) {
+		t.Errorf("NaN input: %+v", nan)
+	}
+}
+
+func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
+	res := &runner.Result{
+		Trials: []runner.Trial{{"sm", 0}, {"sm", 1}, {"oracle", 0}, {"oracle", 1}},
+		Episodes: [][]runner.Episode{
+			{{Episode: 1, Reward: 3, WError: 0.5, W: []float64{1, 2}}, {Episode: 2, Reward: 4, WError: 0.25, W: []float64{1, 1}}},
+			{{Episode: 1, Reward: 1, W: []float64{0, 0}}, {Episode: 2, Reward: 2, W: []float64{0, 0}}},
+			{{Episode: 1, Reward: 5, WError: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 5, WError: math.NaN(), W: []float64{1, 1}}},
+			{{Episode: 1, Reward: 2, WError: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 9, WError: math.NaN(), W: []float64{1, 1}}},
+		},
+	}
+	rows := Rows(res)
+	want := []struct{ cum, reg, cumReg float64 }{{3, 2, 2}, {7, 1, 3}, {1, 1, 1}, {3, 7, 8}, {5, 0, 0}, {10, 0, 0}, {2, 0, 0}, {11, 0, 0}}
+	for i, w := range want {
+		r := rows[i]
+		if r.CumReward != w.cum || r.Regret != w.reg || r.CumRegret != w.cumReg {
+			t.Errorf("row %d (%s seed %d ep %d): cum %g regret %g cum regret %g, want %+v", i, r.Agent, r.Seed, r.Episode, r.CumReward, r.Regret, r.CumRegret, w)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteEpisodes(&b, rows, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if lines[0] != "agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,w_0_0,w_0_1" {
+		t.Errorf("header %q", lines[0])
+	}
+	if lines[1] != "sm,0,1,3,3,2,2,0,0.5,1,2" || lines[5] != "oracle,0,1,5,5,0,0,0,,1,1" {
+		t.Errorf("rows %q / %q", lines[1], lines[5])
+	}
+	// Without an oracle the regret cells are empty.
+	res.Trials, res.Episodes = res.Trials[:2], res.Episodes[:2]
+	b.Reset()
+	WriteEpisodes(&b, Rows(res), 1, 2)
+	if l := strings.Split(b.String(), "\n")[1]; l != "sm,0,1,3,3,,,0,0.5,1,2" {
+		t.Errorf("no oracle: %q", l)
+	}
+	sums := Summarise(Rows(res))
+	if len(sums) != 2 || sums[1].CumReward.Mean != 5 || sums[1].Seeds != 2 {
+		t.Errorf("summary %+v", sums)
+	}
+}

@@ -49,7 +49,6 @@ func readTable(path string, required []string) (*table, error) {
 // parseTable is readTable on an open reader; path only names the input.
 func parseTable(path string, rd io.Reader, required []string) (*table, error) {
 	r := csv.NewReader(rd)
-	r.ReuseRecord = false
 	header, err := r.Read()
 	if err == io.EOF {
 		return nil, lineErr(path, 1, errors.New("empty file, want a header"))

@@ -137,6 +137,7 @@ func mdpFigure(c draw.Canvas, dens DensitySource, opt Options) error {
 	p.Add(rl)
 	items = append(items, legendItem{Label: "reward (scaled)", Thumbs: []plot.Thumbnailer{rl}})
 	p.X.Min, p.X.Max = opt.SMin, opt.SMax
+	p.Y.Min = 0
 	drawWithLegend(c, p, items)
 	return nil
 }
@@ -226,7 +227,7 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 			}
 			estMax := 0.0
 			var lines, marks []plot.Plotter
-			for k, ag := range agents {
+			for _, ag := range agents {
 				st := AgentStyle(ag)
 				for _, a := range []float64{1, -1} {
 					d, ok := dens.Estimated(ag, finals[ag].W, s, a)
@@ -252,16 +253,15 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 						line.Dashes = minusDash
 					}
 					lines = append(lines, line)
-					// A few small markers, staggered per agent and action.
-					var mk plotter.XYs
-					step := gridPoints / 5
-					off := (k*step/4 + step/2) % step
-					if a < 0 {
-						off = (off + step/2) % step
+					// One marker, at the estimate's mode, identifies the
+					// agent without cluttering the small panel.
+					imax := 0
+					for i, y := range ys {
+						if y > ys[imax] {
+							imax = i
+						}
 					}
-					for i := off; i < len(xs); i += step {
-						mk = append(mk, plotter.XY{X: xs[i], Y: ys[i]})
-					}
+					mk := plotter.XYs{{X: xs[imax], Y: ys[imax]}}
 					sc, err := plotter.NewScatter(mk)
 					if err != nil {
 						return err
@@ -302,20 +302,23 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 		items = append(items, legendItem{Label: ag, Thumbs: []plot.Thumbnailer{l, sc}})
 	}
 	black := color.Black
-	items = append(items,
-		legendItem{Label: "estimate, a=+1", Thumbs: []plot.Thumbnailer{
-			&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: plusDash}}}},
-		legendItem{Label: "estimate, a=−1", Thumbs: []plot.Thumbnailer{
-			&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: minusDash}}}},
-	)
+	if len(modelled) > 0 {
+		items = append(items,
+			legendItem{Label: "estimate, a=+1", Thumbs: []plot.Thumbnailer{
+				&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: plusDash}}}},
+			legendItem{Label: "estimate, a=−1", Thumbs: []plot.Thumbnailer{
+				&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: minusDash}}}},
+		)
+	}
 
 	// Title on top, legend rows at the bottom, panels in between.
 	c = draw.Crop(c, margin, -margin, margin/2, -margin)
 	title := plot.New().Title.TextStyle
 	title.Font = sans(titleSize - 1)
+	const titleText = "Transition densities: true (filled) and estimated from seed 0's final W (lines)"
+	fitText(&title, titleText, c.Max.X-c.Min.X)
 	titleH := title.Height("Xy") + vg.Points(8)
-	c.FillText(title, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(3)},
-		"Transition densities: true (filled) and estimated from seed 0's final W (lines)")
+	c.FillText(title, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(3)}, titleText)
 	legendH := drawLegendRows(c, items, gridLegendSize)
 	gc := draw.Crop(c, 0, 0, legendH+vg.Points(4), -titleH)
 	tiles := draw.Tiles{

@@ -49,6 +49,8 @@
 //     agent has regret values.
 //   - plus_count: number of steps per episode at which the agent chose
 //     a = +1 (0..H), mean and band: the paper's "planner action choices".
+//     The band is clipped to [0, H] (to [0, ∞) when Options.Horizon is
+//     unset), since a t interval over few seeds can reach past the bounds.
 //   - w_error: mean Frobenius error ‖Ŵ − W₀‖_F against episode per agent
 //     (summary.csv w_error_mean), on a log y axis when every value is
 //     positive. Skipped when no agent has an error.
@@ -83,5 +85,18 @@
 // and dashes; unknown agents get a fallback chosen deterministically from
 // the name. Legends are drawn outside the data area (a column on the right,
 // or rows under the density grid) so they never hide curves; bands are
-// drawn before all lines so they never hide them either.
+// drawn before all lines so they never hide them either. Text is Liberation
+// Sans, sized for 800 × 600 px.
+//
+// # Output formats
+//
+// png (the default) is 800 × 600 px; another Options size renders the same
+// layout at a proportionally higher or lower resolution. svg embeds its
+// font (about 0.5 MB per file) and names Arial and Helvetica, which have
+// the same metrics, as fallbacks. pdf goes through an adapter that corrects
+// two defects of gonum/plot v0.17's PDF backend: premultiplied colours,
+// which turned translucent bands grey, and UTF-8 text written into a cp1252
+// font, which garbled characters such as "−" and "·". Characters missing
+// from cp1252 are replaced by look-alikes, so pdf labels read "||W^ – W0||"
+// where png and svg show "‖Ŵ − W₀‖".
 package plotting

@@ -45,7 +45,9 @@ const (
 // cum_regret is written only if some agent has regret values, w_error only
 // if some agent has a W error, and mdp and densities only if dens is not
 // nil; densities uses each agent's final W from seed 0, last episode, of
-// episodes.csv. Both episodes.csv and summary.csv must exist.
+// episodes.csv. Both episodes.csv and summary.csv must exist and are fully
+// validated before anything is drawn. On a later error the paths written so
+// far are returned with it.
 func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, error) {
 	opt, err := opt.normalize()
 	if err != nil {
@@ -111,16 +113,16 @@ func summarySeries(sum *summaryData, skip func(agent string) bool,
 		}
 		rows := sum.Rows[a]
 		s := series{Name: a, Style: AgentStyle(a)}
-		hasBand := false
+		anyInterval := false
 		for _, r := range rows {
 			m, lo, hi := get(r)
 			s.X = append(s.X, float64(r.Episode))
 			s.Y = append(s.Y, m)
 			s.Lo = append(s.Lo, lo)
 			s.Hi = append(s.Hi, hi)
-			hasBand = hasBand || isFinite(lo) || isFinite(hi)
+			anyInterval = anyInterval || isFinite(lo) || isFinite(hi)
 		}
-		if !hasBand {
+		if !anyInterval {
 			s.Lo, s.Hi = nil, nil
 		}
 		if len(finitePoints(s.X, s.Y)) == 0 {
@@ -131,13 +133,22 @@ func summarySeries(sum *summaryData, skip func(agent string) bool,
 	return ss
 }
 
-// seedsNote describes the number of seeds for titles.
-func seedsNote(sum *summaryData) string {
+// ciNote describes the statistic of band figures for titles.
+func ciNote(sum *summaryData) string {
 	n := sum.maxSeeds()
 	if n == 1 {
 		return "1 seed"
 	}
-	return fmt.Sprintf("%d seeds", n)
+	return fmt.Sprintf("mean, 95%% CI over %d seeds", n)
+}
+
+// meanNote describes the statistic of figures without bands for titles.
+func meanNote(sum *summaryData) string {
+	n := sum.maxSeeds()
+	if n == 1 {
+		return "1 seed"
+	}
+	return fmt.Sprintf("mean over %d seeds", n)
 }
 
 // bandFigure draws series with bands and a right-hand legend into c.
@@ -149,11 +160,8 @@ func bandFigure(c draw.Canvas, p *plot.Plot, ss []series) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range ss {
-		if s.Lo != nil {
-			items = append(items, bandLegend())
-			break
-		}
+	if hasBand(ss) {
+		items = append(items, bandLegend())
 	}
 	fixLogRange(p)
 	drawWithLegend(c, p, items)
@@ -162,7 +170,7 @@ func bandFigure(c draw.Canvas, p *plot.Plot, ss []series) error {
 
 // cumRewardFigure draws mean cumulative reward per agent with its band.
 func cumRewardFigure(c draw.Canvas, sum *summaryData) error {
-	p := newPlot(fmt.Sprintf("Cumulative reward (mean, 95%% CI over %s)", seedsNote(sum)),
+	p := newPlot(fmt.Sprintf("Cumulative reward (%s)", ciNote(sum)),
 		"episode", "cumulative reward")
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		return r.CumRewardMean, r.CumRewardLo, r.CumRewardHi
@@ -173,7 +181,7 @@ func cumRewardFigure(c draw.Canvas, sum *summaryData) error {
 // cumRegretFigure draws mean cumulative regret against the oracle per
 // non-oracle agent with its band.
 func cumRegretFigure(c draw.Canvas, sum *summaryData) error {
-	p := newPlot(fmt.Sprintf("Cumulative regret vs oracle (mean, 95%% CI over %s)", seedsNote(sum)),
+	p := newPlot(fmt.Sprintf("Cumulative regret vs oracle (%s)", ciNote(sum)),
 		"episode", "cumulative regret")
 	ss := summarySeries(sum, func(a string) bool { return a == "oracle" },
 		func(r summaryRow) (float64, float64, float64) {
@@ -188,13 +196,25 @@ func plusCountFigure(c draw.Canvas, sum *summaryData, horizon int) error {
 	if horizon > 0 {
 		ylabel = fmt.Sprintf("steps with a = +1 (of H = %d)", horizon)
 	}
-	p := newPlot(fmt.Sprintf("Planner action choices (mean, 95%% CI over %s)", seedsNote(sum)),
+	p := newPlot(fmt.Sprintf("Planner action choices (%s)", ciNote(sum)),
 		"episode", ylabel)
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		return r.PlusCountMean, r.PlusCountLo, r.PlusCountHi
 	})
 	if len(ss) == 0 {
 		return errNoData
+	}
+	// The count lies in [0, H]: a t interval over few seeds can reach
+	// beyond, so the band is clipped to what is possible.
+	upper := math.Inf(1)
+	if horizon > 0 {
+		upper = float64(horizon)
+	}
+	for _, s := range ss {
+		for i := range s.Lo {
+			s.Lo[i] = math.Min(math.Max(s.Lo[i], 0), upper)
+			s.Hi[i] = math.Min(math.Max(s.Hi[i], 0), upper)
+		}
 	}
 	p.Y.Min = 0
 	if horizon > 0 {
@@ -220,11 +240,11 @@ func wErrorFigure(c draw.Canvas, sum *summaryData) error {
 			}
 		}
 	}
-	ylabel := "‖Ŵ − W₀‖_F"
+	ylabel := "Frobenius error ‖Ŵ − W₀‖"
 	if logY {
 		ylabel += " (log scale)"
 	}
-	p := newPlot(fmt.Sprintf("Model error (mean over %s)", seedsNote(sum)), "episode", ylabel)
+	p := newPlot(fmt.Sprintf("Estimation error of W (%s)", meanNote(sum)), "episode", ylabel)
 	if logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
@@ -241,4 +261,16 @@ func fixLogRange(p *plot.Plot) {
 			ax.Min, ax.Max = ax.Min/2, ax.Max*2
 		}
 	}
+}
+
+// hasBand reports whether some series has an interval of non-zero width.
+func hasBand(ss []series) bool {
+	for _, s := range ss {
+		for i := range s.Lo {
+			if isFinite(s.Lo[i]) && isFinite(s.Hi[i]) && s.Hi[i] > s.Lo[i] {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -132,12 +132,15 @@ func TestRunFigures(t *testing.T) {
 
 func TestRunFiguresFormats(t *testing.T) {
 	tests := []struct {
-		format string
-		magic  []string // any of
+		format   string
+		magic    []string // any of
+		contains []string
 	}{
-		{"png", []string{"\x89PNG\r\n\x1a\n"}},
-		{"svg", []string{"<?xml", "<svg"}},
-		{"pdf", []string{"%PDF"}},
+		{"png", []string{"\x89PNG\r\n\x1a\n"}, nil},
+		// Embedded font, and metric-compatible fallbacks for viewers
+		// that ignore it.
+		{"svg", []string{"<?xml", "<svg"}, []string{"@font-face", "font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"}},
+		{"pdf", []string{"%PDF"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.format, func(t *testing.T) {
@@ -163,6 +166,11 @@ func TestRunFiguresFormats(t *testing.T) {
 				}
 				if !ok {
 					t.Errorf("%s starts with %q, want one of %q", p, b[:min(len(b), 8)], tt.magic)
+				}
+				for _, c := range tt.contains {
+					if !bytes.Contains(b, []byte(c)) {
+						t.Errorf("%s lacks %q", p, c)
+					}
 				}
 			}
 		})
@@ -193,10 +201,37 @@ func TestOptionsErrors(t *testing.T) {
 	}
 }
 
-func TestRunFiguresBadTrueDensity(t *testing.T) {
-	_, err := RunFigures(fixtureResults, t.TempDir(), gaussSource{sigma: 0.6, badTrue: true}, Options{})
-	if err == nil || !strings.Contains(err.Error(), "true density") {
-		t.Fatalf("error %v, want one about the true density", err)
+// panicSource is a DensitySource whose True panics, like a buggy caller.
+type panicSource struct{ gaussSource }
+
+func (panicSource) True(s, a float64) Density { panic("boom") }
+
+func TestRunFiguresBadDensitySource(t *testing.T) {
+	tests := []struct {
+		name string
+		dens DensitySource
+		want string
+	}{
+		{"non-finite true density", gaussSource{sigma: 0.6, badTrue: true}, "true density P(·|s=0.5, a=+1) is not finite"},
+		{"panicking source", panicSource{gaussSource{sigma: 0.6}}, "boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			paths, err := RunFigures(fixtureResults, out, tt.dens, Options{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tt.want)
+			}
+			if want := filepath.Join(out, FigMDP+".png"); !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v does not name the figure %s", err, want)
+			}
+			if len(paths) != 4 {
+				t.Errorf("paths written before the error: %v, want the 4 summary figures", paths)
+			}
+			if _, err := os.Stat(filepath.Join(out, FigMDP+".png")); err == nil {
+				t.Error("a failed figure was left on disk")
+			}
+		})
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 )
 
 // TestPlotCheck writes every figure, for the fixtures and for a larger
@@ -41,6 +43,14 @@ func TestPlotCheck(t *testing.T) {
 		if err := SweepFigure(fixtureSweep, filepath.Join(root, "sweep."+format), Options{Format: format}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if _, err := RunFigures(fixtureResults, filepath.Join(root, "small"), gaussSource{sigma: 0.6},
+		Options{Width: 400 * vg.Inch / 96, Height: 300 * vg.Inch / 96}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunFigures(fixtureResults, filepath.Join(root, "large"), gaussSource{sigma: 0.6},
+		Options{Width: 1600 * vg.Inch / 96, Height: 1000 * vg.Inch / 96}); err != nil {
+		t.Fatal(err)
 	}
 	figs, err := RunFigures(big, filepath.Join(big, "plots"), gaussSource{sigma: 0.6}, Options{Horizon: fixtureHorizon})
 	if err != nil {

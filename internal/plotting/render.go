@@ -1,9 +1,11 @@
 package plotting
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,13 +13,14 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
-	// Register the output formats with draw.NewFormattedCanvas.
-	_ "gonum.org/v1/plot/vg/vgimg"
+	// Register the pdf format with draw.NewFormattedCanvas.
 	_ "gonum.org/v1/plot/vg/vgpdf"
-	_ "gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/smrl-dev/smrl/internal/errs"
 )
@@ -27,8 +30,13 @@ type Options struct {
 	// Format is "png" (the default when empty), "svg" or "pdf".
 	Format string
 	// Width and Height are the figure size; zero means 800 × 600 pixels
-	// at 96 dpi (600 × 450 pt), which is also the physical size of svg
-	// and pdf output.
+	// at 96 dpi (600 × 450 pt). Each side must lie in [100, 20000] px
+	// (75–15000 pt). For png the figure is laid out at about the default
+	// size and rendered at the resolution that gives Width × Height
+	// pixels (Width·96/72 px wide), so a larger size is a sharper copy of
+	// the same figure rather than one with smaller text. For svg and pdf
+	// the size is the physical page size and fonts keep their point
+	// sizes.
 	Width, Height vg.Length
 	// Horizon is the number of steps per episode H; when positive the
 	// plus_count y axis spans [0, H]. Zero fits the axis to the data.
@@ -42,6 +50,15 @@ type Options struct {
 const (
 	DefaultWidth  = 800 * vg.Inch / 96
 	DefaultHeight = 600 * vg.Inch / 96
+)
+
+// Size and resolution limits: no side under 100 px or over 20000 px (at
+// 96 dpi), and png resolution between 24 and 960 dpi.
+const (
+	minSize = 100 * vg.Inch / 96
+	maxSize = 20000 * vg.Inch / 96
+	minDPI  = 24
+	maxDPI  = 960
 )
 
 // normalize returns opt with defaults filled in, or an error for an
@@ -62,6 +79,10 @@ func (opt Options) normalize() (Options, error) {
 	}
 	if opt.Height == 0 {
 		opt.Height = DefaultHeight
+	}
+	if opt.Width > maxSize || opt.Height > maxSize || opt.Width < minSize || opt.Height < minSize {
+		return opt, errs.Invalid(fmt.Errorf("plot size %.0f×%.0f pt: want each side in [%.0f, %.0f] pt",
+			opt.Width.Points(), opt.Height.Points(), minSize.Points(), maxSize.Points()))
 	}
 	if opt.Horizon < 0 {
 		return opt, errs.Invalid(fmt.Errorf("horizon %d: must not be negative", opt.Horizon))
@@ -121,11 +142,11 @@ type series struct {
 	Hi    []float64
 }
 
-// finitePoints returns the points of xs, ys whose y is finite.
+// finitePoints returns the points of xs, ys where both are finite.
 func finitePoints(xs, ys []float64) plotter.XYs {
 	pts := make(plotter.XYs, 0, len(xs))
 	for i := range xs {
-		if !math.IsNaN(ys[i]) && !math.IsInf(ys[i], 0) && !math.IsNaN(xs[i]) && !math.IsInf(xs[i], 0) {
+		if isFinite(xs[i]) && isFinite(ys[i]) {
 			pts = append(pts, plotter.XY{X: xs[i], Y: ys[i]})
 		}
 	}
@@ -133,7 +154,7 @@ func finitePoints(xs, ys []float64) plotter.XYs {
 }
 
 // band returns the polygon lo (left to right) then hi (right to left) of
-// the points where mean, lo and hi are all finite, or nil when fewer than
+// the points where x, lo and hi are all finite, or nil when fewer than
 // two such points exist.
 func band(xs, lo, hi []float64, c color.RGBA) (*plotter.Polygon, error) {
 	var l, h plotter.XYs
@@ -162,16 +183,16 @@ func band(xs, lo, hi []float64, c color.RGBA) (*plotter.Polygon, error) {
 
 func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// markerEvery is the target number of markers per curve; markers sit on a
-// subset of the points so that long runs stay readable.
-const markerEvery = 10
+// markersPerCurve is the target number of markers per curve; markers sit
+// on a subset of the points so that long runs stay readable.
+const markersPerCurve = 10
 
 // lineWidth is the width of mean lines.
 var lineWidth = vg.Points(1.8)
 
 // addSeries adds every series' band, then every line, then every marker to
-// p (so that no band hides a line) and returns one legend item per series.
-// With logY, non-positive values are dropped.
+// p (so that no band hides a line) and returns one legend item per series
+// with points. Non-finite values are left out.
 func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 	for _, s := range ss {
 		if s.Lo == nil {
@@ -201,7 +222,7 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		line.Dashes = s.Style.Dashes
 		// Markers on a subset of points, staggered per series so that
 		// overlapping curves still show every marker.
-		step := max(1, (len(pts)+markerEvery-1)/markerEvery)
+		step := max(1, (len(pts)+markersPerCurve-1)/markersPerCurve)
 		var mk plotter.XYs
 		for i := (k * max(1, step/3)) % step; i < len(pts); i += step {
 			mk = append(mk, pts[i])
@@ -258,29 +279,102 @@ func newLegend(items []legendItem, size vg.Length) plot.Legend {
 // the data area, outside it, so that it never hides a curve.
 func drawWithLegend(c draw.Canvas, p *plot.Plot, items []legendItem) {
 	c = draw.Crop(c, margin, -margin, margin, -margin)
-	if len(items) == 0 {
-		p.Draw(c)
-		return
-	}
-	l := newLegend(items, legendSize)
+	pc := c
+	var l plot.Legend
 	gap := vg.Points(10)
-	width := l.Rectangle(c).Size().X + gap + vg.Points(8)
-	pc := draw.Crop(c, 0, -width, 0, 0)
-	p.Draw(pc)
-	data := p.DataCanvas(pc)
-	lc := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
-		Min: vg.Point{X: pc.Max.X + gap, Y: c.Min.Y},
-		Max: vg.Point{X: c.Max.X, Y: data.Max.Y},
-	}}
-	l.Draw(lc)
+	if len(items) > 0 {
+		l = newLegend(items, legendSize)
+		width := l.Rectangle(c).Size().X + gap + vg.Points(8)
+		pc = draw.Crop(c, 0, -width, 0, 0)
+	}
+	fitText(&p.Title.TextStyle, p.Title.Text, pc.Max.X-pc.Min.X)
+	data := drawPlot(pc, p)
+	if len(items) > 0 {
+		lc := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: pc.Max.X + gap, Y: c.Min.Y},
+			Max: vg.Point{X: c.Max.X, Y: data.Max.Y},
+		}}
+		l.Draw(lc)
+	}
 }
 
-// writeFigure renders draw into a canvas of the options' size and format
-// and writes it to path. A partly written file is removed.
+// minFontSize is the smallest size fitText shrinks text to.
+const minFontSize = 7
+
+// fitText shrinks sty's font until txt fits in width, down to minFontSize,
+// so that long titles are not clipped in small figures.
+func fitText(sty *text.Style, txt string, width vg.Length) {
+	if w := sty.Width(txt); w > width && w > 0 {
+		sty.Font.Size = max(vg.Length(minFontSize), sty.Font.Size*width/w)
+	}
+}
+
+// drawPlot draws p into c and returns its data area. gonum/plot places
+// the glyph box of a centred axis label at the arithmetic mid-point of the
+// axis range, which on a log axis lies far off-centre and needlessly
+// shrinks the data area; so the labels of log axes are drawn here instead,
+// centred on the data area.
+func drawPlot(c draw.Canvas, p *plot.Plot) draw.Canvas {
+	isLog := func(ax *plot.Axis) bool {
+		_, ok := ax.Scale.(plot.LogScale)
+		return ok && ax.Label.Text != ""
+	}
+	xl, yl := p.X.Label, p.Y.Label
+	inner := c
+	if isLog(&p.X) {
+		inner = draw.Crop(inner, 0, 0, xl.TextStyle.Height(xl.Text)+xl.Padding, 0)
+		p.X.Label.Text = ""
+		defer func() { p.X.Label.Text = xl.Text }()
+	}
+	if isLog(&p.Y) {
+		inner = draw.Crop(inner, yl.TextStyle.Height(yl.Text)+yl.Padding, 0, 0, 0)
+		p.Y.Label.Text = ""
+		defer func() { p.Y.Label.Text = yl.Text }()
+	}
+	p.Draw(inner)
+	data := p.DataCanvas(inner)
+	if p.X.Label.Text == "" && xl.Text != "" {
+		descent := xl.TextStyle.FontExtents().Descent
+		c.FillText(xl.TextStyle, vg.Point{X: data.Center().X, Y: c.Min.Y + descent}, xl.Text)
+	}
+	if p.Y.Label.Text == "" && yl.Text != "" {
+		sty := yl.TextStyle
+		sty.Rotation += math.Pi / 2
+		descent := yl.TextStyle.FontExtents().Descent
+		c.FillText(sty, vg.Point{X: c.Min.X + yl.TextStyle.Height(yl.Text) - descent, Y: data.Center().Y}, yl.Text)
+	}
+	return data
+}
+
+// writeFigure calls render on a blank white canvas of the options' size and
+// format and writes the result to path, creating its directory. Nothing is
+// written when render fails, and a partly written file is removed.
 func writeFigure(path string, opt Options, render func(c draw.Canvas) error) (err error) {
-	cv, err := draw.NewFormattedCanvas(opt.Width, opt.Height, opt.Format)
-	if err != nil {
-		return fmt.Errorf("figure %s: %w", path, err)
+	var cv vg.CanvasWriterTo
+	switch opt.Format {
+	case "png":
+		// Draw the figure at (about) the default size and scale it to
+		// the requested pixels through the resolution, so that fonts,
+		// lines and margins keep their proportions at any pixel size.
+		scale := math.Min(float64(opt.Width/DefaultWidth), float64(opt.Height/DefaultHeight))
+		dpi := min(max(int(math.Round(vgimg.DefaultDPI*scale)), minDPI), maxDPI)
+		w := opt.Width * vgimg.DefaultDPI / vg.Length(dpi)
+		h := opt.Height * vgimg.DefaultDPI / vg.Length(dpi)
+		cv = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}
+	case "svg":
+		// Embedded fonts make the figure look the same in every viewer;
+		// without them a viewer lacking Liberation Sans substitutes a
+		// wider font and long labels overflow.
+		cv = vgsvg.NewWith(vgsvg.UseWH(opt.Width, opt.Height), vgsvg.EmbedFonts(true))
+	default:
+		var err error
+		cv, err = draw.NewFormattedCanvas(opt.Width, opt.Height, opt.Format)
+		if err != nil {
+			return fmt.Errorf("figure %s: %w", path, err)
+		}
+		if opt.Format == "pdf" {
+			cv = pdfCanvas{cv}
+		}
 	}
 	dc := draw.New(cv)
 	dc.SetColor(color.White)
@@ -305,10 +399,26 @@ func writeFigure(path string, opt Options, render func(c draw.Canvas) error) (er
 			os.Remove(path)
 		}
 	}()
-	if _, err := cv.WriteTo(f); err != nil {
+	var out io.WriterTo = cv
+	if opt.Format == "svg" {
+		var buf bytes.Buffer
+		if _, err := cv.WriteTo(&buf); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		out = bytes.NewBuffer(svgFontFallback(buf.Bytes()))
+	}
+	if _, err := out.WriteTo(f); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// svgFontFallback adds metric-compatible fallbacks (Arial, Helvetica) to
+// the font family of every text element of a vgsvg figure, for viewers
+// that neither load the embedded font nor have Liberation Sans.
+func svgFontFallback(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"),
+		[]byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
 }
 
 // safeDraw runs f and converts a panic inside gonum/plot (which panics on

@@ -43,10 +43,10 @@ func Report(dir string, figures []string) error {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "# smrl results: %s\n\n", filepath.Base(absDir))
-	fmt.Fprintf(&b, "Generated from `%s` in `%s`. Intervals are 95%% Student-t intervals over seeds.\n\n",
-		summaryFile, dir)
+	fmt.Fprintf(&b, "Generated from `%s` and `%s`. Values are means over seeds with 95%% Student-t intervals in brackets.\n\n",
+		summaryFile, episodesFile)
 	b.WriteString("## Final episode\n\n")
-	b.WriteString("| agent | seeds | episode | cumulative reward | cumulative regret | plus count | W error |\n")
+	b.WriteString("| agent | seeds | episode | cumulative reward | cumulative regret | plus count (steps with a = +1) | W error |\n")
 	b.WriteString("|---|---:|---:|---|---|---|---:|\n")
 	for _, a := range sum.Agents {
 		rows := sum.Rows[a]

@@ -78,7 +78,7 @@ func sweepFigure(c draw.Canvas, d *sweepData) error {
 		reps = "1 repeat"
 	}
 	p := newPlot(fmt.Sprintf("Estimation error vs sample size (mean ± 1.96·sd/√R, %s)", reps),
-		"number of samples n (log scale)", "‖Ŵ − W₀‖_F (log scale)")
+		"number of samples n (log scale)", "Frobenius error ‖Ŵ − W₀‖ (log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
 
@@ -112,7 +112,9 @@ func sweepFigure(c draw.Canvas, d *sweepData) error {
 		p.Add(gl)
 		items = append(items, legendItem{Label: fmt.Sprintf("c/√n (c = %.3g)", cst), Thumbs: []plot.Thumbnailer{gl}})
 	}
-	items = append(items, legendItem{Label: "95% CI of mean", Thumbs: bandLegend().Thumbs})
+	if hasBand(ss) {
+		items = append(items, legendItem{Label: "95% CI of mean", Thumbs: bandLegend().Thumbs})
+	}
 	fixLogRange(p)
 	drawWithLegend(c, p, items)
 	return nil

@@ -393,3 +393,24 @@ func TestBeta(t *testing.T) {
 		t.Errorf("BetaPractical = %.15g, want %.15g", got, want)
 	}
 }
+
+// Regression: once the Newton decrement is ~1e-12, cur + 1e-4·t·dec rounds
+// to cur and a step without progress used to be accepted until the
+// iteration limit. The paper's config with n = 1000 hit it.
+func TestMLEConvergesAtRoundingLimit(t *testing.T) {
+	m := paperModel(t, []float64{1, 1})
+	for seed := uint64(0); seed < 8; seed++ {
+		phis, nexts := draw(t, m, 1000, rand.New(rand.NewPCG(seed, 1)))
+		mle := NewMLE(m.Dist, 2)
+		for j := range phis {
+			mle.Add(phis[j], nexts[j])
+		}
+		f, err := mle.Fit(1e-4, nil)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if math.Hypot(f.W[0]-1, f.W[1]-1) > 0.3 {
+			t.Errorf("seed %d: MLE %v far from [1, 1]", seed, f.W)
+		}
+	}
+}

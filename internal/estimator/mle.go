@@ -125,7 +125,7 @@ func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 					trial[j] = w[j] + t*step[j]
 				}
 				next = obj(trial, nil, nil)
-				if next >= cur+1e-4*t*dec {
+				if next > cur && next >= cur+1e-4*t*dec {
 					break
 				}
 			}

@@ -26,7 +26,7 @@ func TestMeanCI(t *testing.T) {
 
 func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
 	res := &runner.Result{
-		Trials: []runner.Trial{{"sm", 0}, {"sm", 1}, {"oracle", 0}, {"oracle", 1}},
+		Trials: []runner.Trial{{Agent: "sm", Seed: 0}, {Agent: "sm", Seed: 1}, {Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}},
 		Episodes: [][]runner.Episode{
 			{{Episode: 1, Reward: 3, WError: 0.5, W: []float64{1, 2}}, {Episode: 2, Reward: 4, WError: 0.25, W: []float64{1, 1}}},
 			{{Episode: 1, Reward: 1, W: []float64{0, 0}}, {Episode: 2, Reward: 2, W: []float64{0, 0}}},

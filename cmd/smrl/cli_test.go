@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+)
+
+// run runs smrl with args and returns the exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (ExitCode, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// wantUsage checks exit code 2, nothing on stdout and every fragment on
+// stderr.
+func wantUsage(t *testing.T, code ExitCode, stdout, stderr string, fragments ...string) {
+	t.Helper()
+	if code != ExitUsage {
+		t.Errorf("exit code %d, want %d; stderr:\n%s", code, ExitUsage, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("stdout not empty on error:\n%s", stdout)
+	}
+	if !strings.HasPrefix(stderr, "smrl: ") {
+		t.Errorf("stderr does not start with \"smrl: \":\n%s", stderr)
+	}
+	for _, f := range fragments {
+		if !strings.Contains(stderr, f) {
+			t.Errorf("stderr does not mention %q:\n%s", f, stderr)
+		}
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want ExitCode
+	}{
+		{nil, ExitOK},
+		{errors.New("boom"), ExitFailure},
+		{errs.Invalid(errors.New("bad")), ExitUsage},
+		{fmt.Errorf("wrapped: %w", errs.Invalid(errors.New("bad"))), ExitUsage},
+		{usageErrorf("bad flag"), ExitUsage},
+		{fmt.Errorf("run: %w", errs.ErrInterrupted), ExitInterrupted},
+	} {
+		if got := exitCode(tc.err); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestPrintError(t *testing.T) {
+	var b bytes.Buffer
+	printError(&b, "smrl estimate", usageErrorf("unknown method %q", "foo"))
+	want := "smrl: unknown method \"foo\"\nRun 'smrl estimate --help' for usage.\n"
+	if b.String() != want {
+		t.Errorf("usage error printed as %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	printError(&b, "smrl estimate", errs.Invalid(errors.New("x.csv line 3: bad")))
+	if want := "smrl: x.csv line 3: bad\n"; b.String() != want {
+		t.Errorf("data error printed as %q, want %q (no --help hint)", b.String(), want)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, errOut := run(t, "version")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	want := fmt.Sprintf("smrl %s (%s, %s/%s)", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if first, _, _ := strings.Cut(out, "\n"); first != want {
+		t.Errorf("version prints %q, want %q", first, want)
+	}
+	if versionString() == "" {
+		t.Error("versionString is empty")
+	}
+	if rev := vcsRevision(); rev != "" && !strings.Contains(out, rev) {
+		t.Errorf("version does not print the revision %s:\n%s", rev, out)
+	}
+	code, out2, _ := run(t, "--version")
+	if code != ExitOK || out2 != out {
+		t.Errorf("--version: exit %d, output %q, want %q", code, out2, out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		fragments []string
+	}{
+		{[]string{"bogus"}, []string{`unknown command "bogus"`, "Run 'smrl --help' for usage."}},
+		{[]string{"--bogus"}, []string{"unknown flag: --bogus", "Run 'smrl --help' for usage."}},
+		{[]string{"version", "extra"}, []string{`"extra"`, "Run 'smrl version --help' for usage."}},
+		{[]string{"estimate", "--bogus"}, []string{"unknown flag: --bogus", "Run 'smrl estimate --help' for usage."}},
+		{[]string{"estimate", "--n", "abc"}, []string{`"abc"`, "--n", "smrl estimate --help"}},
+		{[]string{"estimate", "stray"}, []string{`"stray"`}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := run(t, tc.args...)
+			wantUsage(t, code, out, errOut, tc.fragments...)
+			if n := strings.Count(errOut, "smrl: "); n != 1 {
+				t.Errorf("error printed %d times:\n%s", n, errOut)
+			}
+		})
+	}
+}
+
+func TestHelpAndCompletion(t *testing.T) {
+	for _, args := range [][]string{nil, {"--help"}, {"help", "estimate"}, {"estimate", "--help"}, {"completion", "bash"}} {
+		code, out, errOut := run(t, args...)
+		if code != ExitOK || out == "" || errOut != "" {
+			t.Errorf("smrl %v: exit %d, %d bytes of stdout, stderr %q", args, code, len(out), errOut)
+		}
+	}
+	_, out, _ := run(t, "--help")
+	for _, want := range []string{"estimate", "version", "completion", "score matching"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("smrl --help does not mention %q", want)
+		}
+	}
+}

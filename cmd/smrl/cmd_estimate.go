@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/estimate"
+	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/spf13/cobra"
+)
+
+// EstimateOptions are the flags of smrl estimate.
+type EstimateOptions struct {
+	IO  *IOStreams
+	Cmd *cobra.Command // for loadConfig
+
+	ConfigPath string
+	DataPath   string
+	Methods    []string
+	Format     string
+	Out        string
+
+	// Which flags were given, for the checks of flag combinations.
+	NSet, RepeatsSet, SweepNSet bool
+}
+
+// estimateKeys maps config keys to the flags of smrl estimate.
+var estimateKeys = map[string]string{
+	"estimate.n":       "n",
+	"estimate.repeats": "repeats",
+	"estimate.sweep_n": "sweep-n",
+	"lambda":           "lambda",
+	"seed":             "seed",
+	"workers":          "workers",
+}
+
+// NewCmdEstimate returns smrl estimate.
+func NewCmdEstimate(io *IOStreams) *cobra.Command {
+	opts := &EstimateOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "estimate [flags]",
+		Short: "Estimate W from transitions with score matching, least squares and MLE",
+		Long: `Estimate the parameter W of the configured transition family
+P_W(s'|s,a) = q(s') exp(<psi(s'), W phi(s,a)> − Z) from transitions, with
+score matching (sm), ridge least squares (lds) and maximum likelihood (mle),
+and report each estimate, its distance |Ŵ − W0|_F from the true W0 and the
+time it took.
+
+The transitions come from --data, a CSV file with header s,a,s_next (or
+s0,…,a0,…,s_next0,… for more dimensions), or are drawn from the config's
+true model: estimate.n i.i.d. transitions with s ~ Unif[init_low, init_high],
+a uniform over env.actions and s' ~ P_W0(·|s,a). |Ŵ − W0|_F is reported only
+for drawn data.
+
+With --sweep-n or --out, smrl estimate sweeps the sample size instead: for
+every n of estimate.sweep_n and every repeat it draws fresh data, fits every
+method and writes the rows method,n,repeat,frobenius_error to the CSV file
+--out, then prints the fitted slope of log mean error on log n per method.
+The file does not depend on the number of workers.
+
+--n, --lambda, --seed, --repeats, --sweep-n and --workers override the config
+keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
+(also settable as SMRL_ESTIMATE_N, SMRL_LAMBDA, ...).`,
+		Example: `  smrl estimate --n 2000
+  smrl estimate --data transitions.csv --method sm,lds --format json
+  smrl estimate --sweep-n 100,1000,10000 --repeats 20 --out sweep.csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Cmd = cmd
+			f := cmd.Flags()
+			opts.NSet = f.Changed("n")
+			opts.RepeatsSet = f.Changed("repeats")
+			opts.SweepNSet = f.Changed("sweep-n")
+			return estimateRun(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.ConfigPath, "config", "", "experiment config `FILE` (default: the paper's settings)")
+	f.StringVar(&opts.DataPath, "data", "", "CSV `FILE` of transitions (default: draw them from the config's true model)")
+	f.Int("n", 0, "number of transitions to draw (config estimate.n, default 1000)")
+	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle (default all)")
+	f.Float64("lambda", 0, "ridge regularisation λ >= 0 (config lambda, default 1e-4)")
+	f.Uint64("seed", 0, "master seed of the drawn data (config seed, default 1)")
+	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
+	f.IntSlice("sweep-n", nil, "sweep these sample `sizes` (config estimate.sweep_n); needs --out")
+	f.Int("repeats", 0, "data sets per size in a sweep (config estimate.repeats, default 20)")
+	f.StringVar(&opts.Out, "out", "", "write the sweep's errors to this CSV `FILE` (runs a sweep)")
+	f.Int("workers", 0, "parallel sweep jobs; 0 = all cores (config workers)")
+	return cmd
+}
+
+// estimateRun does the work of smrl estimate. Output is written only once
+// everything succeeded.
+func estimateRun(opts *EstimateOptions) error {
+	if opts.Format != "table" && opts.Format != "json" {
+		return usageErrorf("unknown --format %q (known: table, json)", opts.Format)
+	}
+	methods, err := estimate.ParseMethods(opts.Methods)
+	if err != nil {
+		return asUsage(fmt.Errorf("--method: %w", err))
+	}
+	sweep := opts.SweepNSet || opts.Out != ""
+	switch {
+	case opts.SweepNSet && opts.Out == "":
+		return usageErrorf("--sweep-n needs --out FILE for the CSV of errors")
+	case sweep && opts.DataPath != "":
+		return usageErrorf("a sweep (--sweep-n, --out) draws its own data and cannot use --data")
+	case sweep && opts.NSet:
+		return usageErrorf("--n does not apply to a sweep; give the sizes with --sweep-n")
+	case !sweep && opts.RepeatsSet:
+		return usageErrorf("--repeats applies to a sweep only (--sweep-n and --out)")
+	case opts.DataPath != "" && opts.NSet:
+		return usageErrorf("--n does not apply to --data: every transition of the file is used")
+	}
+
+	c, err := loadConfig(opts.Cmd, opts.ConfigPath, estimateKeys)
+	if err != nil {
+		return err
+	}
+	ctx := opts.Cmd.Context()
+
+	if sweep {
+		rows, err := estimate.Sweep(ctx, c, estimate.SweepOptions{Methods: methods})
+		if err != nil {
+			return lambdaHint(err)
+		}
+		if err := estimate.WriteSweep(opts.Out, rows); err != nil {
+			return err
+		}
+		var parts []string
+		for _, s := range estimate.Slopes(rows) {
+			if s.OK {
+				parts = append(parts, fmt.Sprintf("%s %.3f", s.Method, s.Slope))
+			} else {
+				parts = append(parts, s.Method+" n/a")
+			}
+		}
+		sizes := len(rows) / len(methods) / c.Estimate.Repeats
+		_, err = fmt.Fprintf(opts.IO.Out, "wrote %s (%d methods × %d sizes × %d repeats); slope of log mean |W−W0|_F on log n: %s\n",
+			opts.Out, len(methods), sizes, c.Estimate.Repeats, strings.Join(parts, ", "))
+		return err
+	}
+
+	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath})
+	if err != nil {
+		return lambdaHint(err)
+	}
+	var b bytes.Buffer
+	if opts.Format == "json" {
+		err = res.WriteJSON(&b)
+	} else {
+		err = res.WriteTable(&b)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = opts.IO.Out.Write(b.Bytes())
+	return err
+}
+
+// lambdaHint points at --lambda when an estimator failed because of the
+// user's choice of λ and data (a singular system, or an MLE without a
+// maximiser at λ = 0).
+func lambdaHint(err error) error {
+	if errors.Is(err, errs.ErrInvalidInput) &&
+		(errors.Is(err, estimator.ErrSingular) || errors.Is(err, estimator.ErrNoConvergence)) {
+		return &hinted{err, "hint: λ is set by --lambda (config key lambda), e.g. --lambda 1e-4"}
+	}
+	return err
+}
+
+// hinted appends a hint to an error's message, keeping what it wraps.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() + "\n" + h.hint }
+func (h *hinted) Unwrap() error { return h.err }

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// loadConfig resolves the config of cmd: the embedded defaults, the file at
+// path (none when empty), SMRL_* environment variables, then the flags of
+// cmd that were set. keys maps a config key ("episodes", "estimate.n") to
+// the name of the flag of cmd that overrides it. Every error wraps
+// errs.ErrInvalidInput.
+func loadConfig(cmd *cobra.Command, path string, keys map[string]string) (*config.Config, error) {
+	flags := make(map[string]*pflag.Flag, len(keys))
+	for key, name := range keys {
+		f := cmd.Flags().Lookup(name)
+		if f == nil {
+			// A programming error: the key table names a flag cmd lacks.
+			return nil, fmt.Errorf("internal error: %s has no flag --%s for config key %s", cmd.CommandPath(), name, key)
+		}
+		flags[key] = f
+	}
+	return config.Load(config.Options{Path: path, Flags: flags, Environ: os.Environ()})
+}

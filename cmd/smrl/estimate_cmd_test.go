@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+type estimateJSON struct {
+	N         int         `json:"n"`
+	Lambda    float64     `json:"lambda"`
+	Family    string      `json:"family"`
+	Features  string      `json:"features"`
+	Data      string      `json:"data"`
+	W0        [][]float64 `json:"w0"`
+	Estimates []struct {
+		Method         string      `json:"method"`
+		W              [][]float64 `json:"W"`
+		FrobeniusError *float64    `json:"frobenius_error"`
+		Seconds        float64     `json:"seconds"`
+	} `json:"estimates"`
+}
+
+func runJSON(t *testing.T, args ...string) estimateJSON {
+	t.Helper()
+	code, out, errOut := run(t, append([]string{"estimate", "--format", "json"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+	}
+	var r estimateJSON
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		t.Fatalf("decoding %s: %v", out, err)
+	}
+	return r
+}
+
+func TestEstimateDefaultConfig(t *testing.T) {
+	r := runJSON(t, "--n", "2000")
+	if r.N != 2000 || r.Lambda != 1e-4 || r.Family != "custom-sin(freq=4, alpha=1.7)" || r.Features != "linear" {
+		t.Errorf("header n=%d lambda=%g family=%q features=%q", r.N, r.Lambda, r.Family, r.Features)
+	}
+	if len(r.W0) != 1 || len(r.W0[0]) != 2 || r.W0[0][0] != 1 || r.W0[0][1] != 1 {
+		t.Errorf("w0 = %v, want [[1 1]]", r.W0)
+	}
+	if len(r.Estimates) != 3 {
+		t.Fatalf("%d estimates, want 3: %+v", len(r.Estimates), r.Estimates)
+	}
+	for i, m := range []string{"sm", "lds", "mle"} {
+		e := r.Estimates[i]
+		if e.Method != m || len(e.W) != 1 || len(e.W[0]) != 2 || e.FrobeniusError == nil || e.Seconds < 0 {
+			t.Errorf("estimate %d = %+v, want method %s with a 1×2 W and an error", i, e, m)
+		}
+	}
+	sm := r.Estimates[0].W[0]
+	if math.Abs(sm[0]-1) > 0.25 || math.Abs(sm[1]-1) > 0.25 {
+		t.Errorf("sm W = %v, want within 0.25 of [1 1]", sm)
+	}
+	if lds := r.Estimates[1].W[0]; math.Abs(lds[1]) > 0.2 {
+		t.Errorf("lds W = %v: its action coefficient should be small (E[s'] barely depends on a)", lds)
+	}
+	if f := *r.Estimates[0].FrobeniusError; math.Abs(f-math.Hypot(sm[0]-1, sm[1]-1)) > 1e-12 {
+		t.Errorf("sm frobenius_error %g does not match W %v", f, sm)
+	}
+
+	// The same seed gives the same data and estimates; the table names
+	// every column.
+	again := runJSON(t, "--n", "2000")
+	if again.Estimates[0].W[0][0] != sm[0] {
+		t.Errorf("two runs with the same seed differ: %v vs %v", again.Estimates[0].W, sm)
+	}
+	code, out, _ := run(t, "estimate", "--n", "300", "--method", "sm,lds")
+	if code != ExitOK {
+		t.Fatalf("table: exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "method  n") || !strings.Contains(lines[0], "|W−W0|_F") ||
+		!strings.HasPrefix(lines[1], "sm ") || !strings.HasPrefix(lines[2], "lds ") {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+func TestEstimateConfigLayers(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfg, []byte("lambda: 0.01\nestimate:\n  n: 150\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runJSON(t, "--config", cfg, "--method", "lds")
+	if r.N != 150 || r.Lambda != 0.01 {
+		t.Errorf("config file: n=%d lambda=%g, want 150, 0.01", r.N, r.Lambda)
+	}
+	t.Setenv("SMRL_ESTIMATE_N", "120")
+	if r := runJSON(t, "--config", cfg, "--method", "lds"); r.N != 120 {
+		t.Errorf("SMRL_ESTIMATE_N=120: n=%d", r.N)
+	}
+	if r := runJSON(t, "--config", cfg, "--method", "lds", "--n", "90", "--lambda", "0.5"); r.N != 90 || r.Lambda != 0.5 {
+		t.Errorf("flags: n=%d lambda=%g, want 90, 0.5", r.N, r.Lambda)
+	}
+	code, out, errOut := run(t, "estimate", "--n", "0")
+	wantUsage(t, code, out, errOut, "estimate.n")
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestEstimateData(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	b.WriteString("s,a,s_next\n")
+	for i := range 200 {
+		s := float64(i%21)/10 - 1
+		a := float64(1 - 2*(i%2))
+		next := 0.3*s + 0.2*a + 0.05*math.Sin(float64(i))
+		b.WriteString(ftoa(s) + "," + ftoa(a) + "," + ftoa(next) + "\n")
+	}
+	p := writeFile(t, dir, "good.csv", b.String())
+	r := runJSON(t, "--data", p, "--method", "lds,sm")
+	if r.N != 200 || r.Data != p || r.W0 != nil || len(r.Estimates) != 2 || r.Estimates[0].Method != "lds" {
+		t.Fatalf("--data: %+v", r)
+	}
+	for _, e := range r.Estimates {
+		if e.FrobeniusError != nil {
+			t.Errorf("%s: frobenius_error given for user data", e.Method)
+		}
+	}
+	if lds := r.Estimates[0].W[0]; math.Abs(lds[0]-0.3) > 0.02 || math.Abs(lds[1]-0.2) > 0.02 {
+		t.Errorf("lds W = %v, want ≈ [0.3 0.2]", lds)
+	}
+	code, out, _ := run(t, "estimate", "--data", p, "--method", "lds")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 6 || f[0] != "lds" || f[1] != "200" || f[4] != "-" {
+		t.Errorf("table for --data (exit %d):\n%s", code, out)
+	}
+}
+
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func TestEstimateBadData(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content string
+		want          string
+	}{
+		{"missing-column.csv", "s,a\n1,2\n", "line 1"},
+		{"width.csv", "s,a,s_next\n1,1,0.5\n1,2\n", "line 3"},
+		{"not-number.csv", "s,a,s_next\n1,abc,0.5\n", "line 2"},
+		{"nan.csv", "s,a,s_next\n1,1,0.5\n0,-1,NaN\n", "line 3"},
+		{"empty.csv", "", "empty.csv"},
+		{"dims.csv", "s0,s1,a0,s_next0,s_next1\n1,2,1,3,4\n", "dims.csv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, dir, tc.name, tc.content)
+			code, out, errOut := run(t, "estimate", "--data", p)
+			wantUsage(t, code, out, errOut, tc.want, tc.name)
+			if strings.Contains(errOut, "--help") {
+				t.Errorf("a data error should not point at --help:\n%s", errOut)
+			}
+		})
+	}
+	missing := filepath.Join(dir, "missing.csv")
+	code, out, errOut := run(t, "estimate", "--data", missing)
+	wantUsage(t, code, out, errOut, "missing.csv")
+}
+
+func TestEstimateFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "d.csv", "s,a,s_next\n0.1,1,0.2\n0.3,-1,0.1\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "sm,foo"}, `"foo"`},
+		{[]string{"--format", "xml"}, `"xml"`},
+		{[]string{"--sweep-n", "100,200"}, "--out"},
+		{[]string{"--sweep-n", "100", "--out", filepath.Join(dir, "x.csv"), "--data", data}, "--data"},
+		{[]string{"--out", filepath.Join(dir, "x.csv"), "--n", "10"}, "--n"},
+		{[]string{"--repeats", "3"}, "--repeats"},
+		{[]string{"--data", data, "--n", "10"}, "--n"},
+		{[]string{"--lambda", "-1"}, "lambda"},
+		{[]string{"--config", filepath.Join(dir, "nope.yaml")}, "nope.yaml"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := run(t, append([]string{"estimate"}, tc.args...)...)
+			wantUsage(t, code, out, errOut, tc.want)
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.csv")); !os.IsNotExist(err) {
+		t.Errorf("a failed sweep left x.csv behind (%v)", err)
+	}
+}
+
+func TestEstimateSingular(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "same.csv", "s,a,s_next\n0.5,1,0.3\n0.5,1,0.3\n0.5,1,0.3\n0.5,1,0.3\n")
+	code, out, errOut := run(t, "estimate", "--data", p, "--lambda", "0", "--method", "lds")
+	wantUsage(t, code, out, errOut, "lambda", "lds", "singular")
+	code, out, errOut = run(t, "estimate", "--data", p, "--lambda", "0")
+	wantUsage(t, code, out, errOut, "--lambda")
+}
+
+func TestEstimateSweep(t *testing.T) {
+	dir := t.TempDir()
+	sweep := func(name string, extra ...string) []byte {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		args := append([]string{"estimate", "--sweep-n", "300,100", "--repeats", "3", "--method", "sm,lds", "--out", p}, extra...)
+		code, out, errOut := run(t, args...)
+		if code != ExitOK {
+			t.Fatalf("exit %d; stderr:\n%s", code, errOut)
+		}
+		if strings.Count(out, "\n") != 1 || !strings.Contains(out, p) || !strings.Contains(out, "sm ") || !strings.Contains(out, "lds ") {
+			t.Errorf("summary is not one line naming the file and the methods:\n%s", out)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	a := sweep("a.csv")
+	lines := strings.Split(strings.TrimSuffix(string(a), "\n"), "\n")
+	if lines[0] != "method,n,repeat,frobenius_error" {
+		t.Errorf("header %q", lines[0])
+	}
+	if len(lines) != 1+2*2*3 {
+		t.Fatalf("%d lines, want 13:\n%s", len(lines), a)
+	}
+	i := 1
+	for _, m := range []string{"sm", "lds"} {
+		for _, n := range []string{"100", "300"} {
+			for _, r := range []string{"0", "1", "2"} {
+				f := strings.Split(lines[i], ",")
+				if len(f) != 4 || f[0] != m || f[1] != n || f[2] != r {
+					t.Errorf("line %d = %q, want %s,%s,%s,…", i+1, lines[i], m, n, r)
+				}
+				i++
+			}
+		}
+	}
+	if b := sweep("b.csv", "--workers", "1"); !bytes.Equal(a, b) {
+		t.Errorf("sweeps with all workers and with one differ:\n%s\n---\n%s", a, b)
+	}
+	if c := sweep("c.csv", "--workers", "3"); !bytes.Equal(a, c) {
+		t.Error("sweep with 3 workers differs")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+
+	// An unwritable destination fails without leaving a file.
+	bad := filepath.Join(dir, "no-such-dir", "s.csv")
+	code, out, errOut := run(t, "estimate", "--sweep-n", "50", "--repeats", "1", "--method", "lds", "--out", bad)
+	if code == ExitOK || out != "" || !strings.Contains(errOut, "no-such-dir") {
+		t.Errorf("unwritable --out: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

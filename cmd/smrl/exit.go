@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+)
+
+// ExitCode is the status smrl exits with.
+type ExitCode int
+
+// Exit codes.
+const (
+	ExitOK          ExitCode = 0   // success
+	ExitFailure     ExitCode = 1   // the program failed
+	ExitUsage       ExitCode = 2   // bad usage, config or data: unknown flag or command, wrong arguments, invalid file
+	ExitInterrupted ExitCode = 130 // stopped by SIGINT or SIGTERM
+)
+
+// exitCode maps an error to the exit code: ErrInterrupted → 130,
+// ErrInvalidInput → 2, anything else → 1, nil → 0.
+func exitCode(err error) ExitCode {
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, errs.ErrInterrupted):
+		return ExitInterrupted
+	case errors.Is(err, errs.ErrInvalidInput):
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// usageError is a mistake in the command line itself (a flag, an argument,
+// a subcommand), for which the error message is followed by a pointer to
+// --help. It wraps errs.ErrInvalidInput.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string   { return e.err.Error() }
+func (e *usageError) Unwrap() []error { return []error{e.err, errs.ErrInvalidInput} }
+
+// usageErrorf returns a usage error (exit code 2, with a --help hint).
+func usageErrorf(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// asUsage marks err as a usage error.
+func asUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	var u *usageError
+	if errors.As(err, &u) {
+		return err
+	}
+	return &usageError{err}
+}
+
+// printError writes err once to w as "smrl: <message>", followed for a
+// usage error by "Run '<cmdPath> --help' for usage.".
+func printError(w io.Writer, cmdPath string, err error) {
+	msg := strings.TrimSpace(err.Error())
+	fmt.Fprintf(w, "smrl: %s\n", msg)
+	var u *usageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(w, "Run '%s --help' for usage.\n", cmdPath)
+	}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/spf13/cobra"
+)
+
+// IOStreams are the output streams shared by all commands. Commands write
+// results to Out and nothing else; errors are returned, and Main prints
+// them to ErrOut. Progress and warnings go to ErrOut.
+type IOStreams struct {
+	Out    io.Writer
+	ErrOut io.Writer
+}
+
+// Main runs smrl with the command-line arguments args (without the program
+// name) and returns the exit code. SIGINT and SIGTERM cancel the context of
+// the command (cmd.Context()); a command that stops because of it returns
+// an error wrapping errs.ErrInterrupted.
+func Main(args []string, stdout, stderr io.Writer) ExitCode {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCmd(&IOStreams{Out: stdout, ErrOut: stderr})
+	if args == nil {
+		args = []string{} // nil would make cobra read os.Args
+	}
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+
+	// Any error before a command's Run starts comes from cobra's parsing
+	// of the command line (unknown command, bad arguments, required
+	// flags): a usage error.
+	started := false
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	markStart(root, &started)
+
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	if !started {
+		err = asUsage(errs.Invalid(err))
+	}
+	path := root.CommandPath()
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	printError(stderr, path, err)
+	return exitCode(err)
+}
+
+// newRootCmd builds the command tree.
+func newRootCmd(ios *IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "smrl",
+		Short: "Score-matching model-based RL experiment runner",
+		Long: `smrl reproduces the experiments of "Exponential Family Model-Based
+Reinforcement Learning via Score Matching" (NeurIPS 2022).
+
+It learns the transition model P_W(s'|s,a) = q(s') exp(<psi(s'), W phi(s,a)> − Z)
+of an MDP by score matching (SMRL), compares it with least squares (LDS) and
+maximum likelihood, and runs optimistic model-based RL agents on the paper's
+synthetic MDP.
+
+Experiments are described by YAML configs (--config); SMRL_* environment
+variables and flags override their keys. Exit codes: 0 success, 1 failure,
+2 bad usage, config or data, 130 interrupted.`,
+		Version:       versionString(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.SetVersionTemplate(versionLine() + "\n")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return asUsage(errs.Invalid(err))
+	})
+
+	// Subcommands: add new ones here.
+	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios))
+	return cmd
+}
+
+// markStart wraps the Run of cmd and its subcommands so that *started is
+// set once a command's own work begins.
+func markStart(cmd *cobra.Command, started *bool) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(c *cobra.Command, args []string) error {
+			*started = true
+			return run(c, args)
+		}
+	} else if run := cmd.Run; run != nil {
+		cmd.Run = func(c *cobra.Command, args []string) {
+			*started = true
+			run(c, args)
+		}
+	}
+	for _, c := range cmd.Commands() {
+		markStart(c, started)
+	}
+}

@@ -1,0 +1,240 @@
+package estimate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/dataset"
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/smrl-dev/smrl/internal/expfam"
+)
+
+// Methods lists the estimators in their canonical order.
+var Methods = slices.Clone(config.EstimateNames)
+
+// streamDraw is the PCG stream of the data drawn by Run.
+const streamDraw = 0x5eed_e571_0a7e
+
+// ParseMethods checks and de-duplicates a list of method names, keeping
+// their order; an empty list means all of Methods. An entry may itself be a
+// comma-separated list. Unknown names are invalid input.
+func ParseMethods(list []string) ([]string, error) {
+	var out []string
+	for _, item := range list {
+		for _, m := range strings.Split(item, ",") {
+			m = strings.TrimSpace(m)
+			if m == "" {
+				continue
+			}
+			if !slices.Contains(Methods, m) {
+				return nil, errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", m, strings.Join(Methods, ", ")))
+			}
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return slices.Clone(Methods), nil
+	}
+	return out, nil
+}
+
+// Options selects what Run does; every other setting (n, λ, seed, the
+// model) comes from the config.
+type Options struct {
+	// Methods are the estimators to run, in output order; nil means all.
+	Methods []string
+	// Data is a CSV file of transitions; empty means draw
+	// config.Estimate.N transitions from the true model.
+	Data string
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	N        int         `json:"n"`
+	Lambda   float64     `json:"lambda"`
+	Family   string      `json:"family"`
+	Features string      `json:"features"`
+	Data     string      `json:"data,omitempty"` // the CSV file, when given
+	W0       [][]float64 `json:"w0,omitempty"`   // the true W, when known
+	// Estimates are in the order of Options.Methods.
+	Estimates []Estimate `json:"estimates"`
+}
+
+// Estimate is the fit of one method.
+type Estimate struct {
+	Method string      `json:"method"`
+	W      [][]float64 `json:"W"` // d_psi rows of d_phi
+	// FrobeniusError is |Ŵ − W0|_F, nil when W0 is not known.
+	FrobeniusError *float64 `json:"frobenius_error,omitempty"`
+	Seconds        float64  `json:"seconds"`
+}
+
+// Run fits every method of opt on data from opt.Data or drawn from the
+// config's true model. Errors caused by the data, the config or the
+// choice of λ (a singular system) wrap errs.ErrInvalidInput.
+func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
+	methods, err := ParseMethods(opt.Methods)
+	if err != nil {
+		return nil, err
+	}
+	mdp, err := env.New(c)
+	if err != nil {
+		return nil, errs.Invalid(err)
+	}
+	var data *dataset.Transitions
+	known := opt.Data == ""
+	if known {
+		data = Draw(mdp, c.Estimate.N, rand.New(rand.NewPCG(c.Seed, streamDraw)))
+	} else {
+		data, err = dataset.ReadFile(opt.Data)
+		if err != nil {
+			return nil, err
+		}
+		if err := CheckDims(c, mdp, data, opt.Data); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, interrupted(err)
+	}
+	res := &Result{
+		N:        data.Len(),
+		Lambda:   c.Lambda,
+		Family:   mdp.True.Dist.String(),
+		Features: mdp.True.Feat.String(),
+		Data:     opt.Data,
+	}
+	w0 := mdp.True.W
+	if known {
+		res.W0 = rows(w0, mdp.True.Feat.Dim())
+	}
+	phi := Features(mdp, data)
+	for _, m := range methods {
+		start := time.Now()
+		w, err := Fit(m, mdp, phi, data, c.Lambda)
+		secs := time.Since(start).Seconds()
+		if err != nil {
+			return nil, err
+		}
+		e := Estimate{Method: m, W: rows(w, mdp.True.Feat.Dim()), Seconds: secs}
+		if known {
+			f := Frobenius(w, w0)
+			e.FrobeniusError = &f
+		}
+		res.Estimates = append(res.Estimates, e)
+	}
+	return res, nil
+}
+
+func interrupted(err error) error {
+	return fmt.Errorf("%w (%v)", errs.ErrInterrupted, err)
+}
+
+// CheckDims reports, as invalid input naming the file, data whose state or
+// action dimension differs from the config's.
+func CheckDims(c *config.Config, mdp *env.MDP, data *dataset.Transitions, name string) error {
+	ds, da := mdp.StateDim(), c.Env.ActionDim
+	if data.StateDim != ds || data.ActionDim != da {
+		return errs.Invalid(fmt.Errorf("%s: the data have state dimension %d and action dimension %d, but the config's family %v has state dimension %d (env.family.dim) and env.action_dim is %d",
+			name, data.StateDim, data.ActionDim, mdp.True.Dist, ds, da))
+	}
+	return nil
+}
+
+// Draw returns n i.i.d. transitions: s ~ Unif[init_low, init_high]^{d_s},
+// a uniform over the MDP's actions and s' ~ P_W0(·|s, a), drawn from rng
+// in that order, transition by transition.
+func Draw(mdp *env.MDP, n int, rng *rand.Rand) *dataset.Transitions {
+	ds, da := mdp.StateDim(), mdp.ActionDim()
+	t := &dataset.Transitions{
+		StateDim: ds, ActionDim: da,
+		S: make([]float64, n*ds), A: make([]float64, n*da), Next: make([]float64, n*ds),
+	}
+	st := expfam.NewStepper(mdp.True)
+	for i := range n {
+		s, a, next := t.State(i), t.Action(i), t.NextState(i)
+		mdp.Init(rng, s)
+		copy(a, mdp.Actions[rng.IntN(len(mdp.Actions))])
+		st.Step(s, a, rng, next)
+	}
+	return t
+}
+
+// Features returns phi(s_t, a_t) for every transition, row-major
+// (n × d_phi).
+func Features(mdp *env.MDP, data *dataset.Transitions) []float64 {
+	dphi := mdp.True.Feat.Dim()
+	phi := make([]float64, data.Len()*dphi)
+	for i := range data.Len() {
+		mdp.True.Feat.Phi(data.State(i), data.Action(i), phi[i*dphi:(i+1)*dphi])
+	}
+	return phi
+}
+
+// Fit runs one method on the transitions with features phi (n × d_phi) and
+// returns Ŵ (d_psi × d_phi, row-major). A singular system, or an MLE that
+// does not converge with λ = 0, is invalid input: the user chose λ and the
+// data. The error names the method.
+func Fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64) ([]float64, error) {
+	dist := mdp.True.Dist
+	dphi := mdp.True.Feat.Dim()
+	type adder interface{ Add(phi, next []float64) }
+	var acc adder
+	var fit func() (*estimator.Fit, error)
+	switch method {
+	case "sm":
+		e := estimator.NewSM(dist, dphi)
+		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
+	case "lds":
+		e := estimator.NewLDS(dist.StateDim(), dphi)
+		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
+	case "mle":
+		e := estimator.NewMLE(dist, dphi)
+		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda, nil) }
+	default:
+		return nil, errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", method, strings.Join(Methods, ", ")))
+	}
+	for i := range data.Len() {
+		acc.Add(phi[i*dphi:(i+1)*dphi], data.NextState(i))
+	}
+	f, err := fit()
+	if err != nil {
+		err = fmt.Errorf("%s: %w", method, err)
+		if errors.Is(err, estimator.ErrSingular) ||
+			(errors.Is(err, estimator.ErrNoConvergence) && lambda == 0) {
+			err = errs.Invalid(err)
+		}
+		return nil, err
+	}
+	return f.W, nil
+}
+
+// Frobenius returns |a − b|_F for two matrices of the same shape.
+func Frobenius(a, b []float64) float64 {
+	var s float64
+	for i, x := range a {
+		d := x - b[i]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+// rows splits a row-major matrix with cols columns into rows.
+func rows(w []float64, cols int) [][]float64 {
+	out := make([][]float64, 0, len(w)/cols)
+	for i := 0; i+cols <= len(w); i += cols {
+		out = append(out, slices.Clone(w[i:i+cols]))
+	}
+	return out
+}

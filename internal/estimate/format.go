@@ -1,0 +1,59 @@
+package estimate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes r as indented JSON.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes r as aligned columns
+//
+//	method  n  W  |W−W0|_F  seconds
+//
+// with "-" for an unknown error.
+func (r *Result) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\tn\tW\t|W−W0|_F\tseconds")
+	for _, e := range r.Estimates {
+		fe := "-"
+		if e.FrobeniusError != nil {
+			fe = formatFloat(*e.FrobeniusError)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", e.Method, r.N, FormatMatrix(e.W), fe, formatFloat(e.Seconds))
+	}
+	return tw.Flush()
+}
+
+// FormatMatrix formats a matrix as [[a, b], [c, d]] with 4 significant
+// digits.
+func FormatMatrix(m [][]float64) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, row := range m {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('[')
+		for j, x := range row {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(formatFloat(x))
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }

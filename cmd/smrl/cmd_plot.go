@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/plotting"
+	"github.com/spf13/cobra"
+)
+
+// PlotOptions are the flags of smrl plot.
+type PlotOptions struct {
+	IO     *IOStreams
+	In     string
+	Out    string
+	Sweep  string
+	Format string
+}
+
+// NewCmdPlot returns smrl plot.
+func NewCmdPlot(io *IOStreams) *cobra.Command {
+	opts := &PlotOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "plot [flags]",
+		Short: "Regenerate the figures of a results directory or an estimation sweep",
+		Long: `Redraw every figure of a results directory from its CSV files alone (no
+re-running): cumulative reward, cumulative regret, count of a = +1 per
+episode (95% intervals as bands), |Ŵ − W0|_F per episode, the MDP panel and
+the density grid (from config.yaml and each agent's final W of seed 0).
+Figures go to DIR/plots/ (or --out) and DIR/report.md embeds them.
+
+With --sweep FILE.csv (from smrl estimate --sweep-n ... --out FILE.csv) it
+draws the estimation error against n on log–log axes instead.`,
+		Example: `  smrl plot --in results/synthetic
+  smrl plot --in results/synthetic --format svg --out /tmp/figs
+  smrl plot --sweep sweep.csv --out sweep.png`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return plotRun(opts) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.In, "in", "", "results directory to plot")
+	f.StringVar(&opts.Sweep, "sweep", "", "estimation sweep CSV to plot instead")
+	f.StringVarP(&opts.Out, "out", "o", "", "output directory (results) or file (sweep)")
+	f.StringVar(&opts.Format, "format", "png", "png, svg or pdf")
+	return cmd
+}
+
+func plotRun(opts *PlotOptions) error {
+	switch opts.Format {
+	case "png", "svg", "pdf":
+	default:
+		return usageErrorf("--format: want png, svg or pdf, got %q", opts.Format)
+	}
+	if (opts.In == "") == (opts.Sweep == "") {
+		return usageErrorf("give exactly one of --in DIR and --sweep FILE.csv")
+	}
+	if opts.Sweep != "" {
+		out := opts.Out
+		if out == "" {
+			out = strings.TrimSuffix(opts.Sweep, filepath.Ext(opts.Sweep)) + "." + opts.Format
+		}
+		if err := plotting.SweepFigure(opts.Sweep, out, plotting.Options{Format: opts.Format}); err != nil {
+			return err
+		}
+		fmt.Fprintln(opts.IO.Out, out)
+		return nil
+	}
+	figs, err := experiment.Plot(opts.In, opts.Out, opts.Format)
+	for _, f := range figs {
+		fmt.Fprintln(opts.IO.Out, f)
+	}
+	return err
+}

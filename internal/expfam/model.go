@@ -20,7 +20,7 @@ func NewModel(d Distribution, f Features, w []float64) (*Model, error) {
 		return nil, fmt.Errorf("family %v has state dimension %d but features %v take %d", d, d.StateDim(), f, f.StateDim())
 	}
 	if want := d.StatDim() * f.Dim(); len(w) != want {
-		return nil, fmt.Errorf("W has %d entries, want d_psi×d_phi = %d×%d = %d", len(w), d.StatDim(), f.Dim(), want)
+		return nil, fmt.Errorf("parameter W has %d entries, want d_psi×d_phi = %d×%d = %d", len(w), d.StatDim(), f.Dim(), want)
 	}
 	return &Model{Dist: d, Feat: f, W: w}, nil
 }

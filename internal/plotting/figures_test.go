@@ -473,7 +473,8 @@ func TestAgentStyle(t *testing.T) {
 		seen[k] = a
 	}
 	// Unknown agents are deterministic and differ from each other often.
-	if fmtStyleKey(AgentStyle("foo")) != fmtStyleKey(AgentStyle("foo")) {
+	first := fmtStyleKey(AgentStyle("foo"))
+	if again := fmtStyleKey(AgentStyle("foo")); first != again {
 		t.Error("fallback style is not deterministic")
 	}
 	distinct := map[string]bool{}

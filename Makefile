@@ -1,0 +1,40 @@
+# smrl — common tasks. Everything needs only Go (modules from the proxy).
+GO      ?= go
+BIN     ?= bin/smrl
+STATICCHECK_VERSION ?= v0.8.2
+
+.PHONY: all build test bench lint fuzz reproduce clean
+
+all: build test
+
+build:
+	$(GO) build -o $(BIN) ./cmd/smrl
+
+test:
+	$(GO) test ./...
+
+# Benchmarks: estimators, sampler, planner step and a full trial.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 60s ./internal/dataset/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime 60s ./internal/config/
+
+# The paper's experiment at full scale, the flipped MDP, the estimation
+# sweep and its figure, then the acceptance checks on fresh full runs.
+reproduce: build
+	$(BIN) compare --out results/synthetic
+	$(BIN) compare --config configs/synthetic-flipped.yaml --out results/synthetic-flipped
+	$(BIN) compare --agents sm,mle,lds,oracle --out results/synthetic-mle
+	$(BIN) estimate --method sm,lds,mle --out results/estimate-sweep.csv
+	$(BIN) plot --sweep results/estimate-sweep.csv
+	SMRL_REPRODUCE=1 $(GO) test -count=1 -run TestFullPaperAcceptance -v ./internal/experiment/
+
+clean:
+	rm -rf bin results/*/ results/*.csv results/*.png

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/spf13/cobra"
 )
 
@@ -22,6 +24,7 @@ type EstimateOptions struct {
 	Methods    []string
 	Format     string
 	Out        string
+	NoPlots    bool
 
 	// Which flags were given, for the checks of flag combinations.
 	NSet, RepeatsSet, SweepNSet bool
@@ -59,7 +62,9 @@ With --sweep-n or --out, smrl estimate sweeps the sample size instead: for
 every n of estimate.sweep_n and every repeat it draws fresh data, fits every
 method and writes the rows method,n,repeat,frobenius_error to the CSV file
 --out, then prints the fitted slope of log mean error on log n per method.
-The file does not depend on the number of workers.
+The file does not depend on the number of workers. The figure of the error
+against n (log–log, with a 1/sqrt(n) guide) is written next to it as
+FILE.png unless --no-plots.
 
 --n, --lambda, --seed, --repeats, --sweep-n and --workers override the config
 keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
@@ -89,6 +94,7 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.Int("repeats", 0, "data sets per size in a sweep (config estimate.repeats, default 20)")
 	f.StringVar(&opts.Out, "out", "", "write the sweep's errors to this CSV `FILE` (runs a sweep)")
 	f.Int("workers", 0, "parallel sweep jobs; 0 = all cores (config workers)")
+	f.BoolVar(&opts.NoPlots, "no-plots", false, "in a sweep, do not draw the error-vs-n figure next to the CSV")
 	return cmd
 }
 
@@ -139,8 +145,18 @@ func estimateRun(opts *EstimateOptions) error {
 			}
 		}
 		sizes := len(rows) / len(methods) / c.Estimate.Repeats
-		_, err = fmt.Fprintf(opts.IO.Out, "wrote %s (%d methods × %d sizes × %d repeats); slope of log mean |W−W0|_F on log n: %s\n",
-			opts.Out, len(methods), sizes, c.Estimate.Repeats, strings.Join(parts, ", "))
+		if _, err := fmt.Fprintf(opts.IO.Out, "wrote %s (%d methods × %d sizes × %d repeats); slope of log mean |W−W0|_F on log n: %s\n",
+			opts.Out, len(methods), sizes, c.Estimate.Repeats, strings.Join(parts, ", ")); err != nil {
+			return err
+		}
+		if opts.NoPlots {
+			return nil
+		}
+		fig := strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".png"
+		if err := plotting.SweepFigure(opts.Out, fig, plotting.Options{}); err != nil {
+			return fmt.Errorf("drawing %s: %w", fig, err)
+		}
+		_, err = fmt.Fprintf(opts.IO.Out, "wrote %s\n", fig)
 		return err
 	}
 

@@ -216,7 +216,7 @@ func TestEstimateSweep(t *testing.T) {
 	sweep := func(name string, extra ...string) []byte {
 		t.Helper()
 		p := filepath.Join(dir, name)
-		args := append([]string{"estimate", "--sweep-n", "300,100", "--repeats", "3", "--method", "sm,lds", "--out", p}, extra...)
+		args := append([]string{"estimate", "--sweep-n", "300,100", "--repeats", "3", "--method", "sm,lds", "--out", p, "--no-plots"}, extra...)
 		code, out, errOut := run(t, args...)
 		if code != ExitOK {
 			t.Fatalf("exit %d; stderr:\n%s", code, errOut)
@@ -231,6 +231,13 @@ func TestEstimateSweep(t *testing.T) {
 		return b
 	}
 	a := sweep("a.csv")
+	// Without --no-plots the error-vs-n figure is written next to the CSV.
+	fig := filepath.Join(t.TempDir(), "s.csv")
+	if code, out, errOut := run(t, "estimate", "--sweep-n", "300,100", "--repeats", "3", "--method", "sm", "--out", fig); code != ExitOK {
+		t.Fatalf("sweep with figure: exit %d: %s", code, errOut)
+	} else if png, err := os.ReadFile(strings.TrimSuffix(fig, ".csv") + ".png"); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) || !strings.Contains(out, ".png") {
+		t.Errorf("sweep figure missing or not a PNG (%v); stdout %q", err, out)
+	}
 	lines := strings.Split(strings.TrimSuffix(string(a), "\n"), "\n")
 	if lines[0] != "method,n,repeat,frobenius_error" {
 		t.Errorf("header %q", lines[0])

@@ -1,15 +1,17 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/runner"
 	"github.com/spf13/cobra"
 )
 
@@ -25,6 +27,11 @@ type RunOptions struct {
 	Format     string
 	// Agents overrides the config's agents (smrl compare).
 	Agents []string
+	// Resume, Shard and ShardCount control interrupted and sharded runs.
+	Resume     bool
+	Shard      string
+	ShardCount int
+	LogFormat  string
 }
 
 // runKeys maps config keys to the flags shared by run and compare.
@@ -46,6 +53,10 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "do not draw figures")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines and no table")
 	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")
+	f.BoolVar(&opts.Resume, "resume", false, "continue the interrupted run in --out, skipping completed trials")
+	f.StringVar(&opts.Shard, "shard", "", "run only shard `i/n` of the trials (default: from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)")
+	f.IntVar(&opts.ShardCount, "shard-count", 0, "number of shards for JOB_COMPLETION_INDEX (or SMRL_SHARD_COUNT)")
+	f.StringVar(&opts.LogFormat, "log-format", "text", "log records on stderr: text or json")
 }
 
 // NewCmdRun returns smrl run.
@@ -121,9 +132,19 @@ func runRun(opts *RunOptions) error {
 	default:
 		return usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
 	}
+	if opts.LogFormat != "text" && opts.LogFormat != "json" {
+		return usageErrorf("--log-format: want text or json, got %q", opts.LogFormat)
+	}
+	shard, err := resolveShard(opts.Shard, opts.ShardCount)
+	if err != nil {
+		return err
+	}
 	out := opts.Out
 	if out == "" {
 		out = experiment.DefaultOutDir(c)
+		if shard.Count > 0 {
+			out = filepath.Join(out, fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count))
+		}
 	}
 	eo := experiment.Options{
 		OutDir:      out,
@@ -131,23 +152,74 @@ func runRun(opts *RunOptions) error {
 		CommandLine: append([]string{"smrl"}, os.Args[1:]...),
 		Version:     versionString(),
 		Commit:      vcsRevision(),
+		Resume:      opts.Resume,
+		Shard:       shard,
+		ResumeHint:  resumeHint(opts.Resume),
 	}
 	if !opts.Quiet {
 		eo.Stdout = opts.IO.Out
-		eo.Log = opts.IO.ErrOut
-	}
-	if !opts.NoPlots {
-		eo.Plot = func(dir string) error {
-			figs, err := experiment.Plot(dir, "", opts.Format)
-			if err == nil && !opts.Quiet {
-				fmt.Fprintf(opts.IO.Out, "wrote %d figures and %s/report.md\n", len(figs), dir)
-			}
-			return err
+		eo.Log = newLogger(opts.IO.ErrOut, opts.LogFormat)
+		if opts.LogFormat == "text" && isTerminal(opts.IO.ErrOut) {
+			eo.Bar = opts.IO.ErrOut
 		}
 	}
-	err = experiment.Run(opts.Cmd.Context(), c, eo)
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("%w: stopped before the run finished", errs.ErrInterrupted)
+	if !opts.NoPlots {
+		eo.Plot = drawFigures(opts.IO, opts.Format, opts.Quiet)
 	}
-	return err
+	return experiment.Run(opts.Cmd.Context(), c, eo)
+}
+
+// resolveShard takes --shard, else the batch-queue environment.
+func resolveShard(flag string, count int) (runner.Shard, error) {
+	if flag != "" {
+		return runner.ParseShard(flag)
+	}
+	s, _, err := runner.ShardFromEnv(os.Getenv, count)
+	return s, err
+}
+
+// resumeHint is the command line that resumes this run.
+func resumeHint(resuming bool) string {
+	args := []string{"smrl"}
+	for _, a := range os.Args[1:] {
+		if strings.ContainsAny(a, " \t'\"") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		args = append(args, a)
+	}
+	if !resuming {
+		args = append(args, "--resume")
+	}
+	return strings.Join(args, " ")
+}
+
+// newLogger returns the slog logger of --log-format.
+func newLogger(w io.Writer, format string) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// isTerminal reports whether w is a character device (an interactive
+// terminal), where a redrawn progress bar makes sense.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// drawFigures returns the figure step of run, compare and merge: every
+// figure of the results directory plus report.md.
+func drawFigures(io *IOStreams, format string, quiet bool) func(dir string) error {
+	return func(dir string) error {
+		figs, err := experiment.Plot(dir, "", format)
+		if err == nil && !quiet {
+			fmt.Fprintf(io.Out, "wrote %d figures and %s/report.md\n", len(figs), dir)
+		}
+		return err
+	}
 }

@@ -83,7 +83,7 @@ variables and flags override their keys. Exit codes: 0 success, 1 failure,
 	})
 
 	// Subcommands: add new ones here.
-	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios), NewCmdRun(ios), NewCmdCompare(ios), NewCmdPlot(ios))
+	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios), NewCmdRun(ios), NewCmdCompare(ios), NewCmdPlot(ios), NewCmdMerge(ios))
 	return cmd
 }
 

@@ -3,37 +3,64 @@ package agent
 import (
 	"fmt"
 	"math"
+	"strings"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
 // Agent is a learner with a planning model.
 type Agent struct {
-	Name    string
-	Model   *expfam.Model // the planning model; Model.W is the current estimate
-	Sim     *expfam.Stepper
+	Name  string
+	Model *expfam.Model // the estimate: Model.W is Ŵ, W = 0 before the first fit
+	// Sim is what the planner plans with: a stepper of Model for the greedy
+	// agents; of this episode's sampled model for -ucb (per-episode choice)
+	// and -ps; the whole candidate set (a Candidates) for -ucb with the
+	// per-step choice.
+	Sim Simulator
+	// Beta is β_k, the radius of the confidence set the current episode
+	// plans with (set by BeginEpisode); NaN for agents that use none.
+	Beta    float64
+	Last    *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
 	lambda  float64
 	add     func(phi, next []float64)
 	fit     func() (*estimator.Fit, error)
 	phi     []float64
-	Last    *estimator.Fit // the latest fit (nil for the oracle and before the first)
 	learner bool
+
+	mode    string // "", "ucb" or "ps"
+	conf    config.Confidence
+	stepper *expfam.Stepper // of Model
+	cands   []*expfam.Model // -ucb: Ŵ and M boundary draws; -ps: the posterior draw
+	sims    []Simulator     // steppers of cands
+	set     candidateSet    // the per-step candidate set
+	z, dir  []float64       // sampler scratch, d = d_psi·d_phi
 }
 
 // Config holds what New needs beyond the true model.
 type Config struct {
-	Lambda   float64
-	LDSSigma float64
+	Lambda     float64
+	LDSSigma   float64
+	Confidence config.Confidence // for the -ucb and -ps agents
 }
 
-// New builds the named agent for an MDP with true model truth.
+// New builds the named agent for an MDP with true model truth. Names are
+// oracle, sm, lds, mle, and the estimators' optimistic (-ucb) and
+// posterior-sampling (-ps) variants, e.g. sm-ucb, lds-ps.
 func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
+	base, mode := name, ""
+	for _, suf := range []string{"ucb", "ps"} {
+		if b, ok := strings.CutSuffix(name, "-"+suf); ok && b != "oracle" {
+			base, mode = b, suf
+		}
+	}
 	dist, feat := truth.Dist, truth.Feat
 	dphi := feat.Dim()
-	a := &Agent{Name: name, lambda: c.Lambda, phi: make([]float64, dphi), learner: true}
+	a := &Agent{Name: name, lambda: c.Lambda, phi: make([]float64, dphi), learner: true,
+		mode: mode, conf: c.Confidence, Beta: math.NaN()}
 	w := make([]float64, dist.StatDim()*dphi)
-	switch name {
+	switch base {
 	case "oracle":
 		copy(w, truth.W)
 		a.learner = false
@@ -63,7 +90,13 @@ func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
 		return nil, err
 	}
 	a.Model = m
-	a.Sim = expfam.NewStepper(m)
+	a.stepper = expfam.NewStepper(m)
+	a.Sim = a.stepper
+	if mode != "" {
+		if err := a.initConfidence(); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
 }
 

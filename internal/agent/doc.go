@@ -11,11 +11,51 @@
 //	mle     numerical maximum likelihood in the true family (Exp-UCRL's estimator)
 //	oracle  the true model, never updated
 //
+// These plan greedily with Ŵ (certainty equivalence), as the paper's
+// experiment did. Each estimator also has two variants that plan with the
+// confidence set of the paper's algorithm SMRL,
+//
+//	W_k = {W : |vec(W − Ŵ_k)|_{V_k+λI} ≤ β_k},
+//
+// where V_k + λI is the factorised matrix of the estimator's fit (SM: V_n;
+// LDS: the Gram matrix G, i.e. σ = 1 units; MLE: the observed information)
+// and β_k is config confidence.beta: "practical", β_k = c·sqrt(log det(V_k/λ
+// + I) + 2 log(1/δ)), or "theory", the paper's eq. (conf-set). Before any
+// data the set is the prior {|vec(W)|_{λI} ≤ β_1}, so these agents need
+// λ > 0.
+//
+//	sm-ucb, lds-ucb, mle-ucb  optimism by sampled models. Each episode draws
+//	    M parameters uniformly on the boundary of W_k, W_j = Ŵ_k + β_k U⁻¹ u_j
+//	    (V_k + λI = UᵀU, u_j uniform on the unit sphere), plus Ŵ_k itself;
+//	    with confidence.choice = episode (the default) the planner estimates
+//	    each candidate's value at s_1 (Planner.Optimistic: Planner.Best under
+//	    the candidate, all candidates on one noise stream) and the whole
+//	    episode is planned with the most optimistic candidate, as in SMRL's
+//	    line "π^k = argmax_π max_{W ∈ W_k} V^π_W(s_1)" restricted to M+1
+//	    models and the planner's policies; with choice = step the planner
+//	    plays, at every step, the action of the best (candidate, action)
+//	    pair. mle-ucb is the Exp-UCRL-style agent.
+//	sm-ps, lds-ps, mle-ps  posterior sampling: each episode plans with one
+//	    draw W ~ N(Ŵ_k, ν² (V_k + λI)⁻¹).
+//
+// With confidence.b_star > 0, sampled parameters outside the ball
+// |W|_F ≤ b_star (the paper's known bound on |W0|_F) are moved back along
+// their ray from Ŵ_k onto it. This matters in the first episodes, when the
+// radius in unexplored directions is β/√λ (245·c with the paper's λ =
+// 1e-4): it keeps |η| = |W phi| moderate, and the custom-sin sampler is
+// tabulated for |η| ≤ 64 only (beyond, each draw integrates the density
+// afresh, about 10⁴ times slower). β = 0 (or ν = 0)
+// makes a variant its greedy agent exactly. All draws come from the rng the
+// runner passes to BeginEpisode (the trial's planner stream), so results do
+// not depend on the number of workers.
+//
 // The planner (SPEC §5): at state s, for each candidate it simulates
 // n_rollouts trajectories x_0 = s, x_1, …, x_{τ−1} under the agent's model
 // and scores it by the mean of Σ_t r(x_t). In constant mode a candidate is
 // one action played at every step (the paper's); in random mode it is a
 // random action sequence and the first action of the best is played. Ties go
 // to the candidate listed first (the first action of env.actions), so a
-// model that cannot tell actions apart always plays the first one.
+// model that cannot tell actions apart always plays the first one (with
+// planner.common_random_numbers, also a model that is the same for every
+// action, such as W = 0 with per-action features).
 package agent

@@ -25,6 +25,8 @@ type Planner struct {
 	seq     []int
 	crn     *rand.PCG
 	crnRand *rand.Rand
+	opt     *rand.PCG // Optimistic's shared stream
+	optRand *rand.Rand
 }
 
 // NewPlanner checks the settings and allocates scratch for d_s-dimensional
@@ -36,14 +38,38 @@ func NewPlanner(mode string, nRollouts, tau, nSequences int, crn bool, actions [
 	if nRollouts < 1 || tau < 1 || nSequences < 1 || len(actions) == 0 {
 		return nil, fmt.Errorf("planner: n_rollouts, tau, n_sequences and the action set must be positive")
 	}
-	pcg := rand.NewPCG(0, 0)
+	pcg, opt := rand.NewPCG(0, 0), rand.NewPCG(0, 0)
 	return &Planner{Mode: mode, NRollouts: nRollouts, Tau: tau, NSequences: nSequences, CRN: crn,
 		Actions: actions, Reward: reward, x: make([]float64, ds), next: make([]float64, ds),
-		seq: make([]int, max(tau-1, 1)), crn: pcg, crnRand: rand.New(pcg)}, nil
+		seq: make([]int, max(tau-1, 1)), crn: pcg, crnRand: rand.New(pcg), opt: opt, optRand: rand.New(opt)}, nil
 }
 
-// Act returns the index in Actions of the action to play at s.
+// Candidates is a Simulator made of several candidate models (an agent's
+// optimistic set in per-step mode). Given one, Act plays the action of the
+// best (candidate, action) pair; Step draws from the first candidate.
+type Candidates interface {
+	Simulator
+	Candidates() []Simulator
+}
+
+// Act returns the index in Actions of the action to play at s: Best's
+// action under sim, or Optimistic's over the candidates when sim is a
+// Candidates.
 func (p *Planner) Act(sim Simulator, s []float64, rng *rand.Rand) int {
+	if cs, ok := sim.(Candidates); ok {
+		_, a, _ := p.Optimistic(cs.Candidates(), s, rng)
+		return a
+	}
+	a, _ := p.Best(sim, s, rng)
+	return a
+}
+
+// Best returns the action the planner plays at s under sim and its
+// estimated value: in constant mode the action whose rollouts have the
+// highest mean value, in random mode the first action of the best random
+// sequence; value is that mean, Σ_{t<τ} r(x_t) averaged over n_rollouts.
+// Ties go to the candidate listed first.
+func (p *Planner) Best(sim Simulator, s []float64, rng *rand.Rand) (action int, value float64) {
 	// With common random numbers every candidate replays one noise stream.
 	var s1, s2 uint64
 	if p.CRN {
@@ -67,7 +93,7 @@ func (p *Planner) Act(sim Simulator, s []float64, rng *rand.Rand) int {
 				best, bestValue = i, v
 			}
 		}
-		return best
+		return best, bestValue
 	}
 	for j := 0; j < p.NSequences; j++ {
 		for t := range p.seq {
@@ -79,7 +105,24 @@ func (p *Planner) Act(sim Simulator, s []float64, rng *rand.Rand) int {
 			best, bestValue = first, v
 		}
 	}
-	return best
+	return best, bestValue
+}
+
+// Optimistic evaluates every candidate model at s with Best, all of them on
+// one noise stream (two seeds drawn from rng replayed for each candidate, so
+// that candidates differ by their models only), and returns the candidate
+// with the highest value, its action and that value. Ties go to the
+// candidate listed first.
+func (p *Planner) Optimistic(cands []Simulator, s []float64, rng *rand.Rand) (cand, action int, value float64) {
+	s1, s2 := rng.Uint64(), rng.Uint64()
+	for j, c := range cands {
+		p.opt.Seed(s1, s2)
+		a, v := p.Best(c, s, p.optRand)
+		if j == 0 || v > value {
+			cand, action, value = j, a, v
+		}
+	}
+	return cand, action, value
 }
 
 // value is the mean over rollouts of Σ_{t<τ} r(x_t) with x_0 = s and

@@ -33,17 +33,18 @@ func Default() []byte { return slices.Clone(defaultYAML) }
 
 // Config is a fully resolved experiment.
 type Config struct {
-	Name     string   `mapstructure:"name" yaml:"name"`
-	Seed     uint64   `mapstructure:"seed" yaml:"seed"`
-	Seeds    int      `mapstructure:"seeds" yaml:"seeds"`
-	Episodes int      `mapstructure:"episodes" yaml:"episodes"`
-	Workers  int      `mapstructure:"workers" yaml:"workers"`
-	Lambda   float64  `mapstructure:"lambda" yaml:"lambda"`
-	Agents   []string `mapstructure:"agents" yaml:"agents"`
-	Env      Env      `mapstructure:"env" yaml:"env"`
-	Planner  Planner  `mapstructure:"planner" yaml:"planner"`
-	LDS      LDS      `mapstructure:"lds" yaml:"lds"`
-	Estimate Estimate `mapstructure:"estimate" yaml:"estimate"`
+	Name       string     `mapstructure:"name" yaml:"name"`
+	Seed       uint64     `mapstructure:"seed" yaml:"seed"`
+	Seeds      int        `mapstructure:"seeds" yaml:"seeds"`
+	Episodes   int        `mapstructure:"episodes" yaml:"episodes"`
+	Workers    int        `mapstructure:"workers" yaml:"workers"`
+	Lambda     float64    `mapstructure:"lambda" yaml:"lambda"`
+	Agents     []string   `mapstructure:"agents" yaml:"agents"`
+	Env        Env        `mapstructure:"env" yaml:"env"`
+	Planner    Planner    `mapstructure:"planner" yaml:"planner"`
+	LDS        LDS        `mapstructure:"lds" yaml:"lds"`
+	Confidence Confidence `mapstructure:"confidence" yaml:"confidence"`
+	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
 }
 
 // Env describes the MDP: an exponential-family transition with a known
@@ -95,6 +96,30 @@ type Planner struct {
 // LDS configures the LDS agent's model.
 type LDS struct {
 	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
+}
+
+// Confidence configures the confidence sets of the optimistic (-ucb) and
+// posterior-sampling (-ps) agents:
+//
+//	W_k = {W : |vec(W − Ŵ_k)|_{V_k+λI} ≤ β_k}
+//
+// with β_k from the paper's theorem (Beta "theory", eq. conf-set) or the
+// practical form β_k = Scale·sqrt(log det(V_k/λ + I) + 2 log(1/δ)).
+type Confidence struct {
+	Beta   string  `mapstructure:"beta" yaml:"beta"`     // "practical" or "theory"
+	Scale  float64 `mapstructure:"scale" yaml:"scale"`   // c of the practical β
+	Delta  float64 `mapstructure:"delta" yaml:"delta"`   // δ, in (0, 1)
+	BPsi   float64 `mapstructure:"b_psi" yaml:"b_psi"`   // theory: ξ(s') is B_psi-subgaussian
+	BC     float64 `mapstructure:"b_c" yaml:"b_c"`       // theory: C(s')W0 phi is B_c-subgaussian
+	Alpha1 float64 `mapstructure:"alpha1" yaml:"alpha1"` // theory: C(s') ⪰ α₁ I
+	// BStar bounds |W0|_F: it enters the theory β as sqrt(λ)·B_star, and
+	// candidate and posterior parameters are kept in the ball |W|_F ≤
+	// B_star (0: no ball).
+	BStar      float64 `mapstructure:"b_star" yaml:"b_star"`
+	Candidates int     `mapstructure:"candidates" yaml:"candidates"` // M, boundary draws per episode (-ucb)
+	Choice     string  `mapstructure:"choice" yaml:"choice"`         // "episode" or "step" (-ucb)
+	// PosteriorScale is ν of the -ps agents: W ~ N(Ŵ, ν² (V + λI)⁻¹).
+	PosteriorScale float64 `mapstructure:"posterior_scale" yaml:"posterior_scale"`
 }
 
 // Estimate configures smrl estimate.
@@ -245,6 +270,8 @@ func sectionOf(goType string) string {
 		return "planner"
 	case "config.LDS":
 		return "lds"
+	case "config.Confidence":
+		return "confidence"
 	case "config.Estimate":
 		return "estimate"
 	}

@@ -92,6 +92,16 @@ func TestBadConfigs(t *testing.T) {
 		{"w0 shape", "env:\n  w0: [[1, 1, 1]]\n", "env.w0: row 0 has 3 entries, want d_phi = 2"},
 		{"w0 rows", "env:\n  w0: [[1, 1], [1, 1]]\n", "env.w0: has 2 rows, want d_psi = 1"},
 		{"nan", "lambda: .nan\n", "lambda: must be a finite number"},
+		{"confidence typo", "confidence:\n  scael: 1\n", `line 2: unknown key "scael" in confidence`},
+		{"beta form", "confidence:\n  beta: exact\n", `confidence.beta: unknown form "exact"`},
+		{"choice", "confidence:\n  choice: always\n", `confidence.choice: unknown choice "always"`},
+		{"scale", "confidence:\n  scale: -1\n", "confidence.scale: must be a finite number >= 0, got -1"},
+		{"delta", "confidence:\n  delta: 1\n", "confidence.delta: must lie in (0, 1), got 1"},
+		{"alpha1", "confidence:\n  alpha1: 0\n", "confidence.alpha1: must be a finite number > 0, got 0"},
+		{"b_star", "confidence:\n  b_star: .inf\n", "confidence.b_star: must be a finite number >= 0"},
+		{"candidates", "confidence:\n  candidates: 0\n", "confidence.candidates: must be >= 1, got 0"},
+		{"posterior scale", "confidence:\n  posterior_scale: -2\n", "confidence.posterior_scale: must be a finite number >= 0, got -2"},
+		{"lambda for ucb", "lambda: 0\nagents: [sm, sm-ucb, lds-ps]\n", "lambda: must be > 0 for agents [sm-ucb lds-ps]"},
 		{"yaml syntax", "seeds: [1,\n", "c.yaml"},
 	}
 	for _, tc := range cases {
@@ -111,6 +121,37 @@ func TestBadConfigs(t *testing.T) {
 	}
 	if _, err := Load(Options{Path: "/nonexistent/x.yaml"}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "/nonexistent/x.yaml") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestConfidenceDefaults(t *testing.T) {
+	c, err := Load(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Confidence{Beta: "practical", Scale: 1, Delta: 0.05, BPsi: 1, BC: 1, Alpha1: 1, BStar: 10,
+		Candidates: 16, Choice: "episode", PosteriorScale: 3}
+	if c.Confidence != want {
+		t.Errorf("confidence defaults %+v, want %+v", c.Confidence, want)
+	}
+	// λ = 0 is fine for the greedy agents.
+	p := write(t, "lambda: 0\nagents: [sm, lds, oracle]\n")
+	if _, err := Load(Options{Path: p}); err != nil {
+		t.Errorf("λ = 0 with greedy agents: %v", err)
+	}
+	for _, a := range AgentNames {
+		want := strings.HasSuffix(a, "-ucb") || strings.HasSuffix(a, "-ps")
+		if UsesConfidence(a) != want {
+			t.Errorf("UsesConfidence(%q) = %v", a, !want)
+		}
+	}
+	p = write(t, "agents: [sm-ucb, sm-ps, mle-ucb, oracle]\nconfidence:\n  beta: theory\n  choice: step\n")
+	c, err = Load(Options{Path: p, Environ: []string{"SMRL_CONFIDENCE_CANDIDATES=4", "SMRL_CONFIDENCE_POSTERIOR_SCALE=0.5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Confidence.Beta != "theory" || c.Confidence.Choice != "step" || c.Confidence.Candidates != 4 || c.Confidence.PosteriorScale != 0.5 {
+		t.Errorf("confidence from file and environment: %+v", c.Confidence)
 	}
 }
 

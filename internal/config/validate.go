@@ -5,16 +5,25 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Catalogs of names accepted in a config.
 var (
 	FamilyKinds   = []string{"custom-sin", "exp-sin", "x-sin", "gaussian"}
 	FeatureKinds  = []string{"linear", "affine", "rff", "per-action", "constant"}
-	AgentNames    = []string{"sm", "lds", "mle", "oracle"}
+	AgentNames    = []string{"sm", "lds", "mle", "oracle", "sm-ucb", "lds-ucb", "mle-ucb", "sm-ps", "lds-ps", "mle-ps"}
 	PlannerModes  = []string{"constant", "random"}
 	EstimateNames = []string{"sm", "lds", "mle"}
+	BetaForms     = []string{"practical", "theory"}
+	ChoiceModes   = []string{"episode", "step"}
 )
+
+// UsesConfidence reports whether an agent plans with the confidence set of
+// its estimate: the optimistic (-ucb) and posterior-sampling (-ps) agents.
+func UsesConfidence(agent string) bool {
+	return strings.HasSuffix(agent, "-ucb") || strings.HasSuffix(agent, "-ps")
+}
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
@@ -127,12 +136,54 @@ func (c *Config) Validate() error {
 	if !(c.LDS.Sigma > 0 && finite(c.LDS.Sigma)) {
 		bad("lds.sigma", "must be a finite number > 0, got %v", c.LDS.Sigma)
 	}
+	c.validateConfidence(bad)
 	for _, n := range c.Estimate.SweepN {
 		if n < 1 {
 			bad("estimate.sweep_n", "sizes must be >= 1, got %d", n)
 		}
 	}
 	return errors.Join(problems...)
+}
+
+// validateConfidence checks the confidence section, and that λ > 0 when an
+// agent needs the confidence set (V + λI must be invertible before any
+// data, and log det(V/λ + I) must exist).
+func (c *Config) validateConfidence(bad func(key, format string, args ...any)) {
+	k := c.Confidence
+	if !slices.Contains(BetaForms, k.Beta) {
+		bad("confidence.beta", "unknown form %q (known: %v)", k.Beta, BetaForms)
+	}
+	if !slices.Contains(ChoiceModes, k.Choice) {
+		bad("confidence.choice", "unknown choice %q (known: %v)", k.Choice, ChoiceModes)
+	}
+	nonNegative := func(key string, v float64) {
+		if !(v >= 0) || !finite(v) {
+			bad(key, "must be a finite number >= 0, got %v", v)
+		}
+	}
+	nonNegative("confidence.scale", k.Scale)
+	nonNegative("confidence.b_psi", k.BPsi)
+	nonNegative("confidence.b_c", k.BC)
+	nonNegative("confidence.b_star", k.BStar)
+	nonNegative("confidence.posterior_scale", k.PosteriorScale)
+	if !(k.Delta > 0 && k.Delta < 1) {
+		bad("confidence.delta", "must lie in (0, 1), got %v", k.Delta)
+	}
+	if !(k.Alpha1 > 0) || !finite(k.Alpha1) {
+		bad("confidence.alpha1", "must be a finite number > 0, got %v", k.Alpha1)
+	}
+	if k.Candidates < 1 {
+		bad("confidence.candidates", "must be >= 1, got %d", k.Candidates)
+	}
+	var users []string
+	for _, a := range c.Agents {
+		if UsesConfidence(a) {
+			users = append(users, a)
+		}
+	}
+	if len(users) > 0 && c.Lambda == 0 {
+		bad("lambda", "must be > 0 for agents %v, whose confidence set |W − Ŵ|_{V+λI} ≤ β needs V + λI invertible, got 0", users)
+	}
 }
 
 // Dims returns d_psi and d_phi implied by the family and features; ok is

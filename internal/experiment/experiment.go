@@ -6,15 +6,18 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
@@ -24,12 +27,24 @@ type Options struct {
 	OutDir      string // results directory; created if missing
 	Workers     int    // parallel trials; <= 0 means all cores
 	Stdout      io.Writer
-	Log         io.Writer // progress lines; nil for none
 	CommandLine []string
 	Version     string
 	Commit      string
+	// Resume continues the run in OutDir: completed trials of its journal
+	// are kept, the config must be the same.
+	Resume bool
+	// Shard restricts the run to a subset of the trials (Count 0: all).
+	Shard runner.Shard
+	// Log receives progress and status records; nil for none.
+	Log *slog.Logger
+	// Bar, when not nil, shows a progress bar there (a terminal) instead of
+	// progress log records.
+	Bar io.Writer
 	// Plot, when not nil, draws the figures of the finished directory.
 	Plot func(dir string) error
+	// ResumeHint is the command line that resumes this run, printed when it
+	// is interrupted.
+	ResumeHint string
 }
 
 // DefaultOutDir is results/<config name>/.
@@ -65,53 +80,135 @@ func checkWritable(dir string) error {
 	return os.Remove(name)
 }
 
-// Run executes every trial of c and writes the results directory.
+// Run executes the trials of c (all, or the shard's) and writes the
+// results directory. Completed trials go to the journal as they finish; on
+// cancellation (SIGINT/SIGTERM) the trials in flight finish, the journal
+// keeps them, and Run returns an error wrapping errs.ErrInterrupted.
 func Run(ctx context.Context, c *config.Config, opt Options) error {
 	start := time.Now()
-	mdp, err := env.New(c)
+	mdp, cfgYAML, err := prepare(c, opt.OutDir)
 	if err != nil {
-		return errs.Invalid(err)
-	}
-	if err := checkWritable(opt.OutDir); err != nil {
 		return err
+	}
+	all := runner.Trials(c)
+	selected := opt.Shard.Select(len(all))
+	done := map[runner.Trial][]runner.Episode{}
+	var journal *results.Journal
+	if opt.Resume {
+		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
+			return err
+		}
+		if done, err = results.ReadJournal(opt.OutDir); err != nil {
+			return err
+		}
+		journal, err = results.AppendJournal(opt.OutDir)
+	} else {
+		// A fresh run: old results must not outlive it half-replaced.
+		for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile} {
+			os.Remove(filepath.Join(opt.OutDir, f))
+		}
+		if err := fsutil.WriteAtomic(filepath.Join(opt.OutDir, results.ConfigFile), func(w io.Writer) error {
+			_, err := w.Write(cfgYAML)
+			return err
+		}); err != nil {
+			return err
+		}
+		journal, err = results.CreateJournal(opt.OutDir)
+	}
+	if err != nil {
+		return err
+	}
+	defer journal.Close()
+
+	var todo []runner.Trial
+	for _, k := range selected {
+		if _, ok := done[all[k]]; !ok {
+			todo = append(todo, all[k])
+		}
 	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	trials := runner.Trials(c)
-	var progress func(done, total int)
 	if opt.Log != nil {
-		last := time.Now()
-		progress = func(done, total int) {
-			if done == total || time.Since(last) > 2*time.Second {
-				last = time.Now()
-				fmt.Fprintf(opt.Log, "smrl: %d/%d trials done (%.1fs)\n", done, total, time.Since(start).Seconds())
+		opt.Log.Info("run started", "config", c.Name, "out", opt.OutDir, "trials", len(selected),
+			"already_done", len(selected)-len(todo), "shard", opt.Shard.String(), "workers", workers)
+	}
+	var counter atomic.Int64
+	stop := startProgress(&counter, len(todo), c.Episodes, opt.Log, opt.Bar)
+	res, runErr := runner.Run(ctx, c, mdp, todo, runner.Options{
+		Workers: workers,
+		Done:    &counter,
+		OnTrial: func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
+	})
+	stop()
+	if res != nil {
+		for i, t := range res.Trials {
+			if res.Episodes[i] != nil {
+				done[t] = res.Episodes[i]
 			}
 		}
 	}
-	res, err := runner.Run(ctx, c, mdp, trials, runner.Options{Workers: workers, Progress: progress})
-	if err != nil {
-		return err
+	if runErr != nil {
+		if ctx.Err() != nil {
+			n := 0
+			for _, k := range selected {
+				if _, ok := done[all[k]]; ok {
+					n++
+				}
+			}
+			msg := fmt.Sprintf("interrupted: %d of %d trials are complete and kept in %s", n, len(selected), filepath.Join(opt.OutDir, results.JournalFile))
+			if opt.ResumeHint != "" {
+				msg += "; resume with: " + opt.ResumeHint
+			}
+			return fmt.Errorf("%w: %s", errs.ErrInterrupted, msg)
+		}
+		return runErr
 	}
-	rows := results.Rows(res)
-	cfgYAML, err := c.YAML()
-	if err != nil {
-		return err
+	full := &runner.Result{}
+	for _, k := range selected {
+		full.Trials = append(full.Trials, all[k])
+		full.Episodes = append(full.Episodes, done[all[k]])
 	}
-	end := time.Now()
 	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), End: end.UTC(),
-		WallSeconds: end.Sub(start).Seconds(), Workers: workers, Trials: len(trials)}
+		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
+		Shard: opt.Shard.String(), Resumed: opt.Resume}
+	return finish(c, mdp, full, cfgYAML, meta, opt)
+}
+
+// prepare builds the MDP of c, checks that outDir can be written before any
+// trial runs, and renders the resolved config.
+func prepare(c *config.Config, outDir string) (*env.MDP, []byte, error) {
+	mdp, err := env.New(c)
+	if err != nil {
+		return nil, nil, errs.Invalid(err)
+	}
+	if err := checkWritable(outDir); err != nil {
+		return nil, nil, err
+	}
+	cfgYAML, err := c.YAML()
+	return mdp, cfgYAML, err
+}
+
+// finish writes the results files of a complete result, prints the table
+// and draws the figures.
+func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, meta *results.Metadata, opt Options) error {
+	rows := results.Rows(res)
+	end := time.Now()
+	meta.End = end.UTC()
+	meta.WallSeconds = end.Sub(meta.Start).Seconds()
 	dpsi, dphi := mdp.True.Dist.StatDim(), mdp.True.Feat.Dim()
 	if err := results.WriteDir(opt.OutDir, rows, dpsi, dphi, cfgYAML, meta); err != nil {
 		return err
+	}
+	if opt.Log != nil {
+		opt.Log.Info("run finished", "out", opt.OutDir, "trials", len(res.Trials), "seconds", meta.WallSeconds)
 	}
 	if opt.Stdout != nil {
 		if err := results.Table(opt.Stdout, results.Summarise(rows), IsPaper(c)); err != nil {
 			return err
 		}
-		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d trials in %.2fs)\n", opt.OutDir, len(trials), end.Sub(start).Seconds())
+		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d trials in %.2fs)\n", opt.OutDir, len(res.Trials), meta.WallSeconds)
 	}
 	if opt.Plot != nil {
 		if err := opt.Plot(opt.OutDir); err != nil {

@@ -9,7 +9,7 @@
 //
 //   - DIR/episodes.csv, one row per (agent, seed, episode):
 //
-//     agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,w_0_0,w_0_1,...
+//     agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,beta,w_0_0,w_0_1,...
 //
 //     seed is an index 0..S-1 and episode counts from 1. The trailing w_i_j
 //     columns hold the agent's estimated W (d_psi rows × d_phi columns, any
@@ -17,17 +17,20 @@
 //     row-major order, W[i*d_phi+j] = w_i_j, whatever their column order.
 //     regret and cum_regret are empty when no oracle was run, w_error and the
 //     w_i_j cells may be empty for an agent without a model (the oracle).
-//     Extra columns are ignored.
+//     Extra columns, such as beta (the confidence radius of the -ucb
+//     agents), are ignored; beta may be absent.
 //
 //   - DIR/summary.csv, one row per (agent, episode), aggregated over seeds:
 //
 //     agent,episode,seeds,reward_mean,cum_reward_mean,cum_reward_lo,cum_reward_hi,
 //     cum_regret_mean,cum_regret_lo,cum_regret_hi,plus_count_mean,plus_count_lo,
-//     plus_count_hi,w_error_mean
+//     plus_count_hi,w_error_mean[,beta_mean,regret_slope]
 //
 //     lo and hi bound a 95% Student-t interval over seeds (lo = hi = mean for
 //     one seed). The cum_regret_* cells are empty without an oracle and
-//     w_error_mean may be empty for the oracle.
+//     w_error_mean may be empty for the oracle. The trailing columns are
+//     optional and not read: the regret_loglog figure fits its slope itself,
+//     by the same rule as regret_slope.
 //
 // An estimation-error sweep (smrl estimate --sweep-n) is a third CSV with
 // header method,n,repeat,frobenius_error.
@@ -47,6 +50,17 @@
 //   - cum_regret: the same for cumulative regret against the oracle
 //     (cum_regret_*), without the oracle itself. Written only when some
 //     agent has regret values.
+//   - regret_loglog: mean cumulative regret against episode k on log–log
+//     axes, per non-oracle agent, drawing only the episodes whose mean is
+//     positive (an agent with none is left out; no bands, which would
+//     reach below zero). Each legend entry carries the slope b of the
+//     least-squares fit log R̄_k = a + b log k over the second half of the
+//     agent's episodes (k > K/2, K its last episode; points with R̄_k > 0,
+//     at least two, else "–"), the fit is drawn as a thin dotted line over
+//     that range, and a grey dashed √k line (slope 0.5, the growth of the
+//     regret bound) passes through the last point of the first agent.
+//     Linear regret has slope 1, regret that has stopped growing slope 0.
+//     Written when some agent has a positive mean cumulative regret.
 //   - plus_count: number of steps per episode at which the agent chose
 //     a = +1 (0..H), mean and band: the paper's "planner action choices".
 //     The band is clipped to [0, H] (to [0, ∞) when Options.Horizon is

@@ -30,19 +30,22 @@ type DensitySource interface {
 
 // Figure names, which are also the output file names without extension.
 const (
-	FigCumReward = "cum_reward"
-	FigCumRegret = "cum_regret"
-	FigPlusCount = "plus_count"
-	FigWError    = "w_error"
-	FigMDP       = "mdp"
-	FigDensities = "densities"
+	FigCumReward    = "cum_reward"
+	FigCumRegret    = "cum_regret"
+	FigRegretLogLog = "regret_loglog"
+	FigPlusCount    = "plus_count"
+	FigWError       = "w_error"
+	FigMDP          = "mdp"
+	FigDensities    = "densities"
 )
 
 // RunFigures regenerates every figure of the results directory dir into
 // outDir (created if missing) and returns the written paths in the order
-// cum_reward, cum_regret, plus_count, w_error, mdp, densities.
+// cum_reward, cum_regret, regret_loglog, plus_count, w_error, mdp,
+// densities.
 //
-// cum_regret is written only if some agent has regret values, w_error only
+// cum_regret is written only if some agent has regret values,
+// regret_loglog only if some agent has a positive mean regret, w_error only
 // if some agent has a W error, and mdp and densities only if dens is not
 // nil; densities uses each agent's final W from seed 0, last episode, of
 // episodes.csv. Both episodes.csv and summary.csv must exist and are fully
@@ -74,7 +77,10 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 		{FigCumReward, func(c draw.Canvas) error { return cumRewardFigure(c, sum) }},
 	}
 	if sum.hasRegret() {
-		figs = append(figs, fig{FigCumRegret, func(c draw.Canvas) error { return cumRegretFigure(c, sum) }})
+		figs = append(figs,
+			fig{FigCumRegret, func(c draw.Canvas) error { return cumRegretFigure(c, sum) }},
+			fig{FigRegretLogLog, func(c draw.Canvas) error { return regretLogLogFigure(c, sum) }},
+		)
 	}
 	figs = append(figs, fig{FigPlusCount, func(c draw.Canvas) error { return plusCountFigure(c, sum, opt.Horizon) }})
 	figs = append(figs, fig{FigWError, func(c draw.Canvas) error { return wErrorFigure(c, sum) }})

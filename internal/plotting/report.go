@@ -15,12 +15,13 @@ const ReportFile = "report.md"
 
 // figureCaptions describe the figures RunFigures writes, by name.
 var figureCaptions = map[string]string{
-	FigCumReward: "Cumulative reward per episode: mean over seeds, shaded 95% Student-t interval.",
-	FigCumRegret: "Cumulative regret against the oracle: mean over seeds, shaded 95% Student-t interval.",
-	FigPlusCount: "Planner action choices: number of steps per episode with a = +1, mean and 95% interval.",
-	FigWError:    "Frobenius error of the estimated W against the true W₀, mean over seeds.",
-	FigMDP:       "The MDP: true transition densities from s = 0.5 for a = ±1, and the reward scaled to their maximum.",
-	FigDensities: "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
+	FigCumReward:    "Cumulative reward per episode: mean over seeds, shaded 95% Student-t interval.",
+	FigCumRegret:    "Cumulative regret against the oracle: mean over seeds, shaded 95% Student-t interval.",
+	FigRegretLogLog: "Regret growth on log–log axes: mean cumulative regret over seeds against episode k, with the least-squares slope of log regret on log k over the second half of the episodes (k > K/2) in the legend; √k growth is slope 0.5, linear growth slope 1.",
+	FigPlusCount:    "Planner action choices: number of steps per episode with a = +1, mean and 95% interval.",
+	FigWError:       "Frobenius error of the estimated W against the true W₀, mean over seeds.",
+	FigMDP:          "The MDP: true transition densities from s = 0.5 for a = ±1, and the reward scaled to their maximum.",
+	FigDensities:    "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
 }
 
 // Report writes dir/report.md: a title, the final-episode summary table

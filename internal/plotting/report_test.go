@@ -44,6 +44,7 @@ func TestReport(t *testing.T) {
 			wantLinks: []string{
 				"![cum_reward](plots/cum_reward.png)",
 				"![cum_regret](plots/cum_regret.png)",
+				"![regret_loglog](plots/regret_loglog.png)",
 				"![plus_count](plots/plus_count.png)",
 				"![w_error](plots/w_error.png)",
 				"![mdp](plots/mdp.png)",

@@ -4,14 +4,22 @@
 //	episodes.csv  one row per (agent, seed, episode), canonical order:
 //	              agents in config order, seeds ascending, episodes from 1
 //	              agent,seed,episode,reward,cum_reward,regret,cum_regret,
-//	              plus_count,w_error,w_0_0,w_0_1,…
+//	              plus_count,w_error,beta,w_0_0,w_0_1,…
 //	summary.csv   per (agent, episode): mean and 95% Student-t interval over
-//	              seeds of cum_reward, cum_regret and plus_count
+//	              seeds of cum_reward, cum_regret and plus_count; mean
+//	              w_error and beta; and the agent's regret_slope
 //	config.yaml   the fully resolved config
 //	metadata.json versions, command line, times
 //
 // regret = oracle reward − agent reward on the same seed and episode (empty
-// when the oracle is not run); w_error = |Ŵ − W0|_F (empty for the oracle).
+// when the oracle is not run); w_error = |Ŵ − W0|_F (empty for the oracle);
+// beta = β_k, the radius of the confidence set an optimistic (-ucb) agent
+// planned with in the episode (empty for other agents). regret_slope is the
+// slope b of the least-squares fit log R̄_k = a + b log k over the second
+// half of the episodes (k > K/2, K the agent's last episode) with R̄_k the
+// mean cumulative regret over seeds, using the episodes where R̄_k > 0 (at
+// least two, else empty); √K growth is b = 0.5, linear growth b = 1. It is
+// a per-agent number, repeated on each of the agent's rows.
 // Numbers are written with strconv 'g' and shortest precision, so files are
 // byte-identical for identical results.
 package results
@@ -37,6 +45,7 @@ type Row struct {
 	CumRegret float64 // NaN when unknown
 	PlusCount int
 	WError    float64 // NaN when not applicable
+	Beta      float64 // NaN when not applicable
 	W         []float64
 }
 
@@ -56,7 +65,7 @@ func Rows(res *runner.Result) []Row {
 		for k, e := range res.Episodes[i] {
 			cum += e.Reward
 			r := Row{Agent: t.Agent, Seed: t.Seed, Episode: e.Episode, Reward: e.Reward, CumReward: cum,
-				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, W: e.W}
+				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, W: e.W}
 			if hasOracle && k < len(or) {
 				r.Regret = or[k].Reward - e.Reward
 				cumReg += r.Regret
@@ -70,7 +79,7 @@ func Rows(res *runner.Result) []Row {
 
 // EpisodesHeader returns the header of episodes.csv for d_psi×d_phi W.
 func EpisodesHeader(dpsi, dphi int) []string {
-	h := []string{"agent", "seed", "episode", "reward", "cum_reward", "regret", "cum_regret", "plus_count", "w_error"}
+	h := []string{"agent", "seed", "episode", "reward", "cum_reward", "regret", "cum_regret", "plus_count", "w_error", "beta"}
 	for k := 0; k < dpsi; k++ {
 		for j := 0; j < dphi; j++ {
 			h = append(h, fmt.Sprintf("w_%d_%d", k, j))
@@ -125,13 +134,16 @@ type Summary struct {
 	RewardMean                      float64
 	CumReward, CumRegret, PlusCount Stat
 	WErrorMean                      float64
+	BetaMean                        float64 // NaN for agents without a confidence set
+	RegretSlope                     float64 // per agent; NaN when undefined
 }
 
 // SummaryHeader is the header of summary.csv.
 var SummaryHeader = []string{"agent", "episode", "seeds", "reward_mean",
 	"cum_reward_mean", "cum_reward_lo", "cum_reward_hi",
 	"cum_regret_mean", "cum_regret_lo", "cum_regret_hi",
-	"plus_count_mean", "plus_count_lo", "plus_count_hi", "w_error_mean"}
+	"plus_count_mean", "plus_count_lo", "plus_count_hi", "w_error_mean",
+	"beta_mean", "regret_slope"}
 
 // Summarise aggregates rows over seeds, per agent (in first-seen order) and
 // episode.
@@ -173,8 +185,63 @@ func Summarise(rows []Row) []Summary {
 				CumRegret:  MeanCI(col(func(r Row) float64 { return r.CumRegret })),
 				PlusCount:  MeanCI(col(func(r Row) float64 { return float64(r.PlusCount) })),
 				WErrorMean: mean(col(func(r Row) float64 { return r.WError })),
+				BetaMean:   mean(col(func(r Row) float64 { return r.Beta })),
 			})
 		}
 	}
+	// The regret slope of each agent, from its mean cumulative regret.
+	for lo := 0; lo < len(out); {
+		hi := lo
+		for hi < len(out) && out[hi].Agent == out[lo].Agent {
+			hi++
+		}
+		eps := make([]float64, 0, hi-lo)
+		reg := make([]float64, 0, hi-lo)
+		for _, s := range out[lo:hi] {
+			eps = append(eps, float64(s.Episode))
+			reg = append(reg, s.CumRegret.Mean)
+		}
+		slope := RegretSlope(eps, reg)
+		for i := lo; i < hi; i++ {
+			out[i].RegretSlope = slope
+		}
+		lo = hi
+	}
 	return out
+}
+
+// RegretSlope fits log R = a + b log k by least squares over the points
+// with k > K/2 (K the largest k) and R > 0, and returns b; NaN with fewer
+// than two such points or no spread in k. k are episodes, R mean cumulative
+// regrets; √K growth is b = 0.5.
+func RegretSlope(episodes, regret []float64) float64 {
+	var kmax float64
+	for _, k := range episodes {
+		kmax = max(kmax, k)
+	}
+	var n, sx, sy, sxx, sxy float64
+	for i, k := range episodes {
+		r := regret[i]
+		if !(k > kmax/2) || !(r > 0) || math.IsInf(r, 0) {
+			continue
+		}
+		x, y := math.Log(k), math.Log(r)
+		n++
+		sx += x
+		sy += y
+		sxx += x * x
+		sxy += x * y
+	}
+	if n < 2 {
+		return math.NaN()
+	}
+	den := n*sxx - sx*sx
+	if !(den > 0) {
+		return math.NaN()
+	}
+	b := (n*sxy - sx*sy) / den
+	if math.Abs(b) < 1e-12 {
+		b = 0 // flat regret: rounding error, not a slope
+	}
+	return b
 }

@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,10 +29,10 @@ func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
 	res := &runner.Result{
 		Trials: []runner.Trial{{Agent: "sm", Seed: 0}, {Agent: "sm", Seed: 1}, {Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}},
 		Episodes: [][]runner.Episode{
-			{{Episode: 1, Reward: 3, WError: 0.5, W: []float64{1, 2}}, {Episode: 2, Reward: 4, WError: 0.25, W: []float64{1, 1}}},
-			{{Episode: 1, Reward: 1, W: []float64{0, 0}}, {Episode: 2, Reward: 2, W: []float64{0, 0}}},
-			{{Episode: 1, Reward: 5, WError: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 5, WError: math.NaN(), W: []float64{1, 1}}},
-			{{Episode: 1, Reward: 2, WError: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 9, WError: math.NaN(), W: []float64{1, 1}}},
+			{{Episode: 1, Reward: 3, WError: 0.5, Beta: 2.5, W: []float64{1, 2}}, {Episode: 2, Reward: 4, WError: 0.25, Beta: 3, W: []float64{1, 1}}},
+			{{Episode: 1, Reward: 1, Beta: 1.5, W: []float64{0, 0}}, {Episode: 2, Reward: 2, Beta: 2, W: []float64{0, 0}}},
+			{{Episode: 1, Reward: 5, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 5, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}},
+			{{Episode: 1, Reward: 2, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 9, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}},
 		},
 	}
 	rows := Rows(res)
@@ -47,21 +48,73 @@ func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
-	if lines[0] != "agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,w_0_0,w_0_1" {
+	if lines[0] != "agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,beta,w_0_0,w_0_1" {
 		t.Errorf("header %q", lines[0])
 	}
-	if lines[1] != "sm,0,1,3,3,2,2,0,0.5,1,2" || lines[5] != "oracle,0,1,5,5,0,0,0,,1,1" {
+	if lines[1] != "sm,0,1,3,3,2,2,0,0.5,2.5,1,2" || lines[5] != "oracle,0,1,5,5,0,0,0,,,1,1" {
 		t.Errorf("rows %q / %q", lines[1], lines[5])
 	}
 	// Without an oracle the regret cells are empty.
 	res.Trials, res.Episodes = res.Trials[:2], res.Episodes[:2]
 	b.Reset()
 	WriteEpisodes(&b, Rows(res), 1, 2)
-	if l := strings.Split(b.String(), "\n")[1]; l != "sm,0,1,3,3,,,0,0.5,1,2" {
+	if l := strings.Split(b.String(), "\n")[1]; l != "sm,0,1,3,3,,,0,0.5,2.5,1,2" {
 		t.Errorf("no oracle: %q", l)
 	}
 	sums := Summarise(Rows(res))
-	if len(sums) != 2 || sums[1].CumReward.Mean != 5 || sums[1].Seeds != 2 {
+	if len(sums) != 2 || sums[1].CumReward.Mean != 5 || sums[1].Seeds != 2 || sums[0].BetaMean != 2 || sums[1].BetaMean != 2.5 {
 		t.Errorf("summary %+v", sums)
+	}
+}
+
+func TestRegretSlope(t *testing.T) {
+	var eps, sqrtReg, linReg []float64
+	for k := 1; k <= 50; k++ {
+		eps = append(eps, float64(k))
+		sqrtReg = append(sqrtReg, 3*math.Sqrt(float64(k)))
+		linReg = append(linReg, 2*float64(k))
+	}
+	if b := RegretSlope(eps, sqrtReg); math.Abs(b-0.5) > 1e-12 {
+		t.Errorf("√k regret: slope %v, want 0.5", b)
+	}
+	if b := RegretSlope(eps, linReg); math.Abs(b-1) > 1e-12 {
+		t.Errorf("linear regret: slope %v, want 1", b)
+	}
+	// Only the second half counts: a jump in the first half changes nothing.
+	jumped := append([]float64(nil), sqrtReg...)
+	jumped[3] = 1000
+	if b := RegretSlope(eps, jumped); math.Abs(b-0.5) > 1e-12 {
+		t.Errorf("first-half outlier: slope %v, want 0.5", b)
+	}
+	if b := RegretSlope(eps, make([]float64, 50)); !math.IsNaN(b) {
+		t.Errorf("zero regret: slope %v, want NaN", b)
+	}
+	if b := RegretSlope([]float64{1}, []float64{1}); !math.IsNaN(b) {
+		t.Errorf("one episode: slope %v, want NaN", b)
+	}
+	// Summarise repeats the agent's slope on each of its rows.
+	var rows []Row
+	for k := 1; k <= 8; k++ {
+		rows = append(rows, Row{Agent: "sm", Episode: k, CumRegret: math.Sqrt(float64(k)), Beta: math.NaN()},
+			Row{Agent: "oracle", Episode: k, CumRegret: 0, Beta: math.NaN()})
+	}
+	var b bytes.Buffer
+	sums := Summarise(rows)
+	if err := WriteSummary(&b, sums); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if !strings.HasSuffix(lines[0], ",w_error_mean,beta_mean,regret_slope") {
+		t.Errorf("summary header %q", lines[0])
+	}
+	for _, s := range sums {
+		if s.Agent == "sm" && math.Abs(s.RegretSlope-0.5) > 1e-12 || s.Agent == "oracle" && !math.IsNaN(s.RegretSlope) {
+			t.Errorf("%s episode %d: slope %v", s.Agent, s.Episode, s.RegretSlope)
+		}
+	}
+	sm := strings.Split(lines[1], ",")
+	slope, err := strconv.ParseFloat(sm[len(sm)-1], 64)
+	if err != nil || math.Abs(slope-0.5) > 1e-12 || sm[len(sm)-2] != "" || !strings.HasSuffix(lines[9], ",,") {
+		t.Errorf("rows %q / %q: want the slope last, empty beta_mean", lines[1], lines[9])
 	}
 }

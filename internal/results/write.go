@@ -19,10 +19,10 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 	if err := cw.Write(EpisodesHeader(dpsi, dphi)); err != nil {
 		return err
 	}
-	rec := make([]string, 0, 9+dpsi*dphi)
+	rec := make([]string, 0, 10+dpsi*dphi)
 	for _, r := range rows {
 		rec = append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode), num(r.Reward),
-			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError))
+			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError), num(r.Beta))
 		for _, v := range r.W {
 			rec = append(rec, num(v))
 		}
@@ -45,7 +45,7 @@ func WriteSummary(w io.Writer, sums []Summary) error {
 		for _, st := range []Stat{s.CumReward, s.CumRegret, s.PlusCount} {
 			rec = append(rec, num(st.Mean), num(st.Lo), num(st.Hi))
 		}
-		rec = append(rec, num(s.WErrorMean))
+		rec = append(rec, num(s.WErrorMean), num(s.BetaMean), num(s.RegretSlope))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -66,6 +66,9 @@ type Metadata struct {
 	WallSeconds float64   `json:"wall_seconds"`
 	Workers     int       `json:"workers"`
 	Trials      int       `json:"trials"`
+	Shard       string    `json:"shard,omitempty"`
+	Resumed     bool      `json:"resumed,omitempty"`
+	MergedFrom  []string  `json:"merged_from,omitempty"`
 }
 
 // Files names the files of a results directory.

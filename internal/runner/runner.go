@@ -35,6 +35,7 @@ type Episode struct {
 	PlusCount int     // steps that played the first action of env.actions
 	W         []float64
 	WError    float64 // |Ŵ − W0|_F after the end-of-episode update; NaN for the oracle
+	Beta      float64 // β_k of the confidence set planned with; NaN for agents without one
 }
 
 // Result holds every trial's episodes.
@@ -57,12 +58,22 @@ func Trials(c *config.Config) []Trial {
 
 // Options controls execution.
 type Options struct {
-	Workers  int                   // <= 0: all cores
-	Progress func(done, total int) // called after each trial, may be nil
+	Workers int // <= 0: all cores
+	// OnTrial, when not nil, is called with every completed trial (its
+	// index in trials and its episodes), one call at a time, in completion
+	// order. An error stops the run: no new trial starts.
+	OnTrial func(i int, eps []Episode) error
+	// Done, when not nil, counts completed trials (for progress reports).
+	Done *atomic.Int64
 }
 
 // Run runs the given trials of c on mdp. The result's order follows trials,
 // whatever the number of workers.
+//
+// When ctx is cancelled no new trial starts, but the trials in flight run
+// to completion (and reach OnTrial), so an interrupted run loses no finished
+// work. Run then returns the partial result, with nil episodes for trials
+// that did not run, and an error wrapping ctx.Err().
 func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, opt Options) (*Result, error) {
 	workers := opt.Workers
 	if workers <= 0 {
@@ -71,21 +82,34 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 	workers = min(workers, max(len(trials), 1))
 	res := &Result{Trials: trials, Episodes: make([][]Episode, len(trials))}
 	errs := make([]error, len(trials))
-	var next, done atomic.Int64
+	var next atomic.Int64
+	var stopped atomic.Bool
+	var mu sync.Mutex // serialises OnTrial
 	var wg sync.WaitGroup
+	inFlight := context.WithoutCancel(ctx)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(trials) || ctx.Err() != nil {
+				if i >= len(trials) || ctx.Err() != nil || stopped.Load() {
 					return
 				}
-				res.Episodes[i], errs[i] = RunTrial(ctx, c, mdp, trials[i])
-				d := done.Add(1)
-				if opt.Progress != nil {
-					opt.Progress(int(d), len(trials))
+				eps, err := RunTrial(inFlight, c, mdp, trials[i])
+				if err == nil && opt.OnTrial != nil {
+					mu.Lock()
+					err = opt.OnTrial(i, eps)
+					mu.Unlock()
+				}
+				if err != nil {
+					errs[i] = err
+					stopped.Store(true)
+					return
+				}
+				res.Episodes[i] = eps
+				if opt.Done != nil {
+					opt.Done.Add(1)
 				}
 			}
 		}()
@@ -97,14 +121,14 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return res, fmt.Errorf("run stopped: %w", err)
 	}
 	return res, nil
 }
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
-	ag, err := agent.New(t.Agent, mdp.True, agent.Config{Lambda: c.Lambda, LDSSigma: c.LDS.Sigma})
+	ag, err := agent.New(t.Agent, mdp.True, agent.Config{Lambda: c.Lambda, LDSSigma: c.LDS.Sigma, Confidence: c.Confidence})
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +152,9 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		}
 		envPCG.Seed(streamSeed(c.Seed, purposeEnv, uint64(t.Seed), uint64(ep)))
 		mdp.Init(envRng, s)
+		if err := ag.BeginEpisode(pl, s, planRng); err != nil {
+			return nil, fmt.Errorf("episode %d: %w", ep, err)
+		}
 		var reward float64
 		plus := 0
 		for h := 0; h < mdp.Horizon; h++ {
@@ -144,7 +171,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := Episode{Episode: ep, Reward: reward, PlusCount: plus, W: append([]float64(nil), ag.Model.W...), WError: math.NaN()}
+		e := Episode{Episode: ep, Reward: reward, PlusCount: plus, W: append([]float64(nil), ag.Model.W...), WError: math.NaN(), Beta: ag.Beta}
 		if t.Agent != "oracle" && len(e.W) == len(w0) {
 			var d2 float64
 			for i := range w0 {

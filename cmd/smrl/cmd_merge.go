@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/spf13/cobra"
+)
+
+// MergeOptions are the flags of smrl merge.
+type MergeOptions struct {
+	IO        *IOStreams
+	Dirs      []string
+	Out       string
+	NoPlots   bool
+	Quiet     bool
+	Format    string
+	LogFormat string
+}
+
+// NewCmdMerge returns smrl merge.
+func NewCmdMerge(io *IOStreams) *cobra.Command {
+	opts := &MergeOptions{IO: io}
+	cmd := &cobra.Command{
+		Use:   "merge DIR... --out DIR",
+		Short: "Merge the results directories of a sharded run",
+		Long: `Combine the results directories written by the shards of one run
+(smrl run --shard i/n, or a Kubernetes Indexed Job or Slurm array) into one
+directory with the same episodes.csv, summary.csv and figures a single-machine
+run writes. The shards must share one config (up to workers) and together
+hold every (agent, seed) trial exactly once; merge names what is missing or
+duplicated otherwise.`,
+		Example: `  smrl merge results/synthetic/shard-*-of-4 --out results/synthetic`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dirs = args
+			return mergeRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Out, "out", "o", "", "merged results directory")
+	f.BoolVar(&opts.NoPlots, "no-plots", false, "do not draw figures")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no table and no log records")
+	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")
+	f.StringVar(&opts.LogFormat, "log-format", "text", "log records on stderr: text or json")
+	return cmd
+}
+
+func mergeRun(ctx context.Context, opts *MergeOptions) error {
+	if opts.Out == "" {
+		return usageErrorf("merge needs --out DIR")
+	}
+	switch opts.Format {
+	case "png", "svg", "pdf":
+	default:
+		return usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
+	}
+	eo := experiment.Options{OutDir: opts.Out, CommandLine: append([]string{"smrl"}, os.Args[1:]...),
+		Version: versionString(), Commit: vcsRevision()}
+	if !opts.Quiet {
+		eo.Stdout = opts.IO.Out
+		eo.Log = newLogger(opts.IO.ErrOut, opts.LogFormat)
+	}
+	if !opts.NoPlots {
+		eo.Plot = drawFigures(opts.IO, opts.Format, opts.Quiet)
+	}
+	return experiment.Merge(ctx, opts.Dirs, eo)
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// SIGINT during a run: exit 130, the completed trials are kept, stderr says
+// how to resume, and --resume finishes the run.
+func TestSIGINTExit130AndResume(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "res")
+	args := []string{"run", "--config", "../../configs/quick.yaml", "--out", out, "--no-plots", "--workers", "1", "--seeds", "40", "--episodes", "6"}
+	type result struct {
+		code           ExitCode
+		stdout, stderr string
+	}
+	done := make(chan result)
+	go func() {
+		var o, e bytes.Buffer
+		code := Main(args, &o, &e)
+		done <- result{code, o.String(), e.String()}
+	}()
+	journal := filepath.Join(out, "journal.jsonl")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if b, _ := os.ReadFile(journal); bytes.Count(b, []byte("\n")) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no trial completed within 20 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.code != ExitInterrupted {
+		t.Fatalf("exit %d, want 130; stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "--resume") || !strings.Contains(r.stderr, "interrupted") {
+		t.Errorf("stderr does not say how to resume:\n%s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "episodes.csv")); err == nil {
+		t.Error("interrupted run wrote episodes.csv")
+	}
+	code, _, stderr := run(t, append(args, "--resume", "--quiet")...)
+	if code != ExitOK {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "episodes.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte("\n")); n != 1+3*40*6 {
+		t.Errorf("episodes.csv has %d lines after resume, want %d", n, 1+3*40*6)
+	}
+}

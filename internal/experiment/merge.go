@@ -1,0 +1,83 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/runner"
+)
+
+// Merge combines the results directories of shards of one run into
+// opt.OutDir. The shards must share one config (up to workers) and together
+// hold every trial exactly once; the output is the same as a single-machine
+// run's, rows in canonical order.
+func Merge(_ context.Context, dirs []string, opt Options) error {
+	start := time.Now()
+	if len(dirs) == 0 {
+		return errs.Invalid(fmt.Errorf("merge: no shard directories given"))
+	}
+	var c *config.Config
+	owner := map[runner.Trial]string{}
+	done := map[runner.Trial][]runner.Episode{}
+	for _, d := range dirs {
+		cd, err := config.Load(config.Options{Path: filepath.Join(d, results.ConfigFile)})
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			c = cd
+		} else {
+			key, va, vb, err := configDiff(c, cd)
+			if err != nil {
+				return err
+			}
+			if key != "" {
+				return errs.Invalid(fmt.Errorf("merge: %s and %s were run with different configs: %s = %s vs %s", dirs[0], d, key, va, vb))
+			}
+		}
+		trials, err := results.ReadJournal(d)
+		if err != nil {
+			return err
+		}
+		for t, eps := range trials {
+			if prev, dup := owner[t]; dup {
+				return errs.Invalid(fmt.Errorf("merge: trial agent %s seed %d is in both %s and %s", t.Agent, t.Seed, prev, d))
+			}
+			owner[t] = d
+			done[t] = eps
+		}
+	}
+	all := runner.Trials(c)
+	var missing []string
+	full := &runner.Result{}
+	for _, t := range all {
+		eps, ok := done[t]
+		if !ok {
+			missing = append(missing, fmt.Sprintf("%s/seed %d", t.Agent, t.Seed))
+			continue
+		}
+		full.Trials = append(full.Trials, t)
+		full.Episodes = append(full.Episodes, eps)
+		delete(done, t)
+	}
+	if len(missing) > 0 {
+		return errs.Invalid(fmt.Errorf("merge: %d of %d trials are missing (a shard not run, not finished, or not given): %s",
+			len(missing), len(all), strings.Join(missing, ", ")))
+	}
+	for t := range done {
+		return errs.Invalid(fmt.Errorf("merge: %s holds trial agent %s seed %d, which the config does not have", owner[t], t.Agent, t.Seed))
+	}
+	mdp, cfgYAML, err := prepare(c, opt.OutDir)
+	if err != nil {
+		return err
+	}
+	meta := &results.Metadata{Version: opt.Version, CommandLine: opt.CommandLine, Start: start.UTC(),
+		Trials: len(all), MergedFrom: dirs}
+	return finish(c, mdp, full, cfgYAML, meta, opt)
+}

@@ -1,0 +1,98 @@
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/errs"
+	"go.yaml.in/yaml/v3"
+)
+
+// ignoredKeys do not change results, so runs that differ only in them may
+// be resumed or merged together.
+var ignoredKeys = []string{"workers"}
+
+// flatten returns the config as "a.b.c" → value strings.
+func flatten(c *config.Config) (map[string]string, error) {
+	b, err := c.YAML()
+	if err != nil {
+		return nil, err
+	}
+	var tree map[string]any
+	if err := yaml.Unmarshal(b, &tree); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if m, ok := v.(map[string]any); ok {
+			for k, x := range m {
+				key := k
+				if prefix != "" {
+					key = prefix + "." + k
+				}
+				walk(key, x)
+			}
+			return
+		}
+		out[prefix] = fmt.Sprint(v)
+	}
+	walk("", tree)
+	for _, k := range ignoredKeys {
+		delete(out, k)
+	}
+	return out, nil
+}
+
+// configDiff returns the first key (in sorted order) whose value differs
+// between a and b, or "" when they agree.
+func configDiff(a, b *config.Config) (key, va, vb string, err error) {
+	fa, err := flatten(a)
+	if err != nil {
+		return "", "", "", err
+	}
+	fb, err := flatten(b)
+	if err != nil {
+		return "", "", "", err
+	}
+	var keys []string
+	for k := range fa {
+		keys = append(keys, k)
+	}
+	for k := range fb {
+		if _, ok := fa[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	keys = slices.Compact(keys)
+	for _, k := range keys {
+		if fa[k] != fb[k] {
+			return k, fa[k], fb[k], nil
+		}
+	}
+	return "", "", "", nil
+}
+
+// sameConfig checks that the config a results directory was made with
+// (path) is the resolved config c, naming the first key that differs.
+func sameConfig(path string, c *config.Config) error {
+	if _, err := os.Stat(path); err != nil {
+		return errs.Invalid(fmt.Errorf("--resume: %s not found: nothing to resume there", path))
+	}
+	old, err := config.Load(config.Options{Path: path})
+	if err != nil {
+		return err
+	}
+	key, was, now, err := configDiff(old, c)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, but the resolved config has %s = %s; resume with the same config, or start a new run in another --out", path, key, was, key, now))
+	}
+	return nil
+}

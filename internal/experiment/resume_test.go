@@ -1,0 +1,150 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/runner"
+)
+
+func quick(t *testing.T) *config.Config {
+	t.Helper()
+	c := load(t, "../../configs/quick.yaml")
+	c.Seeds, c.Episodes = 3, 4
+	return c
+}
+
+func readFile(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func journalLines(dir string) int {
+	b, _ := os.ReadFile(filepath.Join(dir, results.JournalFile))
+	return bytes.Count(b, []byte("\n"))
+}
+
+// cancelAfter cancels ctx once dir's journal holds n trials.
+func cancelAfter(dir string, n int) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for ctx.Err() == nil {
+			if journalLines(dir) >= n {
+				cancel()
+				return
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	return ctx, cancel
+}
+
+func TestResumeAfterInterruptEqualsUninterruptedRun(t *testing.T) {
+	c := quick(t)
+	ref := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: ref}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := cancelAfter(dir, 2)
+	defer cancel()
+	err := Run(ctx, c, Options{OutDir: dir, Workers: 1, ResumeHint: "smrl run --resume"})
+	if !errors.Is(err, errs.ErrInterrupted) || !strings.Contains(err.Error(), "smrl run --resume") {
+		t.Fatalf("interrupted run: err = %v, want ErrInterrupted with a resume hint", err)
+	}
+	total := len(runner.Trials(c))
+	if n := journalLines(dir); n < 2 || n >= total {
+		t.Fatalf("journal holds %d of %d trials after the interrupt", n, total)
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.EpisodesFile)); err == nil {
+		t.Error("an interrupted run wrote episodes.csv")
+	}
+	// A kill in the middle of a journal write leaves a line without newline.
+	f, _ := os.OpenFile(filepath.Join(dir, results.JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"agent":"lds","seed":2,"episodes":[{"episode":1,"rew`)
+	f.Close()
+	c.Workers = 2 // workers do not change results, so a resume may use others
+	if err := Run(context.Background(), c, Options{OutDir: dir, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{results.EpisodesFile, results.SummaryFile, results.ConfigFile} {
+		if !bytes.Equal(readFile(t, ref, name), readFile(t, dir, name)) && name != results.ConfigFile {
+			t.Errorf("%s after resume differs from the uninterrupted run", name)
+		}
+	}
+}
+
+func TestResumeRefusesOtherConfig(t *testing.T) {
+	c := quick(t)
+	dir := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	c.Planner.Tau = 4
+	err := Run(context.Background(), c, Options{OutDir: dir, Resume: true})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "planner.tau = 5") {
+		t.Errorf("err = %v, want a refusal naming planner.tau", err)
+	}
+	if err := Run(context.Background(), c, Options{OutDir: t.TempDir(), Resume: true}); err == nil {
+		t.Error("resumed a directory without a run")
+	}
+}
+
+func TestShardsMergeToSingleRun(t *testing.T) {
+	c := quick(t)
+	ref := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: ref}); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for i := 0; i < 3; i++ {
+		d := t.TempDir()
+		if err := Run(context.Background(), c, Options{OutDir: d, Shard: runner.Shard{Index: i, Count: 3}}); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, d)
+	}
+	out := t.TempDir()
+	if err := Merge(context.Background(), []string{shards[2], shards[0], shards[1]}, Options{OutDir: out}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{results.EpisodesFile, results.SummaryFile} {
+		if !bytes.Equal(readFile(t, ref, name), readFile(t, out, name)) {
+			t.Errorf("merged %s differs from the single run", name)
+		}
+	}
+	// A missing shard is named.
+	err := Merge(context.Background(), shards[:2], Options{OutDir: t.TempDir()})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing shard: err = %v", err)
+	}
+	// The same shard twice is a duplicate.
+	err = Merge(context.Background(), []string{shards[0], shards[0], shards[1], shards[2]}, Options{OutDir: t.TempDir()})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "in both") {
+		t.Errorf("duplicate shard: err = %v", err)
+	}
+	// A shard of another config is refused, naming the key.
+	other := *c
+	other.Episodes = 3
+	d := t.TempDir()
+	if err := Run(context.Background(), &other, Options{OutDir: d, Shard: runner.Shard{Index: 2, Count: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	err = Merge(context.Background(), []string{shards[0], shards[1], d}, Options{OutDir: t.TempDir()})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "episodes = 4 vs 3") {
+		t.Errorf("different configs: err = %v", err)
+	}
+}

@@ -1,0 +1,160 @@
+package plotting
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// regretFit fits log R = a + b log k by least squares over the points with
+// k > K/2 (K the largest k given) and a finite R > 0, and returns a, b and
+// the fitted range of k; ok is false with fewer than two such points. It is
+// the regret_slope of summary.csv (package results, RegretSlope).
+func regretFit(episodes, regret []float64) (a, b, kLo, kHi float64, ok bool) {
+	var kmax float64
+	for _, k := range episodes {
+		kmax = max(kmax, k)
+	}
+	var n, sx, sy, sxx, sxy float64
+	kLo, kHi = math.Inf(1), math.Inf(-1)
+	for i, k := range episodes {
+		r := regret[i]
+		if !(k > kmax/2) || !(r > 0) || math.IsInf(r, 0) {
+			continue
+		}
+		x, y := math.Log(k), math.Log(r)
+		n++
+		sx += x
+		sy += y
+		sxx += x * x
+		sxy += x * y
+		kLo, kHi = math.Min(kLo, k), math.Max(kHi, k)
+	}
+	den := n*sxx - sx*sx
+	if n < 2 || !(den > 0) {
+		return 0, 0, 0, 0, false
+	}
+	b = (n*sxy - sx*sy) / den
+	if math.Abs(b) < 1e-12 {
+		b = 0 // flat regret: rounding error, not a slope
+	}
+	return (sy - b*sx) / n, b, kLo, kHi, true
+}
+
+// slopeText formats a fitted slope for a legend ("–" when undefined),
+// without a negative zero.
+func slopeText(b float64, ok bool) string {
+	if !ok {
+		return "–"
+	}
+	if math.Abs(b) < 0.005 {
+		b = 0
+	}
+	return fmt.Sprintf("%.2f", b)
+}
+
+// regretLogLogFigure draws each non-oracle agent's mean cumulative regret
+// against episode on log–log axes (points with a positive mean only;
+// agents without any are left out), labels each agent with the slope of
+// regretFit over the second half of its episodes and draws that fit as a
+// thin dotted line, and adds a grey dashed √k reference (slope 0.5) through
+// the last point of the first agent drawn.
+func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
+	var ss []series
+	type fitted struct {
+		a, b, lo, hi float64
+		style        Style
+	}
+	var fits []fitted
+	for _, a := range sum.Agents {
+		if a == "oracle" {
+			continue
+		}
+		rows := sum.Rows[a]
+		eps := make([]float64, len(rows))
+		reg := make([]float64, len(rows))
+		s := series{Style: AgentStyle(a)}
+		for i, r := range rows {
+			eps[i], reg[i] = float64(r.Episode), r.CumRegretMean
+			if r.CumRegretMean > 0 && isFinite(r.CumRegretMean) {
+				s.X = append(s.X, eps[i])
+				s.Y = append(s.Y, reg[i])
+			}
+		}
+		if len(s.X) == 0 {
+			continue
+		}
+		ia, ib, lo, hi, ok := regretFit(eps, reg)
+		s.Name = fmt.Sprintf("%s (slope %s)", a, slopeText(ib, ok))
+		ss = append(ss, s)
+		if ok {
+			fits = append(fits, fitted{ia, ib, lo, hi, s.Style})
+		}
+	}
+	if len(ss) == 0 {
+		return errNoData
+	}
+	p := newPlot(fmt.Sprintf("Regret growth, log–log (%s)", meanNote(sum)),
+		"episode k (log scale)", "cumulative regret (log scale)")
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
+	items, err := addSeries(p, ss)
+	if err != nil {
+		return err
+	}
+	if len(fits) > 0 {
+		var thumb *plotter.Line
+		for _, f := range fits {
+			l, err := plotter.NewLine(plotter.XYs{
+				{X: f.lo, Y: math.Exp(f.a + f.b*math.Log(f.lo))},
+				{X: f.hi, Y: math.Exp(f.a + f.b*math.Log(f.hi))},
+			})
+			if err != nil {
+				return err
+			}
+			l.Color = f.style.Color
+			l.Width = vg.Points(1)
+			l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+			p.Add(l)
+			if thumb == nil {
+				thumb = &plotter.Line{LineStyle: l.LineStyle}
+				thumb.Color = rewardGrey
+			}
+		}
+		items = append(items, legendItem{Label: "fit over k > K/2", Thumbs: []plot.Thumbnailer{thumb}})
+	}
+	// The √k reference through the last point of the first agent.
+	first := ss[0]
+	kmin, kmax := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, x := range s.X {
+			kmin, kmax = math.Min(kmin, x), math.Max(kmax, x)
+		}
+	}
+	if kmax > kmin {
+		k0, r0 := first.X[len(first.X)-1], first.Y[len(first.Y)-1]
+		cst := r0 / math.Sqrt(k0)
+		gx := linspace(math.Log(kmin), math.Log(kmax), 50)
+		guide := make(plotter.XYs, len(gx))
+		for i, lx := range gx {
+			k := math.Exp(lx)
+			guide[i] = plotter.XY{X: k, Y: cst * math.Sqrt(k)}
+		}
+		gl, err := plotter.NewLine(guide)
+		if err != nil {
+			return err
+		}
+		gl.Color = rewardGrey
+		gl.Width = vg.Points(1.3)
+		gl.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+		p.Add(gl)
+		items = append(items, legendItem{Label: "√k reference (slope 0.5)", Thumbs: []plot.Thumbnailer{gl}})
+	}
+	fixLogRange(p)
+	drawWithLegend(c, p, items)
+	return nil
+}

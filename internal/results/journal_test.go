@@ -1,0 +1,57 @@
+package results
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/runner"
+)
+
+func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
+	e := runner.Episode{Episode: 3, Reward: 1.0 / 3, PlusCount: 7, W: []float64{0.1, -2e-300}, WError: math.Pi, Beta: 2.5}
+	// If Episode gains a field, set it above and teach the journal about it.
+	v := reflect.ValueOf(e)
+	for i := 0; i < v.NumField(); i++ {
+		if v.Field(i).IsZero() {
+			t.Fatalf("test does not set Episode.%s: the journal must round-trip it", v.Type().Field(i).Name)
+		}
+	}
+	nan := runner.Episode{Episode: 1, W: []float64{1}, WError: math.NaN(), Beta: math.NaN()}
+	dir := t.TempDir()
+	j, err := CreateJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := runner.Trial{Agent: "sm", Seed: 4}
+	if err := j.Append(tr, []runner.Episode{e, nan}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	got, err := ReadJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps := got[tr]
+	if len(eps) != 2 || !reflect.DeepEqual(eps[0], e) || !math.IsNaN(eps[1].WError) || !math.IsNaN(eps[1].Beta) {
+		t.Errorf("round trip: %+v", eps)
+	}
+}
+
+func TestJournalErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, JournalFile)
+	os.WriteFile(p, []byte("{\"agent\":\"sm\",\"seed\":0,\"episodes\":[]}\nnot json\n{\"agent\":\"lds\"}\n"), 0o644)
+	_, err := ReadJournal(dir)
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("malformed line: %v", err)
+	}
+	if _, err := ReadJournal(t.TempDir()); !errors.Is(err, errs.ErrInvalidInput) {
+		t.Errorf("missing journal: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/stats"
 )
 
 // streamSweep is the base of the PCG streams of Sweep.
@@ -239,28 +240,11 @@ func Slopes(rows []SweepRow) []Slope {
 			xs = append(xs, math.Log(float64(n)))
 			ys = append(ys, math.Log(mean))
 		}
-		s := Slope{Method: m, OK: ok}
+		s := Slope{Method: m}
 		if ok {
-			s.Slope = slope(xs, ys)
+			_, s.Slope, s.OK = stats.LineFit(xs, ys)
 		}
 		out = append(out, s)
 	}
 	return out
-}
-
-// slope is the least-squares slope of ys on xs.
-func slope(xs, ys []float64) float64 {
-	var mx, my float64
-	for i := range xs {
-		mx += xs[i]
-		my += ys[i]
-	}
-	mx /= float64(len(xs))
-	my /= float64(len(ys))
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	return sxy / sxx
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/stats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -260,27 +261,11 @@ func TestErrorFallsLikeInverseSqrtN(t *testing.T) {
 		}
 		xs, ys = append(xs, math.Log(float64(n))), append(ys, math.Log(sum/repeats))
 	}
-	slope := fitSlope(xs, ys)
+	_, slope, _ := stats.LineFit(xs, ys)
 	t.Logf("slope of log error on log n: %.3f", slope)
 	if slope < -0.7 || slope > -0.3 {
 		t.Errorf("slope %.3f, want in [−0.7, −0.3]", slope)
 	}
-}
-
-func fitSlope(xs, ys []float64) float64 {
-	var mx, my float64
-	for i := range xs {
-		mx += xs[i]
-		my += ys[i]
-	}
-	mx /= float64(len(xs))
-	my /= float64(len(xs))
-	var sxy, sxx float64
-	for i := range xs {
-		sxy += (xs[i] - mx) * (ys[i] - my)
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	return sxy / sxx
 }
 
 func TestMLEAgreesWithSMOnAppendixDensities(t *testing.T) {

@@ -4,46 +4,12 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/smrl-dev/smrl/internal/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
-
-// regretFit fits log R = a + b log k by least squares over the points with
-// k > K/2 (K the largest k given) and a finite R > 0, and returns a, b and
-// the fitted range of k; ok is false with fewer than two such points. It is
-// the regret_slope of summary.csv (package results, RegretSlope).
-func regretFit(episodes, regret []float64) (a, b, kLo, kHi float64, ok bool) {
-	var kmax float64
-	for _, k := range episodes {
-		kmax = max(kmax, k)
-	}
-	var n, sx, sy, sxx, sxy float64
-	kLo, kHi = math.Inf(1), math.Inf(-1)
-	for i, k := range episodes {
-		r := regret[i]
-		if !(k > kmax/2) || !(r > 0) || math.IsInf(r, 0) {
-			continue
-		}
-		x, y := math.Log(k), math.Log(r)
-		n++
-		sx += x
-		sy += y
-		sxx += x * x
-		sxy += x * y
-		kLo, kHi = math.Min(kLo, k), math.Max(kHi, k)
-	}
-	den := n*sxx - sx*sx
-	if n < 2 || !(den > 0) {
-		return 0, 0, 0, 0, false
-	}
-	b = (n*sxy - sx*sy) / den
-	if math.Abs(b) < 1e-12 {
-		b = 0 // flat regret: rounding error, not a slope
-	}
-	return (sy - b*sx) / n, b, kLo, kHi, true
-}
 
 // slopeText formats a fitted slope for a legend ("–" when undefined),
 // without a negative zero.
@@ -88,7 +54,7 @@ func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 		if len(s.X) == 0 {
 			continue
 		}
-		ia, ib, lo, hi, ok := regretFit(eps, reg)
+		ia, ib, lo, hi, ok := stats.RegretFit(eps, reg)
 		s.Name = fmt.Sprintf("%s (slope %s)", a, slopeText(ib, ok))
 		ss = append(ss, s)
 		if ok {

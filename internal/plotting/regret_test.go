@@ -1,6 +1,7 @@
 package plotting
 
 import (
+	"github.com/smrl-dev/smrl/internal/stats"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,11 +19,11 @@ func TestRegretFit(t *testing.T) {
 		sq = append(sq, 2.5*math.Sqrt(float64(k)))
 		lin = append(lin, 0.7*float64(k))
 	}
-	a, b, lo, hi, ok := regretFit(eps, sq)
+	a, b, lo, hi, ok := stats.RegretFit(eps, sq)
 	if !ok || math.Abs(b-0.5) > 1e-12 || math.Abs(math.Exp(a)-2.5) > 1e-9 || lo != 21 || hi != 40 {
 		t.Errorf("√k: a = %v, b = %v over [%v, %v], want b = 0.5, e^a = 2.5 over [21, 40]", a, b, lo, hi)
 	}
-	if _, b, _, _, _ := regretFit(eps, lin); math.Abs(b-1) > 1e-12 {
+	if _, b, _, _, _ := stats.RegretFit(eps, lin); math.Abs(b-1) > 1e-12 {
 		t.Errorf("linear: b = %v, want 1", b)
 	}
 	// Non-positive and missing points are left out; fewer than two: no fit.
@@ -31,12 +32,12 @@ func TestRegretFit(t *testing.T) {
 		few[i] = 0
 	}
 	few[21] = math.NaN()
-	if _, _, _, _, ok := regretFit(eps, few); ok {
+	if _, _, _, _, ok := stats.RegretFit(eps, few); ok {
 		t.Error("a fit from one point")
 	}
 	// The same slope as summary.csv's regret_slope.
 	for _, reg := range [][]float64{sq, lin, few, {3, 1, 4, 1, 5, 9, 2, 6}} {
-		_, b, _, _, ok := regretFit(eps[:len(reg)], reg)
+		_, b, _, _, ok := stats.RegretFit(eps[:len(reg)], reg)
 		want := results.RegretSlope(eps[:len(reg)], reg)
 		if ok != !math.IsNaN(want) || ok && math.Abs(b-want) > 1e-12 {
 			t.Errorf("slope %v (ok %v), results.RegretSlope %v", b, ok, want)

@@ -31,6 +31,7 @@ import (
 	"strconv"
 
 	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/stats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -210,38 +211,13 @@ func Summarise(rows []Row) []Summary {
 	return out
 }
 
-// RegretSlope fits log R = a + b log k by least squares over the points
-// with k > K/2 (K the largest k) and R > 0, and returns b; NaN with fewer
-// than two such points or no spread in k. k are episodes, R mean cumulative
-// regrets; √K growth is b = 0.5.
+// RegretSlope is the slope b of log R = a + b log k over the second half of
+// the episodes (stats.RegretFit); NaN when it is undefined. k are episodes,
+// R mean cumulative regrets; √K growth is b = 0.5.
 func RegretSlope(episodes, regret []float64) float64 {
-	var kmax float64
-	for _, k := range episodes {
-		kmax = max(kmax, k)
-	}
-	var n, sx, sy, sxx, sxy float64
-	for i, k := range episodes {
-		r := regret[i]
-		if !(k > kmax/2) || !(r > 0) || math.IsInf(r, 0) {
-			continue
-		}
-		x, y := math.Log(k), math.Log(r)
-		n++
-		sx += x
-		sy += y
-		sxx += x * x
-		sxy += x * y
-	}
-	if n < 2 {
+	_, b, _, _, ok := stats.RegretFit(episodes, regret)
+	if !ok {
 		return math.NaN()
-	}
-	den := n*sxx - sx*sx
-	if !(den > 0) {
-		return math.NaN()
-	}
-	b := (n*sxy - sx*sy) / den
-	if math.Abs(b) < 1e-12 {
-		b = 0 // flat regret: rounding error, not a slope
 	}
 	return b
 }

@@ -118,21 +118,28 @@ func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 				converged = true
 				break
 			}
-			t := 1.0
-			var next float64
-			for ; t > 1e-12; t /= 2 {
+			if dec < 1e-6*(1+math.Abs(cur)) {
+				// Quadratic region: take the full Newton step. The objective,
+				// built from interpolated cumulants, is too flat here to rank
+				// steps (its rounding and interpolation error exceed the gain),
+				// while the gradient stays accurate; iterating full steps
+				// drives the gradient itself to zero.
 				for j := range trial {
-					trial[j] = w[j] + t*step[j]
+					trial[j] = w[j] + step[j]
 				}
-				next = obj(trial, nil, nil)
-				if next > cur && next >= cur+1e-4*t*dec {
-					break
+			} else {
+				t := 1.0
+				for ; t > 1e-12; t /= 2 {
+					for j := range trial {
+						trial[j] = w[j] + t*step[j]
+					}
+					if next := obj(trial, nil, nil); next > cur && next >= cur+1e-4*t*dec {
+						break
+					}
 				}
-			}
-			if t <= 1e-12 {
-				// No ascent possible: at the maximum to machine precision.
-				converged = dec < 1e-8*(1+math.Abs(cur))
-				break
+				if t <= 1e-12 {
+					break // no ascent along the Newton direction far from the optimum
+				}
 			}
 			copy(w, trial)
 			cur = obj(w, grad, hess)

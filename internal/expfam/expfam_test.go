@@ -324,3 +324,31 @@ func (linearPsi) Psi(x float64) float64 { return x }
 func (linearPsi) DPsi(float64) float64  { return 1 }
 func (linearPsi) D2Psi(float64) float64 { return 0 }
 func (linearPsi) String() string        { return "linear-psi" }
+
+// The tails are tabulated too: deep in the outer u-cells the tabulated
+// quantile has the right tail probability, |F(Q̃(u)) − u| ≤ 6% of
+// min(u, 1 − u). Linear interpolation out to the 40-nat support edge put
+// Q̃(1e-4) near −11, where F is 1e-17: a relative error of 100%.
+func TestTableTailQuantiles(t *testing.T) {
+	sin, _ := NewSin(4, 1.7)
+	tab := NewTable(sin)
+	for _, eta := range []float64{-6.0078, 0, 0.5, 3.0117} {
+		c, err := NewCDF(sin, eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range []float64{1e-12, 1e-9, 1e-6, 1e-5, 1e-4, 5e-4, 1 - 5e-4, 1 - 1e-4, 1 - 1e-5, 1 - 1e-6, 1 - 1e-9} {
+			x := tab.Quantile(eta, u)
+			tailProb := math.Min(u, 1-u)
+			var got float64
+			if u < 0.5 {
+				got = c.At(x)
+			} else {
+				got = 1 - c.At(x)
+			}
+			if rel := math.Abs(got-tailProb) / tailProb; rel > 0.06 {
+				t.Errorf("η=%g u=%g: Q̃ = %.4f has tail probability %.3g, want %.3g (%.0f%% off)", eta, u, x, got, tailProb, 100*rel)
+			}
+		}
+	}
+}

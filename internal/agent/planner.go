@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -27,6 +29,21 @@ type Planner struct {
 	crnRand *rand.Rand
 	opt     *rand.PCG // Optimistic's shared stream
 	optRand *rand.Rand
+	bad     bool // a rollout's value was not finite
+}
+
+// ErrNonFinite reports that a planning model produced a non-finite state or
+// value: its W puts η outside the range the family can be normalised in.
+var ErrNonFinite = errors.New("the planning model produced a non-finite state")
+
+// Err returns ErrNonFinite once any rollout value was NaN or infinite (then
+// the chosen action means nothing), and clears the flag.
+func (p *Planner) Err() error {
+	if p.bad {
+		p.bad = false
+		return ErrNonFinite
+	}
+	return nil
 }
 
 // NewPlanner checks the settings and allocates scratch for d_s-dimensional
@@ -139,6 +156,9 @@ func (p *Planner) value(sim Simulator, s []float64, rng *rand.Rand) float64 {
 			v += p.Reward(p.x)
 		}
 		total += v
+	}
+	if math.IsNaN(total) || math.IsInf(total, 0) {
+		p.bad = true
 	}
 	return total / float64(p.NRollouts)
 }

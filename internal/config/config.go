@@ -15,8 +15,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -161,6 +163,9 @@ func Load(opt Options) (*Config, error) {
 		}
 		source = opt.Path
 	}
+	// sources records which keys the environment and flags set, so that a
+	// bad value is reported against the variable or flag, not the file.
+	sources := map[string]string{}
 	for _, kv := range opt.Environ {
 		name, val, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(name, "SMRL_") {
@@ -170,7 +175,12 @@ func Load(opt Options) (*Config, error) {
 		if key == "" {
 			continue // SMRL_SHARD_COUNT and the like belong to other code
 		}
-		v.Set(key, parseScalarOrList(val))
+		x, err := parseEnv(fieldType(key), val)
+		if err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s=%q: %s %v", name, val, key, err))
+		}
+		v.Set(key, x)
+		sources[key] = name
 	}
 	// Flags last: viper's Set has the highest precedence, so later Sets win.
 	for key, f := range opt.Flags {
@@ -182,13 +192,14 @@ func Load(opt Options) (*Config, error) {
 		} else {
 			v.Set(key, f.Value.String())
 		}
+		sources[key] = "--" + f.Name
 	}
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
-		return nil, errs.Invalid(fmt.Errorf("%s: %w", source, err))
+		return nil, errs.Invalid(fmt.Errorf("%s: %s", source, strings.Join(strings.Fields(err.Error()), " ")))
 	}
 	if err := c.Validate(); err != nil {
-		return nil, errs.Invalid(fmt.Errorf("%s: %w", source, err))
+		return nil, errs.Invalid(attribute(err, source, sources))
 	}
 	return &c, nil
 }
@@ -205,12 +216,90 @@ func envKey(v *viper.Viper, suffix string) string {
 	return ""
 }
 
-// parseScalarOrList lets SMRL_AGENTS=sm,lds set a list.
-func parseScalarOrList(s string) any {
-	if strings.Contains(s, ",") {
-		return strings.Split(s, ",")
+// fieldType returns the Go type of the Config field at a dotted key path
+// ("planner.tau"), found through the mapstructure tags; nil if none.
+func fieldType(key string) reflect.Type {
+	t := reflect.TypeOf(Config{})
+	for _, part := range strings.Split(key, ".") {
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		var next reflect.Type
+		for i := 0; i < t.NumField(); i++ {
+			if strings.Split(t.Field(i).Tag.Get("mapstructure"), ",")[0] == part {
+				next = t.Field(i).Type
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		t = next
 	}
-	return s
+	return t
+}
+
+// parseEnv converts an environment value to the type of its Config field,
+// so a malformed number is reported against its variable. Lists are
+// comma-separated (SMRL_AGENTS=sm,lds).
+func parseEnv(t reflect.Type, val string) (any, error) {
+	val = strings.TrimSpace(val)
+	if t == nil {
+		return val, nil
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("must be an integer")
+		}
+		return n, nil
+	case reflect.Uint64:
+		n, err := strconv.ParseUint(val, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("must be a non-negative integer")
+		}
+		return n, nil
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return nil, fmt.Errorf("must be a number")
+		}
+		return x, nil
+	case reflect.Bool:
+		b, err := strconv.ParseBool(val)
+		if err != nil {
+			return nil, fmt.Errorf("must be true or false")
+		}
+		return b, nil
+	case reflect.Slice:
+		parts := strings.Split(val, ",")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		return parts, nil
+	}
+	return val, nil
+}
+
+// attribute prefixes each validation problem ("key: message") with where
+// its key was set: a flag, an SMRL_* variable, or else the file.
+func attribute(err error, file string, sources map[string]string) error {
+	var list []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
+	} else {
+		list = []error{err}
+	}
+	out := make([]error, len(list))
+	for i, p := range list {
+		key, _, _ := strings.Cut(p.Error(), ":")
+		src := file
+		if s, ok := sources[key]; ok {
+			src = s
+		}
+		out[i] = fmt.Errorf("%s: %w", src, p)
+	}
+	return errors.Join(out...)
 }
 
 var yamlLineRE = regexp.MustCompile(`^line (\d+):`)

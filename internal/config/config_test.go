@@ -92,6 +92,9 @@ func TestBadConfigs(t *testing.T) {
 		{"w0 shape", "env:\n  w0: [[1, 1, 1]]\n", "env.w0: row 0 has 3 entries, want d_phi = 2"},
 		{"w0 rows", "env:\n  w0: [[1, 1], [1, 1]]\n", "env.w0: has 2 rows, want d_psi = 1"},
 		{"nan", "lambda: .nan\n", "lambda: must be a finite number"},
+		{"huge episodes", "episodes: 9223372036854775807\n", "episodes: must be <= 1000000"},
+		{"huge n", "estimate:\n  n: 1000000000000\n", "estimate.n: must be <= 100000000"},
+		{"huge dim", "env:\n  features: {kind: rff, dim: 99999999}\n", "env.features.dim: must be <= 10000"},
 		{"confidence typo", "confidence:\n  scael: 1\n", `line 2: unknown key "scael" in confidence`},
 		{"beta form", "confidence:\n  beta: exact\n", `confidence.beta: unknown form "exact"`},
 		{"choice", "confidence:\n  choice: always\n", `confidence.choice: unknown choice "always"`},
@@ -152,6 +155,31 @@ func TestConfidenceDefaults(t *testing.T) {
 	}
 	if c.Confidence.Beta != "theory" || c.Confidence.Choice != "step" || c.Confidence.Candidates != 4 || c.Confidence.PosteriorScale != 0.5 {
 		t.Errorf("confidence from file and environment: %+v", c.Confidence)
+	}
+}
+
+// A bad value is reported against where it was set.
+func TestErrorsNameTheirSource(t *testing.T) {
+	p := write(t, "seeds: 2\n")
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.Int("episodes", 0, "")
+	fs.Parse([]string{"--episodes", "0"})
+	_, err := Load(Options{Path: p, Flags: map[string]*pflag.Flag{"episodes": fs.Lookup("episodes")}})
+	if err == nil || !strings.Contains(err.Error(), "--episodes: episodes: must be >= 1") || strings.Contains(err.Error(), "c.yaml") {
+		t.Errorf("flag: %v", err)
+	}
+	_, err = Load(Options{Path: p, Environ: []string{"SMRL_SEEDS=0"}})
+	if err == nil || !strings.Contains(err.Error(), "SMRL_SEEDS: seeds: must be >= 1") {
+		t.Errorf("env value: %v", err)
+	}
+	_, err = Load(Options{Path: p, Environ: []string{"SMRL_EPISODES=abc"}})
+	if err == nil || !errors.Is(err, errs.ErrInvalidInput) || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), `SMRL_EPISODES="abc": episodes must be an integer`) {
+		t.Errorf("env type: %v", err)
+	}
+	_, err = Load(Options{Path: write(t, "episodes: 0\n")})
+	if err == nil || !strings.Contains(err.Error(), "c.yaml: episodes: must be >= 1") {
+		t.Errorf("file: %v", err)
 	}
 }
 

@@ -27,6 +27,9 @@ func UsesConfidence(agent string) bool {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// maxCount bounds the remaining size keys (dimensions).
+const maxCount = 10_000
+
 // Validate checks every value and returns all problems, one per line, each
 // naming its key.
 func (c *Config) Validate() error {
@@ -34,20 +37,26 @@ func (c *Config) Validate() error {
 	bad := func(key, format string, args ...any) {
 		problems = append(problems, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
 	}
-	positive := func(key string, v int) {
+	// Upper bounds keep allocations and run times finite: each is far
+	// beyond any experiment this machine can run, and a typo such as an
+	// extra digit block fails here instead of as a crash or an endless run.
+	inRange := func(key string, v, hi int) {
 		if v < 1 {
 			bad(key, "must be >= 1, got %d", v)
+		} else if v > hi {
+			bad(key, "must be <= %d, got %d", hi, v)
 		}
 	}
-	positive("seeds", c.Seeds)
-	positive("episodes", c.Episodes)
-	positive("env.horizon", c.Env.Horizon)
-	positive("planner.n_rollouts", c.Planner.NRollouts)
-	positive("planner.tau", c.Planner.Tau)
-	positive("planner.n_sequences", c.Planner.NSequences)
-	positive("env.action_dim", c.Env.ActionDim)
-	positive("estimate.n", c.Estimate.N)
-	positive("estimate.repeats", c.Estimate.Repeats)
+	positive := func(key string, v int) { inRange(key, v, maxCount) }
+	inRange("seeds", c.Seeds, 1_000_000)
+	inRange("episodes", c.Episodes, 1_000_000)
+	inRange("env.horizon", c.Env.Horizon, 1_000_000)
+	inRange("planner.n_rollouts", c.Planner.NRollouts, 1_000_000)
+	inRange("planner.tau", c.Planner.Tau, 10_000)
+	inRange("planner.n_sequences", c.Planner.NSequences, 100_000)
+	inRange("env.action_dim", c.Env.ActionDim, 10_000)
+	inRange("estimate.n", c.Estimate.N, 100_000_000)
+	inRange("estimate.repeats", c.Estimate.Repeats, 100_000)
 	if c.Workers < 0 {
 		bad("workers", "must be >= 0 (0 = all cores), got %d", c.Workers)
 	}
@@ -140,6 +149,8 @@ func (c *Config) Validate() error {
 	for _, n := range c.Estimate.SweepN {
 		if n < 1 {
 			bad("estimate.sweep_n", "sizes must be >= 1, got %d", n)
+		} else if n > 100_000_000 {
+			bad("estimate.sweep_n", "sizes must be <= 100000000, got %d", n)
 		}
 	}
 	return errors.Join(problems...)

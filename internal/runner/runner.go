@@ -20,6 +20,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 )
 
 // Trial identifies one run of one agent.
@@ -126,6 +127,15 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 	return res, nil
 }
 
+func finite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
 	ag, err := agent.New(t.Agent, mdp.True, agent.Config{Lambda: c.Lambda, LDSSigma: c.LDS.Sigma, Confidence: c.Confidence})
@@ -160,11 +170,19 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		for h := 0; h < mdp.Horizon; h++ {
 			reward += mdp.Reward.At(s)
 			ai := pl.Act(ag.Sim, s, planRng)
+			if err := pl.Err(); err != nil {
+				return nil, fmt.Errorf("episode %d step %d: %w (Ŵ = %v); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, ag.Model.W)
+			}
 			if ai == 0 {
 				plus++
 			}
 			a := mdp.Actions[ai]
 			truth.Step(s, a, envRng, next)
+			if !finite(next) {
+				return nil, errs.Invalid(fmt.Errorf("episode %d step %d: the true model drew a non-finite state from s = %v, a = %v: "+
+					"env.w0 = %v puts W0 phi(s, a) outside the range where %v can be normalised numerically; choose a smaller env.w0 or a family with a stronger base measure (env.family.alpha)",
+					ep, h+1, s, a, mdp.True.W, mdp.True.Dist))
+			}
 			ag.Observe(s, a, next)
 			s, next = next, s
 		}

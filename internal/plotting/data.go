@@ -208,11 +208,7 @@ func readSummary(path string) (*summaryData, error) {
 		}{
 			{"reward_mean", &r.RewardMean},
 			{"cum_reward_mean", &r.CumRewardMean},
-			{"cum_reward_lo", &r.CumRewardLo},
-			{"cum_reward_hi", &r.CumRewardHi},
 			{"plus_count_mean", &r.PlusCountMean},
-			{"plus_count_lo", &r.PlusCountLo},
-			{"plus_count_hi", &r.PlusCountHi},
 		}
 		for _, c := range required {
 			if *c.dst, err = t.float(i, c.name); err != nil {
@@ -223,6 +219,11 @@ func readSummary(path string) (*summaryData, error) {
 			name string
 			dst  *float64
 		}{
+			// Intervals are empty with one seed; regret without an oracle.
+			{"cum_reward_lo", &r.CumRewardLo},
+			{"cum_reward_hi", &r.CumRewardHi},
+			{"plus_count_lo", &r.PlusCountLo},
+			{"plus_count_hi", &r.PlusCountHi},
 			{"cum_regret_mean", &r.CumRegretMean},
 			{"cum_regret_lo", &r.CumRegretLo},
 			{"cum_regret_hi", &r.CumRegretHi},

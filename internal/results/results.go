@@ -102,8 +102,8 @@ func num(v float64) string {
 type Stat struct{ Mean, Lo, Hi float64 }
 
 // MeanCI returns the mean of xs and the 95% Student-t interval
-// mean ± t_{0.975, n−1} s/√n. With one value the interval is the point;
-// NaN values make the result NaN.
+// mean ± t_{0.975, n−1} s/√n. With one value there is no interval: Lo and
+// Hi are NaN (empty cells in summary.csv). NaN values make the result NaN.
 func MeanCI(xs []float64) Stat {
 	n := float64(len(xs))
 	if len(xs) == 0 {
@@ -115,7 +115,7 @@ func MeanCI(xs []float64) Stat {
 	}
 	m /= n
 	if len(xs) == 1 || math.IsNaN(m) {
-		return Stat{m, m, m}
+		return Stat{m, math.NaN(), math.NaN()}
 	}
 	var ss float64
 	for _, x := range xs {

@@ -17,7 +17,7 @@ func TestMeanCI(t *testing.T) {
 	if math.Abs(s.Mean-3) > 1e-15 || math.Abs(s.Lo-(3-h)) > 1e-8 || math.Abs(s.Hi-(3+h)) > 1e-8 {
 		t.Errorf("MeanCI = %+v, want 3 ± %g", s, h)
 	}
-	if one := MeanCI([]float64{7}); one.Lo != 7 || one.Hi != 7 {
+	if one := MeanCI([]float64{7}); one.Mean != 7 || !math.IsNaN(one.Lo) || !math.IsNaN(one.Hi) {
 		t.Errorf("one value: %+v", one)
 	}
 	if nan := MeanCI([]float64{1, math.NaN()}); !math.IsNaN(nan.Mean) {

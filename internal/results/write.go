@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"text/tabwriter"
@@ -145,8 +146,11 @@ func Table(w io.Writer, sums []Summary, paper bool) error {
 }
 
 func ci(s Stat) string {
-	if s.Mean != s.Mean {
+	switch {
+	case math.IsNaN(s.Mean):
 		return "-"
+	case math.IsNaN(s.Lo):
+		return fmt.Sprintf("%.1f [n/a: 1 seed]", s.Mean)
 	}
 	return fmt.Sprintf("%.1f [%.1f, %.1f]", s.Mean, s.Lo, s.Hi)
 }

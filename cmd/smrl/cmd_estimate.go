@@ -83,7 +83,7 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.ConfigPath, "config", "", "experiment config `FILE` (default: the paper's settings)")
+	f.StringVarP(&opts.ConfigPath, "config", "c", "", "experiment config `FILE` (default: the paper's settings)")
 	f.StringVar(&opts.DataPath, "data", "", "CSV `FILE` of transitions (default: draw them from the config's true model)")
 	f.Int("n", 0, "number of transitions to draw (config estimate.n, default 1000)")
 	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle (default all)")

@@ -173,6 +173,13 @@ func TestEstimateBadData(t *testing.T) {
 	missing := filepath.Join(dir, "missing.csv")
 	code, out, errOut := run(t, "estimate", "--data", missing)
 	wantUsage(t, code, out, errOut, "missing.csv")
+
+	// With per-action features an action outside env.actions is an error
+	// naming its line, not a silently ignored row.
+	cfg := writeFile(t, dir, "pa.yaml", "env:\n  features: {kind: per-action}\n  w0: [[0.5, 1.5, 0.5, 5]]\n")
+	data := writeFile(t, dir, "pa.csv", "s,a,s_next\n0.1,1,0.2\n0.1,2,0.2\n")
+	code, out, errOut = run(t, "estimate", "--config", cfg, "--data", data)
+	wantUsage(t, code, out, errOut, "pa.csv line 3: action [2] is not one of env.actions")
 }
 
 func TestEstimateFlagErrors(t *testing.T) {

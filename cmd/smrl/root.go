@@ -22,10 +22,17 @@ type IOStreams struct {
 // Main runs smrl with the command-line arguments args (without the program
 // name) and returns the exit code. SIGINT and SIGTERM cancel the context of
 // the command (cmd.Context()); a command that stops because of it returns
-// an error wrapping errs.ErrInterrupted.
+// an error wrapping errs.ErrInterrupted. A second signal terminates the
+// process immediately.
 func Main(args []string, stdout, stderr io.Writer) ExitCode {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// After the first signal the run winds down (trials in flight finish);
+	// restoring the default handling lets a second signal end it at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	root := newRootCmd(&IOStreams{Out: stdout, ErrOut: stderr})
 	if args == nil {
 		args = []string{} // nil would make cobra read os.Args

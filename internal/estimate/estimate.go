@@ -149,6 +149,16 @@ func CheckDims(c *config.Config, mdp *env.MDP, data *dataset.Transitions, name s
 		return errs.Invalid(fmt.Errorf("%s: the data have state dimension %d and action dimension %d, but the config's family %v has state dimension %d (env.family.dim) and env.action_dim is %d",
 			name, data.StateDim, data.ActionDim, mdp.True.Dist, ds, da))
 	}
+	// Per-action features have a block for each listed action only; a row
+	// with another action would silently contribute nothing.
+	if _, ok := mdp.True.Feat.(expfam.PerAction); ok {
+		for i := 0; i < data.Len(); i++ {
+			if !slices.ContainsFunc(mdp.Actions, func(a []float64) bool { return slices.Equal(a, data.Action(i)) }) {
+				return errs.Invalid(fmt.Errorf("%s line %d: action %v is not one of env.actions %v (per-action features know only those)",
+					name, i+2, data.Action(i), mdp.Actions))
+			}
+		}
+	}
 	return nil
 }
 

@@ -56,4 +56,10 @@ func FormatMatrix(m [][]float64) string {
 	return b.String()
 }
 
-func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+func formatFloat(x float64) string {
+	s := strconv.FormatFloat(x, 'g', 4, 64)
+	if s == "-0" {
+		return "0" // a tiny negative rounded to zero digits is not a signed zero
+	}
+	return s
+}

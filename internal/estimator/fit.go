@@ -41,7 +41,11 @@ func factor(a []float64, d int, lambda float64, what string, n int) (*mat.Choles
 	}
 	var c mat.Cholesky
 	if ok := c.Factorize(s); !ok || c.Cond() > maxCond || math.IsNaN(c.Cond()) {
-		return nil, fmt.Errorf("%s: %w (n = %d transitions, λ = %g); use a regularisation lambda > 0 or more varied data", what, ErrSingular, n, lambda)
+		advice := "use a regularisation lambda > 0 or more varied data"
+		if lambda > 0 {
+			advice = "use a larger lambda or more varied data"
+		}
+		return nil, fmt.Errorf("%s: %w (n = %d transitions, λ = %g); %s", what, ErrSingular, n, lambda, advice)
 	}
 	return &c, nil
 }

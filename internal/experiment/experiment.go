@@ -18,6 +18,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
@@ -86,6 +87,12 @@ func checkWritable(dir string) error {
 // keeps them, and Run returns an error wrapping errs.ErrInterrupted.
 func Run(ctx context.Context, c *config.Config, opt Options) error {
 	start := time.Now()
+	if opt.Resume {
+		// Before anything is created: a wrong --out must stay untouched.
+		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
+			return err
+		}
+	}
 	mdp, cfgYAML, err := prepare(c, opt.OutDir)
 	if err != nil {
 		return err
@@ -95,17 +102,20 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	done := map[runner.Trial][]runner.Episode{}
 	var journal *results.Journal
 	if opt.Resume {
-		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
-			return err
-		}
 		if done, err = results.ReadJournal(opt.OutDir); err != nil {
 			return err
 		}
 		journal, err = results.AppendJournal(opt.OutDir)
 	} else {
 		// A fresh run: old results must not outlive it half-replaced.
-		for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile} {
+		for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile} {
 			os.Remove(filepath.Join(opt.OutDir, f))
+		}
+		for _, ext := range []string{"png", "svg", "pdf"} {
+			old, _ := filepath.Glob(filepath.Join(opt.OutDir, "plots", "*."+ext))
+			for _, f := range old {
+				os.Remove(f)
+			}
 		}
 		if err := fsutil.WriteAtomic(filepath.Join(opt.OutDir, results.ConfigFile), func(w io.Writer) error {
 			_, err := w.Write(cfgYAML)

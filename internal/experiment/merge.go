@@ -22,6 +22,15 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 	if len(dirs) == 0 {
 		return errs.Invalid(fmt.Errorf("merge: no shard directories given"))
 	}
+	out, err := filepath.Abs(opt.OutDir)
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if a, err := filepath.Abs(d); err == nil && a == out {
+			return errs.Invalid(fmt.Errorf("merge: --out %s is one of the shard directories; merge into a new directory", opt.OutDir))
+		}
+	}
 	var c *config.Config
 	owner := map[runner.Trial]string{}
 	done := map[runner.Trial][]runner.Episode{}
@@ -75,6 +84,21 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 	}
 	mdp, cfgYAML, err := prepare(c, opt.OutDir)
 	if err != nil {
+		return err
+	}
+	// The merged directory gets the journal of a single-machine run, so it
+	// can itself be merged or resumed.
+	j, err := results.CreateJournal(opt.OutDir)
+	if err != nil {
+		return err
+	}
+	for i, t := range full.Trials {
+		if err := j.Append(t, full.Episodes[i]); err != nil {
+			j.Close()
+			return err
+		}
+	}
+	if err := j.Close(); err != nil {
 		return err
 	}
 	meta := &results.Metadata{Version: opt.Version, CommandLine: opt.CommandLine, Start: start.UTC(),

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // densities serves the model densities of a 1-D MDP to the figures.
@@ -76,6 +79,9 @@ func Plot(dir, outDir, format string) ([]string, error) {
 			return nil, errs.Invalid(fmt.Errorf("%s: %w", cfgPath, err))
 		}
 		opt.Horizon = c.Env.Horizon
+		if err := checkComplete(dir, c); err != nil {
+			return nil, err
+		}
 		if m.StateDim() == 1 && m.ActionDim() == 1 {
 			dens = &densities{mdp: m, ldsSigma: c.LDS.Sigma}
 		}
@@ -88,4 +94,30 @@ func Plot(dir, outDir, format string) ([]string, error) {
 		return figs, err
 	}
 	return figs, plotting.Report(dir, figs)
+}
+
+// checkComplete verifies that dir's episodes.csv has one row per (trial,
+// episode) of its config (and shard), so that a file cut at a row boundary
+// is not drawn as if it were a finished run.
+func checkComplete(dir string, c *config.Config) error {
+	trials := len(runner.Trials(c))
+	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
+		var meta results.Metadata
+		if json.Unmarshal(b, &meta) == nil && meta.Shard != "" {
+			if sh, err := runner.ParseShard(meta.Shard); err == nil {
+				trials = len(sh.Select(trials))
+			}
+		}
+	}
+	path := filepath.Join(dir, results.EpisodesFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+	}
+	rows := bytes.Count(b, []byte("\n")) - 1
+	if want := trials * c.Episodes; rows != want {
+		return errs.Invalid(fmt.Errorf("%s has %d rows but %s implies %d (%d trials × %d episodes): the file is truncated or from another run",
+			path, rows, results.ConfigFile, want, trials, c.Episodes))
+	}
+	return nil
 }

@@ -98,8 +98,12 @@ func TestResumeRefusesOtherConfig(t *testing.T) {
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "planner.tau = 5") {
 		t.Errorf("err = %v, want a refusal naming planner.tau", err)
 	}
-	if err := Run(context.Background(), c, Options{OutDir: t.TempDir(), Resume: true}); err == nil {
+	nowhere := filepath.Join(t.TempDir(), "never-ran")
+	if err := Run(context.Background(), c, Options{OutDir: nowhere, Resume: true}); err == nil {
 		t.Error("resumed a directory without a run")
+	}
+	if _, err := os.Stat(nowhere); err == nil {
+		t.Error("a refused --resume created its --out")
 	}
 }
 
@@ -125,6 +129,18 @@ func TestShardsMergeToSingleRun(t *testing.T) {
 		if !bytes.Equal(readFile(t, ref, name), readFile(t, out, name)) {
 			t.Errorf("merged %s differs from the single run", name)
 		}
+	}
+	// The merged directory has a complete journal: merging it again works.
+	again := t.TempDir()
+	if err := Merge(context.Background(), []string{out}, Options{OutDir: again}); err != nil {
+		t.Fatalf("re-merging a merged directory: %v", err)
+	}
+	if !bytes.Equal(readFile(t, ref, results.EpisodesFile), readFile(t, again, results.EpisodesFile)) {
+		t.Error("re-merged episodes.csv differs")
+	}
+	// Merging into one of the inputs is refused.
+	if err := Merge(context.Background(), shards, Options{OutDir: shards[0]}); !errors.Is(err, errs.ErrInvalidInput) {
+		t.Errorf("merge into an input: err = %v", err)
 	}
 	// A missing shard is named.
 	err := Merge(context.Background(), shards[:2], Options{OutDir: t.TempDir()})

@@ -195,6 +195,14 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any)) {
 	if len(users) > 0 && c.Lambda == 0 {
 		bad("lambda", "must be > 0 for agents %v, whose confidence set |W − Ŵ|_{V+λI} ≤ β needs V + λI invertible, got 0", users)
 	}
+	if len(users) > 0 && k.BStar == 0 {
+		// Without the ball, early draws (radius ≈ β/√λ) reach natural
+		// parameters where sampling needs a full quadrature per draw.
+		bad("confidence.b_star", "must be > 0 for agents %v: sampled parameters are kept in the ball |W|_F <= max(b_star, |Ŵ|_F)", users)
+	}
+	if k.Candidates > maxCount {
+		bad("confidence.candidates", "must be <= %d, got %d", maxCount, k.Candidates)
+	}
 }
 
 // Dims returns d_psi and d_phi implied by the family and features; ok is

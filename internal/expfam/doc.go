@@ -18,7 +18,7 @@
 //     q(x) = exp(−|x|^α/α), ψ(x) = sin(P x), and the appendix's 1-D
 //     densities. Their normalisation, moments and sampling are computed
 //     by Gauss–Legendre quadrature in log space on a support that adapts to
-//     η, so |η| up to 64 neither overflows nor underflows.
+//     η, so |η| in the hundreds neither overflows nor underflows (tested to 200).
 //   - The Gaussian family q(x) ∝ exp(−|x|²/(2σ²)), psi(x) = x/σ², for which
 //     s' ~ N(W phi, σ² I) and Z(η) = |η|²/(2σ²) + (d/2) log(2πσ²) in closed form.
 //

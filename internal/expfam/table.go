@@ -8,7 +8,7 @@ import (
 // Table grid: η from −TableEtaMax to +TableEtaMax in steps of 1/TableEtaRes,
 // and TableCells equal cells in u.
 const (
-	TableEtaMax = 64
+	TableEtaMax = 256
 	TableEtaRes = 32
 	TableCells  = 1024
 	// TableTailCells is the number of cells of the tail grids: the outermost

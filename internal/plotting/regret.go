@@ -104,19 +104,10 @@ func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 	if kmax > kmin {
 		k0, r0 := first.X[len(first.X)-1], first.Y[len(first.Y)-1]
 		cst := r0 / math.Sqrt(k0)
-		gx := linspace(math.Log(kmin), math.Log(kmax), 50)
-		guide := make(plotter.XYs, len(gx))
-		for i, lx := range gx {
-			k := math.Exp(lx)
-			guide[i] = plotter.XY{X: k, Y: cst * math.Sqrt(k)}
-		}
-		gl, err := plotter.NewLine(guide)
+		gl, err := guideLine(kmin, kmax, func(k float64) float64 { return cst * math.Sqrt(k) })
 		if err != nil {
 			return err
 		}
-		gl.Color = rewardGrey
-		gl.Width = vg.Points(1.3)
-		gl.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
 		p.Add(gl)
 		items = append(items, legendItem{Label: "√k reference (slope 0.5)", Thumbs: []plot.Thumbnailer{gl}})
 	}

@@ -435,3 +435,22 @@ func safeDraw(f func() error) (err error) {
 
 // errNoData is returned by figure builders that have nothing to draw.
 var errNoData = errors.New("no data to draw")
+
+// guideLine is the dashed grey reference curve y = f(x) of the log–log
+// figures (c/√n, c·√k), sampled at 50 points evenly spaced in log x.
+func guideLine(xmin, xmax float64, f func(float64) float64) (*plotter.Line, error) {
+	gx := linspace(math.Log(xmin), math.Log(xmax), 50)
+	pts := make(plotter.XYs, len(gx))
+	for i, lx := range gx {
+		x := math.Exp(lx)
+		pts[i] = plotter.XY{X: x, Y: f(x)}
+	}
+	gl, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, err
+	}
+	gl.Color = rewardGrey
+	gl.Width = vg.Points(1.3)
+	gl.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+	return gl, nil
+}

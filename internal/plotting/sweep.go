@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -96,19 +94,10 @@ func sweepFigure(c draw.Canvas, d *sweepData) error {
 		return err
 	}
 	if nmax > nmin {
-		gx := linspace(math.Log(nmin), math.Log(nmax), 50)
-		guide := make(plotter.XYs, len(gx))
-		for i, lx := range gx {
-			n := math.Exp(lx)
-			guide[i] = plotter.XY{X: n, Y: cst / math.Sqrt(n)}
-		}
-		gl, err := plotter.NewLine(guide)
+		gl, err := guideLine(nmin, nmax, func(n float64) float64 { return cst / math.Sqrt(n) })
 		if err != nil {
 			return err
 		}
-		gl.Color = rewardGrey
-		gl.Width = vg.Points(1.3)
-		gl.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
 		p.Add(gl)
 		items = append(items, legendItem{Label: fmt.Sprintf("c/√n (c = %.3g)", cst), Thumbs: []plot.Thumbnailer{gl}})
 	}

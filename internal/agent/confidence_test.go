@@ -257,7 +257,7 @@ func trial(t testing.TB, c *config.Config, mdp *env.MDP, name string, seed, plan
 		t.Fatal(err)
 	}
 	pl, err := NewPlanner(c.Planner.Mode, c.Planner.NRollouts, c.Planner.Tau, c.Planner.NSequences,
-		c.Planner.CRN, mdp.Actions, mdp.Reward.At, mdp.StateDim())
+		c.Planner.CRN, mdp.Actions, nil, mdp.Reward.At, mdp.StateDim())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +408,7 @@ func rounded(xs []float64) []float64 {
 // earliest.
 func TestOptimisticPicksBestCandidate(t *testing.T) {
 	_, mdp := load(t, "../../configs/exploration.yaml")
-	pl, err := NewPlanner("constant", 50, 5, 1, false, mdp.Actions, mdp.Reward.At, 1)
+	pl, err := NewPlanner("constant", 50, 5, 1, false, mdp.Actions, nil, mdp.Reward.At, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

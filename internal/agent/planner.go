@@ -20,11 +20,16 @@ type Planner struct {
 	Tau        int // states per rollout, x_0 included
 	NSequences int // random mode
 	CRN        bool
-	Actions    [][]float64
+	Actions    [][]float64 // the discrete action set; nil with a box
+	Box        *Box        // a box of continuous actions (random mode only)
 	Reward     func(s []float64) float64
 
 	x, next []float64
 	seq     []int
+	act     [][]float64 // the actions of the candidate being valued, per step
+	boxSeq  [][]float64 // box mode: the sampled sequence's actions
+	chosen  []float64   // box mode: the first action of the best sequence
+	optBest []float64   // box mode: Optimistic's best candidate's action
 	crn     *rand.PCG
 	crnRand *rand.Rand
 	opt     *rand.PCG // Optimistic's shared stream
@@ -46,19 +51,51 @@ func (p *Planner) Err() error {
 	return nil
 }
 
+// Box is a box of continuous actions: a_i ∈ [Low_i, High_i].
+type Box struct{ Low, High []float64 }
+
+// BoxAction is the action index Best and Act return for a box action
+// space; Action(BoxAction) is the chosen action vector.
+const BoxAction = -1
+
 // NewPlanner checks the settings and allocates scratch for d_s-dimensional
-// states.
-func NewPlanner(mode string, nRollouts, tau, nSequences int, crn bool, actions [][]float64, reward func([]float64) float64, ds int) (*Planner, error) {
+// states. Exactly one of actions (a discrete set) and box is given; a box
+// needs random mode, whose sequences then draw every action uniformly from
+// the box.
+func NewPlanner(mode string, nRollouts, tau, nSequences int, crn bool, actions [][]float64, box *Box, reward func([]float64) float64, ds int) (*Planner, error) {
 	if mode != "constant" && mode != "random" {
 		return nil, fmt.Errorf("planner.mode: unknown mode %q", mode)
 	}
-	if nRollouts < 1 || tau < 1 || nSequences < 1 || len(actions) == 0 {
-		return nil, fmt.Errorf("planner: n_rollouts, tau, n_sequences and the action set must be positive")
+	if nRollouts < 1 || tau < 1 || nSequences < 1 || (len(actions) == 0) == (box == nil) {
+		return nil, fmt.Errorf("planner: n_rollouts, tau and n_sequences must be positive, with either a discrete action set or a box")
 	}
+	if box != nil && mode != "random" {
+		return nil, fmt.Errorf("planner.mode: a box of continuous actions needs random mode, got %q", mode)
+	}
+	steps := max(tau-1, 1)
 	pcg, opt := rand.NewPCG(0, 0), rand.NewPCG(0, 0)
-	return &Planner{Mode: mode, NRollouts: nRollouts, Tau: tau, NSequences: nSequences, CRN: crn,
-		Actions: actions, Reward: reward, x: make([]float64, ds), next: make([]float64, ds),
-		seq: make([]int, max(tau-1, 1)), crn: pcg, crnRand: rand.New(pcg), opt: opt, optRand: rand.New(opt)}, nil
+	p := &Planner{Mode: mode, NRollouts: nRollouts, Tau: tau, NSequences: nSequences, CRN: crn,
+		Actions: actions, Box: box, Reward: reward, x: make([]float64, ds), next: make([]float64, ds),
+		seq: make([]int, steps), act: make([][]float64, steps),
+		crn: pcg, crnRand: rand.New(pcg), opt: opt, optRand: rand.New(opt)}
+	if box != nil {
+		p.boxSeq = make([][]float64, steps)
+		for t := range p.boxSeq {
+			p.boxSeq[t] = make([]float64, len(box.Low))
+		}
+		p.chosen = make([]float64, len(box.Low))
+		p.optBest = make([]float64, len(box.Low))
+	}
+	return p, nil
+}
+
+// Action returns the action vector of an index returned by Act or Best.
+// For BoxAction it is valid until the next call of Act, Best or Optimistic.
+func (p *Planner) Action(i int) []float64 {
+	if i == BoxAction {
+		return p.chosen
+	}
+	return p.Actions[i]
 }
 
 // Candidates is a Simulator made of several candidate models (an agent's
@@ -69,9 +106,9 @@ type Candidates interface {
 	Candidates() []Simulator
 }
 
-// Act returns the index in Actions of the action to play at s: Best's
-// action under sim, or Optimistic's over the candidates when sim is a
-// Candidates.
+// Act returns the index in Actions of the action to play at s (BoxAction
+// for a box; Action maps an index to its vector): Best's action under sim,
+// or Optimistic's over the candidates when sim is a Candidates.
 func (p *Planner) Act(sim Simulator, s []float64, rng *rand.Rand) int {
 	if cs, ok := sim.(Candidates); ok {
 		_, a, _ := p.Optimistic(cs.Candidates(), s, rng)
@@ -102,8 +139,8 @@ func (p *Planner) Best(sim Simulator, s []float64, rng *rand.Rand) (action int, 
 	best, bestValue := 0, 0.0
 	if p.Mode == "constant" {
 		for i := range p.Actions {
-			for t := range p.seq {
-				p.seq[t] = i
+			for t := range p.act {
+				p.act[t] = p.Actions[i]
 			}
 			v := p.value(sim, s, stream())
 			if i == 0 || v > bestValue {
@@ -112,9 +149,26 @@ func (p *Planner) Best(sim Simulator, s []float64, rng *rand.Rand) (action int, 
 		}
 		return best, bestValue
 	}
+	if p.Box != nil {
+		for j := 0; j < p.NSequences; j++ {
+			for t, a := range p.boxSeq {
+				for k := range a {
+					a[k] = p.Box.Low[k] + (p.Box.High[k]-p.Box.Low[k])*rng.Float64()
+				}
+				p.act[t] = a
+			}
+			v := p.value(sim, s, stream())
+			if j == 0 || v > bestValue {
+				bestValue = v
+				copy(p.chosen, p.boxSeq[0])
+			}
+		}
+		return BoxAction, bestValue
+	}
 	for j := 0; j < p.NSequences; j++ {
 		for t := range p.seq {
 			p.seq[t] = rng.IntN(len(p.Actions))
+			p.act[t] = p.Actions[p.seq[t]]
 		}
 		first := p.seq[0]
 		v := p.value(sim, s, stream())
@@ -137,13 +191,19 @@ func (p *Planner) Optimistic(cands []Simulator, s []float64, rng *rand.Rand) (ca
 		a, v := p.Best(c, s, p.optRand)
 		if j == 0 || v > value {
 			cand, action, value = j, a, v
+			if a == BoxAction {
+				copy(p.optBest, p.chosen)
+			}
 		}
+	}
+	if action == BoxAction {
+		copy(p.chosen, p.optBest)
 	}
 	return cand, action, value
 }
 
 // value is the mean over rollouts of Σ_{t<τ} r(x_t) with x_0 = s and
-// x_{t+1} ~ sim(x_t, Actions[seq[t]]).
+// x_{t+1} ~ sim(x_t, act[t]).
 func (p *Planner) value(sim Simulator, s []float64, rng *rand.Rand) float64 {
 	r0 := p.Reward(s)
 	var total float64
@@ -151,7 +211,7 @@ func (p *Planner) value(sim Simulator, s []float64, rng *rand.Rand) float64 {
 		copy(p.x, s)
 		v := r0
 		for t := 1; t < p.Tau; t++ {
-			sim.Step(p.x, p.Actions[p.seq[t-1]], rng, p.next)
+			sim.Step(p.x, p.act[t-1], rng, p.next)
 			p.x, p.next = p.next, p.x
 			v += p.Reward(p.x)
 		}

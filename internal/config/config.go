@@ -52,15 +52,18 @@ type Config struct {
 // Env describes the MDP: an exponential-family transition with a known
 // reward on states.
 type Env struct {
-	Horizon   int         `mapstructure:"horizon" yaml:"horizon"`
-	InitLow   float64     `mapstructure:"init_low" yaml:"init_low"`
-	InitHigh  float64     `mapstructure:"init_high" yaml:"init_high"`
-	Family    Family      `mapstructure:"family" yaml:"family"`
-	Features  Features    `mapstructure:"features" yaml:"features"`
-	W0        [][]float64 `mapstructure:"w0" yaml:"w0"`
-	ActionDim int         `mapstructure:"action_dim" yaml:"action_dim"`
-	Actions   []float64   `mapstructure:"actions" yaml:"actions"`
-	Reward    Reward      `mapstructure:"reward" yaml:"reward"`
+	Horizon     int         `mapstructure:"horizon" yaml:"horizon"`
+	InitLow     float64     `mapstructure:"init_low" yaml:"init_low"`
+	InitHigh    float64     `mapstructure:"init_high" yaml:"init_high"`
+	Family      Family      `mapstructure:"family" yaml:"family"`
+	Features    Features    `mapstructure:"features" yaml:"features"`
+	W0          [][]float64 `mapstructure:"w0" yaml:"w0"`
+	ActionDim   int         `mapstructure:"action_dim" yaml:"action_dim"`
+	ActionSpace string      `mapstructure:"action_space" yaml:"action_space"`
+	Actions     []float64   `mapstructure:"actions" yaml:"actions"`
+	ActionLow   []float64   `mapstructure:"action_low" yaml:"action_low"`
+	ActionHigh  []float64   `mapstructure:"action_high" yaml:"action_high"`
+	Reward      Reward      `mapstructure:"reward" yaml:"reward"`
 }
 
 // Family selects the transition family.

@@ -113,8 +113,29 @@ func (c *Config) Validate() error {
 			bad("env.features.length", "must be a finite number > 0, got %v", ft.Length)
 		}
 	}
-	if e.ActionDim >= 1 && (len(e.Actions) == 0 || len(e.Actions)%e.ActionDim != 0) {
-		bad("env.actions", "must hold a whole number of actions of env.action_dim = %d numbers, got %d numbers", e.ActionDim, len(e.Actions))
+	switch e.ActionSpace {
+	case "discrete":
+		if e.ActionDim >= 1 && (len(e.Actions) == 0 || len(e.Actions)%e.ActionDim != 0) {
+			bad("env.actions", "must hold a whole number of actions of env.action_dim = %d numbers, got %d numbers", e.ActionDim, len(e.Actions))
+		}
+	case "box":
+		if len(e.ActionLow) != e.ActionDim || len(e.ActionHigh) != e.ActionDim {
+			bad("env.action_low", "and env.action_high must hold env.action_dim = %d numbers each, got %d and %d", e.ActionDim, len(e.ActionLow), len(e.ActionHigh))
+		} else {
+			for i := range e.ActionLow {
+				if !finite(e.ActionLow[i]) || !finite(e.ActionHigh[i]) || e.ActionLow[i] > e.ActionHigh[i] {
+					bad("env.action_low", "coordinate %d: want finite bounds with action_low <= action_high, got [%v, %v]", i, e.ActionLow[i], e.ActionHigh[i])
+				}
+			}
+		}
+		if c.Planner.Mode != "random" {
+			bad("planner.mode", "must be random for a box of continuous actions (env.action_space: box), got %q", c.Planner.Mode)
+		}
+		if e.Features.Kind == "per-action" {
+			bad("env.features.kind", "per-action features need a discrete action set, not env.action_space: box")
+		}
+	default:
+		bad("env.action_space", "unknown action space %q (known: discrete, box)", e.ActionSpace)
 	}
 	for _, a := range e.Actions {
 		if !finite(a) {

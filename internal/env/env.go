@@ -22,9 +22,13 @@ type MDP struct {
 	True              *expfam.Model // family, features and W0
 	Horizon           int
 	InitLow, InitHigh float64
-	Actions           [][]float64
+	Actions           [][]float64 // the discrete action set; nil for a box
+	Box               *Box        // a box of continuous actions; nil for a discrete set
 	Reward            Reward
 }
+
+// Box is a box of continuous actions, a_i ∈ [Low_i, High_i].
+type Box struct{ Low, High []float64 }
 
 // Reward is r(s) = Σ_k exp(−width·|s − c_k|²).
 type Reward struct {
@@ -50,7 +54,23 @@ func (r *Reward) At(s []float64) float64 {
 func (m *MDP) StateDim() int { return m.True.Dist.StateDim() }
 
 // ActionDim is the length of an action vector.
-func (m *MDP) ActionDim() int { return len(m.Actions[0]) }
+func (m *MDP) ActionDim() int {
+	if m.Box != nil {
+		return len(m.Box.Low)
+	}
+	return len(m.Actions[0])
+}
+
+// RandomAction draws an action uniformly from the action set or box.
+func (m *MDP) RandomAction(rng *rand.Rand, a []float64) {
+	if m.Box != nil {
+		for i := range a {
+			a[i] = m.Box.Low[i] + (m.Box.High[i]-m.Box.Low[i])*rng.Float64()
+		}
+		return
+	}
+	copy(a, m.Actions[rng.IntN(len(m.Actions))])
+}
 
 // Init draws s_1 into s.
 func (m *MDP) Init(rng *rand.Rand, s []float64) {
@@ -130,12 +150,17 @@ func New(c *config.Config) (*MDP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("env.w0: %w", err)
 	}
-	return &MDP{
+	mdp := &MDP{
 		True:     m,
 		Horizon:  c.Env.Horizon,
 		InitLow:  c.Env.InitLow,
 		InitHigh: c.Env.InitHigh,
-		Actions:  group(c.Env.Actions, c.Env.ActionDim),
 		Reward:   Reward{Width: c.Env.Reward.Width, Centers: group(c.Env.Reward.Centers, fam.StateDim())},
-	}, nil
+	}
+	if c.Env.ActionSpace == "box" {
+		mdp.Box = &Box{Low: c.Env.ActionLow, High: c.Env.ActionHigh}
+	} else {
+		mdp.Actions = group(c.Env.Actions, c.Env.ActionDim)
+	}
+	return mdp, nil
 }

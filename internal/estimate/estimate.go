@@ -175,7 +175,7 @@ func Draw(mdp *env.MDP, n int, rng *rand.Rand) *dataset.Transitions {
 	for i := range n {
 		s, a, next := t.State(i), t.Action(i), t.NextState(i)
 		mdp.Init(rng, s)
-		copy(a, mdp.Actions[rng.IntN(len(mdp.Actions))])
+		mdp.RandomAction(rng, a)
 		st.Step(s, a, rng, next)
 	}
 	return t

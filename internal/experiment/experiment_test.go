@@ -161,3 +161,45 @@ func TestIsPaper(t *testing.T) {
 		t.Error("flipped is not the paper's config")
 	}
 }
+
+// Continuous actions: on the 2-D box MDP the learners' final cumulative
+// reward is within 10% of the oracle's (the Gaussian family and lds.sigma
+// = 0.3 make SM and LDS both well specified), they play a positive first
+// action coordinate (towards the bump) about as often as the oracle in the
+// last three episodes (within 1.5 of 10 steps), and the output does not
+// depend on the number of workers.
+func TestBoxActions(t *testing.T) {
+	c := load(t, "../../configs/nonlds-box.yaml")
+	c.Seeds, c.Episodes = 3, 10
+	var first []byte
+	for _, w := range []int{1, 2} {
+		dir := t.TempDir()
+		if err := Run(context.Background(), c, Options{OutDir: dir, Workers: w}); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "episodes.csv"))
+		if first == nil {
+			first = b
+			cum, plus := final(t, dir)
+			or := mean(cum["oracle"])
+			late := func(a string) float64 {
+				var xs []float64
+				for ep := c.Episodes - 2; ep <= c.Episodes; ep++ {
+					xs = append(xs, plus[a][ep]...)
+				}
+				return mean(xs)
+			}
+			for _, a := range []string{"sm", "lds"} {
+				t.Logf("%s %.2f oracle %.2f; positive a0 in the last 3 episodes %.1f (oracle %.1f)", a, mean(cum[a]), or, late(a), late("oracle"))
+				if mean(cum[a]) < 0.9*or {
+					t.Errorf("%s: %.2f not within 10%% of the oracle's %.2f", a, mean(cum[a]), or)
+				}
+				if late(a) < late("oracle")-1.5 {
+					t.Errorf("%s plays a positive first action coordinate %.1f times, oracle %.1f", a, late(a), late("oracle"))
+				}
+			}
+		} else if !bytes.Equal(first, b) {
+			t.Error("episodes.csv differs between 1 and 2 workers")
+		}
+	}
+}

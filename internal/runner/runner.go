@@ -127,6 +127,14 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 	return res, nil
 }
 
+// plannerBox is the MDP's box of continuous actions for the planner, or nil.
+func plannerBox(m *env.MDP) *agent.Box {
+	if m.Box == nil {
+		return nil
+	}
+	return &agent.Box{Low: m.Box.Low, High: m.Box.High}
+}
+
 func finite(x []float64) bool {
 	for _, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -144,7 +152,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 	}
 	ds := mdp.StateDim()
 	pl, err := agent.NewPlanner(c.Planner.Mode, c.Planner.NRollouts, c.Planner.Tau, c.Planner.NSequences,
-		c.Planner.CRN, mdp.Actions, mdp.Reward.At, ds)
+		c.Planner.CRN, mdp.Actions, plannerBox(mdp), mdp.Reward.At, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -173,10 +181,10 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 			if err := pl.Err(); err != nil {
 				return nil, fmt.Errorf("episode %d step %d: %w (Ŵ = %v); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, ag.Model.W)
 			}
-			if ai == 0 {
+			a := pl.Action(ai)
+			if ai == 0 || (ai == agent.BoxAction && a[0] > 0) {
 				plus++
 			}
-			a := mdp.Actions[ai]
 			truth.Step(s, a, envRng, next)
 			if !finite(next) {
 				return nil, errs.Invalid(fmt.Errorf("episode %d step %d: the true model drew a non-finite state from s = %v, a = %v: "+

@@ -10,6 +10,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/smrl-dev/smrl/internal/experiment"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/spf13/cobra"
 )
@@ -25,6 +26,7 @@ type EstimateOptions struct {
 	Format     string
 	Out        string
 	NoPlots    bool
+	Plot       string
 
 	// Which flags were given, for the checks of flag combinations.
 	NSet, RepeatsSet, SweepNSet bool
@@ -71,7 +73,8 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 (also settable as SMRL_ESTIMATE_N, SMRL_LAMBDA, ...).`,
 		Example: `  smrl estimate --n 2000
   smrl estimate --data transitions.csv --method sm,lds --format json
-  smrl estimate --sweep-n 100,1000,10000 --repeats 20 --out sweep.csv`,
+  smrl estimate --sweep-n 100,1000,10000 --repeats 20 --out sweep.csv
+  smrl estimate --n 1000 --plot densities.png`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Cmd = cmd
@@ -95,6 +98,7 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.StringVar(&opts.Out, "out", "", "write the sweep's errors to this CSV `FILE` (runs a sweep)")
 	f.Int("workers", 0, "parallel sweep jobs; 0 = all cores (config workers)")
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "in a sweep, do not draw the error-vs-n figure next to the CSV")
+	f.StringVar(&opts.Plot, "plot", "", "draw the true and estimated densities P(s'|s, a=±1) for 15 states to this `FILE` (.png, .svg or .pdf; 1-D state and action)")
 	return cmd
 }
 
@@ -160,9 +164,36 @@ func estimateRun(opts *EstimateOptions) error {
 		return err
 	}
 
+	var dens plotting.DensitySource
+	if opts.Plot != "" {
+		// Checked before estimating, so a bad --plot wastes no work.
+		switch filepath.Ext(opts.Plot) {
+		case ".png", ".svg", ".pdf":
+		default:
+			return usageErrorf("--plot %s: want a .png, .svg or .pdf file", opts.Plot)
+		}
+		if dens, err = experiment.NewDensities(c); err != nil {
+			return err
+		}
+	}
 	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath})
 	if err != nil {
 		return lambdaHint(err)
+	}
+	if opts.Plot != "" {
+		ests := map[string][]float64{}
+		for _, e := range res.Estimates {
+			var w []float64
+			for _, row := range e.W {
+				w = append(w, row...)
+			}
+			ests[e.Method] = w
+		}
+		format := strings.TrimPrefix(filepath.Ext(opts.Plot), ".")
+		title := fmt.Sprintf("Transition densities: true (filled) and estimated from n = %d transitions (lines)", res.N)
+		if err := plotting.DensityGrid(opts.Plot, title, dens, ests, plotting.Options{Format: format}); err != nil {
+			return fmt.Errorf("drawing %s: %w", opts.Plot, err)
+		}
 	}
 	var b bytes.Buffer
 	if opts.Format == "json" {

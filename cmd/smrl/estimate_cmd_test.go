@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -281,4 +282,28 @@ func TestEstimateSweep(t *testing.T) {
 	if code == ExitOK || out != "" || !strings.Contains(errOut, "no-such-dir") {
 		t.Errorf("unwritable --out: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+}
+
+// --plot draws the paper's estimation figure: true and estimated densities.
+func TestEstimatePlot(t *testing.T) {
+	dir := t.TempDir()
+	fig := filepath.Join(dir, "dens.png")
+	code, _, errOut := run(t, "estimate", "--n", "500", "--method", "sm,lds", "--plot", fig)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	f, err := os.Open(fig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil || img.Bounds().Dx() != 800 || img.Bounds().Dy() != 600 {
+		t.Errorf("figure: %v, bounds %v", err, img.Bounds())
+	}
+	code, out, errOut := run(t, "estimate", "--plot", filepath.Join(dir, "x.gif"))
+	wantUsage(t, code, out, errOut, "--plot")
+	box := writeFile(t, dir, "box.yaml", "env:\n  family: {kind: gaussian, dim: 2}\n  features: {kind: affine}\n  w0: [[1, 0, 0, 0], [0, 1, 0, 0]]\n  reward: {centers: [0, 0]}\n")
+	code, out, errOut = run(t, "estimate", "-c", box, "--plot", filepath.Join(dir, "y.png"))
+	wantUsage(t, code, out, errOut, "1-D state and action")
 }

@@ -121,3 +121,18 @@ func checkComplete(dir string, c *config.Config) error {
 	}
 	return nil
 }
+
+// NewDensities returns the model densities of c's MDP for the density
+// figures: the true model, and an agent's or method's estimate (lds and its
+// variants as the Gaussian model with lds.sigma, the others in the true
+// family). It needs a 1-D state and action.
+func NewDensities(c *config.Config) (plotting.DensitySource, error) {
+	m, err := env.New(c)
+	if err != nil {
+		return nil, errs.Invalid(err)
+	}
+	if m.StateDim() != 1 || m.ActionDim() != 1 {
+		return nil, errs.Invalid(fmt.Errorf("density figures need a 1-D state and action, the config has d_s = %d and action_dim = %d", m.StateDim(), m.ActionDim()))
+	}
+	return &densities{mdp: m, ldsSigma: c.LDS.Sigma}, nil
+}

@@ -181,7 +181,10 @@ func gridRange(dens DensitySource, states []float64, opt Options) (lo, hi float6
 
 // densitiesFigure draws the 3 × 5 grid of true and estimated transition
 // densities for states evenly spaced in [SMin, SMax].
-func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW, opt Options) error {
+// runDensitiesTitle is the density grid's title for a results directory.
+const runDensitiesTitle = "Transition densities: true (filled) and estimated from seed 0's final W (lines)"
+
+func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW, title string, opt Options) error {
 	states := linspace(opt.SMin, opt.SMax, gridRows*gridCols)
 	lo, hi, err := gridRange(dens, states, opt)
 	if err != nil {
@@ -313,12 +316,11 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 
 	// Title on top, legend rows at the bottom, panels in between.
 	c = draw.Crop(c, margin, -margin, margin/2, -margin)
-	title := plot.New().Title.TextStyle
-	title.Font = sans(titleSize - 1)
-	const titleText = "Transition densities: true (filled) and estimated from seed 0's final W (lines)"
-	fitText(&title, titleText, c.Max.X-c.Min.X)
-	titleH := title.Height("Xy") + vg.Points(8)
-	c.FillText(title, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(3)}, titleText)
+	titleStyle := plot.New().Title.TextStyle
+	titleStyle.Font = sans(titleSize - 1)
+	fitText(&titleStyle, title, c.Max.X-c.Min.X)
+	titleH := titleStyle.Height("Xy") + vg.Points(8)
+	c.FillText(titleStyle, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(3)}, title)
 	legendH := drawLegendRows(c, items, gridLegendSize)
 	gc := draw.Crop(c, 0, 0, legendH+vg.Points(4), -titleH)
 	tiles := draw.Tiles{
@@ -434,4 +436,20 @@ func drawLegendRows(c draw.Canvas, items []legendItem, size vg.Length) vg.Length
 		}
 	}
 	return height
+}
+
+// DensityGrid draws the density-grid figure (FigDensities) for named
+// estimates of W (row-major, keyed by method or agent, e.g. from smrl
+// estimate) into outPath under the given title: the paper's estimation
+// figure. The format follows opt.Format.
+func DensityGrid(outPath, title string, dens DensitySource, estimates map[string][]float64, opt Options) error {
+	opt, err := opt.normalize()
+	if err != nil {
+		return err
+	}
+	finals := make(map[string]finalW, len(estimates))
+	for name, w := range estimates {
+		finals[name] = finalW{W: w}
+	}
+	return writeFigure(outPath, opt, func(c draw.Canvas) error { return densitiesFigure(c, dens, finals, title, opt) })
 }

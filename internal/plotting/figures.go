@@ -87,7 +87,7 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	if dens != nil {
 		figs = append(figs,
 			fig{FigMDP, func(c draw.Canvas) error { return mdpFigure(c, dens, opt) }},
-			fig{FigDensities, func(c draw.Canvas) error { return densitiesFigure(c, dens, finals, opt) }},
+			fig{FigDensities, func(c draw.Canvas) error { return densitiesFigure(c, dens, finals, runDensitiesTitle, opt) }},
 		)
 	}
 

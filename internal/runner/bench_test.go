@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/agent"
+	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
 // BenchmarkTrialSM is one full trial of the paper's experiment: the sm
@@ -33,7 +34,7 @@ func BenchmarkPlannerStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sim := mdpStepper(m)
+	sim := expfam.NewStepper(m.True)
 	rng := rand.New(rand.NewPCG(1, 2))
 	s := []float64{0.3}
 	for i := 0; i < 100; i++ {

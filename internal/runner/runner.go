@@ -21,6 +21,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
 // Trial identifies one run of one agent.
@@ -160,7 +161,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 	planRng := rand.New(planPCG)
 	envPCG := rand.NewPCG(0, 0)
 	envRng := rand.New(envPCG)
-	truth := mdpStepper(mdp)
+	truth := expfam.NewStepper(mdp.True) // private scratch; the model and its table are shared
 	s, next := make([]float64, ds), make([]float64, ds)
 	w0 := mdp.True.W
 	out := make([]Episode, 0, c.Episodes)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -24,7 +25,7 @@ type IOStreams struct {
 // the command (cmd.Context()); a command that stops because of it returns
 // an error wrapping errs.ErrInterrupted. A second signal terminates the
 // process immediately.
-func Main(args []string, stdout, stderr io.Writer) ExitCode {
+func Main(args []string, stdout, stderr io.Writer) (code ExitCode) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// After the first signal the run winds down (trials in flight finish);
@@ -47,8 +48,18 @@ func Main(args []string, stdout, stderr io.Writer) ExitCode {
 	started := false
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	strictCompletion(root)
 	markStart(root, &started)
 
+	// A panic is a bug, never the user's fault: one line, exit 3. Worker
+	// goroutines recover their own panics and return them as errors.
+	defer func() {
+		if r := recover(); r != nil {
+			err := errs.Recovered(r)
+			printError(stderr, root.CommandPath(), err)
+			code = exitCode(err)
+		}
+	}()
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
@@ -79,7 +90,7 @@ synthetic MDP.
 
 Experiments are described by YAML configs (--config); SMRL_* environment
 variables and flags override their keys. Exit codes: 0 success, 1 failure,
-2 bad usage, config or data, 130 interrupted.`,
+2 bad usage, config or data, 3 internal error (a bug), 130 interrupted.`,
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -89,6 +100,7 @@ variables and flags override their keys. Exit codes: 0 success, 1 failure,
 		return asUsage(errs.Invalid(err))
 	})
 
+	cmd.SetHelpCommand(newHelpCmd())
 	// Subcommands: add new ones here.
 	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios), NewCmdRun(ios), NewCmdCompare(ios), NewCmdPlot(ios), NewCmdMerge(ios))
 	return cmd
@@ -110,5 +122,47 @@ func markStart(cmd *cobra.Command, started *bool) {
 	}
 	for _, c := range cmd.Commands() {
 		markStart(c, started)
+	}
+}
+
+// newHelpCmd is cobra's help command, except that an unknown topic is a
+// usage error (exit 2) rather than a usage text and exit 0.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help provides help for any command of smrl: smrl help [path to command].",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			var out []cobra.Completion
+			target, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			for _, sub := range target.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("unknown help topic %q (the commands are listed by smrl --help)", strings.Join(args, " "))
+			}
+			return target.Help()
+		},
+	}
+}
+
+// strictCompletion makes "smrl completion SHELL" with an unknown shell a
+// usage error (exit 2). cobra's completion command has no Run of its own,
+// so it would print its help and exit 0; once it is runnable, cobra checks
+// its arguments against its subcommands (bash, zsh, fish, powershell).
+func strictCompletion(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" && c.Run == nil && c.RunE == nil {
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
 	}
 }

@@ -85,7 +85,11 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				res, err := sweepJob(mdp, c, methods, jobs[j].n, jobs[j].r)
+				var res []float64
+				err := errs.Protect(func() (err error) {
+					res, err = runSweepJob(mdp, c, methods, jobs[j].n, jobs[j].r)
+					return err
+				})
 				results[j], errsAt[j] = res, err
 				if err != nil {
 					cancel()
@@ -132,6 +136,10 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
 }
+
+// runSweepJob is sweepJob; tests replace it to check that a panic in a
+// worker becomes an error.
+var runSweepJob = sweepJob
 
 // sweepJob draws one data set and returns the error of every method.
 func sweepJob(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]float64, error) {

@@ -423,14 +423,10 @@ func svgFontFallback(svg []byte) []byte {
 
 // safeDraw runs f and converts a panic inside gonum/plot (which panics on
 // some degenerate inputs, e.g. a non-positive value on a log axis) into an
-// error, so that bad data never crashes the caller.
-func safeDraw(f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("drawing: %v", r)
-		}
-	}()
-	return f()
+// error wrapping errs.ErrInternal: the figure code should have filtered
+// such input, so it is a bug, but it never crashes the caller.
+func safeDraw(f func() error) error {
+	return errs.Protect(f)
 }
 
 // errNoData is returned by figure builders that have nothing to draw.

@@ -98,12 +98,15 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 				if i >= len(trials) || ctx.Err() != nil || stopped.Load() {
 					return
 				}
-				eps, err := RunTrial(inFlight, c, mdp, trials[i])
-				if err == nil && opt.OnTrial != nil {
-					mu.Lock()
-					err = opt.OnTrial(i, eps)
-					mu.Unlock()
-				}
+				var eps []Episode
+				err := protect(func() (err error) {
+					if eps, err = RunTrial(inFlight, c, mdp, trials[i]); err == nil && opt.OnTrial != nil {
+						mu.Lock()
+						defer mu.Unlock()
+						err = opt.OnTrial(i, eps)
+					}
+					return err
+				})
 				if err != nil {
 					errs[i] = err
 					stopped.Store(true)

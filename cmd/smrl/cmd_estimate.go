@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -126,7 +127,9 @@ func estimateRun(opts *EstimateOptions) error {
 		return usageErrorf("--n does not apply to --data: every transition of the file is used")
 	}
 
-	c, err := loadConfig(opts.Cmd, opts.ConfigPath, estimateKeys)
+	// estimate runs no agent: the agents of a config, and what only they
+	// need, are not its business.
+	c, err := loadConfigOpts(opts.Cmd, config.Options{Path: opts.ConfigPath, IgnoreAgents: true}, estimateKeys)
 	if err != nil {
 		return err
 	}

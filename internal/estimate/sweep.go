@@ -55,6 +55,12 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 		return nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: no sample sizes to sweep"))
 	}
 	repeats := c.Estimate.Repeats
+	if err := checkMethodMemory(c, methods); err != nil {
+		return nil, err
+	}
+	if err := c.CheckDataMemory(sizes[len(sizes)-1]); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: %w", err))
+	}
 	mdp, err := env.New(c)
 	if err != nil {
 		return nil, errs.Invalid(err)

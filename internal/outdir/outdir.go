@@ -66,12 +66,36 @@ func Claim(dir string) error {
 				"smrl writes only into a new or empty directory, or one it made, so that it never replaces your files: choose another directory", dir, MarkerFile))
 		}
 	}
-	m := Marker{Smrl: version(), Created: time.Now().UTC()}
-	return fsutil.WriteAtomic(filepath.Join(dir, MarkerFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
-	})
+	return writeMarker(dir)
+}
+
+// writeMarker creates dir's marker. It is created exclusively rather than
+// renamed into place: two processes claiming one new directory at once
+// (the shards of a run starting together) then never see each other's
+// temporary file, and the second finds the marker already there.
+func writeMarker(dir string) error {
+	p := filepath.Join(dir, MarkerFile)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("marking %s as smrl's: %w", dir, err)
+	}
+	b, _ := json.MarshalIndent(Marker{Smrl: version(), Created: time.Now().UTC()}, "", "  ")
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(p)
+		return fmt.Errorf("marking %s as smrl's: %w", dir, err)
+	}
+	fsutil.SyncDir(dir)
+	return nil
 }
 
 // Owned reports whether dir carries smrl's marker, i.e. smrl made it and

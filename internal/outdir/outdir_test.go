@@ -3,10 +3,12 @@ package outdir
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -80,5 +82,33 @@ func TestClaimRefusesForeignDirectory(t *testing.T) {
 	file := filepath.Join(dir, "config.yaml")
 	if err := Claim(file); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("Claim of a file: %v", err)
+	}
+}
+
+// Shards starting together claim their common parent at once, each then
+// making its own subdirectory: every claim succeeds.
+func TestClaimConcurrent(t *testing.T) {
+	for round := range 20 {
+		parent := filepath.Join(t.TempDir(), "results", "x")
+		var wg sync.WaitGroup
+		errc := make(chan error, 8)
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := Claim(parent); err != nil {
+					errc <- err
+					return
+				}
+				errc <- Claim(filepath.Join(parent, fmt.Sprintf("shard-%d-of-8", i)))
+			}()
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
 	}
 }

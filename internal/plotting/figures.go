@@ -39,6 +39,10 @@ const (
 	FigDensities    = "densities"
 )
 
+// FigureNames lists every figure RunFigures may write, in order: the files
+// a fresh run may remove from its own plots directory.
+var FigureNames = []string{FigCumReward, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities}
+
 // RunFigures regenerates every figure of the results directory dir into
 // outDir (created if missing) and returns the written paths in the order
 // cum_reward, cum_regret, regret_loglog, plus_count, w_error, mdp,

@@ -33,7 +33,7 @@ func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	got, err := ReadJournal(dir)
+	got, err := ReadJournal(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,11 +47,11 @@ func TestJournalErrors(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, JournalFile)
 	os.WriteFile(p, []byte("{\"agent\":\"sm\",\"seed\":0,\"episodes\":[]}\nnot json\n{\"agent\":\"lds\"}\n"), 0o644)
-	_, err := ReadJournal(dir)
+	_, err := ReadJournal(dir, nil)
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("malformed line: %v", err)
 	}
-	if _, err := ReadJournal(t.TempDir()); !errors.Is(err, errs.ErrInvalidInput) {
+	if _, err := ReadJournal(t.TempDir(), nil); !errors.Is(err, errs.ErrInvalidInput) {
 		t.Errorf("missing journal: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -136,7 +137,11 @@ func estimateRun(opts *EstimateOptions) error {
 	ctx := opts.Cmd.Context()
 
 	if sweep {
-		rows, err := estimate.Sweep(ctx, c, estimate.SweepOptions{Methods: methods})
+		// Before the sweep, which may take minutes: a bad --out fails now.
+		if err := checkOutFile(opts.Out); err != nil {
+			return err
+		}
+		rows, err := estimate.Sweep(ctx, c, estimate.SweepOptions{Methods: methods, Progress: opts.IO.ErrOut})
 		if err != nil {
 			return lambdaHint(err)
 		}
@@ -179,7 +184,7 @@ func estimateRun(opts *EstimateOptions) error {
 			return err
 		}
 	}
-	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath})
+	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath, Progress: opts.IO.ErrOut})
 	if err != nil {
 		return lambdaHint(err)
 	}
@@ -211,6 +216,22 @@ func estimateRun(opts *EstimateOptions) error {
 	return err
 }
 
+// checkOutFile checks that a file can be written at path: its directory
+// exists and is writable, and path is not a directory.
+func checkOutFile(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageErrorf("--out %s is a directory; give the CSV file to write", path)
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".smrl-write-check-*")
+	if err != nil {
+		return fmt.Errorf("--out %s: cannot write into %s: %w", path, dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
 // lambdaHint points at --lambda when an estimator failed because of the
 // user's choice of λ and data (a singular system, or an MLE without a
 // maximiser at λ = 0).
@@ -228,5 +249,5 @@ type hinted struct {
 	hint string
 }
 
-func (h *hinted) Error() string { return h.err.Error() + "\n" + h.hint }
+func (h *hinted) Error() string { return h.err.Error() + "; " + h.hint }
 func (h *hinted) Unwrap() error { return h.err }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -57,6 +58,11 @@ type Options struct {
 	// Data is a CSV file of transitions; empty means draw
 	// config.Estimate.N transitions from the true model.
 	Data string
+	// Progress, when not nil, receives a line on the current step every
+	// ProgressEvery (default 5 s) while the estimate runs; nothing when it
+	// finishes sooner.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 // Result is the outcome of Run.
@@ -95,14 +101,19 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
+	var st stage
+	stop := heartbeat(opt.Progress, opt.ProgressEvery, st.get)
+	defer stop()
 	var data *dataset.Transitions
 	known := opt.Data == ""
 	if known {
 		if err := c.CheckDataMemory(c.Estimate.N); err != nil {
 			return nil, errs.Invalid(fmt.Errorf("estimate.n: %w", err))
 		}
+		st.set(fmt.Sprintf("drawing %d transitions from the true model", c.Estimate.N))
 		data = Draw(mdp, c.Estimate.N, rand.New(rand.NewPCG(c.Seed, streamDraw)))
 	} else {
+		st.set("reading " + opt.Data)
 		data, err = dataset.ReadFile(opt.Data)
 		if err != nil {
 			return nil, err
@@ -133,6 +144,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	}
 	phi := Features(mdp, data)
 	for _, m := range methods {
+		st.set(fmt.Sprintf("fitting %s on %d transitions", m, data.Len()))
 		start := time.Now()
 		w, err := Fit(m, mdp, phi, data, c.Lambda)
 		secs := time.Since(start).Seconds()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -28,6 +31,10 @@ const streamSweep = 0x5eed_5ee9_0000
 type SweepOptions struct {
 	// Methods are the estimators to run, in output order; nil means all.
 	Methods []string
+	// Progress, when not nil, receives a line on the data sets fitted so
+	// far every ProgressEvery (default 5 s); nothing for a quick sweep.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 // SweepRow is the error of one method on one data set.
@@ -84,6 +91,16 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 	workers = min(workers, len(jobs))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var fitted atomic.Int64
+	stop := heartbeat(opt.Progress, opt.ProgressEvery, func(el time.Duration) string {
+		d := fitted.Load()
+		eta := "?"
+		if d > 0 {
+			eta = time.Duration(el.Seconds() / float64(d) * float64(int64(len(jobs))-d) * float64(time.Second)).Round(time.Second).String()
+		}
+		return fmt.Sprintf("sweep: %d of %d data sets fitted, ETA %s", d, len(jobs), eta)
+	})
+	defer stop()
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -97,6 +114,7 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 					return err
 				})
 				results[j], errsAt[j] = res, err
+				fitted.Add(1)
 				if err != nil {
 					cancel()
 				}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -198,12 +197,13 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			opt.Log.Info("shard has no trials", "shard", opt.Shard.String(), "trials_in_run", len(all))
 		}
 	}
-	var counter atomic.Int64
-	stop := startProgress(&counter, len(todo), c.Episodes, opt.Log, opt.Bar)
+	prog := &progress{totalTrials: len(todo), totalEpisodes: len(todo) * c.Episodes}
+	stop := startProgress(prog, opt.Log, opt.Bar, 0)
 	res, runErr := runner.Run(ctx, c, mdp, todo, runner.Options{
-		Workers: workers,
-		Done:    &counter,
-		OnTrial: func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
+		Workers:  workers,
+		Done:     &prog.trials,
+		Episodes: &prog.episodes,
+		OnTrial:  func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
 	})
 	stop()
 	if res != nil {

@@ -67,6 +67,9 @@ type Options struct {
 	OnTrial func(i int, eps []Episode) error
 	// Done, when not nil, counts completed trials (for progress reports).
 	Done *atomic.Int64
+	// Episodes, when not nil, counts completed episodes, so that progress
+	// shows within long trials.
+	Episodes *atomic.Int64
 }
 
 // Run runs the given trials of c on mdp. The result's order follows trials,
@@ -88,7 +91,7 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 	var stopped atomic.Bool
 	var mu sync.Mutex // serialises OnTrial
 	var wg sync.WaitGroup
-	inFlight := context.WithoutCancel(ctx)
+	inFlight := withEpisodeCounter(context.WithoutCancel(ctx), opt.Episodes)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -211,6 +214,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 			e.WError = math.Sqrt(d2)
 		}
 		out = append(out, e)
+		episodeDone(ctx)
 	}
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -25,5 +26,18 @@ func TestWorkerPanicIsInternalError(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "index out of range") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("error %q: want the panic value on one line", err)
+	}
+}
+
+// Options.Episodes counts every completed episode of every trial.
+func TestRunCountsEpisodes(t *testing.T) {
+	c, m := paper(t)
+	c.Seeds, c.Episodes = 2, 3
+	var n atomic.Int64
+	if _, err := Run(context.Background(), c, m, Trials(c), Options{Workers: 2, Episodes: &n}); err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(len(Trials(c)) * c.Episodes); n.Load() != want {
+		t.Errorf("counted %d episodes, want %d", n.Load(), want)
 	}
 }

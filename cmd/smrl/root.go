@@ -25,7 +25,7 @@ type IOStreams struct {
 // the command (cmd.Context()); a command that stops because of it returns
 // an error wrapping errs.ErrInterrupted. A second signal terminates the
 // process immediately.
-func Main(args []string, stdout, stderr io.Writer) (code ExitCode) {
+func Main(args []string, stdout, stderr io.Writer) ExitCode {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// After the first signal the run winds down (trials in flight finish);
@@ -34,7 +34,12 @@ func Main(args []string, stdout, stderr io.Writer) (code ExitCode) {
 		<-ctx.Done()
 		stop()
 	}()
-	root := newRootCmd(&IOStreams{Out: stdout, ErrOut: stderr})
+	return execute(ctx, newRootCmd(&IOStreams{Out: stdout, ErrOut: stderr}), args, stdout, stderr)
+}
+
+// execute runs the command tree root with args, prints an error on stderr
+// and returns the exit code.
+func execute(ctx context.Context, root *cobra.Command, args []string, stdout, stderr io.Writer) (code ExitCode) {
 	if args == nil {
 		args = []string{} // nil would make cobra read os.Args
 	}

@@ -211,13 +211,17 @@ func Summarise(rows []Row) []Summary {
 	return out
 }
 
-// RegretSlope is the slope b of log R = a + b log k over the second half of
-// the episodes (stats.RegretFit); NaN when it is undefined. k are episodes,
-// R mean cumulative regrets; √K growth is b = 0.5.
+// RegretSlope is the growth exponent of cumulative regret: the slope b of
+// log R = a + b log k over the second half of the episodes
+// (stats.RegretFit), NaN when it is undefined. k are episodes, R mean
+// cumulative regrets; √K growth is b = 0.5, linear growth 1. A falling
+// curve (b < 0: the agent collected more reward than the oracle over the
+// second half) does not grow: R is bounded there, R = O(k^0), so its
+// exponent is 0, not the fitted b.
 func RegretSlope(episodes, regret []float64) float64 {
 	_, b, _, _, ok := stats.RegretFit(episodes, regret)
 	if !ok {
 		return math.NaN()
 	}
-	return b
+	return max(b, 0)
 }

@@ -308,7 +308,7 @@ func (c *Config) CheckFitMemory(method string) error {
 		return nil
 	}
 	if need := FitFloats(method, c.Env.Family.Kind, dpsi, dphi); need > MaxTrialFloats {
-		return fmt.Errorf("W has d_psi × d_phi = %d × %d entries, for which method %s holds %.3g numbers (%s), more than the %s smrl allows", dpsi, dphi, method, need, bytesText(need), bytesText(MaxTrialFloats))
+		return fmt.Errorf("the parameter W has d_psi × d_phi = %d × %d entries, for which method %s holds %.3g numbers (%s), more than the %s smrl allows", dpsi, dphi, method, need, bytesText(need), bytesText(MaxTrialFloats))
 	}
 	return nil
 }

@@ -15,8 +15,16 @@ func (driftSim) Step(s, a []float64, _ *rand.Rand, out []float64) {
 	}
 }
 
-// Reward peaks at s = (1, −1).
-func bump(s []float64) float64 { return math.Exp(-((s[0]-1)*(s[0]-1) + (s[1]+1)*(s[1]+1))) }
+// stateReward is a Task with a reward of the state alone and no terminal
+// states.
+type stateReward func(s []float64) float64
+
+func (r stateReward) Reward(s, _ []float64) float64    { return r(s) }
+func (stateReward) Terminal([]float64) (bool, float64) { return false, 0 }
+func (stateReward) Terminates() bool                   { return false }
+
+// bump's reward peaks at s = (1, −1).
+var bump = stateReward(func(s []float64) float64 { return math.Exp(-((s[0]-1)*(s[0]-1) + (s[1]+1)*(s[1]+1))) })
 
 func TestPlannerBoxActions(t *testing.T) {
 	box := &Box{Low: []float64{-0.5, -0.5}, High: []float64{0.5, 0.5}}

@@ -16,6 +16,11 @@ var (
 	PlannerModes  = []string{"constant", "random"}
 	EstimateNames = []string{"sm", "lds", "mle"}
 	BetaForms     = []string{"practical", "theory"}
+	EnvKinds      = []string{"expfam", "cartpole"}
+	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
+	RolloutModes  = []string{"sample", "mean"}
+	CartPoleNoise = []string{"none", "action_flip", "next_state"}
+	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog"}
 	ChoiceModes   = []string{"episode", "step"}
 )
 
@@ -79,7 +84,19 @@ func (c *Config) Validate() error {
 	if !slices.Contains(PlannerModes, c.Planner.Mode) {
 		bad("planner.mode", "unknown mode %q (known: %v)", c.Planner.Mode, PlannerModes)
 	}
+	if !slices.Contains(RolloutModes, c.Planner.Rollout) {
+		bad("planner.rollout", "unknown rollout %q (known: %v)", c.Planner.Rollout, RolloutModes)
+	}
 	e := c.Env
+	if !slices.Contains(EnvKinds, e.Kind) {
+		bad("env.kind", "unknown environment %q (known: %v)", e.Kind, EnvKinds)
+	}
+	if e.Kind == "cartpole" {
+		c.validateCartPole(bad)
+	}
+	if e.Kind != "expfam" {
+		c.validateModel(bad)
+	}
 	if !finite(e.InitLow) || !finite(e.InitHigh) || e.InitLow > e.InitHigh {
 		bad("env.init_low", "must be finite and <= env.init_high, got [%v, %v]", e.InitLow, e.InitHigh)
 	}
@@ -223,6 +240,87 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any)) {
 	}
 	if k.Candidates > maxCount {
 		bad("confidence.candidates", "must be <= %d, got %d", maxCount, k.Candidates)
+	}
+}
+
+// validateCartPole checks env.cartpole and the parts of env that apply to
+// it (actions of one number each).
+func (c *Config) validateCartPole(bad func(key, format string, args ...any)) {
+	p := c.Env.CartPole
+	pos := func(key string, v float64) {
+		if !(v > 0) || !finite(v) {
+			bad("env.cartpole."+key, "must be a finite number > 0, got %v", v)
+		}
+	}
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"gravity", p.Gravity}, {"mass_cart", p.MassCart}, {"mass_pole", p.MassPole}, {"length", p.Length},
+		{"force_mag", p.ForceMag}, {"dt", p.DT}, {"x_threshold", p.XThreshold}, {"theta_threshold", p.ThetaThreshold},
+		{"noise_scale", p.NoiseScale}} {
+		pos(k.key, k.v)
+	}
+	if p.ThetaThreshold >= math.Pi/2 {
+		bad("env.cartpole.theta_threshold", "must be below π/2 (the pole falls over), got %v", p.ThetaThreshold)
+	}
+	if !(p.Init >= 0) || !finite(p.Init) || p.Init >= min(p.XThreshold, p.ThetaThreshold) {
+		bad("env.cartpole.init", "must be a finite number >= 0 below x_threshold and theta_threshold (s_1 must not be terminal), got %v", p.Init)
+	}
+	if !slices.Contains(CartPoleNoise, p.Noise) {
+		bad("env.cartpole.noise", "unknown noise %q (known: %v)", p.Noise, CartPoleNoise)
+	}
+	if !slices.Contains(NoiseDensity, p.Density) {
+		bad("env.cartpole.density", "unknown density %q (known: %v)", p.Density, NoiseDensity)
+	}
+	if !(p.FlipProb >= 0 && p.FlipProb <= 1) {
+		bad("env.cartpole.flip_prob", "must lie in [0, 1], got %v", p.FlipProb)
+	}
+	if !finite(p.MogWidth) || math.Abs(p.MogWidth) > 1e3 {
+		bad("env.cartpole.mog_width", "must be a finite number with |width| <= 1000, got %v", p.MogWidth)
+	}
+	if c.Env.ActionDim != 1 {
+		bad("env.action_dim", "cartpole has one action (the force's sign or fraction), got action_dim %d", c.Env.ActionDim)
+	}
+	if c.Env.ActionSpace == "box" && len(c.Env.ActionLow) == 1 && len(c.Env.ActionHigh) == 1 &&
+		(c.Env.ActionLow[0] < -1 || c.Env.ActionHigh[0] > 1) {
+		bad("env.action_low", "cartpole's box must lie in [−1, 1] (force = force_mag·a), got [%v, %v]", c.Env.ActionLow[0], c.Env.ActionHigh[0])
+	}
+}
+
+// validateModel checks the learners' model of the physical environments.
+func (c *Config) validateModel(bad func(key, format string, args ...any)) {
+	m := c.Model
+	if len(m.Family) == 0 {
+		bad("model.family", "must list a family (or one per state coordinate) of %v", ModelFamilies)
+	}
+	for _, f := range m.Family {
+		if !slices.Contains(ModelFamilies, f) {
+			bad("model.family", "unknown family %q (known: %v)", f, ModelFamilies)
+		}
+	}
+	for _, s := range m.Sigma {
+		if !(s > 0) || !finite(s) || s > 1e6 || s < 1e-6 {
+			bad("model.sigma", "scales must lie in [1e-6, 1e6], got %v", s)
+		}
+	}
+	if !(m.Alpha >= 1) || !finite(m.Alpha) || m.Alpha > 16 {
+		bad("model.alpha", "must lie in [1, 16], got %v", m.Alpha)
+	}
+	if !(m.KinkBandwidth >= 0) || !finite(m.KinkBandwidth) || m.KinkBandwidth > 10 {
+		bad("model.kink_bandwidth", "must lie in [0, 10] (units of the coordinate's scale), got %v", m.KinkBandwidth)
+	}
+	ft := m.Features
+	switch ft.Kind {
+	case "linear", "affine":
+	case "rff":
+		if ft.Dim < 1 || ft.Dim > maxCount {
+			bad("model.features.dim", "must lie in [1, %d], got %d", maxCount, ft.Dim)
+		}
+		if !(ft.Length > 0) || !finite(ft.Length) {
+			bad("model.features.length", "must be a finite number > 0, got %v", ft.Length)
+		}
+	default:
+		bad("model.features.kind", "unknown features %q (known: linear, affine, rff)", ft.Kind)
 	}
 }
 

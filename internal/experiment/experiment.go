@@ -207,7 +207,8 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 	end := time.Now()
 	meta.End = end.UTC()
 	meta.WallSeconds = end.Sub(meta.Start).Seconds()
-	dpsi, dphi := mdp.True.Dist.StatDim(), mdp.True.Feat.Dim()
+	dphi := mdp.Model.Features.Dim()
+	dpsi := results.WDims(rows, dphi)
 	if err := results.WriteDir(opt.OutDir, rows, dpsi, dphi, cfgYAML, meta); err != nil {
 		return err
 	}

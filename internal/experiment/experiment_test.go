@@ -61,10 +61,14 @@ func final(t *testing.T, dir string) (cum map[string][]float64, plus map[string]
 	}
 	cum, plus = map[string][]float64{}, map[string]map[int][]float64{}
 	last := map[[2]string]float64{} // (agent, seed) → cumulative reward so far
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
 	for _, r := range recs[1:] {
-		ep, _ := strconv.Atoi(r[2])
-		c, _ := strconv.ParseFloat(r[4], 64)
-		p, _ := strconv.ParseFloat(r[7], 64)
+		ep, _ := strconv.Atoi(r[col["episode"]])
+		c, _ := strconv.ParseFloat(r[col["cum_reward"]], 64)
+		p, _ := strconv.ParseFloat(r[col["plus_count"]], 64)
 		last[[2]string{r[0], r[1]}] = c
 		if plus[r[0]] == nil {
 			plus[r[0]] = map[int][]float64{}

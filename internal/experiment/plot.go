@@ -53,7 +53,7 @@ func (d *densities) Estimated(agent string, w []float64, s, a float64) (plotting
 	return d.curve(m, s, a), true
 }
 
-func (d *densities) Reward(s float64) float64 { return d.mdp.Reward.At([]float64{s}) }
+func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float64{s}, nil) }
 
 // Plot draws every figure of the results directory dir into outDir
 // (dir/plots when empty) in the given format and writes dir/report.md. The

@@ -355,21 +355,24 @@ func readEpisodes(path string) (map[string]finalW, error) {
 				return nil, err
 			}
 		}
+		// An agent's W fills a prefix of the cells (agents with smaller
+		// families leave the trailing ones empty).
 		w := make([]float64, len(wcols))
-		empty := 0
+		filled := 0
 		for n, c := range wcols {
 			if w[n], err = t.optFloat(i, t.header[c.col]); err != nil {
 				return nil, err
 			}
-			if math.IsNaN(w[n]) {
-				empty++
+			if !math.IsNaN(w[n]) {
+				if filled != n {
+					return nil, lineErr(path, t.lines[i], fmt.Errorf("W cell %s is set after an empty one", t.header[c.col]))
+				}
+				filled++
 			}
 		}
-		switch {
-		case empty == len(w):
+		w = w[:filled]
+		if filled == 0 {
 			w = nil
-		case empty > 0:
-			return nil, lineErr(path, t.lines[i], fmt.Errorf("%d of %d W cells are empty", empty, len(w)))
 		}
 		cur, ok := out[a]
 		if !ok || seed < cur.Seed || (seed == cur.Seed && ep > cur.Episode) {

@@ -32,6 +32,7 @@ type journalLine struct {
 type journalEpisode struct {
 	Episode   int       `json:"episode"`
 	Reward    float64   `json:"reward"`
+	Steps     int       `json:"steps"`
 	PlusCount int       `json:"plus_count"`
 	W         []float64 `json:"w"`
 	WError    *float64  `json:"w_error"`
@@ -81,7 +82,7 @@ func openJournal(dir string, flag int) (*Journal, error) {
 func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
 	l := journalLine{Agent: t.Agent, Seed: t.Seed, Episodes: make([]journalEpisode, len(eps))}
 	for i, e := range eps {
-		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: e.Reward, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta)}
+		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta)}
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -126,7 +127,7 @@ func ReadJournal(dir string) (map[runner.Trial][]runner.Episode, error) {
 		}
 		eps := make([]runner.Episode, len(l.Episodes))
 		for i, e := range l.Episodes {
-			eps[i] = runner.Episode{Episode: e.Episode, Reward: e.Reward, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta)}
+			eps[i] = runner.Episode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta)}
 		}
 		t := runner.Trial{Agent: l.Agent, Seed: l.Seed}
 		if _, dup := out[t]; dup {

@@ -3,14 +3,17 @@
 //
 //	episodes.csv  one row per (agent, seed, episode), canonical order:
 //	              agents in config order, seeds ascending, episodes from 1
-//	              agent,seed,episode,reward,cum_reward,regret,cum_regret,
+//	              agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,
 //	              plus_count,w_error,beta,w_0_0,w_0_1,…
 //	summary.csv   per (agent, episode): mean and 95% Student-t interval over
-//	              seeds of cum_reward, cum_regret and plus_count; mean
-//	              w_error and beta; and the agent's regret_slope
+//	              seeds of cum_reward, cum_regret, plus_count, reward and
+//	              steps; mean w_error and beta; and the agent's regret_slope
 //	config.yaml   the fully resolved config
 //	metadata.json versions, command line, times
 //
+// steps is the episode's length (H unless it reached a terminal state);
+// w_i_j is row i, column j of the agent's Ŵ (its own family's shape: agents
+// whose W has fewer rows than the widest leave the remaining cells empty);
 // regret = oracle reward − agent reward on the same seed and episode (empty
 // when the oracle is not run); w_error = |Ŵ − W0|_F (empty for the oracle);
 // beta = β_k, the radius of the confidence set an optimistic (-ucb) agent
@@ -41,6 +44,7 @@ type Row struct {
 	Seed      int
 	Episode   int
 	Reward    float64
+	Steps     int
 	CumReward float64
 	Regret    float64 // NaN when unknown
 	CumRegret float64 // NaN when unknown
@@ -65,7 +69,7 @@ func Rows(res *runner.Result) []Row {
 		or, hasOracle := oracle[t.Seed]
 		for k, e := range res.Episodes[i] {
 			cum += e.Reward
-			r := Row{Agent: t.Agent, Seed: t.Seed, Episode: e.Episode, Reward: e.Reward, CumReward: cum,
+			r := Row{Agent: t.Agent, Seed: t.Seed, Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, CumReward: cum,
 				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, W: e.W}
 			if hasOracle && k < len(or) {
 				r.Regret = or[k].Reward - e.Reward
@@ -78,9 +82,10 @@ func Rows(res *runner.Result) []Row {
 	return rows
 }
 
-// EpisodesHeader returns the header of episodes.csv for d_psi×d_phi W.
+// EpisodesHeader returns the header of episodes.csv for W of up to d_psi
+// rows and d_phi columns.
 func EpisodesHeader(dpsi, dphi int) []string {
-	h := []string{"agent", "seed", "episode", "reward", "cum_reward", "regret", "cum_regret", "plus_count", "w_error", "beta"}
+	h := []string{"agent", "seed", "episode", "reward", "steps", "cum_reward", "regret", "cum_regret", "plus_count", "w_error", "beta"}
 	for k := 0; k < dpsi; k++ {
 		for j := 0; j < dphi; j++ {
 			h = append(h, fmt.Sprintf("w_%d_%d", k, j))
@@ -134,13 +139,15 @@ type Summary struct {
 	Seeds                           int
 	RewardMean                      float64
 	CumReward, CumRegret, PlusCount Stat
+	Reward, Steps                   Stat
 	WErrorMean                      float64
 	BetaMean                        float64 // NaN for agents without a confidence set
 	RegretSlope                     float64 // per agent; NaN when undefined
 }
 
 // SummaryHeader is the header of summary.csv.
-var SummaryHeader = []string{"agent", "episode", "seeds", "reward_mean",
+var SummaryHeader = []string{"agent", "episode", "seeds", "reward_mean", "reward_lo", "reward_hi",
+	"steps_mean", "steps_lo", "steps_hi",
 	"cum_reward_mean", "cum_reward_lo", "cum_reward_hi",
 	"cum_regret_mean", "cum_regret_lo", "cum_regret_hi",
 	"plus_count_mean", "plus_count_lo", "plus_count_hi", "w_error_mean",
@@ -179,9 +186,12 @@ func Summarise(rows []Row) []Summary {
 				return xs
 			}
 			mean := func(xs []float64) float64 { return MeanCI(xs).Mean }
+			reward := MeanCI(col(func(r Row) float64 { return r.Reward }))
 			out = append(out, Summary{
 				Agent: a, Episode: ep, Seeds: len(g),
-				RewardMean: mean(col(func(r Row) float64 { return r.Reward })),
+				RewardMean: reward.Mean,
+				Reward:     reward,
+				Steps:      MeanCI(col(func(r Row) float64 { return float64(r.Steps) })),
 				CumReward:  MeanCI(col(func(r Row) float64 { return r.CumReward })),
 				CumRegret:  MeanCI(col(func(r Row) float64 { return r.CumRegret })),
 				PlusCount:  MeanCI(col(func(r Row) float64 { return float64(r.PlusCount) })),

@@ -20,12 +20,15 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 	if err := cw.Write(EpisodesHeader(dpsi, dphi)); err != nil {
 		return err
 	}
-	rec := make([]string, 0, 10+dpsi*dphi)
+	rec := make([]string, 0, 11+dpsi*dphi)
 	for _, r := range rows {
-		rec = append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode), num(r.Reward),
+		rec = append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode), num(r.Reward), strconv.Itoa(r.Steps),
 			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError), num(r.Beta))
 		for _, v := range r.W {
 			rec = append(rec, num(v))
+		}
+		for range dpsi*dphi - len(r.W) {
+			rec = append(rec, "")
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -42,8 +45,8 @@ func WriteSummary(w io.Writer, sums []Summary) error {
 		return err
 	}
 	for _, s := range sums {
-		rec := []string{s.Agent, strconv.Itoa(s.Episode), strconv.Itoa(s.Seeds), num(s.RewardMean)}
-		for _, st := range []Stat{s.CumReward, s.CumRegret, s.PlusCount} {
+		rec := []string{s.Agent, strconv.Itoa(s.Episode), strconv.Itoa(s.Seeds), num(s.RewardMean), num(s.Reward.Lo), num(s.Reward.Hi)}
+		for _, st := range []Stat{s.Steps, s.CumReward, s.CumRegret, s.PlusCount} {
 			rec = append(rec, num(st.Mean), num(st.Lo), num(st.Hi))
 		}
 		rec = append(rec, num(s.WErrorMean), num(s.BetaMean), num(s.RegretSlope))
@@ -80,8 +83,17 @@ const (
 	MetadataFile = "metadata.json"
 )
 
+// WDims returns the shape of the W columns for rows whose W have d_phi
+// columns: the most rows any agent's W has.
+func WDims(rows []Row, dphi int) (dpsi int) {
+	for _, r := range rows {
+		dpsi = max(dpsi, len(r.W)/dphi)
+	}
+	return dpsi
+}
+
 // WriteDir writes episodes.csv, summary.csv, config.yaml and metadata.json
-// into dir (which must exist), each atomically.
+// into dir (which must exist), each atomically. W columns are d_psi × d_phi.
 func WriteDir(dir string, rows []Row, dpsi, dphi int, configYAML []byte, meta *Metadata) error {
 	sums := Summarise(rows)
 	steps := []struct {

@@ -30,7 +30,7 @@ func BenchmarkTrialSM(b *testing.B) {
 func BenchmarkPlannerStep(b *testing.B) {
 	c, m := paper(b)
 	pl, err := agent.NewPlanner(c.Planner.Mode, c.Planner.NRollouts, c.Planner.Tau, c.Planner.NSequences,
-		false, m.Actions, nil, m.Reward.At, 1)
+		false, m.Actions, nil, m.Task, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

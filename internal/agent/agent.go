@@ -13,7 +13,7 @@ import (
 
 // Agent is a learner with a planning model.
 type Agent struct {
-	Name  string
+	Name string
 	// Model is the estimate: Model.W is Ŵ, W = 0 before the first fit; the
 	// oracle's is P_W0, or nil when it plans with the true transition.
 	Model *expfam.Model
@@ -35,7 +35,7 @@ type Agent struct {
 	mode    string // "", "ucb" or "ps"
 	conf    config.Confidence
 	rollout string
-	stepper Simulator // of Model
+	stepper Simulator       // of Model
 	cands   []*expfam.Model // -ucb: Ŵ and M boundary draws; -ps: the posterior draw
 	sims    []Simulator     // steppers of cands
 	set     candidateSet    // the per-step candidate set

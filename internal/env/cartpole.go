@@ -38,11 +38,11 @@ import (
 // The reward is +1 for every step, including the one that fails; a state is
 // terminal when |x| > x_th or |θ| > θ_th.
 type cartPole struct {
-	p            config.CartPole
-	totalMass    float64
-	poleMassLen  float64
-	sigma        [4]float64
-	noiseTables  [4]*expfam.Table // custom-sin noise: one table per coordinate
+	p              config.CartPole
+	totalMass      float64
+	poleMassLen    float64
+	sigma          [4]float64
+	noiseTables    [4]*expfam.Table // custom-sin noise: one table per coordinate
 	flip, additive bool
 }
 

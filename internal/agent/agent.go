@@ -93,7 +93,7 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		a.add = e.Add
 		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda) }
 	case "lds":
-		g, err := ldsFamily(spec.LDSSigma)
+		g, err := LDSFamily(spec.LDSSigma)
 		if err != nil {
 			return nil, fmt.Errorf("lds.sigma: %w", err)
 		}
@@ -137,9 +137,19 @@ func (a *Agent) newSim(m *expfam.Model) Simulator {
 	return expfam.NewStepper(m)
 }
 
-// ldsFamily is the LDS agent's Gaussian model s' = W phi + N(0, diag(σ²)):
+// Family returns the family in which the named agent's W lives: the LDS
+// agent's Gaussian for lds and its variants, the model class's family
+// otherwise.
+func Family(name string, spec env.ModelSpec) (expfam.Distribution, error) {
+	if strings.HasPrefix(name, "lds") {
+		return LDSFamily(spec.LDSSigma)
+	}
+	return spec.Family, nil
+}
+
+// LDSFamily is the LDS agent's Gaussian model s' = W phi + N(0, diag(σ²)):
 // the Gaussian family when every σ_i is the same, a product otherwise.
-func ldsFamily(sigma []float64) (expfam.Distribution, error) {
+func LDSFamily(sigma []float64) (expfam.Distribution, error) {
 	same := true
 	for _, s := range sigma {
 		same = same && s == sigma[0]

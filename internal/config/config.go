@@ -88,6 +88,9 @@ type CartPole struct {
 	Density        string  `mapstructure:"density" yaml:"density"`         // next_state: normal | exp | custom-sin | mog
 	NoiseScale     float64 `mapstructure:"noise_scale" yaml:"noise_scale"` // σ_i = noise_scale · c_i
 	MogWidth       float64 `mapstructure:"mog_width" yaml:"mog_width"`     // mog: second component at σ_0·width
+	// CustomSinBase is the scale of the custom-sin noise's base measure:
+	// "unit", exp(−ε²/2) as in the authors' code, or "sigma", exp(−ε²/(2σ_i²)).
+	CustomSinBase string `mapstructure:"custom_sin_base" yaml:"custom_sin_base"`
 }
 
 // Model configures the learners' model in the physical environments (in

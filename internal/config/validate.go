@@ -275,6 +275,9 @@ func (c *Config) validateCartPole(bad func(key, format string, args ...any)) {
 	if !(p.FlipProb >= 0 && p.FlipProb <= 1) {
 		bad("env.cartpole.flip_prob", "must lie in [0, 1], got %v", p.FlipProb)
 	}
+	if p.CustomSinBase != "unit" && p.CustomSinBase != "sigma" {
+		bad("env.cartpole.custom_sin_base", "unknown base %q (known: unit, sigma)", p.CustomSinBase)
+	}
 	if !finite(p.MogWidth) || math.Abs(p.MogWidth) > 1e3 {
 		bad("env.cartpole.mog_width", "must be a finite number with |width| <= 1000, got %v", p.MogWidth)
 	}

@@ -33,6 +33,8 @@ import (
 //	   custom-sin  ε_i ∝ exp(−ε²/2 + sin(ε/σ_i)·η) in every coordinate, with
 //	               η = x + ẋ + θ + θ̇ + a (the authors' W = ones on phi = [s, a])
 //	               and a unit-scale base measure, as in their code
+//	               (custom_sin_base: unit); with custom_sin_base: sigma the base
+//	               is exp(−ε²/(2σ_i²)), i.e. ε_i = σ_i u with u ∝ exp(−u²/2 + sin(u)·η)
 //	   mog         ε_0 ~ ½ N(0, σ_0²) + ½ N(σ_0·mog_width, σ_0²) in x only
 //
 // The reward is +1 for every step, including the one that fails; a state is
@@ -42,7 +44,8 @@ type cartPole struct {
 	totalMass      float64
 	poleMassLen    float64
 	sigma          [4]float64
-	noiseTables    [4]*expfam.Table // custom-sin noise: one table per coordinate
+	noiseTables    [4]*expfam.Table // custom-sin noise: the table of ε_i/noiseMul[i]
+	noiseMul       [4]float64
 	flip, additive bool
 }
 
@@ -63,12 +66,24 @@ func newCartPole(c *config.Config) (*MDP, error) {
 		def[i] = cp.sigma[i]
 	}
 	if cp.additive && p.Density == "custom-sin" {
+		var shared *expfam.Table // custom_sin_base: sigma: one shape, scaled per coordinate
 		for i, s := range cp.sigma {
-			f, err := expfam.NewSin(1/s, 2)
+			freq, mul := 1/s, 1.0
+			if p.CustomSinBase == "sigma" {
+				freq, mul = 1, s
+			}
+			if shared != nil {
+				cp.noiseTables[i], cp.noiseMul[i] = shared, mul
+				continue
+			}
+			f, err := expfam.NewSin(freq, 2)
 			if err != nil {
 				return nil, fmt.Errorf("env.cartpole.noise_scale: %w", err)
 			}
-			cp.noiseTables[i] = expfam.NewTable(f)
+			cp.noiseTables[i], cp.noiseMul[i] = expfam.NewTable(f), mul
+			if p.CustomSinBase == "sigma" {
+				shared = cp.noiseTables[i]
+			}
 		}
 	}
 	spec, err := learnerSpec(c, def, 1)
@@ -81,6 +96,7 @@ func newCartPole(c *config.Config) (*MDP, error) {
 		Dynamics: cp,
 		Model:    spec,
 		Init:     uniformInit(-p.Init, p.Init),
+		Labels:   []string{"x", "ẋ", "θ", "ω = θ̇"},
 	}, nil
 }
 
@@ -133,7 +149,7 @@ func (cp cartPoleSim) Step(s, a []float64, rng *rand.Rand, out []float64) {
 	case "custom-sin":
 		eta := noiseEta(s, a)
 		for i, t := range cp.noiseTables {
-			out[i] += t.Quantile(eta, rng.Float64())
+			out[i] += cp.noiseMul[i] * t.Quantile(eta, rng.Float64())
 		}
 	}
 }
@@ -161,7 +177,7 @@ func (cp cartPoleMean) Step(s, a []float64, _ *rand.Rand, out []float64) {
 	case "custom-sin":
 		eta := noiseEta(s, a)
 		for i, t := range cp.noiseTables {
-			out[i] += t.MeanX(eta)
+			out[i] += cp.noiseMul[i] * t.MeanX(eta)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -107,9 +108,9 @@ func TestCartPoleNoise(t *testing.T) {
 		sigma[i] = p.NoiseScale * sc[i]
 	}
 	s, a := []float64{0.1, -0.3, 0.05, 0.2}, []float64{1}
-	base := make([]float64, 4)
+	pushed := make([]float64, 4)
 	phys := &cartPole{p: p, totalMass: p.MassCart + p.MassPole, poleMassLen: p.MassPole * p.Length}
-	phys.physics(s, p.ForceMag, base)
+	phys.physics(s, p.ForceMag, pushed)
 	flipped := make([]float64, 4)
 	phys.physics(s, -p.ForceMag, flipped)
 	const n = 40000
@@ -123,8 +124,15 @@ func TestCartPoleNoise(t *testing.T) {
 		{"next_state", "mog", [4]float64{0.5 * sigma[0]}, [4]float64{sigma[0] * sigma[0] * (1 + 0.25)}},
 		{"action_flip", "normal", [4]float64{}, [4]float64{}},
 		{"next_state", "custom-sin", [4]float64{}, [4]float64{}},
+		{"next_state", "custom-sin-sigma", [4]float64{}, [4]float64{}},
 	} {
-		m, err := New(cartPoleConfig(t, c.noise, c.density))
+		density, base := c.density, "unit"
+		if c.density == "custom-sin-sigma" {
+			density, base = "custom-sin", "sigma"
+		}
+		cfg := cartPoleConfig(t, c.noise, density)
+		cfg.Env.CartPole.CustomSinBase = base
+		m, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,12 +147,12 @@ func TestCartPoleNoise(t *testing.T) {
 				switch {
 				case slices.Equal(out, flipped):
 					flips++
-				case !slices.Equal(out, base):
+				case !slices.Equal(out, pushed):
 					t.Fatalf("%s: step %v is neither the pushed nor the flipped physics", c.noise, out)
 				}
 			}
 			for i := range 4 {
-				draws[i] = append(draws[i], out[i]-base[i])
+				draws[i] = append(draws[i], out[i]-pushed[i])
 			}
 		}
 		mout := make([]float64, 4)
@@ -152,10 +160,10 @@ func TestCartPoleNoise(t *testing.T) {
 		for i := range 4 {
 			mu, v := meanVar(draws[i])
 			se := math.Sqrt(v / n)
-			if math.Abs(mu-(mout[i]-base[i])) > 5*se+1e-15 {
-				t.Errorf("%s/%s coordinate %d: sample mean %.6g, mean simulator %.6g (se %.2g)", c.noise, c.density, i, mu, mout[i]-base[i], se)
+			if math.Abs(mu-(mout[i]-pushed[i])) > 5*se+1e-15 {
+				t.Errorf("%s/%s coordinate %d: sample mean %.6g, mean simulator %.6g (se %.2g)", c.noise, c.density, i, mu, mout[i]-pushed[i], se)
 			}
-			if c.density == "custom-sin" || c.noise == "action_flip" {
+			if strings.HasPrefix(c.density, "custom-sin") || c.noise == "action_flip" {
 				continue
 			}
 			if math.Abs(mu-c.mean[i]) > 5*se+1e-15 {
@@ -173,18 +181,23 @@ func TestCartPoleNoise(t *testing.T) {
 				t.Errorf("flip frequency %.4f, want 0.4 (se %.4f)", f, se)
 			}
 		}
-		if c.density == "custom-sin" {
-			// ε_i ∝ exp(−ε²/2 + sin(ε/σ_i)·η), η = Σ s + a: KS against the
-			// family's exact CDF.
+		if strings.HasPrefix(c.density, "custom-sin") {
+			// unit: ε_i ∝ exp(−ε²/2 + sin(ε/σ_i)·η); sigma: ε_i/σ_i ∝
+			// exp(−u²/2 + sin(u)·η); η = Σ s + a. KS against the family's
+			// exact CDF.
 			eta := s[0] + s[1] + s[2] + s[3] + a[0]
 			for i := range 4 {
-				f, _ := expfam.NewSin(1/sigma[i], 2)
+				freq, mul := 1/sigma[i], 1.0
+				if c.density == "custom-sin-sigma" {
+					freq, mul = 1, sigma[i]
+				}
+				f, _ := expfam.NewSin(freq, 2)
 				cdf, err := expfam.NewCDF(f, eta)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d := ksStat(draws[i], cdf.At); d > 1.628/math.Sqrt(n) {
-					t.Errorf("custom-sin coordinate %d: KS %.4f", i, d)
+				if d := ksStat(draws[i], func(x float64) float64 { return cdf.At(x / mul) }); d > 1.628/math.Sqrt(n) {
+					t.Errorf("%s coordinate %d: KS %.4f", c.density, i, d)
 				}
 			}
 		}

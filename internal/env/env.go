@@ -94,6 +94,11 @@ type MDP struct {
 	True *expfam.Model
 	// Init draws s_1 into s.
 	Init func(rng *rand.Rand, s []float64)
+	// Labels name the state coordinates (for figures).
+	Labels []string
+	// Query is a representative state for figures of the next-state
+	// distribution.
+	Query []float64
 }
 
 // Builder builds the MDP of a validated config of its kind.
@@ -127,6 +132,14 @@ func New(c *config.Config) (*MDP, error) {
 	}
 	m.Kind = c.Env.Kind
 	m.Horizon = c.Env.Horizon
+	if m.Labels == nil {
+		for i := range m.Dim {
+			m.Labels = append(m.Labels, fmt.Sprintf("s%d", i))
+		}
+	}
+	if m.Query == nil {
+		m.Query = make([]float64, m.Dim)
+	}
 	if m.Actions == nil && m.Box == nil {
 		if c.Env.ActionSpace == "box" {
 			m.Box = &Box{Low: c.Env.ActionLow, High: c.Env.ActionHigh}

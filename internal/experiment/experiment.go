@@ -209,14 +209,15 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 	meta.WallSeconds = end.Sub(meta.Start).Seconds()
 	dphi := mdp.Model.Features.Dim()
 	dpsi := results.WDims(rows, dphi)
-	if err := results.WriteDir(opt.OutDir, rows, dpsi, dphi, cfgYAML, meta); err != nil {
+	sums := results.Summarise(rows, c.Env.Horizon)
+	if err := results.WriteDir(opt.OutDir, rows, sums, dpsi, dphi, cfgYAML, meta); err != nil {
 		return err
 	}
 	if opt.Log != nil {
 		opt.Log.Info("run finished", "out", opt.OutDir, "trials", len(res.Trials), "seconds", meta.WallSeconds)
 	}
 	if opt.Stdout != nil {
-		if err := results.Table(opt.Stdout, results.Summarise(rows), IsPaper(c)); err != nil {
+		if err := results.Table(opt.Stdout, sums, IsPaper(c), mdp.Task.Terminates()); err != nil {
 			return err
 		}
 		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d trials in %.2fs)\n", opt.OutDir, len(res.Trials), meta.WallSeconds)

@@ -222,3 +222,35 @@ func (p *Coords) Kinks(i int) (at []float64, jump [][]float64) {
 	}
 	return nil, nil
 }
+
+// Marginal returns the density of coordinate i of s' under P(· | η) for a
+// product family (Product, Gaussian, Coords), normalised exactly; it fails
+// for other families and where the coordinate is not normalisable.
+func Marginal(d Distribution, eta []float64, i int) (func(x float64) float64, error) {
+	var c Coord
+	var e []float64
+	switch f := d.(type) {
+	case *Coords:
+		c, e = f.C[i], f.block(eta, i)
+	case *Product:
+		c, e = &ScalarCoord{T: f.T}, eta[i:i+1]
+	case *Gaussian:
+		c, e = &GaussCoord{Sigma: f.Sigma}, eta[i:i+1]
+	default:
+		return nil, fmt.Errorf("%v: marginals need a product family", d)
+	}
+	z, err := c.LogPartition(e)
+	if err != nil {
+		return nil, err
+	}
+	e = append([]float64(nil), e...)
+	psi := make([]float64, c.StatDim())
+	return func(x float64) float64 {
+		c.Psi(x, psi)
+		l := c.LogQ(x) - z
+		for k, v := range e {
+			l += v * psi[k]
+		}
+		return math.Exp(l)
+	}, nil
+}

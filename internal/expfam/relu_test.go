@@ -422,3 +422,35 @@ func TestTableMeanX(t *testing.T) {
 		}
 	}
 }
+
+// Marginal integrates to 1 and matches the coordinate's mean, for each kind
+// of product family.
+func TestMarginal(t *testing.T) {
+	relu, _ := NewReLU(0.5, 3)
+	g, _ := NewGaussCoord(0.3)
+	sin, _ := NewSin(4, 1.7)
+	coords, _ := NewCoords([]Coord{relu, g})
+	prod, _ := NewProduct(sin, 2)
+	gauss, _ := NewGaussian(2, 0.7)
+	for _, c := range []struct {
+		d   Distribution
+		eta []float64
+	}{{coords, []float64{0.3, 1.2, -0.4, 0.9}}, {prod, []float64{0.8, -2}}, {gauss, []float64{1.5, -0.5}}} {
+		mean := make([]float64, 2)
+		c.d.Mean(c.eta, mean)
+		for i := range 2 {
+			f, err := Marginal(c.d, c.eta, i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m0 := simpsonFn(f, -12, 0, 60000) + simpsonFn(f, 0, 12, 60000)
+			m1 := simpsonFn(func(x float64) float64 { return x * f(x) }, -12, 0, 60000) + simpsonFn(func(x float64) float64 { return x * f(x) }, 0, 12, 60000)
+			if math.Abs(m0-1) > 1e-7 || math.Abs(m1-mean[i]) > 1e-6 {
+				t.Errorf("%v coordinate %d: ∫p = %.9g, ∫x p = %.9g (mean %.9g)", c.d, i, m0, m1, mean[i])
+			}
+		}
+	}
+	if _, err := Marginal(struct{ Distribution }{gauss}, []float64{0, 0}, 0); err == nil {
+		t.Error("Marginal accepted a family it cannot split")
+	}
+}

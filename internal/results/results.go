@@ -143,19 +143,31 @@ type Summary struct {
 	WErrorMean                      float64
 	BetaMean                        float64 // NaN for agents without a confidence set
 	RegretSlope                     float64 // per agent; NaN when undefined
+	// Per agent, repeated on each of its rows: the mean return over its
+	// last FinalEpisodes episodes (mean and 95% interval over seeds of the
+	// per-seed means), the median over seeds of the first episode that
+	// lasted the whole horizon (NaN when fewer than half the seeds had
+	// one) and the number of seeds that had one.
+	FinalReturn     Stat
+	FirstFullMedian float64
+	FullSeeds       int
 }
+
+// FinalEpisodes is the number of last episodes final_return averages over.
+const FinalEpisodes = 20
 
 // SummaryHeader is the header of summary.csv.
 var SummaryHeader = []string{"agent", "episode", "seeds", "reward_mean", "reward_lo", "reward_hi",
 	"steps_mean", "steps_lo", "steps_hi",
 	"cum_reward_mean", "cum_reward_lo", "cum_reward_hi",
 	"cum_regret_mean", "cum_regret_lo", "cum_regret_hi",
-	"plus_count_mean", "plus_count_lo", "plus_count_hi", "w_error_mean",
-	"beta_mean", "regret_slope"}
+	"plus_count_mean", "plus_count_lo", "plus_count_hi",
+	"final_return_mean", "final_return_lo", "final_return_hi", "first_full_median", "full_seeds",
+	"w_error_mean", "beta_mean", "regret_slope"}
 
 // Summarise aggregates rows over seeds, per agent (in first-seen order) and
-// episode.
-func Summarise(rows []Row) []Summary {
+// episode. horizon is H, for the episodes that lasted it.
+func Summarise(rows []Row, horizon int) []Summary {
 	type key struct {
 		agent string
 		ep    int
@@ -213,12 +225,63 @@ func Summarise(rows []Row) []Summary {
 			reg = append(reg, s.CumRegret.Mean)
 		}
 		slope := RegretSlope(eps, reg)
+		final, firstFull, full := survival(rows, out[lo].Agent, eps[len(eps)-1], horizon)
 		for i := lo; i < hi; i++ {
 			out[i].RegretSlope = slope
+			out[i].FinalReturn, out[i].FirstFullMedian, out[i].FullSeeds = final, firstFull, full
 		}
 		lo = hi
 	}
 	return out
+}
+
+// survival returns an agent's final return (per-seed mean return over its
+// last FinalEpisodes episodes up to lastEp, then mean and interval over
+// seeds), the median over seeds of the first episode that lasted horizon
+// steps (a seed without one counts as never, i.e. +∞; NaN when the median
+// is never) and the number of seeds with one.
+func survival(rows []Row, agent string, lastEp float64, horizon int) (final Stat, firstFull float64, full int) {
+	from := int(lastEp) - FinalEpisodes + 1
+	sum, n := map[int]float64{}, map[int]int{}
+	first := map[int]int{}
+	var seeds []int
+	for _, r := range rows {
+		if r.Agent != agent {
+			continue
+		}
+		if _, ok := n[r.Seed]; !ok {
+			seeds = append(seeds, r.Seed)
+			n[r.Seed] = 0
+		}
+		if r.Episode >= from {
+			sum[r.Seed] += r.Reward
+			n[r.Seed]++
+		}
+		if r.Steps == horizon && (first[r.Seed] == 0 || r.Episode < first[r.Seed]) {
+			first[r.Seed] = r.Episode
+		}
+	}
+	means := make([]float64, 0, len(seeds))
+	firsts := make([]float64, 0, len(seeds))
+	for _, s := range seeds {
+		means = append(means, sum[s]/float64(n[s]))
+		f := math.Inf(1)
+		if first[s] > 0 {
+			f = float64(first[s])
+			full++
+		}
+		firsts = append(firsts, f)
+	}
+	slices.Sort(firsts)
+	k := len(firsts)
+	med := firsts[(k-1)/2]
+	if k%2 == 0 {
+		med = 0.5 * (firsts[k/2-1] + firsts[k/2])
+	}
+	if math.IsInf(med, 0) {
+		med = math.NaN()
+	}
+	return MeanCI(means), med, full
 }
 
 // RegretSlope is the slope b of log R = a + b log k over the second half of

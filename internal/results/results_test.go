@@ -74,7 +74,7 @@ func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
 		l[1] != "lds,0,1,1,2,0,,,0,,,5,6,," || l[2] != "sm,0,1,1,2,0,,,0,,,1,2,3,4" {
 		t.Errorf("mixed W lengths: %q", l[:3])
 	}
-	sums := Summarise(Rows(res))
+	sums := Summarise(Rows(res), 10)
 	if len(sums) != 2 || sums[1].CumReward.Mean != 5 || sums[1].Seeds != 2 || sums[0].BetaMean != 2 || sums[1].BetaMean != 2.5 {
 		t.Errorf("summary %+v", sums)
 	}
@@ -112,7 +112,7 @@ func TestRegretSlope(t *testing.T) {
 			Row{Agent: "oracle", Episode: k, CumRegret: 0, Beta: math.NaN()})
 	}
 	var b bytes.Buffer
-	sums := Summarise(rows)
+	sums := Summarise(rows, 10)
 	if err := WriteSummary(&b, sums); err != nil {
 		t.Fatal(err)
 	}
@@ -129,5 +129,54 @@ func TestRegretSlope(t *testing.T) {
 	slope, err := strconv.ParseFloat(sm[len(sm)-1], 64)
 	if err != nil || math.Abs(slope-0.5) > 1e-12 || sm[len(sm)-2] != "" || !strings.HasSuffix(lines[9], ",,") {
 		t.Errorf("rows %q / %q: want the slope last, empty beta_mean", lines[1], lines[9])
+	}
+}
+
+// Survival statistics of terminating episodes: the mean return over the
+// last FinalEpisodes episodes per seed, and the median first full-length
+// episode (a seed that never lasts H counts as never).
+func TestSurvivalStatistics(t *testing.T) {
+	const h = 5
+	var rows []Row
+	// 25 episodes, 3 seeds; seed s reaches the horizon from episode 3+10s on
+	// (seed 2 never: 3+20 > 22 is set below as never by capping steps).
+	for s := 0; s < 3; s++ {
+		for ep := 1; ep <= 25; ep++ {
+			steps := 2
+			if ep >= 3+10*s && s < 2 {
+				steps = h
+			}
+			rows = append(rows, Row{Agent: "sm", Seed: s, Episode: ep, Reward: float64(steps), Steps: steps,
+				Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN()})
+		}
+	}
+	sums := Summarise(rows, h)
+	last := sums[len(sums)-1]
+	// Last 20 episodes (6..25): seed 0 all 5; seed 1 episodes 6..12 are 2 (7
+	// of them), 13..25 are 5 (13); seed 2 all 2.
+	want := []float64{5, (7*2 + 13*5) / 20.0, 2}
+	m := (want[0] + want[1] + want[2]) / 3
+	if math.Abs(last.FinalReturn.Mean-m) > 1e-12 || !(last.FinalReturn.Lo < m && last.FinalReturn.Hi > m) {
+		t.Errorf("final return %+v, want mean %g", last.FinalReturn, m)
+	}
+	// First full episodes 3, 13, never: the median is 13.
+	if last.FirstFullMedian != 13 || last.FullSeeds != 2 || sums[0].FirstFullMedian != 13 {
+		t.Errorf("first full median %g with %d seeds, want 13 with 2", last.FirstFullMedian, last.FullSeeds)
+	}
+	// Two of three never: the median is never (NaN).
+	for i := range rows {
+		if rows[i].Seed == 1 {
+			rows[i].Steps = 2
+		}
+	}
+	if got := Summarise(rows, h)[0]; !math.IsNaN(got.FirstFullMedian) || got.FullSeeds != 1 {
+		t.Errorf("one of three seeds full: median %g, %d seeds; want NaN, 1", got.FirstFullMedian, got.FullSeeds)
+	}
+	var b bytes.Buffer
+	if err := Table(&b, sums, false, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "13 (2 of 3)") || !strings.Contains(b.String(), "return, last 20 ep") {
+		t.Errorf("table:\n%s", b.String())
 	}
 }

@@ -49,7 +49,8 @@ func WriteSummary(w io.Writer, sums []Summary) error {
 		for _, st := range []Stat{s.Steps, s.CumReward, s.CumRegret, s.PlusCount} {
 			rec = append(rec, num(st.Mean), num(st.Lo), num(st.Hi))
 		}
-		rec = append(rec, num(s.WErrorMean), num(s.BetaMean), num(s.RegretSlope))
+		rec = append(rec, num(s.FinalReturn.Mean), num(s.FinalReturn.Lo), num(s.FinalReturn.Hi), num(s.FirstFullMedian), strconv.Itoa(s.FullSeeds),
+			num(s.WErrorMean), num(s.BetaMean), num(s.RegretSlope))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -93,9 +94,9 @@ func WDims(rows []Row, dphi int) (dpsi int) {
 }
 
 // WriteDir writes episodes.csv, summary.csv, config.yaml and metadata.json
-// into dir (which must exist), each atomically. W columns are d_psi × d_phi.
-func WriteDir(dir string, rows []Row, dpsi, dphi int, configYAML []byte, meta *Metadata) error {
-	sums := Summarise(rows)
+// into dir (which must exist), each atomically. W columns are d_psi × d_phi;
+// sums is Summarise(rows, H).
+func WriteDir(dir string, rows []Row, sums []Summary, dpsi, dphi int, configYAML []byte, meta *Metadata) error {
 	steps := []struct {
 		name  string
 		write func(io.Writer) error
@@ -126,8 +127,11 @@ var PaperFinal = map[string][2]float64{
 }
 
 // Table writes the final-episode summary per agent; with paper set it adds
-// the paper's values for comparison.
-func Table(w io.Writer, sums []Summary, paper bool) error {
+// the paper's values for comparison, and for terminating episodes the
+// final return (mean over the last FinalEpisodes episodes) and the first
+// episode that lasted the whole horizon (median over seeds, with the number
+// of seeds that had one) instead of the plus count.
+func Table(w io.Writer, sums []Summary, paper, terminating bool) error {
 	last := map[string]Summary{}
 	var order []string
 	for _, s := range sums {
@@ -138,6 +142,9 @@ func Table(w io.Writer, sums []Summary, paper bool) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "agent\tepisodes\tseeds\tcum reward [95% CI]\tcum regret [95% CI]\tplus count (last ep)"
+	if terminating {
+		head = fmt.Sprintf("agent\tepisodes\tseeds\treturn, last %d ep [95%% CI]\tfirst full-length episode (seeds)\tcum reward [95%% CI]\tcum regret [95%% CI]", FinalEpisodes)
+	}
 	if paper {
 		head += "\tpaper reward\tpaper regret"
 	}
@@ -145,6 +152,13 @@ func Table(w io.Writer, sums []Summary, paper bool) error {
 	for _, a := range order {
 		s := last[a]
 		line := fmt.Sprintf("%s\t%d\t%d\t%s\t%s\t%.1f", a, s.Episode, s.Seeds, ci(s.CumReward), ci(s.CumRegret), s.PlusCount.Mean)
+		if terminating {
+			first := "never"
+			if !math.IsNaN(s.FirstFullMedian) {
+				first = fmt.Sprintf("%g", s.FirstFullMedian)
+			}
+			line = fmt.Sprintf("%s\t%d\t%d\t%s\t%s (%d of %d)\t%s\t%s", a, s.Episode, s.Seeds, ci(s.FinalReturn), first, s.FullSeeds, s.Seeds, ci(s.CumReward), ci(s.CumRegret))
+		}
 		if paper {
 			if p, ok := PaperFinal[a]; ok {
 				line += fmt.Sprintf("\t≈%g\t≈%g", p[0], p[1])

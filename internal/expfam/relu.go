@@ -103,15 +103,31 @@ func (f *ReLU) Kinks() (at []float64, jump [][]float64) {
 	return []float64{0}, [][]float64{{0, 1, 1}}
 }
 
-// pieces returns the truncation points α₊, α₋ of the two pieces (in units
-// of s) and their log masses, relative to s.
-func (f *ReLU) pieces(eta []float64) (aPlus, aMinus, lPlus, lMinus float64) {
+// alphas returns the truncation points α₊, α₋ of the two pieces, in units
+// of s.
+func (f *ReLU) alphas(eta []float64) (aPlus, aMinus float64) {
 	cPlus, cMinus := eta[0]+eta[1], eta[0]
 	if f.Stats == 3 {
 		cMinus = eta[0] - eta[2]
 	}
-	aPlus, aMinus = -f.S*cPlus, f.S*cMinus
+	return -f.S * cPlus, f.S * cMinus
+}
+
+// pieces returns the truncation points α₊, α₋ of the two pieces (in units
+// of s) and their log masses, relative to s.
+func (f *ReLU) pieces(eta []float64) (aPlus, aMinus, lPlus, lMinus float64) {
+	aPlus, aMinus = f.alphas(eta)
 	return aPlus, aMinus, logMills(aPlus), logMills(aMinus)
+}
+
+// plusProbAt returns the probability of the piece x ≥ 0, R(α₊)/(R(α₊) + R(α₋)),
+// from the Mills ratios directly where they are finite.
+func plusProbAt(aPlus, aMinus float64) float64 {
+	if aPlus >= millsDirectMin && aMinus >= millsDirectMin {
+		rp := millsRatio(aPlus)
+		return rp / (rp + millsRatio(aMinus))
+	}
+	return plusProb(logMills(aPlus), logMills(aMinus))
 }
 
 // LogPartition returns log Z(η) = log s + log(R(α₊) + R(α₋)); it fails only
@@ -132,8 +148,8 @@ func plusProb(lPlus, lMinus float64) float64 { return 1 / (1 + math.Exp(lMinus-l
 // Sample draws x ~ P(· | η) exactly: the piece by its probability, then the
 // truncated normal of that piece (truncExcess).
 func (f *ReLU) Sample(eta []float64, rng *rand.Rand) float64 {
-	aPlus, aMinus, lp, lm := f.pieces(eta)
-	if rng.Float64() < plusProb(lp, lm) {
+	aPlus, aMinus := f.alphas(eta)
+	if rng.Float64() < plusProbAt(aPlus, aMinus) {
 		return f.S * truncExcess(aPlus, rng)
 	}
 	return -f.S * truncExcess(aMinus, rng)
@@ -141,8 +157,8 @@ func (f *ReLU) Sample(eta []float64, rng *rand.Rand) float64 {
 
 // Mean returns E[x | η] = p₊ s t(α₊) − p₋ s t(α₋).
 func (f *ReLU) Mean(eta []float64) float64 {
-	aPlus, aMinus, lp, lm := f.pieces(eta)
-	p := plusProb(lp, lm)
+	aPlus, aMinus := f.alphas(eta)
+	p := plusProbAt(aPlus, aMinus)
 	tp, _ := truncMoments(aPlus)
 	tm, _ := truncMoments(aMinus)
 	return f.S * (p*tp - (1-p)*tm)

@@ -68,8 +68,15 @@ func TestMillsAgainstQuadrature(t *testing.T) {
 }
 
 // Both branches agree where they meet: the continued fraction just above
-// millsCFMin and erfc just below are accurate to near double precision.
+// millsCFMin and erfc just below are accurate to near double precision; and
+// millsRatio is exp(logMills).
 func TestMillsBranchesAgree(t *testing.T) {
+	for _, a := range []float64{-30, -12, -1, 0, 2, 4.99, 5, 7, 30, 1e4} {
+		// e^{a²/2} carries the rounding of a²/2: about a²·1e-16 relative.
+		if r, l := millsRatio(a), logMills(a); math.Abs(r/math.Exp(l)-1) > 1e-14*(1+a*a) {
+			t.Errorf("a=%g: millsRatio %.17g, exp(logMills) %.17g", a, r, math.Exp(l))
+		}
+	}
 	for _, a := range []float64{3, 3.5, 4, 5, 6} {
 		f1, f2, f3 := millsCF(a)
 		lambda := math.Exp(-0.5*a*a) / (math.Sqrt(2*math.Pi) * 0.5 * math.Erfc(a/math.Sqrt2))

@@ -6,14 +6,17 @@ import (
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
 // Agent is a learner with a planning model.
 type Agent struct {
-	Name  string
-	Model *expfam.Model // the estimate: Model.W is Ŵ, W = 0 before the first fit
+	Name string
+	// Model is the estimate: Model.W is Ŵ, W = 0 before the first fit; the
+	// oracle's is P_W0, or nil when it plans with the true transition.
+	Model *expfam.Model
 	// Sim is what the planner plans with: a stepper of Model for the greedy
 	// agents; of this episode's sampled model for -ucb (per-episode choice)
 	// and -ps; the whole candidate set (a Candidates) for -ucb with the
@@ -31,45 +34,66 @@ type Agent struct {
 
 	mode    string // "", "ucb" or "ps"
 	conf    config.Confidence
-	stepper *expfam.Stepper // of Model
+	rollout string
+	stepper Simulator       // of Model
 	cands   []*expfam.Model // -ucb: Ŵ and M boundary draws; -ps: the posterior draw
 	sims    []Simulator     // steppers of cands
 	set     candidateSet    // the per-step candidate set
 	z, dir  []float64       // sampler scratch, d = d_psi·d_phi
 }
 
-// Config holds what New needs beyond the true model.
+// Config holds what New needs beyond the model class.
 type Config struct {
 	Lambda     float64
-	LDSSigma   float64
 	Confidence config.Confidence // for the -ucb and -ps agents
+	// Rollout is "sample" (rollouts draw next states from the model) or
+	// "mean" (they move to the model's mean next state).
+	Rollout string
 }
 
-// New builds the named agent for an MDP with true model truth. Names are
-// oracle, sm, lds, mle, and the estimators' optimistic (-ucb) and
-// posterior-sampling (-ps) variants, e.g. sm-ucb, lds-ps.
-func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
+// New builds the named agent for an environment whose learners use the
+// model class spec and whose true transition is truth. Names are oracle, sm,
+// lds, mle, and the estimators' optimistic (-ucb) and posterior-sampling
+// (-ps) variants, e.g. sm-ucb, lds-ps.
+//
+// The oracle plans with P_W0 when the truth lies in the model class
+// (spec.W0 set), otherwise with the true transition itself (truth).
+func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent, error) {
 	base, mode := name, ""
 	for _, suf := range []string{"ucb", "ps"} {
 		if b, ok := strings.CutSuffix(name, "-"+suf); ok && b != "oracle" {
 			base, mode = b, suf
 		}
 	}
-	dist, feat := truth.Dist, truth.Feat
+	dist, feat := spec.Family, spec.Features
 	dphi := feat.Dim()
 	a := &Agent{Name: name, lambda: c.Lambda, phi: make([]float64, dphi), learner: true,
-		mode: mode, conf: c.Confidence, Beta: math.NaN()}
+		mode: mode, conf: c.Confidence, Beta: math.NaN(), rollout: c.Rollout}
 	w := make([]float64, dist.StatDim()*dphi)
 	switch base {
 	case "oracle":
-		copy(w, truth.W)
 		a.learner = false
+		if spec.W0 == nil {
+			// The truth is not in the model class: plan with the true transition.
+			if c.Rollout == "mean" {
+				a.Sim = truth.NewMean()
+			} else {
+				a.Sim = truth.NewSimulator()
+			}
+			return a, nil
+		}
+		copy(w, spec.W0)
 	case "sm":
 		e := estimator.NewSM(dist, dphi)
+		if spec.KinkBandwidth != nil {
+			if err := e.EstimateKinks(spec.KinkBandwidth); err != nil {
+				return nil, fmt.Errorf("model.kink_bandwidth: %w", err)
+			}
+		}
 		a.add = e.Add
 		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda) }
 	case "lds":
-		g, err := expfam.NewGaussian(dist.StateDim(), c.LDSSigma)
+		g, err := LDSFamily(spec.LDSSigma)
 		if err != nil {
 			return nil, fmt.Errorf("lds.sigma: %w", err)
 		}
@@ -79,7 +103,11 @@ func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
 		a.add = e.Add
 		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda) }
 	case "mle":
-		e := estimator.NewMLE(dist, dphi)
+		b, ok := dist.(expfam.Blocked)
+		if !ok {
+			return nil, fmt.Errorf("agent mle: the family %v is not a product family, so its likelihood does not decouple", dist)
+		}
+		e := estimator.NewMLE(b, dphi)
 		a.add = e.Add
 		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda, a.Model.W) }
 	default:
@@ -90,7 +118,7 @@ func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
 		return nil, err
 	}
 	a.Model = m
-	a.stepper = expfam.NewStepper(m)
+	a.stepper = a.newSim(m)
 	a.Sim = a.stepper
 	if mode != "" {
 		if err := a.initConfidence(); err != nil {
@@ -98,6 +126,46 @@ func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
 		}
 	}
 	return a, nil
+}
+
+// newSim returns the simulator the planner uses for model m: a Stepper that
+// draws next states, or a MeanStepper for mean rollouts.
+func (a *Agent) newSim(m *expfam.Model) Simulator {
+	if a.rollout == "mean" {
+		return expfam.NewMeanStepper(m)
+	}
+	return expfam.NewStepper(m)
+}
+
+// Family returns the family in which the named agent's W lives: the LDS
+// agent's Gaussian for lds and its variants, the model class's family
+// otherwise.
+func Family(name string, spec env.ModelSpec) (expfam.Distribution, error) {
+	if strings.HasPrefix(name, "lds") {
+		return LDSFamily(spec.LDSSigma)
+	}
+	return spec.Family, nil
+}
+
+// LDSFamily is the LDS agent's Gaussian model s' = W phi + N(0, diag(σ²)):
+// the Gaussian family when every σ_i is the same, a product otherwise.
+func LDSFamily(sigma []float64) (expfam.Distribution, error) {
+	same := true
+	for _, s := range sigma {
+		same = same && s == sigma[0]
+	}
+	if same {
+		return expfam.NewGaussian(len(sigma), sigma[0])
+	}
+	cs := make([]expfam.Coord, len(sigma))
+	for i, s := range sigma {
+		g, err := expfam.NewGaussCoord(s)
+		if err != nil {
+			return nil, err
+		}
+		cs[i] = g
+	}
+	return expfam.NewCoords(cs)
 }
 
 // Observe records a transition of the real MDP.

@@ -39,7 +39,7 @@ func (a *Agent) initConfidence() error {
 			return err
 		}
 		a.cands = append(a.cands, m)
-		a.sims = append(a.sims, expfam.NewStepper(m))
+		a.sims = append(a.sims, a.newSim(m))
 	}
 	a.set.sims = a.sims
 	a.z, a.dir = make([]float64, d), make([]float64, d)

@@ -252,12 +252,12 @@ type run struct {
 
 func trial(t testing.TB, c *config.Config, mdp *env.MDP, name string, seed, planSeed uint64) run {
 	t.Helper()
-	ag, err := New(name, mdp.True, Config{Lambda: c.Lambda, LDSSigma: c.LDS.Sigma, Confidence: c.Confidence})
+	ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: "sample"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pl, err := NewPlanner(c.Planner.Mode, c.Planner.NRollouts, c.Planner.Tau, c.Planner.NSequences,
-		c.Planner.CRN, mdp.Actions, nil, mdp.Reward.At, mdp.StateDim())
+		c.Planner.CRN, mdp.Actions, nil, mdp.Task, mdp.StateDim())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func trial(t testing.TB, c *config.Config, mdp *env.MDP, name string, seed, plan
 		}
 		var r float64
 		for h := 0; h < mdp.Horizon; h++ {
-			r += mdp.Reward.At(s)
+			r += mdp.Task.Reward(s, nil)
 			ai := pl.Act(ag.Sim, s, planRng)
 			out.actions = append(out.actions, ai)
 			truth.Step(s, mdp.Actions[ai], envRng, next)
@@ -408,7 +408,7 @@ func rounded(xs []float64) []float64 {
 // earliest.
 func TestOptimisticPicksBestCandidate(t *testing.T) {
 	_, mdp := load(t, "../../configs/exploration.yaml")
-	pl, err := NewPlanner("constant", 50, 5, 1, false, mdp.Actions, nil, mdp.Reward.At, 1)
+	pl, err := NewPlanner("constant", 50, 5, 1, false, mdp.Actions, nil, mdp.Task, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,15 +440,15 @@ func TestOptimisticPicksBestCandidate(t *testing.T) {
 func TestNewErrors(t *testing.T) {
 	c, mdp := load(t, "../../configs/synthetic.yaml")
 	for _, name := range []string{"oracle-ucb", "foo", "sm-xyz", "ucb"} {
-		if _, err := New(name, mdp.True, Config{Lambda: 1, LDSSigma: 1, Confidence: c.Confidence}); err == nil {
+		if _, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: 1, Confidence: c.Confidence, Rollout: "sample"}); err == nil {
 			t.Errorf("New(%q) accepted", name)
 		}
 	}
-	if _, err := New("sm-ucb", mdp.True, Config{Lambda: 0, LDSSigma: 1, Confidence: c.Confidence}); err == nil {
+	if _, err := New("sm-ucb", mdp.Model, mdp.Dynamics, Config{Lambda: 0, Confidence: c.Confidence, Rollout: "sample"}); err == nil {
 		t.Error("sm-ucb with λ = 0 accepted")
 	}
 	for _, name := range config.AgentNames {
-		if _, err := New(name, mdp.True, Config{Lambda: 1e-4, LDSSigma: 1, Confidence: c.Confidence}); err != nil {
+		if _, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: 1e-4, Confidence: c.Confidence, Rollout: "sample"}); err != nil {
 			t.Errorf("New(%q): %v", name, err)
 		}
 	}

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/smrl-dev/smrl/internal/env"
 )
 
 // Simulator draws s' ~ P(· | s, a) into out. *expfam.Stepper is one.
-type Simulator interface {
-	Step(s, a []float64, rng *rand.Rand, out []float64)
-}
+type Simulator = env.Simulator
 
 // Planner is a random sampling shooting planner. It is not safe for
 // concurrent use: it owns scratch space so that planning allocates nothing.
@@ -22,7 +22,7 @@ type Planner struct {
 	CRN        bool
 	Actions    [][]float64 // the discrete action set; nil with a box
 	Box        *Box        // a box of continuous actions (random mode only)
-	Reward     func(s []float64) float64
+	Task       env.Task    // reward and terminal states
 
 	x, next []float64
 	seq     []int
@@ -35,6 +35,7 @@ type Planner struct {
 	opt     *rand.PCG // Optimistic's shared stream
 	optRand *rand.Rand
 	bad     bool // a rollout's value was not finite
+	ends    bool // Task.Terminates()
 }
 
 // ErrNonFinite reports that a planning model produced a non-finite state or
@@ -62,7 +63,7 @@ const BoxAction = -1
 // states. Exactly one of actions (a discrete set) and box is given; a box
 // needs random mode, whose sequences then draw every action uniformly from
 // the box.
-func NewPlanner(mode string, nRollouts, tau, nSequences int, crn bool, actions [][]float64, box *Box, reward func([]float64) float64, ds int) (*Planner, error) {
+func NewPlanner(mode string, nRollouts, tau, nSequences int, crn bool, actions [][]float64, box *Box, task env.Task, ds int) (*Planner, error) {
 	if mode != "constant" && mode != "random" {
 		return nil, fmt.Errorf("planner.mode: unknown mode %q", mode)
 	}
@@ -75,7 +76,7 @@ func NewPlanner(mode string, nRollouts, tau, nSequences int, crn bool, actions [
 	steps := max(tau-1, 1)
 	pcg, opt := rand.NewPCG(0, 0), rand.NewPCG(0, 0)
 	p := &Planner{Mode: mode, NRollouts: nRollouts, Tau: tau, NSequences: nSequences, CRN: crn,
-		Actions: actions, Box: box, Reward: reward, x: make([]float64, ds), next: make([]float64, ds),
+		Actions: actions, Box: box, Task: task, ends: task.Terminates(), x: make([]float64, ds), next: make([]float64, ds),
 		seq: make([]int, steps), act: make([][]float64, steps),
 		crn: pcg, crnRand: rand.New(pcg), opt: opt, optRand: rand.New(opt)}
 	if box != nil {
@@ -202,23 +203,42 @@ func (p *Planner) Optimistic(cands []Simulator, s []float64, rng *rand.Rand) (ca
 	return cand, action, value
 }
 
-// value is the mean over rollouts of Σ_{t<τ} r(x_t) with x_0 = s and
-// x_{t+1} ~ sim(x_t, act[t]).
+// deterministic is a Simulator that draws nothing (mean rollouts).
+type deterministic interface{ Deterministic() bool }
+
+// value is the mean over rollouts of the rollout return from x_0 = s under
+// the actions act: Σ_{t<τ} r(x_t, a_t) with x_{t+1} ~ sim(x_t, a_t), where a
+// rollout that enters a terminal state collects its terminal reward and
+// stops, and the last state x_{τ−1} is scored with the last action held
+// (act has max(τ−1, 1) entries; with a reward of the state alone, as in the
+// paper, that is Σ_{t<τ} r(x_t)). A deterministic simulator needs one
+// rollout: its mean is that rollout.
 func (p *Planner) value(sim Simulator, s []float64, rng *rand.Rand) float64 {
-	r0 := p.Reward(s)
+	last := len(p.act) - 1
+	r0 := p.Task.Reward(s, p.act[0])
+	n := p.NRollouts
+	if d, ok := sim.(deterministic); ok && d.Deterministic() {
+		n = 1
+	}
 	var total float64
-	for r := 0; r < p.NRollouts; r++ {
+	for r := 0; r < n; r++ {
 		copy(p.x, s)
 		v := r0
 		for t := 1; t < p.Tau; t++ {
 			sim.Step(p.x, p.act[t-1], rng, p.next)
 			p.x, p.next = p.next, p.x
-			v += p.Reward(p.x)
+			if p.ends {
+				if done, bonus := p.Task.Terminal(p.x); done {
+					v += bonus
+					break
+				}
+			}
+			v += p.Task.Reward(p.x, p.act[min(t, last)])
 		}
 		total += v
 	}
 	if math.IsNaN(total) || math.IsInf(total, 0) {
 		p.bad = true
 	}
-	return total / float64(p.NRollouts)
+	return total / float64(n)
 }

@@ -15,8 +15,16 @@ func (driftSim) Step(s, a []float64, _ *rand.Rand, out []float64) {
 	}
 }
 
-// Reward peaks at s = (1, −1).
-func bump(s []float64) float64 { return math.Exp(-((s[0]-1)*(s[0]-1) + (s[1]+1)*(s[1]+1))) }
+// stateReward is a Task with a reward of the state alone and no terminal
+// states.
+type stateReward func(s []float64) float64
+
+func (r stateReward) Reward(s, _ []float64) float64    { return r(s) }
+func (stateReward) Terminal([]float64) (bool, float64) { return false, 0 }
+func (stateReward) Terminates() bool                   { return false }
+
+// bump's reward peaks at s = (1, −1).
+var bump = stateReward(func(s []float64) float64 { return math.Exp(-((s[0]-1)*(s[0]-1) + (s[1]+1)*(s[1]+1))) })
 
 func TestPlannerBoxActions(t *testing.T) {
 	box := &Box{Low: []float64{-0.5, -0.5}, High: []float64{0.5, 0.5}}
@@ -44,5 +52,57 @@ func TestPlannerBoxActions(t *testing.T) {
 	}
 	if _, err := NewPlanner("random", 1, 2, 1, false, [][]float64{{1, 1}}, box, bump, 2); err == nil {
 		t.Error("both a discrete set and a box accepted")
+	}
+}
+
+// walkTask: r(s, a) = 1 + a_0 per step (action-dependent), terminal once
+// s_0 ≥ 3 with a bonus of 10.
+type walkTask struct{}
+
+func (walkTask) Reward(_, a []float64) float64 { return 1 + a[0] }
+func (walkTask) Terminal(s []float64) (bool, float64) {
+	return s[0] >= 3, 10
+}
+func (walkTask) Terminates() bool { return true }
+
+// countingSim is driftSim that counts its steps and declares itself
+// deterministic.
+type countingSim struct{ n *int }
+
+func (c countingSim) Step(s, a []float64, _ *rand.Rand, out []float64) {
+	*c.n++
+	driftSim{}.Step(s, a, nil, out)
+}
+func (countingSim) Deterministic() bool { return true }
+
+// The rollout return: Σ_{t<τ} r(x_t, a_t), the last state scored with the
+// last action held, a terminal state's bonus collected and the rollout
+// stopped there; a deterministic simulator is rolled out once.
+func TestPlannerValueWithTermination(t *testing.T) {
+	for _, c := range []struct {
+		s    float64
+		a    float64
+		tau  int
+		want float64
+		sims int // simulated transitions
+	}{
+		// From 0 with a = 1: x = 0, 1, 2 (τ = 3): rewards 2 + 2 + 2.
+		{0, 1, 3, 6, 2},
+		// From 0, τ = 6: x = 0, 1, 2, then 3 is terminal: 2 + 2 + 2 + bonus 10.
+		{0, 1, 6, 16, 3},
+		// From 0.5 with a = 0.5: x = 0.5 … 2.5 (5 states), then 3 terminal.
+		{0.5, 0.5, 8, 1.5*5 + 10, 5},
+		// τ = 1: only r(s, a).
+		{0, 1, 1, 2, 0},
+	} {
+		n := 0
+		pl, err := NewPlanner("constant", 7, c.tau, 1, false, [][]float64{{c.a, 0}}, nil, walkTask{}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, v := pl.Best(countingSim{&n}, []float64{c.s, 0}, rand.New(rand.NewPCG(1, 1)))
+		if v != c.want || n != c.sims {
+			t.Errorf("s = %g, a = %g, τ = %d: value %g after %d transitions, want %g after %d", c.s, c.a, c.tau, v, n, c.want, c.sims)
+		}
 	}
 }

@@ -44,15 +44,18 @@ type Config struct {
 	Lambda     float64    `mapstructure:"lambda" yaml:"lambda"`
 	Agents     []string   `mapstructure:"agents" yaml:"agents"`
 	Env        Env        `mapstructure:"env" yaml:"env"`
+	Model      Model      `mapstructure:"model" yaml:"model"`
 	Planner    Planner    `mapstructure:"planner" yaml:"planner"`
 	LDS        LDS        `mapstructure:"lds" yaml:"lds"`
 	Confidence Confidence `mapstructure:"confidence" yaml:"confidence"`
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
 }
 
-// Env describes the MDP: an exponential-family transition with a known
-// reward on states.
+// Env describes the MDP. Kind "expfam" is an exponential-family transition
+// with a known reward on states (the paper's); the other kinds are physical
+// systems with their own sections.
 type Env struct {
+	Kind        string      `mapstructure:"kind" yaml:"kind"`
 	Horizon     int         `mapstructure:"horizon" yaml:"horizon"`
 	InitLow     float64     `mapstructure:"init_low" yaml:"init_low"`
 	InitHigh    float64     `mapstructure:"init_high" yaml:"init_high"`
@@ -65,6 +68,44 @@ type Env struct {
 	ActionLow   []float64   `mapstructure:"action_low" yaml:"action_low"`
 	ActionHigh  []float64   `mapstructure:"action_high" yaml:"action_high"`
 	Reward      Reward      `mapstructure:"reward" yaml:"reward"`
+	CartPole    CartPole    `mapstructure:"cartpole" yaml:"cartpole"`
+}
+
+// CartPole configures env.kind cartpole: the Barto–Sutton–Anderson cart-pole
+// (Gym's CartPole constants, explicit Euler) with the noise variants of the
+// SMRL authors' code.
+type CartPole struct {
+	Gravity        float64 `mapstructure:"gravity" yaml:"gravity"`
+	MassCart       float64 `mapstructure:"mass_cart" yaml:"mass_cart"`
+	MassPole       float64 `mapstructure:"mass_pole" yaml:"mass_pole"`
+	Length         float64 `mapstructure:"length" yaml:"length"` // half the pole's length
+	ForceMag       float64 `mapstructure:"force_mag" yaml:"force_mag"`
+	DT             float64 `mapstructure:"dt" yaml:"dt"`
+	XThreshold     float64 `mapstructure:"x_threshold" yaml:"x_threshold"`
+	ThetaThreshold float64 `mapstructure:"theta_threshold" yaml:"theta_threshold"`
+	Init           float64 `mapstructure:"init" yaml:"init"`               // s_1 ~ Unif(−init, init)^4
+	Noise          string  `mapstructure:"noise" yaml:"noise"`             // none | action_flip | next_state
+	FlipProb       float64 `mapstructure:"flip_prob" yaml:"flip_prob"`     // action_flip
+	Density        string  `mapstructure:"density" yaml:"density"`         // next_state: normal | exp | custom-sin | mog
+	NoiseScale     float64 `mapstructure:"noise_scale" yaml:"noise_scale"` // σ_i = noise_scale · c_i
+	MogWidth       float64 `mapstructure:"mog_width" yaml:"mog_width"`     // mog: second component at σ_0·width
+	// CustomSinBase is the scale of the custom-sin noise's base measure:
+	// "unit", exp(−ε²/2) as in the authors' code, or "sigma", exp(−ε²/(2σ_i²)).
+	CustomSinBase string `mapstructure:"custom_sin_base" yaml:"custom_sin_base"`
+}
+
+// Model configures the learners' model in the physical environments (in
+// env.kind expfam the learners use the true family and features): a product
+// of per-coordinate families for s' with features phi(s, a).
+type Model struct {
+	Family   []string  `mapstructure:"family" yaml:"family"` // per coordinate, or one for all: gaussian | relu | relu-mog | custom-sin
+	Sigma    []float64 `mapstructure:"sigma" yaml:"sigma"`   // per-coordinate base scale; empty: the environment's noise scales
+	Alpha    float64   `mapstructure:"alpha" yaml:"alpha"`   // custom-sin: q(x) = exp(−|x|^alpha/alpha)
+	Features Features  `mapstructure:"features" yaml:"features"`
+	// KinkBandwidth is the kernel bandwidth of the score-matching kink term
+	// of the relu families, in units of the coordinate's base scale (0: the
+	// kink is ignored, as in the authors' estimator).
+	KinkBandwidth float64 `mapstructure:"kink_bandwidth" yaml:"kink_bandwidth"`
 }
 
 // Family selects the transition family.
@@ -97,6 +138,9 @@ type Planner struct {
 	Tau        int    `mapstructure:"tau" yaml:"tau"`
 	NSequences int    `mapstructure:"n_sequences" yaml:"n_sequences"`
 	CRN        bool   `mapstructure:"common_random_numbers" yaml:"common_random_numbers"`
+	// Rollout is how rollouts draw next states: "sample" from the model, or
+	// "mean", the model's mean next state (the authors' "deterministic").
+	Rollout string `mapstructure:"rollout" yaml:"rollout"`
 }
 
 // LDS configures the LDS agent's model.
@@ -569,9 +613,13 @@ func sectionOf(goType string) string {
 	case "config.Family":
 		return "env.family"
 	case "config.Features":
-		return "env.features"
+		return "env.features or model.features"
 	case "config.Reward":
 		return "env.reward"
+	case "config.CartPole":
+		return "env.cartpole"
+	case "config.Model":
+		return "model"
 	case "config.Planner":
 		return "planner"
 	case "config.LDS":

@@ -17,6 +17,11 @@ var (
 	PlannerModes  = []string{"constant", "random"}
 	EstimateNames = []string{"sm", "lds", "mle"}
 	BetaForms     = []string{"practical", "theory"}
+	EnvKinds      = []string{"expfam", "cartpole"}
+	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
+	RolloutModes  = []string{"sample", "mean"}
+	CartPoleNoise = []string{"none", "action_flip", "next_state"}
+	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog"}
 	ChoiceModes   = []string{"episode", "step"}
 )
 
@@ -126,7 +131,19 @@ func (c *Config) validate(agents bool) error {
 	if !slices.Contains(PlannerModes, c.Planner.Mode) {
 		bad("planner.mode", "unknown mode %q (known: %v)", c.Planner.Mode, PlannerModes)
 	}
+	if !slices.Contains(RolloutModes, c.Planner.Rollout) {
+		bad("planner.rollout", "unknown rollout %q (known: %v)", c.Planner.Rollout, RolloutModes)
+	}
 	e := c.Env
+	if !slices.Contains(EnvKinds, e.Kind) {
+		bad("env.kind", "unknown environment %q (known: %v)", e.Kind, EnvKinds)
+	}
+	if e.Kind == "cartpole" {
+		c.validateCartPole(bad)
+	}
+	if e.Kind != "expfam" {
+		c.validateModel(bad)
+	}
 	if !finite(e.InitLow) || !finite(e.InitHigh) || e.InitLow > e.InitHigh {
 		bad("env.init_low", "must be finite and <= env.init_high, got [%v, %v]", e.InitLow, e.InitHigh)
 	} else {
@@ -232,9 +249,9 @@ func (c *Config) validate(agents bool) error {
 				}
 			}
 		}
-		if agents {
-			c.checkTrialMemory(dpsi, dphi, bad)
-		}
+	}
+	if agents {
+		c.checkTrialMemory(bad)
 	}
 	if !(c.LDS.Sigma > 0 && finite(c.LDS.Sigma)) {
 		bad("lds.sigma", "must be a finite number > 0, got %v", c.LDS.Sigma)
@@ -260,41 +277,81 @@ const (
 )
 
 // FitFloats returns the float64s of the largest matrices an estimator or
-// agent of this kind holds for W with d_psi×d_phi entries: score matching
-// keeps one d_phi×d_phi block (Gaussian) or one per statistic, and its
-// Cholesky factor; least squares one block; the MLE the dense d×d Hessian
-// of vec(W) (d = d_psi·d_phi) and its factor. The -ucb and -ps agents
-// share their estimator's factorisation.
-func FitFloats(method, family string, dpsi, dphi int) float64 {
-	blocks := float64(dpsi)
-	if family == "gaussian" {
-		blocks = 1
-	}
-	p, d := float64(dphi), float64(dpsi)*float64(dphi)
+// agent of this kind holds for a family with nblocks blocks of m
+// statistics each (a product family: one per state coordinate) and d_phi
+// features; constC marks a family with constant C (the Gaussian). Score
+// matching keeps one (m·d_phi)² block per coordinate (one d_phi² block in
+// all for constant C) and their Cholesky factors; least squares one d_phi²
+// block; the MLE a factorised (m·d_phi)² Hessian per coordinate plus the
+// working Hessian. The -ucb and -ps agents share their estimator's
+// factorisation.
+func FitFloats(method string, nblocks, m, dphi int, constC bool) float64 {
+	b := float64(m) * float64(dphi)
+	n := float64(nblocks)
 	switch strings.TrimSuffix(strings.TrimSuffix(method, "-ucb"), "-ps") {
 	case "sm":
-		return 2 * blocks * p * p
+		if constC {
+			return 2 * float64(dphi) * float64(dphi)
+		}
+		return 2 * n * b * b
 	case "lds":
-		return 2 * p * p
+		return 2 * float64(dphi) * float64(dphi)
 	case "mle":
-		return 3 * d * d
+		return (n + 2) * b * b
 	}
 	return 0
 }
 
-// checkTrialMemory refuses dimensions for which an agent's matrices would
-// exceed MaxTrialFloats, naming the key that sets d_phi (or d_psi).
-func (c *Config) checkTrialMemory(dpsi, dphi int, bad func(key, format string, args ...any)) {
-	key := "env.family.dim"
+// learnerShape returns the shape of the agents' model for FitFloats:
+// nblocks blocks of m statistics, d_phi features, constant C; key names the
+// config key that sets d_phi (or the blocks). ok is false when the shape
+// cannot be determined (an invalid kind).
+func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, ok bool) {
+	if c.Env.Kind == "cartpole" {
+		const ds = 4 // x, ẋ, θ, θ̇
+		m = 1
+		for _, f := range c.Model.Family {
+			switch f {
+			case "relu":
+				m = max(m, 2)
+			case "relu-mog":
+				m = max(m, 3)
+			}
+		}
+		da := c.Env.ActionDim
+		switch ft := c.Model.Features; ft.Kind {
+		case "linear":
+			dphi = ds + da
+		case "affine":
+			dphi = ds + da + 1
+		case "rff":
+			dphi = ft.Dim
+		default:
+			return 0, 0, 0, false, "", false
+		}
+		return ds, m, dphi, false, "model.features.dim", dphi >= 1 && da >= 1
+	}
+	dpsi, dphi, ok := c.Dims()
+	key = "env.family.dim"
 	switch c.Env.Features.Kind {
 	case "rff":
 		key = "env.features.dim"
 	case "per-action":
 		key = "env.actions"
 	}
+	return dpsi, 1, dphi, c.Env.Family.Kind == "gaussian", key, ok
+}
+
+// checkTrialMemory refuses model shapes for which an agent's matrices
+// would exceed MaxTrialFloats, naming the key that sets d_phi (or d_psi).
+func (c *Config) checkTrialMemory(bad func(key, format string, args ...any)) {
+	nblocks, m, dphi, constC, key, ok := c.learnerShape()
+	if !ok || dphi > 10*maxCount {
+		return
+	}
 	for _, a := range c.Agents {
-		if need := FitFloats(a, c.Env.Family.Kind, dpsi, dphi); need > MaxTrialFloats {
-			bad(key, "W has d_psi × d_phi = %d × %d entries, for which agent %s holds %.3g numbers (%s), more than the %s smrl allows per trial", dpsi, dphi, a, need, bytesText(need), bytesText(MaxTrialFloats))
+		if need := FitFloats(a, nblocks, m, dphi, constC); need > MaxTrialFloats {
+			bad(key, "the agents' model has %d × %d statistics and d_phi = %d features, for which agent %s holds %.3g numbers (%s), more than the %s smrl allows per trial", nblocks, m, dphi, a, need, bytesText(need), bytesText(MaxTrialFloats))
 			return
 		}
 	}
@@ -303,12 +360,12 @@ func (c *Config) checkTrialMemory(dpsi, dphi int, bad func(key, format string, a
 // CheckFitMemory is checkTrialMemory for one estimation method (smrl
 // estimate, whose methods are chosen on its command line).
 func (c *Config) CheckFitMemory(method string) error {
-	dpsi, dphi, ok := c.Dims()
+	nblocks, m, dphi, constC, _, ok := c.learnerShape()
 	if !ok {
 		return nil
 	}
-	if need := FitFloats(method, c.Env.Family.Kind, dpsi, dphi); need > MaxTrialFloats {
-		return fmt.Errorf("the parameter W has d_psi × d_phi = %d × %d entries, for which method %s holds %.3g numbers (%s), more than the %s smrl allows", dpsi, dphi, method, need, bytesText(need), bytesText(MaxTrialFloats))
+	if need := FitFloats(method, nblocks, m, dphi, constC); need > MaxTrialFloats {
+		return fmt.Errorf("the model has %d × %d statistics and d_phi = %d features, for which method %s holds %.3g numbers (%s), more than the %s smrl allows", nblocks, m, dphi, method, need, bytesText(need), bytesText(MaxTrialFloats))
 	}
 	return nil
 }
@@ -398,6 +455,97 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any), a
 	}
 	if k.Candidates > maxCount {
 		bad("confidence.candidates", "must be <= %d, got %d", maxCount, k.Candidates)
+	}
+}
+
+// validateCartPole checks env.cartpole and the parts of env that apply to
+// it (actions of one number each).
+func (c *Config) validateCartPole(bad func(key, format string, args ...any)) {
+	p := c.Env.CartPole
+	pos := func(key string, v float64) {
+		if !(v > 0) || !finite(v) {
+			bad("env.cartpole."+key, "must be a finite number > 0, got %v", v)
+		} else if v < 1e-6 || v > 1e6 {
+			// The parameters set the scales of the model's coordinates
+			// (env.CartPoleScales), which score matching weighs by 1/σ⁴.
+			bad("env.cartpole."+key, "must lie in [1e-6, 1e6], got %v: the dynamics and the model's coordinate scales derived from it under- or overflow beyond", v)
+		}
+	}
+	if p.XThreshold > MaxAbsState {
+		bad("env.cartpole.x_threshold", "must be <= %d, got %v: %s", MaxAbsState, p.XThreshold, stateWhy)
+	}
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"gravity", p.Gravity}, {"mass_cart", p.MassCart}, {"mass_pole", p.MassPole}, {"length", p.Length},
+		{"force_mag", p.ForceMag}, {"dt", p.DT}, {"x_threshold", p.XThreshold}, {"theta_threshold", p.ThetaThreshold},
+		{"noise_scale", p.NoiseScale}} {
+		pos(k.key, k.v)
+	}
+	if p.ThetaThreshold >= math.Pi/2 {
+		bad("env.cartpole.theta_threshold", "must be below π/2 (the pole falls over), got %v", p.ThetaThreshold)
+	}
+	if !(p.Init >= 0) || !finite(p.Init) || p.Init >= min(p.XThreshold, p.ThetaThreshold) {
+		bad("env.cartpole.init", "must be a finite number >= 0 below x_threshold and theta_threshold (s_1 must not be terminal), got %v", p.Init)
+	}
+	if !slices.Contains(CartPoleNoise, p.Noise) {
+		bad("env.cartpole.noise", "unknown noise %q (known: %v)", p.Noise, CartPoleNoise)
+	}
+	if !slices.Contains(NoiseDensity, p.Density) {
+		bad("env.cartpole.density", "unknown density %q (known: %v)", p.Density, NoiseDensity)
+	}
+	if !(p.FlipProb >= 0 && p.FlipProb <= 1) {
+		bad("env.cartpole.flip_prob", "must lie in [0, 1], got %v", p.FlipProb)
+	}
+	if p.CustomSinBase != "unit" && p.CustomSinBase != "sigma" {
+		bad("env.cartpole.custom_sin_base", "unknown base %q (known: unit, sigma)", p.CustomSinBase)
+	}
+	if !finite(p.MogWidth) || math.Abs(p.MogWidth) > 1e3 {
+		bad("env.cartpole.mog_width", "must be a finite number with |width| <= 1000, got %v", p.MogWidth)
+	}
+	if c.Env.ActionDim != 1 {
+		bad("env.action_dim", "cartpole has one action (the force's sign or fraction), got action_dim %d", c.Env.ActionDim)
+	}
+	if c.Env.ActionSpace == "box" && len(c.Env.ActionLow) == 1 && len(c.Env.ActionHigh) == 1 &&
+		(c.Env.ActionLow[0] < -1 || c.Env.ActionHigh[0] > 1) {
+		bad("env.action_low", "cartpole's box must lie in [−1, 1] (force = force_mag·a), got [%v, %v]", c.Env.ActionLow[0], c.Env.ActionHigh[0])
+	}
+}
+
+// validateModel checks the learners' model of the physical environments.
+func (c *Config) validateModel(bad func(key, format string, args ...any)) {
+	m := c.Model
+	if len(m.Family) == 0 {
+		bad("model.family", "must list a family (or one per state coordinate) of %v", ModelFamilies)
+	}
+	for _, f := range m.Family {
+		if !slices.Contains(ModelFamilies, f) {
+			bad("model.family", "unknown family %q (known: %v)", f, ModelFamilies)
+		}
+	}
+	for _, s := range m.Sigma {
+		if !(s > 0) || !finite(s) || s > 1e6 || s < 1e-6 {
+			bad("model.sigma", "scales must lie in [1e-6, 1e6], got %v", s)
+		}
+	}
+	if !(m.Alpha >= 1) || !finite(m.Alpha) || m.Alpha > 16 {
+		bad("model.alpha", "must lie in [1, 16], got %v", m.Alpha)
+	}
+	if !(m.KinkBandwidth >= 0) || !finite(m.KinkBandwidth) || m.KinkBandwidth > 10 {
+		bad("model.kink_bandwidth", "must lie in [0, 10] (units of the coordinate's scale), got %v", m.KinkBandwidth)
+	}
+	ft := m.Features
+	switch ft.Kind {
+	case "linear", "affine":
+	case "rff":
+		if ft.Dim < 1 || ft.Dim > maxCount {
+			bad("model.features.dim", "must lie in [1, %d], got %d", maxCount, ft.Dim)
+		}
+		if !(ft.Length > 0) || !finite(ft.Length) {
+			bad("model.features.length", "must be a finite number > 0, got %v", ft.Length)
+		}
+	default:
+		bad("model.features.kind", "unknown features %q (known: linear, affine, rff)", ft.Kind)
 	}
 }
 

@@ -1,57 +1,157 @@
-// Package env builds the MDP of an experiment from its config: an
-// exponential-family transition P_W0(s'|s,a) (package expfam), a known reward
-// on states r(s) = Σ_k exp(−width·|s − c_k|²), a discrete action set, a
-// horizon H and initial states s_1 ~ Unif[init_low, init_high]^{d_s}.
+// Package env builds the environment of an experiment from its config: the
+// true transition, the task the agents are told (reward and terminal states),
+// the action set, the horizon and the initial states, and the model class
+// the learning agents fit.
 //
-// The real environment draws s' with the same sampler as the models (the
-// tabulated inverse CDF of package expfam for product families, exact
-// normals for the Gaussian family).
+// An episode starts at s_1 drawn by Init and runs at most H steps. At a
+// non-terminal state s the agent plays a and collects r(s, a); the
+// environment moves to s' ~ P(· | s, a); if s' is terminal the agent also
+// collects the terminal reward of s' and the episode ends. So the return of
+// an episode is
+//
+//	Σ_{h < L} r(s_h, a_h) + 1{s_{L+1} terminal}·r_T(s_{L+1}),  L = its length ≤ H.
+//
+// Kinds (env.kind), each one file registered in kinds:
+//
+//	expfam    the paper's MDP: P_W0(s'|s,a) = q(s') exp(<psi(s'), W0 phi(s,a)> − Z),
+//	          r(s) = Σ_k exp(−width·|s − c_k|²), never terminates
+//	cartpole  the Barto–Sutton–Anderson cart-pole with the SMRL authors' noise
+//	          variants, r = 1 per step, terminal when the pole or cart leaves
+//	          its bounds
+//
+// Adding a kind is one file with a Builder plus one line in kinds (and its
+// config section and catalog entry in package config).
 package env
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
-// MDP is an episodic MDP with exponential-family transitions.
-type MDP struct {
-	True              *expfam.Model // family, features and W0
-	Horizon           int
-	InitLow, InitHigh float64
-	Actions           [][]float64 // the discrete action set; nil for a box
-	Box               *Box        // a box of continuous actions; nil for a discrete set
-	Reward            Reward
+// Task is what the agents are told about the environment: the reward and the
+// terminal states. Implementations are safe for concurrent use.
+type Task interface {
+	// Reward returns r(s, a), the reward of playing a in the non-terminal
+	// state s.
+	Reward(s, a []float64) float64
+	// Terminal reports whether s ends the episode, and the reward collected
+	// on entering it. It is never called when Terminates is false.
+	Terminal(s []float64) (done bool, bonus float64)
+	// Terminates reports whether any state can be terminal.
+	Terminates() bool
+}
+
+// Simulator draws s' ~ P(· | s, a) into out. It is not safe for concurrent
+// use: each goroutine makes its own.
+type Simulator interface {
+	Step(s, a []float64, rng *rand.Rand, out []float64)
+}
+
+// Dynamics is the true transition of an environment.
+type Dynamics interface {
+	// NewSimulator returns a simulator of the true transition with its own
+	// scratch space.
+	NewSimulator() Simulator
+	// NewMean returns a simulator of the mean transition E[s' | s, a], which
+	// draws nothing (the oracle's model for planner.rollout: mean).
+	NewMean() Simulator
 }
 
 // Box is a box of continuous actions, a_i ∈ [Low_i, High_i].
 type Box struct{ Low, High []float64 }
 
-// Reward is r(s) = Σ_k exp(−width·|s − c_k|²).
-type Reward struct {
-	Width   float64
-	Centers [][]float64
+// ModelSpec is the model class of the learning agents: a family for s' with
+// features phi(s, a), and the truth where it lies in the class.
+type ModelSpec struct {
+	Family   expfam.Distribution // the sm and mle agents' family
+	Features expfam.Features
+	// LDSSigma is the noise scale of the LDS agent's Gaussian model,
+	// s' = W phi + N(0, diag(σ²)), per coordinate.
+	LDSSigma []float64
+	// W0 is the true W when the true transition is in Family (expfam); nil
+	// otherwise. The oracle then plans with P_W0, and agents report |Ŵ − W0|.
+	W0 []float64
+	// KinkBandwidth is, per coordinate, the kernel bandwidth of score
+	// matching's kink term (0: ignored); see estimator.SM.EstimateKinks.
+	KinkBandwidth []float64
 }
 
-// At returns r(s).
-func (r *Reward) At(s []float64) float64 {
-	var v float64
-	for _, c := range r.Centers {
-		var d2 float64
-		for i, x := range c {
-			d := s[i] - x
-			d2 += d * d
-		}
-		v += math.Exp(-r.Width * d2)
+// MDP is an episodic environment.
+type MDP struct {
+	Kind     string
+	Dim      int // d_s
+	Horizon  int
+	Actions  [][]float64 // the discrete action set; nil for a box
+	Box      *Box        // a box of continuous actions; nil for a discrete set
+	Task     Task
+	Dynamics Dynamics
+	Model    ModelSpec
+	// True is the true model of an expfam environment, nil otherwise.
+	True *expfam.Model
+	// Init draws s_1 into s.
+	Init func(rng *rand.Rand, s []float64)
+	// Labels name the state coordinates (for figures).
+	Labels []string
+	// Query is a representative state for figures of the next-state
+	// distribution.
+	Query []float64
+}
+
+// Builder builds the MDP of a validated config of its kind.
+type Builder func(c *config.Config) (*MDP, error)
+
+// kinds is the registry of environment kinds.
+var kinds = map[string]Builder{
+	"expfam":   newExpfam,
+	"cartpole": newCartPole,
+}
+
+// Kinds returns the registered kinds.
+func Kinds() []string {
+	out := make([]string, 0, len(kinds))
+	for k := range kinds {
+		out = append(out, k)
 	}
-	return v
+	return out
+}
+
+// New builds the MDP of a validated config. Errors wrap errs.ErrInvalidInput
+// and name the config key.
+func New(c *config.Config) (*MDP, error) {
+	b, ok := kinds[c.Env.Kind]
+	if !ok {
+		return nil, errs.Invalid(fmt.Errorf("env.kind: unknown environment %q", c.Env.Kind))
+	}
+	m, err := b(c)
+	if err != nil {
+		return nil, errs.Invalid(err)
+	}
+	m.Kind = c.Env.Kind
+	m.Horizon = c.Env.Horizon
+	if m.Labels == nil {
+		for i := range m.Dim {
+			m.Labels = append(m.Labels, fmt.Sprintf("s%d", i))
+		}
+	}
+	if m.Query == nil {
+		m.Query = make([]float64, m.Dim)
+	}
+	if m.Actions == nil && m.Box == nil {
+		if c.Env.ActionSpace == "box" {
+			m.Box = &Box{Low: c.Env.ActionLow, High: c.Env.ActionHigh}
+		} else {
+			m.Actions = group(c.Env.Actions, c.Env.ActionDim)
+		}
+	}
+	return m, nil
 }
 
 // StateDim is d_s.
-func (m *MDP) StateDim() int { return m.True.Dist.StateDim() }
+func (m *MDP) StateDim() int { return m.Dim }
 
 // ActionDim is the length of an action vector.
 func (m *MDP) ActionDim() int {
@@ -72,56 +172,13 @@ func (m *MDP) RandomAction(rng *rand.Rand, a []float64) {
 	copy(a, m.Actions[rng.IntN(len(m.Actions))])
 }
 
-// Init draws s_1 into s.
-func (m *MDP) Init(rng *rand.Rand, s []float64) {
-	for i := range s {
-		s[i] = m.InitLow + (m.InitHigh-m.InitLow)*rng.Float64()
-	}
-}
-
-// NewFamily builds the transition family of a config.
-func NewFamily(c config.Family) (expfam.Distribution, error) {
-	switch c.Kind {
-	case "custom-sin":
-		s, err := expfam.NewSin(c.Freq, c.Alpha)
-		if err != nil {
-			return nil, fmt.Errorf("env.family: %w", err)
+// uniformInit draws each coordinate of s_1 from Unif[lo, hi].
+func uniformInit(lo, hi float64) func(rng *rand.Rand, s []float64) {
+	return func(rng *rand.Rand, s []float64) {
+		for i := range s {
+			s[i] = lo + (hi-lo)*rng.Float64()
 		}
-		return expfam.NewProduct(s, c.Dim)
-	case "exp-sin":
-		s, err := expfam.NewExpSin(c.Alpha)
-		if err != nil {
-			return nil, fmt.Errorf("env.family: %w", err)
-		}
-		return expfam.NewProduct(s, 1)
-	case "x-sin":
-		s, err := expfam.NewXSin(c.Alpha)
-		if err != nil {
-			return nil, fmt.Errorf("env.family: %w", err)
-		}
-		return expfam.NewProduct(s, 1)
-	case "gaussian":
-		return expfam.NewGaussian(c.Dim, c.Sigma)
 	}
-	return nil, fmt.Errorf("env.family.kind: unknown family %q", c.Kind)
-}
-
-// NewFeatures builds phi for d_s-dimensional states and the config's actions.
-func NewFeatures(c config.Env, ds int) (expfam.Features, error) {
-	da := c.ActionDim
-	switch c.Features.Kind {
-	case "linear":
-		return expfam.Linear{DS: ds, DA: da}, nil
-	case "affine":
-		return expfam.Affine{DS: ds, DA: da}, nil
-	case "constant":
-		return expfam.Constant{DS: ds, DA: da}, nil
-	case "rff":
-		return expfam.NewRFF(ds, da, c.Features.Dim, c.Features.Length, c.Features.Seed)
-	case "per-action":
-		return expfam.PerAction{DS: ds, Actions: group(c.Actions, da)}, nil
-	}
-	return nil, fmt.Errorf("env.features.kind: unknown features %q", c.Features.Kind)
 }
 
 func group(flat []float64, n int) [][]float64 {
@@ -132,35 +189,109 @@ func group(flat []float64, n int) [][]float64 {
 	return out
 }
 
-// New builds the MDP of a validated config.
-func New(c *config.Config) (*MDP, error) {
-	fam, err := NewFamily(c.Env.Family)
+// NewLearnerFeatures builds phi(s, a) of config section model.features for
+// d_s-dimensional states and d_a-dimensional actions.
+func NewLearnerFeatures(f config.Features, ds, da int) (expfam.Features, error) {
+	switch f.Kind {
+	case "linear":
+		return expfam.Linear{DS: ds, DA: da}, nil
+	case "affine":
+		return expfam.Affine{DS: ds, DA: da}, nil
+	case "rff":
+		return expfam.NewRFF(ds, da, f.Dim, f.Length, f.Seed)
+	}
+	return nil, fmt.Errorf("model.features.kind: unknown features %q", f.Kind)
+}
+
+// NewLearnerFamily builds the product family of config section model for
+// scales sigma (one per coordinate): model.family lists one kind per
+// coordinate, or one for all.
+func NewLearnerFamily(c config.Model, sigma []float64) (*expfam.Coords, error) {
+	ds := len(sigma)
+	kinds := c.Family
+	if len(kinds) == 1 {
+		kinds = make([]string, ds)
+		for i := range kinds {
+			kinds[i] = c.Family[0]
+		}
+	}
+	if len(kinds) != ds {
+		return nil, fmt.Errorf("model.family: %d families for %d state coordinates (give one, or one per coordinate)", len(c.Family), ds)
+	}
+	cs := make([]expfam.Coord, ds)
+	for i, k := range kinds {
+		var err error
+		switch k {
+		case "gaussian":
+			cs[i], err = expfam.NewGaussCoord(sigma[i])
+		case "relu":
+			cs[i], err = expfam.NewReLU(sigma[i], 2)
+		case "relu-mog":
+			cs[i], err = expfam.NewReLU(sigma[i], 3)
+		case "custom-sin":
+			if 1/sigma[i] > MaxSinFreq {
+				return nil, fmt.Errorf("model.sigma: coordinate %d has σ = %g, so the custom-sin family's frequency 1/σ = %.4g exceeds %d, "+
+					"beyond which its density oscillates too fast for the quadrature of the sampling table; give a larger model.sigma or another model.family",
+					i, sigma[i], 1/sigma[i], MaxSinFreq)
+			}
+			var s *expfam.SinFamily
+			s, err = expfam.NewSin(1/sigma[i], c.Alpha)
+			if err == nil {
+				cs[i] = expfam.NewScalarCoord(s)
+			}
+		default:
+			err = fmt.Errorf("unknown family %q", k)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("model.family (coordinate %d): %w", i, err)
+		}
+	}
+	return expfam.NewCoords(cs)
+}
+
+// MaxSinFreq is the largest frequency of a custom-sin family built from a
+// scale (ψ(x) = sin(x/σ)): beyond it the density oscillates faster than the
+// sampling table's quadrature resolves at reasonable cost.
+const MaxSinFreq = 300
+
+// learnerScales returns model.sigma broadcast to d_s coordinates, or def
+// when it is empty.
+func learnerScales(c config.Model, def []float64) ([]float64, error) {
+	switch len(c.Sigma) {
+	case 0:
+		return def, nil
+	case 1:
+		s := make([]float64, len(def))
+		for i := range s {
+			s[i] = c.Sigma[0]
+		}
+		return s, nil
+	case len(def):
+		return c.Sigma, nil
+	}
+	return nil, fmt.Errorf("model.sigma: %d scales for %d state coordinates (give one, or one per coordinate)", len(c.Sigma), len(def))
+}
+
+// learnerSpec builds the model class of a physical environment from config
+// section model, with default scales def (one per coordinate).
+func learnerSpec(c *config.Config, def []float64, da int) (ModelSpec, error) {
+	sigma, err := learnerScales(c.Model, def)
 	if err != nil {
-		return nil, err
+		return ModelSpec{}, err
 	}
-	feat, err := NewFeatures(c.Env, fam.StateDim())
+	fam, err := NewLearnerFamily(c.Model, sigma)
 	if err != nil {
-		return nil, err
+		return ModelSpec{}, err
 	}
-	var w []float64
-	for _, row := range c.Env.W0 {
-		w = append(w, row...)
-	}
-	m, err := expfam.NewModel(fam, feat, w)
+	feat, err := NewLearnerFeatures(c.Model.Features, len(sigma), da)
 	if err != nil {
-		return nil, fmt.Errorf("env.w0: %w", err)
+		return ModelSpec{}, err
 	}
-	mdp := &MDP{
-		True:     m,
-		Horizon:  c.Env.Horizon,
-		InitLow:  c.Env.InitLow,
-		InitHigh: c.Env.InitHigh,
-		Reward:   Reward{Width: c.Env.Reward.Width, Centers: group(c.Env.Reward.Centers, fam.StateDim())},
+	lds := make([]float64, len(sigma))
+	h := make([]float64, len(sigma))
+	for i, s := range sigma {
+		lds[i] = c.LDS.Sigma * s
+		h[i] = c.Model.KinkBandwidth * s
 	}
-	if c.Env.ActionSpace == "box" {
-		mdp.Box = &Box{Low: c.Env.ActionLow, High: c.Env.ActionHigh}
-	} else {
-		mdp.Actions = group(c.Env.Actions, c.Env.ActionDim)
-	}
-	return mdp, nil
+	return ModelSpec{Family: fam, Features: feat, LDSSigma: lds, KinkBandwidth: h}, nil
 }

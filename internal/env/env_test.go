@@ -22,7 +22,7 @@ func TestPaperMDP(t *testing.T) {
 	// r(s) = exp(−10(s − π/8)²) + exp(−10(s + 3π/8)²)
 	for _, s := range []float64{-2, -1.1780972450961724, 0, math.Pi / 8, 1.3} {
 		want := math.Exp(-10*(s-math.Pi/8)*(s-math.Pi/8)) + math.Exp(-10*(s+3*math.Pi/8)*(s+3*math.Pi/8))
-		if got := m.Reward.At([]float64{s}); math.Abs(got-want) > 1e-15 {
+		if got := m.Task.Reward([]float64{s}, nil); math.Abs(got-want) > 1e-15 {
 			t.Errorf("r(%g) = %g, want %g", s, got, want)
 		}
 	}
@@ -35,7 +35,7 @@ func TestPaperMDP(t *testing.T) {
 		}
 		const h = 0.001
 		for x := -6.0; x < 6; x += h {
-			mean[i] += h * d([]float64{x}) * m.Reward.At([]float64{x})
+			mean[i] += h * d([]float64{x}) * m.Task.Reward([]float64{x}, nil)
 		}
 	}
 	if mean[0] <= mean[1] {

@@ -134,13 +134,14 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	res := &Result{
 		N:        data.Len(),
 		Lambda:   c.Lambda,
-		Family:   mdp.True.Dist.String(),
-		Features: mdp.True.Feat.String(),
+		Family:   mdp.Model.Family.String(),
+		Features: mdp.Model.Features.String(),
 		Data:     opt.Data,
 	}
-	w0 := mdp.True.W
+	w0 := mdp.Model.W0
+	known = known && w0 != nil // drawn from the true model, which is in the class
 	if known {
-		res.W0 = rows(w0, mdp.True.Feat.Dim())
+		res.W0 = rows(w0, mdp.Model.Features.Dim())
 	}
 	phi := Features(mdp, data)
 	for _, m := range methods {
@@ -151,7 +152,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		e := Estimate{Method: m, W: rows(w, mdp.True.Feat.Dim()), Seconds: secs}
+		e := Estimate{Method: m, W: rows(w, mdp.Model.Features.Dim()), Seconds: secs}
 		if known {
 			f := Frobenius(w, w0)
 			e.FrobeniusError = &f
@@ -170,12 +171,12 @@ func interrupted(err error) error {
 func CheckDims(c *config.Config, mdp *env.MDP, data *dataset.Transitions, name string) error {
 	ds, da := mdp.StateDim(), c.Env.ActionDim
 	if data.StateDim != ds || data.ActionDim != da {
-		return errs.Invalid(fmt.Errorf("%s: the data have state dimension %d and action dimension %d, but the config's family %v has state dimension %d (env.family.dim) and env.action_dim is %d",
-			name, data.StateDim, data.ActionDim, mdp.True.Dist, ds, da))
+		return errs.Invalid(fmt.Errorf("%s: the data have state dimension %d and action dimension %d, but the config's family %v has state dimension %d and env.action_dim is %d",
+			name, data.StateDim, data.ActionDim, mdp.Model.Family, ds, da))
 	}
 	// Per-action features have a block for each listed action only; a row
 	// with another action would silently contribute nothing.
-	if _, ok := mdp.True.Feat.(expfam.PerAction); ok {
+	if _, ok := mdp.Model.Features.(expfam.PerAction); ok {
 		for i := 0; i < data.Len(); i++ {
 			if !slices.ContainsFunc(mdp.Actions, func(a []float64) bool { return slices.Equal(a, data.Action(i)) }) {
 				return errs.Invalid(fmt.Errorf("%s line %d: action %v is not one of env.actions %v (per-action features know only those)",
@@ -230,16 +231,17 @@ func CheckRange(data *dataset.Transitions, name string) error {
 	return nil
 }
 
-// Draw returns n i.i.d. transitions: s ~ Unif[init_low, init_high]^{d_s},
-// a uniform over the MDP's actions and s' ~ P_W0(·|s, a), drawn from rng
-// in that order, transition by transition.
+// Draw returns n i.i.d. transitions: s ~ the initial-state distribution
+// (Unif[init_low, init_high]^{d_s} for env.kind expfam), a uniform over the
+// MDP's actions and s' from the true transition (P_W0(·|s, a) for expfam),
+// drawn from rng in that order, transition by transition.
 func Draw(mdp *env.MDP, n int, rng *rand.Rand) *dataset.Transitions {
 	ds, da := mdp.StateDim(), mdp.ActionDim()
 	t := &dataset.Transitions{
 		StateDim: ds, ActionDim: da,
 		S: make([]float64, n*ds), A: make([]float64, n*da), Next: make([]float64, n*ds),
 	}
-	st := expfam.NewStepper(mdp.True)
+	st := mdp.Dynamics.NewSimulator()
 	for i := range n {
 		s, a, next := t.State(i), t.Action(i), t.NextState(i)
 		mdp.Init(rng, s)
@@ -252,10 +254,11 @@ func Draw(mdp *env.MDP, n int, rng *rand.Rand) *dataset.Transitions {
 // Features returns phi(s_t, a_t) for every transition, row-major
 // (n × d_phi).
 func Features(mdp *env.MDP, data *dataset.Transitions) []float64 {
-	dphi := mdp.True.Feat.Dim()
+	feat := mdp.Model.Features
+	dphi := feat.Dim()
 	phi := make([]float64, data.Len()*dphi)
 	for i := range data.Len() {
-		mdp.True.Feat.Phi(data.State(i), data.Action(i), phi[i*dphi:(i+1)*dphi])
+		feat.Phi(data.State(i), data.Action(i), phi[i*dphi:(i+1)*dphi])
 	}
 	return phi
 }
@@ -265,20 +268,29 @@ func Features(mdp *env.MDP, data *dataset.Transitions) []float64 {
 // does not converge with λ = 0, is invalid input: the user chose λ and the
 // data. The error names the method.
 func Fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64) ([]float64, error) {
-	dist := mdp.True.Dist
-	dphi := mdp.True.Feat.Dim()
+	dist := mdp.Model.Family
+	dphi := mdp.Model.Features.Dim()
 	type adder interface{ Add(phi, next []float64) }
 	var acc adder
 	var fit func() (*estimator.Fit, error)
 	switch method {
 	case "sm":
 		e := estimator.NewSM(dist, dphi)
+		if mdp.Model.KinkBandwidth != nil {
+			if err := e.EstimateKinks(mdp.Model.KinkBandwidth); err != nil {
+				return nil, errs.Invalid(fmt.Errorf("model.kink_bandwidth: %w", err))
+			}
+		}
 		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
 	case "lds":
 		e := estimator.NewLDS(dist.StateDim(), dphi)
 		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
 	case "mle":
-		e := estimator.NewMLE(dist, dphi)
+		b, ok := dist.(expfam.Blocked)
+		if !ok {
+			return nil, errs.Invalid(fmt.Errorf("mle: the family %v is not a product family", dist))
+		}
+		e := estimator.NewMLE(b, dphi)
 		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda, nil) }
 	default:
 		return nil, errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", method, strings.Join(Methods, ", ")))

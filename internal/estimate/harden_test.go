@@ -58,7 +58,7 @@ func TestRunRefusesHugeSizes(t *testing.T) {
 	c.Env.Features = config.Features{Kind: "rff", Dim: 5000, Length: 1, Seed: 7}
 	c.Env.W0 = [][]float64{make([]float64, 5000)}
 	_, err := Run(context.Background(), c, Options{Methods: []string{"lds"}})
-	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--method lds: the parameter W has d_psi × d_phi = 1 × 5000 entries") {
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--method lds: the model has 1 × 1 statistics and d_phi = 5000 features") {
 		t.Errorf("matrices: %v", err)
 	}
 	c = defaults(t)

@@ -142,8 +142,11 @@ func TestStructuredAccumulationEqualsNaiveSum(t *testing.T) {
 	sin, _ := expfam.NewSin(4, 1.7)
 	prod, _ := expfam.NewProduct(sin, 3)
 	gauss, _ := expfam.NewGaussian(3, 0.8)
+	relu, _ := expfam.NewReLU(0.7, 3)
+	gc, _ := expfam.NewGaussCoord(1.3)
+	coords, _ := expfam.NewCoords([]expfam.Coord{relu, gc, expfam.NewScalarCoord(sin)})
 	const dphi, n = 5, 40
-	for _, fam := range []expfam.Family{denseFamily{}, prod, gauss} {
+	for _, fam := range []expfam.Family{denseFamily{}, prod, gauss, coords} {
 		rng := rand.New(rand.NewPCG(3, 4))
 		ds, dpsi := fam.StateDim(), fam.StatDim()
 		d := dpsi * dphi
@@ -295,7 +298,7 @@ func TestMLEAgreesWithSMOnAppendixDensities(t *testing.T) {
 			t.Fatal(err)
 		}
 		// MLE's standard error is 1/sqrt(n Var[ψ]).
-		_, _, v, _ := prod.Cumulants(0, 1)
+		_, _, v, _ := prod.T.Cumulants(1)
 		se := 1 / math.Sqrt(n*v)
 		t.Logf("%v: θ_SM = %.4f, θ_MLE = %.4f, SE_MLE = %.4f", s, fs.W[0], fm.W[0], se)
 		if math.Abs(fm.W[0]-1) > 4*se {
@@ -387,7 +390,7 @@ func TestMLEConvergesAtRoundingLimit(t *testing.T) {
 	m := paperModel(t, []float64{1, 1})
 	for seed := uint64(0); seed < 8; seed++ {
 		phis, nexts := draw(t, m, 1000, rand.New(rand.NewPCG(seed, 1)))
-		mle := NewMLE(m.Dist, 2)
+		mle := NewMLE(m.Dist.(expfam.Blocked), 2)
 		for j := range phis {
 			mle.Add(phis[j], nexts[j])
 		}
@@ -412,7 +415,7 @@ func TestMLEStopsAtZeroGradient(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := paperModel(t, []float64{1, 1})
-	mle := NewMLE(m.Dist, 2)
+	mle := NewMLE(m.Dist.(expfam.Blocked), 2)
 	phi := make([]float64, 2)
 	for i := 0; i < data.Len(); i++ {
 		m.Feat.Phi(data.State(i), data.Action(i), phi)
@@ -427,7 +430,7 @@ func TestMLEStopsAtZeroGradient(t *testing.T) {
 	for i := 0; i < data.Len(); i++ {
 		m.Feat.Phi(data.State(i), data.Action(i), phi)
 		eta := f.W[0]*phi[0] + f.W[1]*phi[1]
-		_, mean, _, _ := m.Dist.Cumulants(0, eta)
+		_, mean, _, _ := m.Dist.(*expfam.Product).T.Cumulants(eta)
 		r := math.Sin(4*data.NextState(i)[0]) - mean
 		grad[0] += r * phi[0]
 		grad[1] += r * phi[1]

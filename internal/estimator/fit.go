@@ -17,16 +17,31 @@ var ErrSingular = errors.New("V + λI is singular or not positive definite")
 const maxCond = 1e14
 
 // Fit is an estimate Ŵ together with the factorised regularised normal
-// matrix V + λI, which is block diagonal: either one d_phi×d_phi block shared
-// by every row of W, one block per row, or a single dense d×d block.
+// matrix V + λI, which is block diagonal in vec(W): each block covers a
+// contiguous range of vec(W) (one row of W, one coordinate's rows, or all of
+// it) and several blocks may share one factorisation (when V = C ⊗ G with
+// constant C, every row's block is the same c·G + λI).
 type Fit struct {
 	W          []float64 // d_psi×d_phi, row-major
 	DPsi, DPhi int
 	Lambda     float64
 	N          int
-	blocks     []*mat.Cholesky
-	shared     bool // blocks[0] serves every row
-	dense      bool // blocks[0] is the whole d×d matrix
+	blocks     []fitBlock
+}
+
+// fitBlock is the factorised V + λI restricted to vec(W)[off : off+n].
+type fitBlock struct {
+	off, n int
+	c      *mat.Cholesky
+}
+
+// rowBlocks returns one block per row of W, row k factorised by c(k).
+func rowBlocks(dpsi, dphi int, c func(k int) *mat.Cholesky) []fitBlock {
+	b := make([]fitBlock, dpsi)
+	for k := range b {
+		b[k] = fitBlock{off: k * dphi, n: dphi, c: c(k)}
+	}
+	return b
 }
 
 // factor Cholesky-factorises a (d×d, symmetric, upper triangle filled) plus
@@ -50,26 +65,12 @@ func factor(a []float64, d int, lambda float64, what string, n int) (*mat.Choles
 	return &c, nil
 }
 
-func (f *Fit) block(k int) *mat.Cholesky {
-	if f.shared {
-		return f.blocks[0]
-	}
-	return f.blocks[k]
-}
-
 // solveInto writes −(V + λI)⁻¹ rhs into out, block by block.
 func (f *Fit) solveInto(rhs, out []float64) error {
-	if f.dense {
-		x := mat.NewVecDense(len(out), out)
-		if err := f.blocks[0].SolveVecTo(x, mat.NewVecDense(len(rhs), rhs)); err != nil {
+	for _, b := range f.blocks {
+		x := mat.NewVecDense(b.n, out[b.off:b.off+b.n])
+		if err := b.c.SolveVecTo(x, mat.NewVecDense(b.n, rhs[b.off:b.off+b.n])); err != nil {
 			return err
-		}
-	} else {
-		for k := 0; k < f.DPsi; k++ {
-			x := mat.NewVecDense(f.DPhi, out[k*f.DPhi:(k+1)*f.DPhi])
-			if err := f.block(k).SolveVecTo(x, mat.NewVecDense(f.DPhi, rhs[k*f.DPhi:(k+1)*f.DPhi])); err != nil {
-				return err
-			}
 		}
 	}
 	for i, v := range out {
@@ -84,11 +85,8 @@ func (f *Fit) solveInto(rhs, out []float64) error {
 // the width β of the confidence set.
 func (f *Fit) LogDet() float64 {
 	var ld float64
-	if f.dense {
-		return f.blocks[0].LogDet() - float64(f.DPsi*f.DPhi)*math.Log(f.Lambda)
-	}
-	for k := 0; k < f.DPsi; k++ {
-		ld += f.block(k).LogDet() - float64(f.DPhi)*math.Log(f.Lambda)
+	for _, b := range f.blocks {
+		ld += b.c.LogDet() - float64(b.n)*math.Log(f.Lambda)
 	}
 	return ld
 }
@@ -96,12 +94,8 @@ func (f *Fit) LogDet() float64 {
 // Norm returns |δ|_{V+λI} = sqrt(δᵀ (V + λI) δ) for δ = vec(W − Ŵ).
 func (f *Fit) Norm(delta []float64) float64 {
 	var s float64
-	if f.dense {
-		s = quadForm(f.blocks[0], delta)
-	} else {
-		for k := 0; k < f.DPsi; k++ {
-			s += quadForm(f.block(k), delta[k*f.DPhi:(k+1)*f.DPhi])
-		}
+	for _, b := range f.blocks {
+		s += quadForm(b.c, delta[b.off:b.off+b.n])
 	}
 	return math.Sqrt(s)
 }
@@ -119,18 +113,11 @@ func quadForm(c *mat.Cholesky, v []float64) float64 {
 // it maps the unit sphere onto the boundary of the unit ellipsoid, and a
 // standard normal z onto N(0, (V + λI)⁻¹).
 func (f *Fit) InvSqrt(z, out []float64) error {
-	solve := func(c *mat.Cholesky, z, out []float64) error {
+	for _, b := range f.blocks {
 		var u mat.TriDense
-		c.UTo(&u)
-		x := mat.NewVecDense(len(out), out)
-		return x.SolveVec(&u, mat.NewVecDense(len(z), z))
-	}
-	if f.dense {
-		return solve(f.blocks[0], z, out)
-	}
-	for k := 0; k < f.DPsi; k++ {
-		lo, hi := k*f.DPhi, (k+1)*f.DPhi
-		if err := solve(f.block(k), z[lo:hi], out[lo:hi]); err != nil {
+		b.c.UTo(&u)
+		x := mat.NewVecDense(b.n, out[b.off:b.off+b.n])
+		if err := x.SolveVec(&u, mat.NewVecDense(b.n, z[b.off:b.off+b.n])); err != nil {
 			return err
 		}
 	}

@@ -50,7 +50,7 @@ func (e *LDS) Fit(lambda float64) (*Fit, error) {
 		return nil, err
 	}
 	f := &Fit{W: make([]float64, e.ds*e.dphi), DPsi: e.ds, DPhi: e.dphi, Lambda: lambda, N: e.n,
-		blocks: []*mat.Cholesky{c}, shared: true}
+		blocks: rowBlocks(e.ds, e.dphi, func(int) *mat.Cholesky { return c })}
 	if err := f.solveInto(e.y, f.W); err != nil {
 		return nil, fmt.Errorf("least squares: %w", err)
 	}

@@ -14,19 +14,22 @@ import (
 // data that a direction of W separates).
 var ErrNoConvergence = errors.New("maximum likelihood did not converge")
 
-// MLE is the numerical maximum-likelihood estimator for separable families
-// (product and Gaussian). It keeps every transition, since the likelihood has
-// no finite sufficient statistic. It is not safe for concurrent use.
+// MLE is the numerical maximum-likelihood estimator for product families
+// (expfam.Blocked: the scalar products, the Gaussian, and per-coordinate
+// products such as the ReLU families). It keeps every transition, since the
+// likelihood has no finite sufficient statistic. It is not safe for
+// concurrent use.
 type MLE struct {
-	dist       expfam.Distribution
+	dist       expfam.Blocked
 	dpsi, dphi int
+	blocks     []int // m_i per coordinate
 	phi, psi   []float64
 	buf        []float64
 }
 
 // NewMLE returns an empty estimator for dist and d_phi features.
-func NewMLE(dist expfam.Distribution, dphi int) *MLE {
-	return &MLE{dist: dist, dpsi: dist.StatDim(), dphi: dphi, buf: make([]float64, dist.StatDim())}
+func NewMLE(dist expfam.Blocked, dphi int) *MLE {
+	return &MLE{dist: dist, dpsi: dist.StatDim(), dphi: dphi, blocks: dist.Blocks(), buf: make([]float64, dist.StatDim())}
 }
 
 // N is the number of transitions added.
@@ -43,10 +46,11 @@ func (e *MLE) Add(phi, next []float64) {
 //
 //	Σ_t <psi(s'_t), W phi_t> − Z(W phi_t) − λ/2 |W|_F²
 //
-// by Newton's method with backtracking, row by row (the rows of W decouple
-// for separable families). start, when not nil, is the initial W (warm
-// start); otherwise it starts at 0. The confidence blocks of the result are
-// the observed information Σ_t Var_t[psi_k] phi_t phi_tᵀ + λI.
+// by Newton's method with backtracking, one coordinate block at a time (the
+// blocks decouple for product families: block i holds the m_i rows of W of
+// coordinate i). start, when not nil, is the initial W (warm start);
+// otherwise it starts at 0. The confidence blocks of the result are the
+// observed information Σ_t Cov_t[psi_i] ⊗ phi_t phi_tᵀ + λI.
 func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 	if lambda < 0 {
 		return nil, fmt.Errorf("maximum likelihood: lambda must be >= 0, got %g", lambda)
@@ -56,107 +60,152 @@ func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 	if start != nil {
 		copy(f.W, start)
 	}
-	d := e.dphi
+	row := 0
+	for i, m := range e.blocks {
+		d := m * e.dphi
+		c, err := e.fitBlock(i, row, m, f.W[row*e.dphi:row*e.dphi+d], lambda)
+		if err != nil {
+			return nil, err
+		}
+		f.blocks = append(f.blocks, fitBlock{off: row * e.dphi, n: d, c: c})
+		row += m
+	}
+	return f, nil
+}
+
+// fitBlock runs Newton's method on coordinate i's parameters w (the m rows
+// of W from row on, updated in place) and returns the factorised negative
+// Hessian at the optimum.
+func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesky, error) {
+	n := e.N()
+	dphi := e.dphi
+	d := m * dphi
 	grad := make([]float64, d)
 	hess := make([]float64, d*d)
 	step := make([]float64, d)
 	trial := make([]float64, d)
-	for k := 0; k < e.dpsi; k++ {
-		w := f.W[k*d : (k+1)*d]
-		obj := func(w []float64, grad, hess []float64) float64 {
-			if grad != nil {
-				for j := range grad {
-					grad[j] = -lambda * w[j]
-				}
-				clear(hess)
+	eta := make([]float64, m)
+	mean := make([]float64, m)
+	cov := make([]float64, m*m)
+	obj := func(w []float64, grad, hess []float64) float64 {
+		if grad != nil {
+			for j := range grad {
+				grad[j] = -lambda * w[j]
 			}
-			var l float64
-			for _, x := range w {
-				l -= 0.5 * lambda * x * x
-			}
-			for t := 0; t < n; t++ {
-				phi := e.phi[t*d : (t+1)*d]
-				var eta float64
+			clear(hess)
+		}
+		var l float64
+		for _, x := range w {
+			l -= 0.5 * lambda * x * x
+		}
+		for t := 0; t < n; t++ {
+			phi := e.phi[t*dphi : (t+1)*dphi]
+			for k := range m {
+				var v float64
 				for j, p := range phi {
-					eta += w[j] * p
+					v += w[k*dphi+j] * p
 				}
-				a, da, d2a, ok := e.dist.Cumulants(k, eta)
-				if !ok {
-					return math.Inf(-1)
-				}
-				psi := e.psi[t*e.dpsi+k]
-				l += psi*eta - a
-				if grad != nil {
-					r := psi - da
+				eta[k] = v
+			}
+			a, ok := e.dist.BlockCumulants(i, eta, mean, cov)
+			if !ok {
+				return math.Inf(-1)
+			}
+			psi := e.psi[t*e.dpsi+row : t*e.dpsi+row+m]
+			for k := range m {
+				l += psi[k] * eta[k]
+			}
+			l -= a
+			if grad != nil {
+				for k := range m {
+					r := psi[k] - mean[k]
+					gk := grad[k*dphi : (k+1)*dphi]
 					for j, p := range phi {
-						grad[j] += r * p
-					}
-					addOuter(hess, phi, d2a)
-				}
-			}
-			return l
-		}
-		cur := obj(w, grad, hess)
-		if math.IsInf(cur, -1) {
-			return nil, fmt.Errorf("maximum likelihood: the family is not normalisable at the starting W: %w", ErrNoConvergence)
-		}
-		converged := false
-		for it := 0; it < 100; it++ {
-			c, err := factor(hess, d, lambda, "maximum likelihood", n)
-			if err != nil {
-				return nil, err
-			}
-			x := mat.NewVecDense(d, step)
-			if err := c.SolveVecTo(x, mat.NewVecDense(d, grad)); err != nil {
-				return nil, fmt.Errorf("maximum likelihood: %w", err)
-			}
-			var dec float64 // Newton decrement²: gradᵀ H⁻¹ grad
-			for j := range step {
-				dec += grad[j] * step[j]
-			}
-			if dec < 1e-20*(1+math.Abs(cur)) {
-				converged = true
-				break
-			}
-			if dec < 1e-6*(1+math.Abs(cur)) {
-				// Quadratic region: take the full Newton step. The objective,
-				// built from interpolated cumulants, is too flat here to rank
-				// steps (its rounding and interpolation error exceed the gain),
-				// while the gradient stays accurate; iterating full steps
-				// drives the gradient itself to zero.
-				for j := range trial {
-					trial[j] = w[j] + step[j]
-				}
-			} else {
-				t := 1.0
-				for ; t > 1e-12; t /= 2 {
-					for j := range trial {
-						trial[j] = w[j] + t*step[j]
-					}
-					if next := obj(trial, nil, nil); next > cur && next >= cur+1e-4*t*dec {
-						break
+						gk[j] += r * p
 					}
 				}
-				if t <= 1e-12 {
-					break // no ascent along the Newton direction far from the optimum
-				}
-			}
-			copy(w, trial)
-			cur = obj(w, grad, hess)
-			for _, v := range w {
-				if math.Abs(v) > 1e8 {
-					return nil, fmt.Errorf("maximum likelihood: |W| diverges (n = %d, λ = %g): %w", n, lambda, ErrNoConvergence)
-				}
+				addCovKron(hess, cov, m, phi)
 			}
 		}
-		if !converged {
-			return nil, fmt.Errorf("maximum likelihood: row %d after 100 Newton steps (n = %d, λ = %g): %w", k, n, lambda, ErrNoConvergence)
-		}
+		return l
+	}
+	cur := obj(w, grad, hess)
+	if math.IsInf(cur, -1) {
+		return nil, fmt.Errorf("maximum likelihood: the family is not normalisable at the starting W: %w", ErrNoConvergence)
+	}
+	for it := 0; it < 100; it++ {
 		c, err := factor(hess, d, lambda, "maximum likelihood", n)
 		if err != nil {
 			return nil, err
 		}
-		f.blocks = append(f.blocks, c)
+		x := mat.NewVecDense(d, step)
+		if err := c.SolveVecTo(x, mat.NewVecDense(d, grad)); err != nil {
+			return nil, fmt.Errorf("maximum likelihood: %w", err)
+		}
+		var dec float64 // Newton decrement²: gradᵀ H⁻¹ grad
+		for j := range step {
+			dec += grad[j] * step[j]
+		}
+		if dec < 1e-20*(1+math.Abs(cur)) {
+			return factor(hess, d, lambda, "maximum likelihood", n)
+		}
+		if dec < 1e-6*(1+math.Abs(cur)) {
+			// Quadratic region: take the full Newton step. The objective,
+			// built from interpolated cumulants, is too flat here to rank
+			// steps (its rounding and interpolation error exceed the gain),
+			// while the gradient stays accurate; iterating full steps
+			// drives the gradient itself to zero.
+			for j := range trial {
+				trial[j] = w[j] + step[j]
+			}
+		} else {
+			t := 1.0
+			for ; t > 1e-12; t /= 2 {
+				for j := range trial {
+					trial[j] = w[j] + t*step[j]
+				}
+				if next := obj(trial, nil, nil); next > cur && next >= cur+1e-4*t*dec {
+					break
+				}
+			}
+			if t <= 1e-12 {
+				break // no ascent along the Newton direction far from the optimum
+			}
+		}
+		copy(w, trial)
+		cur = obj(w, grad, hess)
+		for _, v := range w {
+			if math.Abs(v) > 1e8 {
+				return nil, fmt.Errorf("maximum likelihood: |W| diverges (n = %d, λ = %g): %w", n, lambda, ErrNoConvergence)
+			}
+		}
 	}
-	return f, nil
+	return nil, fmt.Errorf("maximum likelihood: coordinate %d after 100 Newton steps (n = %d, λ = %g): %w", i, n, lambda, ErrNoConvergence)
+}
+
+// addCovKron adds cov ⊗ (phi phiᵀ) (cov m×m) to the upper triangle of the
+// (m·d_phi)² matrix h. For m = 1 it is addOuter(h, phi, cov[0]).
+func addCovKron(h, cov []float64, m int, phi []float64) {
+	if m == 1 {
+		addOuter(h, phi, cov[0])
+		return
+	}
+	dphi := len(phi)
+	n := m * dphi
+	for k := range m {
+		for l := k; l < m; l++ {
+			c := cov[k*m+l]
+			for j, pj := range phi {
+				row := h[(k*dphi+j)*n+l*dphi:]
+				cp := c * pj
+				m0 := 0
+				if k == l {
+					m0 = j
+				}
+				for q := m0; q < dphi; q++ {
+					row[q] += cp * phi[q]
+				}
+			}
+		}
+	}
 }

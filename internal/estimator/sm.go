@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"gonum.org/v1/gonum/mat"
@@ -10,16 +11,39 @@ import (
 // SM accumulates the score-matching statistics V_n and b_n one transition at
 // a time (so an agent can update them per episode) and solves for Ŵ.
 // It is not safe for concurrent use.
+//
+// V_n is block diagonal for every family but the generic one; SM keeps only
+// the upper triangles of the blocks that can be non-zero:
+//   - constant C (Gaussian): one d_phi×d_phi Gram matrix shared by every row;
+//   - Separable (diagonal C): one d_phi×d_phi block per row of W;
+//   - Blocked (a product of per-coordinate families with m_i statistics
+//     each): one (m_i·d_phi)² block per coordinate, V_i = Σ_t (g_i ⊗ phi)(g_i ⊗ phi)ᵀ
+//     with g_i = ψ_i'(s'_i);
+//   - otherwise one dense d×d block.
 type SM struct {
-	fam              expfam.Family
-	sep              expfam.Separable // nil unless fam is separable
-	constC           float64
-	constant         bool
-	ds, dpsi, dphi   int
-	n                int
-	blocks           [][]float64 // upper triangles: 1 shared (constant C), d_psi (diagonal C) or 1 dense d×d
-	b                []float64
-	jac, xi, g, cmat []float64
+	fam            expfam.Family
+	sep            expfam.Separable // nil unless fam is separable
+	blk            expfam.Blocked   // nil unless fam is Blocked and not Separable
+	constC         float64
+	constant       bool
+	ds, dpsi, dphi int
+	n              int
+	blocks         [][]float64 // upper triangles, see above
+	off            []int       // Blocked: block i starts at row off[i] of W
+	b              []float64
+	jac, xi, g     []float64
+	cmat           []float64
+	kinks          []kinkTerm
+}
+
+// kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
+// so b_n gains jump ⊗ phi · K_h(s'_i − at), a kernel estimate of the
+// conditional density p(at | s, a) (see EstimateKinks).
+type kinkTerm struct {
+	coord int
+	at, h float64
+	jump  []float64 // on the coordinate's block of psi
+	row   int       // first row of W of the block
 }
 
 // NewSM returns an empty accumulator for family fam and d_phi features.
@@ -39,17 +63,67 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 				e.blocks[k] = make([]float64, dphi*dphi)
 			}
 		}
-	} else {
-		d := e.dpsi * dphi
-		e.blocks = [][]float64{make([]float64, d*d)}
-		e.jac = make([]float64, e.ds*e.dpsi)
-		e.cmat = make([]float64, e.dpsi*e.dpsi)
+		return e
 	}
+	if blk, ok := fam.(expfam.Blocked); ok {
+		e.blk = blk
+		e.g = make([]float64, e.dpsi)
+		e.off = []int{0}
+		for _, m := range blk.Blocks() {
+			n := m * dphi
+			e.blocks = append(e.blocks, make([]float64, n*n))
+			e.off = append(e.off, e.off[len(e.off)-1]+m)
+		}
+		return e
+	}
+	d := e.dpsi * dphi
+	e.blocks = [][]float64{make([]float64, d*d)}
+	e.jac = make([]float64, e.ds*e.dpsi)
+	e.cmat = make([]float64, e.dpsi*e.dpsi)
 	return e
 }
 
-// N is the number of transitions added.
-func (e *SM) N() int { return e.n }
+// kinker is a Blocked family that reports the kinks of coordinate i's
+// statistic (expfam.Coords).
+type kinker interface {
+	Kinks(i int) (at []float64, jump [][]float64)
+}
+
+// EstimateKinks makes score matching include the δ terms of ψ” at the kinks
+// of a family's statistic (the ReLU families): with ψ' jumping by J at x = c,
+// the population b gains J ⊗ E[p(c | s, a) phi(s, a)], which the sample
+// estimates with a kernel, Σ_t K_h(s'_{t,i} − c) J ⊗ phi_t, of bandwidth
+// h[i] for coordinate i. The density itself has a kink at c (its log-slope
+// jumps by <J, η>), so a symmetric kernel is biased at O(h) there; the kernel
+// K(z) = (2 − z²) φ(z) has ∫K = 1 and ∫_0^∞ z K(z) dz = 0, which removes that
+// term and leaves an O(h²) bias. Without the term (h[i] = 0, or never
+// called: the authors' estimator) the kink is ignored and the kink
+// coefficients are inconsistent (TestSMReLUKinkTerm measures both). Call
+// before the first Add; it fails when h has the wrong length or a negative
+// or non-finite entry.
+func (e *SM) EstimateKinks(h []float64) error {
+	k, ok := e.fam.(kinker)
+	if !ok || e.blk == nil {
+		return nil
+	}
+	if len(h) != e.ds {
+		return fmt.Errorf("score matching: %d kink bandwidths for %d coordinates", len(h), e.ds)
+	}
+	e.kinks = e.kinks[:0]
+	for i := range e.ds {
+		if !(h[i] >= 0) || math.IsInf(h[i], 0) {
+			return fmt.Errorf("score matching: kink bandwidth of coordinate %d must be a finite number >= 0, got %v", i, h[i])
+		}
+		at, jump := k.Kinks(i)
+		if h[i] == 0 {
+			continue
+		}
+		for j := range at {
+			e.kinks = append(e.kinks, kinkTerm{coord: i, at: at[j], h: h[i], jump: jump[j], row: e.off[i]})
+		}
+	}
+	return nil
+}
 
 // addOuter adds w · phi phiᵀ to the upper triangle of the d_phi×d_phi block.
 func addOuter(block []float64, phi []float64, w float64) {
@@ -59,6 +133,36 @@ func addOuter(block []float64, phi []float64, w float64) {
 		row := block[j*d : (j+1)*d]
 		for m := j; m < d; m++ {
 			row[m] += wp * phi[m]
+		}
+	}
+}
+
+// addKron adds (g gᵀ) ⊗ (phi phiᵀ) to the upper triangle of a
+// (m·d_phi)×(m·d_phi) block, m = len(g): one transition's contribution
+// (g ⊗ phi)(g ⊗ phi)ᵀ to V of one coordinate.
+func addKron(block, g, phi []float64) {
+	dphi := len(phi)
+	n := len(g) * dphi
+	for k, gk := range g {
+		if gk == 0 {
+			continue
+		}
+		for l := k; l < len(g); l++ {
+			c := gk * g[l]
+			if c == 0 {
+				continue
+			}
+			for j, pj := range phi {
+				row := block[(k*dphi+j)*n+l*dphi:]
+				cp := c * pj
+				m0 := 0
+				if k == l {
+					m0 = j
+				}
+				for m := m0; m < dphi; m++ {
+					row[m] += cp * phi[m]
+				}
+			}
 		}
 	}
 }
@@ -77,6 +181,22 @@ func (e *SM) Add(phi, next []float64) {
 		for k, gk := range e.g {
 			if gk != 0 {
 				addOuter(e.blocks[k], phi, gk*gk)
+			}
+		}
+	case e.blk != nil:
+		e.blk.ScoreBlock(next, e.g, e.xi)
+		for i, v := range e.blocks {
+			g := e.g[e.off[i]:e.off[i+1]]
+			addKron(v, g, phi)
+		}
+		for _, k := range e.kinks {
+			z := (next[k.coord] - k.at) / k.h
+			w := (2 - z*z) * math.Exp(-0.5*z*z) / (math.Sqrt(2*math.Pi) * k.h) // K_h, see EstimateKinks
+			for l, jl := range k.jump {
+				bl := e.b[(k.row+l)*dphi : (k.row+l+1)*dphi]
+				for j, p := range phi {
+					bl[j] += w * jl * p
+				}
 			}
 		}
 	default:
@@ -134,6 +254,15 @@ func (e *SM) V() []float64 {
 	v := make([]float64, d*d)
 	set := func(i, j int, x float64) { v[i*d+j] = x; v[j*d+i] = x }
 	switch {
+	case e.blk != nil:
+		for i, blk := range e.blocks {
+			o, n := e.off[i]*e.dphi, (e.off[i+1]-e.off[i])*e.dphi
+			for j := 0; j < n; j++ {
+				for m := j; m < n; m++ {
+					set(o+j, o+m, blk[j*n+m])
+				}
+			}
+		}
 	case e.sep != nil:
 		for k := 0; k < e.dpsi; k++ {
 			blk, w := e.blocks[0], e.constC
@@ -179,21 +308,33 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.blocks, f.shared = []*mat.Cholesky{c}, true
+		f.blocks = rowBlocks(e.dpsi, e.dphi, func(int) *mat.Cholesky { return c })
 	case e.sep != nil:
-		for _, blk := range e.blocks {
+		cs := make([]*mat.Cholesky, len(e.blocks))
+		for k, blk := range e.blocks {
 			c, err := factor(blk, e.dphi, lambda, what, e.n)
 			if err != nil {
 				return nil, err
 			}
-			f.blocks = append(f.blocks, c)
+			cs[k] = c
+		}
+		f.blocks = rowBlocks(e.dpsi, e.dphi, func(k int) *mat.Cholesky { return cs[k] })
+	case e.blk != nil:
+		for i, blk := range e.blocks {
+			o, n := e.off[i]*e.dphi, (e.off[i+1]-e.off[i])*e.dphi
+			c, err := factor(blk, n, lambda, what, e.n)
+			if err != nil {
+				return nil, err
+			}
+			f.blocks = append(f.blocks, fitBlock{off: o, n: n, c: c})
 		}
 	default:
-		c, err := factor(e.blocks[0], e.dpsi*e.dphi, lambda, what, e.n)
+		d := e.dpsi * e.dphi
+		c, err := factor(e.blocks[0], d, lambda, what, e.n)
 		if err != nil {
 			return nil, err
 		}
-		f.blocks, f.dense = []*mat.Cholesky{c}, true
+		f.blocks = []fitBlock{{off: 0, n: d, c: c}}
 	}
 	if err := f.solveInto(e.b, f.W); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

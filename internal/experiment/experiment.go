@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -108,9 +109,23 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 	return release, nil
 }
 
-// wDims are d_psi and d_phi of the W that the agents of mdp record.
-func wDims(mdp *env.MDP) (dpsi, dphi int) {
-	return mdp.True.Dist.StatDim(), mdp.True.Feat.Dim()
+// wLens returns the number of entries of the W each agent of c records
+// on mdp: its model's, built as the runner builds it. An agent that cannot
+// be built is left out (its trials fail when they run).
+func wLens(c *config.Config, mdp *env.MDP) map[string]int {
+	out := map[string]int{}
+	for _, name := range c.Agents {
+		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+		if err != nil {
+			continue
+		}
+		if ag.Model != nil {
+			out[name] = len(ag.Model.W)
+		} else {
+			out[name] = 0
+		}
+	}
+	return out
 }
 
 // Run executes the trials of c (all, or the shard's) and writes the
@@ -151,8 +166,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	done := map[runner.Trial][]runner.Episode{}
 	var journal *results.Journal
 	if opt.Resume {
-		dpsi, dphi := wDims(mdp)
-		if done, err = results.ReadJournal(opt.OutDir, results.ExpectFor(c, dpsi*dphi)); err != nil {
+		if done, err = results.ReadJournal(opt.OutDir, results.ExpectFor(c, wLens(c, mdp))); err != nil {
 			return err
 		}
 		journal, err = results.AppendJournal(opt.OutDir)
@@ -247,8 +261,10 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 	end := time.Now()
 	meta.End = end.UTC()
 	meta.WallSeconds = end.Sub(meta.Start).Seconds()
-	dpsi, dphi := wDims(mdp)
-	if err := results.WriteDir(opt.OutDir, rows, dpsi, dphi, cfgYAML, meta); err != nil {
+	dphi := mdp.Model.Features.Dim()
+	dpsi := results.WDims(rows, dphi)
+	sums := results.Summarise(rows, c.Env.Horizon)
+	if err := results.WriteDir(opt.OutDir, rows, sums, dpsi, dphi, cfgYAML, meta); err != nil {
 		return err
 	}
 	if opt.Log != nil {
@@ -263,7 +279,7 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 		return nil
 	}
 	if opt.Stdout != nil {
-		if err := results.Table(opt.Stdout, results.Summarise(rows), IsPaper(c)); err != nil {
+		if err := results.Table(opt.Stdout, sums, IsPaper(c), mdp.Task.Terminates()); err != nil {
 			return err
 		}
 		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d trials in %.2fs)\n", opt.OutDir, len(res.Trials), meta.WallSeconds)

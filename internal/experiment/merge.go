@@ -45,8 +45,7 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 			if err != nil {
 				return errs.Invalid(fmt.Errorf("%s: %w", filepath.Join(d, results.ConfigFile), err))
 			}
-			dpsi, dphi := wDims(mdp)
-			want = results.ExpectFor(c, dpsi*dphi)
+			want = results.ExpectFor(c, wLens(c, mdp))
 		} else {
 			key, va, vb, err := configDiff(c, cd)
 			if err != nil {

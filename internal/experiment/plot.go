@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 
+	agentpkg "github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -20,8 +21,7 @@ import (
 
 // densities serves the model densities of a 1-D MDP to the figures.
 type densities struct {
-	mdp      *env.MDP
-	ldsSigma float64
+	mdp *env.MDP
 }
 
 func (d *densities) curve(m *expfam.Model, s, a float64) plotting.Density {
@@ -39,13 +39,9 @@ func (d *densities) Estimated(agent string, w []float64, s, a float64) (plotting
 	if agent == "oracle" || w == nil {
 		return nil, false
 	}
-	var dist expfam.Distribution = d.mdp.True.Dist
-	if strings.HasPrefix(agent, "lds") {
-		g, err := expfam.NewGaussian(1, d.ldsSigma)
-		if err != nil {
-			return nil, false
-		}
-		dist = g
+	dist, err := agentpkg.Family(agent, d.mdp.Model)
+	if err != nil {
+		return nil, false
 	}
 	m, err := expfam.NewModel(dist, d.mdp.True.Feat, w)
 	if err != nil {
@@ -54,7 +50,7 @@ func (d *densities) Estimated(agent string, w []float64, s, a float64) (plotting
 	return d.curve(m, s, a), true
 }
 
-func (d *densities) Reward(s float64) float64 { return d.mdp.Reward.At([]float64{s}) }
+func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float64{s}, nil) }
 
 // Plot draws every figure of the results directory dir in the given
 // format, with report.md.
@@ -116,8 +112,10 @@ func figures(dir, outDir, format string) ([]string, error) {
 		if err := checkComplete(dir, c); err != nil {
 			return nil, err
 		}
-		if m.StateDim() == 1 && m.ActionDim() == 1 {
-			dens = &densities{mdp: m, ldsSigma: c.LDS.Sigma}
+		if m.True != nil && m.StateDim() == 1 && m.ActionDim() == 1 {
+			dens = &densities{mdp: m}
+		} else {
+			opt.Marginals = &marginals{mdp: m}
 		}
 	}
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
@@ -182,8 +180,70 @@ func NewDensities(c *config.Config) (plotting.DensitySource, error) {
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
+	if m.True == nil {
+		return nil, errs.Invalid(fmt.Errorf("density figures need env.kind expfam (a true model to draw), the config has env.kind %s", m.Kind))
+	}
 	if m.StateDim() != 1 || m.ActionDim() != 1 {
 		return nil, errs.Invalid(fmt.Errorf("density figures need a 1-D state and action, the config has d_s = %d and action_dim = %d", m.StateDim(), m.ActionDim()))
 	}
-	return &densities{mdp: m, ldsSigma: c.LDS.Sigma}, nil
+	return &densities{mdp: m}, nil
+}
+
+// marginals serves the next-state marginals figure: at the MDP's query
+// state and its first action, draws of the true transition and each
+// agent's learned per-coordinate marginal.
+type marginals struct{ mdp *env.MDP }
+
+func (m *marginals) action() []float64 {
+	if m.mdp.Box != nil {
+		a := make([]float64, len(m.mdp.Box.Low))
+		for i := range a {
+			a[i] = 0.5 * (m.mdp.Box.Low[i] + m.mdp.Box.High[i])
+		}
+		return a
+	}
+	return m.mdp.Actions[0]
+}
+
+func (m *marginals) Query() string {
+	return fmt.Sprintf("s = %v, a = %v", m.mdp.Query, m.action())
+}
+func (m *marginals) Labels() []string  { return m.mdp.Labels }
+func (m *marginals) Scales() []float64 { return m.mdp.Model.LDSSigma }
+
+func (m *marginals) TrueSamples(n int) [][]float64 {
+	sim := m.mdp.Dynamics.NewSimulator()
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := m.action()
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, m.mdp.Dim)
+		sim.Step(m.mdp.Query, a, rng, out[i])
+	}
+	return out
+}
+
+func (m *marginals) Estimated(agent string, w []float64) ([]plotting.Density, bool) {
+	if agent == "oracle" || w == nil {
+		return nil, false
+	}
+	dist, err := agentpkg.Family(agent, m.mdp.Model)
+	if err != nil {
+		return nil, false
+	}
+	model, err := expfam.NewModel(dist, m.mdp.Model.Features, w)
+	if err != nil {
+		return nil, false
+	}
+	eta := make([]float64, dist.StatDim())
+	model.Eta(m.mdp.Query, m.action(), make([]float64, model.Feat.Dim()), eta)
+	out := make([]plotting.Density, m.mdp.Dim)
+	for i := range out {
+		f, err := expfam.Marginal(dist, eta, i)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = f
+	}
+	return out, true
 }

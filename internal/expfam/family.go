@@ -34,18 +34,35 @@ type Separable interface {
 	ConstantC() (c float64, ok bool)
 }
 
-// Distribution is a separable family that can also normalise and sample:
-// given η ∈ R^{d_psi} the coordinates of s' are independent.
+// Distribution is a family that can also normalise, sample and average:
+// everything planning with a model needs.
 type Distribution interface {
-	Separable
+	Family
 	// Sample draws s' ~ P(· | η) into out using rng.
 	Sample(eta []float64, rng *rand.Rand, out []float64)
 	// LogPartition returns Z(η) = log ∫ q(x) exp(<psi(x), η>) dx.
 	LogPartition(eta []float64) (float64, error)
-	// Cumulants returns, for coordinate k, A(η_k) (its part of Z) and its first
-	// two derivatives E[psi_k] and Var[psi_k]; ok is false when the family is
-	// not normalisable at η_k.
-	Cumulants(k int, etaK float64) (a, da, d2a float64, ok bool)
+	// Mean writes E[s' | η] into out (len d_s).
+	Mean(eta, out []float64)
+}
+
+// Blocked is a product family whose coordinates are independent given η,
+// with statistic block i (length Blocks()[i], blocks consecutive in psi)
+// depending on x_i only. The Jacobian of psi is then block diagonal,
+// C(x) = Σ_i ∂_i psi ∂_i psiᵀ is block diagonal with rank-one blocks, and
+// Z(η) is the sum of per-block log-partition functions: score matching and
+// maximum likelihood decouple into one problem per block.
+type Blocked interface {
+	Family
+	// Blocks returns the block lengths m_i, one per state coordinate.
+	Blocks() []int
+	// ScoreBlock writes g[k] = ∂_i psi_k(x) for the coordinate i of block
+	// k (the non-zero Jacobian entries) and xi[k] as in ScoreTerms.
+	ScoreBlock(x, g, xi []float64)
+	// BlockCumulants returns A_i(η_i), block i's part of Z, and writes its
+	// gradient E[psi_i] (len m_i) and Hessian Cov[psi_i] (m_i×m_i) into grad
+	// and hess; ok is false when the family is not normalisable at η_i.
+	BlockCumulants(i int, etaI, grad, hess []float64) (a float64, ok bool)
 }
 
 // LogDensity returns log P(x | η) = log q(x) + <psi(x), η> − Z(η) for a
@@ -140,8 +157,32 @@ func (p *Product) LogPartition(eta []float64) (float64, error) {
 	return z, nil
 }
 
-func (p *Product) Cumulants(_ int, etaK float64) (a, da, d2a float64, ok bool) {
-	return p.T.Cumulants(etaK)
+// Mean writes E[x_k | η_k] per coordinate, from the table.
+func (p *Product) Mean(eta, out []float64) {
+	for k, e := range eta[:p.D] {
+		out[k] = p.T.MeanX(e)
+	}
+}
+
+// Blocks is one statistic per coordinate.
+func (p *Product) Blocks() []int { return ones(p.D) }
+
+// ScoreBlock is ScoreDiag.
+func (p *Product) ScoreBlock(x, g, xi []float64) { p.ScoreDiag(x, g, xi) }
+
+// BlockCumulants returns the tabulated cumulants of coordinate i.
+func (p *Product) BlockCumulants(_ int, etaI, grad, hess []float64) (float64, bool) {
+	a, da, d2a, ok := p.T.Cumulants(etaI[0])
+	grad[0], hess[0] = da, d2a
+	return a, ok
+}
+
+func ones(n int) []int {
+	m := make([]int, n)
+	for i := range m {
+		m[i] = 1
+	}
+	return m
 }
 
 // Gaussian is the nonLDS family: q(x) ∝ exp(−|x|²/(2σ²)), psi(x) = x/σ², so
@@ -206,13 +247,28 @@ func (g *Gaussian) Sample(eta []float64, rng *rand.Rand, out []float64) {
 }
 func (g *Gaussian) LogPartition(eta []float64) (float64, error) {
 	var z float64
+	var da, d2a [1]float64
 	for k := range eta[:g.D] {
-		a, _, _, _ := g.Cumulants(k, eta[k])
+		a, _ := g.BlockCumulants(k, eta[k:k+1], da[:], d2a[:])
 		z += a
 	}
 	return z, nil
 }
-func (g *Gaussian) Cumulants(_ int, etaK float64) (a, da, d2a float64, ok bool) {
+
+// Mean is η: P(· | η) = N(η, σ² I).
+func (g *Gaussian) Mean(eta, out []float64) { copy(out, eta[:g.D]) }
+
+// Blocks is one statistic per coordinate.
+func (g *Gaussian) Blocks() []int { return ones(g.D) }
+
+// ScoreBlock is ScoreDiag.
+func (g *Gaussian) ScoreBlock(x, d, xi []float64) { g.ScoreDiag(x, d, xi) }
+
+// BlockCumulants returns A(η_i) = η_i²/(2σ²) + log(2πσ²)/2, E[psi_i] = η_i/σ²
+// and Var[psi_i] = 1/σ².
+func (g *Gaussian) BlockCumulants(_ int, etaI, grad, hess []float64) (float64, bool) {
 	s2 := g.Sigma * g.Sigma
-	return etaK*etaK/(2*s2) + 0.5*math.Log(2*math.Pi*s2), etaK / s2, 1 / s2, true
+	e := etaI[0]
+	grad[0], hess[0] = e/s2, 1/s2
+	return e*e/(2*s2) + 0.5*math.Log(2*math.Pi*s2), true
 }

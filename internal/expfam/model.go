@@ -70,3 +70,26 @@ func (m *Model) Density(s, a []float64) (func(x []float64) float64, error) {
 		return math.Exp(LogDensity(m.Dist, eta, x, z, buf))
 	}, nil
 }
+
+// MeanStepper moves to the mean next state E[s' | s, a] of a model instead
+// of drawing it: the "mean" rollouts of a planner. It draws nothing from
+// the rng, and is not safe for concurrent use.
+type MeanStepper struct {
+	M        *Model
+	phi, eta []float64
+}
+
+// NewMeanStepper returns a MeanStepper for m.
+func NewMeanStepper(m *Model) *MeanStepper {
+	return &MeanStepper{M: m, phi: make([]float64, m.Feat.Dim()), eta: make([]float64, m.Dist.StatDim())}
+}
+
+// Step writes E[s' | s, a] into out.
+func (st *MeanStepper) Step(s, a []float64, _ *rand.Rand, out []float64) {
+	st.M.Eta(s, a, st.phi, st.eta)
+	st.M.Dist.Mean(st.eta, out)
+}
+
+// Deterministic reports that Step draws nothing: one rollout per candidate
+// is as good as many.
+func (*MeanStepper) Deterministic() bool { return true }

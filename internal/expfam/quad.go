@@ -36,6 +36,8 @@ type CDF struct {
 	Eta            float64
 	LogZ           float64 // log ∫ q(x) exp(η ψ(x)) dx, q as given by LogQ
 	Mean, Variance float64 // of ψ(X)
+	MeanX          float64 // E[X]
+	CovXPsi        float64 // Cov(X, ψ(X)) = dE[X]/dη
 	edges          []float64
 	cdf            []float64 // normalised CDF at edges; cdf[0] = 0, cdf[last] = 1
 	dens           []float64 // normalised density at edges
@@ -63,7 +65,7 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 	m := len(edges) - 1
 	c := &CDF{Eta: eta, edges: edges, cdf: make([]float64, m+1), dens: make([]float64, m+1),
 		dl: make([]float64, m), dr: make([]float64, m)}
-	var total, s1, s2 float64
+	var total, s1, s2, sx, sxpsi float64
 	for p := 0; p < m; p++ {
 		a, b := edges[p], edges[p+1]
 		mid, half := 0.5*(a+b), 0.5*(b-a)
@@ -75,6 +77,8 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 			mass += w
 			s1 += w * psi
 			s2 += w * psi * psi
+			sx += w * x
+			sxpsi += w * x * psi
 		}
 		total += mass
 		c.cdf[p+1] = total
@@ -96,6 +100,8 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 	c.LogZ = lmax + math.Log(total)
 	c.Mean = s1 / total
 	c.Variance = math.Max(s2/total-c.Mean*c.Mean, 0)
+	c.MeanX = sx / total
+	c.CovXPsi = sxpsi/total - c.MeanX*c.Mean
 	return c, nil
 }
 

@@ -50,6 +50,7 @@ type tableRow struct {
 	q                [TableCells + 1]float64
 	lo, hi           [TableTailCells + 1]float64 // Q(tailU(k)) and Q(1 − tailU(k))
 	logZ, mean, vari float64
+	meanX, covXPsi   float64 // E[x] and its η-derivative Cov(x, ψ)
 	err              error
 }
 
@@ -72,6 +73,7 @@ func (t *Table) row(i int) *tableRow {
 		r.err = err
 	} else {
 		r.logZ, r.mean, r.vari = c.LogZ, c.Mean, c.Variance
+		r.meanX, r.covXPsi = c.MeanX, c.CovXPsi
 		// Quantiles at u_j = j/TableCells: walk the panels once.
 		n := len(c.edges)
 		r.q[0] = c.edges[0]
@@ -180,6 +182,26 @@ func (t *Table) Cumulants(eta float64) (a, da, d2a float64, ok bool) {
 	da = hermite(r0.mean, r1.mean, h*r0.vari, h*r1.vari, w)
 	d2a = r0.vari + w*(r1.vari-r0.vari)
 	return a, da, d2a, true
+}
+
+// MeanX returns E[x | η]: inside the table the cubic Hermite interpolant
+// of the exact grid values and their η-derivatives Cov(x, ψ), outside it
+// integrated exactly. It is NaN where the family is not normalisable.
+func (t *Table) MeanX(eta float64) float64 {
+	i, w, in := locate(eta)
+	if !in {
+		c, err := NewCDF(t.f, eta)
+		if err != nil {
+			return math.NaN()
+		}
+		return c.MeanX
+	}
+	r0, r1 := t.row(i), t.row(i+1)
+	if r0.err != nil || r1.err != nil {
+		return math.NaN()
+	}
+	const h = 1.0 / TableEtaRes
+	return hermite(r0.meanX, r1.meanX, h*r0.covXPsi, h*r1.covXPsi, w)
 }
 
 // hermite is the cubic Hermite interpolant at t ∈ [0, 1] of values f0, f1

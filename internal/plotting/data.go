@@ -173,6 +173,11 @@ type summaryRow struct {
 	CumRegretMean, CumRegretLo, CumRegretHi float64
 	PlusCountMean, PlusCountLo, PlusCountHi float64
 	WErrorMean                              float64
+	RewardLo, RewardHi                      float64 // NaN in files from before they were written
+	StepsMean, StepsLo, StepsHi             float64 // likewise
+	FinalReturnMean, FinalReturnLo          float64 // likewise; per agent
+	FinalReturnHi, FirstFullMedian          float64
+	FullSeeds                               float64
 }
 
 // summaryData is a parsed summary.csv: agents in legend order and each
@@ -234,6 +239,20 @@ func readSummary(path string) (*summaryData, error) {
 				return nil, err
 			}
 		}
+		// Columns added later: absent in older results directories.
+		for _, c := range []struct {
+			name string
+			dst  *float64
+		}{{"reward_lo", &r.RewardLo}, {"reward_hi", &r.RewardHi}, {"steps_mean", &r.StepsMean}, {"steps_lo", &r.StepsLo}, {"steps_hi", &r.StepsHi},
+			{"final_return_mean", &r.FinalReturnMean}, {"final_return_lo", &r.FinalReturnLo}, {"final_return_hi", &r.FinalReturnHi},
+			{"first_full_median", &r.FirstFullMedian}, {"full_seeds", &r.FullSeeds}} {
+			*c.dst = math.NaN()
+			if _, ok := t.col[c.name]; ok {
+				if *c.dst, err = t.optFloat(i, c.name); err != nil {
+					return nil, err
+				}
+			}
+		}
 		if seen[a] == nil {
 			seen[a] = map[int]bool{}
 			d.Agents = append(d.Agents, a)
@@ -259,6 +278,37 @@ func (d *summaryData) hasRegret() bool {
 		}
 		for _, r := range rows {
 			if !math.IsNaN(r.CumRegretMean) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// terminates reports whether some agent's mean episode length is below the
+// horizon: the episodes end at terminal states.
+func (d *summaryData) terminates(horizon int) bool {
+	for _, rows := range d.Rows {
+		for _, r := range rows {
+			if horizon > 0 && r.StepsMean < float64(horizon) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stepsVary reports whether episode lengths differ between rows: the
+// episodes end at terminal states (used where the horizon is not known).
+func (d *summaryData) stepsVary() bool {
+	first := math.NaN()
+	for _, rows := range d.Rows {
+		for _, r := range rows {
+			switch {
+			case math.IsNaN(r.StepsMean):
+			case math.IsNaN(first):
+				first = r.StepsMean
+			case r.StepsMean != first:
 				return true
 			}
 		}
@@ -355,21 +405,24 @@ func readEpisodes(path string) (map[string]finalW, error) {
 				return nil, err
 			}
 		}
+		// An agent's W fills a prefix of the cells (agents with smaller
+		// families leave the trailing ones empty).
 		w := make([]float64, len(wcols))
-		empty := 0
+		filled := 0
 		for n, c := range wcols {
 			if w[n], err = t.optFloat(i, t.header[c.col]); err != nil {
 				return nil, err
 			}
-			if math.IsNaN(w[n]) {
-				empty++
+			if !math.IsNaN(w[n]) {
+				if filled != n {
+					return nil, lineErr(path, t.lines[i], fmt.Errorf("the W cell %s is set after an empty one", t.header[c.col]))
+				}
+				filled++
 			}
 		}
-		switch {
-		case empty == len(w):
+		w = w[:filled]
+		if filled == 0 {
 			w = nil
-		case empty > 0:
-			return nil, lineErr(path, t.lines[i], fmt.Errorf("%d of %d W cells are empty", empty, len(w)))
 		}
 		cur, ok := out[a]
 		if !ok || seed < cur.Seed || (seed == cur.Seed && ep > cur.Episode) {

@@ -37,6 +37,8 @@ const (
 	FigWError       = "w_error"
 	FigMDP          = "mdp"
 	FigDensities    = "densities"
+	FigReturn       = "return"
+	FigSteps        = "episode_length"
 )
 
 // FigureNames lists every figure RunFigures may write, in order: the files
@@ -45,10 +47,12 @@ var FigureNames = []string{FigCumReward, FigCumRegret, FigRegretLogLog, FigPlusC
 
 // RunFigures regenerates every figure of the results directory dir into
 // outDir (created if missing) and returns the written paths in the order
-// cum_reward, cum_regret, regret_loglog, plus_count, w_error, mdp,
-// densities.
+// cum_reward, return, episode_length, cum_regret, regret_loglog,
+// plus_count, w_error, mdp, densities, marginals.
 //
-// cum_regret is written only if some agent has regret values,
+// return and episode_length are written only when episodes end early
+// (some mean length below opt.Horizon), marginals only with
+// opt.Marginals; cum_regret is written only if some agent has regret values,
 // regret_loglog only if some agent has a positive mean regret, w_error only
 // if some agent has a W error, and mdp and densities only if dens is not
 // nil; densities uses each agent's final W from seed 0, last episode, of
@@ -80,6 +84,12 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	figs := []fig{
 		{FigCumReward, func(c draw.Canvas) error { return cumRewardFigure(c, sum) }},
 	}
+	if sum.terminates(opt.Horizon) {
+		figs = append(figs,
+			fig{FigReturn, func(c draw.Canvas) error { return returnFigure(c, sum) }},
+			fig{FigSteps, func(c draw.Canvas) error { return stepsFigure(c, sum, opt.Horizon) }},
+		)
+	}
 	if sum.hasRegret() {
 		figs = append(figs,
 			fig{FigCumRegret, func(c draw.Canvas) error { return cumRegretFigure(c, sum) }},
@@ -93,6 +103,9 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 			fig{FigMDP, func(c draw.Canvas) error { return mdpFigure(c, dens, opt) }},
 			fig{FigDensities, func(c draw.Canvas) error { return densitiesFigure(c, dens, finals, runDensitiesTitle, opt) }},
 		)
+	}
+	if opt.Marginals != nil {
+		figs = append(figs, fig{FigMarginals, func(c draw.Canvas) error { return marginalsFigure(c, opt.Marginals, finals) }})
 	}
 
 	var written []string
@@ -185,6 +198,26 @@ func cumRewardFigure(c draw.Canvas, sum *summaryData) error {
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		return r.CumRewardMean, r.CumRewardLo, r.CumRewardHi
 	})
+	return bandFigure(c, p, ss)
+}
+
+// returnFigure draws the mean return per episode per agent with its band.
+func returnFigure(c draw.Canvas, sum *summaryData) error {
+	p := newPlot(fmt.Sprintf("Return per episode (%s)", ciNote(sum)), "episode", "return")
+	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
+		return r.RewardMean, r.RewardLo, r.RewardHi
+	})
+	return bandFigure(c, p, ss)
+}
+
+// stepsFigure draws the mean episode length per agent with its band,
+// clipped to [0, H].
+func stepsFigure(c draw.Canvas, sum *summaryData, horizon int) error {
+	p := newPlot(fmt.Sprintf("Episode length (%s)", ciNote(sum)), "episode", fmt.Sprintf("steps (of H = %d)", horizon))
+	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
+		return r.StepsMean, math.Max(r.StepsLo, 0), math.Min(r.StepsHi, float64(horizon))
+	})
+	p.Y.Min, p.Y.Max = 0, float64(horizon)
 	return bandFigure(c, p, ss)
 }
 

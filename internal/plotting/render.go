@@ -41,6 +41,8 @@ type Options struct {
 	// Horizon is the number of steps per episode H; when positive the
 	// plus_count y axis spans [0, H]. Zero fits the axis to the data.
 	Horizon int
+	// Marginals, when not nil, supplies the marginals figure.
+	Marginals MarginalSource
 	// SMin and SMax bound the states of the mdp and densities figures;
 	// both zero means the paper's [−3, 3].
 	SMin, SMax float64

@@ -24,6 +24,9 @@ var figureCaptions = map[string]string{
 	FigWError:       "Frobenius error of the estimated W against the true W₀, mean over seeds.",
 	FigMDP:          "The MDP: true transition densities from s = 0.5 for a = ±1, and the reward scaled to their maximum.",
 	FigDensities:    "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
+	FigReturn:       "Return per episode: mean over seeds, shaded 95% Student-t interval.",
+	FigSteps:        "Episode length (steps before a terminal state, at most H): mean over seeds, shaded 95% Student-t interval.",
+	FigMarginals:    "Next-state marginals at one query (s, a): the true distribution of each coordinate of s' (histogram of draws from the true transition) and each agent's learned marginal density from its final W of seed 0.",
 }
 
 // Report writes dir/report.md: a title, the final-episode summary table
@@ -58,11 +61,30 @@ func ReportTo(dir, reportDir string, figures []string) error {
 	fmt.Fprintf(&b, "Generated from `%s` and `%s`%s. Values are means over seeds with 95%% Student-t intervals in brackets.\n\n",
 		summaryFile, episodesFile, fromElsewhere(absDir, absReport))
 	b.WriteString("## Final episode\n\n")
-	b.WriteString("| agent | seeds | episode | cumulative reward | cumulative regret | plus count (steps with a = +1) | W error |\n")
-	b.WriteString("|---|---:|---:|---|---|---|---:|\n")
+	terminating := sum.stepsVary()
+	if terminating {
+		b.WriteString("| agent | seeds | episode | return, last 20 episodes | first full-length episode (median; seeds that had one) | cumulative reward | cumulative regret | W error |\n")
+		b.WriteString("|---|---:|---:|---|---|---|---|---:|\n")
+	} else {
+		b.WriteString("| agent | seeds | episode | cumulative reward | cumulative regret | plus count (steps with a = +1) | W error |\n")
+		b.WriteString("|---|---:|---:|---|---|---|---:|\n")
+	}
 	for _, a := range sum.Agents {
 		rows := sum.Rows[a]
 		r := rows[len(rows)-1]
+		if terminating {
+			first := "never"
+			if !math.IsNaN(r.FirstFullMedian) {
+				first = number(r.FirstFullMedian)
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s (%s of %d) | %s | %s | %s |\n",
+				mdEscape(a), r.Seeds, r.Episode,
+				interval(r.FinalReturnMean, r.FinalReturnLo, r.FinalReturnHi), first, number(r.FullSeeds), r.Seeds,
+				interval(r.CumRewardMean, r.CumRewardLo, r.CumRewardHi),
+				interval(r.CumRegretMean, r.CumRegretLo, r.CumRegretHi),
+				number(r.WErrorMean))
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s |\n",
 			mdEscape(a), r.Seeds, r.Episode,
 			interval(r.CumRewardMean, r.CumRewardLo, r.CumRewardHi),

@@ -34,6 +34,7 @@ type journalLine struct {
 type journalEpisode struct {
 	Episode   int       `json:"episode"`
 	Reward    float64   `json:"reward"`
+	Steps     int       `json:"steps"`
 	PlusCount int       `json:"plus_count"`
 	W         []float64 `json:"w"`
 	WError    *float64  `json:"w_error"`
@@ -127,7 +128,7 @@ func openJournal(dir string, flag int) (*Journal, error) {
 func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
 	l := journalLine{Agent: t.Agent, Seed: t.Seed, Episodes: make([]journalEpisode, len(eps))}
 	for i, e := range eps {
-		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: e.Reward, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta)}
+		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta)}
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -151,20 +152,24 @@ type Expect struct {
 	Agents   []string // the config's agents
 	Seeds    int      // seeds per agent
 	Episodes int      // K, episodes per trial
-	Horizon  int      // H, steps per episode
-	WLen     int      // entries of W, d_psi·d_phi
+	Horizon  int      // H, the most steps of an episode
+	// WLen is the number of entries of the W each agent records (its
+	// model's d_psi·d_phi; 0 for an agent without a model); an agent
+	// missing from WLen is not checked.
+	WLen map[string]int
 }
 
-// ExpectFor returns the expectation of config c, whose W has wlen entries.
-func ExpectFor(c *config.Config, wlen int) *Expect {
+// ExpectFor returns the expectation of config c, whose agents record W of
+// the lengths wlen.
+func ExpectFor(c *config.Config, wlen map[string]int) *Expect {
 	return &Expect{Agents: c.Agents, Seeds: c.Seeds, Episodes: c.Episodes, Horizon: c.Env.Horizon, WLen: wlen}
 }
 
 // Check reports the first way trial t's record eps disagrees with the
 // config: an agent or seed the config does not have, a number of
-// episodes other than K, episode numbers other than 1..K in order, a
-// plus_count outside [0, H], or a W of the wrong length. A field added to
-// runner.Episode gets its check here.
+// episodes other than K, episode numbers other than 1..K in order, steps
+// outside [1, H], a plus_count outside [0, steps], or a W of the wrong
+// length. A field added to runner.Episode gets its check here.
 func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 	if !slices.Contains(x.Agents, t.Agent) {
 		return fmt.Errorf("agent %q is not one of the config's agents %v", t.Agent, x.Agents)
@@ -175,15 +180,18 @@ func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 	if len(eps) != x.Episodes {
 		return fmt.Errorf("agent %s seed %d has %d episodes, the config has %d", t.Agent, t.Seed, len(eps), x.Episodes)
 	}
+	wlen, checkW := x.WLen[t.Agent]
 	for i, e := range eps {
-		if e.Episode != i+1 {
+		where := fmt.Sprintf("agent %s seed %d episode %d", t.Agent, t.Seed, e.Episode)
+		switch {
+		case e.Episode != i+1:
 			return fmt.Errorf("agent %s seed %d: episode %d is numbered %d (want 1..%d in order, no repeats)", t.Agent, t.Seed, i+1, e.Episode, x.Episodes)
-		}
-		if e.PlusCount < 0 || e.PlusCount > x.Horizon {
-			return fmt.Errorf("agent %s seed %d episode %d: plus_count %d is outside [0, %d] (env.horizon)", t.Agent, t.Seed, e.Episode, e.PlusCount, x.Horizon)
-		}
-		if len(e.W) != x.WLen {
-			return fmt.Errorf("agent %s seed %d episode %d: W has %d entries, the config implies d_psi·d_phi = %d", t.Agent, t.Seed, e.Episode, len(e.W), x.WLen)
+		case e.Steps < 1 || e.Steps > x.Horizon:
+			return fmt.Errorf("%s: steps %d is outside [1, %d] (env.horizon)", where, e.Steps, x.Horizon)
+		case e.PlusCount < 0 || e.PlusCount > e.Steps:
+			return fmt.Errorf("%s: plus_count %d is outside [0, %d] (its steps)", where, e.PlusCount, e.Steps)
+		case checkW && len(e.W) != wlen:
+			return fmt.Errorf("%s: W has %d entries, the agent's model has d_psi·d_phi = %d", where, len(e.W), wlen)
 		}
 	}
 	return nil
@@ -217,7 +225,7 @@ func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, e
 		}
 		eps := make([]runner.Episode, len(l.Episodes))
 		for i, e := range l.Episodes {
-			eps[i] = runner.Episode{Episode: e.Episode, Reward: e.Reward, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta)}
+			eps[i] = runner.Episode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta)}
 		}
 		t := runner.Trial{Agent: l.Agent, Seed: l.Seed}
 		if want != nil {

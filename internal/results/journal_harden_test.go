@@ -15,7 +15,7 @@ import (
 func episodes(k, wlen int) []runner.Episode {
 	eps := make([]runner.Episode, k)
 	for i := range eps {
-		eps[i] = runner.Episode{Episode: i + 1, Reward: float64(i), PlusCount: 1, W: make([]float64, wlen)}
+		eps[i] = runner.Episode{Episode: i + 1, Reward: float64(i), Steps: 10, PlusCount: 1, W: make([]float64, wlen)}
 	}
 	return eps
 }
@@ -44,7 +44,7 @@ func TestAppendJournalDropsPartialLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	want := &Expect{Agents: []string{"sm"}, Seeds: 2, Episodes: 2, Horizon: 10, WLen: 2}
+	want := &Expect{Agents: []string{"sm"}, Seeds: 2, Episodes: 2, Horizon: 10, WLen: map[string]int{"sm": 2}}
 	got, err := ReadJournal(dir, want)
 	if err != nil {
 		t.Fatalf("journal unreadable after resume: %v", err)
@@ -71,7 +71,7 @@ func TestAppendJournalDropsPartialLine(t *testing.T) {
 // Every record is checked against the config; the error names the file
 // and the line.
 func TestReadJournalChecksRecords(t *testing.T) {
-	want := &Expect{Agents: []string{"sm", "oracle"}, Seeds: 2, Episodes: 3, Horizon: 10, WLen: 2}
+	want := &Expect{Agents: []string{"sm", "oracle"}, Seeds: 2, Episodes: 3, Horizon: 10, WLen: map[string]int{"sm": 2, "oracle": 2}}
 	good := episodes(3, 2)
 	dup := episodes(3, 2)
 	dup[2].Episode = 2
@@ -79,6 +79,8 @@ func TestReadJournalChecksRecords(t *testing.T) {
 	shortW[1].W = []float64{1}
 	plus := episodes(3, 2)
 	plus[0].PlusCount = 11
+	steps := episodes(3, 2)
+	steps[2].Steps = 0
 	for _, tc := range []struct {
 		name  string
 		trial runner.Trial
@@ -90,7 +92,8 @@ func TestReadJournalChecksRecords(t *testing.T) {
 		{"wrong W length", runner.Trial{Agent: "sm", Seed: 1}, shortW, "W has 1 entries"},
 		{"unknown agent", runner.Trial{Agent: "lds", Seed: 0}, good, `agent "lds"`},
 		{"seed out of range", runner.Trial{Agent: "sm", Seed: 2}, good, "seed 2"},
-		{"plus_count above H", runner.Trial{Agent: "sm", Seed: 1}, plus, "plus_count 11"},
+		{"plus_count above its steps", runner.Trial{Agent: "sm", Seed: 1}, plus, "plus_count 11"},
+		{"no steps", runner.Trial{Agent: "sm", Seed: 1}, steps, "steps 0 is outside [1, 10]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -3,14 +3,17 @@
 //
 //	episodes.csv  one row per (agent, seed, episode), canonical order:
 //	              agents in config order, seeds ascending, episodes from 1
-//	              agent,seed,episode,reward,cum_reward,regret,cum_regret,
+//	              agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,
 //	              plus_count,w_error,beta,w_0_0,w_0_1,…
 //	summary.csv   per (agent, episode): mean and 95% Student-t interval over
-//	              seeds of cum_reward, cum_regret and plus_count; mean
-//	              w_error and beta; and the agent's regret_slope
+//	              seeds of cum_reward, cum_regret, plus_count, reward and
+//	              steps; mean w_error and beta; and the agent's regret_slope
 //	config.yaml   the fully resolved config
 //	metadata.json versions, command line, times
 //
+// steps is the episode's length (H unless it reached a terminal state);
+// w_i_j is row i, column j of the agent's Ŵ (its own family's shape: agents
+// whose W has fewer rows than the widest leave the remaining cells empty);
 // regret = oracle reward − agent reward on the same seed and episode (empty
 // when the oracle is not run); w_error = |Ŵ − W0|_F (empty for the oracle);
 // beta = β_k, the radius of the confidence set an optimistic (-ucb) agent
@@ -41,6 +44,7 @@ type Row struct {
 	Seed      int
 	Episode   int
 	Reward    float64
+	Steps     int
 	CumReward float64
 	Regret    float64 // NaN when unknown
 	CumRegret float64 // NaN when unknown
@@ -65,7 +69,7 @@ func Rows(res *runner.Result) []Row {
 		or, hasOracle := oracle[t.Seed]
 		for k, e := range res.Episodes[i] {
 			cum += e.Reward
-			r := Row{Agent: t.Agent, Seed: t.Seed, Episode: e.Episode, Reward: e.Reward, CumReward: cum,
+			r := Row{Agent: t.Agent, Seed: t.Seed, Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, CumReward: cum,
 				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, W: e.W}
 			if hasOracle && k < len(or) {
 				r.Regret = or[k].Reward - e.Reward
@@ -78,9 +82,10 @@ func Rows(res *runner.Result) []Row {
 	return rows
 }
 
-// EpisodesHeader returns the header of episodes.csv for d_psi×d_phi W.
+// EpisodesHeader returns the header of episodes.csv for W of up to d_psi
+// rows and d_phi columns.
 func EpisodesHeader(dpsi, dphi int) []string {
-	h := []string{"agent", "seed", "episode", "reward", "cum_reward", "regret", "cum_regret", "plus_count", "w_error", "beta"}
+	h := []string{"agent", "seed", "episode", "reward", "steps", "cum_reward", "regret", "cum_regret", "plus_count", "w_error", "beta"}
 	for k := 0; k < dpsi; k++ {
 		for j := 0; j < dphi; j++ {
 			h = append(h, fmt.Sprintf("w_%d_%d", k, j))
@@ -134,21 +139,35 @@ type Summary struct {
 	Seeds                           int
 	RewardMean                      float64
 	CumReward, CumRegret, PlusCount Stat
+	Reward, Steps                   Stat
 	WErrorMean                      float64
 	BetaMean                        float64 // NaN for agents without a confidence set
 	RegretSlope                     float64 // per agent; NaN when undefined
+	// Per agent, repeated on each of its rows: the mean return over its
+	// last FinalEpisodes episodes (mean and 95% interval over seeds of the
+	// per-seed means), the median over seeds of the first episode that
+	// lasted the whole horizon (NaN when fewer than half the seeds had
+	// one) and the number of seeds that had one.
+	FinalReturn     Stat
+	FirstFullMedian float64
+	FullSeeds       int
 }
 
+// FinalEpisodes is the number of last episodes final_return averages over.
+const FinalEpisodes = 20
+
 // SummaryHeader is the header of summary.csv.
-var SummaryHeader = []string{"agent", "episode", "seeds", "reward_mean",
+var SummaryHeader = []string{"agent", "episode", "seeds", "reward_mean", "reward_lo", "reward_hi",
+	"steps_mean", "steps_lo", "steps_hi",
 	"cum_reward_mean", "cum_reward_lo", "cum_reward_hi",
 	"cum_regret_mean", "cum_regret_lo", "cum_regret_hi",
-	"plus_count_mean", "plus_count_lo", "plus_count_hi", "w_error_mean",
-	"beta_mean", "regret_slope"}
+	"plus_count_mean", "plus_count_lo", "plus_count_hi",
+	"final_return_mean", "final_return_lo", "final_return_hi", "first_full_median", "full_seeds",
+	"w_error_mean", "beta_mean", "regret_slope"}
 
 // Summarise aggregates rows over seeds, per agent (in first-seen order) and
-// episode.
-func Summarise(rows []Row) []Summary {
+// episode. horizon is H, for the episodes that lasted it.
+func Summarise(rows []Row, horizon int) []Summary {
 	type key struct {
 		agent string
 		ep    int
@@ -179,9 +198,12 @@ func Summarise(rows []Row) []Summary {
 				return xs
 			}
 			mean := func(xs []float64) float64 { return MeanCI(xs).Mean }
+			reward := MeanCI(col(func(r Row) float64 { return r.Reward }))
 			out = append(out, Summary{
 				Agent: a, Episode: ep, Seeds: len(g),
-				RewardMean: mean(col(func(r Row) float64 { return r.Reward })),
+				RewardMean: reward.Mean,
+				Reward:     reward,
+				Steps:      MeanCI(col(func(r Row) float64 { return float64(r.Steps) })),
 				CumReward:  MeanCI(col(func(r Row) float64 { return r.CumReward })),
 				CumRegret:  MeanCI(col(func(r Row) float64 { return r.CumRegret })),
 				PlusCount:  MeanCI(col(func(r Row) float64 { return float64(r.PlusCount) })),
@@ -203,12 +225,63 @@ func Summarise(rows []Row) []Summary {
 			reg = append(reg, s.CumRegret.Mean)
 		}
 		slope := RegretSlope(eps, reg)
+		final, firstFull, full := survival(rows, out[lo].Agent, eps[len(eps)-1], horizon)
 		for i := lo; i < hi; i++ {
 			out[i].RegretSlope = slope
+			out[i].FinalReturn, out[i].FirstFullMedian, out[i].FullSeeds = final, firstFull, full
 		}
 		lo = hi
 	}
 	return out
+}
+
+// survival returns an agent's final return (per-seed mean return over its
+// last FinalEpisodes episodes up to lastEp, then mean and interval over
+// seeds), the median over seeds of the first episode that lasted horizon
+// steps (a seed without one counts as never, i.e. +∞; NaN when the median
+// is never) and the number of seeds with one.
+func survival(rows []Row, agent string, lastEp float64, horizon int) (final Stat, firstFull float64, full int) {
+	from := int(lastEp) - FinalEpisodes + 1
+	sum, n := map[int]float64{}, map[int]int{}
+	first := map[int]int{}
+	var seeds []int
+	for _, r := range rows {
+		if r.Agent != agent {
+			continue
+		}
+		if _, ok := n[r.Seed]; !ok {
+			seeds = append(seeds, r.Seed)
+			n[r.Seed] = 0
+		}
+		if r.Episode >= from {
+			sum[r.Seed] += r.Reward
+			n[r.Seed]++
+		}
+		if r.Steps == horizon && (first[r.Seed] == 0 || r.Episode < first[r.Seed]) {
+			first[r.Seed] = r.Episode
+		}
+	}
+	means := make([]float64, 0, len(seeds))
+	firsts := make([]float64, 0, len(seeds))
+	for _, s := range seeds {
+		means = append(means, sum[s]/float64(n[s]))
+		f := math.Inf(1)
+		if first[s] > 0 {
+			f = float64(first[s])
+			full++
+		}
+		firsts = append(firsts, f)
+	}
+	slices.Sort(firsts)
+	k := len(firsts)
+	med := firsts[(k-1)/2]
+	if k%2 == 0 {
+		med = 0.5 * (firsts[k/2-1] + firsts[k/2])
+	}
+	if math.IsInf(med, 0) {
+		med = math.NaN()
+	}
+	return MeanCI(means), med, full
 }
 
 // RegretSlope is the growth exponent of cumulative regret: the slope b of

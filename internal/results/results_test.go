@@ -29,7 +29,7 @@ func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
 	res := &runner.Result{
 		Trials: []runner.Trial{{Agent: "sm", Seed: 0}, {Agent: "sm", Seed: 1}, {Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}},
 		Episodes: [][]runner.Episode{
-			{{Episode: 1, Reward: 3, WError: 0.5, Beta: 2.5, W: []float64{1, 2}}, {Episode: 2, Reward: 4, WError: 0.25, Beta: 3, W: []float64{1, 1}}},
+			{{Episode: 1, Reward: 3, Steps: 4, WError: 0.5, Beta: 2.5, W: []float64{1, 2}}, {Episode: 2, Reward: 4, WError: 0.25, Beta: 3, W: []float64{1, 1}}},
 			{{Episode: 1, Reward: 1, Beta: 1.5, W: []float64{0, 0}}, {Episode: 2, Reward: 2, Beta: 2, W: []float64{0, 0}}},
 			{{Episode: 1, Reward: 5, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 5, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}},
 			{{Episode: 1, Reward: 2, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 9, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}},
@@ -48,20 +48,33 @@ func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
-	if lines[0] != "agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,beta,w_0_0,w_0_1" {
+	if lines[0] != "agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,plus_count,w_error,beta,w_0_0,w_0_1" {
 		t.Errorf("header %q", lines[0])
 	}
-	if lines[1] != "sm,0,1,3,3,2,2,0,0.5,2.5,1,2" || lines[5] != "oracle,0,1,5,5,0,0,0,,,1,1" {
+	if lines[1] != "sm,0,1,3,4,3,2,2,0,0.5,2.5,1,2" || lines[5] != "oracle,0,1,5,0,5,0,0,0,,,1,1" {
 		t.Errorf("rows %q / %q", lines[1], lines[5])
 	}
 	// Without an oracle the regret cells are empty.
 	res.Trials, res.Episodes = res.Trials[:2], res.Episodes[:2]
 	b.Reset()
 	WriteEpisodes(&b, Rows(res), 1, 2)
-	if l := strings.Split(b.String(), "\n")[1]; l != "sm,0,1,3,3,,,0,0.5,2.5,1,2" {
+	if l := strings.Split(b.String(), "\n")[1]; l != "sm,0,1,3,4,3,,,0,0.5,2.5,1,2" {
 		t.Errorf("no oracle: %q", l)
 	}
-	sums := Summarise(Rows(res))
+	// W of different lengths (agents with different families): the shorter
+	// leaves its trailing cells empty.
+	short := []Row{{Agent: "lds", Seed: 0, Episode: 1, Reward: 1, Steps: 2, Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN(), W: []float64{5, 6}},
+		{Agent: "sm", Seed: 0, Episode: 1, Reward: 1, Steps: 2, Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 2, 3, 4}}}
+	if d := WDims(short, 2); d != 2 {
+		t.Errorf("WDims = %d, want 2", d)
+	}
+	b.Reset()
+	WriteEpisodes(&b, short, 2, 2)
+	if l := strings.Split(b.String(), "\n"); l[0] != "agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,plus_count,w_error,beta,w_0_0,w_0_1,w_1_0,w_1_1" ||
+		l[1] != "lds,0,1,1,2,0,,,0,,,5,6,," || l[2] != "sm,0,1,1,2,0,,,0,,,1,2,3,4" {
+		t.Errorf("mixed W lengths: %q", l[:3])
+	}
+	sums := Summarise(Rows(res), 10)
 	if len(sums) != 2 || sums[1].CumReward.Mean != 5 || sums[1].Seeds != 2 || sums[0].BetaMean != 2 || sums[1].BetaMean != 2.5 {
 		t.Errorf("summary %+v", sums)
 	}
@@ -99,7 +112,7 @@ func TestRegretSlope(t *testing.T) {
 			Row{Agent: "oracle", Episode: k, CumRegret: 0, Beta: math.NaN()})
 	}
 	var b bytes.Buffer
-	sums := Summarise(rows)
+	sums := Summarise(rows, 10)
 	if err := WriteSummary(&b, sums); err != nil {
 		t.Fatal(err)
 	}
@@ -116,5 +129,54 @@ func TestRegretSlope(t *testing.T) {
 	slope, err := strconv.ParseFloat(sm[len(sm)-1], 64)
 	if err != nil || math.Abs(slope-0.5) > 1e-12 || sm[len(sm)-2] != "" || !strings.HasSuffix(lines[9], ",,") {
 		t.Errorf("rows %q / %q: want the slope last, empty beta_mean", lines[1], lines[9])
+	}
+}
+
+// Survival statistics of terminating episodes: the mean return over the
+// last FinalEpisodes episodes per seed, and the median first full-length
+// episode (a seed that never lasts H counts as never).
+func TestSurvivalStatistics(t *testing.T) {
+	const h = 5
+	var rows []Row
+	// 25 episodes, 3 seeds; seed s reaches the horizon from episode 3+10s on
+	// (seed 2 never: 3+20 > 22 is set below as never by capping steps).
+	for s := 0; s < 3; s++ {
+		for ep := 1; ep <= 25; ep++ {
+			steps := 2
+			if ep >= 3+10*s && s < 2 {
+				steps = h
+			}
+			rows = append(rows, Row{Agent: "sm", Seed: s, Episode: ep, Reward: float64(steps), Steps: steps,
+				Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN()})
+		}
+	}
+	sums := Summarise(rows, h)
+	last := sums[len(sums)-1]
+	// Last 20 episodes (6..25): seed 0 all 5; seed 1 episodes 6..12 are 2 (7
+	// of them), 13..25 are 5 (13); seed 2 all 2.
+	want := []float64{5, (7*2 + 13*5) / 20.0, 2}
+	m := (want[0] + want[1] + want[2]) / 3
+	if math.Abs(last.FinalReturn.Mean-m) > 1e-12 || !(last.FinalReturn.Lo < m && last.FinalReturn.Hi > m) {
+		t.Errorf("final return %+v, want mean %g", last.FinalReturn, m)
+	}
+	// First full episodes 3, 13, never: the median is 13.
+	if last.FirstFullMedian != 13 || last.FullSeeds != 2 || sums[0].FirstFullMedian != 13 {
+		t.Errorf("first full median %g with %d seeds, want 13 with 2", last.FirstFullMedian, last.FullSeeds)
+	}
+	// Two of three never: the median is never (NaN).
+	for i := range rows {
+		if rows[i].Seed == 1 {
+			rows[i].Steps = 2
+		}
+	}
+	if got := Summarise(rows, h)[0]; !math.IsNaN(got.FirstFullMedian) || got.FullSeeds != 1 {
+		t.Errorf("one of three seeds full: median %g, %d seeds; want NaN, 1", got.FirstFullMedian, got.FullSeeds)
+	}
+	var b bytes.Buffer
+	if err := Table(&b, sums, false, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "13 (2 of 3)") || !strings.Contains(b.String(), "return, last 20 ep") {
+		t.Errorf("table:\n%s", b.String())
 	}
 }

@@ -20,12 +20,15 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 	if err := cw.Write(EpisodesHeader(dpsi, dphi)); err != nil {
 		return err
 	}
-	rec := make([]string, 0, 10+dpsi*dphi)
+	rec := make([]string, 0, 11+dpsi*dphi)
 	for _, r := range rows {
-		rec = append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode), num(r.Reward),
+		rec = append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode), num(r.Reward), strconv.Itoa(r.Steps),
 			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError), num(r.Beta))
 		for _, v := range r.W {
 			rec = append(rec, num(v))
+		}
+		for range dpsi*dphi - len(r.W) {
+			rec = append(rec, "")
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -42,11 +45,12 @@ func WriteSummary(w io.Writer, sums []Summary) error {
 		return err
 	}
 	for _, s := range sums {
-		rec := []string{s.Agent, strconv.Itoa(s.Episode), strconv.Itoa(s.Seeds), num(s.RewardMean)}
-		for _, st := range []Stat{s.CumReward, s.CumRegret, s.PlusCount} {
+		rec := []string{s.Agent, strconv.Itoa(s.Episode), strconv.Itoa(s.Seeds), num(s.RewardMean), num(s.Reward.Lo), num(s.Reward.Hi)}
+		for _, st := range []Stat{s.Steps, s.CumReward, s.CumRegret, s.PlusCount} {
 			rec = append(rec, num(st.Mean), num(st.Lo), num(st.Hi))
 		}
-		rec = append(rec, num(s.WErrorMean), num(s.BetaMean), num(s.RegretSlope))
+		rec = append(rec, num(s.FinalReturn.Mean), num(s.FinalReturn.Lo), num(s.FinalReturn.Hi), num(s.FirstFullMedian), strconv.Itoa(s.FullSeeds),
+			num(s.WErrorMean), num(s.BetaMean), num(s.RegretSlope))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -80,10 +84,19 @@ const (
 	MetadataFile = "metadata.json"
 )
 
+// WDims returns the shape of the W columns for rows whose W have d_phi
+// columns: the most rows any agent's W has.
+func WDims(rows []Row, dphi int) (dpsi int) {
+	for _, r := range rows {
+		dpsi = max(dpsi, len(r.W)/dphi)
+	}
+	return dpsi
+}
+
 // WriteDir writes episodes.csv, summary.csv, config.yaml and metadata.json
-// into dir (which must exist), each atomically.
-func WriteDir(dir string, rows []Row, dpsi, dphi int, configYAML []byte, meta *Metadata) error {
-	sums := Summarise(rows)
+// into dir (which must exist), each atomically. W columns are d_psi × d_phi;
+// sums is Summarise(rows, H).
+func WriteDir(dir string, rows []Row, sums []Summary, dpsi, dphi int, configYAML []byte, meta *Metadata) error {
 	steps := []struct {
 		name  string
 		write func(io.Writer) error
@@ -114,8 +127,11 @@ var PaperFinal = map[string][2]float64{
 }
 
 // Table writes the final-episode summary per agent; with paper set it adds
-// the paper's values for comparison.
-func Table(w io.Writer, sums []Summary, paper bool) error {
+// the paper's values for comparison, and for terminating episodes the
+// final return (mean over the last FinalEpisodes episodes) and the first
+// episode that lasted the whole horizon (median over seeds, with the number
+// of seeds that had one) instead of the plus count.
+func Table(w io.Writer, sums []Summary, paper, terminating bool) error {
 	last := map[string]Summary{}
 	var order []string
 	for _, s := range sums {
@@ -126,6 +142,9 @@ func Table(w io.Writer, sums []Summary, paper bool) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "agent\tepisodes\tseeds\tcum reward [95% CI]\tcum regret [95% CI]\tplus count (last ep)"
+	if terminating {
+		head = fmt.Sprintf("agent\tepisodes\tseeds\treturn, last %d ep [95%% CI]\tfirst full-length episode (seeds)\tcum reward [95%% CI]\tcum regret [95%% CI]", FinalEpisodes)
+	}
 	if paper {
 		head += "\tpaper reward\tpaper regret"
 	}
@@ -133,6 +152,13 @@ func Table(w io.Writer, sums []Summary, paper bool) error {
 	for _, a := range order {
 		s := last[a]
 		line := fmt.Sprintf("%s\t%d\t%d\t%s\t%s\t%.1f", a, s.Episode, s.Seeds, ci(s.CumReward), ci(s.CumRegret), s.PlusCount.Mean)
+		if terminating {
+			first := "never"
+			if !math.IsNaN(s.FirstFullMedian) {
+				first = fmt.Sprintf("%g", s.FirstFullMedian)
+			}
+			line = fmt.Sprintf("%s\t%d\t%d\t%s\t%s (%d of %d)\t%s\t%s", a, s.Episode, s.Seeds, ci(s.FinalReturn), first, s.FullSeeds, s.Seeds, ci(s.CumReward), ci(s.CumRegret))
+		}
 		if paper {
 			if p, ok := PaperFinal[a]; ok {
 				line += fmt.Sprintf("\t≈%g\t≈%g", p[0], p[1])

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/agent"
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
@@ -30,7 +32,7 @@ func BenchmarkTrialSM(b *testing.B) {
 func BenchmarkPlannerStep(b *testing.B) {
 	c, m := paper(b)
 	pl, err := agent.NewPlanner(c.Planner.Mode, c.Planner.NRollouts, c.Planner.Tau, c.Planner.NSequences,
-		false, m.Actions, nil, m.Reward.At, 1)
+		false, m.Actions, nil, m.Task, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,4 +47,98 @@ func BenchmarkPlannerStep(b *testing.B) {
 		pl.Act(sim, s, rng)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/800, "ns/transition")
+}
+
+// BenchmarkModelTransition is one sampled model transition, s' ~ P_W(·|s, a)
+// through expfam.Stepper: the paper's 1-D custom-sin model (tabulated
+// inverse CDF), and CartPole's 4-D learned models with phi = [s, a]: the
+// Gaussian (LDS), the relu-mog family on x with Gaussians on the rest (the
+// cartpole-mog config), and relu on every coordinate.
+func BenchmarkModelTransition(b *testing.B) {
+	_, paperMDP := paper(b)
+	cp, err := config.Load(config.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cp.Env.Kind = "cartpole"
+	for _, bc := range []struct {
+		name     string
+		m        *expfam.Model
+		families []string
+	}{
+		{name: "paper-1d", m: paperMDP.True},
+		{name: "cartpole-gaussian", families: []string{"gaussian"}},
+		{name: "cartpole-relu-mog-x", families: []string{"relu-mog", "gaussian", "gaussian", "gaussian"}},
+		{name: "cartpole-relu-all", families: []string{"relu"}},
+	} {
+		m := bc.m
+		if m == nil {
+			cp.Model.Family = bc.families
+			mdp, err := env.New(cp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// A learned-looking W: the physics' linearisation, roughly s' ≈ s.
+			fam, feat := mdp.Model.Family, mdp.Model.Features
+			w := make([]float64, fam.StatDim()*feat.Dim())
+			row := 0
+			for i, mi := range fam.(expfam.Blocked).Blocks() {
+				w[row*feat.Dim()+i] = 1 / (mdp.Model.LDSSigma[i] * mdp.Model.LDSSigma[i])
+				row += mi
+			}
+			if m, err = expfam.NewModel(fam, feat, w); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			st := expfam.NewStepper(m)
+			ds := m.Dist.StateDim()
+			s, next := make([]float64, ds), make([]float64, ds)
+			for i := range s {
+				s[i] = 0.01 * float64(i+1)
+			}
+			a := []float64{1}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := 0; i < 300000; i++ { // build the sampling table rows the walk visits
+				st.Step(s, a, rng, next)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				st.Step(s, a, rng, next)
+				s, next = next, s
+				if i%16 == 15 { // stay near the start
+					for k := range s {
+						s[k] = 0.01 * float64(k+1)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCartPoleTrial is one full CartPole trial of the sm agent in the
+// relu-mog family on a reduced scale: 10 episodes of up to 200 steps, 100
+// random sequences of τ = 11 per decision.
+func BenchmarkCartPoleTrial(b *testing.B) {
+	c, err := config.Load(config.Options{Path: "../../configs/cartpole-mog.yaml"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Episodes = 10
+	m, err := env.New(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var transitions float64
+	for i := 0; i < b.N; i++ {
+		eps, err := RunTrial(context.Background(), c, m, Trial{Agent: "sm", Seed: 0})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range eps {
+			transitions += float64(e.Steps * c.Planner.NSequences * c.Planner.NRollouts * (c.Planner.Tau - 1))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/transitions, "ns/transition(max)")
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
-	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
 // Trial identifies one run of one agent.
@@ -33,7 +32,8 @@ type Trial struct {
 // Episode is the outcome of one episode of one trial.
 type Episode struct {
 	Episode   int     // from 1
-	Reward    float64 // Σ_h r(s_h) over the H states of the episode
+	Reward    float64 // the episode's return (package env): Σ_h r(s_h, a_h), plus a terminal reward
+	Steps     int     // the episode's length: H, or fewer when it reached a terminal state
 	PlusCount int     // steps that played the first action of env.actions
 	W         []float64
 	WError    float64 // |Ŵ − W0|_F after the end-of-episode update; NaN for the oracle
@@ -153,13 +153,13 @@ func finite(x []float64) bool {
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
-	ag, err := agent.New(t.Agent, mdp.True, agent.Config{Lambda: c.Lambda, LDSSigma: c.LDS.Sigma, Confidence: c.Confidence})
+	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
 	if err != nil {
 		return nil, err
 	}
 	ds := mdp.StateDim()
 	pl, err := agent.NewPlanner(c.Planner.Mode, c.Planner.NRollouts, c.Planner.Tau, c.Planner.NSequences,
-		c.Planner.CRN, mdp.Actions, plannerBox(mdp), mdp.Reward.At, ds)
+		c.Planner.CRN, mdp.Actions, plannerBox(mdp), mdp.Task, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -167,9 +167,10 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 	planRng := rand.New(planPCG)
 	envPCG := rand.NewPCG(0, 0)
 	envRng := rand.New(envPCG)
-	truth := expfam.NewStepper(mdp.True) // private scratch; the model and its table are shared
+	truth := mdp.Dynamics.NewSimulator() // private scratch; shared tables
+	ends := mdp.Task.Terminates()
 	s, next := make([]float64, ds), make([]float64, ds)
-	w0 := mdp.True.W
+	w0 := mdp.Model.W0
 	out := make([]Episode, 0, c.Episodes)
 	for ep := 1; ep <= c.Episodes; ep++ {
 		if err := ctx.Err(); err != nil {
@@ -181,31 +182,40 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
 		var reward float64
-		plus := 0
+		plus, steps := 0, 0
 		for h := 0; h < mdp.Horizon; h++ {
-			reward += mdp.Reward.At(s)
 			ai := pl.Act(ag.Sim, s, planRng)
 			if err := pl.Err(); err != nil {
-				return nil, fmt.Errorf("episode %d step %d: %w (Ŵ = %v); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, ag.Model.W)
+				return nil, fmt.Errorf("episode %d step %d: %w (%s); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, describeW(ag))
 			}
 			a := pl.Action(ai)
+			reward += mdp.Task.Reward(s, a)
 			if ai == 0 || (ai == agent.BoxAction && a[0] > 0) {
 				plus++
 			}
 			truth.Step(s, a, envRng, next)
 			if !finite(next) {
-				return nil, errs.Invalid(fmt.Errorf("episode %d step %d: the true model drew a non-finite state from s = %v, a = %v: "+
-					"env.w0 = %v puts W0 phi(s, a) outside the range where %v can be normalised numerically; choose a smaller env.w0 or a family with a stronger base measure (env.family.alpha)",
-					ep, h+1, s, a, mdp.True.W, mdp.True.Dist))
+				return nil, errs.Invalid(fmt.Errorf("episode %d step %d: the true transition drew a non-finite state from s = %v, a = %v: %s",
+					ep, h+1, s, a, nonFiniteAdvice(mdp)))
 			}
 			ag.Observe(s, a, next)
+			steps++
 			s, next = next, s
+			if ends {
+				if done, bonus := mdp.Task.Terminal(s); done {
+					reward += bonus
+					break
+				}
+			}
 		}
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := Episode{Episode: ep, Reward: reward, PlusCount: plus, W: append([]float64(nil), ag.Model.W...), WError: math.NaN(), Beta: ag.Beta}
-		if t.Agent != "oracle" && len(e.W) == len(w0) {
+		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta}
+		if ag.Model != nil {
+			e.W = append([]float64(nil), ag.Model.W...)
+		}
+		if t.Agent != "oracle" && w0 != nil && len(e.W) == len(w0) {
 			var d2 float64
 			for i := range w0 {
 				d := e.W[i] - w0[i]
@@ -217,4 +227,21 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		episodeDone(ctx)
 	}
 	return out, nil
+}
+
+// describeW names the planning model's parameter for an error message.
+func describeW(ag *agent.Agent) string {
+	if ag.Model == nil {
+		return "the true transition"
+	}
+	return fmt.Sprintf("Ŵ = %v", ag.Model.W)
+}
+
+// nonFiniteAdvice says what makes the true transition leave the numbers.
+func nonFiniteAdvice(mdp *env.MDP) string {
+	if mdp.True != nil {
+		return fmt.Sprintf("env.w0 = %v puts W0 phi(s, a) outside the range where %v can be normalised numerically; "+
+			"choose a smaller env.w0 or a family with a stronger base measure (env.family.alpha)", mdp.True.W, mdp.True.Dist)
+	}
+	return fmt.Sprintf("the %s dynamics diverged; check the env.%s constants", mdp.Kind, mdp.Kind)
 }

@@ -54,3 +54,47 @@ func TestRunIsWorkerIndependentAndSMBeatsLDS(t *testing.T) {
 		}
 	}
 }
+
+// Terminating episodes: in CartPole every step earns 1, so an episode's
+// return is its length, at most H; some episodes end early; and the
+// learners' W has the shape of their own family.
+func TestCartPoleEpisodesTerminate(t *testing.T) {
+	c, err := config.Load(config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Env.Kind, c.Env.Horizon = "cartpole", 60
+	c.Lambda, c.Seeds, c.Episodes = 0.01, 2, 4
+	c.Planner.Mode, c.Planner.NSequences, c.Planner.NRollouts, c.Planner.Tau = "random", 20, 1, 6
+	c.Model.Family = []string{"relu", "gaussian", "gaussian", "gaussian"}
+	c.Agents = []string{"sm", "lds", "oracle"}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	m, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), c, m, Trials(c), Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := 0
+	for i, tr := range res.Trials {
+		for _, e := range res.Episodes[i] {
+			if e.Steps < 1 || e.Steps > c.Env.Horizon || e.Reward != float64(e.Steps) {
+				t.Errorf("%s seed %d episode %d: %d steps, return %g", tr.Agent, tr.Seed, e.Episode, e.Steps, e.Reward)
+			}
+			if e.Steps < c.Env.Horizon {
+				short++
+			}
+			wantW := map[string]int{"sm": 5 * 5, "lds": 4 * 5, "oracle": 0}[tr.Agent]
+			if len(e.W) != wantW {
+				t.Errorf("%s: W has %d entries, want %d", tr.Agent, len(e.W), wantW)
+			}
+		}
+	}
+	if short == 0 {
+		t.Error("no episode terminated early: the test does not exercise termination")
+	}
+}

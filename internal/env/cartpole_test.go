@@ -1,0 +1,280 @@
+package env
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/expfam"
+)
+
+func cartPoleConfig(t *testing.T, noise, density string) *config.Config {
+	t.Helper()
+	c, err := config.Load(config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Env.Kind = "cartpole"
+	c.Env.Horizon = 200
+	c.Env.CartPole.Noise = noise
+	c.Env.CartPole.Density = density
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Expected steps computed with Gym's CartPole-v1 equations (Euler), in an
+// independent Python transcription of gym/envs/classic_control/cartpole.py.
+func TestCartPolePhysicsMatchesGym(t *testing.T) {
+	m, err := New(cartPoleConfig(t, "none", "normal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := m.Dynamics.NewSimulator()
+	for _, c := range []struct{ s, a, want []float64 }{
+		{[]float64{0.01, -0.02, 0.03, 0.04}, []float64{1}, []float64{0.009600000000000001, 0.17467919574755525, 0.030799999999999998, -0.2430687179600081}},
+		{[]float64{0.5, 1.2, -0.15, -0.8}, []float64{-1}, []float64{0.524, 1.007218847541851, -0.16599999999999998, -0.5580101690645438}},
+		{[]float64{-2.0, -0.3, 0.19, 1.5}, []float64{0.37}, []float64{-2.006, -0.23023216313563824, 0.22, 1.4527560482094302}},
+	} {
+		got := make([]float64, 4)
+		sim.Step(c.s, c.a, nil, got)
+		for i := range got {
+			if math.Abs(got[i]-c.want[i]) > 1e-14 {
+				t.Errorf("step(%v, %v)[%d] = %.17g, Gym %.17g", c.s, c.a, i, got[i], c.want[i])
+			}
+		}
+	}
+	if m.Dim != 4 || len(m.Actions) != 2 || m.Horizon != 200 {
+		t.Errorf("MDP %+v", m)
+	}
+}
+
+func TestCartPoleTaskAndInit(t *testing.T) {
+	m, err := New(cartPoleConfig(t, "none", "normal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := m.Task
+	if !task.Terminates() || task.Reward([]float64{0, 0, 0, 0}, []float64{1}) != 1 {
+		t.Error("cartpole: reward 1 per step and terminal states expected")
+	}
+	for _, c := range []struct {
+		s    []float64
+		done bool
+	}{
+		{[]float64{2.4, 0, 0, 0}, false}, {[]float64{2.4000001, 0, 0, 0}, true}, {[]float64{-2.41, 0, 0, 0}, true},
+		{[]float64{0, 5, 0.2094, 9}, false}, {[]float64{0, 0, 0.2095, 0}, true}, {[]float64{0, 0, -0.21, 0}, true},
+	} {
+		if done, bonus := task.Terminal(c.s); done != c.done || bonus != 0 {
+			t.Errorf("Terminal(%v) = %v, %v; want %v, 0", c.s, done, bonus, c.done)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := make([]float64, 4)
+	for range 1000 {
+		m.Init(rng, s)
+		for _, v := range s {
+			if math.Abs(v) >= 0.05 {
+				t.Fatalf("s_1 = %v outside (−0.05, 0.05)^4", s)
+			}
+		}
+	}
+}
+
+// meanVar returns the sample mean and variance of xs.
+func meanVar(xs []float64) (m, v float64) {
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return m, v / float64(len(xs)-1)
+}
+
+// The noise of each variant has the moments it is documented to have, and
+// the mean simulator is the average of the true one (within 5 standard
+// errors over 40 000 draws).
+func TestCartPoleNoise(t *testing.T) {
+	p := cartPoleConfig(t, "none", "normal").Env.CartPole
+	sc := CartPoleScales(p)
+	var sigma [4]float64
+	for i := range sc {
+		sigma[i] = p.NoiseScale * sc[i]
+	}
+	s, a := []float64{0.1, -0.3, 0.05, 0.2}, []float64{1}
+	pushed := make([]float64, 4)
+	phys := &cartPole{p: p, totalMass: p.MassCart + p.MassPole, poleMassLen: p.MassPole * p.Length}
+	phys.physics(s, p.ForceMag, pushed)
+	flipped := make([]float64, 4)
+	phys.physics(s, -p.ForceMag, flipped)
+	const n = 40000
+	for _, c := range []struct {
+		noise, density string
+		// mean and variance of the additive noise per coordinate
+		mean, vari [4]float64
+	}{
+		{"next_state", "normal", [4]float64{}, [4]float64{sigma[0] * sigma[0], sigma[1] * sigma[1], sigma[2] * sigma[2], sigma[3] * sigma[3]}},
+		{"next_state", "exp", [4]float64{sigma[0]}, [4]float64{sigma[0] * sigma[0]}},
+		{"next_state", "mog", [4]float64{0.5 * sigma[0]}, [4]float64{sigma[0] * sigma[0] * (1 + 0.25)}},
+		{"action_flip", "normal", [4]float64{}, [4]float64{}},
+		{"next_state", "custom-sin", [4]float64{}, [4]float64{}},
+		{"next_state", "custom-sin-sigma", [4]float64{}, [4]float64{}},
+	} {
+		density, base := c.density, "unit"
+		if c.density == "custom-sin-sigma" {
+			density, base = "custom-sin", "sigma"
+		}
+		cfg := cartPoleConfig(t, c.noise, density)
+		cfg.Env.CartPole.CustomSinBase = base
+		m, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, mean := m.Dynamics.NewSimulator(), m.Dynamics.NewMean()
+		rng := rand.New(rand.NewPCG(3, 4))
+		draws := make([][]float64, 4)
+		out := make([]float64, 4)
+		flips := 0
+		for range n {
+			sim.Step(s, a, rng, out)
+			if c.noise == "action_flip" {
+				switch {
+				case slices.Equal(out, flipped):
+					flips++
+				case !slices.Equal(out, pushed):
+					t.Fatalf("%s: step %v is neither the pushed nor the flipped physics", c.noise, out)
+				}
+			}
+			for i := range 4 {
+				draws[i] = append(draws[i], out[i]-pushed[i])
+			}
+		}
+		mout := make([]float64, 4)
+		mean.Step(s, a, nil, mout)
+		for i := range 4 {
+			mu, v := meanVar(draws[i])
+			se := math.Sqrt(v / n)
+			if math.Abs(mu-(mout[i]-pushed[i])) > 5*se+1e-15 {
+				t.Errorf("%s/%s coordinate %d: sample mean %.6g, mean simulator %.6g (se %.2g)", c.noise, c.density, i, mu, mout[i]-pushed[i], se)
+			}
+			if strings.HasPrefix(c.density, "custom-sin") || c.noise == "action_flip" {
+				continue
+			}
+			if math.Abs(mu-c.mean[i]) > 5*se+1e-15 {
+				t.Errorf("%s/%s coordinate %d: noise mean %.6g, want %.6g (se %.2g)", c.noise, c.density, i, mu, c.mean[i], se)
+			}
+			// The variance's standard error is about v·sqrt(2/n) (more for
+			// the exponential's heavier tail: allow 8).
+			if math.Abs(v-c.vari[i]) > 8*c.vari[i]*math.Sqrt(2.0/n)+1e-15 {
+				t.Errorf("%s/%s coordinate %d: noise variance %.6g, want %.6g", c.noise, c.density, i, v, c.vari[i])
+			}
+		}
+		if c.noise == "action_flip" {
+			f := float64(flips) / n
+			if se := math.Sqrt(0.4 * 0.6 / n); math.Abs(f-0.4) > 5*se {
+				t.Errorf("flip frequency %.4f, want 0.4 (se %.4f)", f, se)
+			}
+		}
+		if strings.HasPrefix(c.density, "custom-sin") {
+			// unit: ε_i ∝ exp(−ε²/2 + sin(ε/σ_i)·η); sigma: ε_i/σ_i ∝
+			// exp(−u²/2 + sin(u)·η); η = Σ s + a. KS against the family's
+			// exact CDF.
+			eta := s[0] + s[1] + s[2] + s[3] + a[0]
+			for i := range 4 {
+				freq, mul := 1/sigma[i], 1.0
+				if c.density == "custom-sin-sigma" {
+					freq, mul = 1, sigma[i]
+				}
+				f, _ := expfam.NewSin(freq, 2)
+				cdf, err := expfam.NewCDF(f, eta)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := ksStat(draws[i], func(x float64) float64 { return cdf.At(x / mul) }); d > 1.628/math.Sqrt(n) {
+					t.Errorf("%s coordinate %d: KS %.4f", c.density, i, d)
+				}
+			}
+		}
+	}
+}
+
+func ksStat(xs []float64, cdf func(float64) float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	n := float64(len(xs))
+	var d float64
+	for i, x := range xs {
+		f := cdf(x)
+		d = max(d, math.Abs(float64(i+1)/n-f), math.Abs(f-float64(i)/n))
+	}
+	return d
+}
+
+func TestLearnerModel(t *testing.T) {
+	c := cartPoleConfig(t, "none", "normal")
+	c.Model.Family = []string{"relu-mog", "gaussian", "custom-sin", "relu"}
+	c.Model.KinkBandwidth = 0.2
+	m, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam := m.Model.Family.(*expfam.Coords)
+	if !slices.Equal(fam.Blocks(), []int{3, 1, 1, 2}) || m.Model.Features.Dim() != 5 {
+		t.Errorf("blocks %v, d_phi %d", fam.Blocks(), m.Model.Features.Dim())
+	}
+	sc := CartPoleScales(c.Env.CartPole)
+	for i := range 4 {
+		want := 0.1 * sc[i]
+		if math.Abs(m.Model.LDSSigma[i]-want) > 1e-15 || math.Abs(m.Model.KinkBandwidth[i]-0.2*want) > 1e-15 {
+			t.Errorf("coordinate %d: LDS σ %g, kink bandwidth %g; want %g and %g", i, m.Model.LDSSigma[i], m.Model.KinkBandwidth[i], want, 0.2*want)
+		}
+	}
+	if m.Model.W0 != nil || m.True != nil {
+		t.Error("cartpole's truth is not in the model class")
+	}
+	for _, bad := range []struct {
+		family []string
+		sigma  []float64
+	}{{[]string{"gaussian", "relu"}, nil}, {[]string{"gaussian"}, []float64{1, 2}}} {
+		c.Model.Family, c.Model.Sigma = bad.family, bad.sigma
+		if _, err := New(c); err == nil {
+			t.Errorf("model.family %v, model.sigma %v accepted for 4 coordinates", bad.family, bad.sigma)
+		}
+	}
+}
+
+// Combinations whose densities cannot be tabulated are config errors naming
+// the key, before anything runs.
+func TestCartPoleUnresolvableSinIsAConfigError(t *testing.T) {
+	c := cartPoleConfig(t, "none", "normal")
+	c.Model.Family = []string{"custom-sin"}
+	c.Model.Sigma = []float64{1e-4}
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "model.sigma") {
+		t.Errorf("custom-sin learner at σ = 1e-4: error %v, want one naming model.sigma", err)
+	}
+	c = cartPoleConfig(t, "next_state", "custom-sin")
+	c.Env.CartPole.NoiseScale = 1e-4
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "env.cartpole.noise_scale") {
+		t.Errorf("custom-sin noise at noise_scale 1e-4: error %v, want one naming env.cartpole.noise_scale", err)
+	}
+	c.Env.CartPole.CustomSinBase = "sigma"
+	if _, err := New(c); err != nil {
+		t.Errorf("custom_sin_base sigma has no such limit: %v", err)
+	}
+}
+
+func TestKindsMatchConfigCatalog(t *testing.T) {
+	got := Kinds()
+	slices.Sort(got)
+	want := slices.Clone(config.EnvKinds)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("registered kinds %v, config accepts %v", got, want)
+	}
+}

@@ -1,0 +1,200 @@
+package plotting
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// MarginalSource supplies the marginals figure: at one query (s, a), the
+// true distribution of each coordinate of s' (by samples: the true
+// transition may have no density, e.g. a noise-free physical system) and
+// each agent's learned marginal density of it.
+type MarginalSource interface {
+	// Query describes the query (s, a) for the title.
+	Query() string
+	// Labels names the state coordinates.
+	Labels() []string
+	// TrueSamples returns n draws of s' ~ P(· | s, a), n × d_s.
+	TrueSamples(n int) [][]float64
+	// Estimated returns the agent's learned marginal densities of the
+	// coordinates of s' at the query for its final W (row-major); ok is
+	// false when the agent has no learned model (the oracle, or no W).
+	Estimated(agent string, w []float64) (d []Density, ok bool)
+	// Scales are per-coordinate scales of the models (e.g. the learners'
+	// noise σ_i): each panel spans at least ±4 of them around the truth.
+	Scales() []float64
+}
+
+// FigMarginals is the file name of the marginals figure.
+const FigMarginals = "marginals"
+
+// Layout of the marginals figure.
+const (
+	marginalSamples = 20000
+	marginalBins    = 60
+	marginalPoints  = 400
+	marginalCols    = 2
+)
+
+// marginalsFigure draws one panel per coordinate of s': the true
+// distribution as a filled histogram (a vertical line where it is a point
+// mass) and each agent's learned density as a line.
+func marginalsFigure(c draw.Canvas, src MarginalSource, finals map[string]finalW) error {
+	labels := src.Labels()
+	ds := len(labels)
+	if ds == 0 {
+		return errNoData
+	}
+	samples := src.TrueSamples(marginalSamples)
+	scales := src.Scales()
+	agents := make([]string, 0, len(finals))
+	for a := range finals {
+		agents = append(agents, a)
+	}
+	sortAgents(agents)
+	ests := map[string][]Density{}
+	for _, a := range agents {
+		if d, ok := src.Estimated(a, finals[a].W); ok && len(d) == ds {
+			ests[a] = d
+		}
+	}
+
+	cols := min(ds, marginalCols)
+	rows := (ds + cols - 1) / cols
+	plots := make([][]*plot.Plot, rows)
+	for r := range rows {
+		plots[r] = make([]*plot.Plot, cols)
+	}
+	for i := range ds {
+		col := make([]float64, len(samples))
+		for k, s := range samples {
+			col[k] = s[i]
+		}
+		slices.Sort(col)
+		lo, hi := col[len(col)/200], col[len(col)-1-len(col)/200]
+		mid, half := 0.5*(lo+hi), 0.5*(hi-lo)*1.4
+		if i < len(scales) {
+			half = math.Max(half, 4*scales[i])
+		}
+		if !(half > 0) {
+			half = 1e-3 * (1 + math.Abs(mid))
+		}
+		xmin, xmax := mid-half, mid+half
+		p := panelPlot(labels[i])
+		p.X.Label.Text = "next " + labels[i]
+		if i%cols == 0 {
+			p.Y.Label.Text = "density"
+		}
+		peak, err := addHistogram(p, col, xmin, xmax)
+		if err != nil {
+			return err
+		}
+		xs := linspace(xmin, xmax, marginalPoints)
+		estMax := 0.0
+		for _, a := range agents {
+			d, ok := ests[a]
+			if !ok {
+				continue
+			}
+			ys, ok := evalDensity(d[i], xs)
+			if !ok {
+				continue
+			}
+			for _, y := range ys {
+				estMax = math.Max(estMax, y)
+			}
+			line, err := plotter.NewLine(xyPoints(xs, ys))
+			if err != nil {
+				return err
+			}
+			st := AgentStyle(a)
+			line.Color, line.Width = st.Color, vg.Points(1.4)
+			p.Add(line)
+		}
+		p.X.Min, p.X.Max, p.Y.Min = xmin, xmax, 0
+		top := math.Max(peak, math.Min(estMax, estCap*math.Max(peak, 1e-300)))
+		if peak == 0 {
+			top = estMax
+		}
+		if !(top > 0) {
+			top = 1
+		}
+		p.Y.Max = top * 1.05
+		plots[i/cols][i%cols] = p
+	}
+	for i := ds; i < rows*cols; i++ {
+		plots[i/cols][i%cols] = panelPlot("")
+		plots[i/cols][i%cols].HideAxes()
+	}
+
+	items := []legendItem{{Label: "true s' (histogram of 20 000 draws)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: fillColor(1)}}}}
+	for _, a := range agents {
+		if _, ok := ests[a]; ok {
+			st := AgentStyle(a)
+			items = append(items, legendItem{Label: a, Thumbs: []plot.Thumbnailer{
+				&plotter.Line{LineStyle: draw.LineStyle{Color: st.Color, Width: vg.Points(1.5)}}}})
+		}
+	}
+	title := fmt.Sprintf("Next-state marginals at %s: true and learned (final W of seed 0)", src.Query())
+	c = draw.Crop(c, margin, -margin, margin/2, -margin)
+	titleStyle := plot.New().Title.TextStyle
+	titleStyle.Font = sans(titleSize - 1)
+	fitText(&titleStyle, title, c.Max.X-c.Min.X)
+	titleH := titleStyle.Height("Xy") + vg.Points(8)
+	c.FillText(titleStyle, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(3)}, title)
+	legendH := drawLegendRows(c, items, gridLegendSize)
+	gc := draw.Crop(c, 0, 0, legendH+vg.Points(4), -titleH)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(10), PadY: vg.Points(8), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
+	canvases := plot.Align(plots, tiles, gc)
+	for r := range rows {
+		for k := range cols {
+			plots[r][k].Draw(canvases[r][k])
+		}
+	}
+	return nil
+}
+
+// addHistogram adds the normalised histogram of sorted xs on [lo, hi] to p
+// as a filled step polygon and returns its peak; a sample without spread
+// (a point mass) is a vertical line, and the peak 0.
+func addHistogram(p *plot.Plot, xs []float64, lo, hi float64) (float64, error) {
+	if xs[0] == xs[len(xs)-1] {
+		l, err := plotter.NewLine(plotter.XYs{{X: xs[0], Y: 0}, {X: xs[0], Y: 1e300}})
+		if err != nil {
+			return 0, err
+		}
+		l.Color, l.Width = fillColor(1), vg.Points(3)
+		p.Add(l)
+		return 0, nil
+	}
+	w := (hi - lo) / marginalBins
+	counts := make([]float64, marginalBins)
+	for _, x := range xs {
+		if b := int((x - lo) / w); b >= 0 && b < marginalBins {
+			counts[b]++
+		}
+	}
+	ring := plotter.XYs{{X: lo, Y: 0}}
+	peak := 0.0
+	for b, n := range counts {
+		y := n / (float64(len(xs)) * w)
+		peak = math.Max(peak, y)
+		x0 := lo + float64(b)*w
+		ring = append(ring, plotter.XY{X: x0, Y: y}, plotter.XY{X: x0 + w, Y: y})
+	}
+	ring = append(ring, plotter.XY{X: hi, Y: 0})
+	poly, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return 0, err
+	}
+	poly.Color = fillColor(1)
+	poly.LineStyle.Width = 0
+	p.Add(poly)
+	return peak, nil
+}

@@ -35,7 +35,7 @@ func Lock(dir string) (release func() error, err error) {
 			holder := readPID(f)
 			f.Close()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, errs.Invalid(fmt.Errorf("directory %s is in use by another smrl process (PID %s); wait for it to finish, or choose another directory", dir, holder))
+				return nil, errs.Invalid(fmt.Errorf("directory %s is in use by another smrl process (PID %s); wait for it to finish, or choose another directory", describe(dir), holder))
 			}
 			return nil, fmt.Errorf("locking %s: %w", dir, err)
 		}

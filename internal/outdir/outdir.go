@@ -53,7 +53,7 @@ func Claim(dir string) error {
 	case err != nil:
 		return fmt.Errorf("directory %s: %w", dir, err)
 	case !fi.IsDir():
-		return errs.Invalid(fmt.Errorf("%s exists and is not a directory", dir))
+		return errs.Invalid(fmt.Errorf("%s exists and is not a directory", describe(dir)))
 	case Owned(dir):
 		return nil
 	default:
@@ -63,7 +63,7 @@ func Claim(dir string) error {
 		}
 		if !empty {
 			return errs.Invalid(fmt.Errorf("directory %s is not empty and was not made by smrl (it has no %s marker); "+
-				"smrl writes only into a new or empty directory, or one it made, so that it never replaces your files: choose another directory", dir, MarkerFile))
+				"smrl writes only into a new or empty directory, or one it made, so that it never replaces your files: choose another directory", describe(dir), MarkerFile))
 		}
 	}
 	return writeMarker(dir)
@@ -103,6 +103,15 @@ func writeMarker(dir string) error {
 func Owned(dir string) bool {
 	fi, err := os.Stat(filepath.Join(dir, MarkerFile))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// describe names dir for a message, with its absolute path when dir is
+// relative ("." alone says little).
+func describe(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil && abs != dir {
+		return fmt.Sprintf("%s (%s)", dir, abs)
+	}
+	return dir
 }
 
 func isEmpty(dir string) (bool, error) {

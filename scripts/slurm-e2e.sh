@@ -16,8 +16,8 @@
 #   5. builds bin/smrl, submits the example (a 4-task array) with
 #      `sbatch --wait` from a scratch work directory with bin/ on PATH, merges
 #      the 4 shards with `smrl merge`, runs the same comparison unsharded on
-#      this machine, and requires episodes.csv and summary.csv to be
-#      byte-identical (cmp);
+#      this machine with one worker, and requires episodes.csv and summary.csv
+#      to be byte-identical (cmp);
 #   6. on exit, whatever happened, cancels its jobs and stops the daemons it
 #      started, by PID. On failure it prints the Slurm logs and job output.
 #
@@ -340,9 +340,10 @@ done
 smrl merge results/synthetic/shard-*-of-4 --out results/synthetic --no-plots -q ||
 	fail "smrl merge failed"
 
+# One worker, where the tasks had 2: the output must not depend on it either.
 t=$(date +%s)
 env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_MIN -u SLURM_ARRAY_TASK_COUNT -u JOB_COMPLETION_INDEX \
-	smrl compare --seeds "$seeds" --out "$dir/work/local" --no-plots -q ||
+	smrl compare --seeds "$seeds" --workers 1 --out "$dir/work/local" --no-plots -q ||
 	fail "the single-machine smrl compare failed"
 say "single-machine run done in $(since "$t") s"
 

@@ -44,5 +44,11 @@ reproduce: build
 	$(BIN) plot --sweep results/estimate-sweep.csv
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -run TestFullPaperAcceptance -v ./internal/experiment/
 
+# examples/slurm-array.sh on a real one-node Slurm cluster (root: installs
+# slurm-wlm and munge if missing), merged and compared with a local run.
+.PHONY: slurm-e2e
+slurm-e2e:
+	scripts/slurm-e2e.sh
+
 clean:
 	rm -rf bin results/*/ results/*.csv results/*.png

@@ -141,14 +141,16 @@ func runRun(opts *RunOptions) error {
 		return err
 	}
 	out := opts.Out
-	claimParent := false
+	shardDir := fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
 	if out == "" {
 		out = experiment.DefaultOutDir(c)
 		if shard.Count > 0 {
-			out = filepath.Join(out, fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count))
-			claimParent = true // results/<name>/, where merge writes
+			out = filepath.Join(out, shardDir)
 		}
 	}
+	// A shard in the conventional DIR/shard-i-of-n marks DIR, where smrl
+	// merge writes, when DIR is new or empty.
+	claimParent := shard.Count > 0 && filepath.Base(filepath.Clean(out)) == shardDir
 	eo := experiment.Options{
 		OutDir:      out,
 		ClaimParent: claimParent,

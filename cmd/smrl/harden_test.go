@@ -231,6 +231,37 @@ func TestDefaultShardDirsMergeIntoParent(t *testing.T) {
 	}
 }
 
+// Shards given the conventional --out DIR/shard-i-of-n explicitly (as the
+// Slurm example does) mark DIR too, so merge writes there; a DIR the user
+// already filled stays theirs: the shards still run, the merge is refused.
+func TestExplicitShardDirsMergeIntoParent(t *testing.T) {
+	cfg, _ := filepath.Abs(quickConfig)
+	t.Chdir(t.TempDir())
+	for _, parent := range []string{"fresh", "mine"} {
+		if parent == "mine" {
+			os.MkdirAll(parent, 0o755)
+			os.WriteFile(filepath.Join(parent, "notes.txt"), []byte("mine"), 0o644)
+		}
+		var shards []string
+		for i := range 2 {
+			dir := filepath.Join(parent, fmt.Sprintf("shard-%d-of-2", i))
+			mustRun(t, "run", "--config", cfg, "-q", "--no-plots", "--shard", fmt.Sprintf("%d/2", i), "--out", dir)
+			shards = append(shards, dir)
+		}
+		code, _, stderr := run(t, append(append([]string{"merge"}, shards...), "--out", parent, "-q", "--no-plots")...)
+		switch parent {
+		case "fresh":
+			if code != ExitOK {
+				t.Fatalf("merge into the shards' parent: exit %d: %s", code, stderr)
+			}
+		case "mine":
+			if code != ExitUsage || !strings.Contains(stderr, "no .smrl-results marker") || read(t, filepath.Join(parent, "notes.txt")) != "mine" {
+				t.Errorf("merge into a user's directory: exit %d: %s", code, stderr)
+			}
+		}
+	}
+}
+
 // Crashes 9: SMRL_AGENTS applies to compare; a config's own agents are
 // run; --agents overrides both with a note on stderr.
 func TestCompareAgentsPrecedence(t *testing.T) {

@@ -4,6 +4,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,9 +48,9 @@ type Options struct {
 	// ResumeHint is the command line that resumes this run, printed when it
 	// is interrupted.
 	ResumeHint string
-	// ClaimParent claims OutDir's parent directory too (outdir.Claim): the
-	// default directory results/<name>/ of a shard's results/<name>/shard-i-of-n/,
-	// into which smrl merge later writes.
+	// ClaimParent claims OutDir's parent directory too (outdir.Claim) when
+	// it is new or empty: the directory results/<name>/ of a shard's
+	// results/<name>/shard-i-of-n/, into which smrl merge later writes.
 	ClaimParent bool
 }
 
@@ -143,7 +144,10 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		return errs.Invalid(err)
 	}
 	if opt.ClaimParent && !opt.Resume {
-		if err := outdir.Claim(filepath.Dir(filepath.Clean(opt.OutDir))); err != nil {
+		// Best effort: a parent the user already filled stays theirs (the
+		// shard still writes only into its own new directory), and a later
+		// smrl merge into it is refused with the reason.
+		if err := outdir.Claim(filepath.Dir(filepath.Clean(opt.OutDir))); err != nil && !errors.Is(err, errs.ErrInvalidInput) {
 			return err
 		}
 	}

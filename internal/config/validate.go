@@ -17,6 +17,8 @@ var (
 	EstimateNames = []string{"sm", "lds", "mle"}
 	BetaForms     = []string{"practical", "theory"}
 	ChoiceModes   = []string{"episode", "step"}
+	ValueModes    = []string{"lookahead", "rollout"}
+	LambdaModes   = []string{"shared", "theorem"}
 )
 
 // UsesConfidence reports whether an agent plans with the confidence set of
@@ -194,15 +196,43 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any)) {
 		}
 	}
 	nonNegative("confidence.scale", k.Scale)
-	nonNegative("confidence.b_psi", k.BPsi)
-	nonNegative("confidence.b_c", k.BC)
 	nonNegative("confidence.b_star", k.BStar)
 	nonNegative("confidence.posterior_scale", k.PosteriorScale)
 	if !(k.Delta > 0 && k.Delta < 1) {
 		bad("confidence.delta", "must lie in (0, 1), got %v", k.Delta)
 	}
-	if !(k.Alpha1 > 0) || !finite(k.Alpha1) {
-		bad("confidence.alpha1", "must be a finite number > 0, got %v", k.Alpha1)
+	auto := map[string]bool{}
+	for _, x := range []struct {
+		key      string
+		v        Auto
+		positive bool
+	}{{"confidence.b_psi", k.BPsi, false}, {"confidence.b_c", k.BC, false}, {"confidence.alpha1", k.Alpha1, true}} {
+		v, isAuto, err := x.v.Float()
+		switch {
+		case err != nil:
+			bad(x.key, "%v", err)
+		case isAuto:
+			auto[x.key] = true
+		case x.positive && !(v > 0 && finite(v)):
+			bad(x.key, "must be %s or a finite number > 0, got %v", AutoWord, v)
+		case !x.positive && !(v >= 0 && finite(v)):
+			bad(x.key, "must be %s or a finite number >= 0, got %v", AutoWord, v)
+		}
+	}
+	if !slices.Contains(ValueModes, k.Value) {
+		bad("confidence.value", "unknown value %q (known: %v)", k.Value, ValueModes)
+	} else if k.Value == "rollout" && k.Choice == "step" {
+		bad("confidence.value", "rollout scores candidates once per episode; it needs confidence.choice: episode, got step")
+	}
+	if !slices.Contains(LambdaModes, k.Lambda) {
+		bad("confidence.lambda", "unknown λ %q (known: %v)", k.Lambda, LambdaModes)
+	} else if k.Lambda == "theorem" && k.Beta != "theory" {
+		bad("confidence.lambda", "theorem (λ = 1/b_star² for the -ucb agents) belongs to the theory β; it needs confidence.beta: theory, got %s", k.Beta)
+	} else if k.Lambda == "theorem" && !(k.BStar > 0) {
+		bad("confidence.lambda", "theorem sets λ = 1/b_star², which needs confidence.b_star > 0")
+	}
+	if k.Beta == "theory" {
+		c.validateTheory(auto, bad)
 	}
 	if k.Candidates < 1 {
 		bad("confidence.candidates", "must be >= 1, got %d", k.Candidates)
@@ -223,6 +253,44 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any)) {
 	}
 	if k.Candidates > maxCount {
 		bad("confidence.candidates", "must be <= %d, got %d", maxCount, k.Candidates)
+	}
+}
+
+// validateTheory checks that every -ucb agent's theory β is finite: the
+// constants left "auto" must be derivable from the agent's model. They are
+// for Gaussian models (the gaussian family, and the LDS agents' own
+// model); the other families have α₁ = inf C(s') = 0 and no derived B_psi.
+func (c *Config) validateTheory(auto map[string]bool, bad func(key, format string, args ...any)) {
+	f := c.Env.Family
+	if f.Kind == "gaussian" {
+		return
+	}
+	var users []string
+	for _, a := range c.Agents {
+		if strings.HasSuffix(a, "-ucb") && !strings.HasPrefix(a, "lds-") {
+			users = append(users, a)
+		}
+	}
+	if len(users) == 0 {
+		return
+	}
+	if auto["confidence.alpha1"] {
+		var cs string
+		switch f.Kind {
+		case "custom-sin":
+			cs = fmt.Sprintf("%g cos²(%g s')", f.Freq*f.Freq, f.Freq)
+		case "exp-sin":
+			cs = "cos²(s') exp(2 sin s')"
+		case "x-sin":
+			cs = "(sin s' + s' cos s')²"
+		}
+		bad("confidence.alpha1", "auto gives α₁ = inf C(s') = 0 for the %s family (C(s') = %s vanishes), so the theory β of %v is infinite; use confidence.beta: practical, or give alpha1, b_psi and b_c as numbers", f.Kind, cs, users)
+		return
+	}
+	for _, key := range []string{"confidence.b_psi", "confidence.b_c"} {
+		if auto[key] {
+			bad(key, "auto is derived only for Gaussian models (env.family.kind gaussian, or the lds agents' own), not for %s; give a number for %v, or use confidence.beta: practical", f.Kind, users)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -21,7 +22,11 @@ type Agent struct {
 	Sim Simulator
 	// Beta is β_k, the radius of the confidence set the current episode
 	// plans with (set by BeginEpisode); NaN for agents that use none.
-	Beta    float64
+	Beta float64
+	// Accept is the fraction of the episode's sampled points that fell in
+	// the ball |W|_F ≤ max(b_star, |Ŵ|_F) (see BeginEpisode); NaN when the
+	// episode drew none.
+	Accept  float64
 	Last    *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
 	lambda  float64
 	add     func(phi, next []float64)
@@ -29,13 +34,19 @@ type Agent struct {
 	phi     []float64
 	learner bool
 
-	mode    string // "", "ucb" or "ps"
-	conf    config.Confidence
-	stepper *expfam.Stepper // of Model
-	cands   []*expfam.Model // -ucb: Ŵ and M boundary draws; -ps: the posterior draw
-	sims    []Simulator     // steppers of cands
-	set     candidateSet    // the per-step candidate set
-	z, dir  []float64       // sampler scratch, d = d_psi·d_phi
+	mode     string // "", "ucb" or "ps"
+	base     string // "oracle", "sm", "lds" or "mle"
+	horizon  int    // H, for value = rollout
+	conf     config.Confidence
+	theory   estimator.Constants // (B_psi, B_c, α₁) of the theory β (-ucb)
+	stepper  *expfam.Stepper     // of Model
+	cands    []*expfam.Model     // -ucb: Ŵ and M boundary draws; -ps: the posterior draw
+	sims     []Simulator         // steppers of cands
+	set      candidateSet        // the per-step candidate set
+	z, dir   []float64           // sampler scratch, d = d_psi·d_phi
+	s, next  []float64           // SimulateEpisode scratch, d_s
+	rollPCG  *rand.PCG           // value = rollout: the candidates' shared stream
+	rollRand *rand.Rand
 }
 
 // Config holds what New needs beyond the true model.
@@ -43,6 +54,7 @@ type Config struct {
 	Lambda     float64
 	LDSSigma   float64
 	Confidence config.Confidence // for the -ucb and -ps agents
+	Horizon    int               // H: the -ucb agents' simulated episodes (confidence.value rollout)
 }
 
 // New builds the named agent for an MDP with true model truth. Names are
@@ -57,8 +69,12 @@ func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
 	}
 	dist, feat := truth.Dist, truth.Feat
 	dphi := feat.Dim()
-	a := &Agent{Name: name, lambda: c.Lambda, phi: make([]float64, dphi), learner: true,
-		mode: mode, conf: c.Confidence, Beta: math.NaN()}
+	lambda := c.Lambda
+	if mode == "ucb" && c.Confidence.Lambda == "theorem" {
+		lambda = 1 / (c.Confidence.BStar * c.Confidence.BStar) // the regret theorem's λ = 1/B_star²
+	}
+	a := &Agent{Name: name, lambda: lambda, phi: make([]float64, dphi), learner: true,
+		mode: mode, base: base, horizon: c.Horizon, conf: c.Confidence, Beta: math.NaN(), Accept: math.NaN()}
 	w := make([]float64, dist.StatDim()*dphi)
 	switch base {
 	case "oracle":
@@ -67,7 +83,7 @@ func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
 	case "sm":
 		e := estimator.NewSM(dist, dphi)
 		a.add = e.Add
-		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda) }
+		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda) }
 	case "lds":
 		g, err := expfam.NewGaussian(dist.StateDim(), c.LDSSigma)
 		if err != nil {
@@ -76,12 +92,17 @@ func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
 		dist = g
 		w = make([]float64, g.StatDim()*dphi)
 		e := estimator.NewLDS(g.StateDim(), dphi)
+		sigma := make([]float64, g.StateDim())
+		for k := range sigma {
+			sigma[k] = c.LDSSigma
+		}
 		a.add = e.Add
-		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda) }
+		// Confidence blocks (G + λI)/σ²: the precision of the agent's own model.
+		a.fit = func() (*estimator.Fit, error) { return e.FitNoise(lambda, sigma) }
 	case "mle":
 		e := estimator.NewMLE(dist, dphi)
 		a.add = e.Add
-		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda, a.Model.W) }
+		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda, a.Model.W) }
 	default:
 		return nil, fmt.Errorf("unknown agent %q", name)
 	}
@@ -93,7 +114,7 @@ func New(name string, truth *expfam.Model, c Config) (*Agent, error) {
 	a.stepper = expfam.NewStepper(m)
 	a.Sim = a.stepper
 	if mode != "" {
-		if err := a.initConfidence(); err != nil {
+		if err := a.initConfidence(c.LDSSigma); err != nil {
 			return nil, err
 		}
 	}

@@ -20,10 +20,10 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 	if err := cw.Write(EpisodesHeader(dpsi, dphi)); err != nil {
 		return err
 	}
-	rec := make([]string, 0, 10+dpsi*dphi)
+	rec := make([]string, 0, 11+dpsi*dphi)
 	for _, r := range rows {
 		rec = append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode), num(r.Reward),
-			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError), num(r.Beta))
+			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError), num(r.Beta), num(r.Accept))
 		for _, v := range r.W {
 			rec = append(rec, num(v))
 		}

@@ -38,6 +38,7 @@ type Episode struct {
 	W         []float64
 	WError    float64 // |Ŵ − W0|_F after the end-of-episode update; NaN for the oracle
 	Beta      float64 // β_k of the confidence set planned with; NaN for agents without one
+	Accept    float64 // fraction of the episode's sampled parameters that fell in the ball; NaN when none were drawn
 }
 
 // Result holds every trial's episodes.
@@ -147,7 +148,7 @@ func finite(x []float64) bool {
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
-	ag, err := agent.New(t.Agent, mdp.True, agent.Config{Lambda: c.Lambda, LDSSigma: c.LDS.Sigma, Confidence: c.Confidence})
+	ag, err := agent.New(t.Agent, mdp.True, agent.Config{Lambda: c.Lambda, LDSSigma: c.LDS.Sigma, Confidence: c.Confidence, Horizon: mdp.Horizon})
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +199,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := Episode{Episode: ep, Reward: reward, PlusCount: plus, W: append([]float64(nil), ag.Model.W...), WError: math.NaN(), Beta: ag.Beta}
+		e := Episode{Episode: ep, Reward: reward, PlusCount: plus, W: append([]float64(nil), ag.Model.W...), WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept}
 		if t.Agent != "oracle" && len(e.W) == len(w0) {
 			var d2 float64
 			for i := range w0 {

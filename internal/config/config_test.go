@@ -47,8 +47,15 @@ func TestShippedConfigsAreValid(t *testing.T) {
 		t.Fatal("no configs found")
 	}
 	for _, p := range files {
-		if _, err := Load(Options{Path: p}); err != nil {
+		c, err := Load(Options{Path: p})
+		if err != nil {
 			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		// Where the truth is Gaussian, the LDS agent's model must be the
+		// truth: its noise is the family's σ.
+		if f := c.Env.Family; f.Kind == "gaussian" && c.LDS.Sigma != f.Sigma {
+			t.Errorf("%s: lds.sigma = %v, but the true noise env.family.sigma = %v", p, c.LDS.Sigma, f.Sigma)
 		}
 	}
 }

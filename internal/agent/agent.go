@@ -44,7 +44,6 @@ type Agent struct {
 	sims     []Simulator         // steppers of cands
 	set      candidateSet        // the per-step candidate set
 	z, dir   []float64           // sampler scratch, d = d_psi·d_phi
-	s, next  []float64           // SimulateEpisode scratch, d_s
 	rollPCG  *rand.PCG           // value = rollout: the candidates' shared stream
 	rollRand *rand.Rand
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -59,7 +60,6 @@ func (a *Agent) initConfidence(ldsSigma float64) error {
 	}
 	a.set.sims = a.sims
 	a.z, a.dir = make([]float64, d), make([]float64, d)
-	a.s, a.next = make([]float64, a.Model.Dist.StateDim()), make([]float64, a.Model.Dist.StateDim())
 	a.rollPCG = rand.NewPCG(0, 0)
 	a.rollRand = rand.New(a.rollPCG)
 	f, err := a.fit()
@@ -239,7 +239,7 @@ func (a *Agent) bestRollout(pl *Planner, s1 []float64, rng *rand.Rand) int {
 	best, bestV := 0, 0.0
 	for j, c := range a.sims {
 		a.rollPCG.Seed(s1a, s1b)
-		v := SimulateEpisode(pl, c, s1, a.horizon, a.rollRand, a.s, a.next)
+		v := SimulateEpisode(pl, c, s1, a.horizon, a.rollRand)
 		if j == 0 || v > bestV {
 			best, bestV = j, v
 		}
@@ -250,9 +250,10 @@ func (a *Agent) bestRollout(pl *Planner, s1 []float64, rng *rand.Rand) int {
 // SimulateEpisode returns the reward Σ_{h<H} r(s_h) of one episode of
 // horizon H simulated under sim from s_1 = s1, the planner choosing every
 // action with sim as its model, all randomness (planning and transitions)
-// from rng. s and next are scratch of length d_s; s1 is not modified.
-func SimulateEpisode(pl *Planner, sim Simulator, s1 []float64, horizon int, rng *rand.Rand, s, next []float64) float64 {
-	copy(s, s1)
+// from rng. s1 is not modified. It allocates two states per call (once per
+// candidate and episode, not per step).
+func SimulateEpisode(pl *Planner, sim Simulator, s1 []float64, horizon int, rng *rand.Rand) float64 {
+	s, next := slices.Clone(s1), make([]float64, len(s1))
 	var total float64
 	for h := 0; h < horizon; h++ {
 		total += pl.Reward(s)

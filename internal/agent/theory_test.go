@@ -154,7 +154,7 @@ func TestSimulateEpisode(t *testing.T) {
 		t.Fatal(err)
 	}
 	s1 := []float64{0}
-	got := SimulateEpisode(pl, driftSim{}, s1, 5, rand.New(rand.NewPCG(1, 1)), make([]float64, 1), make([]float64, 1))
+	got := SimulateEpisode(pl, driftSim{}, s1, 5, rand.New(rand.NewPCG(1, 1)))
 	var want float64
 	for h := 0; h < 5; h++ {
 		want += reward([]float64{float64(h)})
@@ -183,7 +183,7 @@ func TestRolloutPicksBestCandidate(t *testing.T) {
 	}
 	pcg := rand.NewPCG(0, 0)
 	a := &Agent{sims: []Simulator{model(0, -3, 0, -3), model(0, 0, 0, 5), model(0, 1, 0, 1), model(0, 0, 0, 5)},
-		horizon: 10, s: make([]float64, 1), next: make([]float64, 1), rollPCG: pcg, rollRand: rand.New(pcg)}
+		horizon: 10, rollPCG: pcg, rollRand: rand.New(pcg)}
 	j := a.bestRollout(pl, []float64{0}, rand.New(rand.NewPCG(3, 3)))
 	if j != 1 {
 		t.Errorf("picked candidate %d, want 1 (the first of the two η = 5 models)", j)

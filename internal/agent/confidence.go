@@ -139,8 +139,9 @@ func (a *Agent) beta() float64 {
 //
 // A -ucb agent sets Beta = β_k, keeps Ŵ as candidate 0 and draws M =
 // confidence.candidates candidates on the boundary of W_k ∩ B. Each is
-// drawn by rejection: up to maxTries points W(u) = Ŵ + β_k R⁻¹ u (A = RᵀR,
-// u uniform on the unit sphere), the first that lies in B. So a candidate
+// drawn by rejection: up to maxTries points W(u) = Ŵ + β_k T u (T the map
+// of Fit.InvSqrt, T Tᵀ = A⁻¹; u uniform on the unit sphere), the first
+// that lies in B. So a candidate
 // has the law of W(u) given W(u) ∈ B, and lies on the ellipsoid,
 // |W − Ŵ|_A = β_k. When all maxTries points miss B (or none can hit it:
 // β_k·Fit.MinSemiAxis() > |Ŵ|_F + R), the candidate is instead built from
@@ -281,8 +282,9 @@ func sumSq(x []float64) float64 {
 	return s
 }
 
-// drawInBall writes into out a point Ŵ + scale·R⁻¹v, Ŵ = f.W, A = RᵀR,
-// with v = z/|z| (unit, a boundary point) or v = z (a normal draw) for a
+// drawInBall writes into out a point Ŵ + scale·T v, Ŵ = f.W, T the map of
+// f.InvSqrt (T Tᵀ = A⁻¹), with v = z/|z| (unit: a point on the boundary of
+// the ellipsoid of radius scale) or v = z (a draw of N(Ŵ, scale² A⁻¹)) for a
 // standard normal z from rng, drawn by rejection until it lies in the ball
 // |W|_F² ≤ r2, at most maxTries times (once when miss: no point can lie in
 // the ball). ok reports an accepted point; otherwise out is exitPoint of

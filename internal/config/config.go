@@ -151,25 +151,66 @@ type LDS struct {
 // Confidence configures the confidence sets of the optimistic (-ucb) and
 // posterior-sampling (-ps) agents:
 //
-//	W_k = {W : |vec(W − Ŵ_k)|_{V_k+λI} ≤ β_k}
+//	W_k = {W : |vec(W − Ŵ_k)|_{A_k} ≤ β_k}
 //
-// with β_k from the paper's theorem (Beta "theory", eq. conf-set) or the
-// practical form β_k = Scale·sqrt(log det(V_k/λ + I) + 2 log(1/δ)).
+// with A_k the precision of the agent's fit (V_k + λI; (G + λI)/σ² for the
+// LDS agent) and β_k from the paper's theorem (Beta "theory", eq.
+// conf-set) or the practical form β_k = Scale·sqrt(log det(V_k/λ + I) +
+// 2 log(1/δ)).
 type Confidence struct {
-	Beta   string  `mapstructure:"beta" yaml:"beta"`     // "practical" or "theory"
-	Scale  float64 `mapstructure:"scale" yaml:"scale"`   // c of the practical β
-	Delta  float64 `mapstructure:"delta" yaml:"delta"`   // δ, in (0, 1)
-	BPsi   float64 `mapstructure:"b_psi" yaml:"b_psi"`   // theory: ξ(s') is B_psi-subgaussian
-	BC     float64 `mapstructure:"b_c" yaml:"b_c"`       // theory: C(s')W0 phi is B_c-subgaussian
-	Alpha1 float64 `mapstructure:"alpha1" yaml:"alpha1"` // theory: C(s') ⪰ α₁ I
+	Beta  string  `mapstructure:"beta" yaml:"beta"`   // "practical" or "theory"
+	Scale float64 `mapstructure:"scale" yaml:"scale"` // c of the practical β
+	Delta float64 `mapstructure:"delta" yaml:"delta"` // δ, in (0, 1)
+	// The constants of the theory β, each a number or "auto" (derived from
+	// the agent's model family where the paper allows it).
+	BPsi   Auto `mapstructure:"b_psi" yaml:"b_psi"`   // ξ(s') + C(s')W0 phi is B_psi-subgaussian
+	BC     Auto `mapstructure:"b_c" yaml:"b_c"`       // C(s')W0 phi is B_c-subgaussian
+	Alpha1 Auto `mapstructure:"alpha1" yaml:"alpha1"` // C(s') ⪰ α₁ I
 	// BStar bounds |W0|_F: it enters the theory β as sqrt(λ)·B_star, and
 	// candidate and posterior parameters are kept in the ball |W|_F ≤
-	// B_star (0: no ball).
-	BStar      float64 `mapstructure:"b_star" yaml:"b_star"`
-	Candidates int     `mapstructure:"candidates" yaml:"candidates"` // M, boundary draws per episode (-ucb)
-	Choice     string  `mapstructure:"choice" yaml:"choice"`         // "episode" or "step" (-ucb)
-	// PosteriorScale is ν of the -ps agents: W ~ N(Ŵ, ν² (V + λI)⁻¹).
+	// max(B_star, |Ŵ|_F).
+	BStar float64 `mapstructure:"b_star" yaml:"b_star"`
+	// Lambda is the -ucb agents' λ: "shared" (the top-level lambda) or
+	// "theorem" (1/b_star², the choice of the paper's regret theorem).
+	Lambda     string `mapstructure:"lambda" yaml:"lambda"`
+	Candidates int    `mapstructure:"candidates" yaml:"candidates"` // M, boundary draws per episode (-ucb)
+	Choice     string `mapstructure:"choice" yaml:"choice"`         // "episode" or "step" (-ucb)
+	// Value is how choice "episode" scores a candidate at s_1: "lookahead"
+	// (the planner's value of its best action) or "rollout" (the reward of
+	// an H-step episode simulated under the candidate with the planner).
+	Value string `mapstructure:"value" yaml:"value"`
+	// PosteriorScale is ν of the -ps agents: W ~ N(Ŵ, ν² A⁻¹) truncated to
+	// the ball.
 	PosteriorScale float64 `mapstructure:"posterior_scale" yaml:"posterior_scale"`
+}
+
+// Auto is a number or the word "auto" (derive the value). It is decoded
+// from a YAML number or string and written back as a number when it is
+// one.
+type Auto string
+
+// AutoWord is the value of an Auto that asks for a derived value.
+const AutoWord = "auto"
+
+// Float returns the number, or auto = true for "auto"; err when the value
+// is neither.
+func (a Auto) Float() (v float64, auto bool, err error) {
+	if a == AutoWord {
+		return 0, true, nil
+	}
+	v, err = strconv.ParseFloat(strings.TrimSpace(string(a)), 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("must be %s or a number, got %q", AutoWord, string(a))
+	}
+	return v, false, nil
+}
+
+// MarshalYAML writes a number as a number and "auto" as a string.
+func (a Auto) MarshalYAML() (any, error) {
+	if v, auto, err := a.Float(); err == nil && !auto {
+		return v, nil
+	}
+	return string(a), nil
 }
 
 // Estimate configures smrl estimate.

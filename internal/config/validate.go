@@ -23,6 +23,8 @@ var (
 	CartPoleNoise = []string{"none", "action_flip", "next_state"}
 	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog"}
 	ChoiceModes   = []string{"episode", "step"}
+	ValueModes    = []string{"lookahead", "rollout"}
+	LambdaModes   = []string{"shared", "theorem"}
 )
 
 // UsesConfidence reports whether an agent plans with the confidence set of
@@ -420,8 +422,6 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any), a
 	}
 	const radiusWhy = "the confidence set's radius would overflow the parameter norms"
 	atMost("confidence.scale", k.Scale, 1e3, radiusWhy)
-	atMost("confidence.b_psi", k.BPsi, 1e6, radiusWhy)
-	atMost("confidence.b_c", k.BC, 1e6, radiusWhy)
 	atMost("confidence.b_star", k.BStar, 1e6, radiusWhy)
 	atMost("confidence.posterior_scale", k.PosteriorScale, 1e3, "posterior draws at ν·(V+λI)^{-1/2} would overflow the parameter norms")
 	if !(k.Delta > 0 && k.Delta < 1) {
@@ -429,10 +429,42 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any), a
 	} else if k.Delta < 1e-300 {
 		bad("confidence.delta", "must be >= 1e-300, got %v: β needs log(1/δ), and 1/δ overflows below about 1e-308", k.Delta)
 	}
-	if !(k.Alpha1 > 0) || !finite(k.Alpha1) {
-		bad("confidence.alpha1", "must be a finite number > 0, got %v", k.Alpha1)
-	} else if k.Alpha1 < 1e-6 || k.Alpha1 > 1e6 {
-		bad("confidence.alpha1", "must lie in [1e-6, 1e6], got %v: the theory β divides by α₁², which under- or overflows beyond", k.Alpha1)
+	auto := map[string]bool{}
+	for _, x := range []struct {
+		key      string
+		v        Auto
+		positive bool
+	}{{"confidence.b_psi", k.BPsi, false}, {"confidence.b_c", k.BC, false}, {"confidence.alpha1", k.Alpha1, true}} {
+		v, isAuto, err := x.v.Float()
+		switch {
+		case err != nil:
+			bad(x.key, "%v", err)
+		case isAuto:
+			auto[x.key] = true
+		case x.positive && !(v > 0 && finite(v)):
+			bad(x.key, "must be %s or a finite number > 0, got %v", AutoWord, v)
+		case !x.positive && !(v >= 0 && finite(v)):
+			bad(x.key, "must be %s or a finite number >= 0, got %v", AutoWord, v)
+		case x.positive && (v < 1e-6 || v > 1e6):
+			bad(x.key, "must lie in [1e-6, 1e6], got %v: the theory β divides by α₁, which under- or overflows beyond", v)
+		case !x.positive && v > 1e6:
+			bad(x.key, "must be <= 1e+06, got %v: the confidence set's radius would overflow the parameter norms", v)
+		}
+	}
+	if !slices.Contains(ValueModes, k.Value) {
+		bad("confidence.value", "unknown value %q (known: %v)", k.Value, ValueModes)
+	} else if k.Value == "rollout" && k.Choice == "step" {
+		bad("confidence.value", "rollout scores candidates once per episode; it needs confidence.choice: episode, got step")
+	}
+	if !slices.Contains(LambdaModes, k.Lambda) {
+		bad("confidence.lambda", "unknown λ %q (known: %v)", k.Lambda, LambdaModes)
+	} else if k.Lambda == "theorem" && k.Beta != "theory" {
+		bad("confidence.lambda", "theorem (λ = 1/b_star² for the -ucb agents) belongs to the theory β; it needs confidence.beta: theory, got %s", k.Beta)
+	} else if k.Lambda == "theorem" && !(k.BStar > 0) {
+		bad("confidence.lambda", "theorem sets λ = 1/b_star², which needs confidence.b_star > 0")
+	}
+	if k.Beta == "theory" {
+		c.validateTheory(auto, bad)
 	}
 	if k.Candidates < 1 {
 		bad("confidence.candidates", "must be >= 1, got %d", k.Candidates)
@@ -546,6 +578,59 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 		}
 	default:
 		bad("model.features.kind", "unknown features %q (known: linear, affine, rff)", ft.Kind)
+	}
+}
+
+// validateTheory checks that every -ucb agent's theory β is finite: the
+// constants left "auto" must be derivable from the agent's model. They are
+// for Gaussian models (the gaussian family, and the LDS agents' own
+// model); the other families have α₁ = inf C(s') = 0 and no derived B_psi.
+func (c *Config) validateTheory(auto map[string]bool, bad func(key, format string, args ...any)) {
+	f := c.Env.Family
+	if c.Env.Kind != "expfam" {
+		// The learners' families of model.family: derived constants exist
+		// when every coordinate is Gaussian.
+		f = Family{Kind: "gaussian"}
+		for _, k := range c.Model.Family {
+			if k != "gaussian" {
+				f = Family{Kind: k}
+			}
+		}
+	}
+	if f.Kind == "gaussian" {
+		return
+	}
+	var users []string
+	for _, a := range c.Agents {
+		if strings.HasSuffix(a, "-ucb") && !strings.HasPrefix(a, "lds-") {
+			users = append(users, a)
+		}
+	}
+	if len(users) == 0 {
+		return
+	}
+	if auto["confidence.alpha1"] {
+		var cs string
+		switch f.Kind {
+		case "custom-sin":
+			cs = fmt.Sprintf("%g cos²(%g s')", f.Freq*f.Freq, f.Freq)
+			if c.Env.Kind != "expfam" {
+				cs = "cos²(s'/σ_i)/σ_i²"
+			}
+		case "exp-sin":
+			cs = "cos²(s') exp(2 sin s')"
+		case "x-sin":
+			cs = "(sin s' + s' cos s')²"
+		case "relu", "relu-mog":
+			cs = "ψ'(s')ψ'(s')ᵀ, singular for s' < 0"
+		}
+		bad("confidence.alpha1", "auto gives α₁ = inf C(s') = 0 for the %s family (C(s') = %s vanishes), so the theory β of %v is infinite; use confidence.beta: practical, or give alpha1, b_psi and b_c as numbers", f.Kind, cs, users)
+		return
+	}
+	for _, key := range []string{"confidence.b_psi", "confidence.b_c"} {
+		if auto[key] {
+			bad(key, "auto is derived only for Gaussian models (env.family.kind gaussian, or the lds agents' own), not for %s; give a number for %v, or use confidence.beta: practical", f.Kind, users)
+		}
 	}
 }
 

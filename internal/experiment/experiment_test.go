@@ -22,24 +22,31 @@ func load(t *testing.T, path string) *config.Config {
 }
 
 func TestEpisodesIdenticalForAnyWorkers(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
-	c.Agents = []string{"sm", "lds", "oracle"}
-	var first []byte
-	for _, w := range []int{1, 2, 8} {
-		dir := t.TempDir()
-		if err := Run(context.Background(), c, Options{OutDir: dir, Workers: w}); err != nil {
-			t.Fatal(err)
+	for _, agents := range [][]string{{"sm", "lds", "oracle"}, {"sm-ucb", "lds-ps", "oracle"}} {
+		c := load(t, "../../configs/quick.yaml")
+		c.Agents = agents
+		if agents[0] == "sm-ucb" {
+			// The ball, the confidence draws and the rollout scoring all
+			// draw from the trial's streams.
+			c.Confidence.Value, c.Episodes, c.Confidence.BStar = "rollout", 4, 2
 		}
-		for _, f := range []string{"episodes.csv", "summary.csv", "config.yaml"} {
-			b, err := os.ReadFile(filepath.Join(dir, f))
-			if err != nil {
+		var first []byte
+		for _, w := range []int{1, 2, 8} {
+			dir := t.TempDir()
+			if err := Run(context.Background(), c, Options{OutDir: dir, Workers: w}); err != nil {
 				t.Fatal(err)
 			}
-			if f == "episodes.csv" {
-				if first == nil {
-					first = b
-				} else if !bytes.Equal(first, b) {
-					t.Fatalf("episodes.csv with %d workers differs from 1 worker", w)
+			for _, f := range []string{"episodes.csv", "summary.csv", "config.yaml"} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f == "episodes.csv" {
+					if first == nil {
+						first = b
+					} else if !bytes.Equal(first, b) {
+						t.Fatalf("%v: episodes.csv with %d workers differs from 1 worker", agents, w)
+					}
 				}
 			}
 		}

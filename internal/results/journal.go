@@ -39,6 +39,7 @@ type journalEpisode struct {
 	W         []float64 `json:"w"`
 	WError    *float64  `json:"w_error"`
 	Beta      *float64  `json:"beta"`
+	Accept    *float64  `json:"ball_accept,omitempty"`
 }
 
 func nullable(v float64) *float64 {
@@ -128,7 +129,7 @@ func openJournal(dir string, flag int) (*Journal, error) {
 func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
 	l := journalLine{Agent: t.Agent, Seed: t.Seed, Episodes: make([]journalEpisode, len(eps))}
 	for i, e := range eps {
-		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta)}
+		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept)}
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -225,7 +226,7 @@ func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, e
 		}
 		eps := make([]runner.Episode, len(l.Episodes))
 		for i, e := range l.Episodes {
-			eps[i] = runner.Episode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta)}
+			eps[i] = runner.Episode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept)}
 		}
 		t := runner.Trial{Agent: l.Agent, Seed: l.Seed}
 		if want != nil {

@@ -38,6 +38,7 @@ type Episode struct {
 	W         []float64
 	WError    float64 // |Ŵ − W0|_F after the end-of-episode update; NaN for the oracle
 	Beta      float64 // β_k of the confidence set planned with; NaN for agents without one
+	Accept    float64 // fraction of the episode's sampled parameters that fell in the ball; NaN when none were drawn
 }
 
 // Result holds every trial's episodes.
@@ -153,7 +154,7 @@ func finite(x []float64) bool {
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
-	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon})
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +212,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta}
+		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept}
 		if ag.Model != nil {
 			e.W = append([]float64(nil), ag.Model.W...)
 		}

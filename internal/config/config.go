@@ -236,6 +236,17 @@ type Options struct {
 	// variable that is no config key (with the closest key), or a flag that
 	// overrides the agents a config file or variable lists.
 	Warn func(msg string)
+	// Sweep receives the sweep: section of the file (smrl sweep's grid:
+	// its key and value nodes); without it, a file with that section is an
+	// error.
+	Sweep func(key, value *yaml.Node) error
+	// Point sets keys above every other source (a grid point of smrl
+	// sweep). A key that an SMRL_* variable or a flag also sets is an
+	// error: the two would contradict each other.
+	Point []Setting
+	// NoValidate skips the validation of the resolved config (the base
+	// config of smrl sweep, which only its grid points must make valid).
+	NoValidate bool
 }
 
 // NonConfigEnv are the SMRL_* variables that smrl (or its tests) reads
@@ -262,6 +273,18 @@ func Load(opt Options) (*Config, error) {
 		data, err := os.ReadFile(opt.Path)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
+		}
+		data, sk, sv, err := cutSection(opt.Path, data, SweepSection)
+		if err != nil {
+			return nil, err
+		}
+		if sk != nil && opt.Sweep == nil {
+			return nil, errs.Invalid(fmt.Errorf("%s line %d: the %s: section is a grid for smrl sweep: run it with smrl sweep --config %s", opt.Path, sk.Line, SweepSection, opt.Path))
+		}
+		if sk != nil {
+			if err := opt.Sweep(sk, sv); err != nil {
+				return nil, err
+			}
 		}
 		keys, err := checkKnownKeys(opt.Path, data)
 		if err != nil {
@@ -311,9 +334,19 @@ func Load(opt Options) (*Config, error) {
 		v.Set(key, x)
 		sources[key] = "--" + f.Name
 	}
+	for _, s := range opt.Point {
+		if prev, ok := sources[s.Key]; ok && prev != opt.Path {
+			return nil, errs.Invalid(fmt.Errorf("%s sweeps %s, which %s also sets: give it in one place", s.Source, s.Key, prev))
+		}
+		v.Set(s.Key, s.Value)
+		sources[s.Key] = s.Source
+	}
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %s", source, strings.Join(strings.Fields(err.Error()), " ")))
+	}
+	if opt.NoValidate {
+		return &c, nil
 	}
 	if err := c.validate(!opt.IgnoreAgents); err != nil {
 		return nil, errs.Invalid(attribute(err, opt.Path, sources))

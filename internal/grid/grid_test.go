@@ -1,0 +1,392 @@
+package grid
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/errs"
+)
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestParseSetValues(t *testing.T) {
+	for _, tc := range []struct {
+		arg   string
+		scale Scale
+		want  []any
+		texts string
+	}{
+		{"planner.tau=1,2, 5", List, []any{int64(1), int64(2), int64(5)}, "1,2,5"},
+		{"lambda=1e-4,0.01", List, []any{1e-4, 0.01}, "0.0001,0.01"},
+		{"planner.common_random_numbers=true,false", List, []any{true, false}, "true,false"},
+		{"planner.rollout=sample,mean", List, []any{"sample", "mean"}, "sample,mean"},
+		{"seed=0,18446744073709551615", List, []any{uint64(0), uint64(math.MaxUint64)}, "0,18446744073709551615"},
+		{"env.w0=[[1, 1]],[[1,-1]]", List, []any{[][]float64{{1, 1}}, [][]float64{{1, -1}}}, "[[1,1]],[[1,-1]]"},
+		{"env.actions=[1,-1],[-1,1]", List, []any{[]float64{1, -1}, []float64{-1, 1}}, "[1,-1],[-1,1]"},
+		{"confidence.b_psi=auto,3", List, []any{"auto", "3"}, "auto,3"},
+		// Ranges: exact endpoints, 12 significant digits inside, whole
+		// numbers for integer keys.
+		{"lambda=lin:0:1:11", Lin, nil, "0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1"},
+		{"lambda=log:1e-6:1e-2:5", Log, []any{1e-6, 1e-5, 1e-4, 1e-3, 1e-2}, "1e-06,1e-05,0.0001,0.001,0.01"},
+		{"planner.n_rollouts=log:1:1000:4", Log, []any{int64(1), int64(10), int64(100), int64(1000)}, "1,10,100,1000"},
+		{"planner.tau=lin:10:1:10", Lin, nil, "10,9,8,7,6,5,4,3,2,1"},
+		{"seed=lin:0:4:5", Lin, []any{uint64(0), uint64(1), uint64(2), uint64(3), uint64(4)}, "0,1,2,3,4"},
+		{"confidence.alpha1=log:0.5:2:3", Log, []any{"0.5", "1", "2"}, "0.5,1,2"},
+	} {
+		a, err := ParseSet(tc.arg)
+		if err != nil {
+			t.Errorf("%s: %v", tc.arg, err)
+			continue
+		}
+		if a.Scale != tc.scale || strings.Join(a.Texts, ",") != tc.texts {
+			t.Errorf("%s: scale %v texts %v, want %v %s", tc.arg, a.Scale, a.Texts, tc.scale, tc.texts)
+		}
+		if tc.want != nil && !reflect.DeepEqual(a.Values, tc.want) {
+			t.Errorf("%s: values %#v, want %#v", tc.arg, a.Values, tc.want)
+		}
+	}
+}
+
+func TestParseSetErrors(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"planner.tau", "want KEY=VALUES"},
+		{"=1,2", "want KEY=VALUES"},
+		{"planner.ta=1,2", `unknown config key "planner.ta"; did you mean planner.tau?`},
+		{"planner=1", "planner is a section, not a key"},
+		{"workers=1,2", "workers cannot be swept"},
+		{"agents=[sm],[lds]", "agents cannot be swept"},
+		{"name=a,b", "name cannot be swept"},
+		{"estimate.n=10,20", "estimate.n cannot be swept"},
+		{"planner.tau=1,x", `planner.tau: "x" must be an integer`},
+		{"planner.tau=1,2.5", `planner.tau: "2.5" must be an integer`},
+		{"lambda=1,,2", "empty value"},
+		{"planner.tau=5,5", "value 5 is given twice"},
+		{"lambda=0.1,1e-1", "value 0.1 is given twice"},
+		{"planner.common_random_numbers=yes", "must be true or false"},
+		{"planner.tau=lin:1:2:3", "gives 1.5, which is not a whole number"},
+		{"planner.n_rollouts=log:10:100:4", "gives 21.5443469003, which is not a whole number"},
+		{"lambda=log:0:1:3", "a log range needs FROM > 0 and TO > 0"},
+		{"lambda=lin:0:1:1", "COUNT must be a whole number in [2, 10000]"},
+		{"lambda=lin:0:1", "want lin:FROM:TO:COUNT"},
+		{"lambda=lin:0:inf:3", "FROM and TO must be finite numbers"},
+		{"planner.rollout=lin:1:2:2", "ranges are for numeric keys, and planner.rollout is a text key"},
+		{"seed=lin:-1:1:3", "outside [0, 2^64)"},
+		{"env.w0=1,2", "must be a list of lists"},
+	} {
+		_, err := ParseSet(tc.arg)
+		if err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--set %s: err = %v, want an input error containing %q", tc.arg, err, tc.want)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--set "+tc.arg) {
+			t.Errorf("--set %s: the error does not quote the argument: %v", tc.arg, err)
+		}
+	}
+}
+
+func TestLogSpaced(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		want bool
+	}{
+		{"planner.tau=1,2,3,5,10", true},
+		{"planner.n_rollouts=10,30,100", true},
+		{"planner.tau=1,2,3,4,5", false},
+		{"planner.tau=1,10", false},            // two values say nothing about spacing
+		{"lambda=0.1,0.2,0.3", false},          // spans less than a factor 10
+		{"lambda=0,0.01,1", false},             // not positive
+		{"lambda=log:1e-3:1:2", true},          // a log range always
+		{"lambda=lin:0.001:1:3", false},        // a lin range never
+		{"planner.rollout=sample,mean", false}, // not numbers
+	} {
+		a, err := ParseSet(tc.arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.LogSpaced(); got != tc.want {
+			t.Errorf("%s: LogSpaced = %v, want %v", tc.arg, got, tc.want)
+		}
+	}
+}
+
+func mustGrid(t *testing.T, args ...string) *Grid {
+	t.Helper()
+	var axes []*Axis
+	for _, s := range args {
+		a, err := ParseSet(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		axes = append(axes, a)
+	}
+	g, err := Combine(nil, axes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestPointsAndNames(t *testing.T) {
+	g := mustGrid(t, "planner.tau=1,5", "planner.n_rollouts=10,30,100")
+	pts := g.Points()
+	var names []string
+	for _, p := range pts {
+		names = append(names, p.Name)
+	}
+	want := []string{
+		"planner.tau=1,planner.n_rollouts=10", "planner.tau=1,planner.n_rollouts=30", "planner.tau=1,planner.n_rollouts=100",
+		"planner.tau=5,planner.n_rollouts=10", "planner.tau=5,planner.n_rollouts=30", "planner.tau=5,planner.n_rollouts=100",
+	}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("names %q, want %q", names, want)
+	}
+	if !reflect.DeepEqual(pts[4].Coords, []int{1, 1}) || pts[4].Index != 4 {
+		t.Errorf("point 4: %+v", pts[4])
+	}
+	s := g.Settings(pts[5].Coords)
+	if s[0].Key != "planner.tau" || s[0].Value != int64(5) || s[1].Value != int64(100) || s[1].Source != "--set" {
+		t.Errorf("settings %+v", s)
+	}
+
+	// Unsafe bytes are escaped, so names stay one path component and
+	// distinct.
+	g = mustGrid(t, "env.w0=[[1,1]],[[1,-1]]", "planner.rollout=sample,mean")
+	n := g.DirName([]int{1, 0})
+	if n != "env.w0=%5B%5B1%2C-1%5D%5D,planner.rollout=sample" {
+		t.Errorf("escaped name %q", n)
+	}
+	// Long names keep a unique hash.
+	long := mustGrid(t, "env.reward.centers=["+strings.Repeat("0.123456789,", 40)+"1],["+strings.Repeat("0.123456789,", 40)+"2]")
+	a, b := long.DirName([]int{0}), long.DirName([]int{1})
+	if len(a) != maxName || len(b) != maxName || a == b || !strings.Contains(a, "~") {
+		t.Errorf("long names %q (%d), %q (%d)", a, len(a), b, len(b))
+	}
+	for _, name := range []string{n, a, b} {
+		if strings.ContainsAny(name, "/\\ []*?'\"$") {
+			t.Errorf("name %q holds an unsafe character", name)
+		}
+	}
+}
+
+func TestCombine(t *testing.T) {
+	fileAxis, _ := ParseSet("planner.tau=1,2")
+	fileAxis.Source = "a.yaml line 3"
+	other, _ := ParseSet("lambda=0.1,1")
+	other.Source = "a.yaml line 4"
+	set, _ := ParseSet("planner.tau=3,4,5")
+	var notes []string
+	g, err := Combine([]*Axis{fileAxis, other}, []*Axis{set}, func(s string) { notes = append(notes, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(g.Keys(), " ") != "planner.tau lambda" || g.Axes[0] != set || g.Size() != 6 {
+		t.Errorf("combined grid %v (size %d)", g.Keys(), g.Size())
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "--set planner.tau=3,4,5 replaces the sweep of planner.tau in a.yaml line 3") {
+		t.Errorf("notes %q", notes)
+	}
+	if _, err := Combine(nil, []*Axis{set, set}, nil); err == nil || !strings.Contains(err.Error(), "--set planner.tau is given twice") {
+		t.Errorf("twice: %v", err)
+	}
+	if _, err := Combine(nil, nil, nil); err == nil || !strings.Contains(err.Error(), "nothing to sweep") {
+		t.Errorf("empty: %v", err)
+	}
+	big1, _ := ParseSet("lambda=lin:0:1:101")
+	big2, _ := ParseSet("confidence.scale=lin:0:1:100")
+	if _, err := Combine(nil, []*Axis{big1, big2}, nil); err == nil || !strings.Contains(err.Error(), "more than 10000 points") {
+		t.Errorf("too big: %v", err)
+	}
+}
+
+const sweepFile = `name: tiny
+seeds: 2
+episodes: 3
+planner:
+  n_rollouts: 7
+sweep:
+  planner.tau: [1, 3]        # a list
+  lambda: "log:1e-4:1e-2:3"  # a range
+agents: [sm, oracle]
+`
+
+func TestLoadFromFile(t *testing.T) {
+	p := writeFile(t, "tiny.yaml", sweepFile)
+	s, err := Load(config.Options{Path: p}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Points) != 6 || strings.Join(s.Grid.Keys(), " ") != "planner.tau lambda" {
+		t.Fatalf("points %d keys %v", len(s.Points), s.Grid.Keys())
+	}
+	if s.Grid.Axes[0].Source != p+" line 7" || s.Grid.Axes[1].Scale != Log {
+		t.Errorf("axes %+v %+v", s.Grid.Axes[0], s.Grid.Axes[1])
+	}
+	// The agents line after the section still counts: its line is kept.
+	p5 := s.Points[5]
+	if c := p5.Config; c.Planner.Tau != 3 || c.Lambda != 1e-2 || c.Planner.NRollouts != 7 || c.Seeds != 2 ||
+		!reflect.DeepEqual(c.Agents, []string{"sm", "oracle"}) || c.Name != "tiny+6" || p5.Name != "planner.tau=3,lambda=0.01" {
+		t.Errorf("point 5: %s %+v", p5.Name, p5.Config)
+	}
+	// The point's config is the one config.Load gives with the same keys
+	// set in a file.
+	direct, err := config.Load(config.Options{Path: writeFile(t, "d.yaml", "name: tiny+6\nseeds: 2\nepisodes: 3\nagents: [sm, oracle]\nlambda: 0.01\nplanner: {n_rollouts: 7, tau: 3}\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(direct, p5.Config) {
+		t.Errorf("point config differs from the direct config:\n%+v\n%+v", p5.Config, direct)
+	}
+
+	// sweep.yaml reads back to the same sweep.
+	b, err := s.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ManifestFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !IsDir(dir) || IsDir(t.TempDir()) {
+		t.Error("IsDir")
+	}
+	back, err := LoadDir(dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if d := s.Grid.Diff(back.Grid); d != "" || back.Grid.Axes[1].Scale != Log {
+		t.Errorf("manifest round trip: %s", d)
+	}
+	for i := range s.Points {
+		if !reflect.DeepEqual(s.Points[i].Config, back.Points[i].Config) || s.Points[i].Name != back.Points[i].Name {
+			t.Errorf("point %d differs after the round trip", i)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	// A value that makes a point invalid is refused, naming the point,
+	// the key and where the value came from.
+	p := writeFile(t, "a.yaml", "sweep:\n  planner.tau: [0, 2]\n")
+	_, err := Load(config.Options{Path: p}, nil)
+	if err == nil || !errors.Is(err, errs.ErrInvalidInput) ||
+		!strings.Contains(err.Error(), "sweep point planner.tau=0: "+p+" line 2: planner.tau: must be >= 1, got 0") {
+		t.Errorf("invalid point: %v", err)
+	}
+	// A value whose problem lies in a combination names the point too.
+	_, err = Load(config.Options{}, []string{"env.family.dim=1,2"})
+	if err == nil || !strings.Contains(err.Error(), "sweep point env.family.dim=2: ") || !strings.Contains(err.Error(), "env.w0") {
+		t.Errorf("invalid combination: %v", err)
+	}
+	_, err = Load(config.Options{}, []string{"planner.tau=0,-1,2"})
+	if err == nil || !strings.Contains(err.Error(), "(and 1 more invalid points)") {
+		t.Errorf("two invalid points: %v", err)
+	}
+	// The base alone need not be valid: only its points run.
+	p = writeFile(t, "b.yaml", "planner:\n  tau: 0\nsweep:\n  planner.tau: [1, 2]\n")
+	if _, err := Load(config.Options{Path: p}, nil); err != nil {
+		t.Errorf("invalid base, valid points: %v", err)
+	}
+	// A swept key that SMRL_* also sets contradicts it.
+	_, err = Load(config.Options{Environ: []string{"SMRL_PLANNER_TAU=4"}}, []string{"planner.tau=1,2"})
+	if err == nil || !strings.Contains(err.Error(), "--set sweeps planner.tau, which SMRL_PLANNER_TAU also sets") {
+		t.Errorf("env conflict: %v", err)
+	}
+	// Two values that are one config.
+	_, err = Load(config.Options{}, []string{"confidence.b_psi=3,3.0"})
+	if err == nil || !strings.Contains(err.Error(), "sweep points confidence.b_psi=3 and confidence.b_psi=3.0 have the same config") {
+		t.Errorf("same config: %v", err)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{"sweep:\n  planner.tau: [1, 2]\nsweep:\n  lambda: [1]\n", "line 3: a second sweep: section (the first is at line 1)"},
+		{"sweep: [1, 2]\n", "line 1: sweep: want a mapping from config keys to values"},
+		{"sweep:\n  planner.tau: [1, 2]\n  planner.tau: [3]\n", "line 3: sweep.planner.tau is swept twice (first at line 2)"},
+		{"sweep:\n  planner.tau: [1, 2.5]\n", "line 2: planner.tau: want a whole number, got \"2.5\""},
+		{"sweep:\n  planner.tau: {a: 1}\n", "want a list of values or a range"},
+		{"sweep:\n  planner.ta: [1]\n", "did you mean planner.tau?"},
+		{"sweep:\n  env.w0: [1, 2]\n", "want a list such as"},
+		{"sweep:\n  planner.tau: lin:1:2:3\n", "gives 1.5, which is not a whole number"},
+		{"{episodes: 2, sweep: {planner.tau: [1]}}\n", "block style"},
+		{"sweep: {}\n", "nothing to sweep"},
+	} {
+		p := writeFile(t, "c.yaml", tc.body)
+		_, err := Load(config.Options{Path: p}, nil)
+		if err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.body, err, tc.want)
+		}
+	}
+	// smrl run and the other commands refuse a file with a grid.
+	p = writeFile(t, "d.yaml", "episodes: 3\nsweep:\n  planner.tau: [1, 2]\nseeds: 2\n")
+	if _, err := config.Load(config.Options{Path: p}); err == nil || !strings.Contains(err.Error(), "line 2: the sweep: section is a grid for smrl sweep") {
+		t.Errorf("config.Load of a sweep file: %v", err)
+	}
+	// The lines after the cut section keep their numbers in errors.
+	p = writeFile(t, "e.yaml", "episodes: 3\nsweep:\n  planner.tau: [1, 2]\nseeds: x\n")
+	if _, err := Load(config.Options{Path: p}, nil); err == nil || !strings.Contains(err.Error(), "line 4") {
+		t.Errorf("line numbers after the section: %v", err)
+	}
+}
+
+func TestTableRoundTrip(t *testing.T) {
+	p := writeFile(t, "tiny.yaml", sweepFile)
+	s, err := Load(config.Options{Path: p}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []Row
+	for _, pt := range s.Points {
+		for j, a := range s.Agents() {
+			rows = append(rows, Row{Point: pt.Name, Values: s.Grid.Texts(pt.Coords), Agent: a, Seeds: 2, Episode: 3,
+				CumReward: Stat{1.5, 1, 2}, CumRegret: Stat{float64(j), math.NaN(), math.NaN()}, RegretSlope: 0.5,
+				FinalReturn: Stat{0.1, 0.05, 0.15}, WError: math.NaN()})
+		}
+	}
+	var buf bytes.Buffer
+	if err := s.Grid.WriteTable(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(buf.String(), "\n", 3)
+	if first[0] != "point,planner.tau,lambda,agent,seeds,episode,cum_reward_mean,cum_reward_lo,cum_reward_hi,cum_regret_mean,cum_regret_lo,cum_regret_hi,regret_slope,final_return_mean,final_return_lo,final_return_hi,w_error_mean" ||
+		first[1] != `"planner.tau=1,lambda=0.0001",1,0.0001,sm,2,3,1.5,1,2,0,,,0.5,0.1,0.05,0.15,` {
+		t.Errorf("sweep.csv starts\n%s\n%s", first[0], first[1])
+	}
+	path := filepath.Join(t.TempDir(), TableFile)
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	back, err := s.ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(rows) || back[3].CumRegret.Mean != 1 || !math.IsNaN(back[3].CumRegret.Lo) || back[3].FinalReturn != rows[3].FinalReturn {
+		t.Errorf("read back %+v", back[3])
+	}
+	lines := strings.SplitAfter(buf.String(), "\n")
+	for _, tc := range []struct{ body, want string }{
+		{strings.Join(lines[:len(lines)-2], ""), "has 11 rows but the sweep has 12"},
+		{strings.TrimSuffix(buf.String(), "\n"), "does not end with a newline"},
+		{strings.Replace(buf.String(), "sm,2,3,1.5", "sm,2,3,x", 1), "line 2: column cum_reward_mean: \"x\" is not a number"},
+		{strings.Replace(buf.String(), "oracle", "lds", 1), "line 3: want point planner.tau=1,lambda=0.0001, agent oracle"},
+		{strings.Replace(buf.String(), "point,", "pt,", 1), "line 1: header"},
+	} {
+		os.WriteFile(path, []byte(tc.body), 0o644)
+		if _, err := s.ReadTable(path); err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("err = %v, want %q", err, tc.want)
+		}
+	}
+	// seeds swept: its key column replaces the seeds column.
+	g := mustGrid(t, "seeds=2,3")
+	if h := strings.Join(g.Header(), ","); strings.Count(h, "seeds") != 1 {
+		t.Errorf("header with seeds swept: %s", h)
+	}
+}

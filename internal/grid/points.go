@@ -1,0 +1,248 @@
+package grid
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/errs"
+	"go.yaml.in/yaml/v3"
+)
+
+// Point is one grid point.
+type Point struct {
+	Index  int   // position in the grid's order, from 0
+	Coords []int // the index of its value on each axis
+	// Name is its results directory's name (see DirName).
+	Name string
+	// Config is the point's resolved, validated config (set by Load).
+	Config *config.Config
+}
+
+// Points lists the grid points in order: the first axis varies slowest,
+// as in nested loops over the axes in order.
+func (g *Grid) Points() []Point {
+	n := g.Size()
+	out := make([]Point, n)
+	for i := range out {
+		coords := make([]int, len(g.Axes))
+		rest := i
+		for k := len(g.Axes) - 1; k >= 0; k-- {
+			m := len(g.Axes[k].Values)
+			coords[k] = rest % m
+			rest /= m
+		}
+		out[i] = Point{Index: i, Coords: coords, Name: g.DirName(coords)}
+	}
+	return out
+}
+
+// Texts returns the value texts of the point with coords, per axis.
+func (g *Grid) Texts(coords []int) []string {
+	out := make([]string, len(g.Axes))
+	for k, a := range g.Axes {
+		out[k] = a.Texts[coords[k]]
+	}
+	return out
+}
+
+// maxName bounds a directory name (most file systems allow 255 bytes).
+const maxName = 200
+
+// DirName is the results directory name of the point with coords:
+// KEY=VALUE for every axis in order, joined by commas
+// ("planner.tau=5,planner.n_rollouts=10"), VALUE the value's canonical
+// text (Text). Bytes other than ASCII letters, digits and . _ + - are
+// written as %XX (hex), so the name is one safe path component and
+// different points have different names ("[1,-1]" becomes %5B1%2C-1%5D).
+// A name longer than 200 bytes is cut to 183 bytes plus "~" and the first
+// 16 hex digits of the SHA-256 of the whole name.
+func (g *Grid) DirName(coords []int) string {
+	var b strings.Builder
+	for k, a := range g.Axes {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(escape(a.Key))
+		b.WriteByte('=')
+		b.WriteString(escape(a.Texts[coords[k]]))
+	}
+	name := b.String()
+	if len(name) > maxName {
+		sum := sha256.Sum256([]byte(name))
+		name = name[:maxName-17] + "~" + hex.EncodeToString(sum[:8])
+	}
+	return name
+}
+
+func escape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '+', c == '-':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// Settings are the config settings of the point with coords.
+func (g *Grid) Settings(coords []int) []config.Setting {
+	out := make([]config.Setting, len(g.Axes))
+	for k, a := range g.Axes {
+		out[k] = config.Setting{Key: a.Key, Value: a.Values[coords[k]], Source: a.Source}
+	}
+	return out
+}
+
+// Sweep is a resolved sweep: the grid, the base config (the config file,
+// SMRL_* variables and flags, before the grid is applied; not validated
+// alone) and every point with its config.
+type Sweep struct {
+	Grid   *Grid
+	Base   *config.Config
+	Points []Point
+}
+
+// Load resolves a sweep. opt says where the base config comes from, as
+// for config.Load (opt.Sweep and opt.Point are set here); set are the
+// --set arguments. Every point's config is the base config with the point's
+// values set above every other source, resolved and validated as
+// config.Load does; its name is the base name plus "+" and the point's
+// 1-based number, zero-padded (synthetic+03), so that smrl run --config
+// POINTDIR/config.yaml writes to a directory of its own. A bad key or value,
+// or a point whose config is invalid, is an error (wrapping
+// errs.ErrInvalidInput) naming the point, the key and the value; so are
+// two points with the same config.
+func Load(opt config.Options, set []string) (*Sweep, error) {
+	var file []*Axis
+	opt.Sweep = func(k, v *yaml.Node) error {
+		var err error
+		file, err = FromSection(opt.Path, k, v)
+		return err
+	}
+	opt.NoValidate = true
+	base, err := config.Load(opt)
+	if err != nil {
+		return nil, err
+	}
+	var flags []*Axis
+	for _, s := range set {
+		a, err := ParseSet(s)
+		if err != nil {
+			return nil, err
+		}
+		flags = append(flags, a)
+	}
+	g, err := Combine(file, flags, opt.Warn)
+	if err != nil {
+		return nil, err
+	}
+	popt := opt
+	popt.Sweep = func(*yaml.Node, *yaml.Node) error { return nil } // read above
+	popt.NoValidate = false
+	popt.Warn = nil // said once, for the base
+	points := g.Points()
+	width := len(fmt.Sprint(len(points)))
+	var bad []error
+	seen := map[string]string{}
+	for i := range points {
+		p := &points[i]
+		popt.Point = g.Settings(p.Coords)
+		c, err := config.Load(popt)
+		if err != nil {
+			bad = append(bad, fmt.Errorf("sweep point %s: %w", p.Name, err))
+			continue
+		}
+		c.Name = pointName(base.Name, i+1, width)
+		p.Config = c
+		// Two points with one config (confidence.b_psi 3 and 3.0) would
+		// run the same trials twice under two names.
+		key, err := sameAs(c)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := seen[key]; dup {
+			return nil, errs.Invalid(fmt.Errorf("sweep points %s and %s have the same config: give each value once", other, p.Name))
+		}
+		seen[key] = p.Name
+	}
+	switch len(bad) {
+	case 0:
+	case 1:
+		return nil, bad[0]
+	default:
+		return nil, fmt.Errorf("%w (and %d more invalid points)", bad[0], len(bad)-1)
+	}
+	return &Sweep{Grid: g, Base: base, Points: points}, nil
+}
+
+// sameAs is the point's config with its name and workers blanked: equal
+// for two points that run the same trials.
+func sameAs(c *config.Config) (string, error) {
+	d := *c
+	d.Name, d.Workers = "", 0
+	b, err := d.YAML()
+	return string(b), err
+}
+
+// pointName is the config name of point k (1-based) of a grid of points
+// whose numbers have width digits: base+k, base cut so that the name fits
+// the 100 bytes a config name may have.
+func pointName(base string, k, width int) string {
+	suffix := fmt.Sprintf("+%0*d", width, k)
+	if len(base)+len(suffix) > 100 {
+		base = base[:100-len(suffix)]
+	}
+	return base + suffix
+}
+
+// YAML renders the sweep as a config file that smrl sweep --config reads
+// back to the same sweep: the resolved base config followed by the grid's
+// sweep: section.
+func (s *Sweep) YAML() ([]byte, error) {
+	b, err := s.Base.YAML()
+	if err != nil {
+		return nil, err
+	}
+	sec, err := s.Grid.Section()
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.Write(b)
+	out.WriteString("# smrl sweep: the grid; every point is the config above with these keys set\n")
+	out.Write(sec)
+	return out.Bytes(), nil
+}
+
+// Agents are the agents every point runs (agents cannot be swept).
+func (s *Sweep) Agents() []string { return s.Points[0].Config.Agents }
+
+// ManifestFile is the file at a sweep directory's root that describes the
+// sweep (Sweep.YAML); its presence makes a directory a sweep directory.
+const ManifestFile = "sweep.yaml"
+
+// IsDir reports whether dir is the root of a sweep (it holds ManifestFile).
+func IsDir(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, ManifestFile))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// LoadDir loads the sweep of the sweep directory dir from its
+// ManifestFile, with no SMRL_* variables or flags.
+func LoadDir(dir string) (*Sweep, error) {
+	p := filepath.Join(dir, ManifestFile)
+	if _, err := os.Stat(p); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("%s: not a sweep directory (no %s)", dir, ManifestFile))
+	}
+	return Load(config.Options{Path: p}, nil)
+}

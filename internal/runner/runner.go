@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/smrl-dev/smrl/internal/agent"
@@ -81,58 +79,15 @@ type Options struct {
 // work. Run then returns the partial result, with nil episodes for trials
 // that did not run, and an error wrapping ctx.Err().
 func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, opt Options) (*Result, error) {
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
+	jobs := make([]Job, len(trials))
+	for i, t := range trials {
+		jobs[i] = Job{Config: c, MDP: mdp, Trial: t}
 	}
-	workers = min(workers, max(len(trials), 1))
-	res := &Result{Trials: trials, Episodes: make([][]Episode, len(trials))}
-	errs := make([]error, len(trials))
-	var next atomic.Int64
-	var stopped atomic.Bool
-	var mu sync.Mutex // serialises OnTrial
-	var wg sync.WaitGroup
-	inFlight := withEpisodeCounter(context.WithoutCancel(ctx), opt.Episodes)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(trials) || ctx.Err() != nil || stopped.Load() {
-					return
-				}
-				var eps []Episode
-				err := protect(func() (err error) {
-					if eps, err = RunTrial(inFlight, c, mdp, trials[i]); err == nil && opt.OnTrial != nil {
-						mu.Lock()
-						defer mu.Unlock()
-						err = opt.OnTrial(i, eps)
-					}
-					return err
-				})
-				if err != nil {
-					errs[i] = err
-					stopped.Store(true)
-					return
-				}
-				res.Episodes[i] = eps
-				if opt.Done != nil {
-					opt.Done.Add(1)
-				}
-			}
-		}()
+	eps, err := RunJobs(ctx, jobs, opt)
+	if eps == nil {
+		return nil, err
 	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("agent %s, seed %d: %w", trials[i].Agent, trials[i].Seed, err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return res, fmt.Errorf("run stopped: %w", err)
-	}
-	return res, nil
+	return &Result{Trials: trials, Episodes: eps}, err
 }
 
 // plannerBox is the MDP's box of continuous actions for the planner, or nil.

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +31,8 @@ func NewCmdMerge(io *IOStreams) *cobra.Command {
 directory with the same episodes.csv, summary.csv and figures a single-machine
 run writes. The shards must share one config (up to workers) and together
 hold every (agent, seed) trial exactly once; merge names what is missing or
-duplicated otherwise.`,
+duplicated otherwise. The shards of a sweep (smrl sweep --shard) merge the
+same way, point by point, into the sweep directory.`,
 		Example: `  smrl merge results/synthetic/shard-*-of-4 --out results/synthetic`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,5 +67,20 @@ func mergeRun(ctx context.Context, opts *MergeOptions) error {
 	if !opts.NoPlots {
 		eo.Plot = drawFigures(opts.IO, opts.Format, opts.Quiet)
 	}
-	return experiment.Merge(ctx, opts.Dirs, eo)
+	sweeps := 0
+	for _, d := range opts.Dirs {
+		if grid.IsDir(d) {
+			sweeps++
+		}
+	}
+	switch sweeps {
+	case 0:
+		return experiment.Merge(ctx, opts.Dirs, eo)
+	case len(opts.Dirs):
+		if eo.Plot != nil {
+			eo.Plot = drawFigures(opts.IO, opts.Format, true) // one line for all points, from the sweep
+		}
+		return experiment.MergeSweep(ctx, opts.Dirs, experiment.SweepOptions{Options: eo, Format: opts.Format})
+	}
+	return usageErrorf("merge: give the shards of one run or of one sweep, not both (%d of the %d directories hold a %s)", sweeps, len(opts.Dirs), grid.ManifestFile)
 }

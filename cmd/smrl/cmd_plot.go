@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/spf13/cobra"
 )
@@ -32,6 +33,10 @@ the density grid (from config.yaml and each agent's final W of seed 0).
 Figures go to DIR/plots/ and DIR/report.md embeds them; DIR must then be a
 directory smrl made. With --out OUT, the figures and a report.md go to OUT
 (new, empty or smrl's own) and DIR is only read.
+
+A sweep directory (smrl sweep) gets every point's figures and the sweep
+figures, redrawn from sweep.csv; with --out, the sweep figures go to OUT and
+each point's to OUT/POINT.
 
 With --sweep FILE.csv (from smrl estimate --sweep-n ... --out FILE.csv) it
 draws the estimation error against n on log–log axes instead.`,
@@ -69,7 +74,11 @@ func plotRun(opts *PlotOptions) error {
 		fmt.Fprintln(opts.IO.Out, out)
 		return nil
 	}
-	figs, err := experiment.Plot(opts.In, opts.Out, opts.Format)
+	plot := experiment.Plot
+	if grid.IsDir(opts.In) {
+		plot = experiment.PlotSweep
+	}
+	figs, err := plot(opts.In, opts.Out, opts.Format)
 	for _, f := range figs {
 		fmt.Fprintln(opts.IO.Out, f)
 	}

@@ -21,6 +21,16 @@ func loadConfig(cmd *cobra.Command, path string, keys map[string]string) (*confi
 // loadConfigOpts is loadConfig with further options (opt.Flags, Environ and
 // Warn are filled in). Warnings and notes go to stderr as "smrl: ..." lines.
 func loadConfigOpts(cmd *cobra.Command, opt config.Options, keys map[string]string) (*config.Config, error) {
+	flags, err := configFlags(cmd, keys)
+	if err != nil {
+		return nil, err
+	}
+	opt.Flags, opt.Environ, opt.Warn = flags, os.Environ(), warner(cmd)
+	return config.Load(opt)
+}
+
+// configFlags maps the config keys of keys to cmd's flags.
+func configFlags(cmd *cobra.Command, keys map[string]string) (map[string]*pflag.Flag, error) {
 	flags := make(map[string]*pflag.Flag, len(keys))
 	for key, name := range keys {
 		f := cmd.Flags().Lookup(name)
@@ -30,7 +40,10 @@ func loadConfigOpts(cmd *cobra.Command, opt config.Options, keys map[string]stri
 		}
 		flags[key] = f
 	}
-	opt.Flags, opt.Environ = flags, os.Environ()
-	opt.Warn = func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), "smrl: "+msg) }
-	return config.Load(opt)
+	return flags, nil
+}
+
+// warner prints config warnings and notes on stderr as "smrl: ..." lines.
+func warner(cmd *cobra.Command) func(string) {
+	return func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), "smrl: "+msg) }
 }

@@ -107,7 +107,7 @@ variables and flags override their keys. Exit codes: 0 success, 1 failure,
 
 	cmd.SetHelpCommand(newHelpCmd())
 	// Subcommands: add new ones here.
-	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios), NewCmdRun(ios), NewCmdCompare(ios), NewCmdPlot(ios), NewCmdMerge(ios))
+	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios), NewCmdRun(ios), NewCmdCompare(ios), NewCmdPlot(ios), NewCmdMerge(ios), NewCmdSweep(ios))
 	return cmd
 }
 

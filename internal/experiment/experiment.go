@@ -175,23 +175,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		}
 		journal, err = results.AppendJournal(opt.OutDir)
 	} else {
-		// A fresh run in smrl's own directory: old results must not outlive
-		// it half-replaced. Only files smrl writes are removed.
-		for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile} {
-			os.Remove(filepath.Join(opt.OutDir, f))
-		}
-		for _, name := range plotting.FigureNames {
-			for _, ext := range []string{"png", "svg", "pdf"} {
-				os.Remove(filepath.Join(opt.OutDir, "plots", name+"."+ext))
-			}
-		}
-		if err := fsutil.WriteAtomic(filepath.Join(opt.OutDir, results.ConfigFile), func(w io.Writer) error {
-			_, err := w.Write(cfgYAML)
-			return err
-		}); err != nil {
-			return err
-		}
-		journal, err = results.CreateJournal(opt.OutDir)
+		journal, err = startFresh(opt.OutDir, cfgYAML)
 	}
 	if err != nil {
 		return err
@@ -256,6 +240,28 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
 		Shard: opt.Shard.String(), Resumed: opt.Resume}
 	return finish(c, mdp, full, cfgYAML, meta, opt)
+}
+
+// startFresh prepares smrl's own directory dir for a fresh run of the
+// config cfgYAML: old results must not outlive it half-replaced, so the
+// files a run writes are removed (only those), config.yaml is written and
+// an empty journal started.
+func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
+	for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile} {
+		os.Remove(filepath.Join(dir, f))
+	}
+	for _, name := range plotting.FigureNames {
+		for _, ext := range []string{"png", "svg", "pdf"} {
+			os.Remove(filepath.Join(dir, "plots", name+"."+ext))
+		}
+	}
+	if err := fsutil.WriteAtomic(filepath.Join(dir, results.ConfigFile), func(w io.Writer) error {
+		_, err := w.Write(cfgYAML)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return results.CreateJournal(dir)
 }
 
 // finish writes the results files of a complete result, prints the table

@@ -390,3 +390,52 @@ func TestTableRoundTrip(t *testing.T) {
 		t.Errorf("header with seeds swept: %s", h)
 	}
 }
+
+// Every shipped config with a grid loads as a sweep with every point
+// valid; the planner ablation is τ ∈ {1, 2, 3, 5, 10} × rollouts ∈ {10,
+// 30, 100} on the paper's MDP.
+func TestShippedSweeps(t *testing.T) {
+	files, _ := filepath.Glob("../../configs/*.yaml")
+	found := false
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("\nsweep:")) {
+			continue
+		}
+		s, err := Load(config.Options{Path: p}, nil)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if filepath.Base(p) != "ablation-tau-rollouts.yaml" {
+			continue
+		}
+		found = true
+		if got := s.Grid.describe(); got != "planner.tau (5) × planner.n_rollouts (3)" || s.Grid.Axes[0].Scale != List ||
+			strings.Join(s.Grid.Axes[0].Texts, ",") != "1,2,3,5,10" || strings.Join(s.Grid.Axes[1].Texts, ",") != "10,30,100" {
+			t.Errorf("ablation grid %s", got)
+		}
+		paper, err := config.Load(config.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := *s.Points[len(s.Points)-1].Config
+		if c.Seeds != 10 || c.Episodes != 50 || strings.Join(c.Agents, ",") != "sm,lds,oracle" || c.Planner.Tau != 10 || c.Planner.NRollouts != 100 {
+			t.Errorf("ablation point %+v", c)
+		}
+		c.Name, c.Seeds, c.Planner.Tau, c.Planner.NRollouts = paper.Name, paper.Seeds, paper.Planner.Tau, paper.Planner.NRollouts
+		c.Agents = paper.Agents
+		if !reflect.DeepEqual(&c, paper) {
+			t.Errorf("the ablation's MDP or settings differ from the paper's beyond seeds and the grid:\n%+v\n%+v", c, *paper)
+		}
+		if !s.Grid.Axes[0].LogSpaced() || !s.Grid.Axes[1].LogSpaced() {
+			t.Error("the ablation's keys are not drawn on log axes")
+		}
+	}
+	if !found {
+		t.Error("configs/ablation-tau-rollouts.yaml not found")
+	}
+}

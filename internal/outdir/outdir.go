@@ -20,7 +20,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
@@ -44,27 +43,15 @@ type Marker struct {
 // names dir: a path that is not a directory, or a non-empty directory
 // without the marker (it may hold the user's own files).
 func Claim(dir string) error {
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
+	if err := Check(dir); err != nil {
+		return err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("creating directory %s: %w", dir, err)
 		}
-	case err != nil:
-		return fmt.Errorf("directory %s: %w", dir, err)
-	case !fi.IsDir():
-		return errs.Invalid(fmt.Errorf("%s exists and is not a directory", describe(dir)))
-	case Owned(dir):
+	} else if Owned(dir) {
 		return nil
-	default:
-		empty, err := isEmpty(dir)
-		if err != nil {
-			return fmt.Errorf("directory %s: %w", dir, err)
-		}
-		if !empty {
-			return errs.Invalid(fmt.Errorf("directory %s is not empty and was not made by smrl (it has no %s marker); "+
-				"smrl writes only into a new or empty directory, or one it made, so that it never replaces your files: choose another directory", describe(dir), MarkerFile))
-		}
 	}
 	return writeMarker(dir)
 }

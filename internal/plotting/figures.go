@@ -43,7 +43,7 @@ const (
 
 // FigureNames lists every figure RunFigures may write, in order: the files
 // a fresh run may remove from its own plots directory.
-var FigureNames = []string{FigCumReward, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities}
+var FigureNames = []string{FigCumReward, FigReturn, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities, FigMarginals}
 
 // RunFigures regenerates every figure of the results directory dir into
 // outDir (created if missing) and returns the written paths in the order

@@ -2,7 +2,10 @@ package results
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,5 +181,35 @@ func TestSurvivalStatistics(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "13 (2 of 3)") || !strings.Contains(b.String(), "return, last 20 ep") {
 		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+// ReadSummary gives back the summaries WriteSummary wrote, NaN included.
+func TestReadSummaryRoundTrip(t *testing.T) {
+	res := &runner.Result{Trials: []runner.Trial{{Agent: "sm", Seed: 0}, {Agent: "sm", Seed: 1}, {Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}}}
+	for s := 0; s < 4; s++ {
+		var eps []runner.Episode
+		for k := 1; k <= 3; k++ {
+			eps = append(eps, runner.Episode{Episode: k, Reward: float64(s*k) / 3, Steps: 10, PlusCount: k, WError: 1 / float64(k+s), Beta: math.NaN(), Accept: math.NaN()})
+		}
+		res.Episodes = append(res.Episodes, eps)
+	}
+	sums := Summarise(Rows(res), 10)
+	var b bytes.Buffer
+	if err := WriteSummary(&b, sums); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), SummaryFile)
+	os.WriteFile(p, b.Bytes(), 0o644)
+	back, err := ReadSummary(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%v", back) != fmt.Sprintf("%v", sums) {
+		t.Errorf("read back\n%v\nwrote\n%v", back, sums)
+	}
+	os.WriteFile(p, bytes.Replace(b.Bytes(), []byte(",10,"), []byte(",ten,"), 1), 0o644)
+	if _, err := ReadSummary(p); err == nil || !strings.Contains(err.Error(), "line 2: steps_mean: \"ten\" is not a number") {
+		t.Errorf("bad cell: %v", err)
 	}
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/spf13/cobra"
+)
+
+// SweepOptions are the flags of smrl sweep: those of run, --agents and the
+// grid's --set arguments.
+type SweepOptions struct {
+	RunOptions
+	Set []string
+}
+
+// NewCmdSweep returns smrl sweep.
+func NewCmdSweep(io *IOStreams) *cobra.Command {
+	opts := &SweepOptions{RunOptions: RunOptions{IO: io}}
+	cmd := &cobra.Command{
+		Use:   "sweep [flags]",
+		Short: "Run a config over a grid of values of its keys",
+		Long: `Run the agents of a config at every point of a grid of config values: the
+Cartesian product of the values of each swept key, given with --set
+KEY=VALUES (repeatable) or in the config file's sweep: section. Values are
+V1,V2,... (list values in brackets: [1,-1],[-1,1]), lin:FROM:TO:COUNT or
+log:FROM:TO:COUNT; keys are config keys as in YAML (planner.tau).
+
+Every (point, agent, seed) trial runs on one worker pool. Each point gets a
+results directory of its own under --out, named KEY=VALUE,KEY=VALUE, with
+exactly the files smrl run writes for the point's config; sweep.csv holds
+one row per point and agent (final cumulative reward and regret with 95%
+intervals, regret slope, final return), and the sweep figures plot them
+against each key. --resume, --shard (or the Kubernetes and Slurm array
+variables) and smrl merge work as for smrl run.`,
+		Example: `  smrl sweep --config configs/ablation-tau-rollouts.yaml
+  smrl sweep --set planner.tau=1,3,5 --set planner.n_rollouts=10,100 --seeds 10
+  smrl sweep --config configs/quick.yaml --set lambda=log:1e-6:1e-2:5 --out /tmp/lambda`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Cmd = cmd
+			return sweepRun(opts)
+		},
+	}
+	addRunFlags(cmd, &opts.RunOptions)
+	cmd.Flags().StringArrayVar(&opts.Set, "set", nil, "sweep a config key: `KEY=VALUES` (V1,V2,..., lin:FROM:TO:COUNT or log:FROM:TO:COUNT); repeatable")
+	cmd.Flags().StringSliceVar(&opts.Agents, "agents", nil,
+		"agents to run at every point (config key agents): "+strings.Join(config.AgentNames, ", "))
+	return cmd
+}
+
+func sweepRun(opts *SweepOptions) error {
+	keys := maps.Clone(runKeys)
+	keys["agents"] = "agents"
+	flags, err := configFlags(opts.Cmd, keys)
+	if err != nil {
+		return err
+	}
+	s, err := grid.Load(config.Options{Path: opts.ConfigPath, Flags: flags, Environ: os.Environ(), Warn: warner(opts.Cmd)}, opts.Set)
+	if err != nil {
+		return err
+	}
+	switch opts.Format {
+	case "png", "svg", "pdf":
+	default:
+		return usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
+	}
+	if opts.LogFormat != "text" && opts.LogFormat != "json" {
+		return usageErrorf("--log-format: want text or json, got %q", opts.LogFormat)
+	}
+	shard, err := resolveShard(opts.Shard, opts.ShardCount)
+	if err != nil {
+		return err
+	}
+	out := opts.Out
+	shardDir := fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
+	if out == "" {
+		out = filepath.Join("results", s.Base.Name)
+		if shard.Count > 0 {
+			out = filepath.Join(out, shardDir)
+		}
+	}
+	so := experiment.SweepOptions{Format: opts.Format, Options: experiment.Options{
+		OutDir:      out,
+		ClaimParent: shard.Count > 0 && filepath.Base(filepath.Clean(out)) == shardDir,
+		Workers:     s.Base.Workers,
+		CommandLine: append([]string{"smrl"}, os.Args[1:]...),
+		Version:     versionString(),
+		Commit:      vcsRevision(),
+		Resume:      opts.Resume,
+		Shard:       shard,
+		ResumeHint:  resumeHint(opts.Resume),
+	}}
+	if !opts.Quiet {
+		so.Stdout = opts.IO.Out
+		so.Log = newLogger(opts.IO.ErrOut, opts.LogFormat)
+		if opts.LogFormat == "text" && isTerminal(opts.IO.ErrOut) {
+			so.Bar = opts.IO.ErrOut
+		}
+	}
+	if !opts.NoPlots {
+		so.Plot = drawFigures(opts.IO, opts.Format, true) // one line for all points, from the sweep
+	}
+	return experiment.RunSweep(opts.Cmd.Context(), s, so)
+}

@@ -1,0 +1,562 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/outdir"
+	"github.com/smrl-dev/smrl/internal/plotting"
+	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/runner"
+	"go.yaml.in/yaml/v3"
+)
+
+// A sweep directory (smrl sweep) is smrl's own directory holding
+//
+//	sweep.yaml       the sweep: resolved base config and its sweep: section
+//	sweep.csv        one row per point and agent (grid.Row)
+//	metadata.json    as a run's, for the whole sweep
+//	plots/, report.md the sweep figures and a report linking the points'
+//	POINT/           one results directory per grid point (grid.DirName),
+//	                 exactly what smrl run writes for the point's config
+//
+// A shard of a sweep holds sweep.yaml, metadata.json and, in every point
+// directory, config.yaml and the journal of the shard's trials of that
+// point; smrl merge turns the shards into the sweep directory.
+
+// SweepOptions controls a sweep. Options describe the sweep directory:
+// OutDir is its root, Plot draws each point's figures, and Stdout gets
+// the sweep table.
+type SweepOptions struct {
+	Options
+	// Format is the format of the sweep figures (drawn when Plot is set).
+	Format string
+}
+
+// point is a grid point being run.
+type point struct {
+	grid.Point
+	dir     string
+	mdp     *env.MDP
+	cfgYAML []byte
+	trials  []runner.Trial
+	done    map[runner.Trial][]runner.Episode
+	journal *results.Journal
+	release func() error
+}
+
+// close closes the point's journal and drops its lock.
+func (p *point) close() {
+	if p.journal != nil {
+		p.journal.Close()
+	}
+	if p.release != nil {
+		p.release()
+	}
+}
+
+// open claims and locks the point's directory and opens its journal:
+// with resume and a journal there, the completed trials are read from it
+// (the directory must be smrl's and hold the same config), else the
+// directory is prepared for a fresh run.
+func (p *point) open(resume bool) error {
+	if _, err := os.Stat(filepath.Join(p.dir, results.JournalFile)); resume && err == nil {
+		if !outdir.Owned(p.dir) {
+			return errs.Invalid(fmt.Errorf("--resume: %s was not made by smrl (it has no %s marker), so smrl will not write into it", p.dir, outdir.MarkerFile))
+		}
+		if p.release, err = outdir.Lock(p.dir); err != nil {
+			return err
+		}
+		if err := sameConfig(filepath.Join(p.dir, results.ConfigFile), p.Config); err != nil {
+			return err
+		}
+		if p.done, err = results.ReadJournal(p.dir, results.ExpectFor(p.Config, wLens(p.Config, p.mdp))); err != nil {
+			return err
+		}
+		p.journal, err = results.AppendJournal(p.dir)
+		return err
+	}
+	if err := outdir.Claim(p.dir); err != nil {
+		return err
+	}
+	var err error
+	if p.release, err = outdir.Lock(p.dir); err != nil {
+		return err
+	}
+	p.done = map[runner.Trial][]runner.Episode{}
+	p.journal, err = startFresh(p.dir, p.cfgYAML)
+	return err
+}
+
+// newPoints builds every point's MDP, before anything is written.
+//
+// Points whose env, model and lds sections agree share one MDP: env.New
+// reads only those sections, and an MDP is safe for concurrent use by
+// trials of any config. Sharing it shares its sampling tables, which are
+// built as trials need their rows; on the planner ablation
+// (configs/ablation-tau-rollouts.yaml) building them once instead of per
+// point saves 40% of the trials' time.
+func newPoints(s *grid.Sweep, root string) ([]*point, error) {
+	pts := make([]*point, len(s.Points))
+	mdps := map[string]*env.MDP{}
+	for i, gp := range s.Points {
+		key, err := yaml.Marshal(struct {
+			Env   config.Env
+			Model config.Model
+			LDS   config.LDS
+		}{gp.Config.Env, gp.Config.Model, gp.Config.LDS})
+		if err != nil {
+			return nil, err
+		}
+		mdp, ok := mdps[string(key)]
+		if !ok {
+			if mdp, err = env.New(gp.Config); err != nil {
+				return nil, errs.Invalid(fmt.Errorf("sweep point %s: %w", gp.Name, err))
+			}
+			mdps[string(key)] = mdp
+		}
+		y, err := gp.Config.YAML()
+		if err != nil {
+			return nil, err
+		}
+		pts[i] = &point{Point: gp, dir: filepath.Join(root, gp.Name), mdp: mdp, cfgYAML: y, trials: runner.Trials(gp.Config)}
+	}
+	return pts, nil
+}
+
+// checkDirs refuses, before anything is written, a root or point directory
+// smrl may not write into, and a fresh sweep into the results directory
+// of a run.
+func checkDirs(s *grid.Sweep, root string, fresh bool) error {
+	if err := outdir.Check(root); err != nil {
+		return err
+	}
+	if fresh && !grid.IsDir(root) {
+		if _, err := os.Stat(filepath.Join(root, results.ConfigFile)); err == nil {
+			return errs.Invalid(fmt.Errorf("%s holds the results of a run (smrl run), not of a sweep: sweep into another --out", root))
+		}
+	}
+	for _, p := range s.Points {
+		if err := outdir.Check(filepath.Join(root, p.Name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunSweep runs every trial of every point of s (all, or the shard's) on
+// one worker pool and writes the sweep directory opt.OutDir. Trials are
+// journaled in their point's directory as they finish; on cancellation
+// the trials in flight finish and RunSweep returns an error wrapping
+// errs.ErrInterrupted. The global trial order, which --shard splits, is
+// points in grid order, then each point's agents and seeds.
+//
+// Every directory is new, empty or smrl's own (a --resume needs smrl's
+// own, with the same sweep), checked before anything is written, and
+// locked while the sweep writes into it.
+func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
+	start := time.Now()
+	root := opt.OutDir
+	pts, err := newPoints(s, root)
+	if err != nil {
+		return err
+	}
+	manifest, err := s.YAML()
+	if err != nil {
+		return err
+	}
+	if err := checkDirs(s, root, !opt.Resume); err != nil {
+		return err
+	}
+	if opt.ClaimParent && !opt.Resume {
+		// Best effort, as for a run's shard: see Options.ClaimParent.
+		if err := outdir.Claim(filepath.Dir(filepath.Clean(root))); err != nil && !errors.Is(err, errs.ErrInvalidInput) {
+			return err
+		}
+	}
+	if opt.Resume && !grid.IsDir(root) {
+		return errs.Invalid(fmt.Errorf("--resume: %s not found: nothing to resume there", filepath.Join(root, grid.ManifestFile)))
+	}
+	release, err := openOutDir(root, opt.Resume)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if opt.Resume {
+		old, err := grid.LoadDir(root)
+		if err != nil {
+			return fmt.Errorf("--resume: %w", err)
+		}
+		if d := old.Grid.Diff(s.Grid); d != "" {
+			return errs.Invalid(fmt.Errorf("--resume: in %s %s; resume with the same grid, or start a new sweep in another --out", filepath.Join(root, grid.ManifestFile), d))
+		}
+	} else {
+		cleanSweepRoot(root, s, opt.Log)
+		if err := writeFile(filepath.Join(root, grid.ManifestFile), manifest); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		for _, p := range pts {
+			p.close()
+		}
+	}()
+	for _, p := range pts {
+		if err := p.open(opt.Resume); err != nil {
+			return err
+		}
+	}
+
+	// One pool over every (point, agent, seed) trial.
+	var jobs []runner.Job
+	var owner []*point
+	for _, p := range pts {
+		for _, t := range p.trials {
+			jobs = append(jobs, runner.Job{Config: p.Config, MDP: p.mdp, Trial: t, Label: "sweep point " + p.Name})
+			owner = append(owner, p)
+		}
+	}
+	selected := opt.Shard.Select(len(jobs))
+	var todo []runner.Job
+	var todoOwner []*point
+	episodes := 0
+	for _, k := range selected {
+		if _, ok := owner[k].done[jobs[k].Trial]; !ok {
+			todo = append(todo, jobs[k])
+			todoOwner = append(todoOwner, owner[k])
+			episodes += jobs[k].Config.Episodes
+		}
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	if opt.Log != nil {
+		opt.Log.Info("sweep started", "config", s.Base.Name, "out", root, "points", len(pts), "trials", len(selected),
+			"already_done", len(selected)-len(todo), "shard", opt.Shard.String(), "workers", workers)
+	}
+	prog := &progress{totalTrials: len(todo), totalEpisodes: episodes}
+	stop := startProgress(prog, opt.Log, opt.Bar, 0)
+	eps, runErr := runner.RunJobs(ctx, todo, runner.Options{
+		Workers:  workers,
+		Done:     &prog.trials,
+		Episodes: &prog.episodes,
+		OnTrial:  func(i int, e []runner.Episode) error { return todoOwner[i].journal.Append(todo[i].Trial, e) },
+	})
+	stop()
+	for i := range eps {
+		if eps[i] != nil {
+			todoOwner[i].done[todo[i].Trial] = eps[i]
+		}
+	}
+	if runErr != nil {
+		if ctx.Err() != nil {
+			n := 0
+			for _, k := range selected {
+				if _, ok := owner[k].done[jobs[k].Trial]; ok {
+					n++
+				}
+			}
+			msg := fmt.Sprintf("%d of %d trials are complete and kept in the journals of %s", n, len(selected), root)
+			if opt.ResumeHint != "" {
+				msg += "; resume with: " + opt.ResumeHint
+			}
+			return fmt.Errorf("%w: %s", errs.ErrInterrupted, msg)
+		}
+		return runErr
+	}
+	trialsDone := time.Now()
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
+		Shard: opt.Shard.String(), Resumed: opt.Resume}
+	if opt.Shard.Count > 0 {
+		// A shard's points hold only journals: smrl merge makes the rest.
+		if err := writeMetadata(root, meta); err != nil {
+			return err
+		}
+		if opt.Log != nil {
+			opt.Log.Info("sweep shard finished", "out", root, "trials", len(selected), "seconds", meta.WallSeconds)
+		}
+		if opt.Stdout != nil {
+			fmt.Fprintf(opt.Stdout, "wrote %s (shard %s: %d of %d trials in %.2fs); merge the shards with smrl merge\n",
+				root, meta.Shard, len(selected), len(jobs), meta.WallSeconds)
+		}
+		return nil
+	}
+	// Each point's files and figures, as smrl run writes them; the points
+	// are independent, so they are written in parallel.
+	err = forEach(len(pts), workers, func(i int) error {
+		p := pts[i]
+		full := &runner.Result{}
+		for _, t := range p.trials {
+			full.Trials = append(full.Trials, t)
+			full.Episodes = append(full.Episodes, p.done[t])
+		}
+		pm := *meta
+		pm.Trials = len(p.trials)
+		if err := finish(p.Config, p.mdp, full, p.cfgYAML, &pm, Options{OutDir: p.dir, Plot: opt.Plot}); err != nil {
+			return fmt.Errorf("sweep point %s: %w", p.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	pointsDone := time.Now()
+	if err := finishSweep(s, root, pts, meta, opt); err != nil {
+		return err
+	}
+	if opt.Log != nil {
+		opt.Log.Info("sweep finished", "out", root, "points", len(pts), "trials", len(selected),
+			"trial_seconds", round1(trialsDone.Sub(start).Seconds()), "point_files_seconds", round1(pointsDone.Sub(trialsDone).Seconds()),
+			"sweep_files_seconds", round1(time.Since(pointsDone).Seconds()), "seconds", round1(time.Since(start).Seconds()))
+	}
+	return nil
+}
+
+// cleanSweepRoot removes the files a sweep writes at its root (only those,
+// for the old grid and the new one) before a fresh sweep, and warns about
+// point directories of an earlier sweep there that this grid does not
+// have: they are left alone.
+func cleanSweepRoot(root string, s *grid.Sweep, log *slog.Logger) {
+	keys := s.Grid.Keys()
+	if old, err := grid.LoadDir(root); err == nil {
+		keys = append(keys, old.Grid.Keys()...)
+		var stale []string
+		for _, p := range old.Points {
+			if !slices.ContainsFunc(s.Points, func(q grid.Point) bool { return q.Name == p.Name }) {
+				if _, err := os.Stat(filepath.Join(root, p.Name)); err == nil {
+					stale = append(stale, p.Name)
+				}
+			}
+		}
+		if len(stale) > 0 && log != nil {
+			log.Warn("point directories of an earlier sweep are left alone", "out", root, "points", stale)
+		}
+	}
+	for _, f := range []string{grid.TableFile, results.MetadataFile, plotting.ReportFile} {
+		os.Remove(filepath.Join(root, f))
+	}
+	for _, name := range plotting.GridFigureNames(keys) {
+		for _, ext := range []string{"png", "svg", "pdf"} {
+			os.Remove(filepath.Join(root, "plots", name+"."+ext))
+		}
+	}
+}
+
+// finishSweep writes the sweep's root files from its points' summary.csv:
+// sweep.csv and metadata.json, the sweep figures and report (with
+// opt.Plot), and the sweep table on opt.Stdout.
+func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadata, opt SweepOptions) error {
+	rows, err := sweepRows(s, root)
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteAtomic(filepath.Join(root, grid.TableFile), func(w io.Writer) error {
+		return s.Grid.WriteTable(w, rows)
+	}); err != nil {
+		return err
+	}
+	end := time.Now()
+	meta.End = end.UTC()
+	meta.WallSeconds = end.Sub(meta.Start).Seconds()
+	if err := writeMetadata(root, meta); err != nil {
+		return err
+	}
+	if opt.Stdout != nil {
+		if err := sweepTable(opt.Stdout, s, rows); err != nil {
+			return err
+		}
+		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d points, %d trials in %.2fs)\n", root, len(s.Points), meta.Trials, meta.WallSeconds)
+	}
+	if opt.Plot != nil {
+		figs, err := sweepFigures(s, rows, pts, root, "", opt.Format)
+		if err != nil {
+			return fmt.Errorf("drawing the sweep figures: %w", err)
+		}
+		if opt.Stdout != nil {
+			fmt.Fprintf(opt.Stdout, "wrote %d sweep figures and %s\n", len(figs), filepath.Join(root, plotting.ReportFile))
+		}
+	}
+	return nil
+}
+
+// sweepRows reads the last summary row of every agent at every point.
+func sweepRows(s *grid.Sweep, root string) ([]grid.Row, error) {
+	var rows []grid.Row
+	for _, p := range s.Points {
+		sums, err := results.ReadSummary(filepath.Join(root, p.Name, results.SummaryFile))
+		if err != nil {
+			return nil, err
+		}
+		last := map[string]results.Summary{}
+		for _, x := range sums {
+			last[x.Agent] = x
+		}
+		for _, a := range s.Agents() {
+			x, ok := last[a]
+			if !ok {
+				return nil, errs.Invalid(fmt.Errorf("%s has no rows of agent %s", filepath.Join(root, p.Name, results.SummaryFile), a))
+			}
+			stat := func(st results.Stat) grid.Stat { return grid.Stat{Mean: st.Mean, Lo: st.Lo, Hi: st.Hi} }
+			rows = append(rows, grid.Row{Point: p.Name, Values: s.Grid.Texts(p.Coords), Agent: a, Seeds: x.Seeds, Episode: x.Episode,
+				CumReward: stat(x.CumReward), CumRegret: stat(x.CumRegret), FinalReturn: stat(x.FinalReturn),
+				RegretSlope: x.RegretSlope, WError: x.WErrorMean})
+		}
+	}
+	return rows, nil
+}
+
+// sweepTable prints the sweep table: per point and agent, the grid values,
+// final cumulative reward and regret with 95% intervals, regret slope.
+func sweepTable(w io.Writer, s *grid.Sweep, rows []grid.Row) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, k := range s.Grid.Keys() {
+		fmt.Fprintf(tw, "%s\t", k)
+	}
+	fmt.Fprintln(tw, "agent\tcum reward [95% CI]\tcum regret [95% CI]\tregret slope")
+	for _, r := range rows {
+		for _, v := range r.Values {
+			fmt.Fprintf(tw, "%s\t", v)
+		}
+		slope := "-"
+		if !isNaN(r.RegretSlope) {
+			slope = fmt.Sprintf("%.2f", r.RegretSlope)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Agent, ciText(r.CumReward), ciText(r.CumRegret), slope)
+	}
+	return tw.Flush()
+}
+
+func isNaN(x float64) bool { return x != x }
+
+func ciText(s grid.Stat) string {
+	switch {
+	case isNaN(s.Mean):
+		return "-"
+	case isNaN(s.Lo):
+		return fmt.Sprintf("%.1f", s.Mean)
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", s.Mean, s.Lo, s.Hi)
+}
+
+// gridData is the sweep table for the figures and report.
+func gridData(s *grid.Sweep, rows []grid.Row, terminates bool) *plotting.GridData {
+	d := &plotting.GridData{Name: s.Base.Name, Agents: s.Agents(), Terminates: terminates,
+		Seeds: s.Points[0].Config.Seeds, Episodes: s.Points[0].Config.Episodes}
+	for _, p := range s.Points {
+		if p.Config.Seeds != d.Seeds {
+			d.Seeds = 0
+		}
+		if p.Config.Episodes != d.Episodes {
+			d.Episodes = 0
+		}
+	}
+	for _, a := range s.Grid.Axes {
+		ga := plotting.GridAxis{Key: a.Key, Labels: a.Texts}
+		if x, ok := a.Numeric(); ok {
+			ga.X, ga.Log = x, a.LogSpaced()
+		}
+		d.Axes = append(d.Axes, ga)
+	}
+	coords := map[string][]int{}
+	for _, p := range s.Points {
+		coords[p.Name] = p.Coords
+	}
+	stat := func(st grid.Stat) plotting.GridStat { return plotting.GridStat{Mean: st.Mean, Lo: st.Lo, Hi: st.Hi} }
+	for _, r := range rows {
+		d.Cells = append(d.Cells, plotting.GridCell{Point: r.Point, Coords: coords[r.Point], Agent: r.Agent,
+			CumReward: stat(r.CumReward), CumRegret: stat(r.CumRegret), FinalReturn: stat(r.FinalReturn), RegretSlope: r.RegretSlope})
+	}
+	return d
+}
+
+// sweepFigures draws the sweep figures of the points pts from rows, into
+// outDir (root/plots when empty) with a report.md in outDir (root when
+// empty) linking the points' reports in their directories.
+func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, format string) ([]string, error) {
+	figDir, reportDir := outDir, outDir
+	if outDir == "" {
+		figDir, reportDir = filepath.Join(root, "plots"), root
+	}
+	terminates := false
+	var dirs []string
+	for _, p := range pts {
+		terminates = terminates || p.mdp.Task.Terminates()
+		dirs = append(dirs, p.dir)
+	}
+	d := gridData(s, rows, terminates)
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", figDir, err)
+	}
+	figs, err := plotting.GridFigures(d, figDir, plotting.Options{Format: format})
+	if err != nil {
+		return figs, err
+	}
+	return figs, plotting.GridReport(d, reportDir, figs, dirs)
+}
+
+// writeMetadata writes dir/metadata.json.
+func writeMetadata(dir string, meta *results.Metadata) error {
+	if meta.End.IsZero() {
+		meta.End = time.Now().UTC()
+		meta.WallSeconds = meta.End.Sub(meta.Start).Seconds()
+	}
+	return fsutil.WriteAtomic(filepath.Join(dir, results.MetadataFile), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(meta)
+	})
+}
+
+// writeFile writes data to path atomically.
+func writeFile(path string, data []byte) error {
+	return fsutil.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// forEach calls f(0), …, f(n−1) on up to workers goroutines and returns
+// the error of the lowest index that failed (after all calls return).
+func forEach(n, workers int, f func(i int) error) error {
+	errList := make([]error, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(max(workers, 1), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errList[i] = errs.Protect(func() error { return f(i) })
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errList {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/outdir"
+	"github.com/smrl-dev/smrl/internal/results"
+)
+
+// MergeSweep combines the shard directories of one sweep into the sweep
+// directory opt.OutDir: the shards must be of the same sweep (grid and
+// base config, up to workers); every point is merged as Merge merges the
+// shards of a run (each trial exactly once), and the sweep's root files
+// are written as RunSweep writes them, so the result is the sweep
+// directory a single machine writes.
+func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
+	start := time.Now()
+	if len(dirs) == 0 {
+		return errs.Invalid(fmt.Errorf("merge: no shard directories given"))
+	}
+	var s *grid.Sweep
+	for _, d := range dirs {
+		if sameDir(d, opt.OutDir) {
+			return errs.Invalid(fmt.Errorf("merge: --out %s is the shard directory %s; merge into a new directory", opt.OutDir, d))
+		}
+		sd, err := grid.LoadDir(d)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			s = sd
+			continue
+		}
+		if diff := s.Grid.Diff(sd.Grid); diff != "" {
+			return errs.Invalid(fmt.Errorf("merge: %s and %s are shards of different sweeps: in %s, %s", dirs[0], d, d, diff))
+		}
+		key, va, vb, err := configDiff(s.Base, sd.Base)
+		if err != nil {
+			return err
+		}
+		if key != "" {
+			return errs.Invalid(fmt.Errorf("merge: %s and %s were run with different configs: %s = %s vs %s", dirs[0], d, key, va, vb))
+		}
+	}
+	root := opt.OutDir
+	pts, err := newPoints(s, root)
+	if err != nil {
+		return err
+	}
+	manifest, err := s.YAML()
+	if err != nil {
+		return err
+	}
+	if err := checkDirs(s, root, true); err != nil {
+		return fmt.Errorf("merge: --out: %w", err)
+	}
+	release, err := openOutDir(root, false)
+	if err != nil {
+		return fmt.Errorf("merge: --out: %w", err)
+	}
+	defer release()
+	cleanSweepRoot(root, s, opt.Log)
+	if err := writeFile(filepath.Join(root, grid.ManifestFile), manifest); err != nil {
+		return err
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	trials := 0
+	for _, p := range pts {
+		trials += len(p.trials)
+	}
+	err = forEach(len(pts), workers, func(i int) error {
+		p := pts[i]
+		in := make([]string, len(dirs))
+		for j, d := range dirs {
+			in[j] = filepath.Join(d, p.Name)
+		}
+		if err := Merge(ctx, in, Options{OutDir: p.dir, Plot: opt.Plot, Version: opt.Version, Commit: opt.Commit,
+			CommandLine: opt.CommandLine}); err != nil {
+			return fmt.Errorf("sweep point %s: %w", p.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Trials: trials, MergedFrom: dirs}
+	return finishSweep(s, root, pts, meta, opt)
+}
+
+// PlotSweep redraws the figures of the sweep directory dir: every point's
+// (as Plot does for a results directory) and the sweep figures from
+// sweep.csv, with the reports. With outDir empty it draws in place (dir
+// must be smrl's own); otherwise the sweep figures and report go to
+// outDir and each point's to outDir/POINT (new, empty or smrl's own), and
+// dir is only read. sweep.csv is checked against the sweep first.
+func PlotSweep(dir, outDir, format string) ([]string, error) {
+	s, err := grid.LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.ReadTable(filepath.Join(dir, grid.TableFile))
+	if err != nil {
+		return nil, err
+	}
+	pts, err := newPoints(s, dir)
+	if err != nil {
+		return nil, err
+	}
+	target := outDir
+	if outDir == "" {
+		if !outdir.Owned(dir) {
+			return nil, errs.Invalid(fmt.Errorf("sweep directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
+		}
+		target = dir
+	} else {
+		if err := checkDirs(s, outDir, false); err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+		if err := outdir.Claim(outDir); err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+	}
+	release, err := outdir.Lock(target)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	figs := make([][]string, len(pts))
+	err = forEach(len(pts), runtime.NumCPU(), func(i int) error {
+		out := ""
+		if outDir != "" {
+			out = filepath.Join(outDir, pts[i].Name)
+		}
+		f, err := Plot(pts[i].dir, out, format)
+		figs[i] = f
+		if err != nil {
+			return fmt.Errorf("sweep point %s: %w", pts[i].Name, err)
+		}
+		return nil
+	})
+	var all []string
+	for _, f := range figs {
+		all = append(all, f...)
+	}
+	if err != nil {
+		return all, err
+	}
+	if outDir != "" {
+		// The report links the points' reports where they were drawn.
+		for _, p := range pts {
+			p.dir = filepath.Join(outDir, p.Name)
+		}
+	}
+	sf, err := sweepFigures(s, rows, pts, dir, outDir, format)
+	return append(all, sf...), err
+}

@@ -1,0 +1,37 @@
+package outdir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+)
+
+// Check reports whether Claim would accept dir, without writing anything:
+// nil when dir is missing, an empty directory or smrl's own, else the
+// error Claim would return. Commands that write into several directories
+// (smrl sweep: a root and a directory per grid point) check them all
+// before they claim the first.
+func Check(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("directory %s: %w", dir, err)
+	case !fi.IsDir():
+		return errs.Invalid(fmt.Errorf("%s exists and is not a directory", describe(dir)))
+	case Owned(dir):
+		return nil
+	}
+	empty, err := isEmpty(dir)
+	if err != nil {
+		return fmt.Errorf("directory %s: %w", dir, err)
+	}
+	if !empty {
+		return errs.Invalid(fmt.Errorf("directory %s is not empty and was not made by smrl (it has no %s marker); "+
+			"smrl writes only into a new or empty directory, or one it made, so that it never replaces your files: choose another directory", describe(dir), MarkerFile))
+	}
+	return nil
+}

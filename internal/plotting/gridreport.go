@@ -1,0 +1,133 @@
+package plotting
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/fsutil"
+)
+
+// gridCaptions describe the sweep figures, by name prefix.
+var gridCaptions = map[string]string{
+	GridFigRegret:        "Cumulative regret against the oracle after the last episode, against the swept key: mean over seeds with its 95% Student-t interval as bars.",
+	GridFigReward:        "Cumulative reward after the last episode, against the swept key: mean over seeds with its 95% Student-t interval as bars.",
+	GridFigReturn:        "Mean return over the last 20 episodes, against the swept key: mean over seeds with its 95% Student-t interval as bars.",
+	GridFigHeatmapRegret: "Cumulative regret after the last episode at every grid point, one panel per agent: the mean over seeds, on one colour scale.",
+	GridFigHeatmapReward: "Cumulative reward after the last episode at every grid point, one panel per agent: the mean over seeds, on one colour scale.",
+}
+
+// GridReport writes reportDir/report.md for a parameter sweep: the grid,
+// a table with a row per point (its values, each agent's final
+// cumulative regret and reward with 95% intervals, a link to the point's
+// report), and every figure of figs. pointDirs are the points' results
+// directories (for the links), in the order of the table's points.
+func GridReport(d *GridData, reportDir string, figs, pointDirs []string) error {
+	absReport, err := filepath.Abs(reportDir)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", reportDir, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# smrl sweep: %s\n\n", mdEscape(d.Name))
+	var axes []string
+	for _, a := range d.Axes {
+		axes = append(axes, fmt.Sprintf("`%s` ∈ {%s}", a.Key, strings.Join(a.Labels, ", ")))
+	}
+	fmt.Fprintf(&b, "Grid: %s; %d points. Generated from `sweep.csv`. Values are means over seeds with 95%% Student-t intervals in brackets%s.\n\n",
+		strings.Join(axes, " × "), len(pointDirs), d.after(metricReward))
+
+	hasRegret := false
+	for _, c := range d.Cells {
+		if c.Agent != "oracle" && isFinite(c.CumRegret.Mean) {
+			hasRegret = true
+		}
+	}
+	b.WriteString("| ")
+	for _, a := range d.Axes {
+		b.WriteString(mdEscape(a.Key) + " | ")
+	}
+	var cols []string
+	if hasRegret {
+		for _, a := range d.agentsFor(metricRegret) {
+			cols = append(cols, a+" regret")
+		}
+	}
+	for _, a := range d.Agents {
+		cols = append(cols, a+" reward")
+	}
+	for _, c := range cols {
+		b.WriteString(mdEscape(c) + " | ")
+	}
+	b.WriteString("point |\n|")
+	b.WriteString(strings.Repeat("---|", len(d.Axes)+len(cols)+1) + "\n")
+
+	byPoint := map[string][]GridCell{}
+	var order []string
+	for _, c := range d.Cells {
+		if _, ok := byPoint[c.Point]; !ok {
+			order = append(order, c.Point)
+		}
+		byPoint[c.Point] = append(byPoint[c.Point], c)
+	}
+	for i, p := range order {
+		cells := byPoint[p]
+		b.WriteString("| ")
+		for k, a := range d.Axes {
+			b.WriteString(mdEscape(a.Labels[cells[0].Coords[k]]) + " | ")
+		}
+		agent := func(name string) GridCell {
+			for _, c := range cells {
+				if c.Agent == name {
+					return c
+				}
+			}
+			nan := GridStat{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+			return GridCell{CumReward: nan, CumRegret: nan}
+		}
+		if hasRegret {
+			for _, a := range d.agentsFor(metricRegret) {
+				s := agent(a).CumRegret
+				b.WriteString(interval(s.Mean, s.Lo, s.Hi) + " | ")
+			}
+		}
+		for _, a := range d.Agents {
+			s := agent(a).CumReward
+			b.WriteString(interval(s.Mean, s.Lo, s.Hi) + " | ")
+		}
+		link := p
+		if i < len(pointDirs) {
+			if rel, err := relLink(absReport, filepath.Join(pointDirs[i], ReportFile)); err == nil {
+				link = fmt.Sprintf("[%s](%s)", mdEscape(p), rel)
+			}
+		}
+		b.WriteString(link + " |\n")
+	}
+	if len(figs) > 0 {
+		b.WriteString("\n## Figures\n")
+	}
+	for _, fig := range figs {
+		rel, err := relLink(absReport, fig)
+		if err != nil {
+			return err
+		}
+		name := strings.TrimSuffix(filepath.Base(fig), filepath.Ext(fig))
+		fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(name))
+		for prefix, c := range gridCaptions {
+			if name == prefix || strings.HasPrefix(name, prefix+"_") {
+				b.WriteString(c + "\n\n")
+			}
+		}
+		switch strings.ToLower(filepath.Ext(fig)) {
+		case ".png", ".svg":
+			fmt.Fprintf(&b, "![%s](%s)\n", mdEscape(name), rel)
+		default:
+			fmt.Fprintf(&b, "[%s](%s)\n", mdEscape(name), rel)
+		}
+	}
+	return fsutil.WriteAtomic(filepath.Join(reportDir, ReportFile), func(w io.Writer) error {
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
+}

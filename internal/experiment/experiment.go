@@ -19,6 +19,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -142,6 +143,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	mdp, err := env.New(c)
 	if err != nil {
 		return errs.Invalid(err)
+	}
+	if grid.IsDir(opt.OutDir) {
+		return errs.Invalid(fmt.Errorf("%s is a sweep directory (smrl sweep): write the run into another --out", opt.OutDir))
 	}
 	if opt.ClaimParent && !opt.Resume {
 		// Best effort: a parent the user already filled stays theirs (the

@@ -12,6 +12,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
@@ -29,6 +30,9 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 		if sameDir(d, opt.OutDir) {
 			return errs.Invalid(fmt.Errorf("merge: --out %s is the shard directory %s; merge into a new directory", opt.OutDir, d))
 		}
+	}
+	if grid.IsDir(opt.OutDir) {
+		return errs.Invalid(fmt.Errorf("merge: --out %s is a sweep directory (smrl sweep): merge the run into another directory", opt.OutDir))
 	}
 	var c *config.Config
 	var want *results.Expect

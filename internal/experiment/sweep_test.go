@@ -266,6 +266,17 @@ func TestSweepRefusesForeignDirectories(t *testing.T) {
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "holds the results of a run") {
 		t.Errorf("sweep into a run's directory: %v", err)
 	}
+	// And a run into a sweep's directory.
+	sw := filepath.Join(t.TempDir(), "sw")
+	if err := RunSweep(context.Background(), tinySweep(t, "planner.tau=2", "planner.n_rollouts=4"), SweepOptions{Options: Options{OutDir: sw}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(context.Background(), c, Options{OutDir: sw}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "is a sweep directory") {
+		t.Errorf("run into a sweep's directory: %v", err)
+	}
+	if err := Merge(context.Background(), []string{run}, Options{OutDir: sw}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "is a sweep directory") {
+		t.Errorf("merge into a sweep's directory: %v", err)
+	}
 }
 
 // The points' figures are drawn in parallel (the race detector runs this

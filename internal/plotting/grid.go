@@ -134,7 +134,7 @@ func GridFigures(d *GridData, outDir string, opt Options) ([]string, error) {
 	for k := range d.Axes {
 		for _, m := range metrics {
 			panels := d.panelAgents(m, k)
-			w, h := gridSize(opt, len(panels))
+			w, h := gridSize(opt, len(panels), d.labelChars(k))
 			figs = append(figs, fig{m.fig + "_" + d.Axes[k].Key, func(c draw.Canvas) error { return d.lineFigure(c, m, k) }, w, h})
 		}
 	}
@@ -143,7 +143,7 @@ func GridFigures(d *GridData, outDir string, opt Options) ([]string, error) {
 		if hasRegret {
 			m, name = metricRegret, GridFigHeatmapRegret
 		}
-		w, h := gridSize(opt, len(d.agentsFor(m)))
+		w, h := gridSize(opt, len(d.agentsFor(m)), 0)
 		figs = append(figs, fig{name, func(c draw.Canvas) error { return d.heatmap(c, m) }, w, h})
 	}
 	var written []string
@@ -165,18 +165,41 @@ func GridFigures(d *GridData, outDir string, opt Options) ([]string, error) {
 	return written, nil
 }
 
-// gridSize is the size of a figure of n panels: the options' size for one,
-// wider (up to three panels a row) and taller (a row per three) for more,
-// within the size limits.
-func gridSize(opt Options, n int) (w, h vg.Length) {
-	if n <= 1 {
-		return opt.Width, opt.Height
+// gridSize is the size of a figure of n panels with legend labels of up to
+// label characters: the options' size for one panel, wider (up to three
+// panels a row) and taller (a row per three) for more, and wider again
+// for a legend wider than about 150 pt, within the size limits.
+func gridSize(opt Options, n, label int) (w, h vg.Length) {
+	w, h = opt.Width, opt.Height
+	if n > 1 {
+		cols := min(n, 3)
+		rows := (n + cols - 1) / cols
+		w = opt.Width * vg.Length(0.3+0.55*float64(cols))
+		h = opt.Height * vg.Length(0.25+0.75*float64(rows))
 	}
-	cols := min(n, 3)
-	rows := (n + cols - 1) / cols
-	w = min(opt.Width*vg.Length(0.3+0.55*float64(cols)), maxSize)
-	h = min(opt.Height*vg.Length(0.25+0.75*float64(rows)), maxSize)
-	return w, h
+	// Liberation Sans at the legend's size averages about 0.55 em a
+	// character; the thumbnail and padding take about 45 pt.
+	if legend := vg.Points(45) + vg.Length(label)*0.55*legendSize; legend > vg.Points(150) {
+		w += legend - vg.Points(150)
+	}
+	return min(w, maxSize), min(h, maxSize)
+}
+
+// labelChars is the length of the longest legend label of a line figure
+// against axis k.
+func (d *GridData) labelChars(k int) int {
+	n := len("95% CI")
+	if len(d.Axes) == 1 {
+		for _, a := range d.Agents {
+			n = max(n, len([]rune(a)))
+		}
+		return n
+	}
+	_, labels := d.combos(k)
+	for _, l := range labels[:min(len(labels), maxCombos)] {
+		n = max(n, len([]rune(l)))
+	}
+	return n
 }
 
 // agentsFor lists the agents a metric draws, in config order.

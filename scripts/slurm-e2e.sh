@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end test of examples/slurm-array.sh on a real one-node Slurm cluster.
+# End-to-end test of examples/slurm-array.sh and examples/slurm-sweep.sh on a
+# real one-node Slurm cluster.
 #
 #   sudo scripts/slurm-e2e.sh        # or: sudo make slurm-e2e
 #
@@ -17,7 +18,9 @@
 #      `sbatch --wait` from a scratch work directory with bin/ on PATH, merges
 #      the 4 shards with `smrl merge`, runs the same comparison unsharded on
 #      this machine with one worker, and requires episodes.csv and summary.csv
-#      to be byte-identical (cmp);
+#      to be byte-identical (cmp); then the same for examples/slurm-sweep.sh
+#      (the planner ablation) against `smrl sweep` on one machine: sweep.csv
+#      and every point's episodes.csv and summary.csv;
 #   6. on exit, whatever happened, cancels its jobs and stops the daemons it
 #      started, by PID. On failure it prints the Slurm logs and job output.
 #
@@ -294,6 +297,28 @@ done
 [ "$state" = idle ] || fail "node not idle after 60 s (state: ${state:-none})"
 say "cluster up in $(since "$t") s: $node"
 
+# tasks_ok JOBID checks in the job completion log that all 4 tasks of the
+# array JOBID completed with exit code 0: sbatch --wait sees a task's exit
+# code only while slurmctld still holds its record (MinJobAge).
+tasks_ok() {
+	awk -v job="$1" '
+		{
+			state = ""; array = ""; task = ""; code = ""
+			for (i = 1; i <= NF; i++) {
+				split($i, kv, "=")
+				if (kv[1] == "JobState") state = kv[2]
+				else if (kv[1] == "ArrayJobId") array = kv[2]
+				else if (kv[1] == "ArrayTaskId") task = kv[2]
+				else if (kv[1] == "ExitCode") code = kv[2]
+			}
+			if (array != job) next
+			printf "slurm-e2e:   task %s: %s, exit code %s\n", task, state, code
+			if (state == "COMPLETED" && code == "0:0") ok[task] = 1
+		}
+		END { n = 0; for (t in ok) n++; exit n == 4 ? 0 : 1 }
+	' "$dir/log/jobcomp.txt" 2>/dev/null
+}
+
 # 6. Submit, merge, compare.
 cd "$dir/work"
 extra=()
@@ -312,26 +337,9 @@ SEEDS=$seeds E2E_CLUSTER=$token timeout "$job_timeout" sbatch --wait --parsable 
 jobid=$(head -n 1 "$dir/log/sbatch.out")
 jobid=${jobid%%;*}
 say "job array $jobid: sbatch returned after $(since "$t") s with exit code $sbatch_rc"
-# sbatch --wait sees a task's exit code only while slurmctld still holds its
-# record (MinJobAge), so every task is checked in the completion log as well.
-awk -v job="$jobid" '
-	{
-		state = ""; array = ""; task = ""; code = ""
-		for (i = 1; i <= NF; i++) {
-			split($i, kv, "=")
-			if (kv[1] == "JobState") state = kv[2]
-			else if (kv[1] == "ArrayJobId") array = kv[2]
-			else if (kv[1] == "ArrayTaskId") task = kv[2]
-			else if (kv[1] == "ExitCode") code = kv[2]
-		}
-		if (array != job) next
-		printf "slurm-e2e:   task %s: %s, exit code %s\n", task, state, code
-		if (state == "COMPLETED" && code == "0:0") ok[task] = 1
-	}
-	END { n = 0; for (t in ok) n++; exit n == 4 ? 0 : 1 }
-' "$dir/log/jobcomp.txt" 2>/dev/null || tasks_ok=no
+tasks_ok "$jobid" || bad_tasks=no
 [ "$sbatch_rc" = 0 ] || fail "sbatch --wait exited $sbatch_rc (a task failed, or 124: the array took over E2E_TIMEOUT=$job_timeout s)"
-[ -z "${tasks_ok:-}" ] || fail "not all 4 array tasks completed with exit code 0 (see $dir/log/jobcomp.txt)"
+[ -z "${bad_tasks:-}" ] || fail "not all 4 array tasks completed with exit code 0 (see $dir/log/jobcomp.txt)"
 for i in 0 1 2 3; do
 	[ -s "results/synthetic/shard-$i-of-4/journal.jsonl" ] || fail "shard $i of 4 wrote no journal"
 done
@@ -352,3 +360,38 @@ for f in episodes.csv summary.csv; do
 		fail "$f of the merged Slurm shards differs from the single-machine run's ($dir/work/results/synthetic/$f vs $dir/work/local/$f)"
 	say "$f identical: $(wc -l <"local/$f") lines, sha256 $(sha256sum <"local/$f" | cut -c1-16)"
 done
+
+# 7. The sweep example: the planner ablation as a 4-task array, merged, and
+# compared with the same sweep on one machine, point by point.
+t=$(date +%s)
+say "sbatch --wait examples/slurm-sweep.sh (configs/ablation-tau-rollouts.yaml)"
+sbatch_rc=0
+CONFIG=$repo/configs/ablation-tau-rollouts.yaml E2E_CLUSTER=$token timeout "$job_timeout" sbatch --wait --parsable \
+	"${extra[@]}" "$repo/examples/slurm-sweep.sh" >"$dir/log/sbatch-sweep.out" 2>&1 9>&- || sbatch_rc=$?
+jobid=$(head -n 1 "$dir/log/sbatch-sweep.out")
+jobid=${jobid%%;*}
+say "job array $jobid: sbatch returned after $(since "$t") s with exit code $sbatch_rc"
+tasks_ok "$jobid" || bad_sweep_tasks=no
+[ "$sbatch_rc" = 0 ] || fail "sbatch --wait of the sweep exited $sbatch_rc"
+[ -z "${bad_sweep_tasks:-}" ] || fail "not all 4 sweep array tasks completed with exit code 0 (see $dir/log/jobcomp.txt)"
+smrl merge results/ablation-tau-rollouts/shard-*-of-4 --out results/ablation-tau-rollouts --no-plots -q ||
+	fail "smrl merge of the sweep shards failed"
+t=$(date +%s)
+env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_MIN -u SLURM_ARRAY_TASK_COUNT -u JOB_COMPLETION_INDEX \
+	smrl sweep --config "$repo/configs/ablation-tau-rollouts.yaml" --workers 1 --out "$dir/work/local-sweep" --no-plots -q ||
+	fail "the single-machine smrl sweep failed"
+say "single-machine sweep done in $(since "$t") s"
+cmp results/ablation-tau-rollouts/sweep.csv local-sweep/sweep.csv ||
+	fail "sweep.csv of the merged Slurm shards differs from the single-machine sweep's"
+points=0
+for p in local-sweep/*/; do
+	p=$(basename "$p")
+	for f in episodes.csv summary.csv; do
+		cmp "results/ablation-tau-rollouts/$p/$f" "local-sweep/$p/$f" ||
+			fail "$p/$f of the merged sweep differs from the single-machine sweep's"
+	done
+	points=$((points + 1))
+done
+[ "$points" = 15 ] || fail "the sweep has $points point directories, want 15"
+say "sweep identical: sweep.csv and the episodes.csv and summary.csv of all $points points"
+

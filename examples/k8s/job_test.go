@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,11 +16,36 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-const jobFile = "../kubernetes-indexed-job.yaml"
+// example is one Job file of examples/ and what its pods must run.
+type example struct {
+	file string
+	// cmds are the smrl commands its script may run.
+	cmds []string
+	// name is the results directory under the volume's results/ that
+	// smrl merge reads the shards shard-i-of-n from.
+	name string
+	// marker is the file of a shard directory whose presence means the
+	// shard started and a retried pod must pass --resume.
+	marker string
+	// check, when not nil, checks the arguments smrl gets further.
+	check func(t *testing.T, args []string)
+}
 
-// loadJob decodes the example strictly: a misspelt or misplaced field is an
+var examples = []example{
+	{file: "../kubernetes-indexed-job.yaml", cmds: []string{"compare", "run"}, name: "synthetic", marker: "journal.jsonl"},
+	{file: "../kubernetes-sweep-job.yaml", cmds: []string{"sweep"}, name: "ablation-tau-rollouts", marker: "sweep.yaml", check: isAblation},
+}
+
+// forEach runs f as a subtest for every example.
+func forEach(t *testing.T, f func(t *testing.T, ex example)) {
+	for _, ex := range examples {
+		t.Run(strings.TrimSuffix(strings.TrimPrefix(ex.file, "../"), ".yaml"), func(t *testing.T) { f(t, ex) })
+	}
+}
+
+// loadJob decodes an example strictly: a misspelt or misplaced field is an
 // error, as `kubectl apply --validate=strict` would make it.
-func loadJob(t *testing.T) *batchv1.Job {
+func loadJob(t *testing.T, jobFile string) *batchv1.Job {
 	t.Helper()
 	data, err := os.ReadFile(jobFile)
 	if err != nil {
@@ -35,6 +61,10 @@ func loadJob(t *testing.T) *batchv1.Job {
 // TestStrictDecodingRejectsUnknownFields shows that the decoder used above
 // does catch a field batch/v1 does not have, so the next test can fail.
 func TestStrictDecodingRejectsUnknownFields(t *testing.T) {
+	forEach(t, func(t *testing.T, ex example) { strictDecoding(t, ex.file) })
+}
+
+func strictDecoding(t *testing.T, jobFile string) {
 	data, err := os.ReadFile(jobFile)
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +115,11 @@ func show[T any](p *T) string {
 }
 
 func TestIndexedJobForSmrl(t *testing.T) {
-	job := loadJob(t)
+	forEach(t, func(t *testing.T, ex example) { indexedJob(t, ex.file) })
+}
+
+func indexedJob(t *testing.T, jobFile string) {
+	job := loadJob(t, jobFile)
 	if job.APIVersion != "batch/v1" || job.Kind != "Job" {
 		t.Errorf("apiVersion/kind = %s/%s, want batch/v1/Job", job.APIVersion, job.Kind)
 	}
@@ -147,7 +181,11 @@ func TestPodScriptRunsItsShard(t *testing.T) {
 	if err != nil {
 		t.Skip("no sh")
 	}
-	job := loadJob(t)
+	forEach(t, func(t *testing.T, ex example) { podScript(t, sh, ex) })
+}
+
+func podScript(t *testing.T, sh string, ex example) {
+	job := loadJob(t, ex.file)
 	c := container(t, job)
 	n := shardCount(t, c)
 	mount := c.VolumeMounts[0].MountPath
@@ -201,29 +239,84 @@ func TestPodScriptRunsItsShard(t *testing.T) {
 
 	for i := 0; i < n; i++ {
 		args := run(i)
-		if len(args) == 0 || (args[0] != "compare" && args[0] != "run") {
-			t.Fatalf("index %d: smrl %q, want smrl compare or run", i, args)
+		if len(args) == 0 || !slices.Contains(ex.cmds, args[0]) {
+			t.Fatalf("index %d: smrl %q, want smrl %s", i, args, strings.Join(ex.cmds, " or "))
 		}
 		if _, ok := flag(args, "--shard"); ok {
 			t.Errorf("index %d: --shard given; the shard must come from JOB_COMPLETION_INDEX", i)
 		}
 		out, ok := flag(args, "--out")
-		want := filepath.Join(vol, "results", "synthetic", "shard-"+strconv.Itoa(i)+"-of-"+strconv.Itoa(n))
+		want := filepath.Join(vol, "results", ex.name, "shard-"+strconv.Itoa(i)+"-of-"+strconv.Itoa(n))
 		if !ok || out != want {
 			t.Fatalf("index %d: --out %q, want %q (smrl merge reads shard-*-of-%d)", i, out, want, n)
 		}
 		if has(args, "--resume") {
 			t.Errorf("index %d: --resume on a fresh volume: smrl refuses it (nothing to resume), so the pod would fail", i)
 		}
+		if ex.check != nil {
+			ex.check(t, args)
+		}
 
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(out, "journal.jsonl"), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, ex.marker), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if args := run(i); !has(args, "--resume") {
-			t.Errorf("index %d: a retried pod with a journal runs %q without --resume", i, args)
+			t.Errorf("index %d: a retried pod with %s runs %q without --resume", i, ex.marker, args)
+		}
+	}
+}
+
+// isAblation checks that smrl sweep's arguments are the shipped ablation,
+// configs/ablation-tau-rollouts.yaml: its sweep: section as --set flags, its
+// seeds as --seeds, and every other key of the file at smrl's default.
+func isAblation(t *testing.T, args []string) {
+	t.Helper()
+	read := func(path string) map[string]any {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return m
+	}
+	cfg := read("../../configs/ablation-tau-rollouts.yaml")
+	defaults := read("../../internal/config/default.yaml")
+	var want, got []string
+	sweep, _ := cfg["sweep"].(map[string]any)
+	for key, vals := range sweep {
+		var parts []string
+		for _, v := range vals.([]any) {
+			parts = append(parts, fmt.Sprint(v))
+		}
+		want = append(want, key+"="+strings.Join(parts, ","))
+	}
+	for i, a := range args {
+		if a == "--set" && i+1 < len(args) {
+			got = append(got, args[i+1])
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("--set %q, want the ablation's grid %q", got, want)
+	}
+	for key, v := range cfg {
+		switch key {
+		case "name", "sweep":
+		case "seeds":
+			if i := slices.Index(args, "--seeds"); i < 0 || i+1 >= len(args) || args[i+1] != fmt.Sprint(v) {
+				t.Errorf("args %q: want --seeds %v as in the ablation", args, v)
+			}
+		default:
+			if !reflect.DeepEqual(v, defaults[key]) {
+				t.Errorf("the ablation sets %s = %v, which the Job does not pass (default %v)", key, v, defaults[key])
+			}
 		}
 	}
 }

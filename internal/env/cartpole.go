@@ -86,7 +86,9 @@ func newCartPole(c *config.Config) (*MDP, error) {
 			}
 		}
 	}
-	spec, err := learnerSpec(c, def, 1)
+	// rff input scales: the termination bounds of x and θ, and typical
+	// speeds before failure.
+	spec, err := learnerSpec(c, def, 1, []float64{p.XThreshold, 2, p.ThetaThreshold, 3, 1})
 	if err != nil {
 		return nil, err
 	}

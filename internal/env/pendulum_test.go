@@ -3,9 +3,11 @@ package env
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
 func physicsConfig(t *testing.T, kind string) *config.Config {
@@ -170,5 +172,40 @@ func TestPendulumNoise(t *testing.T) {
 		if math.Abs(mean) > 5*c.wantSD/math.Sqrt(n) || math.Abs(sd-c.wantSD) > 5*c.wantSD/math.Sqrt(2*n) {
 			t.Errorf("%s noise: mean %v, sd %v; want 0, %v", c.name, mean, sd, c.wantSD)
 		}
+	}
+}
+
+// The learners' model class from config section model: rff features of
+// (s, a) scaled by the environment's input scales (cos θ, sin θ, θ̇/8, u/2)
+// unless model.input_scale is set; the lds agent's own linear features; the
+// difference target. A wrong number of input scales is an error naming
+// the key.
+func TestPendulumModelClass(t *testing.T) {
+	c := physicsConfig(t, "pendulum")
+	c.Model.Features.Kind, c.Model.Target, c.Model.LDSFeatures = "rff", "delta", "linear"
+	m, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rff, ok := m.Model.Features.(*expfam.RFF)
+	if !ok || len(rff.Inputs) != 4 || rff.Inputs[2] != 8 || rff.Inputs[3] != 2 {
+		t.Fatalf("features %v, want rff with input scales (1, 1, 8, 2)", m.Model.Features)
+	}
+	if _, ok := m.Model.LDSFeatures.(expfam.Linear); !ok || !m.Model.Delta {
+		t.Errorf("LDS features %v, delta %v", m.Model.LDSFeatures, m.Model.Delta)
+	}
+	c.Model.InputScale = []float64{1, 1, 4}
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "model.input_scale: 3 scales for 4 inputs") {
+		t.Errorf("3 input scales: %v", err)
+	}
+	c.Model.InputScale = []float64{1, 1, 4, 1}
+	m, err = New(c)
+	if err != nil || m.Model.Features.(*expfam.RFF).Inputs[2] != 4 {
+		t.Errorf("model.input_scale not applied: %v %v", err, m.Model.Features)
+	}
+	// model.lds_features equal to the model's features: no separate LDS features.
+	c.Model.Features.Kind = "linear"
+	if m, err = New(c); err != nil || m.Model.LDSFeatures != nil {
+		t.Errorf("linear model features: LDS features %v, %v", m.Model.LDSFeatures, err)
 	}
 }

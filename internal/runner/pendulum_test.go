@@ -3,8 +3,10 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 )
@@ -92,5 +94,32 @@ func TestPendulumSwingUp(t *testing.T) {
 	}
 	if late["lds"] > 2*late["oracle"] {
 		t.Errorf("lds %.1f is within a factor 2 of the oracle's %.1f", late["lds"], late["oracle"])
+	}
+}
+
+// A decision of every planner kind under the sm agent's RFF model of the
+// pendulum (features of every rollout step computed into the stepper's
+// scratch) allocates nothing.
+func TestRFFPlanningDoesNotAllocate(t *testing.T) {
+	c := pendulumConfig(t)
+	m, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"rss", "cem", "mppi"} {
+		c.Planner.Kind = kind
+		ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := agent.NewFromConfig(c.Planner, nil, &agent.Box{Low: m.Box.Low, High: m.Box.High}, m.Task, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		s := []float64{-1, 0, 0}
+		if n := testing.AllocsPerRun(3, func() { pl.Act(ag.Sim, s, rng) }); n != 0 {
+			t.Errorf("%s: %v allocations per decision", kind, n)
+		}
 	}
 }

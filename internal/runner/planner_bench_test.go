@@ -10,12 +10,12 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 )
 
-// pendulumAgent returns configs/pendulum.yaml's MDP and an agent whose
-// model was fitted to 400 transitions of random play (so that W is a
+// fittedAgent returns the MDP of a shipped config and the named agent with
+// its model fitted to 400 transitions of random play (so that W is a
 // realistic, dense estimate).
-func pendulumAgent(b *testing.B, name string) (*config.Config, *env.MDP, *agent.Agent) {
+func fittedAgent(b *testing.B, file, name string) (*config.Config, *env.MDP, *agent.Agent) {
 	b.Helper()
-	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
+	c, err := config.Load(config.Options{Path: "../../configs/" + file})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -29,9 +29,10 @@ func pendulumAgent(b *testing.B, name string) (*config.Config, *env.MDP, *agent.
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	sim := m.Dynamics.NewSimulator()
-	s, next, a := make([]float64, 3), make([]float64, 3), make([]float64, 1)
+	ds := m.StateDim()
+	s, next, a := make([]float64, ds), make([]float64, ds), make([]float64, m.ActionDim())
 	for i := range 400 {
-		if i%100 == 0 {
+		if i%20 == 0 {
 			m.Init(rng, s)
 		}
 		m.RandomAction(rng, a)
@@ -52,7 +53,7 @@ func pendulumAgent(b *testing.B, name string) (*config.Config, *env.MDP, *agent.
 // mean rollouts.
 func BenchmarkPendulumTransition(b *testing.B) {
 	for _, name := range []string{"oracle", "lds", "sm"} {
-		_, m, ag := pendulumAgent(b, name)
+		_, m, ag := fittedAgent(b, "pendulum.yaml", name)
 		b.Run(name, func(b *testing.B) {
 			s, next, a := []float64{math.Cos(2), math.Sin(2), 0.5}, make([]float64, 3), []float64{0.7}
 			rng := rand.New(rand.NewPCG(1, 2))
@@ -68,38 +69,41 @@ func BenchmarkPendulumTransition(b *testing.B) {
 	}
 }
 
-// BenchmarkPendulumDecision is one planning decision of each planner kind
-// with configs/pendulum.yaml's settings (tau 21: 20 model transitions per
-// sequence, mean rollouts) under the sm agent's RFF model and the true
-// physics: rss with n_sequences random sequences, cem and mppi as
-// configured.
-func BenchmarkPendulumDecision(b *testing.B) {
-	for _, kind := range []string{"rss", "cem", "mppi"} {
-		for _, name := range []string{"oracle", "sm"} {
-			c, m, ag := pendulumAgent(b, name)
-			c.Planner.Kind, c.Planner.Mode = kind, "random"
-			pl, err := agent.NewFromConfig(c.Planner, m.Actions, &agent.Box{Low: m.Box.Low, High: m.Box.High}, m.Task, 3)
-			if err != nil {
-				b.Fatal(err)
-			}
-			seqs := map[string]int{"rss": c.Planner.NSequences, "cem": c.Planner.CEM.Population * c.Planner.CEM.Iterations,
-				"mppi": c.Planner.MPPI.Samples}[kind]
-			b.Run(kind+"/"+name, func(b *testing.B) {
-				rng := rand.New(rand.NewPCG(1, 2))
-				s := []float64{-1, 0, 0}
-				b.ReportAllocs()
-				for i := 0; i < b.N; i++ {
-					if i%50 == 0 {
-						m.Init(rng, s)
-						pl.Reset()
-					}
-					pl.Act(ag.Sim, s, rng)
+// BenchmarkDecision is one planning decision of each planner kind, with the
+// settings of the config of each continuous-control experiment
+// (pendulum.yaml, mountain-car.yaml, cartpole-mppi.yaml: the same horizon
+// τ and sequence budget for every kind), under the oracle's model (the true
+// transition), the lds agent's and the sm agent's. Decisions follow the
+// warm start from a random start, restarted every 50 decisions.
+func BenchmarkDecision(b *testing.B) {
+	for _, file := range []string{"pendulum.yaml", "mountain-car.yaml", "cartpole-mppi.yaml"} {
+		for _, kind := range []string{"rss", "cem", "mppi"} {
+			for _, name := range []string{"oracle", "lds", "sm"} {
+				c, m, ag := fittedAgent(b, file, name)
+				c.Planner.Kind = kind
+				pl, err := agent.NewFromConfig(c.Planner, m.Actions, &agent.Box{Low: m.Box.Low, High: m.Box.High}, m.Task, m.StateDim())
+				if err != nil {
+					b.Fatal(err)
 				}
-				per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				b.ReportMetric(per/1e3, "µs/decision")
-				b.ReportMetric(per/float64(seqs*(c.Planner.Tau-1)), "ns/transition")
-				b.ReportMetric(0, "ns/op")
-			})
+				seqs := map[string]int{"rss": c.Planner.NSequences, "cem": c.Planner.CEM.Population * c.Planner.CEM.Iterations,
+					"mppi": c.Planner.MPPI.Samples}[kind]
+				b.Run(c.Name+"/"+kind+"/"+name, func(b *testing.B) {
+					rng := rand.New(rand.NewPCG(1, 2))
+					s := make([]float64, m.StateDim())
+					b.ReportAllocs()
+					for i := 0; i < b.N; i++ {
+						if i%50 == 0 {
+							m.Init(rng, s)
+							pl.Reset()
+						}
+						pl.Act(ag.Sim, s, rng)
+					}
+					per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+					b.ReportMetric(per/1e3, "µs/decision")
+					b.ReportMetric(per/float64(seqs*c.Planner.NRollouts*(c.Planner.Tau-1)), "ns/transition")
+					b.ReportMetric(0, "ns/op")
+				})
+			}
 		}
 	}
 }

@@ -84,7 +84,7 @@ func newCartPole(c *config.Config) (*MDP, error) {
 			if err != nil {
 				return nil, fmt.Errorf("env.cartpole.noise_scale: %w", err)
 			}
-			cp.noiseTables[i], cp.noiseMul[i] = expfam.NewTable(f), mul
+			cp.noiseTables[i], cp.noiseMul[i] = expfam.SharedTable(f), mul
 			if p.CustomSinBase == "sigma" {
 				shared = cp.noiseTables[i]
 			}

@@ -2,6 +2,7 @@ package expfam
 
 import (
 	"math"
+	"sync"
 	"sync/atomic"
 )
 
@@ -28,6 +29,16 @@ const (
 	TableSubCells  = 32
 	tableRefineTol = 2e-5
 )
+
+// TableExtraRows bounds the rows a table keeps beyond ±TableEtaMax: η out
+// there is tabulated on the same grid, lazily, as far as the models reach,
+// and when a table holds this many such rows it drops them all and builds
+// again what is needed. A row takes about 23 kB, so a table's extension
+// stays below 100 MB.
+const TableExtraRows = 4096
+
+// tableExtraRows is TableExtraRows (a variable for tests).
+var tableExtraRows = int64(TableExtraRows)
 
 // tailLogSpan is ln(1/(TableCells·TableTailMin)): the tail grid's point k
 // sits at u = exp(−k·tailLogSpan/TableTailCells)/TableCells.
@@ -61,6 +72,11 @@ func tailU(k int) float64 {
 type Table struct {
 	f    Scalar
 	rows []atomic.Pointer[tableRow]
+	// extra holds the rows beyond ±TableEtaMax by grid index, at most
+	// TableExtraRows of them (then it is replaced by an empty map).
+	extra  atomic.Pointer[sync.Map]
+	nExtra atomic.Int64
+	dirty  atomic.Bool // rows were built since the table was loaded or saved
 }
 
 type tableRow struct {
@@ -76,19 +92,57 @@ type tableRow struct {
 	err              error
 }
 
-// NewTable returns an empty table for f.
+// NewTable returns an empty table for f, private to the caller (see
+// SharedTable for the process-wide one).
 func NewTable(f Scalar) *Table {
-	return &Table{f: f, rows: make([]atomic.Pointer[tableRow], 2*TableEtaMax*TableEtaRes+1)}
+	t := &Table{f: f, rows: make([]atomic.Pointer[tableRow], 2*TableEtaMax*TableEtaRes+1)}
+	t.extra.Store(new(sync.Map))
+	return t
 }
+
+// rowOffset is the grid index of η = 0: row i is at η = (i − rowOffset)/TableEtaRes.
+const rowOffset = TableEtaMax * TableEtaRes
 
 // Family returns the scalar family the table is for.
 func (t *Table) Family() Scalar { return t.f }
 
+// row returns grid row i (any integer: beyond the fixed range it lives in
+// extra), building it if needed.
 func (t *Table) row(i int) *tableRow {
+	if i < 0 || i >= len(t.rows) {
+		return t.extraRow(i)
+	}
 	if r := t.rows[i].Load(); r != nil {
 		return r
 	}
-	eta := float64(i-TableEtaMax*TableEtaRes) / TableEtaRes
+	r := t.build(i)
+	t.rows[i].CompareAndSwap(nil, r)
+	return t.rows[i].Load()
+}
+
+// extraRow returns row i beyond the fixed range, building it if needed.
+func (t *Table) extraRow(i int) *tableRow {
+	m := t.extra.Load()
+	if r, ok := m.Load(i); ok {
+		return r.(*tableRow)
+	}
+	r := t.build(i)
+	if t.nExtra.Add(1) > tableExtraRows {
+		// Full: start afresh (rows are pure functions of η, so which rows
+		// are kept changes no result). Other goroutines may still read the
+		// old map.
+		m = new(sync.Map)
+		t.extra.Store(m)
+		t.nExtra.Store(1)
+	}
+	got, _ := m.LoadOrStore(i, r)
+	return got.(*tableRow)
+}
+
+// build computes grid row i.
+func (t *Table) build(i int) *tableRow {
+	t.dirty.Store(true)
+	eta := float64(i-rowOffset) / TableEtaRes
 	r := new(tableRow)
 	c, err := NewCDF(t.f, eta)
 	if err != nil {
@@ -113,32 +167,31 @@ func (t *Table) row(i int) *tableRow {
 			r.lo[k], r.hi[k] = c.Quantile(u), c.Quantile(1-u)
 		}
 	}
-	t.rows[i].CompareAndSwap(nil, r)
-	return t.rows[i].Load()
+	return r
 }
+
+// maxTableEta is the largest |η| the table tabulates (beyond it, η is
+// treated as not normalisable: no density of interest gets there, and the
+// grid index must fit an int).
+const maxTableEta = 1 << 40
 
 // locate returns the grid row below eta and the interpolation weight, or
-// ok = false when eta is outside the table.
+// ok = false when eta is not finite or beyond ±maxTableEta.
 func locate(eta float64) (i int, w float64, ok bool) {
-	pos := (eta + TableEtaMax) * TableEtaRes
-	if !(pos >= 0 && pos < 2*TableEtaMax*TableEtaRes) {
+	if !(math.Abs(eta) <= maxTableEta) {
 		return 0, 0, false
 	}
-	i = int(pos)
-	return i, pos - float64(i), true
+	pos := eta*TableEtaRes + rowOffset
+	f := math.Floor(pos)
+	return int(f), pos - f, true
 }
 
-// Quantile returns the tabulated Q(u; η) for u in [0, 1). Outside the
-// table's η range it inverts the exact CDF (slow, allocates). It returns NaN
-// when the family is not normalisable at η.
+// Quantile returns the tabulated Q(u; η) for u in [0, 1). It returns NaN
+// when the family is not normalisable at η (or η is not finite).
 func (t *Table) Quantile(eta, u float64) float64 {
 	i, w, ok := locate(eta)
 	if !ok {
-		c, err := NewCDF(t.f, eta)
-		if err != nil {
-			return math.NaN()
-		}
-		return c.Quantile(u)
+		return math.NaN()
 	}
 	r0, r1 := t.row(i), t.row(i+1)
 	if r0.err != nil || r1.err != nil {
@@ -293,18 +346,13 @@ func lerp2(a, b []float64, pos, w float64) float64 {
 }
 
 // Cumulants returns A(η) = log Z(η) and its first two derivatives, the mean
-// and variance of ψ. Inside the table A and A' are cubic Hermite
-// interpolants (A' and A” are their exact derivatives at the grid), A” is
-// linear; outside they are integrated exactly. ok is false when the family is
-// not normalisable at η.
+// and variance of ψ: A and A' are cubic Hermite interpolants between grid
+// rows (A' and A” are their exact derivatives at the grid), A” is linear.
+// ok is false when the family is not normalisable at η.
 func (t *Table) Cumulants(eta float64) (a, da, d2a float64, ok bool) {
 	i, w, in := locate(eta)
 	if !in {
-		c, err := NewCDF(t.f, eta)
-		if err != nil {
-			return 0, 0, 0, false
-		}
-		return c.LogZ, c.Mean, c.Variance, true
+		return 0, 0, 0, false
 	}
 	r0, r1 := t.row(i), t.row(i+1)
 	if r0.err != nil || r1.err != nil {
@@ -317,17 +365,13 @@ func (t *Table) Cumulants(eta float64) (a, da, d2a float64, ok bool) {
 	return a, da, d2a, true
 }
 
-// MeanX returns E[x | η]: inside the table the cubic Hermite interpolant
-// of the exact grid values and their η-derivatives Cov(x, ψ), outside it
-// integrated exactly. It is NaN where the family is not normalisable.
+// MeanX returns E[x | η]: the cubic Hermite interpolant of the exact grid
+// values and their η-derivatives Cov(x, ψ). It is NaN where the family is
+// not normalisable.
 func (t *Table) MeanX(eta float64) float64 {
 	i, w, in := locate(eta)
 	if !in {
-		c, err := NewCDF(t.f, eta)
-		if err != nil {
-			return math.NaN()
-		}
-		return c.MeanX
+		return math.NaN()
 	}
 	r0, r1 := t.row(i), t.row(i+1)
 	if r0.err != nil || r1.err != nil {

@@ -65,7 +65,7 @@ func DefaultTableCacheDir() string {
 // tableKey identifies a table's content: the family (its String names every
 // parameter, exactly) and the grid.
 func tableKey(f Scalar) string {
-	return fmt.Sprintf("%s|eta %d/%d|cells %d|tail %d %g|sub %d %g", f, TableEtaMax, TableEtaRes,
+	return fmt.Sprintf("%s|eta %d %d/%d log %d|cells %d|tail %d %g|sub %d %g", f, TableEtaMax, TableGeoEta, TableEtaRes, TableEtaLogRes,
 		TableCells, TableTailCells, TableTailMin, TableSubCells, tableRefineTol)
 }
 

@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// A saved table reads back row for row, extended rows beyond ±TableEtaMax
+// A saved table reads back row for row, extended rows beyond the linear grid
 // and rows of non-normalisable η included; a damaged or foreign file is
 // ignored.
 func TestTableCacheRoundTrip(t *testing.T) {
 	dir := t.TempDir()
+	DropSharedTables() // only this test's tables
 	SetTableCache(dir)
 	defer SetTableCache("")
 	f, _ := NewSin(4.0625, 1.7) // a family no other test shares
@@ -92,25 +93,39 @@ func (linearPsiFamily) D2Psi(float64) float64  { return 2 }
 func (linearPsiFamily) String() string         { return "x²-test" }
 func (linearPsiFamily) Kink() (float64, bool)  { return 0, false }
 
-// Beyond ±TableEtaMax the table extends on the same grid, lazily and as
+// Beyond its linear grid the table extends lazily, as
 // accurately as inside; its extension is bounded, and dropping it changes
 // no draw.
 func TestTableExtendsBeyondItsRange(t *testing.T) {
-	sin, _ := NewSin(4, 1.7)
-	tab := NewTable(sin)
-	for _, eta := range []float64{300.0078, -540.5, 1000.01} {
-		e, err := tab.MaxCDFError(eta)
-		if err != nil {
-			t.Fatal(err)
+	// Off-grid η on the geometric grid, from its first cells to far out, for
+	// the families with a bounded ψ. The bound is the one inside the linear
+	// grid (TestTableErrorBound). x-sin's ψ is unbounded: its grid stays
+	// linear (and, off the grid, as inaccurate as inside: see the README).
+	xsin, _ := NewXSin(2)
+	if x := NewTable(xsin); x.geo || x.gridEta(2*x.lin+1)-x.gridEta(2*x.lin) != 1.0/TableEtaRes {
+		t.Error("x-sin's grid must stay linear beyond the edge")
+	}
+	for _, f := range catalog(t)[:2] {
+		tab := NewTable(f)
+		if !tab.geo {
+			t.Fatalf("%v: the grid should be geometric beyond the edge", f)
 		}
-		if e > 1e-3 {
-			t.Errorf("η = %g: Kolmogorov distance %.2e", eta, e)
-		}
-		c, _ := NewCDF(sin, eta)
-		if a, _, _, ok := tab.Cumulants(eta); !ok || math.Abs(a-c.LogZ) > 1e-6*math.Abs(c.LogZ) {
-			t.Errorf("η = %g: log Z %v (ok %v), exact %v", eta, a, ok, c.LogZ)
+		for _, eta := range []float64{8.03, -11.7, 60.02, 256.3, 300.0078, -540.5, 1000.01, -3217.7} {
+			e, err := tab.MaxCDFError(eta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e > 4e-5 {
+				t.Errorf("%v η = %g: Kolmogorov distance %.2e", f, eta, e)
+			}
+			c, _ := NewCDF(f, eta)
+			if a, _, _, ok := tab.Cumulants(eta); !ok || math.Abs(a-c.LogZ) > 1e-6*math.Abs(c.LogZ) {
+				t.Errorf("%v η = %g: log Z %v (ok %v), exact %v", f, eta, a, ok, c.LogZ)
+			}
 		}
 	}
+	sin, _ := NewSin(4, 1.7)
+	tab := NewTable(sin)
 	old := tableExtraRows
 	tableExtraRows = 3
 	defer func() { tableExtraRows = old }()

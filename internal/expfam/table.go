@@ -81,8 +81,12 @@ type Table struct {
 	nExtra atomic.Int64
 	dirty  atomic.Bool // rows were built since the table was loaded or saved
 	geo    bool        // the grid is geometric beyond ±TableGeoEta
-	edge   float64     // the linear grid's half-width: TableGeoEta or TableEtaMax
-	lin    int         // its half-width in rows: the row of η = 0
+	// cacheFile, when set (SharedTable), is loaded by loadCache before the
+	// first row is built.
+	cacheFile, cacheKey string
+	loadOnce            sync.Once
+	edge                float64 // the linear grid's half-width: TableGeoEta or TableEtaMax
+	lin                 int     // its half-width in rows: the row of η = 0
 }
 
 type tableRow struct {
@@ -150,6 +154,10 @@ func (t *Table) row(i int) *tableRow {
 	if r := t.rows[i].Load(); r != nil {
 		return r
 	}
+	t.loadCache()
+	if r := t.rows[i].Load(); r != nil {
+		return r
+	}
 	r := t.build(i)
 	t.rows[i].CompareAndSwap(nil, r)
 	return t.rows[i].Load()
@@ -158,6 +166,11 @@ func (t *Table) row(i int) *tableRow {
 // extraRow returns row i beyond the fixed range, building it if needed.
 func (t *Table) extraRow(i int) *tableRow {
 	m := t.extra.Load()
+	if r, ok := m.Load(i); ok {
+		return r.(*tableRow)
+	}
+	t.loadCache()
+	m = t.extra.Load()
 	if r, ok := m.Load(i); ok {
 		return r.(*tableRow)
 	}

@@ -2,7 +2,6 @@ package expfam
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -84,10 +83,21 @@ func SharedTable(f Scalar) *Table {
 	}
 	t := NewTable(f)
 	if registry.dir != "" {
-		t.loadFile(cachePath(registry.dir, key), key) // a bad file is ignored
+		t.cacheFile, t.cacheKey = cachePath(registry.dir, key), key
 	}
 	registry.tables[key] = t
 	return t
+}
+
+// loadCache fills the table from its cache file, once, before the first row
+// is built (so a command that draws nothing reads nothing); a bad file is
+// ignored.
+func (t *Table) loadCache() {
+	t.loadOnce.Do(func() {
+		if t.cacheFile != "" {
+			t.loadFile(t.cacheFile, t.cacheKey)
+		}
+	})
 }
 
 func cachePath(dir, key string) string {
@@ -206,7 +216,7 @@ func (t *Table) loadFile(path, key string) bool {
 	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
 		return false
 	}
-	dec := decoder{r: bytes.NewReader(body)}
+	dec := decoder{b: body}
 	var magic [8]byte
 	dec.bytes(magic[:])
 	if dec.err != nil || magic != tableMagic || dec.u32() != tableFormat || dec.str() != key {
@@ -315,33 +325,56 @@ func (e *encoder) f64s(xs ...float64) {
 	}
 }
 
-// decoder reads what encoder writes, keeping the first error (then every
-// value reads as zero).
+// decoder reads what encoder writes from a byte slice, keeping the first
+// error (then every value reads as zero).
 type decoder struct {
-	r   *bytes.Reader
-	buf [8]byte
+	b   []byte
 	err error
 }
 
-func (d *decoder) bytes(b []byte) {
-	if d.err == nil {
-		_, d.err = io.ReadFull(d.r, b)
+// next returns the next n bytes, or nil (and records an error) past the end.
+func (d *decoder) next(n int) []byte {
+	if d.err != nil || n > len(d.b) {
+		if d.err == nil {
+			d.err = io.ErrUnexpectedEOF
+		}
+		return nil
 	}
-	if d.err != nil {
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes(b []byte) {
+	if v := d.next(len(b)); v != nil {
+		copy(b, v)
+	} else {
 		clear(b)
 	}
 }
-func (d *decoder) u16() uint16  { d.bytes(d.buf[:2]); return binary.LittleEndian.Uint16(d.buf[:2]) }
-func (d *decoder) u32() uint32  { d.bytes(d.buf[:4]); return binary.LittleEndian.Uint32(d.buf[:4]) }
-func (d *decoder) u64() uint64  { d.bytes(d.buf[:8]); return binary.LittleEndian.Uint64(d.buf[:8]) }
+func (d *decoder) u16() uint16 {
+	if v := d.next(2); v != nil {
+		return binary.LittleEndian.Uint16(v)
+	}
+	return 0
+}
+func (d *decoder) u32() uint32 {
+	if v := d.next(4); v != nil {
+		return binary.LittleEndian.Uint32(v)
+	}
+	return 0
+}
+func (d *decoder) u64() uint64 {
+	if v := d.next(8); v != nil {
+		return binary.LittleEndian.Uint64(v)
+	}
+	return 0
+}
 func (d *decoder) f64() float64 { return math.Float64frombits(d.u64()) }
 func (d *decoder) str() string {
 	n := int(d.u32())
-	if d.err != nil || n > d.r.Len() {
-		d.err = errors.New("string beyond the data")
-		return ""
+	if v := d.next(n); v != nil {
+		return string(v)
 	}
-	b := make([]byte, n)
-	d.bytes(b)
-	return string(b)
+	return ""
 }

@@ -2,13 +2,21 @@
 GO      ?= go
 BIN     ?= bin/smrl
 STATICCHECK_VERSION ?= v0.8.2
+# make install puts smrl into $(PREFIX)/bin: by default the first entry of
+# GOPATH, so $(go env GOPATH)/bin, where go install would put it.
+PREFIX  ?= $(firstword $(subst :, ,$(shell $(GO) env GOPATH)))
 
-.PHONY: all build test bench lint fuzz reproduce clean
+.PHONY: all build install test bench lint fuzz reproduce clean
 
 all: build test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/smrl
+
+install:
+	mkdir -p $(DESTDIR)$(PREFIX)/bin
+	$(GO) build -o $(DESTDIR)$(PREFIX)/bin/smrl ./cmd/smrl
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/smrl"
 
 test:
 	$(GO) test ./...
@@ -35,6 +43,12 @@ reproduce: build
 	$(BIN) estimate --method sm,lds,mle --out results/estimate-sweep.csv
 	$(BIN) plot --sweep results/estimate-sweep.csv
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -run TestFullPaperAcceptance -v ./internal/experiment/
+
+# examples/slurm-array.sh on a real one-node Slurm cluster (root: installs
+# slurm-wlm and munge if missing), merged and compared with a local run.
+.PHONY: slurm-e2e
+slurm-e2e:
+	scripts/slurm-e2e.sh
 
 clean:
 	rm -rf bin results/*/ results/*.csv results/*.png

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -126,5 +128,25 @@ func TestHelpAndCompletion(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("smrl --help does not mention %q", want)
 		}
+	}
+}
+
+// The theory β needs α₁ > 0: on the paper's custom-sin family (α₁ = 0) it
+// is a config error with exit 2 that says why and what to use instead, and
+// nothing is written.
+func TestTheoryBetaOnCustomSinIsUsageError(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfg, []byte("agents: [sm, sm-ucb, oracle]\nconfidence:\n  beta: theory\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := run(t, "run", "--config", cfg, "--out", out, "-q")
+	wantUsage(t, code, stdout, stderr, "c.yaml", "confidence.alpha1", "α₁ = inf C(s') = 0", "custom-sin", "confidence.beta: practical")
+	if strings.Count(stderr, "\n") != 1 {
+		t.Errorf("want one error line, got:\n%s", stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output directory created: %v", err)
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -126,14 +128,20 @@ func estimateRun(opts *EstimateOptions) error {
 		return usageErrorf("--n does not apply to --data: every transition of the file is used")
 	}
 
-	c, err := loadConfig(opts.Cmd, opts.ConfigPath, estimateKeys)
+	// estimate runs no agent: the agents of a config, and what only they
+	// need, are not its business.
+	c, err := loadConfigOpts(opts.Cmd, config.Options{Path: opts.ConfigPath, IgnoreAgents: true}, estimateKeys)
 	if err != nil {
 		return err
 	}
 	ctx := opts.Cmd.Context()
 
 	if sweep {
-		rows, err := estimate.Sweep(ctx, c, estimate.SweepOptions{Methods: methods})
+		// Before the sweep, which may take minutes: a bad --out fails now.
+		if err := checkOutFile(opts.Out); err != nil {
+			return err
+		}
+		rows, err := estimate.Sweep(ctx, c, estimate.SweepOptions{Methods: methods, Progress: opts.IO.ErrOut})
 		if err != nil {
 			return lambdaHint(err)
 		}
@@ -176,7 +184,7 @@ func estimateRun(opts *EstimateOptions) error {
 			return err
 		}
 	}
-	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath})
+	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath, Progress: opts.IO.ErrOut})
 	if err != nil {
 		return lambdaHint(err)
 	}
@@ -208,6 +216,22 @@ func estimateRun(opts *EstimateOptions) error {
 	return err
 }
 
+// checkOutFile checks that a file can be written at path: its directory
+// exists and is writable, and path is not a directory.
+func checkOutFile(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usageErrorf("--out %s is a directory; give the CSV file to write", path)
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".smrl-write-check-*")
+	if err != nil {
+		return fmt.Errorf("--out %s: cannot write into %s: %w", path, dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
 // lambdaHint points at --lambda when an estimator failed because of the
 // user's choice of λ and data (a singular system, or an MLE without a
 // maximiser at λ = 0).
@@ -225,5 +249,5 @@ type hinted struct {
 	hint string
 }
 
-func (h *hinted) Error() string { return h.err.Error() + "\n" + h.hint }
+func (h *hinted) Error() string { return h.err.Error() + "; " + h.hint }
 func (h *hinted) Unwrap() error { return h.err }

@@ -29,7 +29,9 @@ func NewCmdPlot(io *IOStreams) *cobra.Command {
 re-running): cumulative reward, cumulative regret, count of a = +1 per
 episode (95% intervals as bands), |Ŵ − W0|_F per episode, the MDP panel and
 the density grid (from config.yaml and each agent's final W of seed 0).
-Figures go to DIR/plots/ (or --out) and DIR/report.md embeds them.
+Figures go to DIR/plots/ and DIR/report.md embeds them; DIR must then be a
+directory smrl made. With --out OUT, the figures and a report.md go to OUT
+(new, empty or smrl's own) and DIR is only read.
 
 With --sweep FILE.csv (from smrl estimate --sweep-n ... --out FILE.csv) it
 draws the estimation error against n on log–log axes instead.`,

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
-	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/experiment"
 	"github.com/smrl-dev/smrl/internal/runner"
 	"github.com/spf13/cobra"
@@ -25,7 +25,7 @@ type RunOptions struct {
 	NoPlots    bool
 	Quiet      bool
 	Format     string
-	// Agents overrides the config's agents (smrl compare).
+	// Agents is compare's --agents: the config key agents.
 	Agents []string
 	// Resume, Shard and ShardCount control interrupted and sharded runs.
 	Resume     bool
@@ -111,21 +111,22 @@ files are those of smrl run.`,
 		},
 	}
 	addRunFlags(cmd, opts)
-	cmd.Flags().StringSliceVar(&opts.Agents, "agents", []string{"sm", "lds", "oracle"},
-		"agents to compare: "+strings.Join(config.AgentNames, ", "))
+	cmd.Flags().StringSliceVar(&opts.Agents, "agents", nil,
+		"agents to compare (config key agents; default sm, lds, oracle): "+strings.Join(config.AgentNames, ", "))
 	return cmd
 }
 
 func runRun(opts *RunOptions) error {
-	c, err := loadConfig(opts.Cmd, opts.ConfigPath, runKeys)
+	keys := runKeys
+	if opts.Cmd.Flags().Lookup("agents") != nil {
+		// compare's --agents is the config key agents: it overrides
+		// SMRL_AGENTS and the file only when given.
+		keys = maps.Clone(runKeys)
+		keys["agents"] = "agents"
+	}
+	c, err := loadConfig(opts.Cmd, opts.ConfigPath, keys)
 	if err != nil {
 		return err
-	}
-	if opts.Agents != nil {
-		c.Agents = opts.Agents
-		if err := c.Validate(); err != nil {
-			return errs.Invalid(fmt.Errorf("--agents: %w", err))
-		}
 	}
 	switch opts.Format {
 	case "png", "svg", "pdf":
@@ -140,14 +141,19 @@ func runRun(opts *RunOptions) error {
 		return err
 	}
 	out := opts.Out
+	shardDir := fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
 	if out == "" {
 		out = experiment.DefaultOutDir(c)
 		if shard.Count > 0 {
-			out = filepath.Join(out, fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count))
+			out = filepath.Join(out, shardDir)
 		}
 	}
+	// A shard in the conventional DIR/shard-i-of-n marks DIR, where smrl
+	// merge writes, when DIR is new or empty.
+	claimParent := shard.Count > 0 && filepath.Base(filepath.Clean(out)) == shardDir
 	eo := experiment.Options{
 		OutDir:      out,
+		ClaimParent: claimParent,
 		Workers:     c.Workers,
 		CommandLine: append([]string{"smrl"}, os.Args[1:]...),
 		Version:     versionString(),
@@ -216,7 +222,7 @@ func isTerminal(w io.Writer) bool {
 // figure of the results directory plus report.md.
 func drawFigures(io *IOStreams, format string, quiet bool) func(dir string) error {
 	return func(dir string) error {
-		figs, err := experiment.Plot(dir, "", format)
+		figs, err := experiment.Figures(dir, format)
 		if err == nil && !quiet {
 			fmt.Fprintf(io.Out, "wrote %d figures and %s/report.md\n", len(figs), dir)
 		}

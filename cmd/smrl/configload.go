@@ -15,6 +15,12 @@ import (
 // the name of the flag of cmd that overrides it. Every error wraps
 // errs.ErrInvalidInput.
 func loadConfig(cmd *cobra.Command, path string, keys map[string]string) (*config.Config, error) {
+	return loadConfigOpts(cmd, config.Options{Path: path}, keys)
+}
+
+// loadConfigOpts is loadConfig with further options (opt.Flags, Environ and
+// Warn are filled in). Warnings and notes go to stderr as "smrl: ..." lines.
+func loadConfigOpts(cmd *cobra.Command, opt config.Options, keys map[string]string) (*config.Config, error) {
 	flags := make(map[string]*pflag.Flag, len(keys))
 	for key, name := range keys {
 		f := cmd.Flags().Lookup(name)
@@ -24,5 +30,7 @@ func loadConfig(cmd *cobra.Command, path string, keys map[string]string) (*confi
 		}
 		flags[key] = f
 	}
-	return config.Load(config.Options{Path: path, Flags: flags, Environ: os.Environ()})
+	opt.Flags, opt.Environ = flags, os.Environ()
+	opt.Warn = func(msg string) { fmt.Fprintln(cmd.ErrOrStderr(), "smrl: "+msg) }
+	return config.Load(opt)
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/spf13/cobra"
 )
 
@@ -33,7 +36,12 @@ func Main(args []string, stdout, stderr io.Writer) ExitCode {
 		<-ctx.Done()
 		stop()
 	}()
-	root := newRootCmd(&IOStreams{Out: stdout, ErrOut: stderr})
+	return execute(ctx, newRootCmd(&IOStreams{Out: stdout, ErrOut: stderr}), args, stdout, stderr)
+}
+
+// execute runs the command tree root with args, prints an error on stderr
+// and returns the exit code.
+func execute(ctx context.Context, root *cobra.Command, args []string, stdout, stderr io.Writer) (code ExitCode) {
 	if args == nil {
 		args = []string{} // nil would make cobra read os.Args
 	}
@@ -47,9 +55,25 @@ func Main(args []string, stdout, stderr io.Writer) ExitCode {
 	started := false
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	strictCompletion(root)
 	markStart(root, &started)
 
+	// A panic is a bug, never the user's fault: one line, exit 3. Worker
+	// goroutines recover their own panics and return them as errors.
+	defer func() {
+		if r := recover(); r != nil {
+			err := errs.Recovered(r)
+			printError(stderr, root.CommandPath(), err)
+			code = exitCode(err)
+		}
+	}()
 	cmd, err := root.ExecuteContextC(ctx)
+	if started {
+		// The rows built are valid whatever became of the command.
+		if _, serr := expfam.SaveTables(); serr != nil {
+			fmt.Fprintf(stderr, "smrl: warning: %v (the run's results are not affected)\n", serr)
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -79,7 +103,7 @@ synthetic MDP.
 
 Experiments are described by YAML configs (--config); SMRL_* environment
 variables and flags override their keys. Exit codes: 0 success, 1 failure,
-2 bad usage, config or data, 130 interrupted.`,
+2 bad usage, config or data, 3 internal error (a bug), 130 interrupted.`,
 		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -89,9 +113,30 @@ variables and flags override their keys. Exit codes: 0 success, 1 failure,
 		return asUsage(errs.Invalid(err))
 	})
 
+	var noCache bool
+	cmd.PersistentFlags().BoolVar(&noCache, "no-cache", false, "do not read or write the sampling-table cache (in $SMRL_CACHE_DIR, else the user cache directory)")
+	cmd.PersistentPreRun = func(*cobra.Command, []string) {
+		dir := ""
+		if !noCache {
+			dir = tableCacheDir(os.Getenv)
+		}
+		expfam.SetTableCache(dir)
+	}
+
+	cmd.SetHelpCommand(newHelpCmd())
 	// Subcommands: add new ones here.
 	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios), NewCmdRun(ios), NewCmdCompare(ios), NewCmdPlot(ios), NewCmdMerge(ios))
 	return cmd
+}
+
+// tableCacheDir is the directory of the sampling-table cache: SMRL_CACHE_DIR
+// when set, else smrl's directory in the user cache directory ("" when there
+// is none).
+func tableCacheDir(getenv func(string) string) string {
+	if d := getenv("SMRL_CACHE_DIR"); d != "" {
+		return d
+	}
+	return expfam.DefaultTableCacheDir()
 }
 
 // markStart wraps the Run of cmd and its subcommands so that *started is
@@ -110,5 +155,47 @@ func markStart(cmd *cobra.Command, started *bool) {
 	}
 	for _, c := range cmd.Commands() {
 		markStart(c, started)
+	}
+}
+
+// newHelpCmd is cobra's help command, except that an unknown topic is a
+// usage error (exit 2) rather than a usage text and exit 0.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help provides help for any command of smrl: smrl help [path to command].",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			var out []cobra.Completion
+			target, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			for _, sub := range target.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := c.Root().Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("unknown help topic %q (the commands are listed by smrl --help)", strings.Join(args, " "))
+			}
+			return target.Help()
+		},
+	}
+}
+
+// strictCompletion makes "smrl completion SHELL" with an unknown shell a
+// usage error (exit 2). cobra's completion command has no Run of its own,
+// so it would print its help and exit 0; once it is runnable, cobra checks
+// its arguments against its subcommands (bash, zsh, fish, powershell).
+func strictCompletion(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" && c.Run == nil && c.RunE == nil {
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
 	}
 }

@@ -25,7 +25,11 @@ type Agent struct {
 	Sim Simulator
 	// Beta is β_k, the radius of the confidence set the current episode
 	// plans with (set by BeginEpisode); NaN for agents that use none.
-	Beta    float64
+	Beta float64
+	// Accept is the fraction of the episode's sampled points that fell in
+	// the ball |W|_F ≤ max(b_star, |Ŵ|_F) (see BeginEpisode); NaN when the
+	// episode drew none.
+	Accept  float64
 	Last    *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
 	lambda  float64
 	add     func(phi, next []float64)
@@ -35,14 +39,19 @@ type Agent struct {
 	delta   bool      // the model is of s' − s (env.ModelSpec.Delta)
 	diff    []float64 // Observe's s' − s
 
-	mode    string // "", "ucb" or "ps"
-	conf    config.Confidence
-	rollout string
-	stepper Simulator       // of Model
-	cands   []*expfam.Model // -ucb: Ŵ and M boundary draws; -ps: the posterior draw
-	sims    []Simulator     // steppers of cands
-	set     candidateSet    // the per-step candidate set
-	z, dir  []float64       // sampler scratch, d = d_psi·d_phi
+	mode     string // "", "ucb" or "ps"
+	base     string // "oracle", "sm", "lds" or "mle"
+	horizon  int    // H, for value = rollout
+	conf     config.Confidence
+	rollout  string
+	theory   estimator.Constants // (B_psi, B_c, α₁) of the theory β (-ucb)
+	stepper  Simulator           // of Model
+	cands    []*expfam.Model     // -ucb: Ŵ and M boundary draws; -ps: the posterior draw
+	sims     []Simulator         // steppers of cands
+	set      candidateSet        // the per-step candidate set
+	z, dir   []float64           // sampler scratch, d = d_psi·d_phi
+	rollPCG  *rand.PCG           // value = rollout: the candidates' shared stream
+	rollRand *rand.Rand
 }
 
 // Config holds what New needs beyond the model class.
@@ -52,6 +61,7 @@ type Config struct {
 	// Rollout is "sample" (rollouts draw next states from the model) or
 	// "mean" (they move to the model's mean next state).
 	Rollout string
+	Horizon int // H: the -ucb agents' simulated episodes (confidence.value rollout)
 }
 
 // New builds the named agent for an environment whose learners use the
@@ -70,8 +80,13 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 	}
 	dist, feat := spec.Family, Features(name, spec)
 	dphi := feat.Dim()
-	a := &Agent{Name: name, lambda: c.Lambda, phi: make([]float64, dphi), learner: true,
-		mode: mode, conf: c.Confidence, Beta: math.NaN(), rollout: c.Rollout, delta: spec.Delta}
+	lambda := c.Lambda
+	if mode == "ucb" && c.Confidence.Lambda == "theorem" {
+		lambda = 1 / (c.Confidence.BStar * c.Confidence.BStar) // the regret theorem's λ = 1/B_star²
+	}
+	a := &Agent{Name: name, lambda: lambda, phi: make([]float64, dphi), learner: true,
+		mode: mode, base: base, horizon: c.Horizon, conf: c.Confidence, rollout: c.Rollout, Beta: math.NaN(), Accept: math.NaN(),
+		delta: spec.Delta}
 	if a.delta {
 		a.diff = make([]float64, dist.StateDim())
 	}
@@ -97,7 +112,7 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 			}
 		}
 		a.add = e.Add
-		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda) }
+		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda) }
 	case "lds":
 		g, err := LDSFamily(spec.LDSSigma)
 		if err != nil {
@@ -106,8 +121,10 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		dist = g
 		w = make([]float64, g.StatDim()*dphi)
 		e := estimator.NewLDS(g.StateDim(), dphi)
+		sigma := spec.LDSSigma
 		a.add = e.Add
-		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda) }
+		// Confidence blocks (G + λI)/σ²: the precision of the agent's own model.
+		a.fit = func() (*estimator.Fit, error) { return e.FitNoise(lambda, sigma) }
 	case "mle":
 		b, ok := dist.(expfam.Blocked)
 		if !ok {
@@ -115,7 +132,7 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		}
 		e := estimator.NewMLE(b, dphi)
 		a.add = e.Add
-		a.fit = func() (*estimator.Fit, error) { return e.Fit(c.Lambda, a.Model.W) }
+		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda, a.Model.W) }
 	default:
 		return nil, fmt.Errorf("unknown agent %q", name)
 	}
@@ -127,7 +144,7 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 	a.stepper = a.newSim(m)
 	a.Sim = a.stepper
 	if mode != "" {
-		if err := a.initConfidence(); err != nil {
+		if err := a.initConfidence(spec.LDSSigma); err != nil {
 			return nil, err
 		}
 	}

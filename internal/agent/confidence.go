@@ -4,10 +4,16 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
+
+// maxTries bounds the rejection sampling of one candidate or posterior draw
+// into the ball (see BeginEpisode).
+const maxTries = 1000
 
 // candidateSet is the per-step optimistic set: the planner sees a
 // Candidates and plays the action of the best (candidate, action) pair.
@@ -18,10 +24,11 @@ func (c *candidateSet) Step(s, a []float64, rng *rand.Rand, out []float64) {
 }
 func (c *candidateSet) Candidates() []Simulator { return c.sims }
 
-// initConfidence allocates the candidate models of a -ucb or -ps agent and
-// fits the empty data set, so that the first episode plans with the prior
-// confidence set {W : |vec(W)|_{λI} ≤ β_1} centred at Ŵ = 0.
-func (a *Agent) initConfidence() error {
+// initConfidence allocates the candidate models of a -ucb or -ps agent,
+// settles the constants of the theory β and fits the empty data set, so
+// that the first episode plans with the prior confidence set
+// {W : |vec(W)|_{λI} ≤ β_1} centred at Ŵ = 0.
+func (a *Agent) initConfidence(ldsSigma []float64) error {
 	if !(a.lambda > 0) {
 		return fmt.Errorf("agent %s: lambda must be > 0 for a confidence set, got %v", a.Name, a.lambda)
 	}
@@ -30,6 +37,16 @@ func (a *Agent) initConfidence() error {
 		n = a.conf.Candidates + 1
 		if a.conf.Candidates < 1 {
 			return fmt.Errorf("agent %s: confidence.candidates must be >= 1, got %d", a.Name, a.conf.Candidates)
+		}
+		if a.conf.Value == "rollout" && a.horizon < 1 {
+			return fmt.Errorf("agent %s: confidence.value rollout needs the horizon H >= 1, got %d", a.Name, a.horizon)
+		}
+		if a.conf.Beta == "theory" {
+			k, err := theoryConstants(a.conf, a.base, a.Model.Dist, ldsSigma)
+			if err != nil {
+				return fmt.Errorf("agent %s: %w", a.Name, err)
+			}
+			a.theory = k
 		}
 	}
 	d := len(a.Model.W)
@@ -43,6 +60,8 @@ func (a *Agent) initConfidence() error {
 	}
 	a.set.sims = a.sims
 	a.z, a.dir = make([]float64, d), make([]float64, d)
+	a.rollPCG = rand.NewPCG(0, 0)
+	a.rollRand = rand.New(a.rollPCG)
 	f, err := a.fit()
 	if err != nil {
 		return fmt.Errorf("agent %s: fitting the empty data set: %w", a.Name, err)
@@ -51,13 +70,89 @@ func (a *Agent) initConfidence() error {
 	return nil
 }
 
-// beta returns β_k of the latest fit: the theory form (the paper's eq.
-// conf-set) or the practical form.
+// theoryConstants returns (B_psi, B_c, α₁) of the theory β for an agent
+// with estimator base ("sm", "lds" or "mle") whose model family is dist:
+// each number given in the config, or for "auto" the value derived from
+// the model. Derived values exist for Gaussian models only:
+// estimator.GaussianSM(σ) for sm in the gaussian family,
+// estimator.GaussianLS(σ) for mle there and for lds (whose model is
+// Gaussian with σ_k = ldsSigma[k]). Other families have α₁ = inf C(s') = 0.
+// With per-coordinate scales σ_k the bounds hold with the extreme ones:
+// C ⪰ min_k σ_k⁻⁴ I and ξ is max_k σ_k⁻⁶-subgaussian for sm; the
+// likelihood-scale fits have B_psi/α₁ = 1 in every row, so any σ_k gives
+// their β.
+func theoryConstants(k config.Confidence, base string, dist expfam.Distribution, ldsSigma []float64) (estimator.Constants, error) {
+	var derived *estimator.Constants
+	sigmas, gaussian := gaussianScales(dist)
+	switch {
+	case base == "lds":
+		c := estimator.GaussianLS(ldsSigma[0])
+		derived = &c
+	case gaussian && base == "sm":
+		lo, hi := slices.Min(sigmas), slices.Max(sigmas)
+		c := estimator.Constants{BPsi: estimator.GaussianSM(lo).BPsi, Alpha1: estimator.GaussianSM(hi).Alpha1}
+		derived = &c
+	case gaussian && base == "mle":
+		c := estimator.GaussianLS(sigmas[0])
+		derived = &c
+	}
+	var out estimator.Constants
+	for _, x := range []struct {
+		key  string
+		v    config.Auto
+		dst  *float64
+		from func(estimator.Constants) float64
+	}{
+		{"confidence.b_psi", k.BPsi, &out.BPsi, func(c estimator.Constants) float64 { return c.BPsi }},
+		{"confidence.b_c", k.BC, &out.BC, func(c estimator.Constants) float64 { return c.BC }},
+		{"confidence.alpha1", k.Alpha1, &out.Alpha1, func(c estimator.Constants) float64 { return c.Alpha1 }},
+	} {
+		v, auto, err := x.v.Float()
+		switch {
+		case err != nil:
+			return out, fmt.Errorf("%s: %w", x.key, err)
+		case !auto:
+			*x.dst = v
+		case derived == nil:
+			return out, fmt.Errorf("%s: auto is derived only for Gaussian models, not for %v (whose α₁ = inf C(s') = 0): the theory β is infinite; use confidence.beta: practical or give the constants", x.key, dist)
+		default:
+			*x.dst = x.from(*derived)
+		}
+	}
+	return out, nil
+}
+
+// gaussianScales returns the per-coordinate σ of a Gaussian model (the
+// Gaussian family, or a product of Gaussian coordinates); ok is false for
+// other families.
+func gaussianScales(dist expfam.Distribution) (sigma []float64, ok bool) {
+	switch g := dist.(type) {
+	case *expfam.Gaussian:
+		for range g.D {
+			sigma = append(sigma, g.Sigma)
+		}
+		return sigma, true
+	case *expfam.Coords:
+		for _, c := range g.C {
+			gc, ok := c.(*expfam.GaussCoord)
+			if !ok {
+				return nil, false
+			}
+			sigma = append(sigma, gc.Sigma)
+		}
+		return sigma, true
+	}
+	return nil, false
+}
+
+// beta returns β_k of the latest fit: the theory form (BetaTheory with the
+// agent's constants and the fit's ridge) or the practical form.
 func (a *Agent) beta() float64 {
 	ld := a.Last.LogDet()
 	k := a.conf
 	if k.Beta == "theory" {
-		return estimator.BetaTheory(ld, k.Delta, a.lambda, k.BPsi, k.BC, k.Alpha1, k.BStar)
+		t := a.theory
+		return estimator.BetaTheory(ld, k.Delta, a.Last.Ridge(), t.BPsi, t.BC, t.Alpha1, k.BStar)
 	}
 	return estimator.BetaPractical(ld, k.Delta, k.Scale)
 }
@@ -66,26 +161,48 @@ func (a *Agent) beta() float64 {
 // starts at s1, drawing any randomness from rng. Greedy agents and the
 // oracle plan with their estimate and draw nothing.
 //
-// A -ucb agent sets Beta = β_k and draws M = confidence.candidates
-// parameters W_j = Ŵ + β_k U⁻¹ u_j on the boundary of the confidence set
-// (V_k + λI = UᵀU, u_j uniform on the unit sphere), keeps Ŵ as candidate 0
-// and, with confidence.choice = episode, plans the whole episode with the
-// candidate whose value at s1 is highest: the value Planner.Best estimates
-// for the action it would choose under that candidate (constant mode: the
-// best action's mean of Σ_{t<τ} r(x_t) over n_rollouts rollouts holding
-// the action; random mode: the best of n_sequences random sequences), all
-// candidates evaluated on one shared noise stream, ties to the earliest
-// candidate (Ŵ). With choice = step it hands the planner the whole set.
+// The confidence set is W_k = {W : |vec(W − Ŵ)|_A ≤ β_k} with A = A_k the
+// precision of the latest fit (estimator.Fit: V_k + λI for SM and MLE,
+// (G + λI)/σ² per row for LDS). Sampled parameters are kept in the ball
+// B = {W : |W|_F ≤ R}, R = max(b_star, |Ŵ|_F), which contains Ŵ.
 //
-// A -ps agent plans with W ~ N(Ŵ, ν² (V_k + λI)⁻¹), ν =
-// confidence.posterior_scale.
+// A -ucb agent sets Beta = β_k, keeps Ŵ as candidate 0 and draws M =
+// confidence.candidates candidates on the boundary of W_k ∩ B. Each is
+// drawn by rejection: up to maxTries points W(u) = Ŵ + β_k T u (T the map
+// of Fit.InvSqrt, T Tᵀ = A⁻¹; u uniform on the unit sphere), the first
+// that lies in B. So a candidate
+// has the law of W(u) given W(u) ∈ B, and lies on the ellipsoid,
+// |W − Ŵ|_A = β_k. When all maxTries points miss B (or none can hit it:
+// β_k·Fit.MinSemiAxis() > |Ŵ|_F + R), the candidate is instead built from
+// the last point W: reflected through Ŵ (W ← 2Ŵ − W) if it lies outward
+// (Ŵ·(W − Ŵ) > 0), then moved to where the segment from Ŵ to it leaves B
+// (or kept if the reflection lies in B). That point lies on the sphere
+// |W|_F = R inside the ellipsoid (or on the ellipsoid inside B), and no
+// candidate collapses onto Ŵ even when Ŵ lies on the sphere (|Ŵ|_F ≥
+// b_star).
 //
-// When confidence.b_star > 0, a candidate or posterior draw W outside the
-// ball |W|_F ≤ max(b_star, |Ŵ|_F) is moved back along the ray from Ŵ onto
-// the sphere (so it stays inside the confidence set). When β_k = 0 (-ucb)
-// or ν = 0 (-ps) the set is the point Ŵ: the agent plans with its estimate
-// and draws nothing, exactly as the greedy agent does.
+// With confidence.choice = episode the agent plans the whole episode with
+// the candidate of highest value at s1, all candidates scored on one shared
+// noise stream, ties to the earliest (Ŵ). With value = lookahead the value
+// is the one Planner.Best estimates for the action it would choose under
+// that candidate (constant mode: the best action's mean of Σ_{t<τ} r(x_t)
+// over n_rollouts rollouts holding the action; random mode: the best of
+// n_sequences random sequences); with value = rollout it is the reward of
+// one H-step episode simulated under the candidate with the planner in the
+// loop (SimulateEpisode). With choice = step it hands the planner the
+// whole set.
+//
+// A -ps agent plans with a draw of N(Ŵ, ν² A⁻¹) truncated to B, ν =
+// confidence.posterior_scale: up to maxTries draws, the first in B. When
+// all miss, it takes the last draw, reflected and moved into B as above.
+//
+// Accept is the fraction of all points drawn in the episode (candidate
+// or posterior tries) that fell in B; a shortcut miss counts as one try.
+// When β_k = 0 (-ucb) or ν = 0 (-ps) the set is the point Ŵ: the agent
+// plans with its estimate and draws nothing, exactly as the greedy agent
+// does, and Accept is NaN.
 func (a *Agent) BeginEpisode(pl *Planner, s1 []float64, rng *rand.Rand) error {
+	a.Accept = math.NaN()
 	switch a.mode {
 	case "ucb":
 		a.Beta = a.beta()
@@ -97,17 +214,31 @@ func (a *Agent) BeginEpisode(pl *Planner, s1 []float64, rng *rand.Rand) error {
 			return nil
 		}
 		copy(a.cands[0].W, a.Last.W)
+		r2 := ballRadius2(a.Last.W, a.conf.BStar)
+		// No boundary point can reach the ball: skip the rejection.
+		miss := a.Beta*a.Last.MinSemiAxis() > math.Sqrt(sumSq(a.Last.W))+math.Sqrt(r2)
+		var tries, hits int
 		for _, m := range a.cands[1:] {
-			if err := boundaryDraw(a.Last, a.Beta, rng, a.z, a.dir, m.W); err != nil {
+			n, ok, err := drawInBall(a.Last, a.Beta, true, r2, miss, rng, a.z, a.dir, m.W)
+			if err != nil {
 				return fmt.Errorf("agent %s: %w", a.Name, err)
 			}
-			toBall(m.W, a.Last.W, a.conf.BStar)
+			tries += n
+			if ok {
+				hits++
+			}
 		}
+		a.Accept = float64(hits) / float64(tries)
 		if a.conf.Choice == "step" {
 			a.Sim = &a.set
 			return nil
 		}
-		j, _, _ := pl.Optimistic(a.sims, s1, rng)
+		j := 0
+		if a.conf.Value == "rollout" {
+			j = a.bestRollout(pl, s1, rng)
+		} else {
+			j, _, _ = pl.Optimistic(a.sims, s1, rng)
+		}
 		a.Sim = a.sims[j]
 	case "ps":
 		nu := a.conf.PosteriorScale
@@ -116,80 +247,148 @@ func (a *Agent) BeginEpisode(pl *Planner, s1 []float64, rng *rand.Rand) error {
 			return nil
 		}
 		m := a.cands[0]
-		if err := posteriorDraw(a.Last, nu, rng, a.z, a.dir, m.W); err != nil {
+		r2 := ballRadius2(a.Last.W, a.conf.BStar)
+		n, ok, err := drawInBall(a.Last, nu, false, r2, false, rng, a.z, a.dir, m.W)
+		if err != nil {
 			return fmt.Errorf("agent %s: %w", a.Name, err)
 		}
-		toBall(m.W, a.Last.W, a.conf.BStar)
+		a.Accept = 0
+		if ok {
+			a.Accept = 1 / float64(n)
+		}
 		a.Sim = a.sims[0]
 	}
 	return nil
 }
 
-// boundaryDraw writes out = Ŵ + β U⁻¹ u, Ŵ = f.W, with u = z/|z| for a
-// standard normal z drawn from rng (so u is uniform on the unit sphere)
-// and V + λI = UᵀU: a point on the boundary of the confidence ellipsoid,
-// |out − Ŵ|_{V+λI} = β. z and dir are scratch of length d.
-func boundaryDraw(f *estimator.Fit, beta float64, rng *rand.Rand, z, dir, out []float64) error {
-	for {
+// bestRollout scores every candidate by SimulateEpisode from s1, all on one
+// noise stream (two seeds drawn from rng, replayed for each candidate), and
+// returns the index of the highest score, ties to the earliest.
+func (a *Agent) bestRollout(pl *Planner, s1 []float64, rng *rand.Rand) int {
+	s1a, s1b := rng.Uint64(), rng.Uint64()
+	best, bestV := 0, 0.0
+	for j, c := range a.sims {
+		a.rollPCG.Seed(s1a, s1b)
+		v := SimulateEpisode(pl, c, s1, a.horizon, a.rollRand)
+		if j == 0 || v > bestV {
+			best, bestV = j, v
+		}
+	}
+	return best
+}
+
+// SimulateEpisode returns the return of one episode of horizon H simulated
+// under sim from s_1 = s1 (package env: Σ_h r(s_h, a_h), plus the terminal
+// reward of a terminal state it enters, where it stops), the planner
+// choosing every action with sim as its model, all randomness (planning and
+// transitions) from rng. s1 is not modified. Like a real episode it starts
+// the planner's warm start afresh, and it leaves it reset. It allocates two
+// states per call (once per candidate and episode, not per step).
+func SimulateEpisode(pl *Planner, sim Simulator, s1 []float64, horizon int, rng *rand.Rand) float64 {
+	s, next := slices.Clone(s1), make([]float64, len(s1))
+	task := pl.Rollouts.Task
+	pl.Reset()
+	defer pl.Reset()
+	var total float64
+	for h := 0; h < horizon; h++ {
+		a := pl.Action(pl.Act(sim, s, rng))
+		total += task.Reward(s, a)
+		sim.Step(s, a, rng, next)
+		s, next = next, s
+		if pl.Rollouts.ends {
+			if done, bonus := task.Terminal(s); done {
+				return total + bonus
+			}
+		}
+	}
+	return total
+}
+
+// ballRadius2 returns R² = max(b, |c|_F)² for centre c; b = 0 gives
+// +Inf (no ball).
+func ballRadius2(c []float64, b float64) float64 {
+	if !(b > 0) {
+		return math.Inf(1)
+	}
+	return max(b*b, sumSq(c))
+}
+
+func sumSq(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v * v
+	}
+	return s
+}
+
+// drawInBall writes into out a point Ŵ + scale·T v, Ŵ = f.W, T the map of
+// f.InvSqrt (T Tᵀ = A⁻¹), with v = z/|z| (unit: a point on the boundary of
+// the ellipsoid of radius scale) or v = z (a draw of N(Ŵ, scale² A⁻¹)) for a
+// standard normal z from rng, drawn by rejection until it lies in the ball
+// |W|_F² ≤ r2, at most maxTries times (once when miss: no point can lie in
+// the ball). ok reports an accepted point; otherwise out is exitPoint of
+// the last one. tries is the number of points drawn. z and dir are scratch
+// of length d.
+func drawInBall(f *estimator.Fit, scale float64, unit bool, r2 float64, miss bool, rng *rand.Rand, z, dir, out []float64) (tries int, ok bool, err error) {
+	for tries < maxTries {
+		tries++
 		var n2 float64
 		for i := range z {
 			z[i] = rng.NormFloat64()
 			n2 += z[i] * z[i]
 		}
-		if n2 > 0 {
+		if unit {
+			if n2 == 0 {
+				tries--
+				continue
+			}
 			n := math.Sqrt(n2)
 			for i := range z {
 				z[i] /= n
 			}
+		}
+		if err := f.InvSqrt(z, dir); err != nil {
+			return tries, false, err
+		}
+		for i := range out {
+			out[i] = f.W[i] + scale*dir[i]
+		}
+		if miss {
 			break
 		}
+		if sumSq(out) <= r2 {
+			return tries, true, nil
+		}
 	}
-	if err := f.InvSqrt(z, dir); err != nil {
-		return err
-	}
-	for i := range out {
-		out[i] = f.W[i] + beta*dir[i]
-	}
-	return nil
+	exitPoint(out, f.W, r2)
+	return tries, false, nil
 }
 
-// posteriorDraw writes out = Ŵ + ν U⁻¹ z for a standard normal z drawn
-// from rng: a draw of N(Ŵ, ν² (V + λI)⁻¹).
-func posteriorDraw(f *estimator.Fit, nu float64, rng *rand.Rand, z, dir, out []float64) error {
-	for i := range z {
-		z[i] = rng.NormFloat64()
-	}
-	if err := f.InvSqrt(z, dir); err != nil {
-		return err
-	}
-	for i := range out {
-		out[i] = f.W[i] + nu*dir[i]
-	}
-	return nil
-}
-
-// toBall moves w, when |w| > R = max(b, |c|), back along the ray from c
-// to w onto the sphere |x| = R: w ← c + t (w − c) with the t in [0, 1]
-// that solves |c + t (w − c)| = R. b = 0 leaves w unchanged.
-func toBall(w, c []float64, b float64) {
-	if !(b > 0) {
-		return
-	}
-	var ww, cc, cd, dd float64
+// exitPoint moves w, which lies outside the ball |x|² ≤ r2, onto the
+// boundary of the ball along the segment from c (inside the ball): if
+// w − c points outward (c·(w − c) > 0) it is first reflected through c,
+// w ← 2c − w, which makes the segment inside the ball the longer of the two
+// (so no point collapses onto c when c lies on or near the sphere); then w
+// becomes c + t (w − c) with the largest t in [0, 1] that keeps it in the
+// ball (t = 1: the reflected w itself lies in the ball).
+func exitPoint(w, c []float64, r2 float64) {
+	var cc, cd, dd float64
 	for i := range w {
 		d := w[i] - c[i]
-		ww += w[i] * w[i]
 		cc += c[i] * c[i]
 		cd += c[i] * d
 		dd += d * d
 	}
-	r2 := max(b*b, cc)
-	if ww <= r2 || dd == 0 {
+	sign := 1.0
+	if cd > 0 {
+		sign, cd = -1, -cd
+	}
+	if dd == 0 {
 		return
 	}
-	// |c|² + 2t c·d + t²|d|² = R², the root in [0, 1).
+	// |c + t d|² = |c|² + 2t c·d + t²|d|² = r2: the root t ≥ 0.
 	t := (-cd + math.Sqrt(max(cd*cd-dd*(cc-r2), 0))) / dd
-	t = min(max(t, 0), 1)
+	t = sign * min(max(t, 0), 1)
 	for i := range w {
 		w[i] = c[i] + t*(w[i]-c[i])
 	}

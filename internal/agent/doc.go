@@ -16,39 +16,43 @@
 // experiment did. Each estimator also has two variants that plan with the
 // confidence set of the paper's algorithm SMRL,
 //
-//	W_k = {W : |vec(W − Ŵ_k)|_{V_k+λI} ≤ β_k},
+//	W_k = {W : |vec(W − Ŵ_k)|_{A_k} ≤ β_k},
 //
-// where V_k + λI is the factorised matrix of the estimator's fit (SM: V_n;
-// LDS: the Gram matrix G, i.e. σ = 1 units; MLE: the observed information)
-// and β_k is config confidence.beta: "practical", β_k = c·sqrt(log det(V_k/λ
-// + I) + 2 log(1/δ)), or "theory", the paper's eq. (conf-set). Before any
-// data the set is the prior {|vec(W)|_{λI} ≤ β_1}, so these agents need
-// λ > 0.
+// where A_k is the precision matrix of the estimator's fit (estimator.Fit:
+// SM V_n + λI; MLE the observed information plus λI; LDS (G + λI)/σ² per
+// row, the precision of its estimate under its own model with σ =
+// lds.sigma) and β_k is config confidence.beta: "practical", β_k =
+// c·sqrt(log det(V_k/λ + I) + 2 log(1/δ)), or "theory", the paper's eq.
+// (conf-set) as its proof gives it (estimator.BetaTheory), with constants
+// from the config or derived from the agent's model (theoryConstants).
+// Before any data the set is the prior {|vec(W)|_{λI} ≤ β_1}, so these
+// agents need λ > 0.
 //
 //	sm-ucb, lds-ucb, mle-ucb  optimism by sampled models. Each episode draws
-//	    M parameters uniformly on the boundary of W_k, W_j = Ŵ_k + β_k U⁻¹ u_j
-//	    (V_k + λI = UᵀU, u_j uniform on the unit sphere), plus Ŵ_k itself;
-//	    with confidence.choice = episode (the default) the planner estimates
-//	    each candidate's value at s_1 (Planner.Optimistic: Planner.Best under
-//	    the candidate, all candidates on one noise stream) and the whole
-//	    episode is planned with the most optimistic candidate, as in SMRL's
-//	    line "π^k = argmax_π max_{W ∈ W_k} V^π_W(s_1)" restricted to M+1
-//	    models and the planner's policies; with choice = step the planner
-//	    plays, at every step, the action of the best (candidate, action)
-//	    pair. mle-ucb is the Exp-UCRL-style agent.
+//	    M parameters on the boundary of W_k ∩ B (B the ball below) plus Ŵ_k
+//	    itself; with confidence.choice = episode (the default) each candidate
+//	    is scored at s_1 (value lookahead: Planner.Optimistic, the planner's
+//	    τ-step value under the candidate; value rollout: SimulateEpisode, one
+//	    H-step episode under it), all candidates on one noise stream, and the
+//	    whole episode is planned with the best. This stands in for SMRL's
+//	    line "π^k = argmax_π max_{W ∈ W_k} V^π_W(s_1)", restricted to M+1
+//	    models and the planner's policies, and scored by the planner's
+//	    lookahead rather than the H-step optimal value. With choice = step
+//	    the planner plays, at every step, the action of the best
+//	    (candidate, action) pair. mle-ucb is the Exp-UCRL-style agent.
 //	sm-ps, lds-ps, mle-ps  posterior sampling: each episode plans with one
-//	    draw W ~ N(Ŵ_k, ν² (V_k + λI)⁻¹).
+//	    draw of N(Ŵ_k, ν² A_k⁻¹) truncated to B.
 //
-// With confidence.b_star > 0, sampled parameters outside the ball
-// |W|_F ≤ b_star (the paper's known bound on |W0|_F) are moved back along
-// their ray from Ŵ_k onto it. This matters in the first episodes, when the
-// radius in unexplored directions is β/√λ (245·c with the paper's λ =
-// 1e-4): it keeps |η| = |W phi| moderate, and the custom-sin sampler is
-// tabulated for |η| ≤ 64 only (beyond, each draw integrates the density
-// afresh, about 10⁴ times slower). β = 0 (or ν = 0)
-// makes a variant its greedy agent exactly. All draws come from the rng the
-// runner passes to BeginEpisode (the trial's planner stream), so results do
-// not depend on the number of workers.
+// Sampled parameters are kept in the ball B = {|W|_F ≤ max(b_star, |Ŵ_k|_F)}
+// (b_star is the paper's known bound on |W0|_F) by rejection with at most
+// maxTries tries per draw and a stated fallback (BeginEpisode documents the
+// law). This matters in the first episodes, when the radius in unexplored
+// directions is β/√λ (245·c with the paper's λ = 1e-4): it keeps |η| =
+// |W phi| moderate, where the sampler is tabulated. Agent.Accept records the
+// fraction of draws that fell in B. β = 0 (or ν = 0) makes a variant its
+// greedy agent exactly. All draws come from the rng the runner passes to
+// BeginEpisode (the trial's planner stream), so results do not depend on
+// the number of workers.
 //
 // Planning (SPEC §5). A Planner wraps a Method (planner.kind: rss, cem,
 // mppi; one file each, registered in methods) and the objective they all

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"regexp"
@@ -223,25 +224,66 @@ type LDS struct {
 // Confidence configures the confidence sets of the optimistic (-ucb) and
 // posterior-sampling (-ps) agents:
 //
-//	W_k = {W : |vec(W − Ŵ_k)|_{V_k+λI} ≤ β_k}
+//	W_k = {W : |vec(W − Ŵ_k)|_{A_k} ≤ β_k}
 //
-// with β_k from the paper's theorem (Beta "theory", eq. conf-set) or the
-// practical form β_k = Scale·sqrt(log det(V_k/λ + I) + 2 log(1/δ)).
+// with A_k the precision of the agent's fit (V_k + λI; (G + λI)/σ² for the
+// LDS agent) and β_k from the paper's theorem (Beta "theory", eq.
+// conf-set) or the practical form β_k = Scale·sqrt(log det(V_k/λ + I) +
+// 2 log(1/δ)).
 type Confidence struct {
-	Beta   string  `mapstructure:"beta" yaml:"beta"`     // "practical" or "theory"
-	Scale  float64 `mapstructure:"scale" yaml:"scale"`   // c of the practical β
-	Delta  float64 `mapstructure:"delta" yaml:"delta"`   // δ, in (0, 1)
-	BPsi   float64 `mapstructure:"b_psi" yaml:"b_psi"`   // theory: ξ(s') is B_psi-subgaussian
-	BC     float64 `mapstructure:"b_c" yaml:"b_c"`       // theory: C(s')W0 phi is B_c-subgaussian
-	Alpha1 float64 `mapstructure:"alpha1" yaml:"alpha1"` // theory: C(s') ⪰ α₁ I
+	Beta  string  `mapstructure:"beta" yaml:"beta"`   // "practical" or "theory"
+	Scale float64 `mapstructure:"scale" yaml:"scale"` // c of the practical β
+	Delta float64 `mapstructure:"delta" yaml:"delta"` // δ, in (0, 1)
+	// The constants of the theory β, each a number or "auto" (derived from
+	// the agent's model family where the paper allows it).
+	BPsi   Auto `mapstructure:"b_psi" yaml:"b_psi"`   // ξ(s') + C(s')W0 phi is B_psi-subgaussian
+	BC     Auto `mapstructure:"b_c" yaml:"b_c"`       // C(s')W0 phi is B_c-subgaussian
+	Alpha1 Auto `mapstructure:"alpha1" yaml:"alpha1"` // C(s') ⪰ α₁ I
 	// BStar bounds |W0|_F: it enters the theory β as sqrt(λ)·B_star, and
 	// candidate and posterior parameters are kept in the ball |W|_F ≤
-	// B_star (0: no ball).
-	BStar      float64 `mapstructure:"b_star" yaml:"b_star"`
-	Candidates int     `mapstructure:"candidates" yaml:"candidates"` // M, boundary draws per episode (-ucb)
-	Choice     string  `mapstructure:"choice" yaml:"choice"`         // "episode" or "step" (-ucb)
-	// PosteriorScale is ν of the -ps agents: W ~ N(Ŵ, ν² (V + λI)⁻¹).
+	// max(B_star, |Ŵ|_F).
+	BStar float64 `mapstructure:"b_star" yaml:"b_star"`
+	// Lambda is the -ucb agents' λ: "shared" (the top-level lambda) or
+	// "theorem" (1/b_star², the choice of the paper's regret theorem).
+	Lambda     string `mapstructure:"lambda" yaml:"lambda"`
+	Candidates int    `mapstructure:"candidates" yaml:"candidates"` // M, boundary draws per episode (-ucb)
+	Choice     string `mapstructure:"choice" yaml:"choice"`         // "episode" or "step" (-ucb)
+	// Value is how choice "episode" scores a candidate at s_1: "lookahead"
+	// (the planner's value of its best action) or "rollout" (the reward of
+	// an H-step episode simulated under the candidate with the planner).
+	Value string `mapstructure:"value" yaml:"value"`
+	// PosteriorScale is ν of the -ps agents: W ~ N(Ŵ, ν² A⁻¹) truncated to
+	// the ball.
 	PosteriorScale float64 `mapstructure:"posterior_scale" yaml:"posterior_scale"`
+}
+
+// Auto is a number or the word "auto" (derive the value). It is decoded
+// from a YAML number or string and written back as a number when it is
+// one.
+type Auto string
+
+// AutoWord is the value of an Auto that asks for a derived value.
+const AutoWord = "auto"
+
+// Float returns the number, or auto = true for "auto"; err when the value
+// is neither.
+func (a Auto) Float() (v float64, auto bool, err error) {
+	if a == AutoWord {
+		return 0, true, nil
+	}
+	v, err = strconv.ParseFloat(strings.TrimSpace(string(a)), 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("must be %s or a number, got %q", AutoWord, string(a))
+	}
+	return v, false, nil
+}
+
+// MarshalYAML writes a number as a number and "auto" as a string.
+func (a Auto) MarshalYAML() (any, error) {
+	if v, auto, err := a.Float(); err == nil && !auto {
+		return v, nil
+	}
+	return string(a), nil
 }
 
 // Estimate configures smrl estimate.
@@ -260,7 +302,22 @@ type Options struct {
 	Flags map[string]*pflag.Flag
 	// Environ is the environment (os.Environ() form); nil means none.
 	Environ []string
+	// IgnoreAgents skips the checks of the agents and of what only they
+	// need (smrl estimate runs no agent).
+	IgnoreAgents bool
+	// Warn, when not nil, receives one-line warnings and notes: an SMRL_*
+	// variable that is no config key (with the closest key), or a flag that
+	// overrides the agents a config file or variable lists.
+	Warn func(msg string)
 }
+
+// NonConfigEnv are the SMRL_* variables that smrl (or its tests) reads
+// other than config keys; they are not reported as misspelt keys.
+var NonConfigEnv = []string{"SMRL_SHARD_COUNT", "SMRL_REPRODUCE", "SMRL_PLOTCHECK_DIR", "SMRL_CACHE_DIR", "SMRL_TABLE_SURVEY"}
+
+// noteOverride lists the keys for which a flag that overrides the file's or
+// the environment's value is worth a note: the agents decide what runs.
+var noteOverride = []string{"agents"}
 
 // Load resolves a config. Every error wraps errs.ErrInvalidInput.
 func Load(opt Options) (*Config, error) {
@@ -269,23 +326,28 @@ func Load(opt Options) (*Config, error) {
 	if err := v.ReadConfig(bytes.NewReader(defaultYAML)); err != nil {
 		return nil, fmt.Errorf("embedded defaults: %w", err)
 	}
-	source := "embedded defaults"
+	source := "config"
+	// sources records where each key that is not a default was set: the
+	// file, an SMRL_* variable or a flag, so that a bad value is reported
+	// against it.
+	sources := map[string]string{}
 	if opt.Path != "" {
 		data, err := os.ReadFile(opt.Path)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
 		}
-		if err := checkKnownKeys(opt.Path, data); err != nil {
+		keys, err := checkKnownKeys(opt.Path, data)
+		if err != nil {
 			return nil, err
 		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %w", opt.Path, err))
 		}
 		source = opt.Path
+		for _, k := range keys {
+			sources[k] = opt.Path
+		}
 	}
-	// sources records which keys the environment and flags set, so that a
-	// bad value is reported against the variable or flag, not the file.
-	sources := map[string]string{}
 	for _, kv := range opt.Environ {
 		name, val, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(name, "SMRL_") {
@@ -293,7 +355,10 @@ func Load(opt Options) (*Config, error) {
 		}
 		key := envKey(v, strings.TrimPrefix(name, "SMRL_"))
 		if key == "" {
-			continue // SMRL_SHARD_COUNT and the like belong to other code
+			if opt.Warn != nil && !slices.Contains(NonConfigEnv, name) {
+				opt.Warn(misspeltEnv(v, name))
+			}
+			continue
 		}
 		x, err := parseEnv(fieldType(key), val)
 		if err != nil {
@@ -307,21 +372,67 @@ func Load(opt Options) (*Config, error) {
 		if f == nil || !f.Changed {
 			continue
 		}
+		var x any = f.Value.String()
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			v.Set(key, sv.GetSlice())
-		} else {
-			v.Set(key, f.Value.String())
+			x = sv.GetSlice()
 		}
+		if prev, ok := sources[key]; ok && opt.Warn != nil && slices.Contains(noteOverride, key) {
+			if old := fmt.Sprint(v.Get(key)); old != fmt.Sprint(x) {
+				opt.Warn(fmt.Sprintf("note: --%s %s overrides %s = %s from %s", f.Name, strings.Join(toStrings(x), ","), key, old, prev))
+			}
+		}
+		v.Set(key, x)
 		sources[key] = "--" + f.Name
 	}
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %s", source, strings.Join(strings.Fields(err.Error()), " ")))
 	}
-	if err := c.Validate(); err != nil {
-		return nil, errs.Invalid(attribute(err, source, sources))
+	if err := c.validate(!opt.IgnoreAgents); err != nil {
+		return nil, errs.Invalid(attribute(err, opt.Path, sources))
 	}
 	return &c, nil
+}
+
+func toStrings(x any) []string {
+	if l, ok := x.([]string); ok {
+		return l
+	}
+	return []string{fmt.Sprint(x)}
+}
+
+// misspeltEnv is the warning for an SMRL_* variable that names no config
+// key, with the closest variable that does.
+func misspeltEnv(v *viper.Viper, name string) string {
+	best, dist := "", -1
+	for _, k := range v.AllKeys() {
+		cand := "SMRL_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))
+		if d := editDistance(name, cand); dist < 0 || d < dist {
+			best, dist = cand, d
+		}
+	}
+	return fmt.Sprintf("warning: %s is not a config key and is ignored; did you mean %s?", name, best)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // envKey maps an environment suffix such as PLANNER_N_ROLLOUTS to the known
@@ -360,11 +471,26 @@ func fieldType(key string) reflect.Type {
 
 // parseEnv converts an environment value to the type of its Config field,
 // so a malformed number is reported against its variable. Lists are
-// comma-separated (SMRL_AGENTS=sm,lds).
+// comma-separated (SMRL_AGENTS=sm,lds, SMRL_ENV_ACTIONS=1,-1) or YAML flow
+// sequences (SMRL_ENV_W0='[[1, -1]]').
 func parseEnv(t reflect.Type, val string) (any, error) {
 	val = strings.TrimSpace(val)
 	if t == nil {
 		return val, nil
+	}
+	if t.Kind() == reflect.Slice && strings.HasPrefix(val, "[") {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(val), &n); err != nil || len(n.Content) != 1 {
+			return nil, fmt.Errorf("must be a list such as %s", example(t))
+		}
+		if err := checkNode(n.Content[0], t, ""); err != nil {
+			return nil, fmt.Errorf("must be a list such as %s: %v", example(t), err)
+		}
+		out := reflect.New(t)
+		if err := n.Content[0].Decode(out.Interface()); err != nil {
+			return nil, fmt.Errorf("must be a list such as %s", example(t))
+		}
+		return out.Elem().Interface(), nil
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64:
@@ -393,16 +519,37 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		return b, nil
 	case reflect.Slice:
 		parts := strings.Split(val, ",")
-		for i := range parts {
-			parts[i] = strings.TrimSpace(parts[i])
+		if t.Elem().Kind() == reflect.Slice {
+			return nil, fmt.Errorf("must be a list of lists such as %s", example(t))
 		}
-		return parts, nil
+		out := reflect.MakeSlice(t, 0, len(parts))
+		for _, p := range parts {
+			x, err := parseEnv(t.Elem(), p)
+			if err != nil {
+				return nil, fmt.Errorf("entry %q: %v", strings.TrimSpace(p), err)
+			}
+			out = reflect.Append(out, reflect.ValueOf(x).Convert(t.Elem()))
+		}
+		return out.Interface(), nil
 	}
 	return val, nil
 }
 
+// example shows a value of list type t for a message.
+func example(t reflect.Type) string {
+	switch {
+	case t.Elem().Kind() == reflect.Slice:
+		return "'[[1, 0.5]]'"
+	case t.Elem().Kind() == reflect.String:
+		return "a,b"
+	}
+	return "1,2"
+}
+
 // attribute prefixes each validation problem ("key: message") with where
-// its key was set: a flag, an SMRL_* variable, or else the file.
+// its key was set: a flag, an SMRL_* variable or the file. A key that
+// keeps its embedded default (the problem lies in its combination with
+// keys set elsewhere) says so instead.
 func attribute(err error, file string, sources map[string]string) error {
 	var list []error
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
@@ -413,11 +560,15 @@ func attribute(err error, file string, sources map[string]string) error {
 	out := make([]error, len(list))
 	for i, p := range list {
 		key, _, _ := strings.Cut(p.Error(), ":")
-		src := file
-		if s, ok := sources[key]; ok {
-			src = s
+		switch src, ok := sources[key]; {
+		case ok:
+			out[i] = fmt.Errorf("%s: %w", src, p)
+		case file != "":
+			out[i] = fmt.Errorf("%s: %w (%s keeps its embedded default)", file, p, key)
+		default:
+			out[i] = fmt.Errorf("%w (%s keeps its embedded default; set it in a config file or with %s)", p, key,
+				"SMRL_"+strings.ToUpper(strings.ReplaceAll(key, ".", "_")))
 		}
-		out[i] = fmt.Errorf("%s: %w", src, p)
 	}
 	return errors.Join(out...)
 }
@@ -443,24 +594,128 @@ func lineText(data []byte, msg string) string {
 var yamlFieldRE = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
 
 // checkKnownKeys decodes data strictly so that an unknown key is reported
-// with its line: "x.yaml line 3: unknown key "episods"".
-func checkKnownKeys(path string, data []byte) error {
+// with its line: "x.yaml line 3: unknown key "episods"", and so is a value
+// that YAML would silently coerce into its field ("episodes: 1.5" into an
+// integer). It returns the keys the file sets ("planner.tau").
+func checkKnownKeys(path string, data []byte) ([]string, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var c Config
 	err := dec.Decode(&c)
-	if err == nil || errors.Is(err, io.EOF) {
-		return nil
+	if errors.Is(err, io.EOF) {
+		return nil, nil
 	}
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg := te.Errors[0]
-		if m := yamlFieldRE.FindStringSubmatch(msg); m != nil {
-			return errs.Invalid(fmt.Errorf("%s line %s: unknown key %q in %s", path, m[1], m[2], sectionOf(m[3])))
+	if err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			msg := te.Errors[0]
+			if m := yamlFieldRE.FindStringSubmatch(msg); m != nil {
+				return nil, errs.Invalid(fmt.Errorf("%s line %s: unknown key %q in %s", path, m[1], m[2], sectionOf(m[3])))
+			}
+			return nil, errs.Invalid(fmt.Errorf("%s %s%s", path, strings.TrimPrefix(msg, "yaml: "), lineText(data, msg)))
 		}
-		return errs.Invalid(fmt.Errorf("%s %s%s", path, strings.TrimPrefix(msg, "yaml: "), lineText(data, msg)))
+		return nil, errs.Invalid(fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
-	return errs.Invalid(fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		return nil, nil // decoded above, so this does not happen
+	}
+	if err := checkNode(doc.Content[0], reflect.TypeOf(c), ""); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("%s %w", path, err))
+	}
+	return fileKeys(doc.Content[0], reflect.TypeOf(c), ""), nil
+}
+
+// checkNode checks the scalars under node n against the Go type t they
+// decode into, where YAML would convert them silently: an integer field
+// needs a whole number in its range (not 1.5 or 2^64), a float field a
+// number, a bool field true or false. Errors are "line N: key: ...".
+func checkNode(n *yaml.Node, t reflect.Type, key string) error {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			name := n.Content[i].Value
+			for j := 0; j < t.NumField(); j++ {
+				if strings.Split(t.Field(j).Tag.Get("yaml"), ",")[0] == name {
+					if err := checkNode(n.Content[i+1], t.Field(j).Type, joinKey(key, name)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	case yaml.SequenceNode:
+		if t.Kind() != reflect.Slice {
+			return nil
+		}
+		for _, e := range n.Content {
+			if err := checkNode(e, t.Elem(), key); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		return checkScalar(n, t, key)
+	}
+	return nil
+}
+
+func joinKey(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}
+
+// checkScalar checks one scalar against its field's type (see checkNode).
+func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
+	tag := n.ShortTag()
+	fail := func(want string) error {
+		return fmt.Errorf("line %d: %s: want %s, got %q", n.Line, key, want, n.Value)
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		var x int64
+		if tag != "!!int" || n.Decode(&x) != nil || int64(int(x)) != x {
+			return fail("a whole number")
+		}
+	case reflect.Uint64:
+		var x uint64
+		if tag != "!!int" || n.Decode(&x) != nil {
+			return fail(fmt.Sprintf("a whole number in [0, %d]", uint64(math.MaxUint64)))
+		}
+	case reflect.Float64:
+		if tag != "!!int" && tag != "!!float" {
+			return fail("a number")
+		}
+	case reflect.Bool:
+		if tag != "!!bool" {
+			return fail("true or false")
+		}
+	}
+	return nil
+}
+
+// fileKeys lists the leaf keys a config document sets, through the yaml
+// tags of t.
+func fileKeys(n *yaml.Node, t reflect.Type, key string) []string {
+	if n.Kind != yaml.MappingNode || t.Kind() != reflect.Struct {
+		return []string{key}
+	}
+	var out []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		name := n.Content[i].Value
+		for j := 0; j < t.NumField(); j++ {
+			if strings.Split(t.Field(j).Tag.Get("yaml"), ",")[0] == name {
+				out = append(out, fileKeys(n.Content[i+1], t.Field(j).Type, joinKey(key, name))...)
+			}
+		}
+	}
+	return out
 }
 
 func sectionOf(goType string) string {

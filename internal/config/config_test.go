@@ -47,8 +47,15 @@ func TestShippedConfigsAreValid(t *testing.T) {
 		t.Fatal("no configs found")
 	}
 	for _, p := range files {
-		if _, err := Load(Options{Path: p}); err != nil {
+		c, err := Load(Options{Path: p})
+		if err != nil {
 			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		// Where the truth is Gaussian, the LDS agent's model must be the
+		// truth: its noise is the family's σ.
+		if f := c.Env.Family; f.Kind == "gaussian" && c.LDS.Sigma != f.Sigma {
+			t.Errorf("%s: lds.sigma = %v, but the true noise env.family.sigma = %v", p, c.LDS.Sigma, f.Sigma)
 		}
 	}
 }
@@ -104,7 +111,21 @@ func TestBadConfigs(t *testing.T) {
 		{"choice", "confidence:\n  choice: always\n", `confidence.choice: unknown choice "always"`},
 		{"scale", "confidence:\n  scale: -1\n", "confidence.scale: must be a finite number >= 0, got -1"},
 		{"delta", "confidence:\n  delta: 1\n", "confidence.delta: must lie in (0, 1), got 1"},
-		{"alpha1", "confidence:\n  alpha1: 0\n", "confidence.alpha1: must be a finite number > 0, got 0"},
+		{"alpha1", "confidence:\n  alpha1: 0\n", "confidence.alpha1: must be auto or a finite number > 0, got 0"},
+		{"b_psi word", "confidence:\n  b_psi: derive\n", `confidence.b_psi: must be auto or a number, got "derive"`},
+		{"b_c negative", "confidence:\n  b_c: -1\n", "confidence.b_c: must be auto or a finite number >= 0, got -1"},
+		{"b_psi inf", "confidence:\n  b_psi: .inf\n", "confidence.b_psi: must be auto or a finite number >= 0, got +Inf"},
+		{"theory custom-sin", "agents: [sm, sm-ucb]\nconfidence:\n  beta: theory\n",
+			"confidence.alpha1: auto gives α₁ = inf C(s') = 0 for the custom-sin family (C(s') = 16 cos²(4 s') vanishes), so the theory β of [sm-ucb] is infinite; use confidence.beta: practical"},
+		{"theory x-sin", "env:\n  family: {kind: x-sin, alpha: 2}\n  features: {kind: constant}\n  w0: [[1]]\nagents: [mle-ucb]\nconfidence:\n  beta: theory\n",
+			"(sin s' + s' cos s')²"},
+		{"theory b_psi", "agents: [sm-ucb]\nconfidence:\n  beta: theory\n  alpha1: 2\n",
+			"confidence.b_psi: auto is derived only for Gaussian models"},
+		{"value", "confidence:\n  value: best\n", `confidence.value: unknown value "best"`},
+		{"rollout per step", "confidence:\n  value: rollout\n  choice: step\n", "confidence.value: rollout scores candidates once per episode; it needs confidence.choice: episode"},
+		{"lambda mode", "confidence:\n  lambda: 1\n", `confidence.lambda: unknown λ "1"`},
+		{"theorem lambda", "confidence:\n  lambda: theorem\n", "confidence.lambda: theorem (λ = 1/b_star² for the -ucb agents) belongs to the theory β; it needs confidence.beta: theory"},
+		{"theorem lambda b_star", "confidence:\n  lambda: theorem\n  beta: theory\n  b_star: 0\n", "confidence.lambda: theorem sets λ = 1/b_star², which needs confidence.b_star > 0"},
 		{"b_star", "confidence:\n  b_star: .inf\n", "confidence.b_star: must be a finite number >= 0"},
 		{"candidates", "confidence:\n  candidates: 0\n", "confidence.candidates: must be >= 1, got 0"},
 		{"posterior scale", "confidence:\n  posterior_scale: -2\n", "confidence.posterior_scale: must be a finite number >= 0, got -2"},
@@ -147,8 +168,8 @@ func TestConfidenceDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Confidence{Beta: "practical", Scale: 1, Delta: 0.05, BPsi: 1, BC: 1, Alpha1: 1, BStar: 10,
-		Candidates: 16, Choice: "episode", PosteriorScale: 3}
+	want := Confidence{Beta: "practical", Scale: 1, Delta: 0.05, BPsi: "auto", BC: "auto", Alpha1: "auto", BStar: 10,
+		Lambda: "shared", Candidates: 16, Choice: "episode", Value: "lookahead", PosteriorScale: 3}
 	if c.Confidence != want {
 		t.Errorf("confidence defaults %+v, want %+v", c.Confidence, want)
 	}
@@ -163,13 +184,44 @@ func TestConfidenceDefaults(t *testing.T) {
 			t.Errorf("UsesConfidence(%q) = %v", a, !want)
 		}
 	}
-	p = write(t, "agents: [sm-ucb, sm-ps, mle-ucb, oracle]\nconfidence:\n  beta: theory\n  choice: step\n")
-	c, err = Load(Options{Path: p, Environ: []string{"SMRL_CONFIDENCE_CANDIDATES=4", "SMRL_CONFIDENCE_POSTERIOR_SCALE=0.5"}})
+	p = write(t, "agents: [sm-ucb, sm-ps, mle-ucb, oracle]\nconfidence:\n  beta: theory\n  choice: step\n  b_psi: 2\n  b_c: 0.5\n")
+	c, err = Load(Options{Path: p, Environ: []string{"SMRL_CONFIDENCE_CANDIDATES=4", "SMRL_CONFIDENCE_POSTERIOR_SCALE=0.5", "SMRL_CONFIDENCE_ALPHA1=0.25"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Confidence.Beta != "theory" || c.Confidence.Choice != "step" || c.Confidence.Candidates != 4 || c.Confidence.PosteriorScale != 0.5 {
+	if c.Confidence.Beta != "theory" || c.Confidence.Choice != "step" || c.Confidence.Candidates != 4 || c.Confidence.PosteriorScale != 0.5 ||
+		c.Confidence.BPsi != "2" || c.Confidence.BC != "0.5" || c.Confidence.Alpha1 != "0.25" {
 		t.Errorf("confidence from file and environment: %+v", c.Confidence)
+	}
+	// auto derives the constants of Gaussian models: the gaussian family, and
+	// the lds agents' own model in any family; λ = 1/b_star² on request.
+	for _, body := range []string{
+		"env:\n  family: {kind: gaussian}\nagents: [sm-ucb, mle-ucb, lds-ucb]\nconfidence:\n  beta: theory\n  lambda: theorem\n",
+		"agents: [sm, lds-ucb, sm-ps]\nconfidence:\n  beta: theory\n  value: rollout\n",
+	} {
+		if _, err := Load(Options{Path: write(t, body)}); err != nil {
+			t.Errorf("%q: %v", body, err)
+		}
+	}
+}
+
+// Auto values round-trip through config.yaml as numbers or the word auto.
+func TestAutoYAML(t *testing.T) {
+	c, err := Load(Options{Path: write(t, "confidence:\n  b_psi: 1.5e-3\n  b_c: 0\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"b_psi: 0.0015\n", "b_c: 0\n", "alpha1: auto\n"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("config.yaml lacks %q:\n%s", want, b)
+		}
+	}
+	if v, auto, err := c.Confidence.BPsi.Float(); v != 0.0015 || auto || err != nil {
+		t.Errorf("b_psi = %v, %v, %v", v, auto, err)
 	}
 }
 

@@ -22,6 +22,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("agents: [sm, sm]\n"))
 	f.Add([]byte("lambda: .inf\n"))
 	f.Add([]byte(":\n- ]["))
+	f.Add([]byte("agents: [sm-ucb]\nconfidence: {beta: theory, b_psi: auto, alpha1: 0.5, lambda: theorem, value: rollout}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "fuzz.yaml")
 		if err := os.WriteFile(p, data, 0o644); err != nil {

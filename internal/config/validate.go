@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -23,6 +24,8 @@ var (
 	CartPoleNoise = []string{"none", "action_flip", "next_state"}
 	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog"}
 	ChoiceModes   = []string{"episode", "step"}
+	ValueModes    = []string{"lookahead", "rollout"}
+	LambdaModes   = []string{"shared", "theorem"}
 	ModelTargets  = []string{"next", "delta"}
 	LDSFeatures   = []string{"linear", "affine", "model"}
 	PhysicsNoise  = []string{"none", "normal"}
@@ -39,9 +42,36 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // maxCount bounds the remaining size keys (dimensions).
 const maxCount = 10_000
 
+// Numeric ranges smrl supports; see Validate for why.
+const (
+	// MaxAbsState bounds states, actions, reward centres and the initial
+	// range: the samplers normalise the families' densities on |x| <= 1024
+	// (expfam's support search), so no state can be drawn beyond.
+	MaxAbsState = 1024
+	// MaxAbsW0 bounds the entries of env.w0: the sampler tabulates natural
+	// parameters η = W0·phi with |η| <= 256; beyond, every draw needs a
+	// full quadrature of the density.
+	MaxAbsW0 = 256
+	// MaxAlpha bounds env.family.alpha: q(x) = exp(−|x|^α/α) steepens at
+	// |x| = 1 with α, and the quadrature panels must resolve that edge (α =
+	// 100 needs 18 000 panels per natural parameter, α = 200 640 000).
+	MaxAlpha = 100
+	// MaxTrialFloats bounds the float64s of the largest matrices one trial
+	// (or one estimate) holds: 2^25 numbers, 256 MiB.
+	MaxTrialFloats = 1 << 25
+)
+
+// nameRE is a results directory name: one file-system-safe path component.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._+-]{0,99}$`)
+
 // Validate checks every value and returns all problems, one per line, each
 // naming its key.
-func (c *Config) Validate() error {
+func (c *Config) Validate() error { return c.validate(true) }
+
+// validate is Validate; with agents false, the agents and what they alone
+// require (lambda > 0 and b_star > 0 for a confidence set, their memory)
+// are not checked: smrl estimate runs no agent.
+func (c *Config) validate(agents bool) error {
 	var problems []error
 	bad := func(key, format string, args ...any) {
 		problems = append(problems, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
@@ -57,6 +87,20 @@ func (c *Config) Validate() error {
 		}
 	}
 	positive := func(key string, v int) { inRange(key, v, maxCount) }
+	// between checks lo <= |x| <= hi (lo = 0: any x with |x| <= hi) and
+	// explains a violation with why.
+	between := func(key string, x, lo, hi float64, why string) {
+		if !finite(x) || math.Abs(x) < lo || math.Abs(x) > hi {
+			if lo == 0 {
+				bad(key, "must lie in [−%g, %g], got %v: %s", hi, hi, x, why)
+			} else {
+				bad(key, "must have %g <= |%s| <= %g, got %v: %s", lo, key, hi, x, why)
+			}
+		}
+	}
+	if !nameRE.MatchString(c.Name) || c.Name == "." || c.Name == ".." {
+		bad("name", "must be a file name of up to 100 letters, digits, '.', '_', '+' and '-', not starting with '.' or '-', got %q: results go to results/<name>/", c.Name)
+	}
 	inRange("seeds", c.Seeds, 1_000_000)
 	inRange("episodes", c.Episodes, 1_000_000)
 	inRange("env.horizon", c.Env.Horizon, 1_000_000)
@@ -71,12 +115,17 @@ func (c *Config) Validate() error {
 	}
 	if !(c.Lambda >= 0) || !finite(c.Lambda) {
 		bad("lambda", "must be a finite number >= 0, got %v", c.Lambda)
+	} else if c.Lambda > 1e6 {
+		bad("lambda", "must be <= 1e6, got %v: a larger ridge shrinks every estimate to 0", c.Lambda)
 	}
-	if len(c.Agents) == 0 {
+	if agents && len(c.Agents) == 0 {
 		bad("agents", "must list at least one of %v", AgentNames)
 	}
 	seen := map[string]bool{}
 	for _, a := range c.Agents {
+		if !agents {
+			break
+		}
 		if !slices.Contains(AgentNames, a) {
 			bad("agents", "unknown agent %q (known: %v)", a, AgentNames)
 		}
@@ -106,6 +155,9 @@ func (c *Config) Validate() error {
 	}
 	if !finite(e.InitLow) || !finite(e.InitHigh) || e.InitLow > e.InitHigh {
 		bad("env.init_low", "must be finite and <= env.init_high, got [%v, %v]", e.InitLow, e.InitHigh)
+	} else {
+		between("env.init_low", e.InitLow, 0, MaxAbsState, stateWhy)
+		between("env.init_high", e.InitHigh, 0, MaxAbsState, stateWhy)
 	}
 	f := e.Family
 	if !slices.Contains(FamilyKinds, f.Kind) {
@@ -114,15 +166,21 @@ func (c *Config) Validate() error {
 	positive("env.family.dim", f.Dim)
 	if f.Kind != "gaussian" && !(f.Alpha >= 1 && finite(f.Alpha)) {
 		bad("env.family.alpha", "must be a finite number >= 1, got %v", f.Alpha)
+	} else if f.Kind != "gaussian" && f.Alpha > MaxAlpha {
+		bad("env.family.alpha", "must be <= %d, got %v: q(x) = exp(−|x|^α/α) steepens with α at |x| = 1 and the quadrature that normalises it would need millions of panels", MaxAlpha, f.Alpha)
 	}
 	if f.Kind == "x-sin" && f.Alpha == 1 {
 		bad("env.family.alpha", "x-sin needs alpha > 1 (not normalisable otherwise)")
 	}
 	if f.Kind == "custom-sin" && (f.Freq == 0 || !finite(f.Freq)) {
 		bad("env.family.freq", "must be a finite non-zero number, got %v", f.Freq)
+	} else if f.Kind == "custom-sin" {
+		between("env.family.freq", f.Freq, 1e-3, 1e3, "psi(x) = sin(freq·x) enters score matching through freq², which under- or overflows against lambda beyond, and the quadrature must resolve its period 2π/freq")
 	}
 	if f.Kind == "gaussian" && !(f.Sigma > 0 && finite(f.Sigma)) {
 		bad("env.family.sigma", "must be a finite number > 0, got %v", f.Sigma)
+	} else if f.Kind == "gaussian" {
+		between("env.family.sigma", f.Sigma, 1e-3, 1e3, sigmaWhy)
 	}
 	if (f.Kind == "exp-sin" || f.Kind == "x-sin") && f.Dim != 1 {
 		bad("env.family.dim", "%s is one-dimensional, got dim %d", f.Kind, f.Dim)
@@ -135,6 +193,8 @@ func (c *Config) Validate() error {
 		positive("env.features.dim", ft.Dim)
 		if !(ft.Length > 0 && finite(ft.Length)) {
 			bad("env.features.length", "must be a finite number > 0, got %v", ft.Length)
+		} else {
+			between("env.features.length", ft.Length, 1e-3, 1e3, "random Fourier features cos(ω·x/length + b) of a shorter length are noise at the states' resolution, of a longer one constant")
 		}
 	}
 	switch e.ActionSpace {
@@ -152,6 +212,9 @@ func (c *Config) Validate() error {
 			for i := range e.ActionLow {
 				if !finite(e.ActionLow[i]) || !finite(e.ActionHigh[i]) || e.ActionLow[i] > e.ActionHigh[i] {
 					bad("env.action_low", "coordinate %d: want finite bounds with action_low <= action_high, got [%v, %v]", i, e.ActionLow[i], e.ActionHigh[i])
+				} else {
+					between("env.action_low", e.ActionLow[i], 0, MaxAbsState, actionWhy)
+					between("env.action_high", e.ActionHigh[i], 0, MaxAbsState, actionWhy)
 				}
 			}
 		}
@@ -167,6 +230,8 @@ func (c *Config) Validate() error {
 	for _, a := range e.Actions {
 		if !finite(a) {
 			bad("env.actions", "must be finite, got %v", a)
+		} else {
+			between("env.actions", a, 0, MaxAbsState, actionWhy)
 		}
 	}
 	if !(e.Reward.Width > 0 && finite(e.Reward.Width)) {
@@ -174,6 +239,9 @@ func (c *Config) Validate() error {
 	}
 	if f.Dim >= 1 && (len(e.Reward.Centers) == 0 || len(e.Reward.Centers)%f.Dim != 0) {
 		bad("env.reward.centers", "must hold a whole number of centres of env.family.dim = %d numbers, got %d numbers", f.Dim, len(e.Reward.Centers))
+	}
+	for _, x := range e.Reward.Centers {
+		between("env.reward.centers", x, 0, MaxAbsState, stateWhy)
 	}
 	if dpsi, dphi, ok := c.Dims(); ok {
 		if len(e.W0) != dpsi {
@@ -186,14 +254,23 @@ func (c *Config) Validate() error {
 			for _, w := range row {
 				if !finite(w) {
 					bad("env.w0", "must be finite, got %v", w)
+				} else if f.Kind == "gaussian" {
+					between("env.w0", w, 0, MaxAbsW0, "larger entries drive the states of s' = W0·phi + noise out of range within a few steps")
+				} else {
+					between("env.w0", w, 0, MaxAbsW0, "the sampler tabulates natural parameters η = W0·phi with |η| <= 256; beyond, every draw needs a full quadrature (hours per run) or fails")
 				}
 			}
 		}
 	}
+	if agents {
+		c.checkTrialMemory(bad)
+	}
 	if !(c.LDS.Sigma > 0 && finite(c.LDS.Sigma)) {
 		bad("lds.sigma", "must be a finite number > 0, got %v", c.LDS.Sigma)
+	} else {
+		between("lds.sigma", c.LDS.Sigma, 1e-3, 1e3, sigmaWhy)
 	}
-	c.validateConfidence(bad)
+	c.validateConfidence(bad, agents)
 	for _, n := range c.Estimate.SweepN {
 		if n < 1 {
 			bad("estimate.sweep_n", "sizes must be >= 1, got %d", n)
@@ -204,10 +281,144 @@ func (c *Config) Validate() error {
 	return errors.Join(problems...)
 }
 
+// Why messages shared by several bounds.
+const (
+	stateWhy  = "states cannot be drawn beyond ±1024, where the samplers normalise the densities"
+	actionWhy = "actions enter phi(s, a) as states do, and states cannot be drawn beyond ±1024"
+	sigmaWhy  = "score matching weighs the Gaussian by 1/sigma⁴, which under- or overflows against lambda beyond"
+)
+
+// FitFloats returns the float64s of the largest matrices an estimator or
+// agent of this kind holds for a family with nblocks blocks of m
+// statistics each (a product family: one per state coordinate) and d_phi
+// features; constC marks a family with constant C (the Gaussian). Score
+// matching keeps one (m·d_phi)² block per coordinate (one d_phi² block in
+// all for constant C) and their Cholesky factors; least squares one d_phi²
+// block; the MLE a factorised (m·d_phi)² Hessian per coordinate plus the
+// working Hessian. The -ucb and -ps agents share their estimator's
+// factorisation.
+func FitFloats(method string, nblocks, m, dphi int, constC bool) float64 {
+	b := float64(m) * float64(dphi)
+	n := float64(nblocks)
+	switch strings.TrimSuffix(strings.TrimSuffix(method, "-ucb"), "-ps") {
+	case "sm":
+		if constC {
+			return 2 * float64(dphi) * float64(dphi)
+		}
+		return 2 * n * b * b
+	case "lds":
+		return 2 * float64(dphi) * float64(dphi)
+	case "mle":
+		return (n + 2) * b * b
+	}
+	return 0
+}
+
+// physicalStateDims is d_s of the physical environments.
+var physicalStateDims = map[string]int{
+	"cartpole":     4, // x, ẋ, θ, θ̇
+	"pendulum":     3, // cos θ, sin θ, θ̇
+	"mountain-car": 2, // position, velocity
+}
+
+// learnerShape returns the shape of the agents' model for FitFloats:
+// nblocks blocks of m statistics, d_phi features, constant C; key names the
+// config key that sets d_phi (or the blocks). ok is false when the shape
+// cannot be determined (an invalid kind).
+func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, ok bool) {
+	if ds, ok := physicalStateDims[c.Env.Kind]; ok {
+		m = 1
+		for _, f := range c.Model.Family {
+			switch f {
+			case "relu":
+				m = max(m, 2)
+			case "relu-mog":
+				m = max(m, 3)
+			}
+		}
+		da := c.Env.ActionDim
+		switch ft := c.Model.Features; ft.Kind {
+		case "linear":
+			dphi = ds + da
+		case "affine":
+			dphi = ds + da + 1
+		case "rff":
+			dphi = ft.Dim
+		default:
+			return 0, 0, 0, false, "", false
+		}
+		return ds, m, dphi, false, "model.features.dim", dphi >= 1 && da >= 1
+	}
+	dpsi, dphi, ok := c.Dims()
+	key = "env.family.dim"
+	switch c.Env.Features.Kind {
+	case "rff":
+		key = "env.features.dim"
+	case "per-action":
+		key = "env.actions"
+	}
+	return dpsi, 1, dphi, c.Env.Family.Kind == "gaussian", key, ok
+}
+
+// checkTrialMemory refuses model shapes for which an agent's matrices
+// would exceed MaxTrialFloats, naming the key that sets d_phi (or d_psi).
+func (c *Config) checkTrialMemory(bad func(key, format string, args ...any)) {
+	nblocks, m, dphi, constC, key, ok := c.learnerShape()
+	if !ok || dphi > 10*maxCount {
+		return
+	}
+	for _, a := range c.Agents {
+		if need := FitFloats(a, nblocks, m, dphi, constC); need > MaxTrialFloats {
+			bad(key, "the agents' model has %d × %d statistics and d_phi = %d features, for which agent %s holds %.3g numbers (%s), more than the %s smrl allows per trial", nblocks, m, dphi, a, need, bytesText(need), bytesText(MaxTrialFloats))
+			return
+		}
+	}
+}
+
+// CheckFitMemory is checkTrialMemory for one estimation method (smrl
+// estimate, whose methods are chosen on its command line).
+func (c *Config) CheckFitMemory(method string) error {
+	nblocks, m, dphi, constC, _, ok := c.learnerShape()
+	if !ok {
+		return nil
+	}
+	if need := FitFloats(method, nblocks, m, dphi, constC); need > MaxTrialFloats {
+		return fmt.Errorf("the model has %d × %d statistics and d_phi = %d features, for which method %s holds %.3g numbers (%s), more than the %s smrl allows", nblocks, m, dphi, method, need, bytesText(need), bytesText(MaxTrialFloats))
+	}
+	return nil
+}
+
+// CheckDataMemory refuses a data set of n transitions whose states,
+// actions and features (n·(2 d_s + d_a + d_phi) numbers) would exceed
+// MaxTrialFloats (smrl estimate).
+func (c *Config) CheckDataMemory(n int) error {
+	_, dphi, ok := c.Dims()
+	if !ok {
+		return nil
+	}
+	need := float64(n) * float64(2*c.Env.Family.Dim+c.Env.ActionDim+dphi)
+	if need > MaxTrialFloats {
+		return fmt.Errorf("%d transitions with their features take %.3g numbers (%s), more than the %s smrl allows: use fewer transitions", n, need, bytesText(need), bytesText(MaxTrialFloats))
+	}
+	return nil
+}
+
+// bytesText formats a number of float64s as bytes: "256 MiB".
+func bytesText(floats float64) string {
+	b := floats * 8
+	for _, u := range []string{"B", "KiB", "MiB", "GiB", "TiB"} {
+		if b < 1024 {
+			return fmt.Sprintf("%.3g %s", b, u)
+		}
+		b /= 1024
+	}
+	return fmt.Sprintf("%.3g PiB", b)
+}
+
 // validateConfidence checks the confidence section, and that λ > 0 when an
 // agent needs the confidence set (V + λI must be invertible before any
 // data, and log det(V/λ + I) must exist).
-func (c *Config) validateConfidence(bad func(key, format string, args ...any)) {
+func (c *Config) validateConfidence(bad func(key, format string, args ...any), agents bool) {
 	k := c.Confidence
 	if !slices.Contains(BetaForms, k.Beta) {
 		bad("confidence.beta", "unknown form %q (known: %v)", k.Beta, BetaForms)
@@ -215,33 +426,75 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any)) {
 	if !slices.Contains(ChoiceModes, k.Choice) {
 		bad("confidence.choice", "unknown choice %q (known: %v)", k.Choice, ChoiceModes)
 	}
-	nonNegative := func(key string, v float64) {
+	// The radius of the confidence set, and so the distance of its draws
+	// from Ŵ, is about β/sqrt(λ); the bounds keep it, and the squared norms
+	// of the draws, far inside the float range.
+	atMost := func(key string, v, hi float64, why string) {
 		if !(v >= 0) || !finite(v) {
 			bad(key, "must be a finite number >= 0, got %v", v)
+		} else if v > hi {
+			bad(key, "must be <= %g, got %v: %s", hi, v, why)
 		}
 	}
-	nonNegative("confidence.scale", k.Scale)
-	nonNegative("confidence.b_psi", k.BPsi)
-	nonNegative("confidence.b_c", k.BC)
-	nonNegative("confidence.b_star", k.BStar)
-	nonNegative("confidence.posterior_scale", k.PosteriorScale)
+	const radiusWhy = "the confidence set's radius would overflow the parameter norms"
+	atMost("confidence.scale", k.Scale, 1e3, radiusWhy)
+	atMost("confidence.b_star", k.BStar, 1e6, radiusWhy)
+	atMost("confidence.posterior_scale", k.PosteriorScale, 1e3, "posterior draws at ν·(V+λI)^{-1/2} would overflow the parameter norms")
 	if !(k.Delta > 0 && k.Delta < 1) {
 		bad("confidence.delta", "must lie in (0, 1), got %v", k.Delta)
+	} else if k.Delta < 1e-300 {
+		bad("confidence.delta", "must be >= 1e-300, got %v: β needs log(1/δ), and 1/δ overflows below about 1e-308", k.Delta)
 	}
-	if !(k.Alpha1 > 0) || !finite(k.Alpha1) {
-		bad("confidence.alpha1", "must be a finite number > 0, got %v", k.Alpha1)
+	auto := map[string]bool{}
+	for _, x := range []struct {
+		key      string
+		v        Auto
+		positive bool
+	}{{"confidence.b_psi", k.BPsi, false}, {"confidence.b_c", k.BC, false}, {"confidence.alpha1", k.Alpha1, true}} {
+		v, isAuto, err := x.v.Float()
+		switch {
+		case err != nil:
+			bad(x.key, "%v", err)
+		case isAuto:
+			auto[x.key] = true
+		case x.positive && !(v > 0 && finite(v)):
+			bad(x.key, "must be %s or a finite number > 0, got %v", AutoWord, v)
+		case !x.positive && !(v >= 0 && finite(v)):
+			bad(x.key, "must be %s or a finite number >= 0, got %v", AutoWord, v)
+		case x.positive && (v < 1e-6 || v > 1e6):
+			bad(x.key, "must lie in [1e-6, 1e6], got %v: the theory β divides by α₁, which under- or overflows beyond", v)
+		case !x.positive && v > 1e6:
+			bad(x.key, "must be <= 1e+06, got %v: the confidence set's radius would overflow the parameter norms", v)
+		}
+	}
+	if !slices.Contains(ValueModes, k.Value) {
+		bad("confidence.value", "unknown value %q (known: %v)", k.Value, ValueModes)
+	} else if k.Value == "rollout" && k.Choice == "step" {
+		bad("confidence.value", "rollout scores candidates once per episode; it needs confidence.choice: episode, got step")
+	}
+	if !slices.Contains(LambdaModes, k.Lambda) {
+		bad("confidence.lambda", "unknown λ %q (known: %v)", k.Lambda, LambdaModes)
+	} else if k.Lambda == "theorem" && k.Beta != "theory" {
+		bad("confidence.lambda", "theorem (λ = 1/b_star² for the -ucb agents) belongs to the theory β; it needs confidence.beta: theory, got %s", k.Beta)
+	} else if k.Lambda == "theorem" && !(k.BStar > 0) {
+		bad("confidence.lambda", "theorem sets λ = 1/b_star², which needs confidence.b_star > 0")
+	}
+	if k.Beta == "theory" {
+		c.validateTheory(auto, bad)
 	}
 	if k.Candidates < 1 {
 		bad("confidence.candidates", "must be >= 1, got %d", k.Candidates)
 	}
 	var users []string
 	for _, a := range c.Agents {
-		if UsesConfidence(a) {
+		if agents && UsesConfidence(a) {
 			users = append(users, a)
 		}
 	}
 	if len(users) > 0 && c.Lambda == 0 {
 		bad("lambda", "must be > 0 for agents %v, whose confidence set |W − Ŵ|_{V+λI} ≤ β needs V + λI invertible, got 0", users)
+	} else if len(users) > 0 && c.Lambda < 1e-12 {
+		bad("lambda", "must be >= 1e-12 for agents %v, got %v: their β needs log det(V/λ + I) and their draws lie about β/sqrt(λ) from Ŵ, both of which overflow for smaller λ", users, c.Lambda)
 	}
 	if len(users) > 0 && k.BStar == 0 {
 		// Without the ball, early draws (radius ≈ β/√λ) reach natural
@@ -304,7 +557,14 @@ func (c *Config) validateCartPole(bad func(key, format string, args ...any)) {
 	pos := func(key string, v float64) {
 		if !(v > 0) || !finite(v) {
 			bad("env.cartpole."+key, "must be a finite number > 0, got %v", v)
+		} else if v < 1e-6 || v > 1e6 {
+			// The parameters set the scales of the model's coordinates
+			// (env.CartPoleScales), which score matching weighs by 1/σ⁴.
+			bad("env.cartpole."+key, "must lie in [1e-6, 1e6], got %v: the dynamics and the model's coordinate scales derived from it under- or overflow beyond", v)
 		}
+	}
+	if p.XThreshold > MaxAbsState {
+		bad("env.cartpole.x_threshold", "must be <= %d, got %v: %s", MaxAbsState, p.XThreshold, stateWhy)
 	}
 	for _, k := range []struct {
 		key string
@@ -463,6 +723,59 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 		}
 	default:
 		bad("model.features.kind", "unknown features %q (known: linear, affine, rff)", ft.Kind)
+	}
+}
+
+// validateTheory checks that every -ucb agent's theory β is finite: the
+// constants left "auto" must be derivable from the agent's model. They are
+// for Gaussian models (the gaussian family, and the LDS agents' own
+// model); the other families have α₁ = inf C(s') = 0 and no derived B_psi.
+func (c *Config) validateTheory(auto map[string]bool, bad func(key, format string, args ...any)) {
+	f := c.Env.Family
+	if c.Env.Kind != "expfam" {
+		// The learners' families of model.family: derived constants exist
+		// when every coordinate is Gaussian.
+		f = Family{Kind: "gaussian"}
+		for _, k := range c.Model.Family {
+			if k != "gaussian" {
+				f = Family{Kind: k}
+			}
+		}
+	}
+	if f.Kind == "gaussian" {
+		return
+	}
+	var users []string
+	for _, a := range c.Agents {
+		if strings.HasSuffix(a, "-ucb") && !strings.HasPrefix(a, "lds-") {
+			users = append(users, a)
+		}
+	}
+	if len(users) == 0 {
+		return
+	}
+	if auto["confidence.alpha1"] {
+		var cs string
+		switch f.Kind {
+		case "custom-sin":
+			cs = fmt.Sprintf("%g cos²(%g s')", f.Freq*f.Freq, f.Freq)
+			if c.Env.Kind != "expfam" {
+				cs = "cos²(s'/σ_i)/σ_i²"
+			}
+		case "exp-sin":
+			cs = "cos²(s') exp(2 sin s')"
+		case "x-sin":
+			cs = "(sin s' + s' cos s')²"
+		case "relu", "relu-mog":
+			cs = "ψ'(s')ψ'(s')ᵀ, singular for s' < 0"
+		}
+		bad("confidence.alpha1", "auto gives α₁ = inf C(s') = 0 for the %s family (C(s') = %s vanishes), so the theory β of %v is infinite; use confidence.beta: practical, or give alpha1, b_psi and b_c as numbers", f.Kind, cs, users)
+		return
+	}
+	for _, key := range []string{"confidence.b_psi", "confidence.b_c"} {
+		if auto[key] {
+			bad(key, "auto is derived only for Gaussian models (env.family.kind gaussian, or the lds agents' own), not for %s; give a number for %v, or use confidence.beta: practical", f.Kind, users)
+		}
 	}
 }
 

@@ -72,6 +72,10 @@ func newCartPole(c *config.Config) (*MDP, error) {
 			if p.CustomSinBase == "sigma" {
 				freq, mul = 1, s
 			}
+			if freq > MaxSinFreq {
+				return nil, fmt.Errorf("env.cartpole.noise_scale: coordinate %d's noise scale σ = %g gives the custom-sin noise (custom_sin_base: unit) the frequency 1/σ = %.4g > %d, "+
+					"too fast for the sampling table's quadrature; use a larger noise_scale or custom_sin_base: sigma", i, s, freq, MaxSinFreq)
+			}
 			if shared != nil {
 				cp.noiseTables[i], cp.noiseMul[i] = shared, mul
 				continue
@@ -80,7 +84,7 @@ func newCartPole(c *config.Config) (*MDP, error) {
 			if err != nil {
 				return nil, fmt.Errorf("env.cartpole.noise_scale: %w", err)
 			}
-			cp.noiseTables[i], cp.noiseMul[i] = expfam.NewTable(f), mul
+			cp.noiseTables[i], cp.noiseMul[i] = expfam.SharedTable(f), mul
 			if p.CustomSinBase == "sigma" {
 				shared = cp.noiseTables[i]
 			}

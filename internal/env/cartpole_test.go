@@ -249,6 +249,26 @@ func TestLearnerModel(t *testing.T) {
 	}
 }
 
+// Combinations whose densities cannot be tabulated are config errors naming
+// the key, before anything runs.
+func TestCartPoleUnresolvableSinIsAConfigError(t *testing.T) {
+	c := cartPoleConfig(t, "none", "normal")
+	c.Model.Family = []string{"custom-sin"}
+	c.Model.Sigma = []float64{1e-4}
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "model.sigma") {
+		t.Errorf("custom-sin learner at σ = 1e-4: error %v, want one naming model.sigma", err)
+	}
+	c = cartPoleConfig(t, "next_state", "custom-sin")
+	c.Env.CartPole.NoiseScale = 1e-4
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "env.cartpole.noise_scale") {
+		t.Errorf("custom-sin noise at noise_scale 1e-4: error %v, want one naming env.cartpole.noise_scale", err)
+	}
+	c.Env.CartPole.CustomSinBase = "sigma"
+	if _, err := New(c); err != nil {
+		t.Errorf("custom_sin_base sigma has no such limit: %v", err)
+	}
+}
+
 func TestKindsMatchConfigCatalog(t *testing.T) {
 	got := Kinds()
 	slices.Sort(got)

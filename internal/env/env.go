@@ -250,6 +250,11 @@ func NewLearnerFamily(c config.Model, sigma []float64) (*expfam.Coords, error) {
 		case "relu-mog":
 			cs[i], err = expfam.NewReLU(sigma[i], 3)
 		case "custom-sin":
+			if 1/sigma[i] > MaxSinFreq {
+				return nil, fmt.Errorf("model.sigma: coordinate %d has σ = %g, so the custom-sin family's frequency 1/σ = %.4g exceeds %d, "+
+					"beyond which its density oscillates too fast for the quadrature of the sampling table; give a larger model.sigma or another model.family",
+					i, sigma[i], 1/sigma[i], MaxSinFreq)
+			}
 			var s *expfam.SinFamily
 			s, err = expfam.NewSin(1/sigma[i], c.Alpha)
 			if err == nil {
@@ -264,6 +269,11 @@ func NewLearnerFamily(c config.Model, sigma []float64) (*expfam.Coords, error) {
 	}
 	return expfam.NewCoords(cs)
 }
+
+// MaxSinFreq is the largest frequency of a custom-sin family built from a
+// scale (ψ(x) = sin(x/σ)): beyond it the density oscillates faster than the
+// sampling table's quadrature resolves at reasonable cost.
+const MaxSinFreq = 300
 
 // learnerScales returns model.sigma broadcast to d_s coordinates, or def
 // when it is empty.

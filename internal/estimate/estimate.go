@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -57,6 +58,11 @@ type Options struct {
 	// Data is a CSV file of transitions; empty means draw
 	// config.Estimate.N transitions from the true model.
 	Data string
+	// Progress, when not nil, receives a line on the current step every
+	// ProgressEvery (default 5 s) while the estimate runs; nothing when it
+	// finishes sooner.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 // Result is the outcome of Run.
@@ -88,21 +94,38 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMethodMemory(c, methods); err != nil {
+		return nil, err
+	}
 	mdp, err := env.New(c)
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
+	var st stage
+	stop := heartbeat(opt.Progress, opt.ProgressEvery, st.get)
+	defer stop()
 	var data *dataset.Transitions
 	known := opt.Data == ""
 	if known {
+		if err := c.CheckDataMemory(c.Estimate.N); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("estimate.n: %w", err))
+		}
+		st.set(fmt.Sprintf("drawing %d transitions from the true model", c.Estimate.N))
 		data = Draw(mdp, c.Estimate.N, rand.New(rand.NewPCG(c.Seed, streamDraw)))
 	} else {
+		st.set("reading " + opt.Data)
 		data, err = dataset.ReadFile(opt.Data)
 		if err != nil {
 			return nil, err
 		}
 		if err := CheckDims(c, mdp, data, opt.Data); err != nil {
 			return nil, err
+		}
+		if err := CheckRange(data, opt.Data); err != nil {
+			return nil, err
+		}
+		if err := c.CheckDataMemory(data.Len()); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s: %w", opt.Data, err))
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -122,6 +145,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	}
 	phi := Features(mdp, data)
 	for _, m := range methods {
+		st.set(fmt.Sprintf("fitting %s on %d transitions", m, data.Len()))
 		start := time.Now()
 		w, err := Fit(m, mdp, phi, data, c.Lambda)
 		secs := time.Since(start).Seconds()
@@ -157,6 +181,50 @@ func CheckDims(c *config.Config, mdp *env.MDP, data *dataset.Transitions, name s
 			if !slices.ContainsFunc(mdp.Actions, func(a []float64) bool { return slices.Equal(a, data.Action(i)) }) {
 				return errs.Invalid(fmt.Errorf("%s line %d: action %v is not one of env.actions %v (per-action features know only those)",
 					name, i+2, data.Action(i), mdp.Actions))
+			}
+		}
+	}
+	return nil
+}
+
+// checkMethodMemory refuses methods whose matrices would exceed
+// config.MaxTrialFloats for the config's W.
+func checkMethodMemory(c *config.Config, methods []string) error {
+	for _, m := range methods {
+		if err := c.CheckFitMemory(m); err != nil {
+			return errs.Invalid(fmt.Errorf("--method %s: %w", m, err))
+		}
+	}
+	return nil
+}
+
+// CheckRange reports, as invalid input naming the file, line and column,
+// the first state or action of data outside [−config.MaxAbsState,
+// config.MaxAbsState]: no state can be drawn beyond, so the data cannot
+// come from a model smrl can fit and sample, and such values make the
+// estimates and their densities overflow.
+func CheckRange(data *dataset.Transitions, name string) error {
+	ds, da := data.StateDim, data.ActionDim
+	col := func(base string, j, d int) string {
+		if d == 1 {
+			return base
+		}
+		return fmt.Sprintf("%s%d", base, j)
+	}
+	for i := range data.Len() {
+		for _, part := range []struct {
+			base string
+			x    []float64
+		}{{"s", data.State(i)}, {"a", data.Action(i)}, {"s_next", data.NextState(i)}} {
+			for j, v := range part.x {
+				if math.Abs(v) > config.MaxAbsState {
+					d := ds
+					if part.base == "a" {
+						d = da
+					}
+					return errs.Invalid(fmt.Errorf("%s line %d column %q: %v is outside [−%d, %d], the range of states and actions smrl supports (its samplers normalise densities there)",
+						name, i+2, col(part.base, j, d), v, config.MaxAbsState, config.MaxAbsState))
+				}
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -28,6 +31,10 @@ const streamSweep = 0x5eed_5ee9_0000
 type SweepOptions struct {
 	// Methods are the estimators to run, in output order; nil means all.
 	Methods []string
+	// Progress, when not nil, receives a line on the data sets fitted so
+	// far every ProgressEvery (default 5 s); nothing for a quick sweep.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 // SweepRow is the error of one method on one data set.
@@ -55,6 +62,12 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 		return nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: no sample sizes to sweep"))
 	}
 	repeats := c.Estimate.Repeats
+	if err := checkMethodMemory(c, methods); err != nil {
+		return nil, err
+	}
+	if err := c.CheckDataMemory(sizes[len(sizes)-1]); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: %w", err))
+	}
 	mdp, err := env.New(c)
 	if err != nil {
 		return nil, errs.Invalid(err)
@@ -78,6 +91,16 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 	workers = min(workers, len(jobs))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var fitted atomic.Int64
+	stop := heartbeat(opt.Progress, opt.ProgressEvery, func(el time.Duration) string {
+		d := fitted.Load()
+		eta := "?"
+		if d > 0 {
+			eta = time.Duration(el.Seconds() / float64(d) * float64(int64(len(jobs))-d) * float64(time.Second)).Round(time.Second).String()
+		}
+		return fmt.Sprintf("sweep: %d of %d data sets fitted, ETA %s", d, len(jobs), eta)
+	})
+	defer stop()
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -85,8 +108,13 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				res, err := sweepJob(mdp, c, methods, jobs[j].n, jobs[j].r)
+				var res []float64
+				err := errs.Protect(func() (err error) {
+					res, err = runSweepJob(mdp, c, methods, jobs[j].n, jobs[j].r)
+					return err
+				})
 				results[j], errsAt[j] = res, err
+				fitted.Add(1)
 				if err != nil {
 					cancel()
 				}
@@ -132,6 +160,10 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
 }
+
+// runSweepJob is sweepJob; tests replace it to check that a panic in a
+// worker becomes an error.
+var runSweepJob = sweepJob
 
 // sweepJob draws one data set and returns the error of every method.
 func sweepJob(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]float64, error) {

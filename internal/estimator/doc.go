@@ -23,6 +23,9 @@
 // Newton's method for separable families, with Z and its derivatives from
 // the family's quadrature (the Exp-UCRL estimator).
 //
-// Fit carries the factorised V + λI, so the confidence set of the paper's
-// eq. (conf-set), |vec(W − Ŵ)|_{V+λI} ≤ β, can be evaluated and sampled.
+// Fit carries the factorised precision P = S (V + λI) of the estimate (S
+// scales rows: 1 for SM and MLE, 1/σ² for the LDS fit of FitNoise), so the
+// confidence set |vec(W − Ŵ)|_P ≤ β of the paper's eq. (conf-set) can be
+// evaluated and sampled; BetaTheory gives its radius as the paper's proof
+// establishes it, with Constants derived for Gaussian models.
 package estimator

@@ -16,11 +16,20 @@ var ErrSingular = errors.New("V + λI is singular or not positive definite")
 // solve is declared singular.
 const maxCond = 1e14
 
-// Fit is an estimate Ŵ together with the factorised regularised normal
-// matrix V + λI, which is block diagonal in vec(W): each block covers a
+// Fit is an estimate Ŵ together with the factorised precision matrix of its
+// confidence set,
+//
+//	P = S (V + λI),   S = diag(s_0 I, …, s_{d_psi−1} I)   (d×d, d = d_psi·d_phi),
+//
+// where V + λI is the estimator's regularised normal matrix and s_k > 0
+// scales row k of W (s_k = 1 for SM and MLE, 1/σ_k² for the LDS fit of
+// FitNoise). V + λI is block diagonal in vec(W): each block covers a
 // contiguous range of vec(W) (one row of W, one coordinate's rows, or all of
-// it) and several blocks may share one factorisation (when V = C ⊗ G with
-// constant C, every row's block is the same c·G + λI).
+// it; a block spanning several rows has s = 1), and several blocks may
+// share one factorisation (when V = C ⊗ G with constant C, every row's
+// block is the same c·G + λI). Norm, InvSqrt and Ridge use P; LogDet uses
+// V/λ, on which S has no effect. A Fit is not safe for concurrent use: it
+// caches the triangular factors of its blocks.
 type Fit struct {
 	W          []float64 // d_psi×d_phi, row-major
 	DPsi, DPhi int
@@ -29,17 +38,45 @@ type Fit struct {
 	blocks     []fitBlock
 }
 
-// fitBlock is the factorised V + λI restricted to vec(W)[off : off+n].
+// fitBlock is the factorised V + λI restricted to vec(W)[off : off+n], with
+// the row scale s of its rows.
 type fitBlock struct {
 	off, n int
-	c      *mat.Cholesky
+	f      *factorised
+	s      float64
 }
 
-// rowBlocks returns one block per row of W, row k factorised by c(k).
-func rowBlocks(dpsi, dphi int, c func(k int) *mat.Cholesky) []fitBlock {
+// factorised is one Cholesky factorisation V_b + λI = UᵀU, shared by the
+// blocks it serves, with U extracted (row-major, upper triangle) on first
+// use.
+type factorised struct {
+	c *mat.Cholesky
+	u []float64
+}
+
+// oneBlock returns the blocks of a single factorisation of all of vec(W).
+func oneBlock(d int, c *mat.Cholesky) []fitBlock {
+	return []fitBlock{{off: 0, n: d, f: &factorised{c: c}, s: 1}}
+}
+
+// rowBlocks returns one block per row of W, row k factorised by c(k) with
+// scale scale[k] (nil: all 1). Rows that c maps to the same factorisation
+// share it.
+func rowBlocks(dpsi, dphi int, c func(k int) *mat.Cholesky, scale []float64) []fitBlock {
 	b := make([]fitBlock, dpsi)
+	seen := map[*mat.Cholesky]*factorised{}
 	for k := range b {
-		b[k] = fitBlock{off: k * dphi, n: dphi, c: c(k)}
+		ck := c(k)
+		fz, ok := seen[ck]
+		if !ok {
+			fz = &factorised{c: ck}
+			seen[ck] = fz
+		}
+		s := 1.0
+		if scale != nil {
+			s = scale[k]
+		}
+		b[k] = fitBlock{off: k * dphi, n: dphi, f: fz, s: s}
 	}
 	return b
 }
@@ -65,11 +102,29 @@ func factor(a []float64, d int, lambda float64, what string, n int) (*mat.Choles
 	return &c, nil
 }
 
+// upper returns U of a factorisation (row-major n×n with zeros below the
+// diagonal, V_b + λI = UᵀU), extracted once.
+func (fz *factorised) upper() []float64 {
+	if fz.u == nil {
+		var t mat.TriDense
+		fz.c.UTo(&t)
+		n, _ := t.Dims()
+		u := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				u[i*n+j] = t.At(i, j)
+			}
+		}
+		fz.u = u
+	}
+	return fz.u
+}
+
 // solveInto writes −(V + λI)⁻¹ rhs into out, block by block.
 func (f *Fit) solveInto(rhs, out []float64) error {
 	for _, b := range f.blocks {
 		x := mat.NewVecDense(b.n, out[b.off:b.off+b.n])
-		if err := b.c.SolveVecTo(x, mat.NewVecDense(b.n, rhs[b.off:b.off+b.n])); err != nil {
+		if err := b.f.c.SolveVecTo(x, mat.NewVecDense(b.n, rhs[b.off:b.off+b.n])); err != nil {
 			return err
 		}
 	}
@@ -82,56 +137,148 @@ func (f *Fit) solveInto(rhs, out []float64) error {
 }
 
 // LogDet returns log det(V/λ + I) (λ > 0), the information gain that sets
-// the width β of the confidence set.
+// the width β of the confidence set. It equals log det(P/(Sλ)): the row
+// scales S cancel, so the LDS fit's value does not depend on σ.
 func (f *Fit) LogDet() float64 {
 	var ld float64
 	for _, b := range f.blocks {
-		ld += b.c.LogDet() - float64(b.n)*math.Log(f.Lambda)
+		ld += b.f.c.LogDet() - float64(b.n)*math.Log(f.Lambda)
 	}
 	return ld
 }
 
-// Norm returns |δ|_{V+λI} = sqrt(δᵀ (V + λI) δ) for δ = vec(W − Ŵ).
+// Norm returns |δ|_P = sqrt(δᵀ P δ) for δ = vec(W − Ŵ), P = S (V + λI).
 func (f *Fit) Norm(delta []float64) float64 {
 	var s float64
 	for _, b := range f.blocks {
-		s += quadForm(b.c, delta[b.off:b.off+b.n])
+		s += b.s * quadForm(b.f.upper(), delta[b.off:b.off+b.n])
 	}
 	return math.Sqrt(s)
 }
 
-// quadForm returns vᵀ L Lᵀ v = |Lᵀ v|².
-func quadForm(c *mat.Cholesky, v []float64) float64 {
-	var u mat.TriDense
-	c.UTo(&u) // V + λI = Uᵀ U
-	var y mat.VecDense
-	y.MulVec(&u, mat.NewVecDense(len(v), v))
-	return mat.Dot(&y, &y)
+// quadForm returns |U v|² = vᵀ Uᵀ U v for upper triangular U (row-major).
+func quadForm(u, v []float64) float64 {
+	n := len(v)
+	var s float64
+	for i := 0; i < n; i++ {
+		var y float64
+		for j := i; j < n; j++ {
+			y += u[i*n+j] * v[j]
+		}
+		s += y * y
+	}
+	return s
 }
 
-// InvSqrt writes out = U⁻¹ z, where V + λI = Uᵀ U, so |out|_{V+λI} = |z|:
-// it maps the unit sphere onto the boundary of the unit ellipsoid, and a
-// standard normal z onto N(0, (V + λI)⁻¹).
+// InvSqrt writes out = R⁻¹ z, where P = Rᵀ R (R = S^{1/2} U with
+// V + λI = Uᵀ U), so |out|_P = |z|: it maps the unit sphere onto the
+// boundary of the unit ellipsoid {δ : |δ|_P ≤ 1}, and a standard normal z
+// onto N(0, P⁻¹). It allocates nothing after the first call and fails
+// only when a diagonal entry of U is not positive.
 func (f *Fit) InvSqrt(z, out []float64) error {
 	for _, b := range f.blocks {
-		var u mat.TriDense
-		b.c.UTo(&u)
-		x := mat.NewVecDense(b.n, out[b.off:b.off+b.n])
-		if err := x.SolveVec(&u, mat.NewVecDense(b.n, z[b.off:b.off+b.n])); err != nil {
+		lo, hi := b.off, b.off+b.n
+		if err := backSubst(b.f.upper(), z[lo:hi], out[lo:hi], 1/math.Sqrt(b.s)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// BetaTheory is the radius of the paper's confidence set (eq. conf-set):
+// backSubst solves U x = z for upper triangular U (row-major) and writes
+// r·x into out.
+func backSubst(u, z, out []float64, r float64) error {
+	n := len(z)
+	for i := n - 1; i >= 0; i-- {
+		x := z[i]
+		for j := i + 1; j < n; j++ {
+			x -= u[i*n+j] * out[j]
+		}
+		if !(u[i*n+i] > 0) {
+			return fmt.Errorf("triangular factor has diagonal %v at %d: %w", u[i*n+i], i, ErrSingular)
+		}
+		out[i] = x / u[i*n+i]
+	}
+	if r != 1 {
+		for i := range out[:n] {
+			out[i] *= r
+		}
+	}
+	return nil
+}
+
+// Ridge returns λ·max_k s_k, the largest regulariser on the diagonal of P:
+// the ridge bias of the estimate obeys |S λ vec(W0)|_{P⁻¹} ≤
+// sqrt(Ridge())·|W0|_F, the last term of the theory β.
+func (f *Fit) Ridge() float64 {
+	m := 0.0
+	for _, b := range f.blocks {
+		m = max(m, b.s)
+	}
+	return f.Lambda * m
+}
+
+// MinSemiAxis returns a lower bound on the smallest semi-axis of the unit
+// ellipsoid {δ : |δ|_P ≤ 1}, 1/sqrt(max_b s_b tr(V_b + λI)) ≤
+// 1/sqrt(λ_max(P)), where V_b + λI is block b: every point of the boundary
+// of {δ : |δ|_P ≤ β} lies at least β·MinSemiAxis() from the centre.
+func (f *Fit) MinSemiAxis() float64 {
+	var worst float64
+	for _, b := range f.blocks {
+		var tr float64 // tr(UᵀU) = |U|_F²
+		for _, x := range b.f.upper() {
+			tr += x * x
+		}
+		worst = max(worst, b.s*tr)
+	}
+	return 1 / math.Sqrt(worst)
+}
+
+// BetaTheory is the radius of the confidence set of the paper's Theorem
+// "concentration" (with the 2 of eq. conf-set), as its proof establishes it:
 //
-//	β = sqrt(2(B_psi + B_c)/α₁²) · sqrt(log(2 det(V/λ + I)^{1/2} / δ)) + sqrt(λ) B_star
+//	β = sqrt(2 (√B_psi + √B_c)² / α₁) · sqrt(log(2 det(V/λ + I)^{1/2} / δ)) + sqrt(ridge)·B_star
 //
-// given logDet = log det(V/λ + I). Preconditions: 0 < δ < 1, α₁ > 0.
-func BetaTheory(logDet, delta, lambda, bPsi, bC, alpha1, bStar float64) float64 {
-	return math.Sqrt(2*(bPsi+bC)/(alpha1*alpha1))*math.Sqrt(math.Log(2)+logDet/2-math.Log(delta)) +
-		math.Sqrt(lambda)*bStar
+// given logDet = log det(V/λ + I) and ridge = Fit.Ridge() (λ for SM and
+// MLE, λ/σ² for the LDS fit). The paper prints 2(B_psi + B_c)/α₁² under
+// the first root. Its proof bounds |x|_{(α₁A + λI)⁻¹} by α₁⁻¹ |x|_{(A +
+// λI/α₁)⁻¹} (eq. step2), where the bound is α₁^{−1/2}; and for the sum of
+// the dependent subgaussians ξ and C W0 phi its Lemma "sum-subg" (Hölder
+// with p = 1 + σ₂/σ₁) gives the variance proxy (σ₁ + σ₂)², not σ₁² + σ₂².
+// Both forms agree when B_c = 0 and α₁ = 1; for α₁ > 1 (the Gaussian family
+// with σ < 1: α₁ = σ⁻⁴) the printed radius is too small to hold.
+// Preconditions: 0 < δ < 1, α₁ > 0 (α₁ = 0 gives +Inf).
+func BetaTheory(logDet, delta, ridge, bPsi, bC, alpha1, bStar float64) float64 {
+	b := math.Sqrt(bPsi) + math.Sqrt(bC)
+	return math.Sqrt(2*b*b/alpha1)*math.Sqrt(math.Log(2)+logDet/2-math.Log(delta)) +
+		math.Sqrt(ridge)*bStar
+}
+
+// Constants are the scale constants of the paper's Assumption "bounds"
+// that the theory β needs, in the units of an estimator's Fit: given the
+// past, the noise Δ_t = ξ(s'_t) + C(s'_t) W0 phi_t of the estimating
+// equation is B_psi-subgaussian (its part C W0 phi is B_c-subgaussian), and
+// the curvature obeys C(s') ⪰ α₁ I.
+type Constants struct{ BPsi, BC, Alpha1 float64 }
+
+// GaussianSM returns the constants of score matching in the Gaussian family
+// s' = W phi + N(0, σ² I): psi(s') = s'/σ² gives C = σ⁻⁴ I and
+// Δ_t = −ε_t/σ⁴ ~ N(0, σ⁻⁶ I), so (B_psi, B_c, α₁) = (σ⁻⁶, 0, σ⁻⁴), the
+// paper's values for the nonLDS.
+func GaussianSM(sigma float64) Constants {
+	s2 := sigma * sigma
+	return Constants{BPsi: 1 / (s2 * s2 * s2), BC: 0, Alpha1: 1 / (s2 * s2)}
+}
+
+// GaussianLS returns the constants of the likelihood-scale fits of the same
+// family, whose precision is G/σ² plus a ridge: the MLE (the score
+// psi − E psi = ε/σ² ~ N(0, σ⁻² I), curvature Var[psi] = σ⁻² I) and the LDS
+// fit of FitNoise with noise σ. Both give (σ⁻², 0, σ⁻²), so β =
+// sqrt(2 log(2 det(V/λ + I)^{1/2}/δ)) + sqrt(ridge)·B_star, the radius of
+// Abbasi-Yadkori et al. (2011) for ridge regression.
+func GaussianLS(sigma float64) Constants {
+	s2 := sigma * sigma
+	return Constants{BPsi: 1 / s2, BC: 0, Alpha1: 1 / s2}
 }
 
 // BetaPractical is the scaled radius c · sqrt(log det(V/λ + I) + 2 log(1/δ)).

@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -39,18 +40,39 @@ func (e *LDS) Add(phi, next []float64) {
 	}
 }
 
-// Fit solves (G + λI) w_k = Y_k for every row k of Ŵ. Its confidence
-// blocks are G + λI, the precision of the Gaussian model with σ = 1.
-func (e *LDS) Fit(lambda float64) (*Fit, error) {
+// Fit is FitNoise with σ_k = 1 for every row.
+func (e *LDS) Fit(lambda float64) (*Fit, error) { return e.FitNoise(lambda, nil) }
+
+// FitNoise solves (G + λI) w_k = Y_k for every row k of Ŵ. Ŵ does not
+// depend on sigma. Under the model s'_k = w_k·phi + N(0, σ_k²) the
+// estimate has covariance σ_k² (G + λI)⁻¹ G (G + λI)⁻¹ ⪯ σ_k² (G + λI)⁻¹,
+// so the confidence blocks of the result are its precision (G + λI)/σ_k²
+// (row scales s_k = 1/σ_k², see Fit), and log det(V/λ + I) = d_s·log
+// det(G/λ + I) for any σ. sigma holds σ_k for each of the d_s rows; nil
+// means σ_k = 1.
+func (e *LDS) FitNoise(lambda float64, sigma []float64) (*Fit, error) {
 	if lambda < 0 {
 		return nil, fmt.Errorf("least squares: lambda must be >= 0, got %g", lambda)
+	}
+	var scale []float64
+	if sigma != nil {
+		if len(sigma) != e.ds {
+			return nil, fmt.Errorf("least squares: %d noise scales for %d state coordinates", len(sigma), e.ds)
+		}
+		scale = make([]float64, e.ds)
+		for k, s := range sigma {
+			if !(s > 0) || math.IsInf(s, 0) {
+				return nil, fmt.Errorf("least squares: noise scale σ_%d must be a finite number > 0, got %v", k, s)
+			}
+			scale[k] = 1 / (s * s)
+		}
 	}
 	c, err := factor(e.g, e.dphi, lambda, "least squares", e.n)
 	if err != nil {
 		return nil, err
 	}
 	f := &Fit{W: make([]float64, e.ds*e.dphi), DPsi: e.ds, DPhi: e.dphi, Lambda: lambda, N: e.n,
-		blocks: rowBlocks(e.ds, e.dphi, func(int) *mat.Cholesky { return c })}
+		blocks: rowBlocks(e.ds, e.dphi, func(int) *mat.Cholesky { return c }, scale)}
 	if err := f.solveInto(e.y, f.W); err != nil {
 		return nil, fmt.Errorf("least squares: %w", err)
 	}

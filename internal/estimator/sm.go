@@ -308,7 +308,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.blocks = rowBlocks(e.dpsi, e.dphi, func(int) *mat.Cholesky { return c })
+		f.blocks = rowBlocks(e.dpsi, e.dphi, func(int) *mat.Cholesky { return c }, nil)
 	case e.sep != nil:
 		cs := make([]*mat.Cholesky, len(e.blocks))
 		for k, blk := range e.blocks {
@@ -318,7 +318,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 			}
 			cs[k] = c
 		}
-		f.blocks = rowBlocks(e.dpsi, e.dphi, func(k int) *mat.Cholesky { return cs[k] })
+		f.blocks = rowBlocks(e.dpsi, e.dphi, func(k int) *mat.Cholesky { return cs[k] }, nil)
 	case e.blk != nil:
 		for i, blk := range e.blocks {
 			o, n := e.off[i]*e.dphi, (e.off[i+1]-e.off[i])*e.dphi
@@ -326,7 +326,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 			if err != nil {
 				return nil, err
 			}
-			f.blocks = append(f.blocks, fitBlock{off: o, n: n, c: c})
+			f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: &factorised{c: c}, s: 1})
 		}
 	default:
 		d := e.dpsi * e.dphi
@@ -334,7 +334,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.blocks = []fitBlock{{off: 0, n: d, c: c}}
+		f.blocks = oneBlock(d, c)
 	}
 	if err := f.solveInto(e.b, f.W); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

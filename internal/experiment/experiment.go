@@ -4,6 +4,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,13 +12,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"sync/atomic"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
@@ -25,7 +27,7 @@ import (
 
 // Options controls one run.
 type Options struct {
-	OutDir      string // results directory; created if missing
+	OutDir      string // results directory; created if missing, else it must be empty or smrl's own
 	Workers     int    // parallel trials; <= 0 means all cores
 	Stdout      io.Writer
 	CommandLine []string
@@ -46,6 +48,10 @@ type Options struct {
 	// ResumeHint is the command line that resumes this run, printed when it
 	// is interrupted.
 	ResumeHint string
+	// ClaimParent claims OutDir's parent directory too (outdir.Claim) when
+	// it is new or empty: the directory results/<name>/ of a shard's
+	// results/<name>/shard-i-of-n/, into which smrl merge later writes.
+	ClaimParent bool
 }
 
 // DefaultOutDir is results/<config name>/.
@@ -66,12 +72,9 @@ func IsPaper(c *config.Config) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// checkWritable creates dir and proves that files can be created in it,
-// so that a bad --out fails before any trial runs.
+// checkWritable proves that files can be created in dir, so that a bad
+// --out fails before any trial runs.
 func checkWritable(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating output directory: %w", err)
-	}
 	f, err := os.CreateTemp(dir, ".smrl-write-check-*")
 	if err != nil {
 		return fmt.Errorf("output directory %s is not writable: %w", dir, err)
@@ -81,19 +84,84 @@ func checkWritable(dir string) error {
 	return os.Remove(name)
 }
 
+// openOutDir makes dir the locked output directory of this process: for a
+// fresh run it claims dir (creating it, or accepting it when empty or
+// smrl's own; see outdir.Claim), for a resume dir must already be smrl's.
+// Nothing is written into a refused directory. release drops the lock.
+func openOutDir(dir string, resume bool) (release func() error, err error) {
+	if resume {
+		if !outdir.Owned(dir) {
+			if _, err := os.Stat(filepath.Join(dir, results.ConfigFile)); err != nil {
+				return nil, errs.Invalid(fmt.Errorf("--resume: %s not found: nothing to resume there", filepath.Join(dir, results.ConfigFile)))
+			}
+			return nil, errs.Invalid(fmt.Errorf("--resume: %s was not made by this version of smrl (it has no %s marker), so smrl will not write into it; start a new run in another --out", dir, outdir.MarkerFile))
+		}
+	} else if err := outdir.Claim(dir); err != nil {
+		return nil, err
+	}
+	release, err = outdir.Lock(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWritable(dir); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
+}
+
+// wLens returns the number of entries of the W each agent of c records
+// on mdp: its model's, built as the runner builds it. An agent that cannot
+// be built is left out (its trials fail when they run).
+func wLens(c *config.Config, mdp *env.MDP) map[string]int {
+	out := map[string]int{}
+	for _, name := range c.Agents {
+		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+		if err != nil {
+			continue
+		}
+		if ag.Model != nil {
+			out[name] = len(ag.Model.W)
+		} else {
+			out[name] = 0
+		}
+	}
+	return out
+}
+
 // Run executes the trials of c (all, or the shard's) and writes the
 // results directory. Completed trials go to the journal as they finish; on
 // cancellation (SIGINT/SIGTERM) the trials in flight finish, the journal
 // keeps them, and Run returns an error wrapping errs.ErrInterrupted.
+//
+// The results directory must be new, empty or smrl's own (a --resume needs
+// smrl's own); it is locked against a second smrl process for the whole
+// run.
 func Run(ctx context.Context, c *config.Config, opt Options) error {
 	start := time.Now()
+	mdp, err := env.New(c)
+	if err != nil {
+		return errs.Invalid(err)
+	}
+	if opt.ClaimParent && !opt.Resume {
+		// Best effort: a parent the user already filled stays theirs (the
+		// shard still writes only into its own new directory), and a later
+		// smrl merge into it is refused with the reason.
+		if err := outdir.Claim(filepath.Dir(filepath.Clean(opt.OutDir))); err != nil && !errors.Is(err, errs.ErrInvalidInput) {
+			return err
+		}
+	}
+	release, err := openOutDir(opt.OutDir, opt.Resume)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if opt.Resume {
-		// Before anything is created: a wrong --out must stay untouched.
 		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
 			return err
 		}
 	}
-	mdp, cfgYAML, err := prepare(c, opt.OutDir)
+	cfgYAML, err := c.YAML()
 	if err != nil {
 		return err
 	}
@@ -102,19 +170,19 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	done := map[runner.Trial][]runner.Episode{}
 	var journal *results.Journal
 	if opt.Resume {
-		if done, err = results.ReadJournal(opt.OutDir); err != nil {
+		if done, err = results.ReadJournal(opt.OutDir, results.ExpectFor(c, wLens(c, mdp))); err != nil {
 			return err
 		}
 		journal, err = results.AppendJournal(opt.OutDir)
 	} else {
-		// A fresh run: old results must not outlive it half-replaced.
+		// A fresh run in smrl's own directory: old results must not outlive
+		// it half-replaced. Only files smrl writes are removed.
 		for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile} {
 			os.Remove(filepath.Join(opt.OutDir, f))
 		}
-		for _, ext := range []string{"png", "svg", "pdf"} {
-			old, _ := filepath.Glob(filepath.Join(opt.OutDir, "plots", "*."+ext))
-			for _, f := range old {
-				os.Remove(f)
+		for _, name := range plotting.FigureNames {
+			for _, ext := range []string{"png", "svg", "pdf"} {
+				os.Remove(filepath.Join(opt.OutDir, "plots", name+"."+ext))
 			}
 		}
 		if err := fsutil.WriteAtomic(filepath.Join(opt.OutDir, results.ConfigFile), func(w io.Writer) error {
@@ -143,13 +211,17 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if opt.Log != nil {
 		opt.Log.Info("run started", "config", c.Name, "out", opt.OutDir, "trials", len(selected),
 			"already_done", len(selected)-len(todo), "shard", opt.Shard.String(), "workers", workers)
+		if len(selected) == 0 {
+			opt.Log.Info("shard has no trials", "shard", opt.Shard.String(), "trials_in_run", len(all))
+		}
 	}
-	var counter atomic.Int64
-	stop := startProgress(&counter, len(todo), c.Episodes, opt.Log, opt.Bar)
+	prog := &progress{totalTrials: len(todo), totalEpisodes: len(todo) * c.Episodes}
+	stop := startProgress(prog, opt.Log, opt.Bar, 0)
 	res, runErr := runner.Run(ctx, c, mdp, todo, runner.Options{
-		Workers: workers,
-		Done:    &counter,
-		OnTrial: func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
+		Workers:  workers,
+		Done:     &prog.trials,
+		Episodes: &prog.episodes,
+		OnTrial:  func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
 	})
 	stop()
 	if res != nil {
@@ -167,7 +239,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 					n++
 				}
 			}
-			msg := fmt.Sprintf("interrupted: %d of %d trials are complete and kept in %s", n, len(selected), filepath.Join(opt.OutDir, results.JournalFile))
+			msg := fmt.Sprintf("%d of %d trials are complete and kept in %s", n, len(selected), filepath.Join(opt.OutDir, results.JournalFile))
 			if opt.ResumeHint != "" {
 				msg += "; resume with: " + opt.ResumeHint
 			}
@@ -186,20 +258,6 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	return finish(c, mdp, full, cfgYAML, meta, opt)
 }
 
-// prepare builds the MDP of c, checks that outDir can be written before any
-// trial runs, and renders the resolved config.
-func prepare(c *config.Config, outDir string) (*env.MDP, []byte, error) {
-	mdp, err := env.New(c)
-	if err != nil {
-		return nil, nil, errs.Invalid(err)
-	}
-	if err := checkWritable(outDir); err != nil {
-		return nil, nil, err
-	}
-	cfgYAML, err := c.YAML()
-	return mdp, cfgYAML, err
-}
-
 // finish writes the results files of a complete result, prints the table
 // and draws the figures.
 func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, meta *results.Metadata, opt Options) error {
@@ -215,6 +273,14 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 	}
 	if opt.Log != nil {
 		opt.Log.Info("run finished", "out", opt.OutDir, "trials", len(res.Trials), "seconds", meta.WallSeconds)
+	}
+	if len(res.Trials) == 0 {
+		// An empty shard (more shards than trials): its files are complete
+		// and mergeable, but there is nothing to tabulate or draw.
+		if opt.Stdout != nil {
+			fmt.Fprintf(opt.Stdout, "wrote %s (no trials in shard %s)\n", opt.OutDir, meta.Shard)
+		}
+		return nil
 	}
 	if opt.Stdout != nil {
 		if err := results.Table(opt.Stdout, sums, IsPaper(c), mdp.Task.Terminates()); err != nil {

@@ -3,11 +3,14 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
@@ -22,16 +25,13 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 	if len(dirs) == 0 {
 		return errs.Invalid(fmt.Errorf("merge: no shard directories given"))
 	}
-	out, err := filepath.Abs(opt.OutDir)
-	if err != nil {
-		return err
-	}
 	for _, d := range dirs {
-		if a, err := filepath.Abs(d); err == nil && a == out {
-			return errs.Invalid(fmt.Errorf("merge: --out %s is one of the shard directories; merge into a new directory", opt.OutDir))
+		if sameDir(d, opt.OutDir) {
+			return errs.Invalid(fmt.Errorf("merge: --out %s is the shard directory %s; merge into a new directory", opt.OutDir, d))
 		}
 	}
 	var c *config.Config
+	var want *results.Expect
 	owner := map[runner.Trial]string{}
 	done := map[runner.Trial][]runner.Episode{}
 	for _, d := range dirs {
@@ -41,6 +41,11 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 		}
 		if c == nil {
 			c = cd
+			mdp, err := env.New(c)
+			if err != nil {
+				return errs.Invalid(fmt.Errorf("%s: %w", filepath.Join(d, results.ConfigFile), err))
+			}
+			want = results.ExpectFor(c, wLens(c, mdp))
 		} else {
 			key, va, vb, err := configDiff(c, cd)
 			if err != nil {
@@ -50,7 +55,7 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 				return errs.Invalid(fmt.Errorf("merge: %s and %s were run with different configs: %s = %s vs %s", dirs[0], d, key, va, vb))
 			}
 		}
-		trials, err := results.ReadJournal(d)
+		trials, err := results.ReadJournal(d, want)
 		if err != nil {
 			return err
 		}
@@ -82,10 +87,19 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 	for t := range done {
 		return errs.Invalid(fmt.Errorf("merge: %s holds trial agent %s seed %d, which the config does not have", owner[t], t.Agent, t.Seed))
 	}
-	mdp, cfgYAML, err := prepare(c, opt.OutDir)
+	mdp, err := env.New(c)
+	if err != nil {
+		return errs.Invalid(err)
+	}
+	cfgYAML, err := c.YAML()
 	if err != nil {
 		return err
 	}
+	release, err := openOutDir(opt.OutDir, false)
+	if err != nil {
+		return fmt.Errorf("merge: --out: %w", err)
+	}
+	defer release()
 	// The merged directory gets the journal of a single-machine run, so it
 	// can itself be merged or resumed.
 	j, err := results.CreateJournal(opt.OutDir)
@@ -101,7 +115,20 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 	if err := j.Close(); err != nil {
 		return err
 	}
-	meta := &results.Metadata{Version: opt.Version, CommandLine: opt.CommandLine, Start: start.UTC(),
-		Trials: len(all), MergedFrom: dirs}
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Trials: len(all), MergedFrom: dirs}
 	return finish(c, mdp, full, cfgYAML, meta, opt)
+}
+
+// sameDir reports whether paths a and b name the same directory, also
+// through symbolic links or different spellings of the path.
+func sameDir(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(fa, fb)
+	}
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
 }

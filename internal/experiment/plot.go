@@ -13,6 +13,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
@@ -51,16 +52,49 @@ func (d *densities) Estimated(agent string, w []float64, s, a float64) (plotting
 
 func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float64{s}, nil) }
 
-// Plot draws every figure of the results directory dir into outDir
-// (dir/plots when empty) in the given format and writes dir/report.md. The
-// MDP and density figures need the directory's config.yaml and a 1-D state
-// and action; without them they are skipped.
+// Plot draws every figure of the results directory dir in the given
+// format, with report.md.
+//
+// With outDir empty it redraws in place, into dir/plots and dir/report.md;
+// dir must then be smrl's own (outdir.Owned). Otherwise the figures and
+// report.md go to outDir, which must be new, empty or smrl's own
+// (outdir.Claim), and dir is only read. The directory written is locked
+// against other smrl processes. The MDP and density figures need the
+// directory's config.yaml and a 1-D state and action; without them they
+// are skipped.
 func Plot(dir, outDir, format string) ([]string, error) {
-	if outDir == "" {
-		outDir = filepath.Join(dir, "plots")
-	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, errs.Invalid(fmt.Errorf("results directory %s: not found", dir))
+	}
+	target := outDir
+	if outDir == "" {
+		if !outdir.Owned(dir) {
+			return nil, errs.Invalid(fmt.Errorf("results directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
+		}
+		target = dir
+	} else if err := outdir.Claim(outDir); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	release, err := outdir.Lock(target)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return figures(dir, outDir, format)
+}
+
+// Figures redraws every figure of the results directory dir into
+// dir/plots and writes dir/report.md, like Plot without an outDir, but
+// without claiming or locking dir: it is the figure step of Run and Merge
+// (Options.Plot), which hold dir's lock already.
+func Figures(dir, format string) ([]string, error) { return figures(dir, "", format) }
+
+// figures draws into outDir (dir/plots when empty) and writes report.md
+// into outDir (dir when empty).
+func figures(dir, outDir, format string) ([]string, error) {
+	figDir, reportDir := outDir, outDir
+	if outDir == "" {
+		figDir, reportDir = filepath.Join(dir, "plots"), dir
 	}
 	opt := plotting.Options{Format: format}
 	var dens plotting.DensitySource
@@ -84,38 +118,55 @@ func Plot(dir, outDir, format string) ([]string, error) {
 			opt.Marginals = &marginals{mdp: m}
 		}
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", outDir, err)
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", figDir, err)
 	}
-	figs, err := plotting.RunFigures(dir, outDir, dens, opt)
+	figs, err := plotting.RunFigures(dir, figDir, dens, opt)
 	if err != nil {
 		return figs, err
 	}
-	return figs, plotting.Report(dir, figs)
+	return figs, plotting.ReportTo(dir, reportDir, figs)
 }
 
 // checkComplete verifies that dir's episodes.csv has one row per (trial,
-// episode) of its config (and shard), so that a file cut at a row boundary
-// is not drawn as if it were a finished run.
+// episode) of its config (and shard), and summary.csv one row per (agent,
+// episode), so that a file cut at a row boundary is not drawn as if it
+// were a finished run.
 func checkComplete(dir string, c *config.Config) error {
-	trials := len(runner.Trials(c))
+	all := runner.Trials(c)
+	idx := runner.Shard{}.Select(len(all))
 	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
 		var meta results.Metadata
 		if json.Unmarshal(b, &meta) == nil && meta.Shard != "" {
 			if sh, err := runner.ParseShard(meta.Shard); err == nil {
-				trials = len(sh.Select(trials))
+				idx = sh.Select(len(all))
 			}
 		}
 	}
-	path := filepath.Join(dir, results.EpisodesFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+	agents := map[string]bool{}
+	for _, k := range idx {
+		agents[all[k].Agent] = true
 	}
-	rows := bytes.Count(b, []byte("\n")) - 1
-	if want := trials * c.Episodes; rows != want {
-		return errs.Invalid(fmt.Errorf("%s has %d rows but %s implies %d (%d trials × %d episodes): the file is truncated or from another run",
-			path, rows, results.ConfigFile, want, trials, c.Episodes))
+	for _, f := range []struct {
+		name, unit string
+		count      int
+	}{
+		{results.EpisodesFile, "trials", len(idx)},
+		{results.SummaryFile, "agents", len(agents)},
+	} {
+		path := filepath.Join(dir, f.name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+		}
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			return errs.Invalid(fmt.Errorf("%s does not end with a newline: the file is truncated", path))
+		}
+		rows := bytes.Count(b, []byte("\n")) - 1
+		if want := f.count * c.Episodes; rows != want {
+			return errs.Invalid(fmt.Errorf("%s has %d rows but %s implies %d (%d %s × %d episodes): the file is truncated or from another run",
+				path, rows, results.ConfigFile, want, f.count, f.unit, c.Episodes))
+		}
 	}
 	return nil
 }

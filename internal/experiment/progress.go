@@ -10,37 +10,66 @@ import (
 	"time"
 )
 
-// startProgress reports trials done out of total until the returned stop
-// is called: as a redrawn bar on bar (a terminal), or as a log record
-// every 5 seconds on log. Both may be nil.
-func startProgress(done *atomic.Int64, total, episodes int, log *slog.Logger, bar io.Writer) (stop func()) {
-	if (log == nil && bar == nil) || total == 0 {
+// progress counts the work of a run for its reports: trials and the
+// episodes within them, so that a run of few long trials is not silent.
+type progress struct {
+	trials, episodes atomic.Int64
+	totalTrials      int
+	totalEpisodes    int
+}
+
+// status returns the fraction done, the episode rate and the ETA (ok false
+// until the first episode is done).
+func (p *progress) status(el time.Duration) (eps int64, rate float64, eta time.Duration, ok bool) {
+	eps = p.episodes.Load()
+	sec := max(el.Seconds(), 1e-9)
+	rate = float64(eps) / sec
+	if eps == 0 {
+		return eps, rate, 0, false
+	}
+	eta = time.Duration(sec / float64(eps) * float64(int64(p.totalEpisodes)-eps) * float64(time.Second))
+	return eps, rate, eta, true
+}
+
+// startProgress reports p until the returned stop is called: as a redrawn
+// bar on bar (a terminal) every 200 ms, or as a log record on log every
+// period (5 s when 0). Both may be nil.
+func startProgress(p *progress, log *slog.Logger, bar io.Writer, period time.Duration) (stop func()) {
+	if (log == nil && bar == nil) || p.totalTrials == 0 {
 		return func() {}
 	}
 	start := time.Now()
-	period := 5 * time.Second
+	if period <= 0 {
+		period = 5 * time.Second
+	}
 	if bar != nil {
 		period = 200 * time.Millisecond
 	}
 	report := func(final bool) {
-		d := int(done.Load())
-		el := time.Since(start).Seconds()
-		rate := float64(d*episodes) / max(el, 1e-9)
-		eta := 0.0
-		if d > 0 {
-			eta = el / float64(d) * float64(total-d)
+		el := time.Since(start)
+		d := int(p.trials.Load())
+		eps, rate, eta, ok := p.status(el)
+		etaText := "?"
+		if ok {
+			etaText = eta.Round(time.Second).String()
 		}
 		if bar != nil {
 			const width = 30
-			fill := width * d / total
-			fmt.Fprintf(bar, "\r[%s%s] %d/%d trials  %.0f episodes/s  ETA %s ",
-				strings.Repeat("=", fill), strings.Repeat(" ", width-fill), d, total, rate, time.Duration(eta*float64(time.Second)).Round(time.Second))
+			fill := width * int(eps) / max(p.totalEpisodes, 1)
+			fmt.Fprintf(bar, "\r[%s%s] %d/%d trials  %d/%d episodes  %.1f episodes/s  elapsed %s  ETA %s ",
+				strings.Repeat("=", fill), strings.Repeat(" ", width-fill), d, p.totalTrials, eps, p.totalEpisodes,
+				rate, el.Round(time.Second), etaText)
 			if final {
 				fmt.Fprintln(bar)
 			}
 			return
 		}
-		log.Info("progress", "trials_done", d, "trials", total, "episodes_per_second", round1(rate), "eta_seconds", round1(eta))
+		attrs := []any{"trials_done", d, "trials", p.totalTrials, "episodes_done", eps, "episodes", p.totalEpisodes,
+			"episodes_per_second", round1(rate), "elapsed_seconds", round1(el.Seconds())}
+		if ok {
+			attrs = append(attrs, "eta_seconds", round1(eta.Seconds()))
+		}
+		log.Info("progress", attrs...)
 	}
 	quit := make(chan struct{})
 	var wg sync.WaitGroup

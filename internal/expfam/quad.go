@@ -58,7 +58,10 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 	if w := 0.5 / math.Sqrt(curv); w < width {
 		width = w
 	}
-	edges := panelEdges(f, lo, hi, width)
+	edges, err := panelEdges(f, lo, hi, width)
+	if err != nil {
+		return nil, fmt.Errorf("%v at η = %g: %w", f, eta, err)
+	}
 	m := len(edges) - 1
 	c := &CDF{Eta: eta, edges: edges, cdf: make([]float64, m+1), dens: make([]float64, m+1),
 		dl: make([]float64, m), dr: make([]float64, m)}
@@ -243,9 +246,23 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 	return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density does not decay within |x| <= 1024)", f, eta, ErrNotNormalisable)
 }
 
+// MaxPanels bounds the quadrature panels of one CDF: 2^20 panels take
+// about a second and 40 MB. A density that needs more (a very sharp base
+// measure, or a huge natural parameter) is refused with ErrUnresolved
+// rather than allocated.
+const MaxPanels = 1 << 20
+
+// ErrUnresolved is returned when a density is too sharp for the quadrature:
+// resolving it would take more than MaxPanels panels.
+var ErrUnresolved = errors.New("density too sharp for the quadrature")
+
 // panelEdges splits [lo, hi] into panels no wider than width, with an edge at
-// the family's kink when it lies inside.
-func panelEdges(f Scalar, lo, hi, width float64) []float64 {
+// the family's kink when it lies inside. It refuses (ErrUnresolved) to make
+// more than MaxPanels panels, before allocating them.
+func panelEdges(f Scalar, lo, hi, width float64) ([]float64, error) {
+	if n := (hi - lo) / width; !(n > 0 && n <= MaxPanels) {
+		return nil, fmt.Errorf("%w: panels of width %.3g over [%.4g, %.4g] would number %.3g, more than %d", ErrUnresolved, width, lo, hi, n, MaxPanels)
+	}
 	split := func(a, b float64, out []float64) []float64 {
 		m := int(math.Ceil((b - a) / width))
 		if m < 1 {
@@ -262,7 +279,7 @@ func panelEdges(f Scalar, lo, hi, width float64) []float64 {
 	edges[0] = lo
 	k, ok := f.Kink()
 	if !ok || k-width <= lo || k+width >= hi {
-		return split(lo, hi, edges)
+		return split(lo, hi, edges), nil
 	}
 	// |x|^α is only C¹ at the kink: grade the panels geometrically towards
 	// it (width/4^j) so Gauss–Legendre keeps its accuracy there.
@@ -276,5 +293,5 @@ func panelEdges(f Scalar, lo, hi, width float64) []float64 {
 		edges = append(edges, k+width*g)
 	}
 	edges = append(edges, k+width)
-	return split(k+width, hi, edges)
+	return split(k+width, hi, edges), nil
 }

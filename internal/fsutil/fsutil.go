@@ -13,7 +13,8 @@ import (
 
 // WriteAtomic writes the output of write to path via a temporary file in the
 // same directory, which is synced and renamed into place. On any error the
-// temporary file is removed and path is left as it was. A new file gets mode
+// temporary file is removed and path is left as it was; so it is when write
+// panics. A new file gets mode
 // 0644; a replaced regular file keeps its mode. Errors name the path.
 func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 	defer func() {
@@ -31,9 +32,11 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 		return err
 	}
 	tmp := f.Name()
-	closed := false
+	closed, renamed := false, false
+	// Checks renamed rather than err so that a panic inside write (which
+	// leaves err nil) does not leave the temporary file behind either.
 	defer func() {
-		if err != nil {
+		if !renamed {
 			if !closed {
 				f.Close()
 			}
@@ -60,6 +63,7 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
+	renamed = true
 	SyncDir(dir)
 	return nil
 }

@@ -30,3 +30,18 @@ func TestWriteAtomic(t *testing.T) {
 		t.Error("write into a missing directory succeeded")
 	}
 }
+
+// A panic inside write leaves neither the target nor a temporary file.
+func TestWriteAtomicPanicLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	func() {
+		defer func() { _ = recover() }()
+		WriteAtomic(filepath.Join(dir, "x.csv"), func(w io.Writer) error {
+			io.WriteString(w, "partial")
+			panic("boom")
+		})
+	}()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a panicking write left %v", ents)
+	}
+}

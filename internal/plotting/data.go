@@ -415,7 +415,7 @@ func readEpisodes(path string) (map[string]finalW, error) {
 			}
 			if !math.IsNaN(w[n]) {
 				if filled != n {
-					return nil, lineErr(path, t.lines[i], fmt.Errorf("W cell %s is set after an empty one", t.header[c.col]))
+					return nil, lineErr(path, t.lines[i], fmt.Errorf("the W cell %s is set after an empty one", t.header[c.col]))
 				}
 				filled++
 			}

@@ -9,7 +9,7 @@
 //
 //   - DIR/episodes.csv, one row per (agent, seed, episode):
 //
-//     agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,beta,w_0_0,w_0_1,...
+//     agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,beta,ball_accept,w_0_0,w_0_1,...
 //
 //     seed is an index 0..S-1 and episode counts from 1. The trailing w_i_j
 //     columns hold the agent's estimated W (d_psi rows × d_phi columns, any
@@ -18,7 +18,7 @@
 //     regret and cum_regret are empty when no oracle was run, w_error and the
 //     w_i_j cells may be empty for an agent without a model (the oracle).
 //     Extra columns, such as beta (the confidence radius of the -ucb
-//     agents), are ignored; beta may be absent.
+//     agents) and ball_accept, are ignored; they may be absent.
 //
 //   - DIR/summary.csv, one row per (agent, episode), aggregated over seeds:
 //

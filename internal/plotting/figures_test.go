@@ -418,7 +418,7 @@ func TestReadEpisodesFinalW(t *testing.T) {
 		"lds,0,1,0,0,,,0,1,1,2,,4\n"
 	dir := writeResults(t, csv, "")
 	_, err := readEpisodes(filepath.Join(dir, episodesFile))
-	if err == nil || !strings.Contains(err.Error(), "line 6: W cell w_0_1 is set after an empty one") {
+	if err == nil || !strings.Contains(err.Error(), "line 6: the W cell w_0_1 is set after an empty one") {
 		t.Fatalf("error %v, want a partial-W error on line 6", err)
 	}
 	dir = writeResults(t, strings.TrimSuffix(csv, "lds,0,1,0,0,,,0,1,1,2,,4\n"), "")

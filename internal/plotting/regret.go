@@ -11,13 +11,24 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// Style of the fitted lines of the log–log figure.
+var (
+	fitWidth  = vg.Points(1.5)
+	fitHalo   = vg.Points(1.25)
+	fitDashes = []vg.Length{vg.Points(4), vg.Points(2)}
+)
+
 // slopeText formats a fitted slope for a legend ("–" when undefined),
-// without a negative zero.
+// without a negative zero. A negative slope is a falling regret curve,
+// which does not grow: it reads "0, falling", the growth exponent that
+// results.RegretSlope records for it.
 func slopeText(b float64, ok bool) string {
-	if !ok {
+	switch {
+	case !ok:
 		return "–"
-	}
-	if math.Abs(b) < 0.005 {
+	case b <= -0.005:
+		return "0, falling"
+	case math.Abs(b) < 0.005:
 		b = 0
 	}
 	return fmt.Sprintf("%.2f", b)
@@ -27,8 +38,10 @@ func slopeText(b float64, ok bool) string {
 // against episode on log–log axes (points with a positive mean only;
 // agents without any are left out), labels each agent with the slope of
 // regretFit over the second half of its episodes and draws that fit as a
-// thin dotted line, and adds a grey dashed √k reference (slope 0.5) through
-// the last point of the first agent drawn.
+// dashed line with a white halo above every data curve (in the curve's own
+// colour it would otherwise vanish into it), and adds a grey dashed √k
+// reference (slope 0.5) through the last point of the first agent drawn.
+// A falling curve gets no fit line and the label "slope 0, falling".
 func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 	var ss []series
 	type fitted struct {
@@ -57,7 +70,7 @@ func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 		ia, ib, lo, hi, ok := stats.RegretFit(eps, reg)
 		s.Name = fmt.Sprintf("%s (slope %s)", a, slopeText(ib, ok))
 		ss = append(ss, s)
-		if ok {
+		if ok && ib >= 0 {
 			fits = append(fits, fitted{ia, ib, lo, hi, s.Style})
 		}
 	}
@@ -73,25 +86,35 @@ func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 		return err
 	}
 	if len(fits) > 0 {
-		var thumb *plotter.Line
+		// Added after every data series, so drawn on top of them: a white
+		// halo, then the dashed fit in the agent's colour.
+		var halo, thumb *plotter.Line
 		for _, f := range fits {
-			l, err := plotter.NewLine(plotter.XYs{
+			pts := plotter.XYs{
 				{X: f.lo, Y: math.Exp(f.a + f.b*math.Log(f.lo))},
 				{X: f.hi, Y: math.Exp(f.a + f.b*math.Log(f.hi))},
-			})
+			}
+			h, err := plotter.NewLine(pts)
+			if err != nil {
+				return err
+			}
+			h.Color = rgb(255, 255, 255)
+			h.Width = fitWidth + 2*fitHalo
+			l, err := plotter.NewLine(pts)
 			if err != nil {
 				return err
 			}
 			l.Color = f.style.Color
-			l.Width = vg.Points(1)
-			l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
-			p.Add(l)
+			l.Width = fitWidth
+			l.Dashes = fitDashes
+			p.Add(h, l)
 			if thumb == nil {
+				halo = &plotter.Line{LineStyle: h.LineStyle}
 				thumb = &plotter.Line{LineStyle: l.LineStyle}
 				thumb.Color = rewardGrey
 			}
 		}
-		items = append(items, legendItem{Label: "fit over k > K/2", Thumbs: []plot.Thumbnailer{thumb}})
+		items = append(items, legendItem{Label: "fit over k > K/2", Thumbs: []plot.Thumbnailer{halo, thumb}})
 	}
 	// The √k reference through the last point of the first agent.
 	first := ss[0]

@@ -2,11 +2,13 @@ package plotting
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
 // ReportFile is the name of the report Report writes into a results
@@ -34,7 +36,12 @@ var figureCaptions = map[string]string{
 // figures, in order, under a heading with a caption, linked by its path
 // relative to dir (png and svg are embedded as images, other formats such
 // as pdf are plain links, which Markdown cannot embed).
-func Report(dir string, figures []string) error {
+func Report(dir string, figures []string) error { return ReportTo(dir, dir, figures) }
+
+// ReportTo is Report with the report written to reportDir/report.md (and
+// the figures linked relative to reportDir) instead of into the results
+// directory dir, which is only read.
+func ReportTo(dir, reportDir string, figures []string) error {
 	_, sumPath := resultsPaths(dir)
 	sum, err := readSummary(sumPath)
 	if err != nil {
@@ -44,11 +51,15 @@ func Report(dir string, figures []string) error {
 	if err != nil {
 		return fmt.Errorf("resolving %s: %w", dir, err)
 	}
+	absReport, err := filepath.Abs(reportDir)
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", reportDir, err)
+	}
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "# smrl results: %s\n\n", filepath.Base(absDir))
-	fmt.Fprintf(&b, "Generated from `%s` and `%s`. Values are means over seeds with 95%% Student-t intervals in brackets.\n\n",
-		summaryFile, episodesFile)
+	fmt.Fprintf(&b, "Generated from `%s` and `%s`%s. Values are means over seeds with 95%% Student-t intervals in brackets.\n\n",
+		summaryFile, episodesFile, fromElsewhere(absDir, absReport))
 	b.WriteString("## Final episode\n\n")
 	terminating := sum.stepsVary()
 	if terminating {
@@ -86,7 +97,7 @@ func Report(dir string, figures []string) error {
 		b.WriteString("\n## Figures\n")
 	}
 	for _, fig := range figures {
-		rel, err := relLink(absDir, fig)
+		rel, err := relLink(absReport, fig)
 		if err != nil {
 			return err
 		}
@@ -103,11 +114,19 @@ func Report(dir string, figures []string) error {
 		}
 	}
 
-	path := filepath.Join(dir, ReportFile)
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	return fsutil.WriteAtomic(filepath.Join(reportDir, ReportFile), func(w io.Writer) error {
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
+}
+
+// fromElsewhere names the results directory in a report written outside
+// it: " in `DIR`", or "" for a report inside.
+func fromElsewhere(absDir, absReport string) string {
+	if absDir == absReport {
+		return ""
 	}
-	return nil
+	return fmt.Sprintf(" in `%s`", absDir)
 }
 
 // relLink returns fig's path relative to absDir as a URL path with forward

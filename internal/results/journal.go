@@ -10,7 +10,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
@@ -37,6 +39,7 @@ type journalEpisode struct {
 	W         []float64 `json:"w"`
 	WError    *float64  `json:"w_error"`
 	Beta      *float64  `json:"beta"`
+	Accept    *float64  `json:"ball_accept,omitempty"`
 }
 
 func nullable(v float64) *float64 {
@@ -65,8 +68,52 @@ func CreateJournal(dir string) (*Journal, error) {
 }
 
 // AppendJournal opens dir's journal for appending (smrl run --resume).
+// A last line without its newline (a write cut short by a crash) is cut
+// off first, and the cut is synced, so that the next record starts on a
+// line of its own instead of continuing the partial one.
 func AppendJournal(dir string) (*Journal, error) {
-	return openJournal(dir, os.O_CREATE|os.O_WRONLY|os.O_APPEND)
+	j, err := openJournal(dir, os.O_CREATE|os.O_RDWR|os.O_APPEND)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.dropPartialLine(); err != nil {
+		j.f.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// dropPartialLine truncates the journal after its last newline.
+func (j *Journal) dropPartialLine() error {
+	fi, err := j.f.Stat()
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", j.path, err)
+	}
+	// Scan backwards in blocks for the last newline.
+	size := fi.Size()
+	keep := int64(0)
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0 && keep == 0; {
+		start := max(end-int64(len(buf)), 0)
+		b := buf[:end-start]
+		if _, err := j.f.ReadAt(b, start); err != nil {
+			return fmt.Errorf("reading %s: %w", j.path, err)
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			keep = start + int64(i) + 1
+		}
+		end = start
+	}
+	if keep == size {
+		return nil
+	}
+	if err := j.f.Truncate(keep); err != nil {
+		return fmt.Errorf("cutting the partial last line of %s: %w", j.path, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", j.path, err)
+	}
+	return nil
 }
 
 func openJournal(dir string, flag int) (*Journal, error) {
@@ -82,7 +129,7 @@ func openJournal(dir string, flag int) (*Journal, error) {
 func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
 	l := journalLine{Agent: t.Agent, Seed: t.Seed, Episodes: make([]journalEpisode, len(eps))}
 	for i, e := range eps {
-		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta)}
+		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept)}
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -100,12 +147,64 @@ func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
 // Close closes the journal file.
 func (j *Journal) Close() error { return j.f.Close() }
 
-// ReadJournal returns the completed trials recorded in dir's journal. A last
-// line without its newline (a write cut short by a crash) is ignored; any
-// other malformed line is an error naming the file and line. A trial
-// recorded twice keeps its first record (trials are deterministic, so both
-// are the same).
-func ReadJournal(dir string) (map[runner.Trial][]runner.Episode, error) {
+// Expect is what a config implies for every trial of its journal. Check
+// is the one place that checks a record against it.
+type Expect struct {
+	Agents   []string // the config's agents
+	Seeds    int      // seeds per agent
+	Episodes int      // K, episodes per trial
+	Horizon  int      // H, the most steps of an episode
+	// WLen is the number of entries of the W each agent records (its
+	// model's d_psi·d_phi; 0 for an agent without a model); an agent
+	// missing from WLen is not checked.
+	WLen map[string]int
+}
+
+// ExpectFor returns the expectation of config c, whose agents record W of
+// the lengths wlen.
+func ExpectFor(c *config.Config, wlen map[string]int) *Expect {
+	return &Expect{Agents: c.Agents, Seeds: c.Seeds, Episodes: c.Episodes, Horizon: c.Env.Horizon, WLen: wlen}
+}
+
+// Check reports the first way trial t's record eps disagrees with the
+// config: an agent or seed the config does not have, a number of
+// episodes other than K, episode numbers other than 1..K in order, steps
+// outside [1, H], a plus_count outside [0, steps], or a W of the wrong
+// length. A field added to runner.Episode gets its check here.
+func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
+	if !slices.Contains(x.Agents, t.Agent) {
+		return fmt.Errorf("agent %q is not one of the config's agents %v", t.Agent, x.Agents)
+	}
+	if t.Seed < 0 || t.Seed >= x.Seeds {
+		return fmt.Errorf("agent %s: seed %d is outside the config's seeds 0..%d", t.Agent, t.Seed, x.Seeds-1)
+	}
+	if len(eps) != x.Episodes {
+		return fmt.Errorf("agent %s seed %d has %d episodes, the config has %d", t.Agent, t.Seed, len(eps), x.Episodes)
+	}
+	wlen, checkW := x.WLen[t.Agent]
+	for i, e := range eps {
+		where := fmt.Sprintf("agent %s seed %d episode %d", t.Agent, t.Seed, e.Episode)
+		switch {
+		case e.Episode != i+1:
+			return fmt.Errorf("agent %s seed %d: episode %d is numbered %d (want 1..%d in order, no repeats)", t.Agent, t.Seed, i+1, e.Episode, x.Episodes)
+		case e.Steps < 1 || e.Steps > x.Horizon:
+			return fmt.Errorf("%s: steps %d is outside [1, %d] (env.horizon)", where, e.Steps, x.Horizon)
+		case e.PlusCount < 0 || e.PlusCount > e.Steps:
+			return fmt.Errorf("%s: plus_count %d is outside [0, %d] (its steps)", where, e.PlusCount, e.Steps)
+		case checkW && len(e.W) != wlen:
+			return fmt.Errorf("%s: W has %d entries, the agent's model has d_psi·d_phi = %d", where, len(e.W), wlen)
+		}
+	}
+	return nil
+}
+
+// ReadJournal returns the completed trials recorded in dir's journal,
+// each checked against want (nil: unchecked). A last line without its
+// newline (a write cut short by a crash) is ignored; a malformed line or
+// a record that disagrees with want is an error naming the file and line.
+// A trial recorded twice keeps its first record (trials are
+// deterministic, so both are the same).
+func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, error) {
 	p := filepath.Join(dir, JournalFile)
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -127,9 +226,14 @@ func ReadJournal(dir string) (map[runner.Trial][]runner.Episode, error) {
 		}
 		eps := make([]runner.Episode, len(l.Episodes))
 		for i, e := range l.Episodes {
-			eps[i] = runner.Episode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta)}
+			eps[i] = runner.Episode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept)}
 		}
 		t := runner.Trial{Agent: l.Agent, Seed: l.Seed}
+		if want != nil {
+			if err := want.Check(t, eps); err != nil {
+				return nil, errs.Invalid(fmt.Errorf("%s line %d: %w; the journal does not belong to this config or was edited", p, line, err))
+			}
+		}
 		if _, dup := out[t]; dup {
 			continue
 		}

@@ -14,7 +14,7 @@ import (
 )
 
 func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
-	e := runner.Episode{Episode: 3, Reward: 1.0 / 3, Steps: 9, PlusCount: 7, W: []float64{0.1, -2e-300}, WError: math.Pi, Beta: 2.5}
+	e := runner.Episode{Episode: 3, Reward: 1.0 / 3, Steps: 9, PlusCount: 7, W: []float64{0.1, -2e-300}, WError: math.Pi, Beta: 2.5, Accept: 0.75}
 	// If Episode gains a field, set it above and teach the journal about it.
 	v := reflect.ValueOf(e)
 	for i := 0; i < v.NumField(); i++ {
@@ -22,7 +22,7 @@ func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
 			t.Fatalf("test does not set Episode.%s: the journal must round-trip it", v.Type().Field(i).Name)
 		}
 	}
-	nan := runner.Episode{Episode: 1, W: []float64{1}, WError: math.NaN(), Beta: math.NaN()}
+	nan := runner.Episode{Episode: 1, W: []float64{1}, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()}
 	dir := t.TempDir()
 	j, err := CreateJournal(dir)
 	if err != nil {
@@ -33,12 +33,12 @@ func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	got, err := ReadJournal(dir)
+	got, err := ReadJournal(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	eps := got[tr]
-	if len(eps) != 2 || !reflect.DeepEqual(eps[0], e) || !math.IsNaN(eps[1].WError) || !math.IsNaN(eps[1].Beta) {
+	if len(eps) != 2 || !reflect.DeepEqual(eps[0], e) || !math.IsNaN(eps[1].WError) || !math.IsNaN(eps[1].Beta) || !math.IsNaN(eps[1].Accept) {
 		t.Errorf("round trip: %+v", eps)
 	}
 }
@@ -47,11 +47,11 @@ func TestJournalErrors(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, JournalFile)
 	os.WriteFile(p, []byte("{\"agent\":\"sm\",\"seed\":0,\"episodes\":[]}\nnot json\n{\"agent\":\"lds\"}\n"), 0o644)
-	_, err := ReadJournal(dir)
+	_, err := ReadJournal(dir, nil)
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("malformed line: %v", err)
 	}
-	if _, err := ReadJournal(t.TempDir()); !errors.Is(err, errs.ErrInvalidInput) {
+	if _, err := ReadJournal(t.TempDir(), nil); !errors.Is(err, errs.ErrInvalidInput) {
 		t.Errorf("missing journal: %v", err)
 	}
 }

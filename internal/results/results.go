@@ -4,7 +4,7 @@
 //	episodes.csv  one row per (agent, seed, episode), canonical order:
 //	              agents in config order, seeds ascending, episodes from 1
 //	              agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,
-//	              plus_count,w_error,beta,w_0_0,w_0_1,…
+//	              plus_count,w_error,beta,ball_accept,w_0_0,w_0_1,…
 //	summary.csv   per (agent, episode): mean and 95% Student-t interval over
 //	              seeds of cum_reward, cum_regret, plus_count, reward and
 //	              steps; mean w_error and beta; and the agent's regret_slope
@@ -17,7 +17,10 @@
 // regret = oracle reward − agent reward on the same seed and episode (empty
 // when the oracle is not run); w_error = |Ŵ − W0|_F (empty for the oracle);
 // beta = β_k, the radius of the confidence set an optimistic (-ucb) agent
-// planned with in the episode (empty for other agents). regret_slope is the
+// planned with in the episode (empty for other agents); ball_accept = the
+// fraction of the parameters a -ucb or -ps agent drew in the episode that
+// fell in the ball |W|_F ≤ max(b_star, |Ŵ|_F) (empty when none were drawn).
+// regret_slope is the
 // slope b of the least-squares fit log R̄_k = a + b log k over the second
 // half of the episodes (k > K/2, K the agent's last episode) with R̄_k the
 // mean cumulative regret over seeds, using the episodes where R̄_k > 0 (at
@@ -51,6 +54,7 @@ type Row struct {
 	PlusCount int
 	WError    float64 // NaN when not applicable
 	Beta      float64 // NaN when not applicable
+	Accept    float64 // NaN when not applicable
 	W         []float64
 }
 
@@ -70,7 +74,7 @@ func Rows(res *runner.Result) []Row {
 		for k, e := range res.Episodes[i] {
 			cum += e.Reward
 			r := Row{Agent: t.Agent, Seed: t.Seed, Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, CumReward: cum,
-				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, W: e.W}
+				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, Accept: e.Accept, W: e.W}
 			if hasOracle && k < len(or) {
 				r.Regret = or[k].Reward - e.Reward
 				cumReg += r.Regret
@@ -85,7 +89,7 @@ func Rows(res *runner.Result) []Row {
 // EpisodesHeader returns the header of episodes.csv for W of up to d_psi
 // rows and d_phi columns.
 func EpisodesHeader(dpsi, dphi int) []string {
-	h := []string{"agent", "seed", "episode", "reward", "steps", "cum_reward", "regret", "cum_regret", "plus_count", "w_error", "beta"}
+	h := []string{"agent", "seed", "episode", "reward", "steps", "cum_reward", "regret", "cum_regret", "plus_count", "w_error", "beta", "ball_accept"}
 	for k := 0; k < dpsi; k++ {
 		for j := 0; j < dphi; j++ {
 			h = append(h, fmt.Sprintf("w_%d_%d", k, j))
@@ -284,13 +288,17 @@ func survival(rows []Row, agent string, lastEp float64, horizon int) (final Stat
 	return MeanCI(means), med, full
 }
 
-// RegretSlope is the slope b of log R = a + b log k over the second half of
-// the episodes (stats.RegretFit); NaN when it is undefined. k are episodes,
-// R mean cumulative regrets; √K growth is b = 0.5.
+// RegretSlope is the growth exponent of cumulative regret: the slope b of
+// log R = a + b log k over the second half of the episodes
+// (stats.RegretFit), NaN when it is undefined. k are episodes, R mean
+// cumulative regrets; √K growth is b = 0.5, linear growth 1. A falling
+// curve (b < 0: the agent collected more reward than the oracle over the
+// second half) does not grow: R is bounded there, R = O(k^0), so its
+// exponent is 0, not the fitted b.
 func RegretSlope(episodes, regret []float64) float64 {
 	_, b, _, _, ok := stats.RegretFit(episodes, regret)
 	if !ok {
 		return math.NaN()
 	}
-	return b
+	return max(b, 0)
 }

@@ -29,10 +29,10 @@ func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
 	res := &runner.Result{
 		Trials: []runner.Trial{{Agent: "sm", Seed: 0}, {Agent: "sm", Seed: 1}, {Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}},
 		Episodes: [][]runner.Episode{
-			{{Episode: 1, Reward: 3, Steps: 4, WError: 0.5, Beta: 2.5, W: []float64{1, 2}}, {Episode: 2, Reward: 4, WError: 0.25, Beta: 3, W: []float64{1, 1}}},
+			{{Episode: 1, Reward: 3, Steps: 4, WError: 0.5, Beta: 2.5, Accept: 0.25, W: []float64{1, 2}}, {Episode: 2, Reward: 4, WError: 0.25, Beta: 3, W: []float64{1, 1}}},
 			{{Episode: 1, Reward: 1, Beta: 1.5, W: []float64{0, 0}}, {Episode: 2, Reward: 2, Beta: 2, W: []float64{0, 0}}},
-			{{Episode: 1, Reward: 5, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 5, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}},
-			{{Episode: 1, Reward: 2, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 9, WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 1}}},
+			{{Episode: 1, Reward: 5, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 5, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(), W: []float64{1, 1}}},
+			{{Episode: 1, Reward: 2, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 9, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(), W: []float64{1, 1}}},
 		},
 	}
 	rows := Rows(res)
@@ -48,30 +48,30 @@ func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
-	if lines[0] != "agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,plus_count,w_error,beta,w_0_0,w_0_1" {
+	if lines[0] != "agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,plus_count,w_error,beta,ball_accept,w_0_0,w_0_1" {
 		t.Errorf("header %q", lines[0])
 	}
-	if lines[1] != "sm,0,1,3,4,3,2,2,0,0.5,2.5,1,2" || lines[5] != "oracle,0,1,5,0,5,0,0,0,,,1,1" {
+	if lines[1] != "sm,0,1,3,4,3,2,2,0,0.5,2.5,0.25,1,2" || lines[5] != "oracle,0,1,5,0,5,0,0,0,,,,1,1" {
 		t.Errorf("rows %q / %q", lines[1], lines[5])
 	}
 	// Without an oracle the regret cells are empty.
 	res.Trials, res.Episodes = res.Trials[:2], res.Episodes[:2]
 	b.Reset()
 	WriteEpisodes(&b, Rows(res), 1, 2)
-	if l := strings.Split(b.String(), "\n")[1]; l != "sm,0,1,3,4,3,,,0,0.5,2.5,1,2" {
+	if l := strings.Split(b.String(), "\n")[1]; l != "sm,0,1,3,4,3,,,0,0.5,2.5,0.25,1,2" {
 		t.Errorf("no oracle: %q", l)
 	}
 	// W of different lengths (agents with different families): the shorter
 	// leaves its trailing cells empty.
-	short := []Row{{Agent: "lds", Seed: 0, Episode: 1, Reward: 1, Steps: 2, Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN(), W: []float64{5, 6}},
-		{Agent: "sm", Seed: 0, Episode: 1, Reward: 1, Steps: 2, Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN(), W: []float64{1, 2, 3, 4}}}
+	short := []Row{{Agent: "lds", Seed: 0, Episode: 1, Reward: 1, Steps: 2, Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(), W: []float64{5, 6}},
+		{Agent: "sm", Seed: 0, Episode: 1, Reward: 1, Steps: 2, Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(), W: []float64{1, 2, 3, 4}}}
 	if d := WDims(short, 2); d != 2 {
 		t.Errorf("WDims = %d, want 2", d)
 	}
 	b.Reset()
 	WriteEpisodes(&b, short, 2, 2)
-	if l := strings.Split(b.String(), "\n"); l[0] != "agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,plus_count,w_error,beta,w_0_0,w_0_1,w_1_0,w_1_1" ||
-		l[1] != "lds,0,1,1,2,0,,,0,,,5,6,," || l[2] != "sm,0,1,1,2,0,,,0,,,1,2,3,4" {
+	if l := strings.Split(b.String(), "\n"); l[0] != "agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,plus_count,w_error,beta,ball_accept,w_0_0,w_0_1,w_1_0,w_1_1" ||
+		l[1] != "lds,0,1,1,2,0,,,0,,,,5,6,," || l[2] != "sm,0,1,1,2,0,,,0,,,,1,2,3,4" {
 		t.Errorf("mixed W lengths: %q", l[:3])
 	}
 	sums := Summarise(Rows(res), 10)

@@ -23,7 +23,7 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 	rec := make([]string, 0, 11+dpsi*dphi)
 	for _, r := range rows {
 		rec = append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode), num(r.Reward), strconv.Itoa(r.Steps),
-			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError), num(r.Beta))
+			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError), num(r.Beta), num(r.Accept))
 		for _, v := range r.W {
 			rec = append(rec, num(v))
 		}

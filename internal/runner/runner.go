@@ -38,6 +38,7 @@ type Episode struct {
 	W         []float64
 	WError    float64 // |Ŵ − W0|_F after the end-of-episode update; NaN for the oracle
 	Beta      float64 // β_k of the confidence set planned with; NaN for agents without one
+	Accept    float64 // fraction of the episode's sampled parameters that fell in the ball; NaN when none were drawn
 }
 
 // Result holds every trial's episodes.
@@ -67,6 +68,9 @@ type Options struct {
 	OnTrial func(i int, eps []Episode) error
 	// Done, when not nil, counts completed trials (for progress reports).
 	Done *atomic.Int64
+	// Episodes, when not nil, counts completed episodes, so that progress
+	// shows within long trials.
+	Episodes *atomic.Int64
 }
 
 // Run runs the given trials of c on mdp. The result's order follows trials,
@@ -88,7 +92,7 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 	var stopped atomic.Bool
 	var mu sync.Mutex // serialises OnTrial
 	var wg sync.WaitGroup
-	inFlight := context.WithoutCancel(ctx)
+	inFlight := withEpisodeCounter(context.WithoutCancel(ctx), opt.Episodes)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -98,12 +102,15 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 				if i >= len(trials) || ctx.Err() != nil || stopped.Load() {
 					return
 				}
-				eps, err := RunTrial(inFlight, c, mdp, trials[i])
-				if err == nil && opt.OnTrial != nil {
-					mu.Lock()
-					err = opt.OnTrial(i, eps)
-					mu.Unlock()
-				}
+				var eps []Episode
+				err := protect(func() (err error) {
+					if eps, err = RunTrial(inFlight, c, mdp, trials[i]); err == nil && opt.OnTrial != nil {
+						mu.Lock()
+						defer mu.Unlock()
+						err = opt.OnTrial(i, eps)
+					}
+					return err
+				})
 				if err != nil {
 					errs[i] = err
 					stopped.Store(true)
@@ -147,7 +154,7 @@ func finite(x []float64) bool {
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
-	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon})
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +212,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta}
+		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept}
 		// W is recorded in the columns of the model class's features; an
 		// agent on other features (lds with model.lds_features) has none.
 		if ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
@@ -220,6 +227,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 			e.WError = math.Sqrt(d2)
 		}
 		out = append(out, e)
+		episodeDone(ctx)
 	}
 	return out, nil
 }

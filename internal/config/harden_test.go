@@ -1,0 +1,163 @@
+package config
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/spf13/pflag"
+)
+
+// Every numeric key is bounded to the range the numerics support, and the
+// message names the key and says why. Each of these values passed
+// validation before and then panicked, ran for hours or failed naming
+// another culprit.
+func TestNumericBounds(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"env:\n  family: {alpha: 1000}\n", "env.family.alpha: must be <= 100, got 1000: q(x)"},
+		{"env:\n  w0: [[1e20, 1]]\n", "env.w0: must lie in [−256, 256], got 1e+20: the sampler tabulates"},
+		{"env:\n  family: {kind: gaussian, sigma: 1}\n  w0: [[1e20, 1]]\n", "env.w0: must lie in [−256, 256]"},
+		{"env:\n  init_low: -1e20\n  init_high: 1e20\n", "env.init_low: must lie in [−1024, 1024], got -1e+20"},
+		{"env:\n  init_low: 0\n  init_high: 2000\n", "env.init_high: must lie in [−1024, 1024], got 2000"},
+		{"env:\n  reward: {centers: [.nan, 1]}\n", "env.reward.centers: must lie in [−1024, 1024], got NaN"},
+		{"env:\n  reward: {centers: [5000, 1]}\n", "env.reward.centers: must lie in"},
+		{"env:\n  actions: [1, -1e9]\n", "env.actions: must lie in [−1024, 1024], got -1e+09"},
+		{"env:\n  family: {freq: 1e200}\n", "env.family.freq: must have 0.001 <= |env.family.freq| <= 1000"},
+		{"env:\n  family: {freq: 1e-9}\n", "env.family.freq: must have 0.001"},
+		{"env:\n  family: {kind: gaussian, sigma: 1e-200}\n", "env.family.sigma: must have 0.001 <= |env.family.sigma| <= 1000"},
+		{"env:\n  family: {kind: gaussian, sigma: 1e200}\n", "env.family.sigma: must have"},
+		{"lds:\n  sigma: 1e-9\n", "lds.sigma: must have 0.001"},
+		{"env:\n  features: {kind: rff, dim: 3, length: 1e-9}\n  w0: [[1, 1, 1]]\n", "env.features.length: must have 0.001"},
+		{"confidence:\n  scale: 1e300\n", "confidence.scale: must be <= 1000, got 1e+300"},
+		{"confidence:\n  posterior_scale: 1e300\n", "confidence.posterior_scale: must be <= 1000"},
+		{"confidence:\n  delta: 1e-320\n", "confidence.delta: must be >= 1e-300, got 1e-320: β needs log(1/δ)"},
+		{"confidence:\n  b_star: 1e300\n", "confidence.b_star: must be <= 1e+06"},
+		{"confidence:\n  b_psi: 1e300\n", "confidence.b_psi: must be <= 1e+06"},
+		{"confidence:\n  alpha1: 1e-200\n", "confidence.alpha1: must lie in [1e-6, 1e6]"},
+		{"lambda: 1e300\n", "lambda: must be <= 1e6"},
+		{"lambda: 1e-20\nagents: [sm-ucb]\n", "lambda: must be >= 1e-12 for agents [sm-ucb]"},
+		{"env:\n  features: {kind: rff, dim: 10000}\n  w0: [[1]]\n", "env.features.dim: the agents' model has 1 × 1 statistics and d_phi = 10000 features, for which agent sm holds 2e+08 numbers"},
+		{"env:\n  kind: cartpole\nplanner:\n  mode: random\nmodel:\n  family: [relu-mog]\n  features: {kind: rff, dim: 3000, length: 1}\n",
+			"model.features.dim: the agents' model has 4 × 3 statistics and d_phi = 3000 features, for which agent sm holds 6.48e+08 numbers"},
+		{"agents: [mle]\nenv:\n  features: {kind: rff, dim: 4000}\n", "agent mle holds 4.8e+07 numbers"},
+		{"env:\n  kind: cartpole\n  cartpole: {x_threshold: 1e300}\nplanner:\n  mode: random\n", "env.cartpole.x_threshold: must lie in [1e-6, 1e6]"},
+		{"env:\n  kind: cartpole\n  cartpole: {gravity: 1e300}\nplanner:\n  mode: random\n", "env.cartpole.gravity: must lie in [1e-6, 1e6]"},
+		{"name: \"\"\n", `name: must be a file name`},
+		{"name: ../../x\n", `got "../../x": results go to results/<name>/`},
+		{"name: a/b\n", `name: must be a file name`},
+		{"name: ..\n", `name: must be a file name`},
+		{"name: .hidden\n", `name: must be a file name`},
+	} {
+		_, err := Load(Options{Path: write(t, tc.body)})
+		if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want it to contain %q", tc.body, err, tc.want)
+		}
+	}
+	// The edges of every range are accepted.
+	ok := "name: my_run-2.b+c\nenv:\n  family: {alpha: 100, freq: 1000}\n  init_low: -1024\n  init_high: 1024\n" +
+		"  w0: [[256, -256]]\n  reward: {centers: [1024, -1024]}\n  actions: [1024, -1024]\n" +
+		"lambda: 1e6\nconfidence:\n  scale: 1000\n  posterior_scale: 1000\n  delta: 1e-300\n  alpha1: 1e-6\n  b_star: 1e6\n"
+	if _, err := Load(Options{Path: write(t, ok)}); err != nil {
+		t.Errorf("edges of the ranges: %v", err)
+	}
+}
+
+// YAML would silently convert these into their fields; they are refused
+// with the key and the line, as the flags refuse them.
+func TestNoSilentCoercion(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"episodes: 1.5\n", `line 1: episodes: want a whole number, got "1.5"`},
+		{"seeds: 2\nplanner:\n  tau: 2.5\n", `line 3: planner.tau: want a whole number, got "2.5"`},
+		{"seed: 18446744073709551616\n", `line 1: seed: want a whole number in [0, 18446744073709551615], got "18446744073709551616"`},
+		{"estimate:\n  sweep_n: [100, 2.5e3]\n", `line 2: estimate.sweep_n: want a whole number, got "2.5e3"`},
+		{"episodes: 1e3\n", `episodes: want a whole number`},
+	} {
+		_, err := Load(Options{Path: write(t, tc.body)})
+		if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "c.yaml") {
+			t.Errorf("%q: err = %v, want it to contain %q", tc.body, err, tc.want)
+		}
+	}
+	c, err := Load(Options{Path: write(t, "seed: 18446744073709551615\nlambda: 1\nenv:\n  init_low: -1\n")})
+	if err != nil || c.Seed != 18446744073709551615 || c.Lambda != 1 {
+		t.Errorf("whole numbers in range: %v %+v", err, c)
+	}
+}
+
+// Environment variables: lists are typed (a bad entry names the variable),
+// nested lists are YAML flow, and a variable that is no key is reported
+// with the closest key (but not the SMRL_* variables smrl reads itself).
+func TestEnvironment(t *testing.T) {
+	c, err := Load(Options{Environ: []string{"SMRL_ENV_W0=[[1, -1]]", "SMRL_ENV_ACTIONS=1, -1", "SMRL_ESTIMATE_SWEEP_N=10,20"}})
+	if err != nil || !reflect.DeepEqual(c.Env.W0, [][]float64{{1, -1}}) || !reflect.DeepEqual(c.Env.Actions, []float64{1, -1}) ||
+		!reflect.DeepEqual(c.Estimate.SweepN, []int{10, 20}) {
+		t.Fatalf("typed lists: %v %+v", err, c)
+	}
+	for _, tc := range []struct{ kv, want string }{
+		{"SMRL_ENV_W0=abc", `SMRL_ENV_W0="abc": env.w0 must be a list of lists`},
+		{"SMRL_ENV_ACTIONS=1,x", `SMRL_ENV_ACTIONS="1,x": env.actions entry "x": must be a number`},
+		{"SMRL_ESTIMATE_SWEEP_N=10,2.5", `entry "2.5": must be an integer`},
+		{"SMRL_ENV_W0=[[1, x]]", `SMRL_ENV_W0="[[1, x]]"`},
+	} {
+		_, err := Load(Options{Environ: []string{tc.kv}})
+		if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "embedded defaults") {
+			t.Errorf("%s: err = %v, want it to contain %q", tc.kv, err, tc.want)
+		}
+	}
+	// A default made invalid by a variable is not blamed on the defaults.
+	_, err = Load(Options{Environ: []string{"SMRL_ENV_FAMILY_DIM=2"}})
+	if err == nil || !strings.Contains(err.Error(), "env.w0 keeps its embedded default") {
+		t.Errorf("combination: %v", err)
+	}
+	var warnings []string
+	warn := func(m string) { warnings = append(warnings, m) }
+	env := []string{"SMRL_EPISODS=3", "SMRL_SHARD_COUNT=2", "SMRL_REPRODUCE=1", "SMRL_PLANER_TAU=3"}
+	if _, err := Load(Options{Environ: env, Warn: warn}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"warning: SMRL_EPISODS is not a config key and is ignored; did you mean SMRL_EPISODES?",
+		"warning: SMRL_PLANER_TAU is not a config key and is ignored; did you mean SMRL_PLANNER_TAU?",
+	}
+	if !reflect.DeepEqual(warnings, want) {
+		t.Errorf("warnings %q, want %q", warnings, want)
+	}
+}
+
+// A flag overriding the agents that a file (or SMRL_AGENTS) lists says so.
+func TestAgentsOverrideNote(t *testing.T) {
+	p := write(t, "agents: [sm, oracle]\n")
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.StringSlice("agents", nil, "")
+	fs.Parse([]string{"--agents", "lds,oracle"})
+	var notes []string
+	c, err := Load(Options{Path: p, Flags: map[string]*pflag.Flag{"agents": fs.Lookup("agents")}, Warn: func(m string) { notes = append(notes, m) }})
+	if err != nil || !reflect.DeepEqual(c.Agents, []string{"lds", "oracle"}) {
+		t.Fatalf("%v %v", err, c)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "--agents lds,oracle overrides agents") || !strings.Contains(notes[0], p) {
+		t.Errorf("notes %q", notes)
+	}
+	// No note when nothing but the defaults is overridden.
+	notes = nil
+	if _, err := Load(Options{Flags: map[string]*pflag.Flag{"agents": fs.Lookup("agents")}, Warn: func(m string) { notes = append(notes, m) }}); err != nil || len(notes) != 0 {
+		t.Errorf("override of the defaults: %v, notes %q", err, notes)
+	}
+}
+
+// smrl estimate runs no agent: a config whose agents need lambda > 0 is
+// still a valid config for it.
+func TestIgnoreAgents(t *testing.T) {
+	p := write(t, "agents: [sm-ucb]\nlambda: 0\n")
+	if _, err := Load(Options{Path: p}); err == nil {
+		t.Fatal("lambda 0 with sm-ucb accepted for running agents")
+	}
+	if _, err := Load(Options{Path: p, IgnoreAgents: true}); err != nil {
+		t.Errorf("IgnoreAgents: %v", err)
+	}
+	// Everything else is still checked.
+	if _, err := Load(Options{Path: write(t, "agents: [bogus]\nepisodes: 0\n"), IgnoreAgents: true}); err == nil || !strings.Contains(err.Error(), "episodes") {
+		t.Errorf("IgnoreAgents skipped the other checks: %v", err)
+	}
+}

@@ -1,0 +1,115 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/runner"
+)
+
+func episodes(k, wlen int) []runner.Episode {
+	eps := make([]runner.Episode, k)
+	for i := range eps {
+		eps[i] = runner.Episode{Episode: i + 1, Reward: float64(i), Steps: 10, PlusCount: 1, W: make([]float64, wlen)}
+	}
+	return eps
+}
+
+// Resuming after a crash that cut a journal line short: the partial bytes
+// are dropped before the next record is appended, so every later read
+// succeeds.
+func TestAppendJournalDropsPartialLine(t *testing.T) {
+	dir := t.TempDir()
+	j, err := CreateJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Append(runner.Trial{Agent: "sm", Seed: 0}, episodes(2, 2))
+	j.Close()
+	p := filepath.Join(dir, JournalFile)
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"agent":"sm","seed":1,"episodes":[{"epi`)
+	f.Close()
+
+	j, err = AppendJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(runner.Trial{Agent: "sm", Seed: 1}, episodes(2, 2)); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	want := &Expect{Agents: []string{"sm"}, Seeds: 2, Episodes: 2, Horizon: 10, WLen: map[string]int{"sm": 2}}
+	got, err := ReadJournal(dir, want)
+	if err != nil {
+		t.Fatalf("journal unreadable after resume: %v", err)
+	}
+	if len(got) != 2 {
+		t.Errorf("read %d trials, want 2", len(got))
+	}
+	b, _ := os.ReadFile(p)
+	if n := bytes.Count(b, []byte("\n")); n != 2 || !bytes.HasSuffix(b, []byte("}\n")) {
+		t.Errorf("journal has %d lines:\n%s", n, b)
+	}
+	// A journal that is only a partial line is emptied.
+	os.WriteFile(p, []byte(`{"agent":"s`), 0o644)
+	j, err = AppendJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if b, _ := os.ReadFile(p); len(b) != 0 {
+		t.Errorf("journal holds %q, want it empty", b)
+	}
+}
+
+// Every record is checked against the config; the error names the file
+// and the line.
+func TestReadJournalChecksRecords(t *testing.T) {
+	want := &Expect{Agents: []string{"sm", "oracle"}, Seeds: 2, Episodes: 3, Horizon: 10, WLen: map[string]int{"sm": 2, "oracle": 2}}
+	good := episodes(3, 2)
+	dup := episodes(3, 2)
+	dup[2].Episode = 2
+	shortW := episodes(3, 2)
+	shortW[1].W = []float64{1}
+	plus := episodes(3, 2)
+	plus[0].PlusCount = 11
+	steps := episodes(3, 2)
+	steps[2].Steps = 0
+	for _, tc := range []struct {
+		name  string
+		trial runner.Trial
+		eps   []runner.Episode
+		frag  string
+	}{
+		{"too few episodes", runner.Trial{Agent: "sm", Seed: 1}, episodes(2, 2), "has 2 episodes, the config has 3"},
+		{"duplicated episode", runner.Trial{Agent: "sm", Seed: 1}, dup, "episode 3 is numbered 2"},
+		{"wrong W length", runner.Trial{Agent: "sm", Seed: 1}, shortW, "W has 1 entries"},
+		{"unknown agent", runner.Trial{Agent: "lds", Seed: 0}, good, `agent "lds"`},
+		{"seed out of range", runner.Trial{Agent: "sm", Seed: 2}, good, "seed 2"},
+		{"plus_count above its steps", runner.Trial{Agent: "sm", Seed: 1}, plus, "plus_count 11"},
+		{"no steps", runner.Trial{Agent: "sm", Seed: 1}, steps, "steps 0 is outside [1, 10]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			j, _ := CreateJournal(dir)
+			j.Append(runner.Trial{Agent: "sm", Seed: 0}, good)
+			j.Append(tc.trial, tc.eps)
+			j.Close()
+			_, err := ReadJournal(dir, want)
+			if !errors.Is(err, errs.ErrInvalidInput) {
+				t.Fatalf("ReadJournal: %v, want ErrInvalidInput", err)
+			}
+			for _, f := range []string{filepath.Join(dir, JournalFile) + " line 2", tc.frag} {
+				if !strings.Contains(err.Error(), f) {
+					t.Errorf("error %q does not mention %q", err, f)
+				}
+			}
+		})
+	}
+}

@@ -38,13 +38,15 @@ func runConfig(t testing.TB, c *config.Config, workers int) *Result {
 
 // Every planner kind gives the same episodes with 1 and 2 workers (all
 // their randomness comes from the trial's planner stream), on the pendulum
-// with learned RFF models, their posterior-sampling variant and the oracle.
+// with learned RFF models, an optimistic agent (which compares the
+// planner's value estimates across 17 candidate models), a
+// posterior-sampling agent and the oracle.
 func TestPlannersWorkerIndependent(t *testing.T) {
 	for _, kind := range []string{"rss", "cem", "mppi"} {
 		c := pendulumConfig(t)
 		c.Planner.Kind = kind
 		c.Seeds, c.Episodes, c.Env.Horizon = 2, 2, 40
-		c.Agents = []string{"sm", "lds-ps", "oracle"}
+		c.Agents = []string{"sm", "sm-ucb", "lds-ps", "oracle"}
 		c.Confidence.PosteriorScale = 0.05
 		one, two := runConfig(t, c, 1), runConfig(t, c, 2)
 		if a, b := fmt.Sprintf("%v", one.Episodes), fmt.Sprintf("%v", two.Episodes); a != b {

@@ -86,3 +86,47 @@ func TestMountainCarMatchesGymnasium(t *testing.T) {
 		t.Error("energy pumping did not reach the goal in 999 steps")
 	}
 }
+
+// noise: normal adds N(0, σ_v²) to the velocity before its clip and
+// N(0, σ_p²) to the position: away from the bounds v' − v'_0 has sd σ_v
+// and p' − p'_0 sd √(σ_p² + σ_v²) (p' = p + v'), within 5 standard errors;
+// the mean simulator is the noise-free step.
+func TestMountainCarNoise(t *testing.T) {
+	c := physicsConfig(t, "mountain-car")
+	c.Env.MountainCar.Noise = "normal"
+	c.Env.MountainCar.NoiseStd = []float64{0.002, 0.001}
+	m, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, a := []float64{-0.3, 0.01}, []float64{0.5}
+	base := make([]float64, 2)
+	m.Dynamics.NewMean().Step(s, a, nil, base)
+	free, _ := New(physicsConfig(t, "mountain-car"))
+	want := make([]float64, 2)
+	free.Dynamics.NewSimulator().Step(s, a, nil, want)
+	if base[0] != want[0] || base[1] != want[1] {
+		t.Fatalf("mean step %v, noise-free step %v", base, want)
+	}
+	sim := m.Dynamics.NewSimulator()
+	rng := rand.New(rand.NewPCG(5, 6))
+	out := make([]float64, 2)
+	const n = 20000
+	var sum, sum2 [2]float64
+	for range n {
+		sim.Step(s, a, rng, out)
+		for i := range out {
+			d := out[i] - base[i]
+			sum[i] += d
+			sum2[i] += d * d
+		}
+	}
+	sds := [2]float64{math.Hypot(0.002, 0.001), 0.001}
+	for i, sd := range sds {
+		mean := sum[i] / n
+		got := math.Sqrt(sum2[i]/n - mean*mean)
+		if math.Abs(mean) > 5*sd/math.Sqrt(n) || math.Abs(got-sd) > 5*sd/math.Sqrt(2*n) {
+			t.Errorf("coordinate %d: noise mean %v, sd %v; want 0, %v", i, mean, got, sd)
+		}
+	}
+}

@@ -69,6 +69,13 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 		n = 1
 	}
 	var total float64
+	if f, ok := r.fastPath(sim); ok {
+		total = f.value(s, act, n, r.Tau, r0, rng, r.x, r.next)
+		if math.IsNaN(total) || math.IsInf(total, 0) {
+			r.bad = true
+		}
+		return total / float64(n)
+	}
 	for k := 0; k < n; k++ {
 		copy(r.x, s)
 		v := r0

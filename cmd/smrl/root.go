@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -9,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/spf13/cobra"
 )
 
@@ -66,6 +68,12 @@ func execute(ctx context.Context, root *cobra.Command, args []string, stdout, st
 		}
 	}()
 	cmd, err := root.ExecuteContextC(ctx)
+	if started {
+		// The rows built are valid whatever became of the command.
+		if _, serr := expfam.SaveTables(); serr != nil {
+			fmt.Fprintf(stderr, "smrl: warning: %v (the run's results are not affected)\n", serr)
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -105,10 +113,30 @@ variables and flags override their keys. Exit codes: 0 success, 1 failure,
 		return asUsage(errs.Invalid(err))
 	})
 
+	var noCache bool
+	cmd.PersistentFlags().BoolVar(&noCache, "no-cache", false, "do not read or write the sampling-table cache (in $SMRL_CACHE_DIR, else the user cache directory)")
+	cmd.PersistentPreRun = func(*cobra.Command, []string) {
+		dir := ""
+		if !noCache {
+			dir = tableCacheDir(os.Getenv)
+		}
+		expfam.SetTableCache(dir)
+	}
+
 	cmd.SetHelpCommand(newHelpCmd())
 	// Subcommands: add new ones here.
 	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios), NewCmdRun(ios), NewCmdCompare(ios), NewCmdPlot(ios), NewCmdMerge(ios), NewCmdSweep(ios))
 	return cmd
+}
+
+// tableCacheDir is the directory of the sampling-table cache: SMRL_CACHE_DIR
+// when set, else smrl's directory in the user cache directory ("" when there
+// is none).
+func tableCacheDir(getenv func(string) string) string {
+	if d := getenv("SMRL_CACHE_DIR"); d != "" {
+		return d
+	}
+	return expfam.DefaultTableCacheDir()
 }
 
 // markStart wraps the Run of cmd and its subcommands so that *started is

@@ -36,6 +36,8 @@ type Agent struct {
 	fit     func() (*estimator.Fit, error)
 	phi     []float64
 	learner bool
+	delta   bool      // the model is of s' − s (env.ModelSpec.Delta)
+	diff    []float64 // Observe's s' − s
 
 	mode     string // "", "ucb" or "ps"
 	base     string // "oracle", "sm", "lds" or "mle"
@@ -76,14 +78,18 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 			base, mode = b, suf
 		}
 	}
-	dist, feat := spec.Family, spec.Features
+	dist, feat := spec.Family, Features(name, spec)
 	dphi := feat.Dim()
 	lambda := c.Lambda
 	if mode == "ucb" && c.Confidence.Lambda == "theorem" {
 		lambda = 1 / (c.Confidence.BStar * c.Confidence.BStar) // the regret theorem's λ = 1/B_star²
 	}
 	a := &Agent{Name: name, lambda: lambda, phi: make([]float64, dphi), learner: true,
-		mode: mode, base: base, horizon: c.Horizon, conf: c.Confidence, rollout: c.Rollout, Beta: math.NaN(), Accept: math.NaN()}
+		mode: mode, base: base, horizon: c.Horizon, conf: c.Confidence, rollout: c.Rollout, Beta: math.NaN(), Accept: math.NaN(),
+		delta: spec.Delta}
+	if a.delta {
+		a.diff = make([]float64, dist.StateDim())
+	}
 	w := make([]float64, dist.StatDim()*dphi)
 	switch base {
 	case "oracle":
@@ -146,12 +152,51 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 }
 
 // newSim returns the simulator the planner uses for model m: a Stepper that
-// draws next states, or a MeanStepper for mean rollouts.
+// draws next states, or a MeanStepper for mean rollouts; for a model of
+// s' − s, wrapped to add s back.
 func (a *Agent) newSim(m *expfam.Model) Simulator {
+	var sim Simulator
 	if a.rollout == "mean" {
-		return expfam.NewMeanStepper(m)
+		sim = expfam.NewMeanStepper(m)
+	} else {
+		sim = expfam.NewStepper(m)
 	}
-	return expfam.NewStepper(m)
+	if a.delta {
+		return deltaSim{sim}
+	}
+	return sim
+}
+
+// deltaSim turns a model of s' − s into a simulator of s'.
+type deltaSim struct{ Simulator }
+
+func (d deltaSim) Step(s, a []float64, rng *rand.Rand, out []float64) {
+	d.Simulator.Step(s, a, rng, out)
+	for i, v := range s[:len(out)] {
+		out[i] += v
+	}
+}
+
+// Deterministic reports whether the wrapped simulator draws nothing.
+func (d deltaSim) Deterministic() bool {
+	det, ok := d.Simulator.(deterministic)
+	return ok && det.Deterministic()
+}
+
+// Features returns the features of the named agent's model: the LDS
+// features of the model class for lds and its variants (when set), its
+// features otherwise.
+func Features(name string, spec env.ModelSpec) expfam.Features {
+	if OwnFeatures(name, spec) {
+		return spec.LDSFeatures
+	}
+	return spec.Features
+}
+
+// OwnFeatures reports whether the named agent's features are not the model
+// class's: an LDS agent when the class sets LDSFeatures.
+func OwnFeatures(name string, spec env.ModelSpec) bool {
+	return strings.HasPrefix(name, "lds") && spec.LDSFeatures != nil
 }
 
 // Family returns the family in which the named agent's W lives: the LDS
@@ -191,6 +236,12 @@ func (a *Agent) Observe(s, act, next []float64) {
 		return
 	}
 	a.Model.Feat.Phi(s, act, a.phi)
+	if a.delta {
+		for i := range a.diff {
+			a.diff[i] = next[i] - s[i]
+		}
+		next = a.diff
+	}
 	a.add(a.phi, next)
 }
 

@@ -281,18 +281,22 @@ func (a *Agent) bestRollout(pl *Planner, s1 []float64, rng *rand.Rand) int {
 // under sim from s_1 = s1 (package env: Σ_h r(s_h, a_h), plus the terminal
 // reward of a terminal state it enters, where it stops), the planner
 // choosing every action with sim as its model, all randomness (planning and
-// transitions) from rng. s1 is not modified. It allocates two states per
-// call (once per candidate and episode, not per step).
+// transitions) from rng. s1 is not modified. Like a real episode it starts
+// the planner's warm start afresh, and it leaves it reset. It allocates two
+// states per call (once per candidate and episode, not per step).
 func SimulateEpisode(pl *Planner, sim Simulator, s1 []float64, horizon int, rng *rand.Rand) float64 {
 	s, next := slices.Clone(s1), make([]float64, len(s1))
+	task := pl.Rollouts.Task
+	pl.Reset()
+	defer pl.Reset()
 	var total float64
 	for h := 0; h < horizon; h++ {
 		a := pl.Action(pl.Act(sim, s, rng))
-		total += pl.Task.Reward(s, a)
+		total += task.Reward(s, a)
 		sim.Step(s, a, rng, next)
 		s, next = next, s
-		if pl.ends {
-			if done, bonus := pl.Task.Terminal(s); done {
+		if pl.Rollouts.ends {
+			if done, bonus := task.Terminal(s); done {
 				return total + bonus
 			}
 		}

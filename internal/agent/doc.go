@@ -1,5 +1,6 @@
 // Package agent implements the model-based agents of the experiment and
-// the random sampling shooting (RSS) planner they share.
+// the planners they share: random sampling shooting (RSS, the paper's), the
+// cross-entropy method (CEM, with iCEM's coloured noise) and MPPI.
 //
 // An agent owns a transition model P_Ŵ (package expfam) and an estimator
 // (package estimator). W starts at 0 and is re-estimated at the end of every
@@ -53,13 +54,22 @@
 // BeginEpisode (the trial's planner stream), so results do not depend on
 // the number of workers.
 //
-// The planner (SPEC §5): at state s, for each candidate it simulates
-// n_rollouts trajectories x_0 = s, x_1, …, x_{τ−1} under the agent's model
-// and scores it by the mean of Σ_t r(x_t). In constant mode a candidate is
-// one action played at every step (the paper's); in random mode it is a
-// random action sequence and the first action of the best is played. Ties go
-// to the candidate listed first (the first action of env.actions), so a
-// model that cannot tell actions apart always plays the first one (with
+// Planning (SPEC §5). A Planner wraps a Method (planner.kind: rss, cem,
+// mppi; one file each, registered in methods) and the objective they all
+// maximise, Rollouts.Value: at state s, the mean over n_rollouts rollouts
+// x_0 = s, x_1, …, x_{τ−1} under the agent's model of Σ_t r(x_t, a_t), a
+// terminal state ending a rollout with its terminal reward. Every method
+// returns the action to play and its value estimate, the highest value
+// among the sequences it evaluated, which the optimistic agents compare
+// across candidate models (Planner.Optimistic). CEM and MPPI warm-start each
+// decision from the previous plan shifted by one step (Planner.Act commits
+// it; Planner.Reset at the start of an episode forgets it).
+//
+// RSS: in constant mode a candidate is one action played at every step
+// (the paper's); in random mode it is a random action sequence and the
+// first action of the best is played. Ties go to the candidate listed
+// first (the first action of env.actions), so a model that cannot tell
+// actions apart always plays the first one (with
 // planner.common_random_numbers, also a model that is the same for every
 // action, such as W = 0 with per-action features).
 package agent

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -103,6 +105,51 @@ func TestPlannerValueWithTermination(t *testing.T) {
 		_, v := pl.Best(countingSim{&n}, []float64{c.s, 0}, rand.New(rand.NewPCG(1, 1)))
 		if v != c.want || n != c.sims {
 			t.Errorf("s = %g, a = %g, τ = %d: value %g after %d transitions, want %g after %d", c.s, c.a, c.tau, v, n, c.want, c.sims)
+		}
+	}
+}
+
+// The specialised rollout loop (fastModel: a tabulated product family,
+// features [s, a], a bumps reward) is the generic loop's arithmetic: the
+// same values to the bit, for several states, actions, W and dimensions.
+func TestFastRolloutsEqualGeneric(t *testing.T) {
+	sin, _ := expfam.NewSin(4, 1.7)
+	for _, ds := range []int{1, 3} {
+		prod, _ := expfam.NewProduct(sin, ds)
+		feat := expfam.Linear{DS: ds, DA: 1}
+		w := make([]float64, ds*feat.Dim())
+		for i := range w {
+			w[i] = 0.3 + 0.1*float64(i%5) - 0.05*float64(i%3)
+		}
+		m, _ := expfam.NewModel(prod, feat, w)
+		centers := make([][]float64, 2)
+		for k := range centers {
+			centers[k] = make([]float64, ds)
+			for i := range centers[k] {
+				centers[k][i] = 0.4 - 1.2*float64(k) + 0.1*float64(i)
+			}
+		}
+		task := &env.Bumps{Width: 10, Centers: centers}
+		fast := newRollouts(task, 5, 30, false, ds)
+		slow := newRollouts(task, 5, 30, false, ds)
+		// A Simulator the fast path does not recognise, stepping the same
+		// model: the generic loop.
+		generic := struct{ Simulator }{expfam.NewStepper(m)}
+		st := expfam.NewStepper(m)
+		if _, ok := fast.fastPath(st); !ok {
+			t.Fatal("the fast path does not take the paper's kind of model")
+		}
+		s := make([]float64, ds)
+		for trial := range 20 {
+			for i := range s {
+				s[i] = -1.5 + 0.17*float64(trial+i)
+			}
+			act := [][]float64{{1}, {-1}, {1}, {1}}
+			a := fast.Value(st, s, act, rand.New(rand.NewPCG(uint64(trial), 9)))
+			b := slow.Value(generic, s, act, rand.New(rand.NewPCG(uint64(trial), 9)))
+			if a != b {
+				t.Fatalf("d_s = %d, trial %d: fast value %v, generic %v", ds, trial, a, b)
+			}
 		}
 	}
 }

@@ -69,6 +69,8 @@ type Env struct {
 	ActionHigh  []float64   `mapstructure:"action_high" yaml:"action_high"`
 	Reward      Reward      `mapstructure:"reward" yaml:"reward"`
 	CartPole    CartPole    `mapstructure:"cartpole" yaml:"cartpole"`
+	Pendulum    Pendulum    `mapstructure:"pendulum" yaml:"pendulum"`
+	MountainCar MountainCar `mapstructure:"mountain_car" yaml:"mountain_car"`
 }
 
 // CartPole configures env.kind cartpole: the Barto–Sutton–Anderson cart-pole
@@ -94,6 +96,40 @@ type CartPole struct {
 	CustomSinBase string `mapstructure:"custom_sin_base" yaml:"custom_sin_base"`
 }
 
+// Pendulum configures env.kind pendulum: Gymnasium's Pendulum-v1, with an
+// optional Gaussian noise on the next (θ, θ̇).
+type Pendulum struct {
+	Gravity   float64 `mapstructure:"gravity" yaml:"gravity"`
+	Mass      float64 `mapstructure:"mass" yaml:"mass"`
+	Length    float64 `mapstructure:"length" yaml:"length"`
+	DT        float64 `mapstructure:"dt" yaml:"dt"`
+	MaxSpeed  float64 `mapstructure:"max_speed" yaml:"max_speed"`
+	MaxTorque float64 `mapstructure:"max_torque" yaml:"max_torque"`
+	InitTheta float64 `mapstructure:"init_theta" yaml:"init_theta"` // θ_1 ~ Unif[−init_theta, init_theta]
+	InitSpeed float64 `mapstructure:"init_speed" yaml:"init_speed"` // θ̇_1 ~ Unif[−init_speed, init_speed]
+	Noise     string  `mapstructure:"noise" yaml:"noise"`           // none | normal
+	// NoiseStd is the standard deviation of the noise on (θ, θ̇).
+	NoiseStd []float64 `mapstructure:"noise_std" yaml:"noise_std"`
+}
+
+// MountainCar configures env.kind mountain-car: Gymnasium's
+// MountainCarContinuous-v0, with an optional Gaussian noise on the next
+// (position, velocity).
+type MountainCar struct {
+	Power        float64 `mapstructure:"power" yaml:"power"`
+	MinPosition  float64 `mapstructure:"min_position" yaml:"min_position"`
+	MaxPosition  float64 `mapstructure:"max_position" yaml:"max_position"`
+	MaxSpeed     float64 `mapstructure:"max_speed" yaml:"max_speed"`
+	GoalPosition float64 `mapstructure:"goal_position" yaml:"goal_position"`
+	GoalVelocity float64 `mapstructure:"goal_velocity" yaml:"goal_velocity"`
+	GoalReward   float64 `mapstructure:"goal_reward" yaml:"goal_reward"`
+	InitLow      float64 `mapstructure:"init_low" yaml:"init_low"` // position_1 ~ Unif[init_low, init_high], velocity 0
+	InitHigh     float64 `mapstructure:"init_high" yaml:"init_high"`
+	Noise        string  `mapstructure:"noise" yaml:"noise"` // none | normal
+	// NoiseStd is the standard deviation of the noise on (position, velocity).
+	NoiseStd []float64 `mapstructure:"noise_std" yaml:"noise_std"`
+}
+
 // Model configures the learners' model in the physical environments (in
 // env.kind expfam the learners use the true family and features): a product
 // of per-coordinate families for s' with features phi(s, a).
@@ -106,6 +142,14 @@ type Model struct {
 	// of the relu families, in units of the coordinate's base scale (0: the
 	// kink is ignored, as in the authors' estimator).
 	KinkBandwidth float64 `mapstructure:"kink_bandwidth" yaml:"kink_bandwidth"`
+	// Target is what the learners model: "next", s', or "delta", s' − s.
+	Target string `mapstructure:"target" yaml:"target"`
+	// InputScale divides each coordinate of (s, a) before rff features
+	// (empty: the environment's scales), so one length fits every input.
+	InputScale []float64 `mapstructure:"input_scale" yaml:"input_scale"`
+	// LDSFeatures are the LDS agent's features: "linear" [s, a], "affine"
+	// [s, a, 1], or "model", the other learners' model.features.
+	LDSFeatures string `mapstructure:"lds_features" yaml:"lds_features"`
 }
 
 // Family selects the transition family.
@@ -131,8 +175,11 @@ type Reward struct {
 	Centers []float64 `mapstructure:"centers" yaml:"centers"`
 }
 
-// Planner configures random sampling shooting.
+// Planner configures the planner every agent plans with: Kind selects the
+// method (rss, cem, mppi); Tau, NRollouts, CRN and Rollout define the
+// objective all methods share, the mean return of a rollout of τ states.
 type Planner struct {
+	Kind       string `mapstructure:"kind" yaml:"kind"`
 	Mode       string `mapstructure:"mode" yaml:"mode"`
 	NRollouts  int    `mapstructure:"n_rollouts" yaml:"n_rollouts"`
 	Tau        int    `mapstructure:"tau" yaml:"tau"`
@@ -141,6 +188,32 @@ type Planner struct {
 	// Rollout is how rollouts draw next states: "sample" from the model, or
 	// "mean", the model's mean next state (the authors' "deterministic").
 	Rollout string `mapstructure:"rollout" yaml:"rollout"`
+	CEM     CEM    `mapstructure:"cem" yaml:"cem"`
+	MPPI    MPPI   `mapstructure:"mppi" yaml:"mppi"`
+}
+
+// CEM configures the cross-entropy method (planner.kind cem).
+type CEM struct {
+	Population int     `mapstructure:"population" yaml:"population"` // N, sequences per iteration
+	Elites     int     `mapstructure:"elites" yaml:"elites"`         // K, the best sequences refitted to
+	Iterations int     `mapstructure:"iterations" yaml:"iterations"`
+	Alpha      float64 `mapstructure:"alpha" yaml:"alpha"` // smoothing: new = α·old + (1 − α)·elite statistic
+	// InitStd is the initial standard deviation of every action, in units
+	// of the box's half-width.
+	InitStd float64 `mapstructure:"init_std" yaml:"init_std"`
+	// Beta is the exponent of iCEM's coloured noise, power ∝ 1/f^β along
+	// the sequence (0: white noise, plain CEM).
+	Beta float64 `mapstructure:"beta" yaml:"beta"`
+}
+
+// MPPI configures model predictive path integral control (planner.kind
+// mppi).
+type MPPI struct {
+	Samples     int     `mapstructure:"samples" yaml:"samples"`         // K, perturbed sequences per decision
+	Temperature float64 `mapstructure:"temperature" yaml:"temperature"` // λ, in units of the return
+	// NoiseStd is the standard deviation of the perturbations, in units of
+	// the box's half-width.
+	NoiseStd float64 `mapstructure:"noise_std" yaml:"noise_std"`
 }
 
 // LDS configures the LDS agent's model.
@@ -251,7 +324,7 @@ type Options struct {
 
 // NonConfigEnv are the SMRL_* variables that smrl (or its tests) reads
 // other than config keys; they are not reported as misspelt keys.
-var NonConfigEnv = []string{"SMRL_SHARD_COUNT", "SMRL_REPRODUCE", "SMRL_PLOTCHECK_DIR"}
+var NonConfigEnv = []string{"SMRL_SHARD_COUNT", "SMRL_REPRODUCE", "SMRL_PLOTCHECK_DIR", "SMRL_CACHE_DIR", "SMRL_TABLE_SURVEY"}
 
 // noteOverride lists the keys for which a flag that overrides the file's or
 // the environment's value is worth a note: the agents decide what runs.
@@ -692,6 +765,14 @@ func sectionOf(goType string) string {
 		return "env.reward"
 	case "config.CartPole":
 		return "env.cartpole"
+	case "config.Pendulum":
+		return "env.pendulum"
+	case "config.MountainCar":
+		return "env.mountain_car"
+	case "config.CEM":
+		return "planner.cem"
+	case "config.MPPI":
+		return "planner.mppi"
 	case "config.Model":
 		return "model"
 	case "config.Planner":

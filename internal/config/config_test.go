@@ -134,6 +134,17 @@ func TestBadConfigs(t *testing.T) {
 		{"posterior scale", "confidence:\n  posterior_scale: -2\n", "confidence.posterior_scale: must be a finite number >= 0, got -2"},
 		{"lambda for ucb", "lambda: 0\nagents: [sm, sm-ucb, lds-ps]\n", "lambda: must be > 0 for agents [sm-ucb lds-ps]"},
 		{"yaml syntax", "seeds: [1,\n", "c.yaml"},
+		{"planner kind", "planner:\n  kind: ilqr\n", `planner.kind: unknown planner "ilqr"`},
+		{"mppi needs a box", "planner:\n  kind: mppi\n", "planner.kind: mppi perturbs continuous actions and needs env.action_space: box"},
+		{"cem elites", "planner:\n  kind: cem\n  cem:\n    population: 5\n    elites: 6\n", "planner.cem.elites: must lie in [1, planner.cem.population = 5], got 6"},
+		{"cem alpha", "planner:\n  kind: cem\n  cem:\n    alpha: 1.5\n", "planner.cem.alpha: must lie in [0, 1], got 1.5"},
+		{"mppi temperature", "env:\n  action_space: box\nplanner:\n  kind: mppi\n  mppi:\n    temperature: 0\n", "planner.mppi.temperature: must lie in (0, 1e+12], got 0"},
+		{"cem typo", "planner:\n  cem:\n    elite: 3\n", `line 3: unknown key "elite" in planner.cem`},
+		{"pendulum torque", "env:\n  kind: pendulum\n  pendulum:\n    max_torque: -1\n", "env.pendulum.max_torque: must be a finite number in (0, 1e6], got -1"},
+		{"pendulum noise", "env:\n  kind: pendulum\n  pendulum:\n    noise: cauchy\n", `env.pendulum.noise: unknown noise "cauchy"`},
+		{"mountain car start", "env:\n  kind: mountain-car\n  mountain_car:\n    init_high: 0.5\n", "env.mountain_car.init_low: want min_position <= init_low <= init_high < goal_position"},
+		{"model target", "env:\n  kind: pendulum\nmodel:\n  target: velocity\n", `model.target: unknown target "velocity"`},
+		{"lds features", "env:\n  kind: pendulum\nmodel:\n  lds_features: rff\n", `model.lds_features: unknown features "rff"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

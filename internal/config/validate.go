@@ -15,9 +15,10 @@ var (
 	FeatureKinds  = []string{"linear", "affine", "rff", "per-action", "constant"}
 	AgentNames    = []string{"sm", "lds", "mle", "oracle", "sm-ucb", "lds-ucb", "mle-ucb", "sm-ps", "lds-ps", "mle-ps"}
 	PlannerModes  = []string{"constant", "random"}
+	PlannerKinds  = []string{"rss", "cem", "mppi"}
 	EstimateNames = []string{"sm", "lds", "mle"}
 	BetaForms     = []string{"practical", "theory"}
-	EnvKinds      = []string{"expfam", "cartpole"}
+	EnvKinds      = []string{"expfam", "cartpole", "pendulum", "mountain-car"}
 	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
 	RolloutModes  = []string{"sample", "mean"}
 	CartPoleNoise = []string{"none", "action_flip", "next_state"}
@@ -25,6 +26,9 @@ var (
 	ChoiceModes   = []string{"episode", "step"}
 	ValueModes    = []string{"lookahead", "rollout"}
 	LambdaModes   = []string{"shared", "theorem"}
+	ModelTargets  = []string{"next", "delta"}
+	LDSFeatures   = []string{"linear", "affine", "model"}
+	PhysicsNoise  = []string{"none", "normal"}
 )
 
 // UsesConfidence reports whether an agent plans with the confidence set of
@@ -130,9 +134,7 @@ func (c *Config) validate(agents bool) error {
 		}
 		seen[a] = true
 	}
-	if !slices.Contains(PlannerModes, c.Planner.Mode) {
-		bad("planner.mode", "unknown mode %q (known: %v)", c.Planner.Mode, PlannerModes)
-	}
+	c.validatePlanner(bad)
 	if !slices.Contains(RolloutModes, c.Planner.Rollout) {
 		bad("planner.rollout", "unknown rollout %q (known: %v)", c.Planner.Rollout, RolloutModes)
 	}
@@ -140,8 +142,13 @@ func (c *Config) validate(agents bool) error {
 	if !slices.Contains(EnvKinds, e.Kind) {
 		bad("env.kind", "unknown environment %q (known: %v)", e.Kind, EnvKinds)
 	}
-	if e.Kind == "cartpole" {
+	switch e.Kind {
+	case "cartpole":
 		c.validateCartPole(bad)
+	case "pendulum":
+		c.validatePendulum(bad)
+	case "mountain-car":
+		c.validateMountainCar(bad)
 	}
 	if e.Kind != "expfam" {
 		c.validateModel(bad)
@@ -195,6 +202,9 @@ func (c *Config) validate(agents bool) error {
 		if e.ActionDim >= 1 && (len(e.Actions) == 0 || len(e.Actions)%e.ActionDim != 0) {
 			bad("env.actions", "must hold a whole number of actions of env.action_dim = %d numbers, got %d numbers", e.ActionDim, len(e.Actions))
 		}
+		if c.Planner.Kind == "mppi" {
+			bad("planner.kind", "mppi perturbs continuous actions and needs env.action_space: box (with a discrete set use rss or cem)")
+		}
 	case "box":
 		if len(e.ActionLow) != e.ActionDim || len(e.ActionHigh) != e.ActionDim {
 			bad("env.action_low", "and env.action_high must hold env.action_dim = %d numbers each, got %d and %d", e.ActionDim, len(e.ActionLow), len(e.ActionHigh))
@@ -208,7 +218,7 @@ func (c *Config) validate(agents bool) error {
 				}
 			}
 		}
-		if c.Planner.Mode != "random" {
+		if c.Planner.Kind == "rss" && c.Planner.Mode != "random" {
 			bad("planner.mode", "must be random for a box of continuous actions (env.action_space: box), got %q", c.Planner.Mode)
 		}
 		if e.Features.Kind == "per-action" {
@@ -304,13 +314,19 @@ func FitFloats(method string, nblocks, m, dphi int, constC bool) float64 {
 	return 0
 }
 
+// physicalStateDims is d_s of the physical environments.
+var physicalStateDims = map[string]int{
+	"cartpole":     4, // x, ẋ, θ, θ̇
+	"pendulum":     3, // cos θ, sin θ, θ̇
+	"mountain-car": 2, // position, velocity
+}
+
 // learnerShape returns the shape of the agents' model for FitFloats:
 // nblocks blocks of m statistics, d_phi features, constant C; key names the
 // config key that sets d_phi (or the blocks). ok is false when the shape
 // cannot be determined (an invalid kind).
 func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, ok bool) {
-	if c.Env.Kind == "cartpole" {
-		const ds = 4 // x, ẋ, θ, θ̇
+	if ds, ok := physicalStateDims[c.Env.Kind]; ok {
 		m = 1
 		for _, f := range c.Model.Family {
 			switch f {
@@ -490,6 +506,50 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any), a
 	}
 }
 
+// validatePlanner checks the planner section: the kind, RSS's mode, and the
+// keys of the selected method (those of the others are not used).
+func (c *Config) validatePlanner(bad func(key, format string, args ...any)) {
+	p := c.Planner
+	if !slices.Contains(PlannerKinds, p.Kind) {
+		bad("planner.kind", "unknown planner %q (known: %v)", p.Kind, PlannerKinds)
+	}
+	if !slices.Contains(PlannerModes, p.Mode) {
+		bad("planner.mode", "unknown mode %q (known: %v)", p.Mode, PlannerModes)
+	}
+	unit := func(key string, v float64, lo, hi float64, open bool) {
+		if !finite(v) || v < lo || v > hi || (open && v == lo) {
+			lb := "["
+			if open {
+				lb = "("
+			}
+			bad(key, "must lie in %s%v, %v], got %v", lb, lo, hi, v)
+		}
+	}
+	switch p.Kind {
+	case "cem":
+		k := p.CEM
+		if k.Population < 1 || k.Population > 100_000 {
+			bad("planner.cem.population", "must lie in [1, 100000], got %d", k.Population)
+		}
+		if k.Elites < 1 || k.Elites > k.Population {
+			bad("planner.cem.elites", "must lie in [1, planner.cem.population = %d], got %d", k.Population, k.Elites)
+		}
+		if k.Iterations < 1 || k.Iterations > 1000 {
+			bad("planner.cem.iterations", "must lie in [1, 1000], got %d", k.Iterations)
+		}
+		unit("planner.cem.alpha", k.Alpha, 0, 1, false)
+		unit("planner.cem.init_std", k.InitStd, 0, 1e3, true)
+		unit("planner.cem.beta", k.Beta, 0, 10, false)
+	case "mppi":
+		k := p.MPPI
+		if k.Samples < 1 || k.Samples > 100_000 {
+			bad("planner.mppi.samples", "must lie in [1, 100000], got %d", k.Samples)
+		}
+		unit("planner.mppi.temperature", k.Temperature, 0, 1e12, true)
+		unit("planner.mppi.noise_std", k.NoiseStd, 0, 1e3, true)
+	}
+}
+
 // validateCartPole checks env.cartpole and the parts of env that apply to
 // it (actions of one number each).
 func (c *Config) validateCartPole(bad func(key, format string, args ...any)) {
@@ -544,6 +604,80 @@ func (c *Config) validateCartPole(bad func(key, format string, args ...any)) {
 	}
 }
 
+// validatePendulum checks env.pendulum and that the action is one number
+// (the torque).
+func (c *Config) validatePendulum(bad func(key, format string, args ...any)) {
+	p := c.Env.Pendulum
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"gravity", p.Gravity}, {"mass", p.Mass}, {"length", p.Length}, {"dt", p.DT},
+		{"max_speed", p.MaxSpeed}, {"max_torque", p.MaxTorque}} {
+		if !(k.v > 0) || !finite(k.v) || k.v > 1e6 {
+			bad("env.pendulum."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
+		}
+	}
+	if !(p.InitTheta >= 0) || p.InitTheta > math.Pi {
+		bad("env.pendulum.init_theta", "must lie in [0, π], got %v", p.InitTheta)
+	}
+	if !(p.InitSpeed >= 0) || !(p.InitSpeed <= p.MaxSpeed) {
+		bad("env.pendulum.init_speed", "must lie in [0, max_speed = %v], got %v", p.MaxSpeed, p.InitSpeed)
+	}
+	c.validatePhysicsNoise(bad, "env.pendulum", p.Noise, p.NoiseStd)
+	if c.Env.ActionDim != 1 {
+		bad("env.action_dim", "pendulum has one action (the torque), got action_dim %d", c.Env.ActionDim)
+	}
+}
+
+// validateMountainCar checks env.mountain_car and that the action is one
+// number (the force).
+func (c *Config) validateMountainCar(bad func(key, format string, args ...any)) {
+	p := c.Env.MountainCar
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"power", p.Power}, {"max_speed", p.MaxSpeed}} {
+		if !(k.v > 0) || !finite(k.v) || k.v > 1e6 {
+			bad("env.mountain_car."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
+		}
+	}
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"min_position", p.MinPosition}, {"max_position", p.MaxPosition}, {"goal_position", p.GoalPosition},
+		{"goal_velocity", p.GoalVelocity}, {"goal_reward", p.GoalReward}, {"init_low", p.InitLow}, {"init_high", p.InitHigh}} {
+		if !finite(k.v) || math.Abs(k.v) > 1e6 {
+			bad("env.mountain_car."+k.key, "must be a finite number with |value| <= 1e6, got %v", k.v)
+		}
+	}
+	if !(p.MinPosition < p.MaxPosition) {
+		bad("env.mountain_car.min_position", "must be below max_position = %v, got %v", p.MaxPosition, p.MinPosition)
+	}
+	if !(p.MinPosition <= p.InitLow && p.InitLow <= p.InitHigh && p.InitHigh < p.GoalPosition) {
+		bad("env.mountain_car.init_low", "want min_position <= init_low <= init_high < goal_position (s_1 must not be terminal), got [%v, %v]", p.InitLow, p.InitHigh)
+	}
+	c.validatePhysicsNoise(bad, "env.mountain_car", p.Noise, p.NoiseStd)
+	if c.Env.ActionDim != 1 {
+		bad("env.action_dim", "mountain-car has one action (the force), got action_dim %d", c.Env.ActionDim)
+	}
+}
+
+// validatePhysicsNoise checks the additive next-state noise of a physical
+// environment with two state variables.
+func (c *Config) validatePhysicsNoise(bad func(key, format string, args ...any), section, noise string, std []float64) {
+	if !slices.Contains(PhysicsNoise, noise) {
+		bad(section+".noise", "unknown noise %q (known: %v)", noise, PhysicsNoise)
+	}
+	if len(std) != 2 {
+		bad(section+".noise_std", "must hold 2 numbers, got %d", len(std))
+	}
+	for _, s := range std {
+		if !(s >= 0) || !finite(s) || s > 1e3 {
+			bad(section+".noise_std", "must lie in [0, 1000], got %v", s)
+		}
+	}
+}
+
 // validateModel checks the learners' model of the physical environments.
 func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 	m := c.Model
@@ -565,6 +699,17 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 	}
 	if !(m.KinkBandwidth >= 0) || !finite(m.KinkBandwidth) || m.KinkBandwidth > 10 {
 		bad("model.kink_bandwidth", "must lie in [0, 10] (units of the coordinate's scale), got %v", m.KinkBandwidth)
+	}
+	if !slices.Contains(ModelTargets, m.Target) {
+		bad("model.target", "unknown target %q (known: %v)", m.Target, ModelTargets)
+	}
+	if !slices.Contains(LDSFeatures, m.LDSFeatures) {
+		bad("model.lds_features", "unknown features %q (known: %v)", m.LDSFeatures, LDSFeatures)
+	}
+	for _, s := range m.InputScale {
+		if !(s > 0) || !finite(s) || s > 1e6 || s < 1e-6 {
+			bad("model.input_scale", "scales must lie in [1e-6, 1e6], got %v", s)
+		}
 	}
 	ft := m.Features
 	switch ft.Kind {

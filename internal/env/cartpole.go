@@ -84,13 +84,15 @@ func newCartPole(c *config.Config) (*MDP, error) {
 			if err != nil {
 				return nil, fmt.Errorf("env.cartpole.noise_scale: %w", err)
 			}
-			cp.noiseTables[i], cp.noiseMul[i] = expfam.NewTable(f), mul
+			cp.noiseTables[i], cp.noiseMul[i] = expfam.SharedTable(f), mul
 			if p.CustomSinBase == "sigma" {
 				shared = cp.noiseTables[i]
 			}
 		}
 	}
-	spec, err := learnerSpec(c, def, 1)
+	// rff input scales: the termination bounds of x and θ, and typical
+	// speeds before failure.
+	spec, err := learnerSpec(c, def, 1, []float64{p.XThreshold, 2, p.ThetaThreshold, 3, 1})
 	if err != nil {
 		return nil, err
 	}

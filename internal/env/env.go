@@ -18,6 +18,10 @@
 //	cartpole  the Barto–Sutton–Anderson cart-pole with the SMRL authors' noise
 //	          variants, r = 1 per step, terminal when the pole or cart leaves
 //	          its bounds
+//	pendulum  Gymnasium's Pendulum-v1 swing-up, state (cos θ, sin θ, θ̇),
+//	          r = −(θ² + 0.1θ̇² + 0.001u²), never terminates
+//	mountain-car  Gymnasium's MountainCarContinuous-v0, r = −0.1a² per step
+//	          and 100 on reaching the goal, which is terminal
 //
 // Adding a kind is one file with a Builder plus one line in kinds (and its
 // config section and catalog entry in package config).
@@ -78,6 +82,11 @@ type ModelSpec struct {
 	// KinkBandwidth is, per coordinate, the kernel bandwidth of score
 	// matching's kink term (0: ignored); see estimator.SM.EstimateKinks.
 	KinkBandwidth []float64
+	// LDSFeatures are the LDS agent's features; nil: Features.
+	LDSFeatures expfam.Features
+	// Delta is true when the learners model s' − s instead of s': they fit
+	// W to (phi(s, a), s' − s) and their rollouts add s back.
+	Delta bool
 }
 
 // MDP is an episodic environment.
@@ -106,8 +115,10 @@ type Builder func(c *config.Config) (*MDP, error)
 
 // kinds is the registry of environment kinds.
 var kinds = map[string]Builder{
-	"expfam":   newExpfam,
-	"cartpole": newCartPole,
+	"expfam":       newExpfam,
+	"cartpole":     newCartPole,
+	"pendulum":     newPendulum,
+	"mountain-car": newMountainCar,
 }
 
 // Kinds returns the registered kinds.
@@ -190,15 +201,25 @@ func group(flat []float64, n int) [][]float64 {
 }
 
 // NewLearnerFeatures builds phi(s, a) of config section model.features for
-// d_s-dimensional states and d_a-dimensional actions.
-func NewLearnerFeatures(f config.Features, ds, da int) (expfam.Features, error) {
+// d_s-dimensional states and d_a-dimensional actions. Random Fourier
+// features see (s, a) divided by scale (d_s + d_a numbers; nil: unscaled).
+func NewLearnerFeatures(f config.Features, ds, da int, scale []float64) (expfam.Features, error) {
 	switch f.Kind {
 	case "linear":
 		return expfam.Linear{DS: ds, DA: da}, nil
 	case "affine":
 		return expfam.Affine{DS: ds, DA: da}, nil
 	case "rff":
-		return expfam.NewRFF(ds, da, f.Dim, f.Length, f.Seed)
+		r, err := expfam.NewRFF(ds, da, f.Dim, f.Length, f.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("model.features: %w", err)
+		}
+		if scale != nil {
+			if err := r.ScaleInputs(scale); err != nil {
+				return nil, fmt.Errorf("model.input_scale: %w", err)
+			}
+		}
+		return r, nil
 	}
 	return nil, fmt.Errorf("model.features.kind: unknown features %q", f.Kind)
 }
@@ -273,8 +294,10 @@ func learnerScales(c config.Model, def []float64) ([]float64, error) {
 }
 
 // learnerSpec builds the model class of a physical environment from config
-// section model, with default scales def (one per coordinate).
-func learnerSpec(c *config.Config, def []float64, da int) (ModelSpec, error) {
+// section model, with default scales def (one per coordinate) and default
+// input scales in (d_s + d_a numbers, the typical ranges of (s, a)) for
+// random Fourier features.
+func learnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSpec, error) {
 	sigma, err := learnerScales(c.Model, def)
 	if err != nil {
 		return ModelSpec{}, err
@@ -283,9 +306,23 @@ func learnerSpec(c *config.Config, def []float64, da int) (ModelSpec, error) {
 	if err != nil {
 		return ModelSpec{}, err
 	}
-	feat, err := NewLearnerFeatures(c.Model.Features, len(sigma), da)
+	if len(c.Model.InputScale) > 0 {
+		in = c.Model.InputScale
+	}
+	if len(in) != len(sigma)+da {
+		return ModelSpec{}, fmt.Errorf("model.input_scale: %d scales for %d inputs (d_s = %d state and d_a = %d action coordinates)", len(in), len(sigma)+da, len(sigma), da)
+	}
+	feat, err := NewLearnerFeatures(c.Model.Features, len(sigma), da, in)
 	if err != nil {
 		return ModelSpec{}, err
+	}
+	var ldsFeat expfam.Features // nil: the model's features
+	switch c.Model.LDSFeatures {
+	case c.Model.Features.Kind, "model":
+	case "linear":
+		ldsFeat = expfam.Linear{DS: len(sigma), DA: da}
+	case "affine":
+		ldsFeat = expfam.Affine{DS: len(sigma), DA: da}
 	}
 	lds := make([]float64, len(sigma))
 	h := make([]float64, len(sigma))
@@ -293,5 +330,6 @@ func learnerSpec(c *config.Config, def []float64, da int) (ModelSpec, error) {
 		lds[i] = c.LDS.Sigma * s
 		h[i] = c.Model.KinkBandwidth * s
 	}
-	return ModelSpec{Family: fam, Features: feat, LDSSigma: lds, KinkBandwidth: h}, nil
+	return ModelSpec{Family: fam, Features: feat, LDSSigma: lds, KinkBandwidth: h, LDSFeatures: ldsFeat,
+		Delta: c.Model.Target == "delta"}, nil
 }

@@ -121,9 +121,9 @@ func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 		if err != nil {
 			continue
 		}
-		if ag.Model != nil {
+		if ag.Model != nil && !agent.OwnFeatures(name, mdp.Model) {
 			out[name] = len(ag.Model.W)
-		} else {
+		} else { // the oracle, or an lds agent on its own features: no W recorded
 			out[name] = 0
 		}
 	}

@@ -243,6 +243,11 @@ func (m *marginals) Estimated(agent string, w []float64) ([]plotting.Density, bo
 		if err != nil {
 			return nil, false
 		}
+		if m.mdp.Model.Delta { // a model of s' − s: shift by the query state
+			q := m.mdp.Query[i]
+			out[i] = func(x float64) float64 { return f(x - q) }
+			continue
+		}
 		out[i] = f
 	}
 	return out, true

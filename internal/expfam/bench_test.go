@@ -16,7 +16,7 @@ func BenchmarkTableRow(b *testing.B) {
 	sin, _ := NewSin(4, 1.7)
 	for i := 0; i < b.N; i++ {
 		t := NewTable(sin)
-		t.row(TableEtaMax*TableEtaRes + 3*TableEtaRes)
+		t.row(t.lin + 3*TableEtaRes)
 	}
 }
 

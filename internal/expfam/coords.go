@@ -80,8 +80,8 @@ func (g *GaussCoord) Cumulants(eta, grad, hess []float64) (float64, bool) {
 // normalised by quadrature and sampled from its Table.
 type ScalarCoord struct{ T *Table }
 
-// NewScalarCoord returns s as a coordinate with a fresh table.
-func NewScalarCoord(s Scalar) *ScalarCoord { return &ScalarCoord{T: NewTable(s)} }
+// NewScalarCoord returns s as a coordinate with its shared table.
+func NewScalarCoord(s Scalar) *ScalarCoord { return &ScalarCoord{T: SharedTable(s)} }
 
 func (c *ScalarCoord) String() string             { return c.T.f.String() }
 func (c *ScalarCoord) StatDim() int               { return 1 }

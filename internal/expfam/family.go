@@ -77,19 +77,19 @@ func LogDensity(d Distribution, eta, x []float64, logZ float64, buf []float64) f
 }
 
 // Product is the d-fold product of a scalar family: q(x) = Π q1(x_k),
-// psi_k(x) = ψ(x_k). Sampling uses a shared Table.
+// psi_k(x) = ψ(x_k). Sampling uses the family's shared Table.
 type Product struct {
 	S Scalar
 	D int
 	T *Table
 }
 
-// NewProduct returns the d-fold product of s with a fresh table.
+// NewProduct returns the d-fold product of s with the family's shared table.
 func NewProduct(s Scalar, d int) (*Product, error) {
 	if d < 1 {
 		return nil, fmt.Errorf("state dimension must be >= 1, got %d", d)
 	}
-	return &Product{S: s, D: d, T: NewTable(s)}, nil
+	return &Product{S: s, D: d, T: SharedTable(s)}, nil
 }
 
 func (p *Product) String() string {

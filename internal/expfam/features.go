@@ -56,6 +56,13 @@ func (f Constant) Phi(_, _, out []float64) { out[0] = 1 }
 // RFF are random Fourier features of z = [s, a]:
 // phi_j = sqrt(2/D) cos(ω_jᵀ z + b_j), ω_j ~ N(0, I/ℓ²), b_j ~ Unif[0, 2π),
 // drawn once from a seeded PCG stream, so the same seed gives the same map.
+// They approximate the Gaussian kernel exp(−|z − z'|²/(2ℓ²)). After
+// ScaleInputs(c) they are features of z_i/c_i instead: one length ℓ then
+// fits inputs of different ranges.
+//
+// Phi allocates nothing, and evaluates the cosine with Cos (within 5e-16
+// of math.Cos for |ω_jᵀz + b_j| ≤ 1, about 3× faster), so a batch of
+// rollouts costs D multiply-adds per input plus D cosines per transition.
 type RFF struct {
 	DS, DA int
 	Omega  []float64 // D×(DS+DA)
@@ -63,6 +70,8 @@ type RFF struct {
 	Scale  float64
 	Seed   uint64
 	Length float64
+	Inputs []float64 // the input scales c_i of ScaleInputs; nil: 1
+	omegaT []float64 // Omega transposed, (DS+DA)×D: Phi runs along j
 }
 
 // NewRFF draws d random Fourier features with length scale ell.
@@ -83,27 +92,74 @@ func NewRFF(ds, da, d int, ell float64, seed uint64) (*RFF, error) {
 	for i := range f.Bias {
 		f.Bias[i] = 2 * math.Pi * rng.Float64()
 	}
+	f.transpose()
 	return f, nil
 }
 
+func (f *RFF) transpose() {
+	in, d := f.DS+f.DA, len(f.Bias)
+	f.omegaT = make([]float64, len(f.Omega))
+	for j := range d {
+		for i := range in {
+			f.omegaT[i*d+j] = f.Omega[j*in+i]
+		}
+	}
+}
+
+// ScaleInputs makes f the features of (z_1/c_1, …, z_n/c_n), n = d_s + d_a,
+// by dividing column i of the frequencies by c_i. Each c_i must be a finite
+// number > 0.
+func (f *RFF) ScaleInputs(c []float64) error {
+	in := f.DS + f.DA
+	if len(c) != in {
+		return fmt.Errorf("rff input scales: %d numbers for %d inputs (d_s + d_a)", len(c), in)
+	}
+	for i, v := range c {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("rff input scale %d must be a finite number > 0, got %v", i, v)
+		}
+	}
+	for j := range f.Bias {
+		for i, v := range c {
+			f.Omega[j*in+i] /= v
+		}
+	}
+	f.Inputs = append([]float64(nil), c...)
+	f.transpose()
+	return nil
+}
+
 func (f *RFF) String() string {
+	if f.Inputs != nil {
+		return fmt.Sprintf("rff(dim=%d, length=%g, seed=%d, input_scale=%v)", len(f.Bias), f.Length, f.Seed, f.Inputs)
+	}
 	return fmt.Sprintf("rff(dim=%d, length=%g, seed=%d)", len(f.Bias), f.Length, f.Seed)
 }
 func (f *RFF) Dim() int       { return len(f.Bias) }
 func (f *RFF) StateDim() int  { return f.DS }
 func (f *RFF) ActionDim() int { return f.DA }
 func (f *RFF) Phi(s, a, out []float64) {
-	in := f.DS + f.DA
-	for j := range f.Bias {
-		w := f.Omega[j*in : (j+1)*in]
-		z := f.Bias[j]
-		for i, v := range s[:f.DS] {
-			z += w[i] * v
-		}
-		for i, v := range a[:f.DA] {
-			z += w[f.DS+i] * v
-		}
-		out[j] = f.Scale * math.Cos(z)
+	d := len(f.Bias)
+	out = out[:d]
+	// z_j = b_j + Σ_i ω_ji x_i, accumulated input by input (the same order
+	// of additions as a row-by-row dot product) along contiguous columns.
+	copy(out, f.Bias)
+	for i, v := range s[:f.DS] {
+		axpy(out, f.omegaT[i*d:(i+1)*d], v)
+	}
+	for i, v := range a[:f.DA] {
+		axpy(out, f.omegaT[(f.DS+i)*d:(f.DS+i+1)*d], v)
+	}
+	for j, z := range out {
+		out[j] = f.Scale * Cos(z)
+	}
+}
+
+// axpy adds v·w to out (len(w) ≥ len(out)).
+func axpy(out, w []float64, v float64) {
+	w = w[:len(out)]
+	for j := range out {
+		out[j] += w[j] * v
 	}
 }
 

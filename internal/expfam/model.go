@@ -31,12 +31,40 @@ func (m *Model) Eta(s, a, phi, eta []float64) {
 	dphi := len(phi)
 	for k := range eta {
 		row := m.W[k*dphi : (k+1)*dphi]
+		if dphi >= longRow {
+			eta[k] = dot4(row, phi)
+			continue
+		}
 		var e float64
 		for j, p := range phi {
 			e += row[j] * p
 		}
 		eta[k] = e
 	}
+}
+
+// longRow is the d_phi from which Eta sums with four accumulators (dot4):
+// a single running sum waits on each addition, which dominates for long
+// feature vectors (random Fourier features); short rows keep the plain
+// left-to-right sum.
+const longRow = 16
+
+// dot4 returns Σ_j x_j y_j (len(y) ≥ len(x)) summed in four interleaved
+// partial sums, combined as (s0 + s1) + (s2 + s3), plus the tail.
+func dot4(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(x); j += 4 {
+		s0 += x[j] * y[j]
+		s1 += x[j+1] * y[j+1]
+		s2 += x[j+2] * y[j+2]
+		s3 += x[j+3] * y[j+3]
+	}
+	for ; j < len(x); j++ {
+		s0 += x[j] * y[j]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // Stepper draws transitions from a model without allocating. It is not safe

@@ -93,7 +93,10 @@ func NewSin(p, alpha float64) (*SinFamily, error) {
 	return &SinFamily{genNormalBase{alpha}, p}, nil
 }
 
-func (f *SinFamily) Psi(x float64) float64   { return math.Sin(f.P * x) }
+func (f *SinFamily) Psi(x float64) float64 { return math.Sin(f.P * x) }
+
+// BoundedPsi reports that ψ = sin(P x) is bounded (see Table).
+func (f *SinFamily) BoundedPsi() bool        { return true }
 func (f *SinFamily) DPsi(x float64) float64  { return f.P * math.Cos(f.P*x) }
 func (f *SinFamily) D2Psi(x float64) float64 { return -f.P * f.P * math.Sin(f.P*x) }
 
@@ -122,6 +125,9 @@ func NewExpSin(alpha float64) (*ExpSinFamily, error) {
 }
 
 func (f *ExpSinFamily) Psi(x float64) float64 { return math.Exp(math.Sin(x)) }
+
+// BoundedPsi reports that ψ = exp(sin x) is bounded (see Table).
+func (f *ExpSinFamily) BoundedPsi() bool { return true }
 func (f *ExpSinFamily) DPsi(x float64) float64 {
 	s, c := math.Sincos(x)
 	return c * math.Exp(s)

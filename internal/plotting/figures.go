@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
@@ -108,19 +110,32 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 		figs = append(figs, fig{FigMarginals, func(c draw.Canvas) error { return marginalsFigure(c, opt.Marginals, finals) }})
 	}
 
+	// The figures are independent: draw them on all cores, then report
+	// them (and the first error) in figure order.
+	errs := make([]error, len(figs))
+	sem := make(chan struct{}, runtime.NumCPU())
+	var wg sync.WaitGroup
+	for k, f := range figs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			path := filepath.Join(outDir, f.name+"."+opt.Format)
+			errs[k] = writeFigure(path, opt, func(c draw.Canvas) error {
+				return safeDraw(func() error { return f.build(c) })
+			})
+		}()
+	}
+	wg.Wait()
 	var written []string
-	for _, f := range figs {
-		path := filepath.Join(outDir, f.name+"."+opt.Format)
-		err := writeFigure(path, opt, func(c draw.Canvas) error {
-			return safeDraw(func() error { return f.build(c) })
-		})
-		if errors.Is(err, errNoData) {
+	for k, f := range figs {
+		if errors.Is(errs[k], errNoData) {
 			continue
 		}
-		if err != nil {
-			return written, err
+		if errs[k] != nil {
+			return written, errs[k]
 		}
-		written = append(written, path)
+		written = append(written, filepath.Join(outDir, f.name+"."+opt.Format))
 	}
 	return written, nil
 }

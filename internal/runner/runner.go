@@ -114,8 +114,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		return nil, err
 	}
 	ds := mdp.StateDim()
-	pl, err := agent.NewPlanner(c.Planner.Mode, c.Planner.NRollouts, c.Planner.Tau, c.Planner.NSequences,
-		c.Planner.CRN, mdp.Actions, plannerBox(mdp), mdp.Task, ds)
+	pl, err := agent.NewFromConfig(c.Planner, mdp.Actions, plannerBox(mdp), mdp.Task, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +133,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		}
 		envPCG.Seed(streamSeed(c.Seed, purposeEnv, uint64(t.Seed), uint64(ep)))
 		mdp.Init(envRng, s)
+		pl.Reset()
 		if err := ag.BeginEpisode(pl, s, planRng); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
@@ -168,7 +168,9 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
 		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept}
-		if ag.Model != nil {
+		// W is recorded in the columns of the model class's features; an
+		// agent on other features (lds with model.lds_features) has none.
+		if ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
 			e.W = append([]float64(nil), ag.Model.W...)
 		}
 		if t.Agent != "oracle" && w0 != nil && len(e.W) == len(w0) {

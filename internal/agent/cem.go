@@ -1,0 +1,296 @@
+package agent
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/smrl-dev/smrl/internal/config"
+)
+
+// cem is the cross-entropy method (planner.kind cem), as in PETS, with
+// iCEM's coloured noise as an option. Over a box it keeps a Gaussian per
+// action of a sequence of L = Rollouts.Steps() actions, mean μ (warm-started
+// from the previous decision's, shifted by one step) and standard deviation
+// σ (init_std half-widths of the box at every decision). Each of
+// `iterations` rounds samples N = population sequences
+//
+//	a_n = clamp(μ + σ ⊙ ε_n)
+//
+// (ε_n white, or with β > 0 coloured: power ∝ 1/f^β along the sequence,
+// per action coordinate), scores them by their value (Rollouts.Value), and
+// refits to the K = elites best (ties to the earlier sample):
+//
+//	μ ← α μ + (1 − α) mean(elites),  σ ← α σ + (1 − α) std(elites).
+//
+// The first action of the final μ is played; μ stays in the box. Over a
+// discrete set it keeps a categorical distribution per step instead
+// (uniform at the start of an episode), refits it to the elites' action
+// frequencies with the same smoothing, and plays the most probable first
+// action (ties to the action listed first). Its value estimate is the
+// highest value among all sampled sequences.
+type cem struct {
+	r                   *Rollouts
+	box                 *Box
+	actions             [][]float64
+	pop, elites, iters  int
+	alpha, initStd      float64
+	da, steps, nActions int
+
+	mean  []float64 // box: μ after Plan (Result), L×d_a; discrete: probabilities, L×nActions
+	warm  []float64 // the warm start, same layout
+	sd    []float64 // box: σ, L×d_a
+	fill  []float64 // the warm start's new last step: the box's centre, or uniform
+	seqs  []float64 // box: N×L×d_a; discrete: N×L action indices
+	ret   []float64 // N values
+	elite []int     // indices of the K best, best first
+	act   [][]float64
+	noise *colouredNoise // nil: white noise
+	eps   []float64      // one coordinate's noise sequence, length L
+}
+
+func newCEM(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error) {
+	k := c.CEM
+	if k.Population < 1 || k.Elites < 1 || k.Elites > k.Population || k.Iterations < 1 {
+		return nil, fmt.Errorf("planner.cem: need population >= elites >= 1 and iterations >= 1, got %d, %d, %d", k.Population, k.Elites, k.Iterations)
+	}
+	if !(k.Alpha >= 0 && k.Alpha <= 1) || !(k.InitStd > 0) || !(k.Beta >= 0) {
+		return nil, fmt.Errorf("planner.cem: need alpha in [0, 1], init_std > 0 and beta >= 0, got %v, %v, %v", k.Alpha, k.InitStd, k.Beta)
+	}
+	steps := r.Steps()
+	p := &cem{r: r, box: box, actions: actions, pop: k.Population, elites: k.Elites, iters: k.Iterations,
+		alpha: k.Alpha, initStd: k.InitStd, steps: steps,
+		ret: make([]float64, k.Population), elite: make([]int, 0, k.Elites), act: make([][]float64, steps)}
+	if box != nil {
+		p.da = len(box.Low)
+		n := steps * p.da
+		p.mean, p.warm, p.sd = make([]float64, n), make([]float64, n), make([]float64, n)
+		p.seqs = make([]float64, k.Population*n)
+		p.fill = make([]float64, p.da)
+		for i := range p.fill {
+			p.fill[i] = (box.Low[i] + box.High[i]) / 2
+		}
+		p.eps = make([]float64, steps)
+		if k.Beta > 0 {
+			p.noise = newColouredNoise(steps, k.Beta)
+		}
+	} else {
+		p.nActions = len(actions)
+		n := steps * p.nActions
+		p.mean, p.warm = make([]float64, n), make([]float64, n)
+		p.seqs = make([]float64, k.Population*steps)
+		p.fill = make([]float64, p.nActions)
+		for i := range p.fill {
+			p.fill[i] = 1 / float64(p.nActions)
+		}
+	}
+	p.Reset()
+	return p, nil
+}
+
+func (p *cem) Result() []float64 { return p.mean }
+
+// Reset starts from the box's centre (or uniform probabilities).
+func (p *cem) Reset() {
+	n := len(p.fill)
+	for t := 0; t < len(p.warm); t += n {
+		copy(p.warm[t:], p.fill)
+	}
+	copy(p.mean, p.warm)
+}
+
+// Commit shifts μ (or the probabilities) by one step.
+func (p *cem) Commit() { shiftInto(p.warm, p.mean, p.fill) }
+
+func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
+	p.r.Begin(rng)
+	copy(p.mean, p.warm)
+	if p.box == nil {
+		return p.planDiscrete(sim, s, rng)
+	}
+	n, da := len(p.mean), p.da
+	for j := range p.sd {
+		i := j % da
+		p.sd[j] = p.initStd * (p.box.High[i] - p.box.Low[i]) / 2
+	}
+	best := math.Inf(-1)
+	for range p.iters {
+		p.elite = p.elite[:0]
+		for m := range p.pop {
+			seq := p.seqs[m*n : (m+1)*n]
+			for i := range da {
+				p.sample(rng)
+				for t, e := range p.eps {
+					j := t*da + i
+					seq[j] = min(max(p.mean[j]+p.sd[j]*e, p.box.Low[i]), p.box.High[i])
+				}
+			}
+			for t := range p.act {
+				p.act[t] = seq[t*da : (t+1)*da]
+			}
+			p.ret[m] = p.r.Value(sim, s, p.act, rng)
+			best = max(best, p.ret[m])
+			p.insertElite(m)
+		}
+		// Refit to the elites: their mean and (population) standard
+		// deviation per entry, smoothed with the previous values.
+		for j := range p.mean {
+			var mu, sq float64
+			for _, m := range p.elite {
+				mu += p.seqs[m*n+j]
+			}
+			mu /= float64(len(p.elite))
+			for _, m := range p.elite {
+				d := p.seqs[m*n+j] - mu
+				sq += d * d
+			}
+			sd := math.Sqrt(sq / float64(len(p.elite)))
+			i := j % da
+			p.mean[j] = min(max(p.alpha*p.mean[j]+(1-p.alpha)*mu, p.box.Low[i]), p.box.High[i])
+			p.sd[j] = p.alpha*p.sd[j] + (1-p.alpha)*sd
+		}
+	}
+	return BoxAction, best
+}
+
+// sample fills p.eps with one coordinate's noise along the sequence.
+func (p *cem) sample(rng *rand.Rand) {
+	if p.noise != nil {
+		p.noise.draw(rng, p.eps)
+		return
+	}
+	for t := range p.eps {
+		p.eps[t] = rng.NormFloat64()
+	}
+}
+
+// insertElite adds sample m to the elites (the K best so far, best first;
+// a later sample must be strictly better to pass an earlier one).
+func (p *cem) insertElite(m int) {
+	v := p.ret[m]
+	e := p.elite
+	if len(e) == p.elites {
+		if !(v > p.ret[e[len(e)-1]]) {
+			return
+		}
+		e = e[:len(e)-1]
+	}
+	i := len(e)
+	for i > 0 && v > p.ret[e[i-1]] {
+		i--
+	}
+	e = append(e, 0)
+	copy(e[i+1:], e[i:])
+	e[i] = m
+	p.elite = e
+}
+
+func (p *cem) planDiscrete(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
+	na, steps := p.nActions, p.steps
+	best := math.Inf(-1)
+	for range p.iters {
+		p.elite = p.elite[:0]
+		for m := range p.pop {
+			seq := p.seqs[m*steps : (m+1)*steps]
+			for t := range seq {
+				seq[t] = float64(categorical(p.mean[t*na:(t+1)*na], rng.Float64()))
+				p.act[t] = p.actions[int(seq[t])]
+			}
+			p.ret[m] = p.r.Value(sim, s, p.act, rng)
+			best = max(best, p.ret[m])
+			p.insertElite(m)
+		}
+		w := (1 - p.alpha) / float64(len(p.elite))
+		for j := range p.mean {
+			p.mean[j] *= p.alpha
+		}
+		for _, m := range p.elite {
+			for t := range steps {
+				p.mean[t*na+int(p.seqs[m*steps+t])] += w
+			}
+		}
+	}
+	first := 0
+	for i, q := range p.mean[:na] {
+		if q > p.mean[first] {
+			first = i
+		}
+	}
+	return first, best
+}
+
+// categorical returns the index i with Σ_{j<i} q_j ≤ u < Σ_{j≤i} q_j (the
+// last index when rounding leaves u beyond the total).
+func categorical(q []float64, u float64) int {
+	var c float64
+	for i, v := range q {
+		c += v
+		if u < c {
+			return i
+		}
+	}
+	return len(q) - 1
+}
+
+// colouredNoise draws Gaussian sequences of length T whose power spectrum
+// falls as 1/f^β (iCEM, Pinneri et al. 2020; the construction of the
+// colorednoise package): Fourier coefficients X_k = (a_k + i b_k) s_k with
+// a_k, b_k ~ N(0, 1), s_k = max(f_k, 1/T)^{−β/2} at f_k = k/T, k ≤ T/2
+// (X_0, and X_{T/2} for even T, real with √2 the scale), transformed back by
+// the inverse real DFT. Unlike the package, each y_t is normalised to unit
+// variance exactly (the package's normaliser omits the constant term).
+type colouredNoise struct {
+	t          int
+	cos, sin   []float64 // (T/2+1)×T tables of cos(2πkt/T), sin(2πkt/T)
+	scale      []float64 // per k: the factor of a_k and b_k in y_t
+	re, im     []float64
+	hasNyquist bool
+}
+
+func newColouredNoise(t int, beta float64) *colouredNoise {
+	nk := t/2 + 1
+	c := &colouredNoise{t: t, cos: make([]float64, nk*t), sin: make([]float64, nk*t), scale: make([]float64, nk),
+		re: make([]float64, nk), im: make([]float64, nk), hasNyquist: t%2 == 0}
+	var variance float64
+	for k := range nk {
+		f := max(float64(k)/float64(t), 1/float64(t))
+		s := math.Pow(f, -beta/2)
+		// y_t = (1/T)[X_0 + 2 Σ_{0<k<T/2} Re(X_k e^{2πikt/T}) + X_{T/2}(−1)^t].
+		m := 2.0
+		if k == 0 || (c.hasNyquist && k == t/2) {
+			m = math.Sqrt2 // a real coefficient with √2 the scale, counted once
+		}
+		c.scale[k] = m * s / float64(t)
+		variance += c.scale[k] * c.scale[k]
+		for j := range t {
+			c.cos[k*t+j], c.sin[k*t+j] = math.Cos(2*math.Pi*float64(k*j)/float64(t)), math.Sin(2*math.Pi*float64(k*j)/float64(t))
+		}
+	}
+	sd := math.Sqrt(variance)
+	for k := range c.scale {
+		c.scale[k] /= sd
+	}
+	return c
+}
+
+// draw writes one sequence into y (len T).
+func (c *colouredNoise) draw(rng *rand.Rand, y []float64) {
+	nk := len(c.scale)
+	for k := range nk {
+		c.re[k] = c.scale[k] * rng.NormFloat64()
+	}
+	for k := range nk {
+		c.im[k] = 0
+		if k > 0 && !(c.hasNyquist && k == nk-1) {
+			c.im[k] = c.scale[k] * rng.NormFloat64()
+		}
+	}
+	clear(y)
+	for k := range nk {
+		a, b := c.re[k], c.im[k]
+		cs, sn := c.cos[k*c.t:(k+1)*c.t], c.sin[k*c.t:(k+1)*c.t]
+		for j := range y {
+			y[j] += a*cs[j] - b*sn[j]
+		}
+	}
+}

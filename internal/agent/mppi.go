@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/smrl-dev/smrl/internal/config"
+)
+
+// mppi is model predictive path integral control (Williams et al. 2017;
+// planner.kind mppi) over a box of actions. It keeps a mean sequence U of
+// L = Rollouts.Steps() actions, warm-started from the previous decision's
+// shifted by one step. A decision samples K sequences
+//
+//	V_k = clamp(U + ε_k),  ε_k ~ N(0, diag(σ²)) per step,  V_0 = U,
+//
+// (clamp: to the box, coordinate by coordinate), scores each by its value
+// R_k (Rollouts.Value), and moves U to the weighted mean
+//
+//	U ← Σ_k w_k V_k,  w_k ∝ exp((R_k − max_j R_j)/λ),
+//
+// whose first action is played; the reward already prices the actions, so
+// there is no separate control-cost term. Its value estimate is max_k R_k.
+// U stays in the box (a convex combination of clamped sequences). After
+// a decision, U shifts one step and its last action restarts at the box's
+// centre, where U starts in every episode.
+type mppi struct {
+	r        *Rollouts
+	box      *Box
+	k        int
+	lambda   float64
+	std      []float64 // per action coordinate
+	da       int
+	mean     []float64 // U after Plan (Result), L×d_a
+	warm     []float64 // U before Plan
+	centre   []float64
+	seqs     []float64 // K×L×d_a sampled sequences
+	ret      []float64 // K values
+	act      [][]float64
+	weighted []float64
+}
+
+func newMPPI(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error) {
+	m := c.MPPI
+	if box == nil {
+		return nil, fmt.Errorf("planner.kind: mppi perturbs continuous actions and needs env.action_space: box")
+	}
+	if m.Samples < 1 || !(m.Temperature > 0) || !(m.NoiseStd > 0) {
+		return nil, fmt.Errorf("planner.mppi: samples, temperature and noise_std must be positive, got %d, %v, %v", m.Samples, m.Temperature, m.NoiseStd)
+	}
+	da, steps := len(box.Low), r.Steps()
+	p := &mppi{r: r, box: box, k: m.Samples, lambda: m.Temperature, da: da,
+		std: make([]float64, da), centre: make([]float64, da),
+		mean: make([]float64, steps*da), warm: make([]float64, steps*da), weighted: make([]float64, steps*da),
+		seqs: make([]float64, m.Samples*steps*da), ret: make([]float64, m.Samples), act: make([][]float64, steps)}
+	for i := range da {
+		p.std[i] = m.NoiseStd * (box.High[i] - box.Low[i]) / 2
+		p.centre[i] = (box.Low[i] + box.High[i]) / 2
+	}
+	p.Reset()
+	return p, nil
+}
+
+func (p *mppi) Result() []float64 { return p.mean }
+
+// Reset puts U at the box's centre.
+func (p *mppi) Reset() {
+	for t := 0; t < len(p.warm); t += p.da {
+		copy(p.warm[t:], p.centre)
+	}
+	copy(p.mean, p.warm)
+}
+
+// Commit shifts U by one step; the last action restarts at the centre.
+func (p *mppi) Commit() { shiftInto(p.warm, p.mean, p.centre) }
+
+// shiftInto writes src shifted one step of len(fill) entries earlier into
+// dst, with fill as the new last step.
+func shiftInto(dst, src, fill []float64) {
+	n := len(fill)
+	copy(dst, src[n:])
+	copy(dst[len(dst)-n:], fill)
+}
+
+func (p *mppi) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
+	p.r.Begin(rng)
+	n := len(p.warm)
+	best := math.Inf(-1)
+	for k := range p.k {
+		seq := p.seqs[k*n : (k+1)*n]
+		for j := range seq {
+			i := j % p.da
+			v := p.warm[j]
+			if k > 0 {
+				v += p.std[i] * rng.NormFloat64()
+			}
+			seq[j] = min(max(v, p.box.Low[i]), p.box.High[i])
+		}
+		for t := range p.act {
+			p.act[t] = seq[t*p.da : (t+1)*p.da]
+		}
+		p.ret[k] = p.r.Value(sim, s, p.act, rng)
+		if k == 0 || p.ret[k] > best {
+			best = p.ret[k]
+		}
+	}
+	// U ← Σ w_k V_k / Σ w_k, w_k = exp((R_k − max R)/λ) ∈ (0, 1], w = 1 at
+	// the best, so the sum is at least 1.
+	clear(p.weighted)
+	var total float64
+	for k := range p.k {
+		w := math.Exp((p.ret[k] - best) / p.lambda)
+		if w == 0 {
+			continue
+		}
+		total += w
+		seq := p.seqs[k*n : (k+1)*n]
+		for j, v := range seq {
+			p.weighted[j] += w * v
+		}
+	}
+	for j := range p.mean {
+		i := j % p.da // clamp away the rounding of the weighted mean
+		p.mean[j] = min(max(p.weighted[j]/total, p.box.Low[i]), p.box.High[i])
+	}
+	return BoxAction, best
+}

@@ -1,0 +1,276 @@
+package agent
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/config"
+)
+
+// quadTask is the reward r(s, a) = −|s − g|² − 0.2|a|²: with the drift
+// x_1 = x_0 + a and τ = 2 (one transition, the last state scored with the
+// action held), a sequence (a) from s has the value
+//
+//	V(a) = −|s − g|² − 0.2|a|² − |s + a − g|² − 0.2|a|²
+//	     = −1.4|a − a*|² + const,  a* = (g − s)/1.4,
+//
+// a 1-step quadratic problem with its optimum a* in closed form.
+type quadTask struct{ g []float64 }
+
+func (q quadTask) Reward(s, a []float64) float64 {
+	var v float64
+	for i := range s {
+		v -= (s[i]-q.g[i])*(s[i]-q.g[i]) + 0.2*a[i]*a[i]
+	}
+	return v
+}
+func (quadTask) Terminal([]float64) (bool, float64) { return false, 0 }
+func (quadTask) Terminates() bool                   { return false }
+
+// detDrift is driftSim declared deterministic (one rollout per sequence).
+type detDrift struct{ driftSim }
+
+func (detDrift) Deterministic() bool { return true }
+
+func plannerConfig(kind string) config.Planner {
+	return config.Planner{Kind: kind, Mode: "random", NRollouts: 1, Tau: 2, NSequences: 4000,
+		CEM:  config.CEM{Population: 200, Elites: 20, Iterations: 6, Alpha: 0, InitStd: 0.5},
+		MPPI: config.MPPI{Samples: 20000, Temperature: 0.01, NoiseStd: 1}}
+}
+
+// Every planner finds the optimum a* = (0.5, −0.25) of the quadratic
+// problem (s = 0, g = (0.7, −0.35)) in one decision, to a tolerance stated
+// from its sampling:
+//   - rss: the best of 4000 uniform sequences in [−1, 1]² is the one nearest
+//     a*; P(none within 0.06) = exp(−4000·π·0.06²/4) ≈ 1e-5: tolerance 0.06.
+//   - cem: each refit to the 20 best of 200 shrinks σ by about 0.3, so
+//     after six σ ≈ 5e-4 and the elite mean is within about 1e-4: 0.002.
+//   - mppi: as K → ∞ the update is the mean of the proposal N(0, σ²I)
+//     tilted by exp(V/λ), μ' = (2·1.4/λ)a*/(1/σ² + 2·1.4/λ) = 0.99644·a*
+//     (σ = 1 half-width = 1, λ = 0.01). The tilted law has sd σ' = 0.06,
+//     and importance sampling it from N(0, I) leaves an effective sample
+//     size of about K/160 = 125, so a sampling error of about 0.005 per
+//     coordinate: tolerance 0.02 around μ' (4 standard errors).
+func TestPlannersFindQuadraticOptimum(t *testing.T) {
+	task := quadTask{g: []float64{0.7, -0.35}}
+	star := []float64{0.5, -0.25}
+	shrink := 2 * 1.4 / 0.01 / (1 + 2*1.4/0.01)
+	for _, c := range []struct {
+		kind string
+		want []float64
+		tol  float64
+	}{
+		{"rss", star, 0.06},
+		{"cem", star, 0.002},
+		{"mppi", []float64{shrink * star[0], shrink * star[1]}, 0.02},
+	} {
+		box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
+		pl, err := NewFromConfig(plannerConfig(c.kind), nil, box, task, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := []float64{0, 0}
+		ai, v := pl.Best(detDrift{}, s, rand.New(rand.NewPCG(7, 8)))
+		a := pl.Action(ai)
+		if d := math.Hypot(a[0]-c.want[0], a[1]-c.want[1]); ai != BoxAction || d > c.tol {
+			t.Errorf("%s: chose %v, want %v ± %v (distance %.4f)", c.kind, a, c.want, c.tol, d)
+		}
+		// The value estimate is that of an evaluated sequence: at most the
+		// optimum's, and at least that of a point within the tolerance.
+		opt := task.Reward(s, star) + task.Reward([]float64{star[0], star[1]}, star)
+		if v > opt+1e-12 || v < opt-1.4*c.tol*c.tol-1e-12 {
+			t.Errorf("%s: value %v, optimum %v", c.kind, v, opt)
+		}
+	}
+}
+
+// Over a discrete set, rss (constant mode) and cem pick the action nearest
+// a* = 0.5 from {−1, −0.5, 0, 0.4, 1}: 0.4, whose value is V(0.4).
+func TestDiscretePlannersFindBestAction(t *testing.T) {
+	task := quadTask{g: []float64{0.7}}
+	actions := [][]float64{{-1}, {-0.5}, {0}, {0.4}, {1}}
+	for _, kind := range []string{"rss", "cem"} {
+		c := plannerConfig(kind)
+		c.Mode = "constant"
+		c.CEM = config.CEM{Population: 50, Elites: 5, Iterations: 4, Alpha: 0.1, InitStd: 1}
+		pl, err := NewFromConfig(c, actions, nil, task, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ai, v := pl.Best(detDrift{}, []float64{0}, rand.New(rand.NewPCG(1, 2)))
+		want := task.Reward([]float64{0}, []float64{0.4}) + task.Reward([]float64{0.4}, []float64{0.4})
+		if ai != 3 || math.Abs(v-want) > 1e-15 {
+			t.Errorf("%s: action %d value %v, want 3 (0.4) value %v", kind, ai, v, want)
+		}
+	}
+	if _, err := NewFromConfig(plannerConfig("mppi"), actions, nil, task, 1); err == nil {
+		t.Error("mppi accepted a discrete action set")
+	}
+}
+
+// Every method scores sequences with Rollouts.Value: with a terminating
+// task, a model that is rolled out once, and MPPI with one sample (the
+// unperturbed mean, the box's centre a = 0.5 at every step), the value is
+// the closed form of TestPlannerValueWithTermination's third case.
+func TestMethodsShareTheObjective(t *testing.T) {
+	box := &Box{Low: []float64{0, 0}, High: []float64{1, 0}}
+	c := plannerConfig("mppi")
+	c.Tau, c.NRollouts, c.MPPI.Samples = 8, 7, 1
+	pl, err := NewFromConfig(c, nil, box, walkTask{}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	_, v := pl.Best(countingSim{&n}, []float64{0.5, 0}, rand.New(rand.NewPCG(1, 1)))
+	if want := 1.5*5 + 10; v != want || n != 5 {
+		t.Errorf("value %v after %d transitions, want %v after 5", v, n, want)
+	}
+}
+
+// MPPI's warm start: Act commits the plan shifted by one step, with the
+// box's centre as the new last action; Reset returns to the centre; Best
+// leaves the warm start alone.
+func TestMPPIWarmStart(t *testing.T) {
+	box := &Box{Low: []float64{-1}, High: []float64{3}}
+	c := plannerConfig("mppi")
+	c.Tau, c.MPPI.Samples = 4, 50
+	task := quadTask{g: []float64{2}}
+	pl, err := NewFromConfig(c, nil, box, task, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := pl.Method.(*mppi)
+	rng := rand.New(rand.NewPCG(3, 3))
+	pl.Act(detDrift{}, []float64{0}, rng)
+	plan := append([]float64(nil), m.Result()...)
+	if want := []float64{plan[1], plan[2], 1}; m.warm[0] != want[0] || m.warm[1] != want[1] || m.warm[2] != want[2] {
+		t.Errorf("warm start %v after plan %v, want %v", m.warm, plan, want)
+	}
+	before := append([]float64(nil), m.warm...)
+	pl.Best(detDrift{}, []float64{0.5}, rng)
+	for i := range before {
+		if m.warm[i] != before[i] {
+			t.Fatalf("Best moved the warm start: %v → %v", before, m.warm)
+		}
+	}
+	pl.Reset()
+	for _, v := range m.warm {
+		if v != 1 {
+			t.Fatalf("after Reset the warm start is %v, want the centre 1", m.warm)
+		}
+	}
+}
+
+// Optimistic leaves the best candidate's plan as the method's result: of
+// two models, the one whose drift reaches the goal scores higher, and the
+// action played is its plan's.
+func TestOptimisticKeepsBestCandidatesPlan(t *testing.T) {
+	box := &Box{Low: []float64{-1}, High: []float64{1}}
+	for _, kind := range []string{"cem", "mppi"} {
+		c := plannerConfig(kind)
+		c.MPPI.Samples, c.CEM.Population = 500, 100
+		pl, err := NewFromConfig(c, nil, box, quadTask{g: []float64{0.7}}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Candidate 1 moves twice as far: a* = 0.7·2/(4 + 0.4) ≈ 0.318 and a
+		// higher value than candidate 0's (a* = 0.5).
+		cands := []Simulator{detDrift{}, scaledDrift{2}}
+		j, ai, v := pl.Optimistic(cands, []float64{0}, rand.New(rand.NewPCG(5, 6)))
+		got := pl.Action(ai)[0]
+		_, v1 := pl.Best(cands[1], []float64{0}, rand.New(rand.NewPCG(9, 9)))
+		if j != 1 || math.Abs(got-0.7*2/4.4) > 0.05 || math.Abs(v-v1) > 0.01 {
+			t.Errorf("%s: candidate %d, action %v, value %v; want 1, ≈ %.3f, ≈ %v", kind, j, got, v, 0.7*2/4.4, v1)
+		}
+	}
+}
+
+// scaledDrift is x' = x + k·a, deterministic.
+type scaledDrift struct{ k float64 }
+
+func (d scaledDrift) Step(s, a []float64, _ *rand.Rand, out []float64) {
+	for i := range out {
+		out[i] = s[i] + d.k*a[i]
+	}
+}
+func (scaledDrift) Deterministic() bool { return true }
+
+// Planning allocates nothing per decision, for every kind.
+func TestPlannersDoNotAllocate(t *testing.T) {
+	box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
+	for _, kind := range []string{"rss", "cem", "mppi"} {
+		c := plannerConfig(kind)
+		c.Tau, c.NRollouts, c.NSequences = 6, 3, 20
+		c.CEM = config.CEM{Population: 20, Elites: 4, Iterations: 2, Alpha: 0.1, InitStd: 0.5, Beta: 2}
+		c.MPPI.Samples = 20
+		pl, err := NewFromConfig(c, nil, box, bump, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		s := []float64{0.1, 0.2}
+		if n := testing.AllocsPerRun(20, func() { pl.Act(driftSim{}, s, rng) }); n != 0 {
+			t.Errorf("%s: %v allocations per decision", kind, n)
+		}
+	}
+}
+
+// Coloured noise has unit variance per step and the autocovariance of its
+// spectrum: Cov(y_t, y_{t+h}) = Σ_k c_k² cos(2πkh/T) / Σ_k c_k² with c_k the
+// per-frequency scales (the DC and Nyquist terms counted once), computed
+// here from the spectrum directly. White noise (β = 0) is uncorrelated.
+// Tolerance: 5 standard errors of a covariance estimate over n = 40000
+// sequences (√(2/n) ≈ 0.007).
+func TestColouredNoiseCovariance(t *testing.T) {
+	const n = 40000
+	for _, c := range []struct {
+		t    int
+		beta float64
+	}{{10, 0}, {10, 2}, {15, 1}, {16, 3}} {
+		cn := newColouredNoise(c.t, c.beta)
+		rng := rand.New(rand.NewPCG(11, 12))
+		y := make([]float64, c.t)
+		cov := make([]float64, c.t) // lag h, averaged over t
+		var mean float64
+		for range n {
+			cn.draw(rng, y)
+			for h := range c.t {
+				for s := 0; s+h < c.t; s++ {
+					cov[h] += y[s] * y[s+h] / float64(c.t-h)
+				}
+			}
+			mean += y[0]
+		}
+		// The exact autocovariance from the spectrum s_k = max(k/T, 1/T)^(−β/2).
+		want := make([]float64, c.t)
+		var total float64
+		for k := 0; k <= c.t/2; k++ {
+			w := math.Pow(math.Max(float64(k), 1)/float64(c.t), -c.beta/2)
+			w2 := 4 * w * w // a conjugate pair: (2 s_k)²
+			if k == 0 || 2*k == c.t {
+				w2 = 2 * w * w // real, with √2 the scale
+			}
+			total += w2
+			for h := range c.t {
+				want[h] += w2 * math.Cos(2*math.Pi*float64(k*h)/float64(c.t))
+			}
+		}
+		tol := 5 * math.Sqrt(2.0/n)
+		for h := range c.t {
+			got := cov[h] / n
+			if math.Abs(got-want[h]/total) > tol {
+				t.Errorf("T = %d, β = %v: Cov at lag %d = %.4f, want %.4f", c.t, c.beta, h, got, want[h]/total)
+			}
+		}
+		if math.Abs(mean/n) > 5/math.Sqrt(n) {
+			t.Errorf("T = %d, β = %v: mean %v", c.t, c.beta, mean/n)
+		}
+		if c.beta == 0 && math.Abs(want[1]/total) > 1e-12 {
+			t.Errorf("white noise has lag-1 covariance %v", want[1]/total)
+		}
+		if c.beta == 2 && want[1]/total < 0.5 {
+			t.Errorf("β = 2 noise has lag-1 correlation %v, want strongly positive", want[1]/total)
+		}
+	}
+}

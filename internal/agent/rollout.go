@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/smrl-dev/smrl/internal/env"
+)
+
+// Rollouts is the objective every planning method maximises: the value of
+// an action sequence a_0, …, a_{L−1} (L = Steps() = max(τ−1, 1)) at a state
+// s under a model, the mean over n rollouts of
+//
+//	Σ_{t<τ} r(x_t, a_min(t, L−1)),  x_0 = s,  x_{t+1} ~ sim(x_t, a_t),
+//
+// where a rollout that enters a terminal state collects its terminal reward
+// and stops, and the last state x_{τ−1} is scored with the last action held
+// (with a reward of the state alone, as in the paper, that is Σ_{t<τ}
+// r(x_t)). A deterministic simulator is rolled out once: its mean is that
+// rollout. With common random numbers every sequence of one decision
+// replays the same noise (Begin draws its seeds).
+type Rollouts struct {
+	Task env.Task
+	Tau  int  // states per rollout, x_0 = s included
+	N    int  // rollouts per sequence
+	CRN  bool // common random numbers
+
+	x, next []float64
+	crn     *rand.PCG
+	crnRand *rand.Rand
+	s1, s2  uint64
+	bad     bool // a rollout's value was not finite
+	ends    bool // Task.Terminates()
+}
+
+func newRollouts(task env.Task, tau, n int, crn bool, ds int) *Rollouts {
+	pcg := rand.NewPCG(0, 0)
+	return &Rollouts{Task: task, Tau: tau, N: n, CRN: crn, ends: task.Terminates(),
+		x: make([]float64, ds), next: make([]float64, ds), crn: pcg, crnRand: rand.New(pcg)}
+}
+
+// Steps is the number of actions of a sequence, max(τ−1, 1).
+func (r *Rollouts) Steps() int { return max(r.Tau-1, 1) }
+
+// Begin starts a decision: with common random numbers it draws from rng the
+// seeds that every sequence of the decision replays.
+func (r *Rollouts) Begin(rng *rand.Rand) {
+	if r.CRN {
+		r.s1, r.s2 = rng.Uint64(), rng.Uint64()
+	}
+}
+
+// deterministic is a Simulator that draws nothing (mean rollouts).
+type deterministic interface{ Deterministic() bool }
+
+// Value returns the mean rollout return of the sequence act (Steps()
+// actions) from s under sim, drawing the rollouts' noise from rng, or
+// with common random numbers from the decision's replayed stream. A
+// non-finite value sets the flag Planner.Err reports.
+func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.Rand) float64 {
+	if r.CRN {
+		r.crn.Seed(r.s1, r.s2)
+		rng = r.crnRand
+	}
+	last := len(act) - 1
+	r0 := r.Task.Reward(s, act[0])
+	n := r.N
+	if d, ok := sim.(deterministic); ok && d.Deterministic() {
+		n = 1
+	}
+	var total float64
+	if f, ok := r.fastPath(sim); ok {
+		total = f.value(s, act, n, r.Tau, r0, rng, r.x, r.next)
+		if math.IsNaN(total) || math.IsInf(total, 0) {
+			r.bad = true
+		}
+		return total / float64(n)
+	}
+	for k := 0; k < n; k++ {
+		copy(r.x, s)
+		v := r0
+		for t := 1; t < r.Tau; t++ {
+			sim.Step(r.x, act[t-1], rng, r.next)
+			r.x, r.next = r.next, r.x
+			if r.ends {
+				if done, bonus := r.Task.Terminal(r.x); done {
+					v += bonus
+					break
+				}
+			}
+			v += r.Task.Reward(r.x, act[min(t, last)])
+		}
+		total += v
+	}
+	if math.IsNaN(total) || math.IsInf(total, 0) {
+		r.bad = true
+	}
+	return total / float64(n)
+}

@@ -1,0 +1,380 @@
+package expfam
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// Sampling tables are pure functions of their family, so the rows one
+// process builds can serve the next. SharedTable keeps one table per family
+// for the whole process (every model, agent and sweep point of that family
+// shares its rows), and with a cache directory set (SetTableCache) a shared
+// table starts from the rows saved there and SaveTables writes back the
+// rows built since.
+//
+// A cache file holds one family's rows: a header (magic, format version,
+// the family's key), the rows, and a CRC-32C of everything before it. A
+// file that does not read back whole, carries another version or key, or
+// fails its checksum is ignored, and the rows are built afresh: the cache
+// can change how fast a run is, never what it computes (tested: cached and
+// fresh runs give byte-identical files).
+
+// tableFormat is the version of the row algorithm and of the file layout;
+// it changes whenever either does, so that old files are ignored.
+const tableFormat = 3
+
+var tableMagic = [8]byte{'S', 'M', 'R', 'L', 'T', 'B', 'L', 0}
+
+var registry struct {
+	sync.Mutex
+	dir    string            // cache directory; "" disables the cache
+	tables map[string]*Table // by tableKey
+}
+
+// SetTableCache sets the directory of the table cache ("" disables it) for
+// the shared tables created from now on and for SaveTables.
+func SetTableCache(dir string) {
+	registry.Lock()
+	defer registry.Unlock()
+	registry.dir = dir
+}
+
+// DefaultTableCacheDir is the user's cache directory for smrl's tables,
+// $XDG_CACHE_HOME/smrl/tables or the platform's equivalent (os.UserCacheDir),
+// or "" when there is none.
+func DefaultTableCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "smrl", "tables")
+}
+
+// tableKey identifies a table's content: the family (its String names every
+// parameter, exactly) and the grid.
+func tableKey(f Scalar) string {
+	return fmt.Sprintf("%s|eta %d %d/%d log %d|cells %d|tail %d %g|sub %d %g", f, TableEtaMax, TableGeoEta, TableEtaRes, TableEtaLogRes,
+		TableCells, TableTailCells, TableTailMin, TableSubCells, tableRefineTol)
+}
+
+// SharedTable returns the process-wide table of f: the same *Table for
+// every family with the same key, loaded from the table cache when one is
+// set and holds it.
+func SharedTable(f Scalar) *Table {
+	key := tableKey(f)
+	registry.Lock()
+	defer registry.Unlock()
+	if t, ok := registry.tables[key]; ok {
+		return t
+	}
+	if registry.tables == nil {
+		registry.tables = map[string]*Table{}
+	}
+	t := NewTable(f)
+	if registry.dir != "" {
+		t.cacheFile, t.cacheKey = cachePath(registry.dir, key), key
+	}
+	registry.tables[key] = t
+	return t
+}
+
+// loadCache fills the table from its cache file, once, before the first row
+// is built (so a command that draws nothing reads nothing); a bad file is
+// ignored.
+func (t *Table) loadCache() {
+	t.loadOnce.Do(func() {
+		if t.cacheFile != "" {
+			t.loadFile(t.cacheFile, t.cacheKey)
+		}
+	})
+}
+
+func cachePath(dir, key string) string {
+	h := sha256.Sum256([]byte(key))
+	return filepath.Join(dir, hex.EncodeToString(h[:12])+".tbl")
+}
+
+// DropSharedTables forgets the shared tables, so that the next SharedTable
+// of a family starts afresh (from the cache, when one is set): for tests
+// and long-lived processes that want the memory back.
+func DropSharedTables() {
+	registry.Lock()
+	defer registry.Unlock()
+	registry.tables = nil
+}
+
+// SaveTables writes every shared table that built rows since it was loaded
+// or saved to the table cache, atomically (a temporary file renamed into
+// place), and reports how many tables it wrote. It does nothing without a
+// cache directory. Errors name the file; a failure leaves the cache as it
+// was and changes no result.
+func SaveTables() (int, error) {
+	registry.Lock()
+	dir := registry.dir
+	var tables []*Table
+	for _, t := range registry.tables {
+		if t.dirty.Load() {
+			tables = append(tables, t)
+		}
+	}
+	registry.Unlock()
+	if dir == "" || len(tables) == 0 {
+		return 0, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, fmt.Errorf("table cache: %w", err)
+	}
+	n := 0
+	for _, t := range tables {
+		key := tableKey(t.f)
+		if err := t.saveFile(cachePath(dir, key), key); err != nil {
+			return n, err
+		}
+		t.dirty.Store(false)
+		n++
+	}
+	return n, nil
+}
+
+// builtRows returns the table's built rows by grid index, in index order.
+func (t *Table) builtRows() (idx []int, rows []*tableRow) {
+	for i := range t.rows {
+		if r := t.rows[i].Load(); r != nil {
+			idx, rows = append(idx, i), append(rows, r)
+		}
+	}
+	var extra []int
+	m := t.extra.Load()
+	m.Range(func(k, _ any) bool { extra = append(extra, k.(int)); return true })
+	sort.Ints(extra)
+	for _, i := range extra {
+		r, _ := m.Load(i)
+		idx, rows = append(idx, i), append(rows, r.(*tableRow))
+	}
+	return idx, rows
+}
+
+// saveFile writes the table's rows to path atomically.
+func (t *Table) saveFile(path, key string) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("table cache: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			err = fmt.Errorf("table cache: writing %s: %w", path, err)
+		}
+	}()
+	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	w := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<20)
+	idx, rows := t.builtRows()
+	enc := encoder{w: w}
+	enc.bytes(tableMagic[:])
+	enc.u32(tableFormat)
+	enc.str(key)
+	enc.u32(uint32(len(rows)))
+	for k, r := range rows {
+		enc.u64(uint64(int64(idx[k])))
+		r.encode(&enc)
+	}
+	if enc.err != nil {
+		return enc.err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := binary.Write(tmp, binary.LittleEndian, crc.Sum32()); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// loadFile reads rows from path into the empty table t; it reports whether
+// the file was whole, of this format and key, and checked out.
+func (t *Table) loadFile(path, key string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) < 4 {
+		return false
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)) != sum {
+		return false
+	}
+	dec := decoder{b: body}
+	var magic [8]byte
+	dec.bytes(magic[:])
+	if dec.err != nil || magic != tableMagic || dec.u32() != tableFormat || dec.str() != key {
+		return false
+	}
+	n := int(dec.u32())
+	idx := make([]int, 0, n)
+	rows := make([]*tableRow, 0, n)
+	for range n {
+		i := int(int64(dec.u64()))
+		r := new(tableRow)
+		r.decode(&dec)
+		if dec.err != nil {
+			return false
+		}
+		idx, rows = append(idx, i), append(rows, r)
+	}
+	for k, i := range idx {
+		if i >= 0 && i < len(t.rows) {
+			t.rows[i].Store(rows[k])
+		} else if t.nExtra.Add(1) <= tableExtraRows {
+			t.extra.Load().Store(i, rows[k])
+		}
+	}
+	return true
+}
+
+// encode and decode write and read every field of a row.
+func (r *tableRow) encode(e *encoder) {
+	if r.err != nil {
+		e.u32(1)
+		e.str(r.err.Error())
+		return
+	}
+	e.u32(0)
+	e.f64s(r.logZ, r.mean, r.vari, r.meanX, r.covXPsi)
+	for j := range r.node {
+		e.f64s(r.node[j][0], r.node[j][1])
+	}
+	e.f64s(r.lo[:]...)
+	e.f64s(r.hi[:]...)
+	for _, x := range r.ref {
+		e.u16(uint16(x))
+	}
+	e.u32(uint32(len(r.sub)))
+	e.f64s(r.sub...)
+}
+
+func (r *tableRow) decode(d *decoder) {
+	if d.u32() != 0 {
+		r.err = errors.New(d.str())
+		return
+	}
+	r.logZ, r.mean, r.vari, r.meanX, r.covXPsi = d.f64(), d.f64(), d.f64(), d.f64(), d.f64()
+	for j := range r.node {
+		r.node[j] = [2]float64{d.f64(), d.f64()}
+	}
+	for k := range r.lo {
+		r.lo[k] = d.f64()
+	}
+	for k := range r.hi {
+		r.hi[k] = d.f64()
+	}
+	for j := range r.ref {
+		r.ref[j] = int16(d.u16())
+	}
+	n := int(d.u32())
+	if n > (TableCells*(TableSubCells+1)*2) || d.err != nil {
+		d.err = errors.New("row: refined cells out of range")
+		return
+	}
+	if n > 0 {
+		r.sub = make([]float64, n)
+	}
+	for k := range r.sub {
+		r.sub[k] = d.f64()
+	}
+	// A refined cell's block must exist: refs point into sub.
+	for _, x := range r.ref {
+		if int(x)*2*(TableSubCells+1) > len(r.sub) || x < 0 {
+			d.err = errors.New("row: refined cell outside its data")
+			return
+		}
+	}
+}
+
+// encoder writes little-endian values, keeping the first error.
+type encoder struct {
+	w   io.Writer
+	buf [8]byte
+	err error
+}
+
+func (e *encoder) bytes(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+}
+func (e *encoder) u16(v uint16) { binary.LittleEndian.PutUint16(e.buf[:2], v); e.bytes(e.buf[:2]) }
+func (e *encoder) u32(v uint32) { binary.LittleEndian.PutUint32(e.buf[:4], v); e.bytes(e.buf[:4]) }
+func (e *encoder) u64(v uint64) { binary.LittleEndian.PutUint64(e.buf[:8], v); e.bytes(e.buf[:8]) }
+func (e *encoder) str(s string) { e.u32(uint32(len(s))); e.bytes([]byte(s)) }
+func (e *encoder) f64s(xs ...float64) {
+	for _, x := range xs {
+		e.u64(math.Float64bits(x))
+	}
+}
+
+// decoder reads what encoder writes from a byte slice, keeping the first
+// error (then every value reads as zero).
+type decoder struct {
+	b   []byte
+	err error
+}
+
+// next returns the next n bytes, or nil (and records an error) past the end.
+func (d *decoder) next(n int) []byte {
+	if d.err != nil || n > len(d.b) {
+		if d.err == nil {
+			d.err = io.ErrUnexpectedEOF
+		}
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes(b []byte) {
+	if v := d.next(len(b)); v != nil {
+		copy(b, v)
+	} else {
+		clear(b)
+	}
+}
+func (d *decoder) u16() uint16 {
+	if v := d.next(2); v != nil {
+		return binary.LittleEndian.Uint16(v)
+	}
+	return 0
+}
+func (d *decoder) u32() uint32 {
+	if v := d.next(4); v != nil {
+		return binary.LittleEndian.Uint32(v)
+	}
+	return 0
+}
+func (d *decoder) u64() uint64 {
+	if v := d.next(8); v != nil {
+		return binary.LittleEndian.Uint64(v)
+	}
+	return 0
+}
+func (d *decoder) f64() float64 { return math.Float64frombits(d.u64()) }
+func (d *decoder) str() string {
+	n := int(d.u32())
+	if v := d.next(n); v != nil {
+		return string(v)
+	}
+	return ""
+}

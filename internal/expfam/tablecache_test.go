@@ -1,0 +1,146 @@
+package expfam
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// A saved table reads back row for row, extended rows beyond the linear grid
+// and rows of non-normalisable η included; a damaged or foreign file is
+// ignored.
+func TestTableCacheRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	DropSharedTables() // only this test's tables
+	SetTableCache(dir)
+	defer SetTableCache("")
+	f, _ := NewSin(4.0625, 1.7) // a family no other test shares
+	tab := SharedTable(f)
+	if SharedTable(f) != tab {
+		t.Fatal("SharedTable made a second table for the same family")
+	}
+	for _, eta := range []float64{-300.3, -6.01, 0.5, 3.97, 257.2} {
+		tab.Quantile(eta, 0.3)
+	}
+	lin, _ := NewXSin(1.5)
+	bad := SharedTable(&linearPsiFamily{lin})
+	bad.Quantile(2, 0.5) // not normalisable: an error row
+	if n, err := SaveTables(); err != nil || n != 2 {
+		t.Fatalf("SaveTables: %d tables, %v; want 2", n, err)
+	}
+	if n, _ := SaveTables(); n != 0 {
+		t.Errorf("nothing new was built, but SaveTables wrote %d tables", n)
+	}
+	for _, orig := range []*Table{tab, bad} {
+		key := tableKey(orig.f)
+		fresh := NewTable(orig.f)
+		if !fresh.loadFile(cachePath(dir, key), key) {
+			t.Fatalf("%v: the saved file does not load", orig.f)
+		}
+		wi, wr := orig.builtRows()
+		gi, gr := fresh.builtRows()
+		if !reflect.DeepEqual(wi, gi) || len(wr) != len(gr) {
+			t.Fatalf("%v: rows %v loaded as %v", orig.f, wi, gi)
+		}
+		for k := range wr {
+			a, b := *wr[k], *gr[k]
+			if (a.err == nil) != (b.err == nil) || a.err != nil && a.err.Error() != b.err.Error() {
+				t.Fatalf("%v row %d: error %v loaded as %v", orig.f, wi[k], a.err, b.err)
+			}
+			a.err, b.err = nil, nil
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("%v row %d differs after the round trip", orig.f, wi[k])
+			}
+		}
+		if fresh.dirty.Load() {
+			t.Errorf("%v: a loaded table counts as dirty", orig.f)
+		}
+	}
+	// Damage: a flipped byte, a truncation, another key.
+	key := tableKey(f)
+	path := cachePath(dir, key)
+	data, _ := os.ReadFile(path)
+	for name, d := range map[string][]byte{"flipped": flip(data, len(data)/2), "truncated": data[:len(data)/3], "empty": nil} {
+		os.WriteFile(path, d, 0o644)
+		if NewTable(f).loadFile(path, key) {
+			t.Errorf("a %s file was loaded", name)
+		}
+	}
+	os.WriteFile(path, data, 0o644)
+	if NewTable(f).loadFile(path, key+"x") {
+		t.Error("a file of another key was loaded")
+	}
+	if got := filepath.Dir(path); got != dir {
+		t.Errorf("cache file in %s, want %s", got, dir)
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte(nil), b...)
+	c[i] ^= 0x40
+	return c
+}
+
+// linearPsiFamily has x-sin's base exp(−|x|^1.5/1.5) and ψ = x², which
+// is not normalisable for η > 0: its table rows there are error rows.
+type linearPsiFamily struct{ *XSinFamily }
+
+func (linearPsiFamily) Psi(x float64) float64  { return x * x }
+func (linearPsiFamily) DPsi(x float64) float64 { return 2 * x }
+func (linearPsiFamily) D2Psi(float64) float64  { return 2 }
+func (linearPsiFamily) String() string         { return "x²-test" }
+func (linearPsiFamily) Kink() (float64, bool)  { return 0, false }
+
+// Beyond its linear grid the table extends lazily, as
+// accurately as inside; its extension is bounded, and dropping it changes
+// no draw.
+func TestTableExtendsBeyondItsRange(t *testing.T) {
+	// Off-grid η on the geometric grid, from its first cells to far out, for
+	// the families with a bounded ψ. The bound is the one inside the linear
+	// grid (TestTableErrorBound). x-sin's ψ is unbounded: its grid stays
+	// linear (and, off the grid, as inaccurate as inside: see the README).
+	xsin, _ := NewXSin(2)
+	if x := NewTable(xsin); x.geo || x.gridEta(2*x.lin+1)-x.gridEta(2*x.lin) != 1.0/TableEtaRes {
+		t.Error("x-sin's grid must stay linear beyond the edge")
+	}
+	for _, f := range catalog(t)[:2] {
+		tab := NewTable(f)
+		if !tab.geo {
+			t.Fatalf("%v: the grid should be geometric beyond the edge", f)
+		}
+		for _, eta := range []float64{8.03, -11.7, 60.02, 256.3, 300.0078, -540.5, 1000.01, -3217.7} {
+			e, err := tab.MaxCDFError(eta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e > 4e-5 {
+				t.Errorf("%v η = %g: Kolmogorov distance %.2e", f, eta, e)
+			}
+			c, _ := NewCDF(f, eta)
+			if a, _, _, ok := tab.Cumulants(eta); !ok || math.Abs(a-c.LogZ) > 1e-6*math.Abs(c.LogZ) {
+				t.Errorf("%v η = %g: log Z %v (ok %v), exact %v", f, eta, a, ok, c.LogZ)
+			}
+		}
+	}
+	sin, _ := NewSin(4, 1.7)
+	tab := NewTable(sin)
+	old := tableExtraRows
+	tableExtraRows = 3
+	defer func() { tableExtraRows = old }()
+	fresh := NewTable(sin)
+	want := []float64{tab.Quantile(300.0078, 0.3), tab.Quantile(-540.5, 0.7), tab.Quantile(1000.01, 0.9)}
+	for round := range 3 {
+		got := []float64{fresh.Quantile(300.0078, 0.3), fresh.Quantile(-540.5, 0.7), fresh.Quantile(1000.01, 0.9)}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: draws %v with a bounded extension, %v without", round, got, want)
+		}
+		if n := fresh.nExtra.Load(); n > 3 {
+			t.Fatalf("the extension holds %d rows, bound 3", n)
+		}
+	}
+	if !math.IsNaN(tab.Quantile(math.Inf(1), 0.5)) || !math.IsNaN(tab.Quantile(math.NaN(), 0.5)) {
+		t.Error("non-finite η must give NaN")
+	}
+}

@@ -33,15 +33,18 @@ lint:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 60s ./internal/dataset/
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime 60s ./internal/config/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseSet$$' -fuzztime 60s ./internal/grid/
 
 # The paper's experiment at full scale, the flipped MDP, the estimation
-# sweep and its figure, then the acceptance checks on fresh full runs.
+# sweep and its figure, the planner ablation (smrl sweep), then the
+# acceptance checks on fresh full runs.
 reproduce: build
 	$(BIN) compare --out results/synthetic
 	$(BIN) compare --config configs/synthetic-flipped.yaml --out results/synthetic-flipped
 	$(BIN) compare --agents sm,mle,lds,oracle --out results/synthetic-mle
 	$(BIN) estimate --method sm,lds,mle --out results/estimate-sweep.csv
 	$(BIN) plot --sweep results/estimate-sweep.csv
+	$(BIN) sweep --config configs/ablation-tau-rollouts.yaml --out results/ablation-tau-rollouts
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -run TestFullPaperAcceptance -v ./internal/experiment/
 
 # examples/slurm-array.sh on a real one-node Slurm cluster (root: installs

@@ -671,7 +671,7 @@ func (d *GridData) heatmap(c draw.Canvas, m gridMetric) error {
 		}
 		plots = append(plots, pl)
 	}
-	title := fmt.Sprintf("%s%s (%s; mean over seeds in each cell)", m.what, d.after(m), strings.TrimSuffix(d.statNote(), ", 95% CI over seeds"))
+	title := fmt.Sprintf("%s%s (mean over seeds in each cell)", m.what, d.after(m))
 	if d.Seeds > 0 {
 		title = fmt.Sprintf("%s%s (mean over %d seeds in each cell)", m.what, d.after(m), d.Seeds)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -417,7 +418,7 @@ func sweepTable(w io.Writer, s *grid.Sweep, rows []grid.Row) error {
 			fmt.Fprintf(tw, "%s\t", v)
 		}
 		slope := "-"
-		if !isNaN(r.RegretSlope) {
+		if !math.IsNaN(r.RegretSlope) {
 			slope = fmt.Sprintf("%.2f", r.RegretSlope)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Agent, ciText(r.CumReward), ciText(r.CumRegret), slope)
@@ -425,13 +426,11 @@ func sweepTable(w io.Writer, s *grid.Sweep, rows []grid.Row) error {
 	return tw.Flush()
 }
 
-func isNaN(x float64) bool { return x != x }
-
 func ciText(s grid.Stat) string {
 	switch {
-	case isNaN(s.Mean):
+	case math.IsNaN(s.Mean):
 		return "-"
-	case isNaN(s.Lo):
+	case math.IsNaN(s.Lo):
 		return fmt.Sprintf("%.1f", s.Mean)
 	}
 	return fmt.Sprintf("%.1f [%.1f, %.1f]", s.Mean, s.Lo, s.Hi)

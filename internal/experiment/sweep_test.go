@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,7 +99,7 @@ func TestSweepEqualsSeparateRuns(t *testing.T) {
 	last := sums[len(sums)/3-1] // sm's last episode
 	r := rows[9]                // point 3, sm
 	if r.Agent != "sm" || r.Point != s.Points[3].Name || r.Episode != 3 || r.CumReward.Mean != last.CumReward.Mean ||
-		r.CumRegret.Hi != last.CumRegret.Hi || r.RegretSlope != last.RegretSlope && !(isNaN(r.RegretSlope) && isNaN(last.RegretSlope)) {
+		r.CumRegret.Hi != last.CumRegret.Hi || r.RegretSlope != last.RegretSlope && !(math.IsNaN(r.RegretSlope) && math.IsNaN(last.RegretSlope)) {
 		t.Errorf("sweep.csv row %+v, summary %+v", r, last)
 	}
 	// Any workers: the same files.

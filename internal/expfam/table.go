@@ -85,8 +85,9 @@ type Table struct {
 	// first row is built.
 	cacheFile, cacheKey string
 	loadOnce            sync.Once
-	edge                float64 // the linear grid's half-width: TableGeoEta or TableEtaMax
-	lin                 int     // its half-width in rows: the row of η = 0
+	cached              map[int][]byte // encoded rows of the cache file, by index; read-only once loaded
+	edge                float64        // the linear grid's half-width: TableGeoEta or TableEtaMax
+	lin                 int            // its half-width in rows: the row of η = 0
 }
 
 type tableRow struct {
@@ -155,10 +156,10 @@ func (t *Table) row(i int) *tableRow {
 		return r
 	}
 	t.loadCache()
-	if r := t.rows[i].Load(); r != nil {
-		return r
+	r := t.cachedRow(i)
+	if r == nil {
+		r = t.build(i)
 	}
-	r := t.build(i)
 	t.rows[i].CompareAndSwap(nil, r)
 	return t.rows[i].Load()
 }
@@ -170,11 +171,10 @@ func (t *Table) extraRow(i int) *tableRow {
 		return r.(*tableRow)
 	}
 	t.loadCache()
-	m = t.extra.Load()
-	if r, ok := m.Load(i); ok {
-		return r.(*tableRow)
+	r := t.cachedRow(i)
+	if r == nil {
+		r = t.build(i)
 	}
-	r := t.build(i)
 	if t.nExtra.Add(1) > tableExtraRows {
 		// Full: start afresh (rows are pure functions of η, so which rows
 		// are kept changes no result). Other goroutines may still read the

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"unsafe"
 )
 
 // Sampling tables are pure functions of their family, so the rows one
@@ -181,14 +182,31 @@ func (t *Table) saveFile(path, key string) (err error) {
 	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
 	w := bufio.NewWriterSize(io.MultiWriter(tmp, crc), 1<<20)
 	idx, rows := t.builtRows()
+	// Rows of the cache file this process never needed are kept as they
+	// were read.
+	have := make(map[int]bool, len(idx))
+	for _, i := range idx {
+		have[i] = true
+	}
+	var raw []int
+	for i := range t.cached {
+		if !have[i] {
+			raw = append(raw, i)
+		}
+	}
+	sort.Ints(raw)
 	enc := encoder{w: w}
 	enc.bytes(tableMagic[:])
 	enc.u32(tableFormat)
 	enc.str(key)
-	enc.u32(uint32(len(rows)))
+	enc.u32(uint32(len(rows) + len(raw)))
 	for k, r := range rows {
 		enc.u64(uint64(int64(idx[k])))
 		r.encode(&enc)
+	}
+	for _, i := range raw {
+		enc.u64(uint64(int64(i)))
+		enc.bytes(t.cached[i])
 	}
 	if enc.err != nil {
 		return enc.err
@@ -205,10 +223,13 @@ func (t *Table) saveFile(path, key string) (err error) {
 	return os.Rename(tmp.Name(), path)
 }
 
-// loadFile reads rows from path into the empty table t; it reports whether
-// the file was whole, of this format and key, and checked out.
+// loadFile indexes the rows of the cache file at path for the empty table
+// t, after checking the file's checksum, format and key; it reports whether
+// the file checked out. The rows are decoded one by one as they are first
+// needed (cachedRow), by whichever goroutine needs them, so a command waits
+// only for the file to be read and checked, not for every row.
 func (t *Table) loadFile(path, key string) bool {
-	data, err := os.ReadFile(path)
+	data, err := mapFile(path)
 	if err != nil || len(data) < 4 {
 		return false
 	}
@@ -223,25 +244,52 @@ func (t *Table) loadFile(path, key string) bool {
 		return false
 	}
 	n := int(dec.u32())
-	idx := make([]int, 0, n)
-	rows := make([]*tableRow, 0, n)
+	cached := make(map[int][]byte, n)
 	for range n {
 		i := int(int64(dec.u64()))
-		r := new(tableRow)
-		r.decode(&dec)
+		start := dec.b
+		skipRow(&dec)
 		if dec.err != nil {
 			return false
 		}
-		idx, rows = append(idx, i), append(rows, r)
+		cached[i] = start[:len(start)-len(dec.b)]
 	}
-	for k, i := range idx {
-		if i >= 0 && i < len(t.rows) {
-			t.rows[i].Store(rows[k])
-		} else if t.nExtra.Add(1) <= tableExtraRows {
-			t.extra.Load().Store(i, rows[k])
-		}
-	}
+	t.cached = cached
 	return true
+}
+
+// rowBytes is the size of an encoded row without its refined cells.
+const rowBytes = 4 + 8*(5+2*(TableCells+1)+2*(TableTailCells+1)) + 2*TableCells + 4
+
+// skipRow moves d past one encoded row.
+func skipRow(d *decoder) {
+	if d.u32() != 0 { // an error row: its message
+		d.str()
+		return
+	}
+	d.next(rowBytes - 8)
+	n := int(d.u32())
+	if n > TableCells*(TableSubCells+1)*2 {
+		d.err = errors.New("row: refined cells out of range")
+		return
+	}
+	d.next(8 * n)
+}
+
+// cachedRow decodes row i from the cache file, or returns nil when the file
+// does not hold it (or it does not decode).
+func (t *Table) cachedRow(i int) *tableRow {
+	b, ok := t.cached[i]
+	if !ok {
+		return nil
+	}
+	r := new(tableRow)
+	d := decoder{b: b}
+	r.decode(&d)
+	if d.err != nil {
+		return nil
+	}
+	return r
 }
 
 // encode and decode write and read every field of a row.
@@ -271,15 +319,9 @@ func (r *tableRow) decode(d *decoder) {
 		return
 	}
 	r.logZ, r.mean, r.vari, r.meanX, r.covXPsi = d.f64(), d.f64(), d.f64(), d.f64(), d.f64()
-	for j := range r.node {
-		r.node[j] = [2]float64{d.f64(), d.f64()}
-	}
-	for k := range r.lo {
-		r.lo[k] = d.f64()
-	}
-	for k := range r.hi {
-		r.hi[k] = d.f64()
-	}
+	d.float64s(unsafe.Slice(&r.node[0][0], 2*len(r.node)))
+	d.float64s(r.lo[:])
+	d.float64s(r.hi[:])
 	for j := range r.ref {
 		r.ref[j] = int16(d.u16())
 	}
@@ -291,9 +333,7 @@ func (r *tableRow) decode(d *decoder) {
 	if n > 0 {
 		r.sub = make([]float64, n)
 	}
-	for k := range r.sub {
-		r.sub[k] = d.f64()
-	}
+	d.float64s(r.sub)
 	// A refined cell's block must exist: refs point into sub.
 	for _, x := range r.ref {
 		if int(x)*2*(TableSubCells+1) > len(r.sub) || x < 0 {
@@ -371,6 +411,25 @@ func (d *decoder) u64() uint64 {
 	return 0
 }
 func (d *decoder) f64() float64 { return math.Float64frombits(d.u64()) }
+
+// littleEndian reports whether float64s in memory have the file's byte
+// order, so that float64s can copy them in bulk.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// float64s reads len(dst) little-endian float64s into dst.
+func (d *decoder) float64s(dst []float64) {
+	b := d.next(8 * len(dst))
+	switch {
+	case b == nil:
+		clear(dst)
+	case littleEndian:
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 8*len(dst)), b)
+	default:
+		for i := range dst {
+			dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+	}
+}
 func (d *decoder) str() string {
 	n := int(d.u32())
 	if v := d.next(n); v != nil {

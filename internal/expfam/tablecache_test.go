@@ -40,6 +40,12 @@ func TestTableCacheRoundTrip(t *testing.T) {
 			t.Fatalf("%v: the saved file does not load", orig.f)
 		}
 		wi, wr := orig.builtRows()
+		if len(fresh.cached) != len(wi) {
+			t.Fatalf("%v: the file holds %d rows, the table built %d", orig.f, len(fresh.cached), len(wi))
+		}
+		for _, i := range wi { // decode every row, as draws would
+			fresh.row(i)
+		}
 		gi, gr := fresh.builtRows()
 		if !reflect.DeepEqual(wi, gi) || len(wr) != len(gr) {
 			t.Fatalf("%v: rows %v loaded as %v", orig.f, wi, gi)
@@ -58,6 +64,29 @@ func TestTableCacheRoundTrip(t *testing.T) {
 			t.Errorf("%v: a loaded table counts as dirty", orig.f)
 		}
 	}
+	// A table that used some of the file's rows and built a new one saves
+	// them all: the rows it never needed are kept as read.
+	partial := NewTable(f)
+	partial.cacheFile, partial.cacheKey = cachePath(dir, tableKey(f)), tableKey(f)
+	partial.Quantile(0.5, 0.3)   // decodes the rows around 0.5
+	partial.Quantile(-77.7, 0.2) // builds new rows
+	if err := partial.saveFile(partial.cacheFile, partial.cacheKey); err != nil {
+		t.Fatal(err)
+	}
+	again := NewTable(f)
+	if !again.loadFile(partial.cacheFile, partial.cacheKey) {
+		t.Fatal("the re-saved file does not load")
+	}
+	wi, _ := tab.builtRows()
+	for _, i := range wi {
+		if _, ok := again.cached[i]; !ok {
+			t.Errorf("row %d of the first file was lost on the second save", i)
+		}
+	}
+	if len(again.cached) <= len(wi) {
+		t.Errorf("the second save has %d rows, want the %d of the first and new ones", len(again.cached), len(wi))
+	}
+
 	// Damage: a flipped byte, a truncation, another key.
 	key := tableKey(f)
 	path := cachePath(dir, key)

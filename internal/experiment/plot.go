@@ -25,7 +25,7 @@ type densities struct {
 }
 
 func (d *densities) curve(m *expfam.Model, s, a float64) plotting.Density {
-	f, err := m.Density([]float64{s}, []float64{a})
+	f, err := m.TabulatedDensity([]float64{s}, []float64{a})
 	if err != nil {
 		return func(float64) float64 { return 0 }
 	}

@@ -461,3 +461,26 @@ func TestMarginal(t *testing.T) {
 		t.Error("Marginal accepted a family it cannot split")
 	}
 }
+
+// TabulatedDensity is Density up to the table's interpolation of log Z.
+func TestTabulatedDensity(t *testing.T) {
+	sin, _ := NewSin(4, 1.7)
+	prod, _ := NewProduct(sin, 1)
+	m, _ := NewModel(prod, Linear{DS: 1, DA: 1}, []float64{1.3, 0.7})
+	for _, s := range []float64{-2.2, -0.4, 0.9, 2.7} {
+		exact, err := m.Density([]float64{s}, []float64{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := m.TabulatedDensity([]float64{s}, []float64{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range []float64{-1.5, 0, 0.4, 2} {
+			a, b := exact([]float64{x}), tab([]float64{x})
+			if math.Abs(a-b) > 1e-8*a {
+				t.Errorf("s=%g x=%g: exact %.12g, tabulated %.12g", s, x, a, b)
+			}
+		}
+	}
+}

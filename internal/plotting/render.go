@@ -1,11 +1,13 @@
 package plotting
 
 import (
+	"image"
+
 	"bytes"
 	"errors"
 	"fmt"
+	"git.sr.ht/~sbinet/gg"
 	"image/color"
-	"image/png"
 	"io"
 	"math"
 	"os"
@@ -352,18 +354,25 @@ func drawPlot(c draw.Canvas, p *plot.Plot) draw.Canvas {
 // writeFigure calls render on a blank white canvas of the options' size and
 // format and writes the result to path, creating its directory. Nothing is
 // written when render fails, and a partly written file is removed.
-// fastPNG writes a raster canvas as PNG with the fastest deflate level:
-// figures are flat colours and anti-aliased lines, which the filters
-// compress well at any level, and half the drawing time went to the
-// default level's compression.
-type fastPNG struct{ *vgimg.Canvas }
+// newRaster is vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi)) without
+// its copy of the fresh image into a second one (gg.NewContextForImage):
+// the canvas draws straight into one RGBA image.
+func newRaster(w, h vg.Length, dpi int) *vgimg.Canvas {
+	img := image.NewRGBA(image.Rect(0, 0, int(w/vg.Inch*vg.Length(dpi)+0.5), int(h/vg.Inch*vg.Length(dpi)+0.5)))
+	ctx := gg.NewContextForRGBA(img)
+	ctx.SetLineCapButt() // what NewWith does to a context of its own
+	ctx.InvertY()
+	return vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
+}
 
-var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed}
+// fastPNG writes a raster canvas as PNG with writePNG: image/png's default
+// compression took half a figure's drawing time.
+type fastPNG struct{ *vgimg.Canvas }
 
 // WriteTo writes the canvas's image as PNG.
 func (c fastPNG) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
-	err := pngEncoder.Encode(cw, c.Image())
+	err := writePNG(cw, c.Image())
 	return cw.n, err
 }
 
@@ -390,7 +399,7 @@ func writeFigure(path string, opt Options, render func(c draw.Canvas) error) (er
 		dpi := min(max(int(math.Round(vgimg.DefaultDPI*scale)), minDPI), maxDPI)
 		w := opt.Width * vgimg.DefaultDPI / vg.Length(dpi)
 		h := opt.Height * vgimg.DefaultDPI / vg.Length(dpi)
-		cv = fastPNG{vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))}
+		cv = fastPNG{newRaster(w, h, dpi)}
 	case "svg":
 		// Embedded fonts make the figure look the same in every viewer;
 		// without them a viewer lacking Liberation Sans substitutes a

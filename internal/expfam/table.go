@@ -85,9 +85,9 @@ type Table struct {
 	// first row is built.
 	cacheFile, cacheKey string
 	loadOnce            sync.Once
-	cached              map[int][]byte // encoded rows of the cache file, by index; read-only once loaded
-	edge                float64        // the linear grid's half-width: TableGeoEta or TableEtaMax
-	lin                 int            // its half-width in rows: the row of η = 0
+	cached              map[int]cachedEntry // encoded rows of the cache file, by index; read-only once loaded
+	edge                float64             // the linear grid's half-width: TableGeoEta or TableEtaMax
+	lin                 int                 // its half-width in rows: the row of η = 0
 }
 
 type tableRow struct {

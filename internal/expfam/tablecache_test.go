@@ -87,15 +87,33 @@ func TestTableCacheRoundTrip(t *testing.T) {
 		t.Errorf("the second save has %d rows, want the %d of the first and new ones", len(again.cached), len(wi))
 	}
 
-	// Damage: a flipped byte, a truncation, another key.
+	// Damage to the header or index (a flipped byte in the index, a
+	// truncation, an empty file, another key) rejects the file; damage to a
+	// row rejects that row only, which is then built afresh.
 	key := tableKey(f)
 	path := cachePath(dir, key)
 	data, _ := os.ReadFile(path)
-	for name, d := range map[string][]byte{"flipped": flip(data, len(data)/2), "truncated": data[:len(data)/3], "empty": nil} {
+	for name, d := range map[string][]byte{"index flipped": flip(data, 60), "truncated": data[:len(data)/3], "empty": nil} {
 		os.WriteFile(path, d, 0o644)
 		if NewTable(f).loadFile(path, key) {
-			t.Errorf("a %s file was loaded", name)
+			t.Errorf("a file with its %s was loaded", name)
 		}
+	}
+	os.WriteFile(path, flip(data, len(data)-100), 0o644) // inside the last row
+	damaged := NewTable(f)
+	if !damaged.loadFile(path, key) {
+		t.Fatal("a file with one damaged row was rejected whole")
+	}
+	nBad, nGood := 0, 0
+	for i := range damaged.cached {
+		if damaged.cachedRow(i) == nil {
+			nBad++
+		} else {
+			nGood++
+		}
+	}
+	if nBad != 1 || nGood == 0 {
+		t.Errorf("one damaged row: %d rows rejected, %d accepted; want 1 and the rest", nBad, nGood)
 	}
 	os.WriteFile(path, data, 0o644)
 	if NewTable(f).loadFile(path, key+"x") {

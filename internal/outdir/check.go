@@ -29,7 +29,10 @@ func Check(dir string) error {
 	if err != nil {
 		return fmt.Errorf("directory %s: %w", dir, err)
 	}
-	if !empty {
+	// The marker is looked at again after the listing: another smrl process
+	// claiming dir at this moment may have created it in between, and it
+	// is then the entry that made dir non-empty.
+	if !empty && !Owned(dir) {
 		return errs.Invalid(fmt.Errorf("directory %s is not empty and was not made by smrl (it has no %s marker); "+
 			"smrl writes only into a new or empty directory, or one it made, so that it never replaces your files: choose another directory", describe(dir), MarkerFile))
 	}

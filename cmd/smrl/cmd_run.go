@@ -128,33 +128,43 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	eo, err := opts.experimentOptions(experiment.DefaultOutDir(c), c.Workers, opts.Quiet)
+	if err != nil {
+		return err
+	}
+	return experiment.Run(opts.Cmd.Context(), c, eo)
+}
+
+// experimentOptions checks the flags shared by run, compare and sweep and
+// turns them into the runner's options. defaultOut is the results
+// directory without --out; plotQuiet silences the figure log.
+func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQuiet bool) (experiment.Options, error) {
 	switch opts.Format {
 	case "png", "svg", "pdf":
 	default:
-		return usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
+		return experiment.Options{}, usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
 	}
 	if opts.LogFormat != "text" && opts.LogFormat != "json" {
-		return usageErrorf("--log-format: want text or json, got %q", opts.LogFormat)
+		return experiment.Options{}, usageErrorf("--log-format: want text or json, got %q", opts.LogFormat)
 	}
 	shard, err := resolveShard(opts.Shard, opts.ShardCount)
 	if err != nil {
-		return err
+		return experiment.Options{}, err
 	}
 	out := opts.Out
 	shardDir := fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
 	if out == "" {
-		out = experiment.DefaultOutDir(c)
+		out = defaultOut
 		if shard.Count > 0 {
 			out = filepath.Join(out, shardDir)
 		}
 	}
-	// A shard in the conventional DIR/shard-i-of-n marks DIR, where smrl
-	// merge writes, when DIR is new or empty.
-	claimParent := shard.Count > 0 && filepath.Base(filepath.Clean(out)) == shardDir
 	eo := experiment.Options{
-		OutDir:      out,
-		ClaimParent: claimParent,
-		Workers:     c.Workers,
+		OutDir: out,
+		// A shard in the conventional DIR/shard-i-of-n marks DIR, where
+		// smrl merge writes, when DIR is new or empty.
+		ClaimParent: shard.Count > 0 && filepath.Base(filepath.Clean(out)) == shardDir,
+		Workers:     workers,
 		CommandLine: append([]string{"smrl"}, os.Args[1:]...),
 		Version:     versionString(),
 		Commit:      vcsRevision(),
@@ -170,9 +180,9 @@ func runRun(opts *RunOptions) error {
 		}
 	}
 	if !opts.NoPlots {
-		eo.Plot = drawFigures(opts.IO, opts.Format, opts.Quiet)
+		eo.Plot = drawFigures(opts.IO, opts.Format, plotQuiet)
 	}
-	return experiment.Run(opts.Cmd.Context(), c, eo)
+	return eo, nil
 }
 
 // resolveShard takes --shard, else the batch-queue environment.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -66,46 +65,11 @@ func sweepRun(opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	switch opts.Format {
-	case "png", "svg", "pdf":
-	default:
-		return usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
-	}
-	if opts.LogFormat != "text" && opts.LogFormat != "json" {
-		return usageErrorf("--log-format: want text or json, got %q", opts.LogFormat)
-	}
-	shard, err := resolveShard(opts.Shard, opts.ShardCount)
+	// Figures are drawn once for all points, from the sweep.
+	eo, err := opts.experimentOptions(filepath.Join("results", s.Base.Name), s.Base.Workers, true)
 	if err != nil {
 		return err
 	}
-	out := opts.Out
-	shardDir := fmt.Sprintf("shard-%d-of-%d", shard.Index, shard.Count)
-	if out == "" {
-		out = filepath.Join("results", s.Base.Name)
-		if shard.Count > 0 {
-			out = filepath.Join(out, shardDir)
-		}
-	}
-	so := experiment.SweepOptions{Format: opts.Format, Options: experiment.Options{
-		OutDir:      out,
-		ClaimParent: shard.Count > 0 && filepath.Base(filepath.Clean(out)) == shardDir,
-		Workers:     s.Base.Workers,
-		CommandLine: append([]string{"smrl"}, os.Args[1:]...),
-		Version:     versionString(),
-		Commit:      vcsRevision(),
-		Resume:      opts.Resume,
-		Shard:       shard,
-		ResumeHint:  resumeHint(opts.Resume),
-	}}
-	if !opts.Quiet {
-		so.Stdout = opts.IO.Out
-		so.Log = newLogger(opts.IO.ErrOut, opts.LogFormat)
-		if opts.LogFormat == "text" && isTerminal(opts.IO.ErrOut) {
-			so.Bar = opts.IO.ErrOut
-		}
-	}
-	if !opts.NoPlots {
-		so.Plot = drawFigures(opts.IO, opts.Format, true) // one line for all points, from the sweep
-	}
+	so := experiment.SweepOptions{Format: opts.Format, Options: eo}
 	return experiment.RunSweep(opts.Cmd.Context(), s, so)
 }

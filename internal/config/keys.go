@@ -83,7 +83,7 @@ func ParseValue(key, text string) (any, error) {
 	if err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %q %v", key, strings.TrimSpace(text), err))
 	}
-	return plain(reflect.ValueOf(v)), nil
+	return Plain(reflect.ValueOf(v)), nil
 }
 
 // DecodeValue decodes the YAML node n as a value of key with the checks
@@ -107,12 +107,12 @@ func DecodeValue(key string, n *yaml.Node) (any, error) {
 	if err := n.Decode(out.Interface()); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("line %d: %s: %s", n.Line, key, strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
-	return plain(out.Elem()), nil
+	return Plain(out.Elem()), nil
 }
 
-// plain converts a value of a Config field to the plain types ParseValue
+// Plain converts a value of a Config field to the plain types ParseValue
 // returns: int64 for integers, string for named string types (Auto).
-func plain(v reflect.Value) any {
+func Plain(v reflect.Value) any {
 	switch v.Kind() {
 	case reflect.Int, reflect.Int64:
 		return v.Int()

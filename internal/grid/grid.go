@@ -148,27 +148,11 @@ func Text(v any) string {
 	if rv.Kind() == reflect.Slice {
 		parts := make([]string, rv.Len())
 		for i := range parts {
-			parts[i] = Text(plainValue(rv.Index(i)))
+			parts[i] = Text(config.Plain(rv.Index(i)))
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	}
 	return fmt.Sprint(v)
-}
-
-func plainValue(v reflect.Value) any {
-	switch v.Kind() {
-	case reflect.Int, reflect.Int64:
-		return v.Int()
-	case reflect.Uint64:
-		return v.Uint()
-	case reflect.Float64:
-		return v.Float()
-	case reflect.Bool:
-		return v.Bool()
-	case reflect.String:
-		return v.String()
-	}
-	return v.Interface()
 }
 
 // checkKey checks that key can be swept and returns its type.

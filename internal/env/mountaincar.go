@@ -38,7 +38,7 @@ func newMountainCar(c *config.Config) (*MDP, error) {
 	return &MDP{
 		Dim:      2,
 		Task:     mountainCarTask{p: p},
-		Dynamics: mc,
+		Dynamics: &gaussianStep{step: mc.step, std: [2]float64(p.NoiseStd), noisy: mc.noisy},
 		Model:    spec,
 		Init: func(rng *rand.Rand, s []float64) {
 			s[0] = p.InitLow + (p.InitHigh-p.InitLow)*rng.Float64()
@@ -60,29 +60,6 @@ func (mc *mountainCar) step(s, a []float64, ep, ev float64, out []float64) {
 	}
 	out[0], out[1] = x, v
 }
-
-func (mc *mountainCar) NewSimulator() Simulator { return mountainCarSim{mc} }
-func (mc *mountainCar) NewMean() Simulator      { return mountainCarMean{mc} }
-
-type mountainCarSim struct{ *mountainCar }
-
-func (mc mountainCarSim) Step(s, a []float64, rng *rand.Rand, out []float64) {
-	var ep, ev float64
-	if mc.noisy {
-		ev = mc.p.NoiseStd[1] * rng.NormFloat64()
-		ep = mc.p.NoiseStd[0] * rng.NormFloat64()
-	}
-	mc.step(s, a, ep, ev, out)
-}
-
-// mountainCarMean is the noise-free step (the mean transition up to the
-// bounds when noise is on).
-type mountainCarMean struct{ *mountainCar }
-
-func (mc mountainCarMean) Step(s, a []float64, _ *rand.Rand, out []float64) { mc.step(s, a, 0, 0, out) }
-
-// Deterministic reports that the step draws nothing.
-func (mountainCarMean) Deterministic() bool { return true }
 
 // mountainCarTask: −0.1a² per step (of the action as given, like
 // Gymnasium), goal_reward on entering the goal.

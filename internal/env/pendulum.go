@@ -46,7 +46,7 @@ func newPendulum(c *config.Config) (*MDP, error) {
 	return &MDP{
 		Dim:      3,
 		Task:     pendulumTask{maxTorque: p.MaxTorque},
-		Dynamics: pd,
+		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: pd.noisy},
 		Model:    spec,
 		Init: func(rng *rand.Rand, s []float64) {
 			th := p.InitTheta * (2*rng.Float64() - 1)
@@ -70,30 +70,6 @@ func (pd *pendulum) step(s, a []float64, eTheta, eSpeed float64, out []float64) 
 }
 
 func clip(x, m float64) float64 { return min(max(x, -m), m) }
-
-func (pd *pendulum) NewSimulator() Simulator { return pendulumSim{pd} }
-func (pd *pendulum) NewMean() Simulator      { return pendulumMean{pd} }
-
-type pendulumSim struct{ *pendulum }
-
-func (pd pendulumSim) Step(s, a []float64, rng *rand.Rand, out []float64) {
-	var et, ew float64
-	if pd.noisy {
-		ew = pd.p.NoiseStd[1] * rng.NormFloat64()
-		et = pd.p.NoiseStd[0] * rng.NormFloat64()
-	}
-	pd.step(s, a, et, ew, out)
-}
-
-// pendulumMean is the noise-free step: the mean transition without noise,
-// and with noise normal the mean up to O(σ²) (the clip and the curvature
-// of cos and sin).
-type pendulumMean struct{ *pendulum }
-
-func (pd pendulumMean) Step(s, a []float64, _ *rand.Rand, out []float64) { pd.step(s, a, 0, 0, out) }
-
-// Deterministic reports that the step draws nothing.
-func (pendulumMean) Deterministic() bool { return true }
 
 // pendulumTask is Gymnasium's cost, negated, on the observation.
 type pendulumTask struct{ maxTorque float64 }

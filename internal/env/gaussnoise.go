@@ -1,0 +1,36 @@
+package env
+
+import "math/rand/v2"
+
+// gaussianStep is the Dynamics of a physical system whose Euler step takes
+// two additive noise terms, e0 and e1, each N(0, std[i]²) when noisy and 0
+// otherwise. Pendulum and mountain car share it, so their simulators draw
+// in the same order: e1 first, then e0.
+type gaussianStep struct {
+	step  func(s, a []float64, e0, e1 float64, out []float64)
+	std   [2]float64
+	noisy bool
+}
+
+func (g *gaussianStep) NewSimulator() Simulator { return gaussianStepSim{g} }
+func (g *gaussianStep) NewMean() Simulator      { return gaussianStepMean{g} }
+
+type gaussianStepSim struct{ *gaussianStep }
+
+func (g gaussianStepSim) Step(s, a []float64, rng *rand.Rand, out []float64) {
+	var e0, e1 float64
+	if g.noisy {
+		e1 = g.std[1] * rng.NormFloat64()
+		e0 = g.std[0] * rng.NormFloat64()
+	}
+	g.step(s, a, e0, e1, out)
+}
+
+// gaussianStepMean is the noise-free step: the mean transition without
+// noise, and with noise the mean up to the system's bounds and curvature.
+type gaussianStepMean struct{ *gaussianStep }
+
+func (g gaussianStepMean) Step(s, a []float64, _ *rand.Rand, out []float64) { g.step(s, a, 0, 0, out) }
+
+// Deterministic reports that the step draws nothing.
+func (gaussianStepMean) Deterministic() bool { return true }

@@ -124,7 +124,7 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 						gk[j] += r * p
 					}
 				}
-				addCovKron(hess, cov, m, phi)
+				addUpperKron(hess, cov, m, phi)
 			}
 		}
 		return l
@@ -181,31 +181,4 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 		}
 	}
 	return nil, fmt.Errorf("maximum likelihood: coordinate %d after 100 Newton steps (n = %d, λ = %g): %w", i, n, lambda, ErrNoConvergence)
-}
-
-// addCovKron adds cov ⊗ (phi phiᵀ) (cov m×m) to the upper triangle of the
-// (m·d_phi)² matrix h. For m = 1 it is addOuter(h, phi, cov[0]).
-func addCovKron(h, cov []float64, m int, phi []float64) {
-	if m == 1 {
-		addOuter(h, phi, cov[0])
-		return
-	}
-	dphi := len(phi)
-	n := m * dphi
-	for k := range m {
-		for l := k; l < m; l++ {
-			c := cov[k*m+l]
-			for j, pj := range phi {
-				row := h[(k*dphi+j)*n+l*dphi:]
-				cp := c * pj
-				m0 := 0
-				if k == l {
-					m0 = j
-				}
-				for q := m0; q < dphi; q++ {
-					row[q] += cp * phi[q]
-				}
-			}
-		}
-	}
 }

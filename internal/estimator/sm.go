@@ -69,11 +69,14 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 		e.blk = blk
 		e.g = make([]float64, e.dpsi)
 		e.off = []int{0}
+		widest := 0
 		for _, m := range blk.Blocks() {
+			widest = max(widest, m)
 			n := m * dphi
 			e.blocks = append(e.blocks, make([]float64, n*n))
 			e.off = append(e.off, e.off[len(e.off)-1]+m)
 		}
+		e.cmat = make([]float64, widest*widest) // g gᵀ of one block
 		return e
 	}
 	d := e.dpsi * dphi
@@ -137,30 +140,29 @@ func addOuter(block []float64, phi []float64, w float64) {
 	}
 }
 
-// addKron adds (g gᵀ) ⊗ (phi phiᵀ) to the upper triangle of a
-// (m·d_phi)×(m·d_phi) block, m = len(g): one transition's contribution
-// (g ⊗ phi)(g ⊗ phi)ᵀ to V of one coordinate.
-func addKron(block, g, phi []float64) {
+// addUpperKron adds c ⊗ (phi phiᵀ) to the upper triangle of the
+// (m·d_phi)×(m·d_phi) row-major matrix h, where c is a symmetric m×m matrix
+// of which only the upper triangle is read; zero entries of c are skipped.
+// With c = g gᵀ it is one transition's contribution (g ⊗ phi)(g ⊗ phi)ᵀ to
+// V of one coordinate, with c = Cov(T) one term of the MLE Hessian.
+func addUpperKron(h, c []float64, m int, phi []float64) {
 	dphi := len(phi)
-	n := len(g) * dphi
-	for k, gk := range g {
-		if gk == 0 {
-			continue
-		}
-		for l := k; l < len(g); l++ {
-			c := gk * g[l]
-			if c == 0 {
+	n := m * dphi
+	for k := range m {
+		for l := k; l < m; l++ {
+			ckl := c[k*m+l]
+			if ckl == 0 {
 				continue
 			}
 			for j, pj := range phi {
-				row := block[(k*dphi+j)*n+l*dphi:]
-				cp := c * pj
+				row := h[(k*dphi+j)*n+l*dphi:]
+				cp := ckl * pj
 				m0 := 0
 				if k == l {
 					m0 = j
 				}
-				for m := m0; m < dphi; m++ {
-					row[m] += cp * phi[m]
+				for q := m0; q < dphi; q++ {
+					row[q] += cp * phi[q]
 				}
 			}
 		}
@@ -187,7 +189,13 @@ func (e *SM) Add(phi, next []float64) {
 		e.blk.ScoreBlock(next, e.g, e.xi)
 		for i, v := range e.blocks {
 			g := e.g[e.off[i]:e.off[i+1]]
-			addKron(v, g, phi)
+			m := len(g)
+			for k, gk := range g { // e.cmat as scratch for g gᵀ
+				for l := k; l < m; l++ {
+					e.cmat[k*m+l] = gk * g[l]
+				}
+			}
+			addUpperKron(v, e.cmat, m, phi)
 		}
 		for _, k := range e.kinks {
 			z := (next[k.coord] - k.at) / k.h
@@ -214,27 +222,7 @@ func (e *SM) Add(phi, next []float64) {
 				}
 			}
 		}
-		d := e.dpsi * dphi
-		v := e.blocks[0]
-		for k := 0; k < e.dpsi; k++ {
-			for l := k; l < e.dpsi; l++ {
-				c := e.cmat[k*e.dpsi+l]
-				if c == 0 {
-					continue
-				}
-				for j, pj := range phi {
-					row := v[(k*dphi+j)*d+l*dphi:]
-					cp := c * pj
-					m0 := 0
-					if k == l {
-						m0 = j
-					}
-					for m := m0; m < dphi; m++ {
-						row[m] += cp * phi[m]
-					}
-				}
-			}
-		}
+		addUpperKron(e.blocks[0], e.cmat, e.dpsi, phi)
 	}
 	for k, x := range e.xi {
 		if x == 0 {

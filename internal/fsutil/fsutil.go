@@ -1,5 +1,6 @@
-// Package fsutil writes files atomically: a reader of the path sees either
-// the old content or the complete new content, never a partial file.
+// Package fsutil writes files atomically (a reader of the path sees either
+// the old content or the complete new content, never a partial file) and
+// reads back the complete CSV files smrl wrote.
 package fsutil
 
 import (

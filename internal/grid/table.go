@@ -1,18 +1,16 @@
 package grid
 
 import (
-	"bytes"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
 // TableFile is the sweep table at a sweep directory's root.
@@ -95,20 +93,9 @@ func (g *Grid) WriteTable(w io.Writer, rows []Row) error {
 // another sweep) is an error naming the file and line, wrapping
 // errs.ErrInvalidInput.
 func (s *Sweep) ReadTable(path string) ([]Row, error) {
-	data, err := os.ReadFile(path)
+	recs, err := fsutil.ReadCSV(path, "the sweep has not finished (or was sharded and not merged)")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, errs.Invalid(fmt.Errorf("%s not found: the sweep has not finished (or was sharded and not merged)", path))
-		}
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		return nil, errs.Invalid(fmt.Errorf("%s does not end with a newline: the file is truncated", path))
-	}
-	cr := csv.NewReader(bytes.NewReader(data))
-	recs, err := cr.ReadAll()
-	if err != nil {
-		return nil, errs.Invalid(fmt.Errorf("%s: %v", path, err))
+		return nil, err
 	}
 	want := s.Grid.Header()
 	if len(recs) == 0 || !slices.Equal(recs[0], want) {

@@ -1,17 +1,14 @@
 package results
 
 import (
-	"bytes"
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
 // ReadSummary reads a summary.csv that WriteSummary wrote: the header must
@@ -19,19 +16,9 @@ import (
 // shortest round-trip form, so the summaries read back are those written.
 // Errors name the file and line and wrap errs.ErrInvalidInput.
 func ReadSummary(path string) ([]Summary, error) {
-	data, err := os.ReadFile(path)
+	recs, err := fsutil.ReadCSV(path, "")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, errs.Invalid(fmt.Errorf("%s not found", path))
-		}
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		return nil, errs.Invalid(fmt.Errorf("%s does not end with a newline: the file is truncated", path))
-	}
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		return nil, errs.Invalid(fmt.Errorf("%s: %v", path, err))
+		return nil, err
 	}
 	if len(recs) == 0 || !slices.Equal(recs[0], SummaryHeader) {
 		return nil, errs.Invalid(fmt.Errorf("%s line 1: want the header %s", path, strings.Join(SummaryHeader, ",")))

@@ -23,13 +23,8 @@ import (
 // run's, rows in canonical order.
 func Merge(_ context.Context, dirs []string, opt Options) error {
 	start := time.Now()
-	if len(dirs) == 0 {
-		return errs.Invalid(fmt.Errorf("merge: no shard directories given"))
-	}
-	for _, d := range dirs {
-		if sameDir(d, opt.OutDir) {
-			return errs.Invalid(fmt.Errorf("merge: --out %s is the shard directory %s; merge into a new directory", opt.OutDir, d))
-		}
+	if err := checkMergeInputs(dirs, opt.OutDir); err != nil {
+		return err
 	}
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("merge: --out %s is a sweep directory (smrl sweep): merge the run into another directory", opt.OutDir))
@@ -135,4 +130,18 @@ func sameDir(a, b string) bool {
 	x, err1 := filepath.Abs(a)
 	y, err2 := filepath.Abs(b)
 	return err1 == nil && err2 == nil && x == y
+}
+
+// checkMergeInputs refuses an empty list of shard directories and an output
+// directory that is one of them.
+func checkMergeInputs(dirs []string, out string) error {
+	if len(dirs) == 0 {
+		return errs.Invalid(fmt.Errorf("merge: no shard directories given"))
+	}
+	for _, d := range dirs {
+		if sameDir(d, out) {
+			return errs.Invalid(fmt.Errorf("merge: --out %s is the shard directory %s; merge into a new directory", out, d))
+		}
+	}
+	return nil
 }

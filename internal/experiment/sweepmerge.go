@@ -21,14 +21,11 @@ import (
 // directory a single machine writes.
 func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 	start := time.Now()
-	if len(dirs) == 0 {
-		return errs.Invalid(fmt.Errorf("merge: no shard directories given"))
+	if err := checkMergeInputs(dirs, opt.OutDir); err != nil {
+		return err
 	}
 	var s *grid.Sweep
 	for _, d := range dirs {
-		if sameDir(d, opt.OutDir) {
-			return errs.Invalid(fmt.Errorf("merge: --out %s is the shard directory %s; merge into a new directory", opt.OutDir, d))
-		}
 		sd, err := grid.LoadDir(d)
 		if err != nil {
 			return err

@@ -177,6 +177,13 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		if done, err = results.ReadJournal(opt.OutDir, results.ExpectFor(c, wLens(c, mdp))); err != nil {
 			return err
 		}
+		for k, t := range all {
+			if _, ok := done[t]; ok {
+				if err := notInShard(filepath.Join(opt.OutDir, results.JournalFile), t, k, opt.Shard); err != nil {
+					return err
+				}
+			}
+		}
 		journal, err = results.AppendJournal(opt.OutDir)
 	} else {
 		journal, err = startFresh(opt.OutDir, cfgYAML)

@@ -20,7 +20,8 @@ import (
 // Merge combines the results directories of shards of one run into
 // opt.OutDir. The shards must share one config (up to workers) and together
 // hold every trial exactly once; the output is the same as a single-machine
-// run's, rows in canonical order.
+// run's, rows in canonical order. Every shard is read and checked before
+// opt.OutDir is touched.
 func Merge(_ context.Context, dirs []string, opt Options) error {
 	start := time.Now()
 	if err := checkMergeInputs(dirs, opt.OutDir); err != nil {
@@ -29,38 +30,63 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("merge: --out %s is a sweep directory (smrl sweep): merge the run into another directory", opt.OutDir))
 	}
+	m, err := readShards(dirs)
+	if err != nil {
+		return err
+	}
+	release, err := openOutDir(opt.OutDir, false)
+	if err != nil {
+		return fmt.Errorf("merge: --out: %w", err)
+	}
+	defer release()
+	return m.write(start, opt)
+}
+
+// mergedRun is the complete run the shards of one run make together.
+type mergedRun struct {
+	dirs    []string
+	c       *config.Config
+	mdp     *env.MDP
+	cfgYAML []byte
+	full    *runner.Result
+}
+
+// readShards reads the shard directories dirs of one run and checks that
+// they share one config and hold every trial exactly once. It writes
+// nothing.
+func readShards(dirs []string) (*mergedRun, error) {
 	var c *config.Config
+	var mdp *env.MDP
 	var want *results.Expect
 	owner := map[runner.Trial]string{}
 	done := map[runner.Trial][]runner.Episode{}
 	for _, d := range dirs {
 		cd, err := config.Load(config.Options{Path: filepath.Join(d, results.ConfigFile)})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if c == nil {
 			c = cd
-			mdp, err := env.New(c)
-			if err != nil {
-				return errs.Invalid(fmt.Errorf("%s: %w", filepath.Join(d, results.ConfigFile), err))
+			if mdp, err = env.New(c); err != nil {
+				return nil, errs.Invalid(fmt.Errorf("%s: %w", filepath.Join(d, results.ConfigFile), err))
 			}
 			want = results.ExpectFor(c, wLens(c, mdp))
 		} else {
 			key, va, vb, err := configDiff(c, cd)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if key != "" {
-				return errs.Invalid(fmt.Errorf("merge: %s and %s were run with different configs: %s = %s vs %s", dirs[0], d, key, va, vb))
+				return nil, errs.Invalid(fmt.Errorf("merge: %s and %s were run with different configs: %s = %s vs %s", dirs[0], d, key, va, vb))
 			}
 		}
 		trials, err := results.ReadJournal(d, want)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for t, eps := range trials {
 			if prev, dup := owner[t]; dup {
-				return errs.Invalid(fmt.Errorf("merge: trial agent %s seed %d is in both %s and %s", t.Agent, t.Seed, prev, d))
+				return nil, errs.Invalid(fmt.Errorf("merge: trial agent %s seed %d is in both %s and %s", t.Agent, t.Seed, prev, d))
 			}
 			owner[t] = d
 			done[t] = eps
@@ -80,33 +106,30 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 		delete(done, t)
 	}
 	if len(missing) > 0 {
-		return errs.Invalid(fmt.Errorf("merge: %d of %d trials are missing (a shard not run, not finished, or not given): %s",
+		return nil, errs.Invalid(fmt.Errorf("merge: %d of %d trials are missing (a shard not run, not finished, or not given): %s",
 			len(missing), len(all), strings.Join(missing, ", ")))
 	}
 	for t := range done {
-		return errs.Invalid(fmt.Errorf("merge: %s holds trial agent %s seed %d, which the config does not have", owner[t], t.Agent, t.Seed))
-	}
-	mdp, err := env.New(c)
-	if err != nil {
-		return errs.Invalid(err)
+		return nil, errs.Invalid(fmt.Errorf("merge: %s holds trial agent %s seed %d, which the config does not have", owner[t], t.Agent, t.Seed))
 	}
 	cfgYAML, err := c.YAML()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	release, err := openOutDir(opt.OutDir, false)
-	if err != nil {
-		return fmt.Errorf("merge: --out: %w", err)
-	}
-	defer release()
+	return &mergedRun{dirs: dirs, c: c, mdp: mdp, cfgYAML: cfgYAML, full: full}, nil
+}
+
+// write writes the merged run into opt.OutDir, which the caller has
+// claimed and locked.
+func (m *mergedRun) write(start time.Time, opt Options) error {
 	// The merged directory gets the journal of a single-machine run, so it
 	// can itself be merged or resumed.
 	j, err := results.CreateJournal(opt.OutDir)
 	if err != nil {
 		return err
 	}
-	for i, t := range full.Trials {
-		if err := j.Append(t, full.Episodes[i]); err != nil {
+	for i, t := range m.full.Trials {
+		if err := j.Append(t, m.full.Episodes[i]); err != nil {
 			j.Close()
 			return err
 		}
@@ -115,8 +138,8 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 		return err
 	}
 	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Trials: len(all), MergedFrom: dirs}
-	return finish(c, mdp, full, cfgYAML, meta, opt)
+		CommandLine: opt.CommandLine, Start: start.UTC(), Trials: len(m.full.Trials), MergedFrom: m.dirs}
+	return finish(m.c, m.mdp, m.full, m.cfgYAML, meta, opt)
 }
 
 // sameDir reports whether paths a and b name the same directory, also

@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/runner"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -95,4 +96,16 @@ func sameConfig(path string, c *config.Config) error {
 		return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, but the resolved config has %s = %s; resume with the same config, or start a new run in another --out", path, key, was, key, now))
 	}
 	return nil
+}
+
+// notInShard returns an error when a journal being resumed (at path) holds
+// trial t, number k in the run's order, that shard does not contain: the
+// directory was made with another --shard, and resuming would mix two
+// shards' trials in one directory (which merge then refuses).
+func notInShard(path string, t runner.Trial, k int, shard runner.Shard) error {
+	if shard.Contains(k) {
+		return nil
+	}
+	return errs.Invalid(fmt.Errorf("--resume: %s holds trial agent %s seed %d, which is not in shard %s: the directory was made with another --shard; resume it with that --shard",
+		path, t.Agent, t.Seed, shard))
 }

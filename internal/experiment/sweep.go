@@ -58,6 +58,7 @@ type point struct {
 	done    map[runner.Trial][]runner.Episode
 	journal *results.Journal
 	release func() error
+	resumed bool // claim found a journal to resume
 }
 
 // close closes the point's journal and drops its lock.
@@ -70,37 +71,64 @@ func (p *point) close() {
 	}
 }
 
-// open claims and locks the point's directory and opens its journal:
-// with resume and a journal there, the completed trials are read from it
-// (the directory must be smrl's and hold the same config), else the
-// directory is prepared for a fresh run.
-func (p *point) open(resume bool) error {
-	if _, err := os.Stat(filepath.Join(p.dir, results.JournalFile)); resume && err == nil {
+// claim claims and locks the point's directory; with resume and a journal
+// there it reads the completed trials (the directory must be smrl's and
+// hold the same config). It changes no file of an earlier run: start
+// does, once every point of the sweep is claimed.
+func (p *point) claim(resume bool) error {
+	_, err := os.Stat(filepath.Join(p.dir, results.JournalFile))
+	p.resumed = resume && err == nil
+	if p.resumed {
 		if !outdir.Owned(p.dir) {
 			return errs.Invalid(fmt.Errorf("--resume: %s was not made by smrl (it has no %s marker), so smrl will not write into it", p.dir, outdir.MarkerFile))
 		}
-		if p.release, err = outdir.Lock(p.dir); err != nil {
-			return err
-		}
-		if err := sameConfig(filepath.Join(p.dir, results.ConfigFile), p.Config); err != nil {
-			return err
-		}
-		if p.done, err = results.ReadJournal(p.dir, results.ExpectFor(p.Config, wLens(p.Config, p.mdp))); err != nil {
-			return err
-		}
-		p.journal, err = results.AppendJournal(p.dir)
+	} else if err := outdir.Claim(p.dir); err != nil {
 		return err
 	}
-	if err := outdir.Claim(p.dir); err != nil {
-		return err
-	}
-	var err error
 	if p.release, err = outdir.Lock(p.dir); err != nil {
 		return err
 	}
-	p.done = map[runner.Trial][]runner.Episode{}
-	p.journal, err = startFresh(p.dir, p.cfgYAML)
+	if err := checkWritable(p.dir); err != nil {
+		return err
+	}
+	if !p.resumed {
+		p.done = map[runner.Trial][]runner.Episode{}
+		return nil
+	}
+	if err := sameConfig(filepath.Join(p.dir, results.ConfigFile), p.Config); err != nil {
+		return err
+	}
+	p.done, err = results.ReadJournal(p.dir, results.ExpectFor(p.Config, wLens(p.Config, p.mdp)))
 	return err
+}
+
+// start opens the claimed point's journal: the resumed one for appending,
+// or a fresh one in a directory cleared of an earlier run's files.
+func (p *point) start() (err error) {
+	if p.resumed {
+		p.journal, err = results.AppendJournal(p.dir)
+	} else {
+		p.journal, err = startFresh(p.dir, p.cfgYAML)
+	}
+	return err
+}
+
+// checkResumedShard refuses to resume a sweep shard whose point journals
+// hold trials of another shard (the global order: points, then each
+// point's agents and seeds).
+func checkResumedShard(pts []*point, shard runner.Shard) error {
+	k := 0
+	for _, p := range pts {
+		for _, t := range p.trials {
+			if _, ok := p.done[t]; ok {
+				if err := notInShard(filepath.Join(p.dir, results.JournalFile), t, k, shard); err != nil {
+					return err
+				}
+			}
+			k++
+		}
+	}
+	return nil
 }
 
 // newPoints builds every point's MDP, before anything is written. (The
@@ -185,8 +213,33 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		if err != nil {
 			return fmt.Errorf("--resume: %w", err)
 		}
+		manifestPath := filepath.Join(root, grid.ManifestFile)
 		if d := old.Grid.Diff(s.Grid); d != "" {
-			return errs.Invalid(fmt.Errorf("--resume: in %s %s; resume with the same grid, or start a new sweep in another --out", filepath.Join(root, grid.ManifestFile), d))
+			return errs.Invalid(fmt.Errorf("--resume: in %s %s; resume with the same grid, or start a new sweep in another --out", manifestPath, d))
+		}
+		key, va, vb, err := configDiff(old.Base, s.Base)
+		if err != nil {
+			return err
+		}
+		if key != "" {
+			return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, this sweep %s; resume with the same config, or start a new sweep in another --out", manifestPath, key, va, vb))
+		}
+	}
+	// Every point is claimed and locked (and, resuming, its journal read)
+	// before anything is removed or written.
+	defer func() {
+		for _, p := range pts {
+			p.close()
+		}
+	}()
+	for _, p := range pts {
+		if err := p.claim(opt.Resume); err != nil {
+			return err
+		}
+	}
+	if opt.Resume {
+		if err := checkResumedShard(pts, opt.Shard); err != nil {
+			return err
 		}
 	} else {
 		cleanSweepRoot(root, s, opt.Log)
@@ -194,13 +247,8 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 			return err
 		}
 	}
-	defer func() {
-		for _, p := range pts {
-			p.close()
-		}
-	}()
 	for _, p := range pts {
-		if err := p.open(opt.Resume); err != nil {
+		if err := p.start(); err != nil {
 			return err
 		}
 	}

@@ -57,32 +57,51 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 	if err := checkDirs(s, root, true); err != nil {
 		return fmt.Errorf("merge: --out: %w", err)
 	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	// Every point's shards are read and checked, and every directory
+	// claimed and locked, before anything in root changes.
+	merged := make([]*mergedRun, len(pts))
+	err = forEach(len(pts), workers, func(i int) error {
+		in := make([]string, len(dirs))
+		for j, d := range dirs {
+			in[j] = filepath.Join(d, pts[i].Name)
+		}
+		var err error
+		if merged[i], err = readShards(in); err != nil {
+			return fmt.Errorf("sweep point %s: %w", pts[i].Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	release, err := openOutDir(root, false)
 	if err != nil {
 		return fmt.Errorf("merge: --out: %w", err)
 	}
 	defer release()
+	for _, p := range pts {
+		rel, err := openOutDir(p.dir, false)
+		if err != nil {
+			return fmt.Errorf("merge: --out: %w", err)
+		}
+		defer rel()
+	}
 	cleanSweepRoot(root, s, opt.Log)
 	if err := writeFile(filepath.Join(root, grid.ManifestFile), manifest); err != nil {
 		return err
-	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
 	}
 	trials := 0
 	for _, p := range pts {
 		trials += len(p.trials)
 	}
 	err = forEach(len(pts), workers, func(i int) error {
-		p := pts[i]
-		in := make([]string, len(dirs))
-		for j, d := range dirs {
-			in[j] = filepath.Join(d, p.Name)
-		}
-		if err := Merge(ctx, in, Options{OutDir: p.dir, Plot: opt.Plot, Version: opt.Version, Commit: opt.Commit,
+		if err := merged[i].write(start, Options{OutDir: pts[i].dir, Plot: opt.Plot, Version: opt.Version, Commit: opt.Commit,
 			CommandLine: opt.CommandLine}); err != nil {
-			return fmt.Errorf("sweep point %s: %w", p.Name, err)
+			return fmt.Errorf("sweep point %s: %w", pts[i].Name, err)
 		}
 		return nil
 	})

@@ -3,7 +3,9 @@ package outdir
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/smrl-dev/smrl/internal/errs"
 )
@@ -17,9 +19,13 @@ func Check(dir string) error {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		if li, lerr := os.Lstat(dir); lerr == nil && li.Mode()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(dir)
+			return errs.Invalid(fmt.Errorf("%s is a symbolic link to %s, which does not exist: create the directory it points to, or choose another directory", dir, target))
+		}
 		return nil
 	case err != nil:
-		return fmt.Errorf("directory %s: %w", dir, err)
+		return pathError(dir, err)
 	case !fi.IsDir():
 		return errs.Invalid(fmt.Errorf("%s exists and is not a directory", describe(dir)))
 	case Owned(dir):
@@ -37,4 +43,20 @@ func Check(dir string) error {
 			"smrl writes only into a new or empty directory, or one it made, so that it never replaces your files: choose another directory", describe(dir), MarkerFile))
 	}
 	return nil
+}
+
+// pathError is the error for a directory smrl cannot use because of the
+// path the user chose (a parent that is a file, no permission, a read-only
+// file system): invalid input, said plainly. Other errors are returned
+// wrapped as they are.
+func pathError(dir string, err error) error {
+	switch {
+	case errors.Is(err, syscall.ENOTDIR):
+		return errs.Invalid(fmt.Errorf("directory %s: a parent of it is a file, not a directory", dir))
+	case errors.Is(err, fs.ErrPermission):
+		return errs.Invalid(fmt.Errorf("directory %s: permission denied: choose a directory you can write to", dir))
+	case errors.Is(err, syscall.EROFS):
+		return errs.Invalid(fmt.Errorf("directory %s: on a read-only file system: choose a directory you can write to", dir))
+	}
+	return fmt.Errorf("directory %s: %w", dir, err)
 }

@@ -48,7 +48,7 @@ func Claim(dir string) error {
 	}
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("creating directory %s: %w", dir, err)
+			return pathError(dir, err)
 		}
 	} else if Owned(dir) {
 		return nil

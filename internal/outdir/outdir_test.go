@@ -112,3 +112,27 @@ func TestClaimConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// A path smrl cannot use because of how it was chosen is invalid input
+// (exit 2) with a plain reason, and nothing is created.
+func TestClaimRefusesUnusablePaths(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink("nonexistent", filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "afile"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"dangling", "symbolic link to nonexistent, which does not exist"},
+		{"afile/sub", "a parent of it is a file"},
+	} {
+		err := Claim(filepath.Join(dir, tc.path))
+		if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Claim(%s) = %v, want invalid input saying %q", tc.path, err, tc.want)
+		}
+	}
+	if got := names(t, dir); !slices.Equal(got, []string{"afile", "dangling"}) {
+		t.Errorf("directory holds %v after the refused claims", got)
+	}
+}

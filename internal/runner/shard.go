@@ -21,11 +21,14 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
+// Contains reports whether trial index k is in shard s.
+func (s Shard) Contains(k int) bool { return s.Count == 0 || k%s.Count == s.Index }
+
 // Select returns the indices of the trials in shard s.
 func (s Shard) Select(n int) []int {
 	var idx []int
 	for k := 0; k < n; k++ {
-		if s.Count == 0 || k%s.Count == s.Index {
+		if s.Contains(k) {
 			idx = append(idx, k)
 		}
 	}

@@ -70,7 +70,7 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"run", "--config", filepath.Join(dir, "missing.yaml")}, ExitUsage, "missing.yaml"},
 		{[]string{"run", "--episodes", "x"}, ExitUsage, "--episodes"},
 		{[]string{"compare", "--plot-format", "gif"}, ExitUsage, "--plot-format"},
-		{[]string{"run", "--config", "../../configs/quick.yaml", "--out", filepath.Join(file, "out")}, ExitFailure, "a-file"},
+		{[]string{"run", "--config", "../../configs/quick.yaml", "--out", filepath.Join(file, "out")}, ExitUsage, "a-file/out: a parent of it is a file"},
 		{[]string{"plot", "--in", filepath.Join(dir, "nope")}, ExitUsage, "nope"},
 		{[]string{"plot"}, ExitUsage, "--in"},
 	}

@@ -78,7 +78,7 @@ func IsPaper(c *config.Config) bool {
 func checkWritable(dir string) error {
 	f, err := os.CreateTemp(dir, ".smrl-write-check-*")
 	if err != nil {
-		return fmt.Errorf("output directory %s is not writable: %w", dir, err)
+		return fmt.Errorf("output directory not writable: %w", outdir.PathError(dir, err))
 	}
 	name := f.Name()
 	f.Close()

@@ -25,7 +25,7 @@ func Check(dir string) error {
 		}
 		return nil
 	case err != nil:
-		return pathError(dir, err)
+		return PathError(dir, err)
 	case !fi.IsDir():
 		return errs.Invalid(fmt.Errorf("%s exists and is not a directory", describe(dir)))
 	case Owned(dir):
@@ -45,11 +45,11 @@ func Check(dir string) error {
 	return nil
 }
 
-// pathError is the error for a directory smrl cannot use because of the
+// PathError is the error for a directory smrl cannot use because of the
 // path the user chose (a parent that is a file, no permission, a read-only
 // file system): invalid input, said plainly. Other errors are returned
 // wrapped as they are.
-func pathError(dir string, err error) error {
+func PathError(dir string, err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOTDIR):
 		return errs.Invalid(fmt.Errorf("directory %s: a parent of it is a file, not a directory", dir))

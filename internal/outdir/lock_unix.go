@@ -29,7 +29,7 @@ func Lock(dir string) (release func() error, err error) {
 	for range 100 {
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("locking %s: %w", dir, err)
+			return nil, fmt.Errorf("locking: %w", PathError(dir, err))
 		}
 		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			holder := readPID(f)

@@ -48,7 +48,7 @@ func Claim(dir string) error {
 	}
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return pathError(dir, err)
+			return PathError(dir, err)
 		}
 	} else if Owned(dir) {
 		return nil

@@ -44,6 +44,7 @@ func TestNumericBounds(t *testing.T) {
 		{"agents: [mle]\nenv:\n  features: {kind: rff, dim: 4000}\n", "agent mle holds 4.8e+07 numbers"},
 		{"env:\n  kind: cartpole\n  cartpole: {x_threshold: 1e300}\nplanner:\n  mode: random\n", "env.cartpole.x_threshold: must lie in [1e-6, 1e6]"},
 		{"env:\n  kind: cartpole\n  cartpole: {gravity: 1e300}\nplanner:\n  mode: random\n", "env.cartpole.gravity: must lie in [1e-6, 1e6]"},
+		{"env:\n  kind: cartpole\n  cartpole: {noise: next_state, density: none}\nplanner:\n  mode: random\n", "env.cartpole.density: noise next_state needs a density"},
 		{"name: \"\"\n", `name: must be a file name`},
 		{"name: ../../x\n", `got "../../x": results go to results/<name>/`},
 		{"name: a/b\n", `name: must be a file name`},

@@ -22,7 +22,7 @@ var (
 	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
 	RolloutModes  = []string{"sample", "mean"}
 	CartPoleNoise = []string{"none", "action_flip", "next_state"}
-	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog"}
+	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog", "none"}
 	ChoiceModes   = []string{"episode", "step"}
 	ValueModes    = []string{"lookahead", "rollout"}
 	LambdaModes   = []string{"shared", "theorem"}
@@ -585,6 +585,9 @@ func (c *Config) validateCartPole(bad func(key, format string, args ...any)) {
 	}
 	if !slices.Contains(NoiseDensity, p.Density) {
 		bad("env.cartpole.density", "unknown density %q (known: %v)", p.Density, NoiseDensity)
+	}
+	if p.Noise == "next_state" && p.Density == "none" {
+		bad("env.cartpole.density", "noise next_state needs a density (normal, exp, custom-sin or mog); for no noise set env.cartpole.noise: none")
 	}
 	if !(p.FlipProb >= 0 && p.FlipProb <= 1) {
 		bad("env.cartpole.flip_prob", "must lie in [0, 1], got %v", p.FlipProb)

@@ -22,7 +22,9 @@ import (
 // Noise (env.cartpole.noise):
 //
 //	none         the physics alone
-//	action_flip  F's sign flips with probability flip_prob
+//	action_flip  F's sign flips with probability flip_prob, and ε of density
+//	             is added as for next_state (the authors' "in_action" adds
+//	             their next-state noise too); density: none flips only
 //	next_state   s' = physics + ε with per-coordinate scales
 //	             σ_i = noise_scale·(x_th, dt·force_mag/M, θ_th, dt·g/l) and ε
 //	             by env.cartpole.density:
@@ -58,7 +60,8 @@ func CartPoleScales(p config.CartPole) [4]float64 {
 func newCartPole(c *config.Config) (*MDP, error) {
 	p := c.Env.CartPole
 	cp := &cartPole{p: p, totalMass: p.MassCart + p.MassPole, poleMassLen: p.MassPole * p.Length,
-		flip: p.Noise == "action_flip", additive: p.Noise == "next_state"}
+		flip:     p.Noise == "action_flip",
+		additive: (p.Noise == "next_state" || p.Noise == "action_flip") && p.Density != "none"}
 	scales := CartPoleScales(p)
 	def := make([]float64, 4)
 	for i, s := range scales {

@@ -114,6 +114,14 @@ func TestCartPoleNoise(t *testing.T) {
 	flipped := make([]float64, 4)
 	phys.physics(s, -p.ForceMag, flipped)
 	const n = 40000
+	// Under action_flip s' − pushed = B·(flipped − pushed) + ε, B ~
+	// Bernoulli(0.4) independent of the noise ε.
+	var flipMean, flipVar, flipNormalVar [4]float64
+	for i := range 4 {
+		d := flipped[i] - pushed[i]
+		flipMean[i], flipVar[i] = 0.4*d, 0.24*d*d
+		flipNormalVar[i] = flipVar[i] + sigma[i]*sigma[i]
+	}
 	for _, c := range []struct {
 		noise, density string
 		// mean and variance of the additive noise per coordinate
@@ -122,7 +130,8 @@ func TestCartPoleNoise(t *testing.T) {
 		{"next_state", "normal", [4]float64{}, [4]float64{sigma[0] * sigma[0], sigma[1] * sigma[1], sigma[2] * sigma[2], sigma[3] * sigma[3]}},
 		{"next_state", "exp", [4]float64{sigma[0]}, [4]float64{sigma[0] * sigma[0]}},
 		{"next_state", "mog", [4]float64{0.5 * sigma[0]}, [4]float64{sigma[0] * sigma[0] * (1 + 0.25)}},
-		{"action_flip", "normal", [4]float64{}, [4]float64{}},
+		{"action_flip", "none", flipMean, flipVar},
+		{"action_flip", "normal", flipMean, flipNormalVar}, // the authors' in_action
 		{"next_state", "custom-sin", [4]float64{}, [4]float64{}},
 		{"next_state", "custom-sin-sigma", [4]float64{}, [4]float64{}},
 	} {
@@ -143,7 +152,7 @@ func TestCartPoleNoise(t *testing.T) {
 		flips := 0
 		for range n {
 			sim.Step(s, a, rng, out)
-			if c.noise == "action_flip" {
+			if c.noise == "action_flip" && c.density == "none" {
 				switch {
 				case slices.Equal(out, flipped):
 					flips++
@@ -163,7 +172,7 @@ func TestCartPoleNoise(t *testing.T) {
 			if math.Abs(mu-(mout[i]-pushed[i])) > 5*se+1e-15 {
 				t.Errorf("%s/%s coordinate %d: sample mean %.6g, mean simulator %.6g (se %.2g)", c.noise, c.density, i, mu, mout[i]-pushed[i], se)
 			}
-			if strings.HasPrefix(c.density, "custom-sin") || c.noise == "action_flip" {
+			if strings.HasPrefix(c.density, "custom-sin") {
 				continue
 			}
 			if math.Abs(mu-c.mean[i]) > 5*se+1e-15 {
@@ -175,7 +184,7 @@ func TestCartPoleNoise(t *testing.T) {
 				t.Errorf("%s/%s coordinate %d: noise variance %.6g, want %.6g", c.noise, c.density, i, v, c.vari[i])
 			}
 		}
-		if c.noise == "action_flip" {
+		if c.noise == "action_flip" && c.density == "none" {
 			f := float64(flips) / n
 			if se := math.Sqrt(0.4 * 0.6 / n); math.Abs(f-0.4) > 5*se {
 				t.Errorf("flip frequency %.4f, want 0.4 (se %.4f)", f, se)

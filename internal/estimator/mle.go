@@ -169,7 +169,9 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 				}
 			}
 			if t <= 1e-12 {
-				break // no ascent along the Newton direction far from the optimum
+				// No ascent along the Newton direction far from the optimum.
+				return nil, fmt.Errorf("maximum likelihood: coordinate %d: no step along the Newton direction increases the likelihood at Newton step %d (decrement² %.3g; n = %d, λ = %g): %w",
+					i, it+1, dec, n, lambda, ErrNoConvergence)
 			}
 		}
 		copy(w, trial)

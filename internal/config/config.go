@@ -512,16 +512,16 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		return val, nil
 	}
 	if t.Kind() == reflect.Slice && strings.HasPrefix(val, "[") {
-		var n yaml.Node
-		if err := yaml.Unmarshal([]byte(val), &n); err != nil || len(n.Content) != 1 {
-			return nil, fmt.Errorf("must be a list such as %s", example(t))
+		n, err := flowNode(t, val)
+		if err != nil {
+			return nil, err
 		}
-		if err := checkNode(n.Content[0], t, ""); err != nil {
-			return nil, fmt.Errorf("must be a list such as %s: %v", example(t), err)
+		if err := checkNode(n, t, ""); err != nil {
+			return nil, fmt.Errorf("must be a list such as %s: %v", flowExample(t), err)
 		}
 		out := reflect.New(t)
-		if err := n.Content[0].Decode(out.Interface()); err != nil {
-			return nil, fmt.Errorf("must be a list such as %s", example(t))
+		if err := n.Decode(out.Interface()); err != nil {
+			return nil, fmt.Errorf("must be a list such as %s", flowExample(t))
 		}
 		return out.Elem().Interface(), nil
 	}
@@ -568,6 +568,23 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 	return val, nil
 }
 
+// flowNode parses val, a YAML flow sequence such as [[1, -1]] for a list
+// of type t, into its node. Text after the sequence ("[[1]]junk", "[1]]",
+// "[[1]];[[2]]", a second document) is an error: yaml.Unmarshal would drop
+// it.
+func flowNode(t reflect.Type, val string) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(strings.NewReader(val))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil || len(doc.Content) != 1 {
+		return nil, fmt.Errorf("must be a list such as %s", flowExample(t))
+	}
+	var rest yaml.Node
+	if err := dec.Decode(&rest); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("must be one list such as %s, with nothing after its closing bracket", flowExample(t))
+	}
+	return doc.Content[0], nil
+}
+
 // example shows a value of list type t for a message.
 func example(t reflect.Type) string {
 	switch {
@@ -577,6 +594,19 @@ func example(t reflect.Type) string {
 		return "a,b"
 	}
 	return "1,2"
+}
+
+// flowExample shows a value of list type t as a YAML flow sequence.
+func flowExample(t reflect.Type) string {
+	switch t.Elem().Kind() {
+	case reflect.Slice:
+		return "[[1, 0.5]]"
+	case reflect.String:
+		return "[a, b]"
+	case reflect.Int, reflect.Int64, reflect.Uint64:
+		return "[1, 2]"
+	}
+	return "[1, 0.5]"
 }
 
 // attribute prefixes each validation problem ("key: message") with where

@@ -99,6 +99,12 @@ func TestEnvironment(t *testing.T) {
 		{"SMRL_ENV_ACTIONS=1,x", `SMRL_ENV_ACTIONS="1,x": env.actions entry "x": must be a number`},
 		{"SMRL_ESTIMATE_SWEEP_N=10,2.5", `entry "2.5": must be an integer`},
 		{"SMRL_ENV_W0=[[1, x]]", `SMRL_ENV_W0="[[1, x]]"`},
+		// Text after a flow list is refused, not dropped.
+		{"SMRL_ENV_W0=[[1,1]]junk", `SMRL_ENV_W0="[[1,1]]junk": env.w0 must be one list such as [[1, 0.5]], with nothing after its closing bracket`},
+		{"SMRL_ENV_W0=[[1,1]];[[2,2]]", `SMRL_ENV_W0="[[1,1]];[[2,2]]": env.w0 must be one list`},
+		{"SMRL_ENV_ACTIONS=[1,-1]]", `SMRL_ENV_ACTIONS="[1,-1]]": env.actions must be one list such as [1, 0.5], with nothing after`},
+		{"SMRL_ENV_ACTIONS=[1,-1] [2]", `env.actions must be one list`},
+		{"SMRL_AGENTS=[sm]\n---\n[lds]", `agents must be one list such as [a, b]`},
 	} {
 		_, err := Load(Options{Environ: []string{tc.kv}})
 		if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "embedded defaults") {

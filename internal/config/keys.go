@@ -98,7 +98,7 @@ func DecodeValue(key string, n *yaml.Node) (any, error) {
 		return nil, errs.Invalid(err)
 	}
 	if t.Kind() == reflect.Slice && n.Kind != yaml.SequenceNode {
-		return nil, errs.Invalid(fmt.Errorf("line %d: %s: want a list such as %s, got %q", n.Line, key, example(t), n.Value))
+		return nil, errs.Invalid(fmt.Errorf("line %d: %s: want a list such as %s, got %q", n.Line, key, flowExample(t), n.Value))
 	}
 	if t.Kind() != reflect.Slice && n.Kind != yaml.ScalarNode {
 		return nil, errs.Invalid(fmt.Errorf("line %d: %s: want a single value, got a list or mapping", n.Line, key))

@@ -199,8 +199,12 @@ func parseSpec(key, spec string) (*Axis, error) {
 	if kind, _, ok := strings.Cut(spec, ":"); ok && (kind == "lin" || kind == "log") {
 		return parseRange(key, t, spec)
 	}
+	texts, err := splitTop(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %q: %w", key, spec, err)
+	}
 	a := &Axis{Key: key, Scale: List}
-	for _, text := range splitTop(spec) {
+	for _, text := range texts {
 		if strings.TrimSpace(text) == "" {
 			return nil, fmt.Errorf("%s: empty value in %q", key, spec)
 		}
@@ -213,8 +217,9 @@ func parseSpec(key, spec string) (*Axis, error) {
 	return a, a.finish()
 }
 
-// splitTop splits s at the commas outside brackets.
-func splitTop(s string) []string {
+// splitTop splits s at the commas outside brackets. Unbalanced brackets
+// are an error.
+func splitTop(s string) ([]string, error) {
 	var out []string
 	depth, start := 0, 0
 	for i, r := range s {
@@ -223,6 +228,9 @@ func splitTop(s string) []string {
 			depth++
 		case ']':
 			depth--
+			if depth < 0 {
+				return nil, errors.New("unbalanced brackets: a ] closes no [")
+			}
 		case ',':
 			if depth == 0 {
 				out = append(out, s[start:i])
@@ -230,7 +238,10 @@ func splitTop(s string) []string {
 			}
 		}
 	}
-	return append(out, s[start:])
+	if depth > 0 {
+		return nil, errors.New("unbalanced brackets: a [ is not closed")
+	}
+	return append(out, s[start:]), nil
 }
 
 // parseRange parses lin:a:b:n or log:a:b:n for a numeric key of type t.

@@ -86,6 +86,13 @@ func TestParseSetErrors(t *testing.T) {
 		{"planner.rollout=lin:1:2:2", "ranges are for numeric keys, and planner.rollout is a text key"},
 		{"seed=lin:-1:1:3", "outside [0, 2^64)"},
 		{"env.w0=1,2", "must be a list of lists"},
+		// Text after a bracketed value is refused, not dropped.
+		{"env.w0=[[1,1]];[[2,2]]", `env.w0: "[[1,1]];[[2,2]]" must be one list such as [[1, 0.5]], with nothing after its closing bracket`},
+		{"env.w0=[[1,1]]junk", `env.w0: "[[1,1]]junk" must be one list`},
+		{"env.actions=[1,-1]]", `env.actions: "[1,-1]]": unbalanced brackets: a ] closes no [`},
+		{"env.actions=[1,-1],[1", `env.actions: "[1,-1],[1": unbalanced brackets: a [ is not closed`},
+		{"env.actions=[1,-1]x,[-1,1]", `env.actions: "[1,-1]x" must be one list`},
+		{"env.actions=[-1,1],[1,-1]junk", `env.actions: "[1,-1]junk" must be one list`},
 	} {
 		_, err := ParseSet(tc.arg)
 		if err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
@@ -317,6 +324,8 @@ func TestLoadErrors(t *testing.T) {
 		{"sweep:\n  planner.tau: {a: 1}\n", "want a list of values or a range"},
 		{"sweep:\n  planner.ta: [1]\n", "did you mean planner.tau?"},
 		{"sweep:\n  env.w0: [1, 2]\n", "want a list such as"},
+		{"sweep:\n  env.w0: \"[[1,1]]junk\"\n", `env.w0: "[[1,1]]junk" must be one list such as [[1, 0.5]], with nothing after its closing bracket`},
+		{"sweep:\n  env.actions: \"[1,-1]], [-1,1]\"\n", `env.actions: "[1,-1]], [-1,1]": unbalanced brackets`},
 		{"sweep:\n  planner.tau: lin:1:2:3\n", "gives 1.5, which is not a whole number"},
 		{"{episodes: 2, sweep: {planner.tau: [1]}}\n", "block style"},
 		{"sweep: {}\n", "nothing to sweep"},

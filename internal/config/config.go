@@ -347,6 +347,9 @@ func Load(opt Options) (*Config, error) {
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
 		}
+		if err := oneDocument(opt.Path, data); err != nil {
+			return nil, err
+		}
 		data, sk, sv, err := cutSection(opt.Path, data, SweepSection)
 		if err != nil {
 			return nil, err
@@ -652,6 +655,30 @@ func lineText(data []byte, msg string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (in %q)", strings.TrimSpace(lines[n-1]))
+}
+
+// oneDocument refuses a file of more than one YAML document: the rest of
+// the file is read by nothing, and its keys would be ignored silently. A
+// file whose first document does not parse passes (checkKnownKeys reports
+// it).
+func oneDocument(path string, data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first, second yaml.Node
+	if err := dec.Decode(&first); err != nil {
+		return nil
+	}
+	err := dec.Decode(&second)
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil
+	case err != nil:
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+			return errs.Invalid(fmt.Errorf("%s line %s:%s (after the first YAML document; a config file holds one)", path, m[1], strings.TrimPrefix(msg, m[0])))
+		}
+		return errs.Invalid(fmt.Errorf("%s: %s (after the first YAML document; a config file holds one)", path, msg))
+	}
+	return errs.Invalid(fmt.Errorf("%s line %d: a second YAML document starts here; a config file holds one document", path, second.Line))
 }
 
 var yamlFieldRE = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)

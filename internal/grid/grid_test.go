@@ -329,12 +329,19 @@ func TestLoadErrors(t *testing.T) {
 		{"sweep:\n  planner.tau: lin:1:2:3\n", "gives 1.5, which is not a whole number"},
 		{"{episodes: 2, sweep: {planner.tau: [1]}}\n", "block style"},
 		{"sweep: {}\n", "nothing to sweep"},
+		{"sweep:\n  planner.tau: [1, 2]\n---\nsweep:\n  lambda: [1]\n", "c.yaml line 3: a second YAML document starts here"},
 	} {
 		p := writeFile(t, "c.yaml", tc.body)
 		_, err := Load(config.Options{Path: p}, nil)
 		if err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.body, err, tc.want)
 		}
+	}
+	// A sweep directory's manifest with a second document is refused too.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ManifestFile), []byte("seeds: 1\nsweep:\n  planner.tau: [1, 2]\n---\nseeds: 3\n"), 0o644)
+	if _, err := LoadDir(dir); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), ManifestFile+" line 4: a second YAML document") {
+		t.Errorf("manifest with two documents: %v", err)
 	}
 	// smrl run and the other commands refuse a file with a grid.
 	p = writeFile(t, "d.yaml", "episodes: 3\nsweep:\n  planner.tau: [1, 2]\nseeds: 2\n")

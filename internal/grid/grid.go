@@ -374,7 +374,13 @@ func FromSection(path string, key, value *yaml.Node) ([]*Axis, error) {
 		default:
 			err = fmt.Errorf("%s: want a list of values or a range such as lin:1:10:10", k.Value)
 		}
-		if err != nil {
+		var le *config.LineError
+		switch {
+		case errors.As(err, &le):
+			// The line of the value (of a list's entry, on a line of its
+			// own in block style), said once.
+			return nil, errs.Invalid(fmt.Errorf("%s line %d: %s: %s: %s", path, le.Line, key.Value, le.Key, le.Msg))
+		case err != nil:
 			return nil, errs.Invalid(fmt.Errorf("%s: %s: %w", src, key.Value, err))
 		}
 		a.Source = src

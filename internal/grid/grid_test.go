@@ -320,10 +320,14 @@ func TestLoadErrors(t *testing.T) {
 		{"sweep:\n  planner.tau: [1, 2]\nsweep:\n  lambda: [1]\n", "line 3: a second sweep: section (the first is at line 1)"},
 		{"sweep: [1, 2]\n", "line 1: sweep: want a mapping from config keys to values"},
 		{"sweep:\n  planner.tau: [1, 2]\n  planner.tau: [3]\n", "line 3: sweep.planner.tau is swept twice (first at line 2)"},
-		{"sweep:\n  planner.tau: [1, 2.5]\n", "line 2: planner.tau: want a whole number, got \"2.5\""},
+		{"sweep:\n  planner.tau: [1, 2.5]\n", "c.yaml line 2: sweep: planner.tau: want a whole number, got \"2.5\""},
+		{"sweep:\n  planner.tau:\n    - 1\n    - 2.5\n", "c.yaml line 4: sweep: planner.tau: want a whole number, got \"2.5\""},
 		{"sweep:\n  planner.tau: {a: 1}\n", "want a list of values or a range"},
 		{"sweep:\n  planner.ta: [1]\n", "did you mean planner.tau?"},
-		{"sweep:\n  env.w0: [1, 2]\n", "want a list such as"},
+		{"sweep:\n  env.w0: [1, 2]\n", "c.yaml line 2: sweep: env.w0: want a list of lists of numbers, e.g. [[1, 0.5]], got \"1\""},
+		{"sweep:\n  agents: [sm]\n", "c.yaml line 2: sweep: agents cannot be swept"},
+		{"sweep:\n  env.actions: [[1, -1], 2]\n", "c.yaml line 2: sweep: env.actions: want a list of numbers, e.g. [1, 0.5], got \"2\""},
+		{"sweep:\n  planner.tau: [[1]]\n", "c.yaml line 2: sweep: planner.tau: want a single value, got a list"},
 		{"sweep:\n  env.w0: \"[[1,1]]junk\"\n", `env.w0: "[[1,1]]junk" must be one list such as [[1, 0.5]], with nothing after its closing bracket`},
 		{"sweep:\n  env.actions: \"[1,-1]], [-1,1]\"\n", `env.actions: "[1,-1]], [-1,1]": unbalanced brackets`},
 		{"sweep:\n  planner.tau: lin:1:2:3\n", "gives 1.5, which is not a whole number"},
@@ -335,6 +339,9 @@ func TestLoadErrors(t *testing.T) {
 		_, err := Load(config.Options{Path: p}, nil)
 		if err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.body, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "sweep: line ") {
+			t.Errorf("%q: err = %v names the line twice", tc.body, err)
 		}
 	}
 	// A sweep directory's manifest with a second document is refused too.

@@ -82,7 +82,7 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 		}
 		if err := Merge(ctx, in, Options{OutDir: p.dir, Plot: opt.Plot, Version: opt.Version, Commit: opt.Commit,
 			CommandLine: opt.CommandLine}); err != nil {
-			return fmt.Errorf("sweep point %s: %w", p.Name, err)
+			return fmt.Errorf("sweep point %s: %w", p.Label, err)
 		}
 		return nil
 	})
@@ -141,7 +141,7 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 		f, err := Plot(pts[i].dir, out, format)
 		figs[i] = f
 		if err != nil {
-			return fmt.Errorf("sweep point %s: %w", pts[i].Name, err)
+			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)
 		}
 		return nil
 	})

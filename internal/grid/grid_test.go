@@ -175,6 +175,10 @@ func TestPointsAndNames(t *testing.T) {
 	if n != "env.w0=%5B%5B1%2C-1%5D%5D,planner.rollout=sample" {
 		t.Errorf("escaped name %q", n)
 	}
+	// Messages name a point by its readable label, not its directory.
+	if p := g.Points()[2]; p.Name != n || p.Label != "env.w0=[[1,-1]],planner.rollout=sample" {
+		t.Errorf("point 2: name %q, label %q", p.Name, p.Label)
+	}
 	// Long names keep a unique hash.
 	long := mustGrid(t, "env.reward.centers=["+strings.Repeat("0.123456789,", 40)+"1],["+strings.Repeat("0.123456789,", 40)+"2]")
 	a, b := long.DirName([]int{0}), long.DirName([]int{1})
@@ -296,6 +300,11 @@ func TestLoadErrors(t *testing.T) {
 	_, err = Load(config.Options{}, []string{"env.family.dim=1,2"})
 	if err == nil || !strings.Contains(err.Error(), "sweep point env.family.dim=2: ") || !strings.Contains(err.Error(), "env.w0") {
 		t.Errorf("invalid combination: %v", err)
+	}
+	// Points are named in messages as KEY=VALUE, not %-encoded.
+	_, err = Load(config.Options{}, []string{"env.w0=[]", "planner.tau=1,2"})
+	if err == nil || !strings.Contains(err.Error(), "sweep point env.w0=[],planner.tau=1: --set: env.w0: has 0 rows") || strings.Contains(err.Error(), "%5B") {
+		t.Errorf("point label: %v", err)
 	}
 	_, err = Load(config.Options{}, []string{"planner.tau=0,-1,2"})
 	if err == nil || !strings.Contains(err.Error(), "(and 1 more invalid points)") {

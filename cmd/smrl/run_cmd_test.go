@@ -55,6 +55,10 @@ func TestRunBadInput(t *testing.T) {
 	os.WriteFile(typo, []byte("seeds: 1\nepisods: 3\n"), 0o644)
 	shape := filepath.Join(dir, "shape.yaml")
 	os.WriteFile(shape, []byte("env:\n  w0: [[1, 2, 3]]\n"), 0o644)
+	twoDocs := filepath.Join(dir, "two.yaml")
+	os.WriteFile(twoDocs, []byte("episodes: 1\nseeds: 1\n---\nfoo: 4\nseeds: 9\n"), 0o644)
+	kind := filepath.Join(dir, "kind.yaml")
+	os.WriteFile(kind, []byte("seeds: 1\nagents: sm\n"), 0o644)
 	file := filepath.Join(dir, "a-file")
 	os.WriteFile(file, nil, 0o644)
 	cases := []struct {
@@ -64,6 +68,8 @@ func TestRunBadInput(t *testing.T) {
 	}{
 		{[]string{"run", "--config", typo}, ExitUsage, `line 2: unknown key "episods"`},
 		{[]string{"run", "--config", shape}, ExitUsage, "env.w0"},
+		{[]string{"run", "--config", kind}, ExitUsage, `kind.yaml line 2: agents: want a list of agent names, e.g. [sm, lds], got "sm"`},
+		{[]string{"run", "--config", twoDocs}, ExitUsage, "two.yaml line 3: a second YAML document starts here"},
 		{[]string{"run", "--episodes", "0"}, ExitUsage, "episodes: must be >= 1"},
 		{[]string{"run", "--seeds", "-1"}, ExitUsage, "seeds: must be >= 1"},
 		{[]string{"compare", "--agents", "sm,foo"}, ExitUsage, `unknown agent "foo"`},

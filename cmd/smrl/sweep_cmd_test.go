@@ -113,6 +113,7 @@ func TestSweepBadInput(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--set", "planner.tau=1,x"}, []string{"--set planner.tau=1,x: planner.tau: \"x\" must be an integer"}},
+		{[]string{"--set", "env.w0=[[1,1]];[[2,2]]", "--set", "planner.tau=1,2"}, []string{`--set env.w0=[[1,1]];[[2,2]]: env.w0: "[[1,1]];[[2,2]]" must be one list`}},
 		{[]string{"--set", "planner.tua=1,2"}, []string{"unknown config key \"planner.tua\"; did you mean planner.tau?"}},
 		{[]string{"--set", "planner.tau=0,1"}, []string{"sweep point planner.tau=0: --set: planner.tau: must be >= 1, got 0"}},
 		{[]string{"--set", "planner.tau=1", "--set", "planner.tau=2"}, []string{"--set planner.tau is given twice"}},

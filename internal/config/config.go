@@ -347,6 +347,9 @@ func Load(opt Options) (*Config, error) {
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
 		}
+		if err := oneDocument(opt.Path, data); err != nil {
+			return nil, err
+		}
 		data, sk, sv, err := cutSection(opt.Path, data, SweepSection)
 		if err != nil {
 			return nil, err
@@ -512,16 +515,20 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		return val, nil
 	}
 	if t.Kind() == reflect.Slice && strings.HasPrefix(val, "[") {
-		var n yaml.Node
-		if err := yaml.Unmarshal([]byte(val), &n); err != nil || len(n.Content) != 1 {
-			return nil, fmt.Errorf("must be a list such as %s", example(t))
+		n, err := flowNode(t, val)
+		if err != nil {
+			return nil, err
 		}
-		if err := checkNode(n.Content[0], t, ""); err != nil {
-			return nil, fmt.Errorf("must be a list such as %s: %v", example(t), err)
+		if err := checkNode(n, t, ""); err != nil {
+			var le *LineError
+			if errors.As(err, &le) {
+				err = errors.New(le.Msg) // the line of a one-line value says nothing
+			}
+			return nil, fmt.Errorf("must be a list such as %s: %v", flowExample(t), err)
 		}
 		out := reflect.New(t)
-		if err := n.Content[0].Decode(out.Interface()); err != nil {
-			return nil, fmt.Errorf("must be a list such as %s", example(t))
+		if err := n.Decode(out.Interface()); err != nil {
+			return nil, fmt.Errorf("must be a list such as %s", flowExample(t))
 		}
 		return out.Elem().Interface(), nil
 	}
@@ -568,6 +575,23 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 	return val, nil
 }
 
+// flowNode parses val, a YAML flow sequence such as [[1, -1]] for a list
+// of type t, into its node. Text after the sequence ("[[1]]junk", "[1]]",
+// "[[1]];[[2]]", a second document) is an error: yaml.Unmarshal would drop
+// it.
+func flowNode(t reflect.Type, val string) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(strings.NewReader(val))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil || len(doc.Content) != 1 {
+		return nil, fmt.Errorf("must be a list such as %s", flowExample(t))
+	}
+	var rest yaml.Node
+	if err := dec.Decode(&rest); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("must be one list such as %s, with nothing after its closing bracket", flowExample(t))
+	}
+	return doc.Content[0], nil
+}
+
 // example shows a value of list type t for a message.
 func example(t reflect.Type) string {
 	switch {
@@ -577,6 +601,19 @@ func example(t reflect.Type) string {
 		return "a,b"
 	}
 	return "1,2"
+}
+
+// flowExample shows a value of list type t as a YAML flow sequence.
+func flowExample(t reflect.Type) string {
+	switch t.Elem().Kind() {
+	case reflect.Slice:
+		return "[[1, 0.5]]"
+	case reflect.String:
+		return "[a, b]"
+	case reflect.Int, reflect.Int64, reflect.Uint64:
+		return "[1, 2]"
+	}
+	return "[1, 0.5]"
 }
 
 // attribute prefixes each validation problem ("key: message") with where
@@ -624,6 +661,30 @@ func lineText(data []byte, msg string) string {
 	return fmt.Sprintf(" (in %q)", strings.TrimSpace(lines[n-1]))
 }
 
+// oneDocument refuses a file of more than one YAML document: the rest of
+// the file is read by nothing, and its keys would be ignored silently. A
+// file whose first document does not parse passes (checkKnownKeys reports
+// it).
+func oneDocument(path string, data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first, second yaml.Node
+	if err := dec.Decode(&first); err != nil {
+		return nil
+	}
+	err := dec.Decode(&second)
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil
+	case err != nil:
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+			return errs.Invalid(fmt.Errorf("%s line %s:%s (after the first YAML document; a config file holds one)", path, m[1], strings.TrimPrefix(msg, m[0])))
+		}
+		return errs.Invalid(fmt.Errorf("%s: %s (after the first YAML document; a config file holds one)", path, msg))
+	}
+	return errs.Invalid(fmt.Errorf("%s line %d: a second YAML document starts here; a config file holds one document", path, second.Line))
+}
+
 var yamlFieldRE = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
 
 // checkKnownKeys decodes data strictly so that an unknown key is reported
@@ -645,7 +706,15 @@ func checkKnownKeys(path string, data []byte) ([]string, error) {
 			if m := yamlFieldRE.FindStringSubmatch(msg); m != nil {
 				return nil, errs.Invalid(fmt.Errorf("%s line %s: unknown key %q in %s", path, m[1], m[2], sectionOf(m[3])))
 			}
-			return nil, errs.Invalid(fmt.Errorf("%s %s%s", path, strings.TrimPrefix(msg, "yaml: "), lineText(data, msg)))
+			// A value of the wrong kind: checkNode says what its key
+			// wants, where yaml's message names Go types.
+			var doc yaml.Node
+			if yaml.Unmarshal(data, &doc) == nil && len(doc.Content) > 0 {
+				if err := checkNode(doc.Content[0], reflect.TypeOf(c), ""); err != nil {
+					return nil, errs.Invalid(fmt.Errorf("%s %w", path, err))
+				}
+			}
+			return nil, errs.Invalid(fmt.Errorf("%s %s%s", path, plainTypeError(msg), lineText(data, msg)))
 		}
 		return nil, errs.Invalid(fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
@@ -659,13 +728,33 @@ func checkKnownKeys(path string, data []byte) ([]string, error) {
 	return fileKeys(doc.Content[0], reflect.TypeOf(c), ""), nil
 }
 
-// checkNode checks the scalars under node n against the Go type t they
-// decode into, where YAML would convert them silently: an integer field
-// needs a whole number in its range (not 1.5 or 2^64), a float field a
-// number, a bool field true or false. Errors are "line N: key: ...".
+// LineError is a bad value in YAML: its line, its key (empty for the
+// whole document or a value outside a file) and what is wrong, in words.
+type LineError struct {
+	Line int
+	Key  string
+	Msg  string // `want a whole number, got "1.5"`
+}
+
+func (e *LineError) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return fmt.Sprintf("line %d: %s: %s", e.Line, e.Key, e.Msg)
+}
+
+// checkNode checks node n against the Go type t it decodes into: a section
+// needs a mapping, a list key a list and any other key a single value
+// (where yaml's errors would name Go types), and the scalars must be what
+// YAML would otherwise convert silently: an integer field needs a whole
+// number in its range (not 1.5 or 2^64), a float field a number, a bool
+// field true or false. Errors are *LineError.
 func checkNode(n *yaml.Node, t reflect.Type, key string) error {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
+	}
+	if err := checkKind(n, t, key); err != nil {
+		return err
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -687,6 +776,10 @@ func checkNode(n *yaml.Node, t reflect.Type, key string) error {
 			return nil
 		}
 		for _, e := range n.Content {
+			if t.Elem().Kind() == reflect.Slice && e.Kind != yaml.SequenceNode && e.Kind != yaml.AliasNode && !isNull(e) {
+				// [1, 2] for a list of lists: name what the key wants.
+				return &LineError{e.Line, key, fmt.Sprintf("want %s, got %s as an entry", listWant(key, t), kindText(e))}
+			}
 			if err := checkNode(e, t.Elem(), key); err != nil {
 				return err
 			}
@@ -695,6 +788,105 @@ func checkNode(n *yaml.Node, t reflect.Type, key string) error {
 		return checkScalar(n, t, key)
 	}
 	return nil
+}
+
+// checkKind checks that n is a mapping for a section (t a struct), a list
+// for a list key and a single value for any other key. A null section or
+// list is empty.
+func checkKind(n *yaml.Node, t reflect.Type, key string) error {
+	var want string
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind == yaml.MappingNode || isNull(n) {
+			return nil
+		}
+		want = "a section: its keys, one per line"
+		if key == "" {
+			want = "config keys, one per line (KEY: VALUE)"
+		}
+	case reflect.Slice:
+		if n.Kind == yaml.SequenceNode || isNull(n) {
+			return nil
+		}
+		want = listWant(key, t)
+	default:
+		if n.Kind == yaml.ScalarNode {
+			return nil
+		}
+		want = "a single value"
+	}
+	return &LineError{n.Line, key, fmt.Sprintf("want %s, got %s", want, kindText(n))}
+}
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
+
+// kindText describes node n for a message: a scalar quoted, else its kind.
+func kindText(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return strconv.Quote(n.Value)
+}
+
+// listWant says what the list key key of type t wants, with an example in
+// YAML.
+func listWant(key string, t reflect.Type) string {
+	switch {
+	case key == "agents":
+		return "a list of agent names, e.g. [sm, lds]"
+	case key == "model.family":
+		return "a list of families, e.g. [gaussian]"
+	case t.Elem().Kind() == reflect.Slice:
+		return "a list of lists of numbers, e.g. [[1, 0.5]]"
+	case t.Elem().Kind() == reflect.String:
+		return "a list of names, e.g. [a, b]"
+	case t.Elem().Kind() == reflect.Int:
+		return "a list of whole numbers, e.g. [100, 1000]"
+	}
+	return "a list of numbers, e.g. [1, 0.5]"
+}
+
+var yamlTypeRE = regexp.MustCompile("cannot unmarshal !!(\\w+)(?: `([^`]*)`)? into (\\S+)")
+
+// plainTypeError rewrites yaml's "cannot unmarshal !!str `x` into int" in
+// words ("want a whole number, got "x""), so that no Go type reaches the
+// user. checkNode reports the cases that it knows first; this is the
+// fallback.
+func plainTypeError(msg string) string {
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return yamlTypeRE.ReplaceAllStringFunc(msg, func(s string) string {
+		m := yamlTypeRE.FindStringSubmatch(s)
+		got := strconv.Quote(m[2])
+		switch {
+		case m[1] == "seq":
+			got = "a list"
+		case m[1] == "map":
+			got = "a mapping"
+		}
+		var want string
+		switch typ := m[3]; {
+		case strings.HasPrefix(typ, "[]"):
+			want = "a list"
+		case typ == "int" || typ == "int64":
+			want = "a whole number"
+		case typ == "uint64":
+			want = "a whole number >= 0"
+		case typ == "float64":
+			want = "a number"
+		case typ == "bool":
+			want = "true or false"
+		case typ == "string" || typ == "config.Auto":
+			want = "a single value"
+		case strings.HasPrefix(typ, "config."):
+			want = "a section: its keys, one per line"
+		default:
+			want = "another kind of value"
+		}
+		return fmt.Sprintf("want %s, got %s", want, got)
+	})
 }
 
 func joinKey(prefix, name string) string {
@@ -708,7 +900,7 @@ func joinKey(prefix, name string) string {
 func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 	tag := n.ShortTag()
 	fail := func(want string) error {
-		return fmt.Errorf("line %d: %s: want %s, got %q", n.Line, key, want, n.Value)
+		return &LineError{n.Line, key, fmt.Sprintf("want %s, got %q", want, n.Value)}
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64:

@@ -166,6 +166,30 @@ func TestBadConfigs(t *testing.T) {
 	}
 }
 
+// A file holds one YAML document: the keys of a second one were ignored
+// silently, unknown keys included.
+func TestOneDocument(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"episodes: 1\nseeds: 1\n---\nfoo: 4\nseeds: 9\n", "c.yaml line 3: a second YAML document starts here; a config file holds one document"},
+		{"episodes: 1\n---\n", "c.yaml line 2: a second YAML document starts here"},
+		{"---\nepisodes: 1\n---\nepisodes: 2\n", "c.yaml line 3: a second YAML document starts here"},
+		{"episodes: 1\n...\nseeds: 2\n", "(after the first YAML document; a config file holds one)"},
+		{"episodes: 1\n---\n: [\n", "(after the first YAML document; a config file holds one)"},
+		// One document, with its markers: accepted.
+		{"---\nepisodes: 1\n", ""},
+		{"episodes: 1\n...\n", ""},
+		{"# a comment\n---\nepisodes: 1\n...\n", ""},
+	} {
+		c, err := Load(Options{Path: write(t, tc.body)})
+		switch {
+		case tc.want == "" && (err != nil || c.Episodes != 1):
+			t.Errorf("%q: err = %v, episodes %v; want one document with episodes 1", tc.body, err, c)
+		case tc.want != "" && (!errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: err = %v, want an input error containing %q", tc.body, err, tc.want)
+		}
+	}
+}
+
 func TestConfidenceDefaults(t *testing.T) {
 	c, err := Load(Options{})
 	if err != nil {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -88,7 +89,8 @@ func ParseValue(key, text string) (any, error) {
 
 // DecodeValue decodes the YAML node n as a value of key with the checks
 // of a config file (a float is no integer, a string no number); errors
-// name the line. The value has the types of ParseValue.
+// are *LineError (wrapped), naming the line. The value has the types of
+// ParseValue.
 func DecodeValue(key string, n *yaml.Node) (any, error) {
 	t, err := KeyType(key)
 	if err != nil {
@@ -97,15 +99,21 @@ func DecodeValue(key string, n *yaml.Node) (any, error) {
 	if err := checkNode(n, t, key); err != nil {
 		return nil, errs.Invalid(err)
 	}
-	if t.Kind() == reflect.Slice && n.Kind != yaml.SequenceNode {
-		return nil, errs.Invalid(fmt.Errorf("line %d: %s: want a list such as %s, got %q", n.Line, key, example(t), n.Value))
-	}
-	if t.Kind() != reflect.Slice && n.Kind != yaml.ScalarNode {
-		return nil, errs.Invalid(fmt.Errorf("line %d: %s: want a single value, got a list or mapping", n.Line, key))
+	if t.Kind() == reflect.Slice && n.Kind != yaml.SequenceNode { // a null
+		return nil, errs.Invalid(&LineError{n.Line, key, fmt.Sprintf("want %s, got %q", listWant(key, t), n.Value)})
 	}
 	out := reflect.New(t)
 	if err := n.Decode(out.Interface()); err != nil {
-		return nil, errs.Invalid(fmt.Errorf("line %d: %s: %s", n.Line, key, strings.TrimPrefix(err.Error(), "yaml: ")))
+		msg := err.Error()
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			msg = te.Errors[0]
+		}
+		msg = plainTypeError(msg)
+		if m := yamlLineRE.FindString(msg); m != "" {
+			msg = strings.TrimSpace(strings.TrimPrefix(msg, m))
+		}
+		return nil, errs.Invalid(&LineError{n.Line, key, msg})
 	}
 	return Plain(out.Elem()), nil
 }

@@ -139,7 +139,7 @@ func newPoints(s *grid.Sweep, root string) ([]*point, error) {
 	for i, gp := range s.Points {
 		mdp, err := env.New(gp.Config)
 		if err != nil {
-			return nil, errs.Invalid(fmt.Errorf("sweep point %s: %w", gp.Name, err))
+			return nil, errs.Invalid(fmt.Errorf("sweep point %s: %w", gp.Label, err))
 		}
 		y, err := gp.Config.YAML()
 		if err != nil {
@@ -258,7 +258,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	var owner []*point
 	for _, p := range pts {
 		for _, t := range p.trials {
-			jobs = append(jobs, runner.Job{Config: p.Config, MDP: p.mdp, Trial: t, Label: "sweep point " + p.Name})
+			jobs = append(jobs, runner.Job{Config: p.Config, MDP: p.mdp, Trial: t, Label: "sweep point " + p.Label})
 			owner = append(owner, p)
 		}
 	}
@@ -341,7 +341,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		pm := *meta
 		pm.Trials = len(p.trials)
 		if err := finish(p.Config, p.mdp, full, p.cfgYAML, &pm, Options{OutDir: p.dir, Plot: opt.Plot}); err != nil {
-			return fmt.Errorf("sweep point %s: %w", p.Name, err)
+			return fmt.Errorf("sweep point %s: %w", p.Label, err)
 		}
 		return nil
 	})

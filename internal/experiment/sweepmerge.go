@@ -101,7 +101,7 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 	err = forEach(len(pts), workers, func(i int) error {
 		if err := merged[i].write(start, Options{OutDir: pts[i].dir, Plot: opt.Plot, Version: opt.Version, Commit: opt.Commit,
 			CommandLine: opt.CommandLine}); err != nil {
-			return fmt.Errorf("sweep point %s: %w", pts[i].Name, err)
+			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)
 		}
 		return nil
 	})
@@ -160,7 +160,7 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 		f, err := Plot(pts[i].dir, out, format)
 		figs[i] = f
 		if err != nil {
-			return fmt.Errorf("sweep point %s: %w", pts[i].Name, err)
+			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)
 		}
 		return nil
 	})

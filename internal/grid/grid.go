@@ -199,8 +199,12 @@ func parseSpec(key, spec string) (*Axis, error) {
 	if kind, _, ok := strings.Cut(spec, ":"); ok && (kind == "lin" || kind == "log") {
 		return parseRange(key, t, spec)
 	}
+	texts, err := splitTop(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %q: %w", key, spec, err)
+	}
 	a := &Axis{Key: key, Scale: List}
-	for _, text := range splitTop(spec) {
+	for _, text := range texts {
 		if strings.TrimSpace(text) == "" {
 			return nil, fmt.Errorf("%s: empty value in %q", key, spec)
 		}
@@ -213,8 +217,9 @@ func parseSpec(key, spec string) (*Axis, error) {
 	return a, a.finish()
 }
 
-// splitTop splits s at the commas outside brackets.
-func splitTop(s string) []string {
+// splitTop splits s at the commas outside brackets. Unbalanced brackets
+// are an error.
+func splitTop(s string) ([]string, error) {
 	var out []string
 	depth, start := 0, 0
 	for i, r := range s {
@@ -223,6 +228,9 @@ func splitTop(s string) []string {
 			depth++
 		case ']':
 			depth--
+			if depth < 0 {
+				return nil, errors.New("unbalanced brackets: a ] closes no [")
+			}
 		case ',':
 			if depth == 0 {
 				out = append(out, s[start:i])
@@ -230,7 +238,10 @@ func splitTop(s string) []string {
 			}
 		}
 	}
-	return append(out, s[start:])
+	if depth > 0 {
+		return nil, errors.New("unbalanced brackets: a [ is not closed")
+	}
+	return append(out, s[start:]), nil
 }
 
 // parseRange parses lin:a:b:n or log:a:b:n for a numeric key of type t.
@@ -363,7 +374,13 @@ func FromSection(path string, key, value *yaml.Node) ([]*Axis, error) {
 		default:
 			err = fmt.Errorf("%s: want a list of values or a range such as lin:1:10:10", k.Value)
 		}
-		if err != nil {
+		var le *config.LineError
+		switch {
+		case errors.As(err, &le):
+			// The line of the value (of a list's entry, on a line of its
+			// own in block style), said once.
+			return nil, errs.Invalid(fmt.Errorf("%s line %d: %s: %s: %s", path, le.Line, key.Value, le.Key, le.Msg))
+		case err != nil:
 			return nil, errs.Invalid(fmt.Errorf("%s: %s: %w", src, key.Value, err))
 		}
 		a.Source = src

@@ -86,6 +86,13 @@ func TestParseSetErrors(t *testing.T) {
 		{"planner.rollout=lin:1:2:2", "ranges are for numeric keys, and planner.rollout is a text key"},
 		{"seed=lin:-1:1:3", "outside [0, 2^64)"},
 		{"env.w0=1,2", "must be a list of lists"},
+		// Text after a bracketed value is refused, not dropped.
+		{"env.w0=[[1,1]];[[2,2]]", `env.w0: "[[1,1]];[[2,2]]" must be one list such as [[1, 0.5]], with nothing after its closing bracket`},
+		{"env.w0=[[1,1]]junk", `env.w0: "[[1,1]]junk" must be one list`},
+		{"env.actions=[1,-1]]", `env.actions: "[1,-1]]": unbalanced brackets: a ] closes no [`},
+		{"env.actions=[1,-1],[1", `env.actions: "[1,-1],[1": unbalanced brackets: a [ is not closed`},
+		{"env.actions=[1,-1]x,[-1,1]", `env.actions: "[1,-1]x" must be one list`},
+		{"env.actions=[-1,1],[1,-1]junk", `env.actions: "[1,-1]junk" must be one list`},
 	} {
 		_, err := ParseSet(tc.arg)
 		if err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
@@ -167,6 +174,10 @@ func TestPointsAndNames(t *testing.T) {
 	n := g.DirName([]int{1, 0})
 	if n != "env.w0=%5B%5B1%2C-1%5D%5D,planner.rollout=sample" {
 		t.Errorf("escaped name %q", n)
+	}
+	// Messages name a point by its readable label, not its directory.
+	if p := g.Points()[2]; p.Name != n || p.Label != "env.w0=[[1,-1]],planner.rollout=sample" {
+		t.Errorf("point 2: name %q, label %q", p.Name, p.Label)
 	}
 	// Long names keep a unique hash.
 	long := mustGrid(t, "env.reward.centers=["+strings.Repeat("0.123456789,", 40)+"1],["+strings.Repeat("0.123456789,", 40)+"2]")
@@ -290,6 +301,11 @@ func TestLoadErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sweep point env.family.dim=2: ") || !strings.Contains(err.Error(), "env.w0") {
 		t.Errorf("invalid combination: %v", err)
 	}
+	// Points are named in messages as KEY=VALUE, not %-encoded.
+	_, err = Load(config.Options{}, []string{"env.w0=[]", "planner.tau=1,2"})
+	if err == nil || !strings.Contains(err.Error(), "sweep point env.w0=[],planner.tau=1: --set: env.w0: has 0 rows") || strings.Contains(err.Error(), "%5B") {
+		t.Errorf("point label: %v", err)
+	}
 	_, err = Load(config.Options{}, []string{"planner.tau=0,-1,2"})
 	if err == nil || !strings.Contains(err.Error(), "(and 1 more invalid points)") {
 		t.Errorf("two invalid points: %v", err)
@@ -313,19 +329,35 @@ func TestLoadErrors(t *testing.T) {
 		{"sweep:\n  planner.tau: [1, 2]\nsweep:\n  lambda: [1]\n", "line 3: a second sweep: section (the first is at line 1)"},
 		{"sweep: [1, 2]\n", "line 1: sweep: want a mapping from config keys to values"},
 		{"sweep:\n  planner.tau: [1, 2]\n  planner.tau: [3]\n", "line 3: sweep.planner.tau is swept twice (first at line 2)"},
-		{"sweep:\n  planner.tau: [1, 2.5]\n", "line 2: planner.tau: want a whole number, got \"2.5\""},
+		{"sweep:\n  planner.tau: [1, 2.5]\n", "c.yaml line 2: sweep: planner.tau: want a whole number, got \"2.5\""},
+		{"sweep:\n  planner.tau:\n    - 1\n    - 2.5\n", "c.yaml line 4: sweep: planner.tau: want a whole number, got \"2.5\""},
 		{"sweep:\n  planner.tau: {a: 1}\n", "want a list of values or a range"},
 		{"sweep:\n  planner.ta: [1]\n", "did you mean planner.tau?"},
-		{"sweep:\n  env.w0: [1, 2]\n", "want a list such as"},
+		{"sweep:\n  env.w0: [1, 2]\n", "c.yaml line 2: sweep: env.w0: want a list of lists of numbers, e.g. [[1, 0.5]], got \"1\""},
+		{"sweep:\n  agents: [sm]\n", "c.yaml line 2: sweep: agents cannot be swept"},
+		{"sweep:\n  env.actions: [[1, -1], 2]\n", "c.yaml line 2: sweep: env.actions: want a list of numbers, e.g. [1, 0.5], got \"2\""},
+		{"sweep:\n  planner.tau: [[1]]\n", "c.yaml line 2: sweep: planner.tau: want a single value, got a list"},
+		{"sweep:\n  env.w0: \"[[1,1]]junk\"\n", `env.w0: "[[1,1]]junk" must be one list such as [[1, 0.5]], with nothing after its closing bracket`},
+		{"sweep:\n  env.actions: \"[1,-1]], [-1,1]\"\n", `env.actions: "[1,-1]], [-1,1]": unbalanced brackets`},
 		{"sweep:\n  planner.tau: lin:1:2:3\n", "gives 1.5, which is not a whole number"},
 		{"{episodes: 2, sweep: {planner.tau: [1]}}\n", "block style"},
 		{"sweep: {}\n", "nothing to sweep"},
+		{"sweep:\n  planner.tau: [1, 2]\n---\nsweep:\n  lambda: [1]\n", "c.yaml line 3: a second YAML document starts here"},
 	} {
 		p := writeFile(t, "c.yaml", tc.body)
 		_, err := Load(config.Options{Path: p}, nil)
 		if err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err = %v, want %q", tc.body, err, tc.want)
 		}
+		if err != nil && strings.Contains(err.Error(), "sweep: line ") {
+			t.Errorf("%q: err = %v names the line twice", tc.body, err)
+		}
+	}
+	// A sweep directory's manifest with a second document is refused too.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ManifestFile), []byte("seeds: 1\nsweep:\n  planner.tau: [1, 2]\n---\nseeds: 3\n"), 0o644)
+	if _, err := LoadDir(dir); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), ManifestFile+" line 4: a second YAML document") {
+		t.Errorf("manifest with two documents: %v", err)
 	}
 	// smrl run and the other commands refuse a file with a grid.
 	p = writeFile(t, "d.yaml", "episodes: 3\nsweep:\n  planner.tau: [1, 2]\nseeds: 2\n")

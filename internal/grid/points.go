@@ -20,6 +20,10 @@ type Point struct {
 	Coords []int // the index of its value on each axis
 	// Name is its results directory's name (see DirName).
 	Name string
+	// Label names it in messages: KEY=VALUE for every axis, as in Name but
+	// neither escaped nor cut ("env.w0=[[1,-1]]", where Name has
+	// env.w0=%5B%5B1%2C-1%5D%5D).
+	Label string
 	// Config is the point's resolved, validated config (set by Load).
 	Config *config.Config
 }
@@ -37,7 +41,7 @@ func (g *Grid) Points() []Point {
 			coords[k] = rest % m
 			rest /= m
 		}
-		out[i] = Point{Index: i, Coords: coords, Name: g.DirName(coords)}
+		out[i] = Point{Index: i, Coords: coords, Name: g.DirName(coords), Label: g.Label(coords)}
 	}
 	return out
 }
@@ -78,6 +82,17 @@ func (g *Grid) DirName(coords []int) string {
 		name = name[:maxName-17] + "~" + hex.EncodeToString(sum[:8])
 	}
 	return name
+}
+
+// Label is the readable name of the point with coords, for messages:
+// KEY=VALUE for every axis in order, joined by commas, VALUE the value's
+// canonical text ("env.w0=[[1,-1]],planner.tau=5").
+func (g *Grid) Label(coords []int) string {
+	parts := make([]string, len(g.Axes))
+	for k, a := range g.Axes {
+		parts[k] = a.Key + "=" + a.Texts[coords[k]]
+	}
+	return strings.Join(parts, ",")
 }
 
 func escape(s string) string {
@@ -159,7 +174,7 @@ func Load(opt config.Options, set []string) (*Sweep, error) {
 		popt.Point = g.Settings(p.Coords)
 		c, err := config.Load(popt)
 		if err != nil {
-			bad = append(bad, fmt.Errorf("sweep point %s: %w", p.Name, err))
+			bad = append(bad, fmt.Errorf("sweep point %s: %w", p.Label, err))
 			continue
 		}
 		c.Name = pointName(base.Name, i+1, width)
@@ -171,9 +186,9 @@ func Load(opt config.Options, set []string) (*Sweep, error) {
 			return nil, err
 		}
 		if other, dup := seen[key]; dup {
-			return nil, errs.Invalid(fmt.Errorf("sweep points %s and %s have the same config: give each value once", other, p.Name))
+			return nil, errs.Invalid(fmt.Errorf("sweep points %s and %s have the same config: give each value once", other, p.Label))
 		}
-		seen[key] = p.Name
+		seen[key] = p.Label
 	}
 	switch len(bad) {
 	case 0:

@@ -71,7 +71,7 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 		}
 		var err error
 		if merged[i], err = readShards(in); err != nil {
-			return fmt.Errorf("sweep point %s: %w", pts[i].Name, err)
+			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)
 		}
 		return nil
 	})

@@ -110,7 +110,7 @@ variables and flags override their keys. Exit codes: 0 success, 1 failure,
 	}
 	cmd.SetVersionTemplate(versionLine() + "\n")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return asUsage(errs.Invalid(err))
+		return asUsage(errs.Invalid(plainFlagError(err)))
 	})
 
 	var noCache bool

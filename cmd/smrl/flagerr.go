@@ -1,0 +1,39 @@
+package main
+
+import (
+	"errors"
+	"regexp"
+)
+
+// strconvTail is the strconv wording pflag appends to a bad flag value:
+// `invalid argument "x" for "--episodes" flag: strconv.ParseInt: parsing
+// "x": invalid syntax`.
+var strconvTail = regexp.MustCompile(`: strconv\.Parse(Int|Uint|Float|Bool|Duration): parsing "[^"]*": (invalid syntax|value out of range)$`)
+
+// plainFlagError says what a typed flag wants in words instead of Go's
+// strconv wording; other errors pass unchanged.
+func plainFlagError(err error) error {
+	m := strconvTail.FindStringSubmatchIndex(err.Error())
+	if m == nil {
+		return err
+	}
+	msg := err.Error()
+	kind := msg[m[2]:m[3]]
+	var want string
+	switch kind {
+	case "Int":
+		want = "a whole number"
+	case "Uint":
+		want = "a whole number ≥ 0"
+	case "Float":
+		want = "a number"
+	case "Bool":
+		want = "true or false"
+	default:
+		want = "a duration such as 30s"
+	}
+	if msg[m[4]:m[5]] == "value out of range" {
+		return errors.New(msg[:m[0]] + ": out of range for " + want)
+	}
+	return errors.New(msg[:m[0]] + ": want " + want)
+}

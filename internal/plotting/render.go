@@ -42,8 +42,13 @@ type Options struct {
 	// sizes.
 	Width, Height vg.Length
 	// Horizon is the number of steps per episode H; when positive the
-	// plus_count y axis spans [0, H]. Zero fits the axis to the data.
+	// plus_count y axis spans [0, H], and the steps of episodes.csv are
+	// checked to be at most H. Zero fits the axis to the data.
 	Horizon int
+	// Episodes and Seeds, when positive, are the run's numbers of
+	// episodes and seeds (its config): the episode, seed and seeds
+	// columns of its files are checked against them.
+	Episodes, Seeds int
 	// Marginals, when not nil, supplies the marginals figure.
 	Marginals MarginalSource
 	// SMin and SMax bound the states of the mdp and densities figures;

@@ -40,7 +40,7 @@ func (c Cell) Float(optional bool) (float64, error) {
 		}
 		return 0, c.Errorf("empty cell, want a number")
 	}
-	v, err := ParseNumber(c.Text)
+	v, err := parseNumber(c.Text)
 	if err != nil {
 		return 0, c.Errorf("%v", err)
 	}
@@ -65,11 +65,11 @@ func (c Cell) Int(lo, hi int) (int, error) {
 	return 0, c.Errorf("%d is out of range [%d, %d]", v, lo, hi)
 }
 
-// ParseNumber parses s as smrl writes a number: finite, in decimal
+// parseNumber parses s as smrl writes a number: finite, in decimal
 // notation (digits, sign, point, exponent). NaN, Inf and ±Inf, which smrl
 // never writes (it writes NaN as an empty cell), hexadecimal and
 // underscored forms, and values that overflow a float64 are errors.
-func ParseNumber(s string) (float64, error) {
+func parseNumber(s string) (float64, error) {
 	if s == "" || strings.Trim(s, "0123456789+-.eE") != "" {
 		if isNonFinite(s) {
 			return 0, fmt.Errorf("%q is not a finite number (smrl writes an undefined value as an empty cell)", s)

@@ -13,6 +13,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/spf13/cobra"
 )
@@ -69,6 +70,11 @@ method and writes the rows method,n,repeat,frobenius_error to the CSV file
 The file does not depend on the number of workers. The figure of the error
 against n (log–log, with a 1/sqrt(n) guide) is written next to it as
 FILE.png unless --no-plots.
+
+smrl replaces the files at --out, FILE.png and --plot only when it wrote
+them (a sweep CSV by its header, a figure by the mark smrl puts in every
+figure), so running a command again works; any other existing file there
+is refused with exit 2 before any work.
 
 --n, --lambda, --seed, --repeats, --sweep-n and --workers override the config
 keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
@@ -137,9 +143,22 @@ func estimateRun(opts *EstimateOptions) error {
 	ctx := opts.Cmd.Context()
 
 	if sweep {
-		// Before the sweep, which may take minutes: a bad --out fails now.
+		// Before the sweep, which may take minutes: a bad --out, or a file
+		// of the user's at --out or at the figure's path, fails now.
+		fig := strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".png"
+		if !opts.NoPlots && fig == opts.Out {
+			return usageErrorf("--out %s: the error-vs-n figure would be written over the CSV; give a .csv file, or --no-plots", opts.Out)
+		}
 		if err := checkOutFile(opts.Out); err != nil {
 			return err
+		}
+		if err := checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeader)); err != nil {
+			return err
+		}
+		if !opts.NoPlots {
+			if err := checkOwnFile("the error-vs-n figure", fig, outdir.FigureFile("png")); err != nil {
+				return err
+			}
 		}
 		rows, err := estimate.Sweep(ctx, c, estimate.SweepOptions{Methods: methods, Progress: opts.IO.ErrOut})
 		if err != nil {
@@ -164,7 +183,6 @@ func estimateRun(opts *EstimateOptions) error {
 		if opts.NoPlots {
 			return nil
 		}
-		fig := strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".png"
 		if err := plotting.SweepFigure(opts.Out, fig, plotting.Options{}); err != nil {
 			return fmt.Errorf("drawing %s: %w", fig, err)
 		}
@@ -179,6 +197,9 @@ func estimateRun(opts *EstimateOptions) error {
 		case ".png", ".svg", ".pdf":
 		default:
 			return usageErrorf("--plot %s: want a .png, .svg or .pdf file", opts.Plot)
+		}
+		if err := checkOwnFile("--plot", opts.Plot, outdir.FigureFile(strings.TrimPrefix(filepath.Ext(opts.Plot), "."))); err != nil {
+			return err
 		}
 		if dens, err = experiment.NewDensities(c); err != nil {
 			return err
@@ -230,6 +251,17 @@ func checkOutFile(path string) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
+}
+
+// checkOwnFile refuses, before any work, to write the file at path (given
+// by flag, for the message) when something is there that smrl did not
+// write as a file of kind (outdir.CheckFile): smrl replaces only its own
+// files.
+func checkOwnFile(flag, path string, kind outdir.FileKind) error {
+	if err := outdir.CheckFile(path, kind); err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	return nil
 }
 
 // lambdaHint points at --lambda when an estimator failed because of the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/experiment"
 	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/spf13/cobra"
 )
@@ -39,7 +40,9 @@ figures, redrawn from sweep.csv; with --out, the sweep figures go to OUT and
 each point's to OUT/POINT.
 
 With --sweep FILE.csv (from smrl estimate --sweep-n ... --out FILE.csv) it
-draws the estimation error against n on log–log axes instead.`,
+draws the estimation error against n on log–log axes instead, to --out or
+FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
+2 otherwise, before drawing).`,
 		Example: `  smrl plot --in results/synthetic
   smrl plot --in results/synthetic --format svg --out /tmp/figs
   smrl plot --sweep sweep.csv --out sweep.png`,
@@ -67,6 +70,18 @@ func plotRun(opts *PlotOptions) error {
 		out := opts.Out
 		if out == "" {
 			out = strings.TrimSuffix(opts.Sweep, filepath.Ext(opts.Sweep)) + "." + opts.Format
+		}
+		out, err := plotting.SweepFigurePath(out, opts.Format)
+		if err != nil {
+			return err
+		}
+		// smrl replaces only a figure it drew: checked before reading.
+		flag := "--out"
+		if opts.Out == "" {
+			flag = "the sweep figure"
+		}
+		if err := checkOwnFile(flag, out, outdir.FigureFile(opts.Format)); err != nil {
+			return err
 		}
 		if err := plotting.SweepFigure(opts.Sweep, out, plotting.Options{Format: opts.Format}); err != nil {
 			return err

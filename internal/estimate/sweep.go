@@ -7,8 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,6 +17,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/stats"
 )
 
@@ -184,48 +183,18 @@ func sweepJob(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]flo
 const SweepHeader = "method,n,repeat,frobenius_error"
 
 // WriteSweep writes rows as CSV (SweepHeader, then one line per row, the
-// error in the shortest form that reads back exactly) to path, atomically:
-// through a temporary file in the same directory that is renamed over path;
-// on error no file is left behind.
+// error in the shortest form that reads back exactly) to path, atomically
+// (fsutil.WriteAtomic): on error path is left as it was.
 func WriteSweep(path string, rows []SweepRow) error {
 	var b bytes.Buffer
 	b.WriteString(SweepHeader + "\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s,%d,%d,%s\n", r.Method, r.N, r.Repeat, strconv.FormatFloat(r.FrobeniusError, 'g', -1, 64))
 	}
-	return writeFileAtomic(path, b.Bytes())
-}
-
-func writeFileAtomic(path string, data []byte) (err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("writing %s: %w", path, err)
-		}
-	}()
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	return fsutil.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b.Bytes())
 		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 // Slope is the fitted exponent of a method's error: the least-squares slope

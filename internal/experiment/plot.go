@@ -96,27 +96,9 @@ func figures(dir, outDir, format string) ([]string, error) {
 	if outDir == "" {
 		figDir, reportDir = filepath.Join(dir, "plots"), dir
 	}
-	opt := plotting.Options{Format: format}
-	var dens plotting.DensitySource
-	cfgPath := filepath.Join(dir, results.ConfigFile)
-	if _, err := os.Stat(cfgPath); err == nil {
-		c, err := config.Load(config.Options{Path: cfgPath})
-		if err != nil {
-			return nil, err
-		}
-		m, err := env.New(c)
-		if err != nil {
-			return nil, errs.Invalid(fmt.Errorf("%s: %w", cfgPath, err))
-		}
-		opt.Horizon = c.Env.Horizon
-		if err := checkComplete(dir, c); err != nil {
-			return nil, err
-		}
-		if m.True != nil && m.StateDim() == 1 && m.ActionDim() == 1 {
-			dens = &densities{mdp: m}
-		} else {
-			opt.Marginals = &marginals{mdp: m}
-		}
+	opt, dens, err := figureInputs(dir, format)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", figDir, err)
@@ -126,6 +108,45 @@ func figures(dir, outDir, format string) ([]string, error) {
 		return figs, err
 	}
 	return figs, plotting.ReportTo(dir, reportDir, figs)
+}
+
+// figureInputs returns the figure options and densities of the results
+// directory dir, from its config.yaml when it has one (which it checks
+// dir's CSV files against: complete, and episodes, seeds and steps within
+// the config's).
+func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource, error) {
+	opt := plotting.Options{Format: format}
+	cfgPath := filepath.Join(dir, results.ConfigFile)
+	if _, err := os.Stat(cfgPath); err != nil {
+		return opt, nil, nil
+	}
+	c, err := config.Load(config.Options{Path: cfgPath})
+	if err != nil {
+		return opt, nil, err
+	}
+	m, err := env.New(c)
+	if err != nil {
+		return opt, nil, errs.Invalid(fmt.Errorf("%s: %w", cfgPath, err))
+	}
+	opt.Horizon, opt.Episodes, opt.Seeds = c.Env.Horizon, c.Episodes, c.Seeds
+	if err := checkComplete(dir, c); err != nil {
+		return opt, nil, err
+	}
+	if m.True != nil && m.StateDim() == 1 && m.ActionDim() == 1 {
+		return opt, &densities{mdp: m}, nil
+	}
+	opt.Marginals = &marginals{mdp: m}
+	return opt, nil, nil
+}
+
+// checkFigureInputs checks everything figures reads in dir without
+// drawing: a sweep checks all its points before it draws the first.
+func checkFigureInputs(dir, format string) error {
+	opt, _, err := figureInputs(dir, format)
+	if err != nil {
+		return err
+	}
+	return plotting.CheckResults(dir, opt)
 }
 
 // checkComplete verifies that dir's episodes.csv has one row per (trial,

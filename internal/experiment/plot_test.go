@@ -1,14 +1,18 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/results"
 )
 
 func TestPlotRefusesTruncatedEpisodes(t *testing.T) {
@@ -27,5 +31,69 @@ func TestPlotRefusesTruncatedEpisodes(t *testing.T) {
 	_, err := Plot(dir, "", "png")
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("truncated episodes.csv: err = %v", err)
+	}
+}
+
+// editCell returns the CSV content b with the cell of column col on line
+// (from 1) replaced by text.
+func editCell(t *testing.T, b []byte, line int, col, text string) []byte {
+	t.Helper()
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := slices.Index(recs[0], col)
+	if j < 0 {
+		t.Fatalf("no column %s", col)
+	}
+	recs[line-1][j] = text
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	w.WriteAll(recs)
+	return out.Bytes()
+}
+
+// A cell smrl did not write (NaN or ±Inf, which smrl writes as an empty
+// cell; a count out of the config's range) makes plot fail with one error
+// naming the file, line and column, before any figure is drawn.
+func TestPlotRefusesEditedCells(t *testing.T) {
+	c := quick(t) // 3 seeds, 4 episodes, agents sm, lds, oracle
+	dir := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	orig := map[string][]byte{}
+	for _, f := range []string{results.EpisodesFile, results.SummaryFile} {
+		orig[f] = readFile(t, dir, f)
+	}
+	for _, tc := range []struct {
+		file, col, text string
+		line            int
+		errHas          string
+	}{
+		{results.SummaryFile, "cum_reward_mean", "NaN", 3, `summary.csv line 3, column 10 (cum_reward_mean): "NaN" is not a finite number`},
+		{results.SummaryFile, "w_error_mean", "Inf", 2, `summary.csv line 2, column 24 (w_error_mean): "Inf" is not a finite number`},
+		{results.SummaryFile, "beta_mean", "-Inf", 2, `summary.csv line 2, column 25 (beta_mean): "-Inf" is not a finite number`},
+		{results.SummaryFile, "seeds", "999", 2, `summary.csv line 2, column 3 (seeds): 999 is out of range [1, 3]`},
+		{results.SummaryFile, "episode", "-5", 2, `summary.csv line 2, column 2 (episode): -5 is out of range [1, 4]`},
+		{results.EpisodesFile, "reward", "NaN", 4, `episodes.csv line 4, column 4 (reward): "NaN" is not a finite number`},
+		{results.EpisodesFile, "ball_accept", "+Inf", 2, `episodes.csv line 2, column 12 (ball_accept): "+Inf" is not a finite number`},
+		{results.EpisodesFile, "seed", "999", 2, `episodes.csv line 2, column 2 (seed): 999 is out of range [0, 2]`},
+		{results.EpisodesFile, "steps", "11", 2, `episodes.csv line 2, column 5 (steps): 11 is out of range [1, 10]`},
+	} {
+		t.Run(tc.file+"/"+tc.col+"="+tc.text, func(t *testing.T) {
+			for f, b := range orig {
+				os.WriteFile(filepath.Join(dir, f), b, 0o644)
+			}
+			os.WriteFile(filepath.Join(dir, tc.file), editCell(t, orig[tc.file], tc.line, tc.col, tc.text), 0o644)
+			out := filepath.Join(t.TempDir(), "figs")
+			_, err := Plot(dir, out, "png")
+			if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), filepath.Join(dir, tc.errHas)) {
+				t.Fatalf("err = %v, want %q", err, tc.errHas)
+			}
+			if ents, _ := os.ReadDir(out); len(ents) > 1 { // the marker of the claimed --out
+				t.Errorf("figures were drawn: %v", ents)
+			}
+		})
 	}
 }

@@ -444,6 +444,10 @@ func sweepRows(s *grid.Sweep, root string) ([]grid.Row, error) {
 			if !ok {
 				return nil, errs.Invalid(fmt.Errorf("%s has no rows of agent %s", filepath.Join(root, p.Name, results.SummaryFile), a))
 			}
+			if x.Episode != p.Config.Episodes || x.Seeds != p.Config.Seeds {
+				return nil, errs.Invalid(fmt.Errorf("%s: the last row of agent %s has episode %d over %d seeds, but the point's config has episodes = %d, seeds = %d: the file is truncated or was edited",
+					filepath.Join(root, p.Name, results.SummaryFile), a, x.Episode, x.Seeds, p.Config.Episodes, p.Config.Seeds))
+			}
 			stat := func(st results.Stat) grid.Stat { return grid.Stat{Mean: st.Mean, Lo: st.Lo, Hi: st.Hi} }
 			rows = append(rows, grid.Row{Point: p.Name, Values: s.Grid.Texts(p.Coords), Agent: a, Seeds: x.Seeds, Episode: x.Episode,
 				CumReward: stat(x.CumReward), CumRegret: stat(x.CumRegret), FinalReturn: stat(x.FinalReturn),

@@ -299,3 +299,46 @@ func TestSweepDrawsPointsInParallel(t *testing.T) {
 		}
 	}
 }
+
+// plot --in of a sweep refuses an edited sweep.csv (NaN or ±Inf, which
+// smrl writes as an empty cell; seeds or episode other than the point's
+// config) or an edited point file with one error naming the file, line and
+// column, before it draws anything.
+func TestPlotSweepRefusesEditedCells(t *testing.T) {
+	s := tinySweep(t, "planner.n_rollouts=4") // points planner.tau=2 and 5; 2 seeds, 3 episodes
+	root := filepath.Join(t.TempDir(), "sweep")
+	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root}}); err != nil {
+		t.Fatal(err)
+	}
+	last := s.Points[len(s.Points)-1].Name
+	table := filepath.Join(root, grid.TableFile)
+	summary := filepath.Join(root, last, results.SummaryFile)
+	orig := map[string][]byte{table: readFile(t, root, grid.TableFile), summary: readFile(t, filepath.Join(root, last), results.SummaryFile)}
+	for _, tc := range []struct {
+		path, col, text string
+		line            int
+		errHas          string
+	}{
+		{table, "cum_reward_lo", "NaN", 3, `sweep.csv line 3, column 8 (cum_reward_lo): "NaN" is not a finite number`},
+		{table, "cum_regret_mean", "Inf", 2, `sweep.csv line 2, column 10 (cum_regret_mean): "Inf" is not a finite number`},
+		{table, "w_error_mean", "-Inf", 2, `sweep.csv line 2, column 17 (w_error_mean): "-Inf" is not a finite number`},
+		{table, "seeds", "999", 2, `sweep.csv line 2, column 5 (seeds): 999, but the point's config has seeds = 2`},
+		{table, "episode", "-5", 4, `sweep.csv line 4, column 6 (episode): -5 is less than 1`},
+		{summary, "reward_mean", "NaN", 2, `summary.csv line 2, column 4 (reward_mean): "NaN" is not a finite number`},
+	} {
+		t.Run(filepath.Base(tc.path)+"/"+tc.col+"="+tc.text, func(t *testing.T) {
+			for p, b := range orig {
+				os.WriteFile(p, b, 0o644)
+			}
+			os.WriteFile(tc.path, editCell(t, orig[tc.path], tc.line, tc.col, tc.text), 0o644)
+			out := filepath.Join(t.TempDir(), "figs")
+			_, err := PlotSweep(root, out, "png")
+			if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.errHas) || !strings.Contains(err.Error(), tc.path) {
+				t.Fatalf("err = %v, want %q", err, tc.errHas)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the refused plot wrote %s", out)
+			}
+		})
+	}
+}

@@ -132,6 +132,13 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every point's files are checked before anything is drawn, so that a
+	// bad one leaves no point's figures half redrawn.
+	for _, p := range pts {
+		if err := checkFigureInputs(p.dir, format); err != nil {
+			return nil, fmt.Errorf("sweep point %s: %w", p.Name, err)
+		}
+	}
 	target := outDir
 	if outDir == "" {
 		if !outdir.Owned(dir) {

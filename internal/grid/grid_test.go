@@ -407,7 +407,18 @@ func TestTableRoundTrip(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{strings.Join(lines[:len(lines)-2], ""), "has 11 rows but the sweep has 12"},
 		{strings.TrimSuffix(buf.String(), "\n"), "does not end with a newline"},
-		{strings.Replace(buf.String(), "sm,2,3,1.5", "sm,2,3,x", 1), "line 2: column cum_reward_mean: \"x\" is not a number"},
+		{strings.Replace(buf.String(), "sm,2,3,1.5", "sm,2,3,x", 1), "line 2, column 7 (cum_reward_mean): \"x\" is not a number"},
+		// NaN and ±Inf are never smrl's output: it writes NaN as an empty cell.
+		{strings.Replace(buf.String(), "sm,2,3,1.5,1,", "sm,2,3,1.5,NaN,", 1), "line 2, column 8 (cum_reward_lo): \"NaN\" is not a finite number"},
+		{strings.Replace(buf.String(), "sm,2,3,1.5,1,", "sm,2,3,1.5,Inf,", 1), "line 2, column 8 (cum_reward_lo): \"Inf\" is not a finite number"},
+		{strings.Replace(buf.String(), "sm,2,3,1.5,1,2,0,", "sm,2,3,1.5,1,2,-Inf,", 1), "line 2, column 10 (cum_regret_mean): \"-Inf\" is not a finite number"},
+		{strings.Replace(buf.String(), ",0.5,0.1,", ",+Inf,0.1,", 1), "line 2, column 13 (regret_slope): \"+Inf\" is not a finite number"},
+		{strings.Replace(buf.String(), "sm,2,3,1.5", "sm,2,3,", 1), "line 2, column 7 (cum_reward_mean): empty cell"},
+		// seeds and episode are those of the point's config.
+		{strings.Replace(buf.String(), "sm,2,3,", "sm,999,3,", 1), "line 2, column 5 (seeds): 999, but the point's config has seeds = 2"},
+		{strings.Replace(buf.String(), "sm,2,3,", "sm,2,-5,", 1), "line 2, column 6 (episode): -5 is less than 1"},
+		{strings.Replace(buf.String(), "sm,2,3,", "sm,2,2,", 1), "line 2, column 6 (episode): 2, but the point's config has episodes = 3"},
+		{strings.Replace(buf.String(), "sm,2,3,", "sm,2.0,3,", 1), "line 2, column 5 (seeds): \"2.0\" is not an integer"},
 		{strings.Replace(buf.String(), "oracle", "lds", 1), "line 3: want point planner.tau=1,lambda=0.0001, agent oracle"},
 		{strings.Replace(buf.String(), "point,", "pt,", 1), "line 1: header"},
 	} {

@@ -52,6 +52,12 @@ func (g *Grid) Header() []string {
 		"final_return_mean", "final_return_lo", "final_return_hi", "w_error_mean")
 }
 
+// tableRequired are the statistics of sweep.csv that are never empty; the
+// others are empty where undefined: an interval with one seed, regret
+// without the oracle, the regret slope of a curve without two positive
+// points, the W error of the oracle.
+var tableRequired = map[string]bool{"cum_reward_mean": true, "final_return_mean": true}
+
 func num(v float64) string {
 	if math.IsNaN(v) {
 		return ""
@@ -89,9 +95,11 @@ func (g *Grid) WriteTable(w io.Writer, rows []Row) error {
 
 // ReadTable reads the sweep.csv at path of sweep s and checks it against
 // s: the header, and one row per point and agent in order, with the
-// point's name and values. A file that disagrees (truncated, edited, from
-// another sweep) is an error naming the file and line, wrapping
-// errs.ErrInvalidInput.
+// point's name and values, the seeds and last episode of the point's
+// config, and statistics that are finite numbers (empty only where smrl
+// writes NaN: see tableRequired). A file that disagrees (truncated,
+// edited, from another sweep) is an error naming the file, line and
+// column, wrapping errs.ErrInvalidInput.
 func (s *Sweep) ReadTable(path string) ([]Row, error) {
 	recs, err := fsutil.ReadCSV(path, "the sweep has not finished (or was sharded and not merged)")
 	if err != nil {
@@ -119,26 +127,34 @@ func (s *Sweep) ReadTable(path string) ([]Row, error) {
 			return nil, fail("want point %s, agent %s: the file is from another sweep or was edited", p.Name, agent)
 		}
 		r := Row{Point: p.Name, Values: rec[1 : 1+nk], Agent: agent}
-		cells := rec[2+nk:]
+		cell := func(j int) fsutil.Cell {
+			return fsutil.Cell{Path: path, Line: line, Column: j + 1, Name: want[j], Text: rec[j]}
+		}
+		// The point's last summary row: every seed, the last episode.
+		integer := func(j int, want int, key string) (int, error) {
+			v, err := cell(j).Int(1, math.MaxInt)
+			if err == nil && v != want {
+				err = cell(j).Errorf("%d, but the point's config has %s = %d: the file was edited or is from another sweep", v, key, want)
+			}
+			return v, err
+		}
+		j := 2 + nk
 		if seedsSwept {
 			r.Seeds = p.Config.Seeds
 		} else {
-			if r.Seeds, err = strconv.Atoi(cells[0]); err != nil {
-				return nil, fail("seeds %q is not an integer", cells[0])
+			if r.Seeds, err = integer(j, p.Config.Seeds, "seeds"); err != nil {
+				return nil, err
 			}
-			cells = cells[1:]
+			j++
 		}
-		if r.Episode, err = strconv.Atoi(cells[0]); err != nil {
-			return nil, fail("episode %q is not an integer", cells[0])
+		if r.Episode, err = integer(j, p.Config.Episodes, "episodes"); err != nil {
+			return nil, err
 		}
-		f := make([]float64, len(cells)-1)
-		for j, c := range cells[1:] {
-			if c == "" {
-				f[j] = math.NaN()
-				continue
-			}
-			if f[j], err = strconv.ParseFloat(c, 64); err != nil {
-				return nil, fail("column %s: %q is not a number", want[len(want)-len(f)+j], c)
+		j++
+		f := make([]float64, len(rec)-j)
+		for k := range f {
+			if f[k], err = cell(j + k).Float(!tableRequired[want[j+k]]); err != nil {
+				return nil, err
 			}
 		}
 		r.CumReward = Stat{f[0], f[1], f[2]}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
 // File names inside a results directory.
@@ -110,50 +111,48 @@ func csvErr(path string, err error) error {
 	return fmt.Errorf("reading %s: %w", path, err)
 }
 
-// cell returns the trimmed cell of row i in column name.
-func (t *table) cell(i int, name string) string { return t.rows[i][t.col[name]] }
-
-// float parses a required numeric cell.
-func (t *table) float(i int, name string) (float64, error) {
-	s := t.cell(i, name)
-	if s == "" {
-		return 0, lineErr(t.path, t.lines[i], fmt.Errorf("column %s: empty cell, want a number", name))
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, lineErr(t.path, t.lines[i], fmt.Errorf("column %s: %q is not a number", name, s))
-	}
-	return v, nil
+// cell returns row i's cell in column name, for parsing with errors that
+// name the file, line and column (fsutil.Cell: NaN and ±Inf, which smrl
+// never writes, are refused).
+func (t *table) cell(i int, name string) fsutil.Cell {
+	j := t.col[name]
+	return fsutil.Cell{Path: t.path, Line: t.lines[i], Column: j + 1, Name: name, Text: t.rows[i][j]}
 }
 
-// optFloat parses a numeric cell that may be empty; empty is NaN.
-func (t *table) optFloat(i int, name string) (float64, error) {
-	if t.cell(i, name) == "" {
-		return math.NaN(), nil
-	}
-	return t.float(i, name)
+// float parses a required numeric cell: a finite number.
+func (t *table) float(i int, name string) (float64, error) { return t.cell(i, name).Float(false) }
+
+// optFloat parses a numeric cell that is empty where smrl writes NaN (an
+// undefined value): empty is NaN, anything else a finite number.
+func (t *table) optFloat(i int, name string) (float64, error) { return t.cell(i, name).Float(true) }
+
+// integer parses an integer cell in [lo, hi].
+func (t *table) integer(i int, name string, lo, hi int) (int, error) {
+	return t.cell(i, name).Int(lo, hi)
 }
 
-// integer parses a required integer cell that must be at least min.
-func (t *table) integer(i int, name string, min int) (int, error) {
-	s := t.cell(i, name)
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, lineErr(t.path, t.lines[i], fmt.Errorf("column %s: %q is not an integer", name, s))
+// upTo is the bound n of a count from the config, or no bound when n is
+// not known (0).
+func upTo(n int) int {
+	if n > 0 {
+		return n
 	}
-	if v < min {
-		return 0, lineErr(t.path, t.lines[i], fmt.Errorf("column %s: %d is less than %d", name, v, min))
-	}
-	return v, nil
+	return math.MaxInt
+}
+
+// has reports whether the file has the column name.
+func (t *table) has(name string) bool {
+	_, ok := t.col[name]
+	return ok
 }
 
 // agent returns the non-empty agent name of row i.
 func (t *table) agent(i int, name string) (string, error) {
-	a := t.cell(i, name)
-	if a == "" {
-		return "", lineErr(t.path, t.lines[i], fmt.Errorf("column %s: empty name", name))
+	c := t.cell(i, name)
+	if c.Text == "" {
+		return "", c.Errorf("empty name")
 	}
-	return a, nil
+	return c.Text, nil
 }
 
 // summaryColumns are the columns summary.csv must have.
@@ -187,8 +186,46 @@ type summaryData struct {
 	Rows   map[string][]summaryRow
 }
 
-// readSummary reads and validates DIR/summary.csv.
-func readSummary(path string) (*summaryData, error) {
+// summaryNumbers are the numeric columns of summary.csv other than the
+// counts, in the kinds smrl writes them (results.SummaryColumn): optional
+// ones are empty where undefined (intervals with one seed, regret without
+// an oracle). Columns beyond summaryColumns were added later and are absent
+// (NaN) in older results directories. field is where a row keeps the
+// value (nil: checked only).
+var summaryNumbers = []struct {
+	name     string
+	optional bool
+	field    func(r *summaryRow) *float64
+}{
+	{"reward_mean", false, func(r *summaryRow) *float64 { return &r.RewardMean }},
+	{"cum_reward_mean", false, func(r *summaryRow) *float64 { return &r.CumRewardMean }},
+	{"plus_count_mean", false, func(r *summaryRow) *float64 { return &r.PlusCountMean }},
+	{"cum_reward_lo", true, func(r *summaryRow) *float64 { return &r.CumRewardLo }},
+	{"cum_reward_hi", true, func(r *summaryRow) *float64 { return &r.CumRewardHi }},
+	{"plus_count_lo", true, func(r *summaryRow) *float64 { return &r.PlusCountLo }},
+	{"plus_count_hi", true, func(r *summaryRow) *float64 { return &r.PlusCountHi }},
+	{"cum_regret_mean", true, func(r *summaryRow) *float64 { return &r.CumRegretMean }},
+	{"cum_regret_lo", true, func(r *summaryRow) *float64 { return &r.CumRegretLo }},
+	{"cum_regret_hi", true, func(r *summaryRow) *float64 { return &r.CumRegretHi }},
+	{"w_error_mean", true, func(r *summaryRow) *float64 { return &r.WErrorMean }},
+	{"reward_lo", true, func(r *summaryRow) *float64 { return &r.RewardLo }},
+	{"reward_hi", true, func(r *summaryRow) *float64 { return &r.RewardHi }},
+	{"steps_mean", false, func(r *summaryRow) *float64 { return &r.StepsMean }},
+	{"steps_lo", true, func(r *summaryRow) *float64 { return &r.StepsLo }},
+	{"steps_hi", true, func(r *summaryRow) *float64 { return &r.StepsHi }},
+	{"final_return_mean", false, func(r *summaryRow) *float64 { return &r.FinalReturnMean }},
+	{"final_return_lo", true, func(r *summaryRow) *float64 { return &r.FinalReturnLo }},
+	{"final_return_hi", true, func(r *summaryRow) *float64 { return &r.FinalReturnHi }},
+	{"first_full_median", true, func(r *summaryRow) *float64 { return &r.FirstFullMedian }},
+	{"beta_mean", true, nil},
+	{"regret_slope", true, nil},
+}
+
+// readSummary reads and validates DIR/summary.csv: every cell as smrl
+// writes it (numbers finite, empty only where the value may be undefined,
+// counts integers), with episode and seeds at most opt.Episodes and
+// opt.Seeds when those are known (positive).
+func readSummary(path string, opt Options) (*summaryData, error) {
 	t, err := readTable(path, summaryColumns)
 	if err != nil {
 		return nil, err
@@ -201,57 +238,32 @@ func readSummary(path string) (*summaryData, error) {
 			return nil, err
 		}
 		var r summaryRow
-		if r.Episode, err = t.integer(i, "episode", 1); err != nil {
+		if r.Episode, err = t.integer(i, "episode", 1, upTo(opt.Episodes)); err != nil {
 			return nil, err
 		}
-		if r.Seeds, err = t.integer(i, "seeds", 1); err != nil {
+		if r.Seeds, err = t.integer(i, "seeds", 1, upTo(opt.Seeds)); err != nil {
 			return nil, err
 		}
-		required := []struct {
-			name string
-			dst  *float64
-		}{
-			{"reward_mean", &r.RewardMean},
-			{"cum_reward_mean", &r.CumRewardMean},
-			{"plus_count_mean", &r.PlusCountMean},
-		}
-		for _, c := range required {
-			if *c.dst, err = t.float(i, c.name); err != nil {
+		for _, c := range summaryNumbers {
+			dst := new(float64)
+			if c.field != nil {
+				dst = c.field(&r)
+			}
+			*dst = math.NaN() // a later column, absent in older files
+			if !t.has(c.name) {
+				continue
+			}
+			if *dst, err = t.cell(i, c.name).Float(c.optional); err != nil {
 				return nil, err
 			}
 		}
-		optional := []struct {
-			name string
-			dst  *float64
-		}{
-			// Intervals are empty with one seed; regret without an oracle.
-			{"cum_reward_lo", &r.CumRewardLo},
-			{"cum_reward_hi", &r.CumRewardHi},
-			{"plus_count_lo", &r.PlusCountLo},
-			{"plus_count_hi", &r.PlusCountHi},
-			{"cum_regret_mean", &r.CumRegretMean},
-			{"cum_regret_lo", &r.CumRegretLo},
-			{"cum_regret_hi", &r.CumRegretHi},
-			{"w_error_mean", &r.WErrorMean},
-		}
-		for _, c := range optional {
-			if *c.dst, err = t.optFloat(i, c.name); err != nil {
+		r.FullSeeds = math.NaN()
+		if t.has("full_seeds") {
+			n, err := t.integer(i, "full_seeds", 0, r.Seeds)
+			if err != nil {
 				return nil, err
 			}
-		}
-		// Columns added later: absent in older results directories.
-		for _, c := range []struct {
-			name string
-			dst  *float64
-		}{{"reward_lo", &r.RewardLo}, {"reward_hi", &r.RewardHi}, {"steps_mean", &r.StepsMean}, {"steps_lo", &r.StepsLo}, {"steps_hi", &r.StepsHi},
-			{"final_return_mean", &r.FinalReturnMean}, {"final_return_lo", &r.FinalReturnLo}, {"final_return_hi", &r.FinalReturnHi},
-			{"first_full_median", &r.FirstFullMedian}, {"full_seeds", &r.FullSeeds}} {
-			*c.dst = math.NaN()
-			if _, ok := t.col[c.name]; ok {
-				if *c.dst, err = t.optFloat(i, c.name); err != nil {
-					return nil, err
-				}
-			}
+			r.FullSeeds = float64(n)
 		}
 		if seen[a] == nil {
 			seen[a] = map[int]bool{}
@@ -334,6 +346,19 @@ var episodeColumns = []string{
 	"cum_regret", "plus_count", "w_error",
 }
 
+// episodeNumbers are the numeric columns of episodes.csv other than the
+// counts and W, in the kinds smrl writes them (results.EpisodesColumn):
+// optional ones are empty where undefined. beta and ball_accept are absent
+// in older files.
+var episodeNumbers = []struct {
+	name     string
+	optional bool
+}{
+	{"reward", false}, {"cum_reward", false},
+	{"regret", true}, {"cum_regret", true}, {"w_error", true},
+	{"beta", true}, {"ball_accept", true},
+}
+
 // wColumn matches the names of the estimated-W columns, w_i_j.
 var wColumn = regexp.MustCompile(`^w_(\d+)_(\d+)$`)
 
@@ -345,7 +370,11 @@ type finalW struct {
 
 // readEpisodes reads and validates DIR/episodes.csv and returns, per agent,
 // the W of the last episode of the smallest seed (seed 0 in a complete run).
-func readEpisodes(path string) (map[string]finalW, error) {
+// Every cell must be as smrl writes it (numbers finite, empty only where
+// the value may be undefined, counts integers), with seed below opt.Seeds,
+// episode at most opt.Episodes and steps at most opt.Horizon when those
+// are known (positive), and plus_count at most steps.
+func readEpisodes(path string, opt Options) (map[string]finalW, error) {
 	t, err := readTable(path, episodeColumns)
 	if err != nil {
 		return nil, err
@@ -382,11 +411,11 @@ func readEpisodes(path string) (map[string]finalW, error) {
 		if err != nil {
 			return nil, err
 		}
-		seed, err := t.integer(i, "seed", 0)
+		seed, err := t.integer(i, "seed", 0, upTo(opt.Seeds)-1)
 		if err != nil {
 			return nil, err
 		}
-		ep, err := t.integer(i, "episode", 1)
+		ep, err := t.integer(i, "episode", 1, upTo(opt.Episodes))
 		if err != nil {
 			return nil, err
 		}
@@ -395,13 +424,20 @@ func readEpisodes(path string) (map[string]finalW, error) {
 			return nil, lineErr(path, t.lines[i], fmt.Errorf("duplicate row for agent %q seed %d episode %d", a, seed, ep))
 		}
 		seen[k] = true
-		for _, name := range []string{"reward", "cum_reward", "plus_count"} {
-			if _, err := t.float(i, name); err != nil {
+		steps := upTo(opt.Horizon) // older files have no steps column
+		if t.has("steps") {
+			if steps, err = t.integer(i, "steps", 1, upTo(opt.Horizon)); err != nil {
 				return nil, err
 			}
 		}
-		for _, name := range []string{"regret", "cum_regret", "w_error"} {
-			if _, err := t.optFloat(i, name); err != nil {
+		if _, err := t.integer(i, "plus_count", 0, steps); err != nil {
+			return nil, err
+		}
+		for _, c := range episodeNumbers {
+			if !t.has(c.name) {
+				continue
+			}
+			if _, err := t.cell(i, c.name).Float(c.optional); err != nil {
 				return nil, err
 			}
 		}
@@ -466,11 +502,11 @@ func readSweep(path string) (*sweepData, error) {
 		if err != nil {
 			return nil, err
 		}
-		n, err := t.integer(i, "n", 1)
+		n, err := t.integer(i, "n", 1, math.MaxInt)
 		if err != nil {
 			return nil, err
 		}
-		rep, err := t.integer(i, "repeat", 0)
+		rep, err := t.integer(i, "repeat", 0, math.MaxInt)
 		if err != nil {
 			return nil, err
 		}
@@ -478,8 +514,8 @@ func readSweep(path string) (*sweepData, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e < 0 || math.IsNaN(e) || math.IsInf(e, 0) {
-			return nil, lineErr(path, t.lines[i], fmt.Errorf("column frobenius_error: %v is not a finite non-negative number", e))
+		if e < 0 {
+			return nil, t.cell(i, "frobenius_error").Errorf("%v is negative", e)
 		}
 		k := key{m, n}
 		if reps[k] == nil {

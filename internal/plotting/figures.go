@@ -47,6 +47,18 @@ const (
 // a fresh run may remove from its own plots directory.
 var FigureNames = []string{FigCumReward, FigReturn, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities, FigMarginals}
 
+// CheckResults reads and validates the episodes.csv and summary.csv of the
+// results directory dir as RunFigures does (with opt's horizon, episodes
+// and seeds as bounds), without drawing anything.
+func CheckResults(dir string, opt Options) error {
+	epPath, sumPath := resultsPaths(dir)
+	if _, err := readSummary(sumPath, opt); err != nil {
+		return err
+	}
+	_, err := readEpisodes(epPath, opt)
+	return err
+}
+
 // RunFigures regenerates every figure of the results directory dir into
 // outDir (created if missing) and returns the written paths in the order
 // cum_reward, return, episode_length, cum_regret, regret_loglog,
@@ -67,11 +79,11 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 		return nil, err
 	}
 	epPath, sumPath := resultsPaths(dir)
-	sum, err := readSummary(sumPath)
+	sum, err := readSummary(sumPath, opt)
 	if err != nil {
 		return nil, err
 	}
-	finals, err := readEpisodes(epPath)
+	finals, err := readEpisodes(epPath, opt)
 	if err != nil {
 		return nil, err
 	}

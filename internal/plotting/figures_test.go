@@ -366,38 +366,79 @@ func TestMalformedInput(t *testing.T) {
 		"sm,0,1,1,1,,,5,0.5,1\n"
 	okSum := strings.Join(summaryColumns, ",") + "\n" +
 		"sm,1,1,1,1,1,1,,,,5,5,5,0.5\n"
+	// With a steps column and one of the later summary columns.
+	stepsEp := "agent,seed,episode,reward,steps,cum_reward,regret,cum_regret,plus_count,w_error,beta,w_0_0\n" +
+		"sm,0,1,1,8,1,,,5,0.5,,1\n"
+	laterSum := strings.Join(summaryColumns, ",") + ",full_seeds,beta_mean\n" +
+		"sm,1,1,1,1,1,1,,,,5,5,5,0.5,1,\n"
 	tests := []struct {
 		name              string
 		episodes, summary string
-		want              string // substring after the file name
+		opt               Options // the run's config, where known
+		want              string  // substring after the file name
 	}{
-		{"summary non-numeric", okEp, strings.Replace(okSum, "sm,1,1,1,1,1,1", "sm,1,1,1,abc,1,1", 1),
-			summaryFile + ` line 2: column cum_reward_mean: "abc" is not a number`},
-		{"summary wrong header", okEp, strings.Replace(okSum, "cum_reward_mean", "cum_rew", 1),
+		{"summary non-numeric", okEp, strings.Replace(okSum, "sm,1,1,1,1,1,1", "sm,1,1,1,abc,1,1", 1), Options{},
+			summaryFile + ` line 2, column 5 (cum_reward_mean): "abc" is not a number`},
+		{"summary wrong header", okEp, strings.Replace(okSum, "cum_reward_mean", "cum_rew", 1), Options{},
 			summaryFile + ` line 1: missing column "cum_reward_mean"`},
-		{"summary wrong field count", okEp, okSum + "sm,2,1\n",
+		{"summary wrong field count", okEp, okSum + "sm,2,1\n", Options{},
 			summaryFile + " line 3: wrong number of fields"},
-		{"summary empty required cell", okEp, strings.Replace(okSum, ",5,5,5,", ",,5,5,", 1),
-			summaryFile + " line 2: column plus_count_mean: empty cell"},
-		{"summary duplicate row", okEp, okSum + "sm,1,1,1,1,1,1,,,,5,5,5,0.5\n",
+		{"summary empty required cell", okEp, strings.Replace(okSum, ",5,5,5,", ",,5,5,", 1), Options{},
+			summaryFile + " line 2, column 11 (plus_count_mean): empty cell"},
+		{"summary duplicate row", okEp, okSum + "sm,1,1,1,1,1,1,,,,5,5,5,0.5\n", Options{},
 			summaryFile + ` line 3: duplicate row for agent "sm" episode 1`},
-		{"summary header only", okEp, strings.Join(summaryColumns, ",") + "\n",
+		{"summary header only", okEp, strings.Join(summaryColumns, ",") + "\n", Options{},
 			summaryFile + " line 2: no data rows"},
-		{"summary episode zero", okEp, strings.Replace(okSum, "sm,1,", "sm,0,", 1),
-			summaryFile + " line 2: column episode: 0 is less than 1"},
-		{"episodes non-numeric", strings.Replace(okEp, "sm,0,1,1,1", "sm,0,1,x,1", 1), okSum,
-			episodesFile + ` line 2: column reward: "x" is not a number`},
-		{"episodes bad seed", strings.Replace(okEp, "sm,0,1", "sm,zero,1", 1), okSum,
-			episodesFile + ` line 2: column seed: "zero" is not an integer`},
-		{"episodes wrong header", strings.Replace(okEp, "plus_count", "plus", 1), okSum,
+		{"summary episode zero", okEp, strings.Replace(okSum, "sm,1,", "sm,0,", 1), Options{},
+			summaryFile + " line 2, column 2 (episode): 0 is less than 1"},
+		// NaN and ±Inf are never smrl's: it writes NaN as an empty cell.
+		{"summary NaN in an optional column", okEp, strings.Replace(okSum, "1,1,1,,,,5", "1,1,1,NaN,,,5", 1), Options{},
+			summaryFile + ` line 2, column 8 (cum_regret_mean): "NaN" is not a finite number`},
+		{"summary Inf", okEp, strings.Replace(okSum, "sm,1,1,1,1", "sm,1,1,Inf,1", 1), Options{},
+			summaryFile + ` line 2, column 4 (reward_mean): "Inf" is not a finite number`},
+		{"summary -Inf", okEp, strings.Replace(okSum, ",5,5,5,0.5", ",5,5,5,-Inf", 1), Options{},
+			summaryFile + ` line 2, column 14 (w_error_mean): "-Inf" is not a finite number`},
+		{"summary NaN in a later column", okEp, strings.Replace(laterSum, "0.5,1,\n", "0.5,1,NaN\n", 1), Options{},
+			summaryFile + ` line 2, column 16 (beta_mean): "NaN" is not a finite number`},
+		{"summary full_seeds above seeds", okEp, strings.Replace(laterSum, "0.5,1,\n", "0.5,2,\n", 1), Options{},
+			summaryFile + ` line 2, column 15 (full_seeds): 2 is out of range [0, 1]`},
+		{"summary episode beyond the config", okEp, strings.Replace(okSum, "sm,1,", "sm,2,", 1), Options{Episodes: 1},
+			summaryFile + " line 2, column 2 (episode): 2 is out of range [1, 1]"},
+		{"summary seeds beyond the config", okEp, strings.Replace(okSum, "sm,1,1,", "sm,1,999,", 1), Options{Seeds: 2},
+			summaryFile + " line 2, column 3 (seeds): 999 is out of range [1, 2]"},
+		{"episodes non-numeric", strings.Replace(okEp, "sm,0,1,1,1", "sm,0,1,x,1", 1), okSum, Options{},
+			episodesFile + ` line 2, column 4 (reward): "x" is not a number`},
+		{"episodes bad seed", strings.Replace(okEp, "sm,0,1", "sm,zero,1", 1), okSum, Options{},
+			episodesFile + ` line 2, column 2 (seed): "zero" is not an integer`},
+		{"episodes wrong header", strings.Replace(okEp, "plus_count", "plus", 1), okSum, Options{},
 			episodesFile + ` line 1: missing column "plus_count"`},
-		{"episodes partial W", strings.Replace(okEp, "w_0_0\n", "w_0_0,w_0_1\n", 1) + "sm,0,2,1,2,,,5,0.5,,3\n", okSum,
+		{"episodes partial W", strings.Replace(okEp, "w_0_0\n", "w_0_0,w_0_1\n", 1) + "sm,0,2,1,2,,,5,0.5,,3\n", okSum, Options{},
 			episodesFile + " line 2: wrong number of fields"},
+		{"episodes NaN", strings.Replace(okEp, "sm,0,1,1,1", "sm,0,1,NaN,1", 1), okSum, Options{},
+			episodesFile + ` line 2, column 4 (reward): "NaN" is not a finite number`},
+		{"episodes -Inf regret", strings.Replace(okEp, "sm,0,1,1,1,,", "sm,0,1,1,1,-Inf,", 1), okSum, Options{},
+			episodesFile + ` line 2, column 6 (regret): "-Inf" is not a finite number`},
+		{"episodes +Inf W", strings.Replace(okEp, "0.5,1\n", "0.5,+Inf\n", 1), okSum, Options{},
+			episodesFile + ` line 2, column 10 (w_0_0): "+Inf" is not a finite number`},
+		{"episodes NaN beta", strings.Replace(stepsEp, "0.5,,1\n", "0.5,nan,1\n", 1), okSum, Options{},
+			episodesFile + ` line 2, column 11 (beta): "nan" is not a finite number`},
+		{"episodes plus_count not an integer", strings.Replace(okEp, ",5,", ",5.5,", 1), okSum, Options{},
+			episodesFile + ` line 2, column 8 (plus_count): "5.5" is not an integer`},
+		{"episodes plus_count above the horizon", okEp, okSum, Options{Horizon: 4},
+			episodesFile + ` line 2, column 8 (plus_count): 5 is out of range [0, 4]`},
+		{"episodes plus_count above steps", strings.Replace(stepsEp, ",8,", ",4,", 1), okSum, Options{},
+			episodesFile + ` line 2, column 9 (plus_count): 5 is out of range [0, 4]`},
+		{"episodes steps above the horizon", stepsEp, okSum, Options{Horizon: 6},
+			episodesFile + ` line 2, column 5 (steps): 8 is out of range [1, 6]`},
+		{"episodes seed beyond the config", strings.Replace(okEp, "sm,0,1", "sm,1,1", 1), okSum, Options{Seeds: 1},
+			episodesFile + ` line 2, column 2 (seed): 1 is out of range [0, 0]`},
+		{"episodes negative episode", strings.Replace(okEp, "sm,0,1", "sm,0,-5", 1), okSum, Options{},
+			episodesFile + ` line 2, column 3 (episode): -5 is less than 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeResults(t, tt.episodes, tt.summary)
-			_, err := RunFigures(dir, filepath.Join(dir, "plots"), nil, Options{})
+			_, err := RunFigures(dir, filepath.Join(dir, "plots"), nil, tt.opt)
 			want := filepath.Join(dir, tt.want)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Fatalf("error %v, want it to contain %q", err, want)
@@ -417,12 +458,12 @@ func TestReadEpisodesFinalW(t *testing.T) {
 		"oracle,0,2,0,0,,,0,,,,,\n" +
 		"lds,0,1,0,0,,,0,1,1,2,,4\n"
 	dir := writeResults(t, csv, "")
-	_, err := readEpisodes(filepath.Join(dir, episodesFile))
+	_, err := readEpisodes(filepath.Join(dir, episodesFile), Options{})
 	if err == nil || !strings.Contains(err.Error(), "line 6: the W cell w_0_1 is set after an empty one") {
 		t.Fatalf("error %v, want a partial-W error on line 6", err)
 	}
 	dir = writeResults(t, strings.TrimSuffix(csv, "lds,0,1,0,0,,,0,1,1,2,,4\n"), "")
-	got, err := readEpisodes(filepath.Join(dir, episodesFile))
+	got, err := readEpisodes(filepath.Join(dir, episodesFile), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,16 @@
 package plotting
 
 import (
+	"bytes"
+	"fmt"
 	"image/color"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/smrl-dev/smrl/internal/outdir"
 )
 
 // pdfCanvas works around two defects of gonum/plot's PDF backend (vgpdf,
@@ -97,4 +102,78 @@ func toCP1252(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// markPDF adds smrl's mark, the entry outdir.PDFCreatorEntry, at the start
+// of the document information dictionary of the PDF b that vgpdf (fpdf)
+// wrote, by which smrl knows a PDF it may replace. The bytes after the
+// insertion move, so the cross-reference offsets beyond it and startxref
+// are moved with them; b must have fpdf's layout (one classic xref table,
+// "N 0 obj\n<<\n" objects), else it is an error.
+func markPDF(b []byte) ([]byte, error) {
+	bad := func(what string) ([]byte, error) {
+		return nil, fmt.Errorf("marking the PDF as smrl's: %s", what)
+	}
+	const sx = "\nstartxref\n"
+	i := bytes.LastIndex(b, []byte(sx))
+	if i < 0 {
+		return bad("no startxref")
+	}
+	nl := bytes.IndexByte(b[i+len(sx):], '\n')
+	if nl < 0 {
+		return bad("no end of line after startxref")
+	}
+	numEnd := i + len(sx) + nl
+	xref, err := strconv.Atoi(string(b[i+len(sx) : numEnd]))
+	if err != nil || xref <= 0 || xref >= i || !bytes.HasPrefix(b[xref:], []byte("xref\n0 ")) {
+		return bad("no cross-reference table at startxref")
+	}
+	// "xref\n0 M\n", then M entries of 20 bytes, then the trailer.
+	line := b[xref+len("xref\n0 "):]
+	m, err := strconv.Atoi(string(line[:max(bytes.IndexByte(line, '\n'), 0)]))
+	entries := xref + len("xref\n0 ") + bytes.IndexByte(line, '\n') + 1
+	const entry = 20
+	if err != nil || m < 1 || entries+m*entry > i {
+		return bad("malformed cross-reference table")
+	}
+	trailer := b[entries+m*entry : i]
+	k := bytes.Index(trailer, []byte("/Info "))
+	if k < 0 {
+		return bad("no /Info in the trailer")
+	}
+	var info int
+	if _, err := fmt.Sscanf(string(trailer[k:]), "/Info %d 0 R", &info); err != nil || info < 1 || info >= m {
+		return bad("malformed /Info in the trailer")
+	}
+	offset := func(n int) (int, error) {
+		e := b[entries+n*entry : entries+(n+1)*entry]
+		return strconv.Atoi(string(e[:10]))
+	}
+	at, err := offset(info)
+	obj := fmt.Sprintf("%d 0 obj\n<<\n", info)
+	if err != nil || at <= 0 || at >= xref || !bytes.HasPrefix(b[at:], []byte(obj)) {
+		return bad("no document information dictionary at its offset")
+	}
+	ins := at + len(obj)
+	d := len(outdir.PDFCreatorEntry)
+	out := make([]byte, 0, len(b)+d+4)
+	out = append(out, b[:ins]...)
+	out = append(out, outdir.PDFCreatorEntry...)
+	out = append(out, b[ins:entries]...)
+	for n := range m {
+		e := b[entries+n*entry : entries+(n+1)*entry]
+		off, err := offset(n)
+		if err != nil {
+			return bad("malformed cross-reference entry")
+		}
+		if e[17] == 'n' && off >= ins {
+			out = append(out, fmt.Sprintf("%010d", off+d)...)
+			out = append(out, e[10:]...)
+			continue
+		}
+		out = append(out, e...)
+	}
+	out = append(out, b[entries+m*entry:i+len(sx)]...)
+	out = strconv.AppendInt(out, int64(xref+d), 10)
+	return append(out, b[numEnd:]...), nil
 }

@@ -2,12 +2,15 @@ package plotting
 
 import (
 	"bufio"
+	"bytes"
 	"compress/zlib"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
 	"image/png"
 	"io"
+
+	"github.com/smrl-dev/smrl/internal/outdir"
 )
 
 // writePNG writes img as a PNG file. An opaque *image.RGBA (every figure:
@@ -15,21 +18,38 @@ import (
 // and the fastest deflate level: image/png tries all five filters on every
 // row, which cost a fifth of a figure's drawing time, and for plots (flat
 // fills, horizontal structure) "up" compresses about as well. Anything else
-// goes through image/png.
+// goes through image/png. Either way the file carries, right after its
+// header chunk, the tEXt chunk Software=smrl (outdir.PNGKeyword and
+// outdir.PNGText) by which smrl knows a PNG it may replace.
 func writePNG(w io.Writer, img image.Image) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
 	rgba, ok := img.(*image.RGBA)
 	if !ok || !rgba.Opaque() {
-		return (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(w, img)
+		var buf bytes.Buffer
+		if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+			return err
+		}
+		// The signature and IHDR (always first: 8 + 12 + 13 bytes), the
+		// mark, the rest.
+		const head = 8 + 12 + 13
+		bw.Write(buf.Bytes()[:head])
+		if err := writeChunk(bw, "tEXt", outdir.PNGTextChunk()); err != nil {
+			return err
+		}
+		bw.Write(buf.Bytes()[head:])
+		return bw.Flush()
 	}
 	b := rgba.Bounds()
 	width, height := b.Dx(), b.Dy()
-	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString("\x89PNG\r\n\x1a\n")
 	var ihdr [13]byte
 	binary.BigEndian.PutUint32(ihdr[0:], uint32(width))
 	binary.BigEndian.PutUint32(ihdr[4:], uint32(height))
 	ihdr[8], ihdr[9] = 8, 2 // 8 bits per sample, RGB; deflate, filter set 0, no interlace
 	if err := writeChunk(bw, "IHDR", ihdr[:]); err != nil {
+		return err
+	}
+	if err := writeChunk(bw, "tEXt", outdir.PNGTextChunk()); err != nil {
 		return err
 	}
 	// The zlib stream of filtered rows, collected and written as one IDAT.

@@ -26,6 +26,8 @@ import (
 	_ "gonum.org/v1/plot/vg/vgpdf"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/outdir"
 )
 
 // Options controls the output format and size of the figures.
@@ -42,8 +44,13 @@ type Options struct {
 	// sizes.
 	Width, Height vg.Length
 	// Horizon is the number of steps per episode H; when positive the
-	// plus_count y axis spans [0, H]. Zero fits the axis to the data.
+	// plus_count y axis spans [0, H], and the steps of episodes.csv are
+	// checked to be at most H. Zero fits the axis to the data.
 	Horizon int
+	// Episodes and Seeds, when positive, are the run's numbers of
+	// episodes and seeds (its config): the episode, seed and seeds
+	// columns of its files are checked against them.
+	Episodes, Seeds int
 	// Marginals, when not nil, supplies the marginals figure.
 	Marginals MarginalSource
 	// SMin and SMax bound the states of the mdp and densities figures;
@@ -351,9 +358,6 @@ func drawPlot(c draw.Canvas, p *plot.Plot) draw.Canvas {
 	return data
 }
 
-// writeFigure calls render on a blank white canvas of the options' size and
-// format and writes the result to path, creating its directory. Nothing is
-// written when render fails, and a partly written file is removed.
 // newRaster is vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi)) without
 // its copy of the fresh image into a second one (gg.NewContextForImage):
 // the canvas draws straight into one RGBA image.
@@ -388,7 +392,13 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func writeFigure(path string, opt Options, render func(c draw.Canvas) error) (err error) {
+// writeFigure calls render on a blank white canvas of the options' size and
+// format and writes the result to path atomically (fsutil.WriteAtomic),
+// creating its directory. Nothing is written when render fails, and a
+// failed write leaves path as it was. Every figure carries smrl's mark
+// (outdir.FigureFile): a PNG its tEXt chunk (writePNG), an SVG a comment
+// (markSVG), a PDF its Creator (markPDF).
+func writeFigure(path string, opt Options, render func(c draw.Canvas) error) error {
 	var cv vg.CanvasWriterTo
 	switch opt.Format {
 	case "png":
@@ -426,30 +436,45 @@ func writeFigure(path string, opt Options, render func(c draw.Canvas) error) (er
 			return fmt.Errorf("creating %s: %w", dir, err)
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if cerr := f.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("writing %s: %w", path, cerr)
+	return fsutil.WriteAtomic(path, func(w io.Writer) error {
+		if opt.Format == "png" {
+			_, err := cv.WriteTo(w)
+			return err
 		}
-		if err != nil {
-			os.Remove(path)
-		}
-	}()
-	var out io.WriterTo = cv
-	if opt.Format == "svg" {
 		var buf bytes.Buffer
 		if _, err := cv.WriteTo(&buf); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
+			return err
 		}
-		out = bytes.NewBuffer(svgFontFallback(buf.Bytes()))
+		b := buf.Bytes()
+		switch opt.Format {
+		case "svg":
+			b = markSVG(svgFontFallback(b))
+		case "pdf":
+			var err error
+			if b, err = markPDF(b); err != nil {
+				return err
+			}
+		}
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// markSVG adds smrl's mark, the comment outdir.SVGComment, as the second
+// line of a vgsvg figure (after the XML declaration), by which smrl knows
+// an SVG it may replace.
+func markSVG(svg []byte) []byte {
+	i := 0
+	if bytes.HasPrefix(svg, []byte("<?xml")) {
+		i = bytes.IndexByte(svg, '\n') + 1
 	}
-	if _, err := out.WriteTo(f); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	out := make([]byte, 0, len(svg)+len(outdir.SVGComment)+1)
+	out = append(out, svg[:i]...)
+	if i == 0 { // no declaration (not vgsvg's form): add one, for the mark's place
+		out = append(out, `<?xml version="1.0"?>`+"\n"...)
 	}
-	return nil
+	out = append(out, outdir.SVGComment+"\n"...)
+	return append(out, svg[i:]...)
 }
 
 // svgFontFallback adds metric-compatible fallbacks (Arial, Helvetica) to

@@ -43,7 +43,7 @@ func Report(dir string, figures []string) error { return ReportTo(dir, dir, figu
 // directory dir, which is only read.
 func ReportTo(dir, reportDir string, figures []string) error {
 	_, sumPath := resultsPaths(dir)
-	sum, err := readSummary(sumPath)
+	sum, err := readSummary(sumPath, Options{})
 	if err != nil {
 		return err
 	}

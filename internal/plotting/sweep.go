@@ -28,10 +28,8 @@ func SweepFigure(csvPath, outPath string, opt Options) error {
 	if err != nil {
 		return err
 	}
-	if ext := strings.TrimPrefix(filepath.Ext(outPath), "."); ext == "" {
-		outPath += "." + opt.Format
-	} else if !strings.EqualFold(ext, opt.Format) {
-		return errs.Invalid(fmt.Errorf("sweep figure %s: extension %q does not match format %q", outPath, ext, opt.Format))
+	if outPath, err = SweepFigurePath(outPath, opt.Format); err != nil {
+		return err
 	}
 	d, err := readSweep(csvPath)
 	if err != nil {
@@ -40,6 +38,21 @@ func SweepFigure(csvPath, outPath string, opt Options) error {
 	return writeFigure(outPath, opt, func(c draw.Canvas) error {
 		return safeDraw(func() error { return sweepFigure(c, d) })
 	})
+}
+
+// SweepFigurePath is the path SweepFigure writes for outPath in format
+// ("" is png): outPath, with the format's extension added when it has
+// none; an extension that disagrees with the format is an error.
+func SweepFigurePath(outPath, format string) (string, error) {
+	if format == "" {
+		format = "png"
+	}
+	if ext := strings.TrimPrefix(filepath.Ext(outPath), "."); ext == "" {
+		return outPath + "." + format, nil
+	} else if !strings.EqualFold(ext, format) {
+		return "", errs.Invalid(fmt.Errorf("sweep figure %s: extension %q does not match format %q", outPath, ext, format))
+	}
+	return outPath, nil
 }
 
 // sweepFigure draws the sweep into c.

@@ -2,14 +2,17 @@ package results
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
 
@@ -208,8 +211,57 @@ func TestReadSummaryRoundTrip(t *testing.T) {
 	if fmt.Sprintf("%v", back) != fmt.Sprintf("%v", sums) {
 		t.Errorf("read back\n%v\nwrote\n%v", back, sums)
 	}
-	os.WriteFile(p, bytes.Replace(b.Bytes(), []byte(",10,"), []byte(",ten,"), 1), 0o644)
-	if _, err := ReadSummary(p); err == nil || !strings.Contains(err.Error(), "line 2: steps_mean: \"ten\" is not a number") {
-		t.Errorf("bad cell: %v", err)
+	// A cell smrl would not write names the file, line and column: NaN and
+	// ±Inf (smrl writes NaN as an empty cell), an empty cell in a column
+	// that is always defined, a count that is not a non-negative integer.
+	// Rows: sm episodes 1-3, then the oracle's; 2 seeds.
+	for _, tc := range []struct {
+		line   int
+		col    string
+		text   string
+		errHas string
+	}{
+		{2, "steps_mean", "ten", `line 2, column 7 (steps_mean): "ten" is not a number`},
+		{2, "reward_lo", "NaN", `line 2, column 5 (reward_lo): "NaN" is not a finite number`},
+		{3, "cum_regret_mean", "Inf", `line 3, column 13 (cum_regret_mean): "Inf" is not a finite number`},
+		{4, "regret_slope", "-Inf", `line 4, column 26 (regret_slope): "-Inf" is not a finite number`},
+		{5, "w_error_mean", "+Inf", `line 5, column 24 (w_error_mean): "+Inf" is not a finite number`},
+		{2, "cum_reward_mean", "", `line 2, column 10 (cum_reward_mean): empty cell, want a number`},
+		{2, "episode", "1.5", `line 2, column 2 (episode): "1.5" is not an integer`},
+		{2, "episode", "0", `line 2, column 2 (episode): 0 is less than 1`},
+		{3, "seeds", "-5", `line 3, column 3 (seeds): -5 is less than 1`},
+		{2, "full_seeds", "3", `line 2, column 23 (full_seeds): 3 is out of range [0, 2]`},
+		{2, "agent", "", `line 2, column 1 (agent): empty agent name`},
+	} {
+		lines := strings.Split(b.String(), "\n")
+		cells := strings.Split(lines[tc.line-1], ",")
+		cells[slices.Index(SummaryHeader, tc.col)] = tc.text
+		lines[tc.line-1] = strings.Join(cells, ",")
+		os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644)
+		_, err := ReadSummary(p)
+		if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), p+" "+tc.errHas) {
+			t.Errorf("%s = %q on line %d: err = %v, want %q", tc.col, tc.text, tc.line, err, tc.errHas)
+		}
+	}
+}
+
+// Every column smrl writes has a kind for the readers; the W columns are
+// optional (agents with smaller families leave them empty).
+func TestColumnKinds(t *testing.T) {
+	for _, c := range SummaryHeader {
+		if _, ok := SummaryColumn(c); !ok {
+			t.Errorf("summary.csv column %s has no kind", c)
+		}
+	}
+	for _, c := range EpisodesHeader(2, 3) {
+		if _, ok := EpisodesColumn(c); !ok {
+			t.Errorf("episodes.csv column %s has no kind", c)
+		}
+	}
+	for name, want := range map[string]bool{"w_1_2": true, "w_10_0": true, "w_1": false, "w_01_2": false, "w_1_2x": false, "x": false} {
+		k, ok := EpisodesColumn(name)
+		if ok != want || ok && k != Optional {
+			t.Errorf("EpisodesColumn(%q) = %v, %v", name, k, ok)
+		}
 	}
 }

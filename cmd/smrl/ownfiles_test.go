@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// dirFiles returns the names and contents of the files in dir.
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+// smrl estimate and smrl plot --sweep replace a file at a path the user
+// gave only when smrl wrote it: a file of the user's is refused with exit
+// 2 naming it, before any work (a long sweep or estimate fails at once),
+// and everything is left as it was.
+func TestUserFilesAreNotReplaced(t *testing.T) {
+	const sweepCSV = "method,n,repeat,frobenius_error\nsm,10,0,0.5\nsm,20,0,0.3\n"
+	long := []string{"estimate", "--sweep-n", "100000,200000", "--repeats", "50"}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string // the user's files
+		args  []string          // DIR/ is the test's directory
+		path  string            // the refused file
+	}{
+		{"estimate sweep CSV", map[string]string{"mine.csv": "precious\n"},
+			append(long, "--out", "DIR/mine.csv"), "mine.csv"},
+		{"estimate sweep CSV of another kind", map[string]string{"mine.csv": "agent,seed,episode\nsm,0,1\n"},
+			append(long, "--out", "DIR/mine.csv"), "mine.csv"},
+		{"estimate sweep figure", map[string]string{"mine.png": "img\n"},
+			append(long, "--out", "DIR/mine.csv"), "mine.png"},
+		{"estimate --plot png", map[string]string{"d.png": "img\n"},
+			[]string{"estimate", "--n", "2000000", "--plot", "DIR/d.png"}, "d.png"},
+		{"estimate --plot svg", map[string]string{"d.svg": `<?xml version="1.0"?>` + "\n<svg/>\n"},
+			[]string{"estimate", "--n", "2000000", "--plot", "DIR/d.svg"}, "d.svg"},
+		{"estimate --plot pdf", map[string]string{"d.pdf": "%PDF-1.4\n/Creator (me)\n%%EOF\n"},
+			[]string{"estimate", "--n", "2000000", "--plot", "DIR/d.pdf"}, "d.pdf"},
+		{"plot --sweep", map[string]string{"s.csv": sweepCSV, "s.png": "img\n"},
+			[]string{"plot", "--sweep", "DIR/s.csv"}, "s.png"},
+		{"plot --sweep --out", map[string]string{"s.csv": sweepCSV, "f.svg": "<svg/>\n"},
+			[]string{"plot", "--sweep", "DIR/s.csv", "--format", "svg", "--out", "DIR/f.svg"}, "f.svg"},
+		{"plot --sweep --out without extension", map[string]string{"s.csv": sweepCSV, "f.pdf": "%PDF-1.4\n"},
+			[]string{"plot", "--sweep", "DIR/s.csv", "--format", "pdf", "--out", "DIR/f"}, "f.pdf"},
+		{"plot --sweep over its own input", map[string]string{"s.png": sweepCSV},
+			[]string{"plot", "--sweep", "DIR/s.png"}, "s.png"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, content := range tc.files {
+				writeFile(t, dir, name, content)
+			}
+			args := slices.Clone(tc.args)
+			for i, a := range args {
+				args[i] = strings.ReplaceAll(a, "DIR/", dir+string(filepath.Separator))
+			}
+			start := time.Now()
+			code, stdout, stderr := run(t, args...)
+			wantUsage(t, code, stdout, stderr, filepath.Join(dir, tc.path), "smrl never replaces a file it did not write")
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("refused after %v: the check must come before the work", d)
+			}
+			got := dirFiles(t, dir)
+			for name := range got {
+				if _, ok := tc.files[name]; !ok {
+					t.Errorf("%s was written", name)
+				}
+			}
+			for name, content := range tc.files {
+				if got[name] != content {
+					t.Errorf("%s was changed", name)
+				}
+			}
+		})
+	}
+}
+
+// The same command run twice replaces the files it wrote the first time:
+// they carry smrl's mark (the sweep CSV its header).
+func TestSmrlReplacesItsOwnFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	for _, args := range [][]string{
+		{"estimate", "--sweep-n", "50,100", "--repeats", "2", "--method", "lds", "--out", p("s.csv")},
+		{"plot", "--sweep", p("s.csv"), "--format", "svg"},
+		{"plot", "--sweep", p("s.csv"), "--format", "pdf", "--out", p("f")},
+		{"estimate", "--n", "200", "--method", "lds", "--plot", p("d.png")},
+		{"estimate", "--n", "200", "--method", "lds", "--plot", p("d.svg")},
+		{"estimate", "--n", "200", "--method", "lds", "--plot", p("d.pdf")},
+	} {
+		mustRun(t, args...)
+		mustRun(t, args...)
+	}
+	want := []string{"d.pdf", "d.png", "d.svg", "f.pdf", "s.csv", "s.png", "s.svg"}
+	var got []string
+	for name := range dirFiles(t, dir) {
+		got = append(got, name)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("files %v, want %v", got, want)
+	}
+}

@@ -17,7 +17,19 @@ import (
 // temporary file is removed and path is left as it was; so it is when write
 // panics. A new file gets mode
 // 0644; a replaced regular file keeps its mode. Errors name the path.
-func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
+func WriteAtomic(path string, write func(w io.Writer) error) error {
+	return writeAtomic(path, write, true)
+}
+
+// ReplaceAtomic is WriteAtomic without the syncs: a reader still sees the
+// old file or the complete new one, but a crash of the machine may lose
+// the new content. For files derived from others and drawn again at will
+// (figures), where nine fsyncs would cost more than the drawing.
+func ReplaceAtomic(path string, write func(w io.Writer) error) error {
+	return writeAtomic(path, write, false)
+}
+
+func writeAtomic(path string, write func(w io.Writer) error, sync bool) (err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("writing %s: %w", path, err)
@@ -54,8 +66,10 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 	if err := f.Chmod(perm); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		return err
+	if sync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
 	}
 	closed = true
 	if err := f.Close(); err != nil {
@@ -65,7 +79,9 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 		return err
 	}
 	renamed = true
-	SyncDir(dir)
+	if sync {
+		SyncDir(dir)
+	}
 	return nil
 }
 

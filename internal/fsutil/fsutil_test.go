@@ -45,3 +45,24 @@ func TestWriteAtomicPanicLeavesNoFile(t *testing.T) {
 		t.Errorf("a panicking write left %v", ents)
 	}
 }
+
+// ReplaceAtomic replaces the content as WriteAtomic does (without the
+// syncs): the new content on success, the old one and no temporary file
+// on failure.
+func TestReplaceAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "fig.png")
+	if err := ReplaceAtomic(p, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	if err := ReplaceAtomic(p, func(w io.Writer) error { io.WriteString(w, "partial"); return boom }); !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Errorf("content %q after a failed replace, want %q", b, "new")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("directory holds %d entries, want only the file", len(ents))
+	}
+}

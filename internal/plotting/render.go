@@ -393,7 +393,8 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // writeFigure calls render on a blank white canvas of the options' size and
-// format and writes the result to path atomically (fsutil.WriteAtomic),
+// format and writes the result to path atomically (fsutil.ReplaceAtomic:
+// a figure is drawn again at will, so it is not synced),
 // creating its directory. Nothing is written when render fails, and a
 // failed write leaves path as it was. Every figure carries smrl's mark
 // (outdir.FigureFile): a PNG its tEXt chunk (writePNG), an SVG a comment
@@ -436,7 +437,7 @@ func writeFigure(path string, opt Options, render func(c draw.Canvas) error) err
 			return fmt.Errorf("creating %s: %w", dir, err)
 		}
 	}
-	return fsutil.WriteAtomic(path, func(w io.Writer) error {
+	return fsutil.ReplaceAtomic(path, func(w io.Writer) error {
 		if opt.Format == "png" {
 			_, err := cv.WriteTo(w)
 			return err

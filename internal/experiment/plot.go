@@ -63,8 +63,10 @@ func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float
 // directory's config.yaml and a 1-D state and action; without them they
 // are skipped.
 func Plot(dir, outDir, format string) ([]string, error) {
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(dir); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("results directory %s: not found", dir))
+	} else if !fi.IsDir() {
+		return nil, errs.Invalid(fmt.Errorf("%s is a file, not a results directory: --in takes the directory smrl run wrote (the one holding %s)", dir, results.EpisodesFile))
 	}
 	target := outDir
 	if outDir == "" {

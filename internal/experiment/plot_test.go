@@ -97,3 +97,17 @@ func TestPlotRefusesEditedCells(t *testing.T) {
 		})
 	}
 }
+
+// --in naming a file, or nothing, is refused with the reason.
+func TestPlotRefusesFileAsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "episodes.csv")
+	if err := os.WriteFile(file, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{file: "is a file, not a results directory", filepath.Join(dir, "none"): "not found"} {
+		if _, err := Plot(path, "", "png"); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Plot(%s) = %v, want invalid input saying %q", path, err, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -69,20 +70,29 @@ func Plot(dir, outDir, format string) ([]string, error) {
 		return nil, errs.Invalid(fmt.Errorf("%s is a file, not a results directory: --in takes the directory smrl run wrote (the one holding %s)", dir, results.EpisodesFile))
 	}
 	target := outDir
+	created := false // outDir made by this call: removed again if drawing fails
 	if outDir == "" {
 		if !outdir.Owned(dir) {
 			return nil, errs.Invalid(fmt.Errorf("results directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
 		}
 		target = dir
-	} else if err := outdir.Claim(outDir); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
+	} else {
+		_, err := os.Lstat(outDir)
+		created = errors.Is(err, os.ErrNotExist)
+		if err := outdir.Claim(outDir); err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
 	}
 	release, err := outdir.Lock(target)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
-	return figures(dir, outDir, format)
+	figs, err := figures(dir, outDir, format)
+	release()
+	if err != nil && created {
+		os.RemoveAll(outDir)
+	}
+	return figs, err
 }
 
 // Figures redraws every figure of the results directory dir into

@@ -30,10 +30,11 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
+# Execution counts (about a minute each on 2 cores), not durations: see .ci/run.
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 60s ./internal/dataset/
-	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime 60s ./internal/config/
-	$(GO) test -run '^$$' -fuzz '^FuzzParseSet$$' -fuzztime 60s ./internal/grid/
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 2400000x ./internal/dataset/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime 15000x ./internal/config/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseSet$$' -fuzztime 120000x ./internal/grid/
 
 # The paper's experiment at full scale, the flipped MDP, the estimation
 # sweep and its figure, the planner ablation (smrl sweep), then the

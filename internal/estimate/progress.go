@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/smrl-dev/smrl/internal/periodic"
 )
 
 // defaultProgressEvery is the period of progress lines.
@@ -21,24 +23,10 @@ func heartbeat(w io.Writer, period time.Duration, status func(elapsed time.Durat
 		period = defaultProgressEvery
 	}
 	start := time.Now()
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(period)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				el := time.Since(start)
-				fmt.Fprintf(w, "smrl estimate: %s (%s)\n", status(el), el.Round(time.Second))
-			}
-		}
-	}()
-	return func() { close(quit); wg.Wait() }
+	return periodic.Every(period, func() {
+		el := time.Since(start)
+		fmt.Fprintf(w, "smrl estimate: %s (%s)\n", status(el), el.Round(time.Second))
+	}, nil)
 }
 
 // stage is the step a long estimate is at, for its progress lines.

@@ -5,9 +5,10 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/smrl-dev/smrl/internal/periodic"
 )
 
 // progress counts the work of a run for its reports: trials and the
@@ -71,26 +72,11 @@ func startProgress(p *progress, log *slog.Logger, bar io.Writer, period time.Dur
 		}
 		log.Info("progress", attrs...)
 	}
-	quit := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(period)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				if bar != nil {
-					report(true)
-				}
-				return
-			case <-t.C:
-				report(false)
-			}
-		}
-	}()
-	return func() { close(quit); wg.Wait() }
+	var final func()
+	if bar != nil {
+		final = func() { report(true) }
+	}
+	return periodic.Every(period, func() { report(false) }, final)
 }
 
 func round1(x float64) float64 { return float64(int64(x*10+0.5)) / 10 }

@@ -2,12 +2,10 @@ package plotting
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"strings"
 
-	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
 // gridCaptions describe the sweep figures, by name prefix.
@@ -104,30 +102,16 @@ func GridReport(d *GridData, reportDir string, figs, pointDirs []string) error {
 		}
 		b.WriteString(link + " |\n")
 	}
-	if len(figs) > 0 {
-		b.WriteString("\n## Figures\n")
-	}
-	for _, fig := range figs {
-		rel, err := relLink(absReport, fig)
-		if err != nil {
-			return err
-		}
-		name := strings.TrimSuffix(filepath.Base(fig), filepath.Ext(fig))
-		fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(name))
-		for prefix, c := range gridCaptions {
+	caption := func(name string) string {
+		for prefix, c := range gridCaptions { // no prefix is another's: at most one matches
 			if name == prefix || strings.HasPrefix(name, prefix+"_") {
-				b.WriteString(c + "\n\n")
+				return c
 			}
 		}
-		switch strings.ToLower(filepath.Ext(fig)) {
-		case ".png", ".svg":
-			fmt.Fprintf(&b, "![%s](%s)\n", mdEscape(name), rel)
-		default:
-			fmt.Fprintf(&b, "[%s](%s)\n", mdEscape(name), rel)
-		}
+		return ""
 	}
-	return fsutil.WriteAtomic(filepath.Join(reportDir, ReportFile), func(w io.Writer) error {
-		_, err := io.WriteString(w, b.String())
+	if err := writeFigures(&b, absReport, figs, caption); err != nil {
 		return err
-	})
+	}
+	return writeReport(reportDir, &b)
 }

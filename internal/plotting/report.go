@@ -93,28 +93,43 @@ func ReportTo(dir, reportDir string, figures []string) error {
 			number(r.WErrorMean))
 	}
 
-	if len(figures) > 0 {
+	if err := writeFigures(&b, absReport, figures, func(name string) string { return figureCaptions[name] }); err != nil {
+		return err
+	}
+	return writeReport(reportDir, &b)
+}
+
+// writeFigures appends a report's "Figures" section for the report at
+// absReport: each figure under its name, with caption(name) when not
+// empty, shown inline when a Markdown viewer can (PNG, SVG, JPEG), else
+// linked.
+func writeFigures(b *strings.Builder, absReport string, figs []string, caption func(name string) string) error {
+	if len(figs) > 0 {
 		b.WriteString("\n## Figures\n")
 	}
-	for _, fig := range figures {
+	for _, fig := range figs {
 		rel, err := relLink(absReport, fig)
 		if err != nil {
 			return err
 		}
 		name := strings.TrimSuffix(filepath.Base(fig), filepath.Ext(fig))
-		fmt.Fprintf(&b, "\n### %s\n\n", mdEscape(name))
-		if c, ok := figureCaptions[name]; ok {
+		fmt.Fprintf(b, "\n### %s\n\n", mdEscape(name))
+		if c := caption(name); c != "" {
 			b.WriteString(c + "\n\n")
 		}
 		switch strings.ToLower(filepath.Ext(fig)) {
 		case ".png", ".svg", ".jpg", ".jpeg":
-			fmt.Fprintf(&b, "![%s](%s)\n", mdEscape(name), rel)
+			fmt.Fprintf(b, "![%s](%s)\n", mdEscape(name), rel)
 		default:
-			fmt.Fprintf(&b, "[%s](%s)\n", mdEscape(name), rel)
+			fmt.Fprintf(b, "[%s](%s)\n", mdEscape(name), rel)
 		}
 	}
+	return nil
+}
 
-	return fsutil.WriteAtomic(filepath.Join(reportDir, ReportFile), func(w io.Writer) error {
+// writeReport writes b as dir/report.md, atomically.
+func writeReport(dir string, b *strings.Builder) error {
+	return fsutil.WriteAtomic(filepath.Join(dir, ReportFile), func(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	})

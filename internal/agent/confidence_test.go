@@ -190,6 +190,17 @@ func rounded(xs []float64) []float64 {
 	return out
 }
 
+// trueFamilyModel is a simulator of mdp's true family and features with
+// parameters w.
+func trueFamilyModel(t *testing.T, mdp *env.MDP, w []float64) Simulator {
+	t.Helper()
+	m, err := expfam.NewModel(mdp.True.Dist, mdp.True.Feat, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return expfam.NewStepper(m)
+}
+
 // TestOptimisticPicksBestCandidate: among candidate models the planner
 // picks the one whose best action has the highest value, ties to the
 // earliest.
@@ -199,13 +210,7 @@ func TestOptimisticPicksBestCandidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := func(w ...float64) Simulator {
-		m, err := expfam.NewModel(mdp.True.Dist, mdp.True.Feat, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return expfam.NewStepper(m)
-	}
+	model := func(w ...float64) Simulator { return trueFamilyModel(t, mdp, w) }
 	// η = −3 for both actions is poor, η = 5 for a = −1 is the best.
 	cands := []Simulator{model(0, -3, 0, -3), model(0, 0, 0, 5), model(0, 1, 0, 1), model(0, 0, 0, 5)}
 	j, a, v := pl.Optimistic(cands, []float64{0}, rand.New(rand.NewPCG(1, 1)))

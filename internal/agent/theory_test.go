@@ -185,13 +185,7 @@ func TestRolloutPicksBestCandidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := func(w ...float64) Simulator {
-		m, err := expfam.NewModel(mdp.True.Dist, mdp.True.Feat, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return expfam.NewStepper(m)
-	}
+	model := func(w ...float64) Simulator { return trueFamilyModel(t, mdp, w) }
 	pcg := rand.NewPCG(0, 0)
 	a := &Agent{sims: []Simulator{model(0, -3, 0, -3), model(0, 0, 0, 5), model(0, 1, 0, 1), model(0, 0, 0, 5)},
 		horizon: 10, rollPCG: pcg, rollRand: rand.New(pcg)}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/stats"
 )
 
 func cartPoleConfig(t *testing.T, noise, density string) *config.Config {
@@ -205,24 +206,12 @@ func TestCartPoleNoise(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if d := ksStat(draws[i], func(x float64) float64 { return cdf.At(x / mul) }); d > 1.628/math.Sqrt(n) {
+				if d := stats.KS(draws[i], func(x float64) float64 { return cdf.At(x / mul) }); d > 1.628/math.Sqrt(n) {
 					t.Errorf("%s coordinate %d: KS %.4f", c.density, i, d)
 				}
 			}
 		}
 	}
-}
-
-func ksStat(xs []float64, cdf func(float64) float64) float64 {
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	n := float64(len(xs))
-	var d float64
-	for i, x := range xs {
-		f := cdf(x)
-		d = max(d, math.Abs(float64(i+1)/n-f), math.Abs(f-float64(i)/n))
-	}
-	return d
 }
 
 func TestLearnerModel(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/stats"
 )
 
 func catalog(t *testing.T) []Scalar {
@@ -207,18 +209,6 @@ func TestCumulantsAreDerivativesOfLogZ(t *testing.T) {
 	}
 }
 
-// ksStatistic returns sup |F_n − F| for sorted draws.
-func ksStatistic(xs []float64, cdf func(float64) float64) float64 {
-	slices.Sort(xs)
-	n := float64(len(xs))
-	var d float64
-	for i, x := range xs {
-		f := cdf(x)
-		d = max(d, math.Abs(float64(i+1)/n-f), math.Abs(f-float64(i)/n))
-	}
-	return d
-}
-
 // The 1% critical value of the one-sample KS statistic is ≈ 1.628/√n.
 func TestSamplerKolmogorovSmirnov(t *testing.T) {
 	const n = 20000
@@ -237,10 +227,10 @@ func TestSamplerKolmogorovSmirnov(t *testing.T) {
 			tabDraws[j] = tab.Quantile(eta, rng.Float64())
 			exactDraws[j] = c.Quantile(rng.Float64())
 		}
-		if d := ksStatistic(tabDraws, c.At); d > crit {
+		if d := stats.KS(tabDraws, c.At); d > crit {
 			t.Errorf("η=%g: tabulated sampler KS = %.4f > %.4f", eta, d, crit)
 		}
-		if d := ksStatistic(exactDraws, c.At); d > crit {
+		if d := stats.KS(exactDraws, c.At); d > crit {
 			t.Errorf("η=%g: exact sampler KS = %.4f > %.4f", eta, d, crit)
 		}
 	}

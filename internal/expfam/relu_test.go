@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/stats"
 )
 
 // simpsonFn integrates f on [a, b] with n (even) Simpson panels.
@@ -104,7 +106,7 @@ func TestTruncExcessIsTheTruncatedNormal(t *testing.T) {
 		cdf := func(e float64) float64 {
 			return -math.Expm1(logMills(a+e) - logMills(a) - 0.5*e*(2*a+e))
 		}
-		if d := ksStatistic(xs, cdf); d > crit {
+		if d := stats.KS(xs, cdf); d > crit {
 			t.Errorf("a=%g: KS %.4f > %.4f", a, d, crit)
 		}
 	}
@@ -335,7 +337,7 @@ func TestReLUSamplerKolmogorovSmirnov(t *testing.T) {
 				xs[j] = f.Sample(eta, rng)
 				sum += xs[j]
 			}
-			if d := ksStatistic(xs, cdf); d > crit {
+			if d := stats.KS(xs, cdf); d > crit {
 				t.Errorf("%v η=%v: KS %.4f > %.4f", f, eta, d, crit)
 			}
 			// The sample mean agrees with Mean within 5 standard errors.

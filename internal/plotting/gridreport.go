@@ -5,7 +5,6 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
-
 )
 
 // gridCaptions describe the sweep figures, by name prefix.

@@ -1,9 +1,13 @@
-// Package stats holds the least-squares fits shared by the tables and the
-// figures, so that a slope printed in summary.csv and one drawn in a figure
-// are the same number.
+// Package stats holds the statistics shared across smrl: the least-squares
+// fits of the tables and the figures (so that a slope printed in
+// summary.csv and one drawn in a figure are the same number), and the
+// Kolmogorov–Smirnov statistic of the sampler tests.
 package stats
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // LineFit fits y = a + b x by least squares. ok is false with fewer than two
 // points or no spread in x.
@@ -54,4 +58,18 @@ func RegretFit(episodes, regret []float64) (a, b, kLo, kHi float64, ok bool) {
 		b = 0
 	}
 	return a, b, kLo, kHi, true
+}
+
+// KS returns the one-sample Kolmogorov–Smirnov statistic sup_x |F_n(x) −
+// F(x)| of the draws xs against the CDF cdf; xs is sorted in place. Its 1%
+// critical value for n draws is about 1.628/√n.
+func KS(xs []float64, cdf func(float64) float64) float64 {
+	slices.Sort(xs)
+	n := float64(len(xs))
+	var d float64
+	for i, x := range xs {
+		f := cdf(x)
+		d = max(d, math.Abs(float64(i+1)/n-f), math.Abs(f-float64(i)/n))
+	}
+	return d
 }

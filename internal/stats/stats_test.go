@@ -45,3 +45,23 @@ func TestRegretFit(t *testing.T) {
 		t.Error("zero regret has no slope")
 	}
 }
+
+// KS against closed forms: n evenly spread uniform quantiles (i+½)/n give
+// exactly 1/(2n); shifting them by δ gives 1/(2n) + δ.
+func TestKS(t *testing.T) {
+	const n = 100
+	uniform := func(x float64) float64 { return min(max(x, 0), 1) }
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[n-1-i] = (float64(i) + 0.5) / n // unsorted on purpose
+	}
+	if d := KS(xs, uniform); math.Abs(d-0.5/n) > 1e-15 {
+		t.Errorf("KS of the midpoints = %g, want %g", d, 0.5/n)
+	}
+	for i := range xs {
+		xs[i] += 0.1
+	}
+	if d := KS(xs, uniform); math.Abs(d-(0.5/n+0.1)) > 1e-12 {
+		t.Errorf("KS of the shifted midpoints = %g, want %g", d, 0.5/n+0.1)
+	}
+}

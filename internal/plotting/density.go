@@ -314,15 +314,7 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 		)
 	}
 
-	// Title on top, legend rows at the bottom, panels in between.
-	c = draw.Crop(c, margin, -margin, margin/2, -margin)
-	titleStyle := plot.New().Title.TextStyle
-	titleStyle.Font = sans(titleSize - 1)
-	fitText(&titleStyle, title, c.Max.X-c.Min.X)
-	titleH := titleStyle.Height("Xy") + vg.Points(8)
-	c.FillText(titleStyle, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(3)}, title)
-	legendH := drawLegendRows(c, items, gridLegendSize)
-	gc := draw.Crop(c, 0, 0, legendH+vg.Points(4), -titleH)
+	gc := titledPanels(c, title, items)
 	tiles := draw.Tiles{
 		Rows: gridRows, Cols: gridCols,
 		PadX: vg.Points(6), PadY: vg.Points(4),
@@ -452,4 +444,18 @@ func DensityGrid(outPath, title string, dens DensitySource, estimates map[string
 		finals[name] = finalW{W: w}
 	}
 	return writeFigure(outPath, opt, func(c draw.Canvas) error { return densitiesFigure(c, dens, finals, title, opt) })
+}
+
+// titledPanels draws a multi-panel figure's frame on c: the title on top
+// (shrunk to fit), the legend rows at the bottom, and returns the canvas
+// between them for the panels.
+func titledPanels(c draw.Canvas, title string, items []legendItem) draw.Canvas {
+	c = draw.Crop(c, margin, -margin, margin/2, -margin)
+	titleStyle := plot.New().Title.TextStyle
+	titleStyle.Font = sans(titleSize - 1)
+	fitText(&titleStyle, title, c.Max.X-c.Min.X)
+	titleH := titleStyle.Height("Xy") + vg.Points(8)
+	c.FillText(titleStyle, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(3)}, title)
+	legendH := drawLegendRows(c, items, gridLegendSize)
+	return draw.Crop(c, 0, 0, legendH+vg.Points(4), -titleH)
 }

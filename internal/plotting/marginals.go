@@ -142,14 +142,7 @@ func marginalsFigure(c draw.Canvas, src MarginalSource, finals map[string]finalW
 		}
 	}
 	title := fmt.Sprintf("Next-state marginals at %s: true and learned (final W of seed 0)", src.Query())
-	c = draw.Crop(c, margin, -margin, margin/2, -margin)
-	titleStyle := plot.New().Title.TextStyle
-	titleStyle.Font = sans(titleSize - 1)
-	fitText(&titleStyle, title, c.Max.X-c.Min.X)
-	titleH := titleStyle.Height("Xy") + vg.Points(8)
-	c.FillText(titleStyle, vg.Point{X: c.Center().X, Y: c.Max.Y - vg.Points(3)}, title)
-	legendH := drawLegendRows(c, items, gridLegendSize)
-	gc := draw.Crop(c, 0, 0, legendH+vg.Points(4), -titleH)
+	gc := titledPanels(c, title, items)
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(10), PadY: vg.Points(8), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
 	canvases := plot.Align(plots, tiles, gc)
 	for r := range rows {

@@ -3,6 +3,7 @@ package plotting
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,10 +43,17 @@ func SweepFigure(csvPath, outPath string, opt Options) error {
 
 // SweepFigurePath is the path SweepFigure writes for outPath in format
 // ("" is png): outPath, with the format's extension added when it has
-// none; an extension that disagrees with the format is an error.
+// none; an extension that disagrees with the format, or an outPath that
+// names a directory, is an error.
 func SweepFigurePath(outPath, format string) (string, error) {
 	if format == "" {
 		format = "png"
+	}
+	if strings.HasSuffix(outPath, "/") || strings.HasSuffix(outPath, string(filepath.Separator)) {
+		return "", errs.Invalid(fmt.Errorf("sweep figure %s names a directory: give the figure's file name", outPath))
+	}
+	if fi, err := os.Stat(outPath); err == nil && fi.IsDir() {
+		return "", errs.Invalid(fmt.Errorf("sweep figure %s is a directory: give the figure's file name", outPath))
 	}
 	if ext := strings.TrimPrefix(filepath.Ext(outPath), "."); ext == "" {
 		return outPath + "." + format, nil

@@ -149,7 +149,7 @@ func estimateRun(opts *EstimateOptions) error {
 		if !opts.NoPlots && fig == opts.Out {
 			return usageErrorf("--out %s: the error-vs-n figure would be written over the CSV; give a .csv file, or --no-plots", opts.Out)
 		}
-		if err := checkOutFile(opts.Out); err != nil {
+		if err := checkOutFile("--out", opts.Out); err != nil {
 			return err
 		}
 		if err := checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeader)); err != nil {
@@ -198,6 +198,9 @@ func estimateRun(opts *EstimateOptions) error {
 		default:
 			return usageErrorf("--plot %s: want a .png, .svg or .pdf file", opts.Plot)
 		}
+		if err := checkOutFile("--plot", opts.Plot); err != nil {
+			return err
+		}
 		if err := checkOwnFile("--plot", opts.Plot, outdir.FigureFile(strings.TrimPrefix(filepath.Ext(opts.Plot), "."))); err != nil {
 			return err
 		}
@@ -237,20 +240,17 @@ func estimateRun(opts *EstimateOptions) error {
 	return err
 }
 
-// checkOutFile checks that a file can be written at path: its directory
-// exists and is writable, and path is not a directory.
-func checkOutFile(path string) error {
+// checkOutFile checks that a file can be written at path (given by flag,
+// for the message): path is not a directory, and its directory exists and
+// is writable.
+func checkOutFile(flag, path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usageErrorf("--out %s is a directory; give the CSV file to write", path)
+		return usageErrorf("%s %s is a directory; give the file to write", flag, path)
 	}
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".smrl-write-check-*")
-	if err != nil {
-		return fmt.Errorf("--out %s: cannot write into %s: %w", path, dir, err)
+	if err := outdir.CheckWritable(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, err)
 	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
+	return nil
 }
 
 // checkOwnFile refuses, before any work, to write the file at path (given

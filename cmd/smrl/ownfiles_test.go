@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,5 +113,38 @@ func TestSmrlReplacesItsOwnFiles(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("files %v, want %v", got, want)
+	}
+}
+
+// An output path that cannot be a file is exit 2 with the reason, before
+// any work, and nothing is created: a missing directory for estimate's
+// --out and --plot, a directory for plot --sweep's --out.
+func TestOutputPathsThatCannotBeFiles(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "s.csv")
+	if err := os.WriteFile(csv, []byte("method,n,repeat,frobenius_error\nsm,10,0,0.5\nsm,20,0,0.3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"estimate", "--sweep-n", "100000,200000", "--repeats", "50", "--out", filepath.Join(missing, "e.csv")}, "missing does not exist"},
+		{[]string{"estimate", "--n", "100000", "--plot", filepath.Join(missing, "d.png")}, "missing does not exist"},
+		{[]string{"plot", "--sweep", csv, "--out", dir + "/"}, "names a directory"},
+		{[]string{"plot", "--sweep", csv, "--out", dir}, "is a directory"},
+	} {
+		start := time.Now()
+		code, _, stderr := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tc.args, code, stderr, tc.want)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%v: refused after %v, not before the work", tc.args, d)
+		}
+	}
+	if got := slices.Sorted(maps.Keys(dirFiles(t, dir))); !slices.Equal(got, []string{"s.csv"}) {
+		t.Errorf("the refused commands left %v in %s", got, dir)
 	}
 }

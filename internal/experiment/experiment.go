@@ -73,18 +73,6 @@ func IsPaper(c *config.Config) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// checkWritable proves that files can be created in dir, so that a bad
-// --out fails before any trial runs.
-func checkWritable(dir string) error {
-	f, err := os.CreateTemp(dir, ".smrl-write-check-*")
-	if err != nil {
-		return fmt.Errorf("output directory not writable: %w", outdir.PathError(dir, err))
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
-}
-
 // openOutDir makes dir the locked output directory of this process: for a
 // fresh run it claims dir (creating it, or accepting it when empty or
 // smrl's own; see outdir.Claim), for a resume dir must already be smrl's.
@@ -104,7 +92,7 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkWritable(dir); err != nil {
+	if err := outdir.CheckWritable(dir); err != nil {
 		release()
 		return nil, err
 	}

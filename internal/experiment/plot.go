@@ -56,7 +56,8 @@ func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float
 // Plot draws every figure of the results directory dir in the given
 // format, with report.md.
 //
-// With outDir empty it redraws in place, into dir/plots and dir/report.md;
+// With outDir empty (or naming dir itself) it redraws in place, into
+// dir/plots and dir/report.md;
 // dir must then be smrl's own (outdir.Owned). Otherwise the figures and
 // report.md go to outDir, which must be new, empty or smrl's own
 // (outdir.Claim), and dir is only read. The directory written is locked
@@ -64,6 +65,9 @@ func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float
 // directory's config.yaml and a 1-D state and action; without them they
 // are skipped.
 func Plot(dir, outDir, format string) ([]string, error) {
+	if outDir != "" && sameDir(dir, outDir) {
+		outDir = "" // --out naming --in itself: a redraw in place
+	}
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("results directory %s: not found", dir))
 	} else if !fi.IsDir() {

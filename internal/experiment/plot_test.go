@@ -111,3 +111,25 @@ func TestPlotRefusesFileAsDirectory(t *testing.T) {
 		}
 	}
 }
+
+// --out naming the results directory itself (also with a trailing slash)
+// is a redraw in place: the figures go to DIR/plots, not flat into DIR.
+func TestPlotOutSameAsIn(t *testing.T) {
+	c := quick(t)
+	dir := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	figs, err := Plot(dir, dir+"/", "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if filepath.Dir(f) != filepath.Join(dir, "plots") {
+			t.Errorf("figure %s is not in %s", f, filepath.Join(dir, "plots"))
+		}
+	}
+	if ents, _ := filepath.Glob(filepath.Join(dir, "*.png")); len(ents) > 0 {
+		t.Errorf("figures written flat into the results directory: %v", ents)
+	}
+}

@@ -88,7 +88,7 @@ func (p *point) claim(resume bool) error {
 	if p.release, err = outdir.Lock(p.dir); err != nil {
 		return err
 	}
-	if err := checkWritable(p.dir); err != nil {
+	if err := outdir.CheckWritable(p.dir); err != nil {
 		return err
 	}
 	if !p.resumed {

@@ -120,6 +120,9 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 // outDir and each point's to outDir/POINT (new, empty or smrl's own), and
 // dir is only read. sweep.csv is checked against the sweep first.
 func PlotSweep(dir, outDir, format string) ([]string, error) {
+	if outDir != "" && sameDir(dir, outDir) {
+		outDir = "" // --out naming --in itself: a redraw in place
+	}
 	s, err := grid.LoadDir(dir)
 	if err != nil {
 		return nil, err

@@ -55,8 +55,23 @@ func PathError(dir string, err error) error {
 		return errs.Invalid(fmt.Errorf("directory %s: a parent of it is a file, not a directory", dir))
 	case errors.Is(err, fs.ErrPermission):
 		return errs.Invalid(fmt.Errorf("directory %s: permission denied: choose a directory you can write to", dir))
+	case errors.Is(err, os.ErrNotExist):
+		return errs.Invalid(fmt.Errorf("directory %s does not exist", dir))
 	case errors.Is(err, syscall.EROFS):
 		return errs.Invalid(fmt.Errorf("directory %s: on a read-only file system: choose a directory you can write to", dir))
 	}
 	return fmt.Errorf("directory %s: %w", dir, err)
+}
+
+// CheckWritable proves that files can be created in the existing directory
+// dir (by creating and removing one), so that a command fails before its
+// work rather than after it. Errors are PathError's.
+func CheckWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".smrl-write-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot write: %w", PathError(dir, err))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

@@ -67,7 +67,7 @@ func writeMarker(dir string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("marking %s as smrl's: %w", dir, err)
+		return fmt.Errorf("marking as smrl's: %w", PathError(dir, err))
 	}
 	b, _ := json.MarshalIndent(Marker{Smrl: version(), Created: time.Now().UTC()}, "", "  ")
 	_, err = f.Write(append(b, '\n'))
@@ -79,7 +79,7 @@ func writeMarker(dir string) error {
 	}
 	if err != nil {
 		os.Remove(p)
-		return fmt.Errorf("marking %s as smrl's: %w", dir, err)
+		return fmt.Errorf("marking as smrl's: %w", PathError(dir, err))
 	}
 	fsutil.SyncDir(dir)
 	return nil

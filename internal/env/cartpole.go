@@ -69,28 +69,22 @@ func newCartPole(c *config.Config) (*MDP, error) {
 		def[i] = cp.sigma[i]
 	}
 	if cp.additive && p.Density == "custom-sin" {
-		var shared *expfam.Table // custom_sin_base: sigma: one shape, scaled per coordinate
 		for i, s := range cp.sigma {
-			freq, mul := 1/s, 1.0
+			freq, mul := 1/s, 1.0 // unit base: ε_i itself has frequency 1/σ_i
 			if p.CustomSinBase == "sigma" {
-				freq, mul = 1, s
+				freq, mul = 1, s // sigma base: ε_i/σ_i, one shape for every coordinate
 			}
 			if freq > MaxSinFreq {
 				return nil, fmt.Errorf("env.cartpole.noise_scale: coordinate %d's noise scale σ = %g gives the custom-sin noise (custom_sin_base: unit) the frequency 1/σ = %.4g > %d, "+
 					"too fast for the sampling table's quadrature; use a larger noise_scale or custom_sin_base: sigma", i, s, freq, MaxSinFreq)
 			}
-			if shared != nil {
-				cp.noiseTables[i], cp.noiseMul[i] = shared, mul
-				continue
-			}
 			f, err := expfam.NewSin(freq, 2)
 			if err != nil {
 				return nil, fmt.Errorf("env.cartpole.noise_scale: %w", err)
 			}
+			// SharedTable returns one table per family: the sigma base's
+			// coordinates share it.
 			cp.noiseTables[i], cp.noiseMul[i] = expfam.SharedTable(f), mul
-			if p.CustomSinBase == "sigma" {
-				shared = cp.noiseTables[i]
-			}
 		}
 	}
 	// rff input scales: the termination bounds of x and θ, and typical

@@ -22,13 +22,12 @@ import (
 // float64. p_1 ~ Unif[init_low, init_high], v_1 = 0; Gymnasium truncates
 // episodes at 999 steps (env.horizon).
 type mountainCar struct {
-	p     config.MountainCar
-	noisy bool
+	p config.MountainCar
 }
 
 func newMountainCar(c *config.Config) (*MDP, error) {
 	p := c.Env.MountainCar
-	mc := &mountainCar{p: p, noisy: p.Noise == "normal"}
+	mc := &mountainCar{p: p}
 	def := []float64{max(p.NoiseStd[0], 1e-4), max(p.NoiseStd[1], 1e-5)}
 	// rff input scales: half the position range, the speed limit, |a| ≤ 1.
 	spec, err := learnerSpec(c, def, 1, []float64{(p.MaxPosition - p.MinPosition) / 2, p.MaxSpeed, 1})
@@ -38,7 +37,7 @@ func newMountainCar(c *config.Config) (*MDP, error) {
 	return &MDP{
 		Dim:      2,
 		Task:     mountainCarTask{p: p},
-		Dynamics: &gaussianStep{step: mc.step, std: [2]float64(p.NoiseStd), noisy: mc.noisy},
+		Dynamics: &gaussianStep{step: mc.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal"},
 		Model:    spec,
 		Init: func(rng *rand.Rand, s []float64) {
 			s[0] = p.InitLow + (p.InitHigh-p.InitLow)*rng.Float64()

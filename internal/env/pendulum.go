@@ -25,13 +25,11 @@ type pendulum struct {
 	p      config.Pendulum
 	gain   float64 // 3g/(2l)
 	torque float64 // 3/(m l²)
-	noisy  bool
 }
 
 func newPendulum(c *config.Config) (*MDP, error) {
 	p := c.Env.Pendulum
-	pd := &pendulum{p: p, gain: 3 * p.Gravity / (2 * p.Length), torque: 3 / (p.Mass * p.Length * p.Length),
-		noisy: p.Noise == "normal"}
+	pd := &pendulum{p: p, gain: 3 * p.Gravity / (2 * p.Length), torque: 3 / (p.Mass * p.Length * p.Length)}
 	// The learners' noise scales: the noise on θ moves cos θ and sin θ by
 	// about as much. (With noise: none they only set the ridge penalty
 	// λσ⁴ of score matching and the width of sampled rollouts.)
@@ -46,7 +44,7 @@ func newPendulum(c *config.Config) (*MDP, error) {
 	return &MDP{
 		Dim:      3,
 		Task:     pendulumTask{maxTorque: p.MaxTorque},
-		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: pd.noisy},
+		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal"},
 		Model:    spec,
 		Init: func(rng *rand.Rand, s []float64) {
 			th := p.InitTheta * (2*rng.Float64() - 1)

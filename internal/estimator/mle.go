@@ -147,7 +147,7 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 			dec += grad[j] * step[j]
 		}
 		if dec < 1e-20*(1+math.Abs(cur)) {
-			return factor(hess, d, lambda, "maximum likelihood", n)
+			return c, nil // the factorisation of the Hessian at the optimum
 		}
 		if dec < 1e-6*(1+math.Abs(cur)) {
 			// Quadratic region: take the full Newton step. The objective,

@@ -191,10 +191,7 @@ func WriteSweep(path string, rows []SweepRow) error {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "%s,%d,%d,%s\n", r.Method, r.N, r.Repeat, strconv.FormatFloat(r.FrobeniusError, 'g', -1, 64))
 	}
-	return fsutil.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(b.Bytes())
-		return err
-	})
+	return fsutil.WriteFileAtomic(path, b.Bytes())
 }
 
 // Slope is the fitted exponent of a method's error: the least-squares slope

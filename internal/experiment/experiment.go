@@ -254,10 +254,7 @@ func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
 			os.Remove(filepath.Join(dir, "plots", name+"."+ext))
 		}
 	}
-	if err := fsutil.WriteAtomic(filepath.Join(dir, results.ConfigFile), func(w io.Writer) error {
-		_, err := w.Write(cfgYAML)
-		return err
-	}); err != nil {
+	if err := fsutil.WriteFileAtomic(filepath.Join(dir, results.ConfigFile), cfgYAML); err != nil {
 		return nil, err
 	}
 	return results.CreateJournal(dir)

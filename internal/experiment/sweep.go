@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -243,7 +242,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		}
 	} else {
 		cleanSweepRoot(root, s, opt.Log)
-		if err := writeFile(filepath.Join(root, grid.ManifestFile), manifest); err != nil {
+		if err := fsutil.WriteFileAtomic(filepath.Join(root, grid.ManifestFile), manifest); err != nil {
 			return err
 		}
 	}
@@ -317,7 +316,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		Shard: opt.Shard.String(), Resumed: opt.Resume}
 	if opt.Shard.Count > 0 {
 		// A shard's points hold only journals: smrl merge makes the rest.
-		if err := writeMetadata(root, meta); err != nil {
+		if err := results.WriteMetadata(root, meta); err != nil {
 			return err
 		}
 		if opt.Log != nil {
@@ -406,7 +405,7 @@ func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadat
 	end := time.Now()
 	meta.End = end.UTC()
 	meta.WallSeconds = end.Sub(meta.Start).Seconds()
-	if err := writeMetadata(root, meta); err != nil {
+	if err := results.WriteMetadata(root, meta); err != nil {
 		return err
 	}
 	if opt.Stdout != nil {
@@ -542,27 +541,6 @@ func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, fo
 		return figs, err
 	}
 	return figs, plotting.GridReport(d, reportDir, figs, dirs)
-}
-
-// writeMetadata writes dir/metadata.json.
-func writeMetadata(dir string, meta *results.Metadata) error {
-	if meta.End.IsZero() {
-		meta.End = time.Now().UTC()
-		meta.WallSeconds = meta.End.Sub(meta.Start).Seconds()
-	}
-	return fsutil.WriteAtomic(filepath.Join(dir, results.MetadataFile), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(meta)
-	})
-}
-
-// writeFile writes data to path atomically.
-func writeFile(path string, data []byte) error {
-	return fsutil.WriteAtomic(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
 }
 
 // forEach calls f(0), …, f(n−1) on up to workers goroutines and returns

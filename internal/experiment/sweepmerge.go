@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -91,7 +92,7 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 		defer rel()
 	}
 	cleanSweepRoot(root, s, opt.Log)
-	if err := writeFile(filepath.Join(root, grid.ManifestFile), manifest); err != nil {
+	if err := fsutil.WriteFileAtomic(filepath.Join(root, grid.ManifestFile), manifest); err != nil {
 		return err
 	}
 	trials := 0

@@ -21,6 +21,14 @@ func WriteAtomic(path string, write func(w io.Writer) error) error {
 	return writeAtomic(path, write, true)
 }
 
+// WriteFileAtomic writes data to path as WriteAtomic does.
+func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
 // ReplaceAtomic is WriteAtomic without the syncs: a reader still sees the
 // old file or the complete new one, but a crash of the machine may lose
 // the new content. For files derived from others and drawn again at will

@@ -2,7 +2,6 @@ package plotting
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"net/url"
 	"path/filepath"
@@ -129,10 +128,7 @@ func writeFigures(b *strings.Builder, absReport string, figs []string, caption f
 
 // writeReport writes b as dir/report.md, atomically.
 func writeReport(dir string, b *strings.Builder) error {
-	return fsutil.WriteAtomic(filepath.Join(dir, ReportFile), func(w io.Writer) error {
-		_, err := io.WriteString(w, b.String())
-		return err
-	})
+	return fsutil.WriteFileAtomic(filepath.Join(dir, ReportFile), []byte(b.String()))
 }
 
 // fromElsewhere names the results directory in a report written outside

@@ -93,6 +93,23 @@ func WDims(rows []Row, dphi int) (dpsi int) {
 	return dpsi
 }
 
+// WriteMetadata writes dir/metadata.json atomically; an unset End is set
+// to now, with WallSeconds.
+func WriteMetadata(dir string, meta *Metadata) error {
+	if meta.End.IsZero() {
+		meta.End = time.Now().UTC()
+		meta.WallSeconds = meta.End.Sub(meta.Start).Seconds()
+	}
+	return fsutil.WriteAtomic(filepath.Join(dir, MetadataFile), meta.write)
+}
+
+// write writes meta as indented JSON.
+func (meta *Metadata) write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(meta)
+}
+
 // WriteDir writes episodes.csv, summary.csv, config.yaml and metadata.json
 // into dir (which must exist), each atomically. W columns are d_psi × d_phi;
 // sums is Summarise(rows, H).
@@ -104,11 +121,7 @@ func WriteDir(dir string, rows []Row, sums []Summary, dpsi, dphi int, configYAML
 		{ConfigFile, func(w io.Writer) error { _, err := w.Write(configYAML); return err }},
 		{EpisodesFile, func(w io.Writer) error { return WriteEpisodes(w, rows, dpsi, dphi) }},
 		{SummaryFile, func(w io.Writer) error { return WriteSummary(w, sums) }},
-		{MetadataFile, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(meta)
-		}},
+		{MetadataFile, meta.write},
 	}
 	for _, s := range steps {
 		if err := fsutil.WriteAtomic(filepath.Join(dir, s.name), s.write); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 )
 
 // Job is one trial of one experiment: its config, its MDP and the trial.
@@ -40,7 +41,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) 
 	}
 	workers = min(workers, max(len(jobs), 1))
 	out := make([][]Episode, len(jobs))
-	errs := make([]error, len(jobs))
+	errList := make([]error, len(jobs))
 	var next atomic.Int64
 	var stopped atomic.Bool
 	var mu sync.Mutex // serialises OnTrial
@@ -57,7 +58,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) 
 				}
 				j := jobs[i]
 				var eps []Episode
-				err := protect(func() (err error) {
+				err := errs.Protect(func() (err error) {
 					if eps, err = RunTrial(inFlight, j.Config, j.MDP, j.Trial); err == nil && opt.OnTrial != nil {
 						mu.Lock()
 						defer mu.Unlock()
@@ -66,7 +67,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) 
 					return err
 				})
 				if err != nil {
-					errs[i] = err
+					errList[i] = err
 					stopped.Store(true)
 					return
 				}
@@ -78,7 +79,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) 
 		}()
 	}
 	wg.Wait()
-	for i, err := range errs {
+	for i, err := range errList {
 		if err != nil {
 			j := jobs[i]
 			if j.Label != "" {

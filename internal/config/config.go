@@ -921,6 +921,19 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 		if tag != "!!bool" {
 			return fail("true or false")
 		}
+	case reflect.String:
+		if t == reflect.TypeFor[Auto]() {
+			if tag != "!!int" && tag != "!!float" && (tag != "!!str" || n.Value != AutoWord) {
+				return fail(AutoWord + " or a number")
+			}
+			break
+		}
+		// A number is fine as text (a name such as 2024); true, false, a
+		// date or null would reach the key as something else than what
+		// was written.
+		if tag != "!!str" && tag != "!!int" && tag != "!!float" {
+			return fail(fmt.Sprintf("text (quote it if you mean it: \"%s\")", n.Value))
+		}
 	}
 	return nil
 }

@@ -115,7 +115,7 @@ func TestBadConfigs(t *testing.T) {
 		{"scale", "confidence:\n  scale: -1\n", "confidence.scale: must be a finite number >= 0, got -1"},
 		{"delta", "confidence:\n  delta: 1\n", "confidence.delta: must lie in (0, 1), got 1"},
 		{"alpha1", "confidence:\n  alpha1: 0\n", "confidence.alpha1: must be auto or a finite number > 0, got 0"},
-		{"b_psi word", "confidence:\n  b_psi: derive\n", `confidence.b_psi: must be auto or a number, got "derive"`},
+		{"b_psi word", "confidence:\n  b_psi: derive\n", `line 2: confidence.b_psi: want auto or a number, got "derive"`},
 		{"b_c negative", "confidence:\n  b_c: -1\n", "confidence.b_c: must be auto or a finite number >= 0, got -1"},
 		{"b_psi inf", "confidence:\n  b_psi: .inf\n", "confidence.b_psi: must be auto or a finite number >= 0, got +Inf"},
 		{"theory custom-sin", "agents: [sm, sm-ucb]\nconfidence:\n  beta: theory\n",

@@ -574,6 +574,7 @@ func (c *Config) validateCartPole(bad func(key, format string, args ...any)) {
 		{"noise_scale", p.NoiseScale}} {
 		pos(k.key, k.v)
 	}
+	stepBounds(bad, "env.cartpole", p.DT, p.Gravity)
 	if p.ThetaThreshold >= math.Pi/2 {
 		bad("env.cartpole.theta_threshold", "must be below π/2 (the pole falls over), got %v", p.ThetaThreshold)
 	}
@@ -620,6 +621,7 @@ func (c *Config) validatePendulum(bad func(key, format string, args ...any)) {
 			bad("env.pendulum."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
 		}
 	}
+	stepBounds(bad, "env.pendulum", p.DT, p.Gravity)
 	if !(p.InitTheta >= 0) || p.InitTheta > math.Pi {
 		bad("env.pendulum.init_theta", "must lie in [0, π], got %v", p.InitTheta)
 	}
@@ -656,12 +658,32 @@ func (c *Config) validateMountainCar(bad func(key, format string, args ...any)) 
 	if !(p.MinPosition < p.MaxPosition) {
 		bad("env.mountain_car.min_position", "must be below max_position = %v, got %v", p.MaxPosition, p.MinPosition)
 	}
+	if p.GoalPosition > p.MaxPosition {
+		bad("env.mountain_car.goal_position", "must be at most max_position = %v (else the goal is never reached), got %v", p.MaxPosition, p.GoalPosition)
+	}
+	if p.GoalVelocity > p.MaxSpeed {
+		bad("env.mountain_car.goal_velocity", "must be at most max_speed = %v (else the goal is never reached), got %v", p.MaxSpeed, p.GoalVelocity)
+	}
 	if !(p.MinPosition <= p.InitLow && p.InitLow <= p.InitHigh && p.InitHigh < p.GoalPosition) {
 		bad("env.mountain_car.init_low", "want min_position <= init_low <= init_high < goal_position (s_1 must not be terminal), got [%v, %v]", p.InitLow, p.InitHigh)
 	}
 	c.validatePhysicsNoise(bad, "env.mountain_car", p.Noise, p.NoiseStd)
 	if c.Env.ActionDim != 1 {
 		bad("env.action_dim", "mountain-car has one action (the force), got action_dim %d", c.Env.ActionDim)
+	}
+}
+
+// stepBounds bounds the Euler step and the gravity of a physical
+// environment (checked > 0 with the other constants): a step of more than
+// a second, or a gravity beyond 1000, makes the explicit Euler dynamics
+// diverge within a few steps, and the learners' fits then fail halfway
+// through a run instead of before it.
+func stepBounds(bad func(key, format string, args ...any), section string, dt, gravity float64) {
+	if dt > 1 {
+		bad(section+".dt", "must be at most 1 (s), got %v: longer explicit Euler steps diverge", dt)
+	}
+	if gravity > 1e3 {
+		bad(section+".gravity", "must be at most 1000, got %v: the Euler steps diverge within a few steps", gravity)
 	}
 }
 
@@ -723,6 +745,8 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 		}
 		if !(ft.Length > 0) || !finite(ft.Length) {
 			bad("model.features.length", "must be a finite number > 0, got %v", ft.Length)
+		} else if ft.Length < 1e-3 || ft.Length > 1e3 {
+			bad("model.features.length", "must lie in [1e-3, 1e3], got %v: random Fourier features cos(ω·x/length + b) of the scaled inputs (model.input_scale) with a shorter length are noise, with a longer one constant", ft.Length)
 		}
 	default:
 		bad("model.features.kind", "unknown features %q (known: linear, affine, rff)", ft.Kind)

@@ -325,6 +325,16 @@ func TestLoadErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "sweep points confidence.b_psi=3 and confidence.b_psi=3.0 have the same config") {
 		t.Errorf("same config: %v", err)
 	}
+	// A key of a section the run does not use (rss plans with no CEM
+	// settings) runs the same trials under two names.
+	_, err = Load(config.Options{}, []string{"planner.cem.population=8,16"})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "run the same trials: with env.kind expfam and planner.kind rss the run does not use planner.cem.population") {
+		t.Errorf("unused key: %v", err)
+	}
+	// Used, it is a grid.
+	if _, err := Load(config.Options{Environ: []string{"SMRL_PLANNER_KIND=cem"}}, []string{"planner.cem.population=8,16"}); err != nil {
+		t.Errorf("a used key: %v", err)
+	}
 	for _, tc := range []struct{ body, want string }{
 		{"sweep:\n  planner.tau: [1, 2]\nsweep:\n  lambda: [1]\n", "line 3: a second sweep: section (the first is at line 1)"},
 		{"sweep: [1, 2]\n", "line 1: sweep: want a mapping from config keys to values"},

@@ -186,6 +186,11 @@ func Load(opt config.Options, set []string) (*Sweep, error) {
 			return nil, err
 		}
 		if other, dup := seen[key]; dup {
+			if keys := unusedKeys(g.Keys(), c); len(keys) > 0 {
+				return nil, errs.Invalid(fmt.Errorf("sweep points %s and %s run the same trials: with env.kind %s and planner.kind %s the run does not use %s; "+
+					"sweep keys that change the run (the settings of several env or planner kinds: one sweep per kind)",
+					other, p.Label, c.Env.Kind, c.Planner.Kind, strings.Join(keys, ", ")))
+			}
 			return nil, errs.Invalid(fmt.Errorf("sweep points %s and %s have the same config: give each value once", other, p.Label))
 		}
 		seen[key] = p.Label
@@ -200,10 +205,23 @@ func Load(opt config.Options, set []string) (*Sweep, error) {
 	return &Sweep{Grid: g, Base: base, Points: points}, nil
 }
 
-// sameAs is the point's config with its name and workers blanked: equal
-// for two points that run the same trials.
+// unusedKeys returns the keys of a section c does not use (config.Unused).
+func unusedKeys(keys []string, c *config.Config) []string {
+	var out []string
+	for _, k := range keys {
+		for _, sec := range c.Unused() {
+			if k == sec || strings.HasPrefix(k, sec+".") {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// sameAs is the point's effective config (config.Effective) with its name
+// and workers blanked: equal for two points that run the same trials.
 func sameAs(c *config.Config) (string, error) {
-	d := *c
+	d := *c.Effective()
 	d.Name, d.Workers = "", 0
 	b, err := d.YAML()
 	return string(b), err

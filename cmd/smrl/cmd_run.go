@@ -42,6 +42,15 @@ var runKeys = map[string]string{
 	"workers":  "workers",
 }
 
+// agentRunKeys are runKeys with --agents (compare and sweep), which sets
+// the config key agents: it overrides SMRL_AGENTS and the file only when
+// given.
+var agentRunKeys = func() map[string]string {
+	k := maps.Clone(runKeys)
+	k["agents"] = "agents"
+	return k
+}()
+
 func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f := cmd.Flags()
 	f.StringVarP(&opts.ConfigPath, "config", "c", "", "YAML config (default: the embedded paper config)")
@@ -119,10 +128,7 @@ files are those of smrl run.`,
 func runRun(opts *RunOptions) error {
 	keys := runKeys
 	if opts.Cmd.Flags().Lookup("agents") != nil {
-		// compare's --agents is the config key agents: it overrides
-		// SMRL_AGENTS and the file only when given.
-		keys = maps.Clone(runKeys)
-		keys["agents"] = "agents"
+		keys = agentRunKeys
 	}
 	c, err := loadConfig(opts.Cmd, opts.ConfigPath, keys)
 	if err != nil {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"maps"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -55,9 +53,7 @@ variables) and smrl merge work as for smrl run.`,
 }
 
 func sweepRun(opts *SweepOptions) error {
-	keys := maps.Clone(runKeys)
-	keys["agents"] = "agents"
-	flags, err := configFlags(opts.Cmd, keys)
+	flags, err := configFlags(opts.Cmd, agentRunKeys)
 	if err != nil {
 		return err
 	}
@@ -66,7 +62,7 @@ func sweepRun(opts *SweepOptions) error {
 		return err
 	}
 	// Figures are drawn once for all points, from the sweep.
-	eo, err := opts.experimentOptions(filepath.Join("results", s.Base.Name), s.Base.Workers, true)
+	eo, err := opts.experimentOptions(experiment.DefaultOutDir(s.Base), s.Base.Workers, true)
 	if err != nil {
 		return err
 	}

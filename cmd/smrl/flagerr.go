@@ -8,7 +8,7 @@ import (
 // strconvTail is the strconv wording pflag appends to a bad flag value:
 // `invalid argument "x" for "--episodes" flag: strconv.ParseInt: parsing
 // "x": invalid syntax`.
-var strconvTail = regexp.MustCompile(`: strconv\.Parse(Int|Uint|Float|Bool|Duration): parsing "[^"]*": (invalid syntax|value out of range)$`)
+var strconvTail = regexp.MustCompile(`: strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range)$`)
 
 // plainFlagError says what a typed flag wants in words instead of Go's
 // strconv wording; other errors pass unchanged.
@@ -27,10 +27,8 @@ func plainFlagError(err error) error {
 		want = "a whole number ≥ 0"
 	case "Float":
 		want = "a number"
-	case "Bool":
+	default: // Bool
 		want = "true or false"
-	default:
-		want = "a duration such as 30s"
 	}
 	if msg[m[4]:m[5]] == "value out of range" {
 		return errors.New(msg[:m[0]] + ": out of range for " + want)

@@ -440,14 +440,23 @@ func toStrings(x any) []string {
 // misspeltEnv is the warning for an SMRL_* variable that names no config
 // key, with the closest variable that does.
 func misspeltEnv(v *viper.Viper, name string) string {
-	best, dist := "", -1
+	var cands []string
 	for _, k := range v.AllKeys() {
-		cand := "SMRL_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))
-		if d := editDistance(name, cand); dist < 0 || d < dist {
-			best, dist = cand, d
+		cands = append(cands, "SMRL_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_")))
+	}
+	return fmt.Sprintf("warning: %s is not a config key and is ignored; did you mean %s?", name, closest(name, cands))
+}
+
+// closest returns the candidate nearest to name in edit distance (the
+// first of equals), for "did you mean" hints.
+func closest(name string, cands []string) string {
+	best, dist := "", -1
+	for _, c := range cands {
+		if d := editDistance(name, c); dist < 0 || d < dist {
+			best, dist = c, d
 		}
 	}
-	return fmt.Sprintf("warning: %s is not a config key and is ignored; did you mean %s?", name, best)
+	return best
 }
 
 // editDistance is the Levenshtein distance between a and b.

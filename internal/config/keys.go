@@ -62,13 +62,7 @@ func KeyType(key string) (reflect.Type, error) {
 			return nil, errs.Invalid(fmt.Errorf("%s is a section, not a key: name one of its keys, such as %s", key, k))
 		}
 	}
-	best, dist := "", -1
-	for _, k := range keys {
-		if d := editDistance(key, k); dist < 0 || d < dist {
-			best, dist = k, d
-		}
-	}
-	return nil, errs.Invalid(fmt.Errorf("unknown config key %q; did you mean %s?", key, best))
+	return nil, errs.Invalid(fmt.Errorf("unknown config key %q; did you mean %s?", key, closest(key, keys)))
 }
 
 // ParseValue parses text as a value of key, as an SMRL_* variable is

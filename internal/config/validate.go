@@ -121,18 +121,17 @@ func (c *Config) validate(agents bool) error {
 	if agents && len(c.Agents) == 0 {
 		bad("agents", "must list at least one of %v", AgentNames)
 	}
-	seen := map[string]bool{}
-	for _, a := range c.Agents {
-		if !agents {
-			break
+	if agents {
+		seen := map[string]bool{}
+		for _, a := range c.Agents {
+			if !slices.Contains(AgentNames, a) {
+				bad("agents", "unknown agent %q (known: %v)", a, AgentNames)
+			}
+			if seen[a] {
+				bad("agents", "agent %q listed twice", a)
+			}
+			seen[a] = true
 		}
-		if !slices.Contains(AgentNames, a) {
-			bad("agents", "unknown agent %q (known: %v)", a, AgentNames)
-		}
-		if seen[a] {
-			bad("agents", "agent %q listed twice", a)
-		}
-		seen[a] = true
 	}
 	c.validatePlanner(bad)
 	if !slices.Contains(RolloutModes, c.Planner.Rollout) {

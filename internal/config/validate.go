@@ -718,6 +718,18 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 			bad("model.sigma", "scales must lie in [1e-6, 1e6], got %v", s)
 		}
 	}
+	if ds, ok := physicalStateDims[c.Env.Kind]; ok {
+		// One entry for every coordinate, or one per coordinate.
+		if n := len(m.Family); n > 1 && n != ds {
+			bad("model.family", "%d families for %d state coordinates of %s (give one, or one per coordinate)", n, ds, c.Env.Kind)
+		}
+		if n := len(m.Sigma); n > 1 && n != ds {
+			bad("model.sigma", "%d scales for %d state coordinates of %s (give one, or one per coordinate)", n, ds, c.Env.Kind)
+		}
+		if n, want := len(m.InputScale), ds+c.Env.ActionDim; n > 0 && n != want {
+			bad("model.input_scale", "%d scales for the %d inputs (s, a) of %s", n, want, c.Env.Kind)
+		}
+	}
 	if !(m.Alpha >= 1) || !finite(m.Alpha) || m.Alpha > 16 {
 		bad("model.alpha", "must lie in [1, 16], got %v", m.Alpha)
 	}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"reflect"
@@ -639,7 +640,13 @@ func attribute(err error, file string, sources map[string]string) error {
 	out := make([]error, len(list))
 	for i, p := range list {
 		key, _, _ := strings.Cut(p.Error(), ":")
-		switch src, ok := sources[key]; {
+		src, ok := sources[key]
+		if !ok {
+			// A check of several keys is reported on one of them: name
+			// where the others it mentions were set.
+			src, ok = relatedSources(key, p.Error(), sources)
+		}
+		switch {
 		case ok:
 			out[i] = fmt.Errorf("%s: %w", src, p)
 		case file != "":
@@ -650,6 +657,27 @@ func attribute(err error, file string, sources map[string]string) error {
 		}
 	}
 	return errors.Join(out...)
+}
+
+// relatedSources returns where the keys of key's section that msg names
+// (by their last component, as a whole word) were set, joined by ", ";
+// ok is false when none of them was set.
+func relatedSources(key, msg string, sources map[string]string) (string, bool) {
+	section := ""
+	if i := strings.LastIndex(key, "."); i >= 0 {
+		section = key[:i+1]
+	}
+	var found []string
+	for _, k := range slices.Sorted(maps.Keys(sources)) {
+		leaf, inSection := strings.CutPrefix(k, section)
+		if !inSection || k == key || strings.Contains(leaf, ".") {
+			continue
+		}
+		if regexp.MustCompile(`\b`+regexp.QuoteMeta(leaf)+`\b`).MatchString(msg) && !slices.Contains(found, sources[k]) {
+			found = append(found, sources[k])
+		}
+	}
+	return strings.Join(found, ", "), len(found) > 0
 }
 
 var yamlLineRE = regexp.MustCompile(`^line (\d+):`)

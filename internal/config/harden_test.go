@@ -2,6 +2,8 @@ package config
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -176,6 +178,16 @@ func TestEnvironment(t *testing.T) {
 	_, err = Load(Options{Environ: []string{"SMRL_ENV_FAMILY_DIM=2"}})
 	if err == nil || !strings.Contains(err.Error(), "env.w0 keeps its embedded default") {
 		t.Errorf("combination: %v", err)
+	}
+	// A check of several keys reported on a default one names where the
+	// others it mentions were set.
+	mc := filepath.Join(t.TempDir(), "mc.yaml")
+	if err := os.WriteFile(mc, []byte("env:\n  kind: mountain-car\n  horizon: 999\n  action_space: box\n  action_low: [-1]\n  action_high: [1]\nplanner:\n  kind: mppi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(Options{Path: mc, Environ: []string{"SMRL_ENV_MOUNTAIN_CAR_INIT_HIGH=-1"}})
+	if err == nil || !strings.HasPrefix(err.Error(), "SMRL_ENV_MOUNTAIN_CAR_INIT_HIGH: env.mountain_car.init_low: want") {
+		t.Errorf("several keys, one set by a variable: %v", err)
 	}
 	var warnings []string
 	warn := func(m string) { warnings = append(warnings, m) }

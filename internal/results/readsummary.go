@@ -113,7 +113,7 @@ func ReadSummary(path string) ([]Summary, error) {
 				return nil, err
 			}
 		}
-		s := Summary{Agent: rec[0], Episode: n[1], Seeds: n[2], RewardMean: f[3],
+		s := Summary{Agent: rec[0], Episode: n[1], Seeds: n[2],
 			Reward: Stat{f[3], f[4], f[5]}, Steps: Stat{f[6], f[7], f[8]},
 			CumReward: Stat{f[9], f[10], f[11]}, CumRegret: Stat{f[12], f[13], f[14]},
 			PlusCount: Stat{f[15], f[16], f[17]}, FinalReturn: Stat{f[18], f[19], f[20]},

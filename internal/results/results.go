@@ -141,7 +141,6 @@ type Summary struct {
 	Agent                           string
 	Episode                         int
 	Seeds                           int
-	RewardMean                      float64
 	CumReward, CumRegret, PlusCount Stat
 	Reward, Steps                   Stat
 	WErrorMean                      float64
@@ -205,7 +204,6 @@ func Summarise(rows []Row, horizon int) []Summary {
 			reward := MeanCI(col(func(r Row) float64 { return r.Reward }))
 			out = append(out, Summary{
 				Agent: a, Episode: ep, Seeds: len(g),
-				RewardMean: reward.Mean,
 				Reward:     reward,
 				Steps:      MeanCI(col(func(r Row) float64 { return float64(r.Steps) })),
 				CumReward:  MeanCI(col(func(r Row) float64 { return r.CumReward })),

@@ -45,7 +45,7 @@ func WriteSummary(w io.Writer, sums []Summary) error {
 		return err
 	}
 	for _, s := range sums {
-		rec := []string{s.Agent, strconv.Itoa(s.Episode), strconv.Itoa(s.Seeds), num(s.RewardMean), num(s.Reward.Lo), num(s.Reward.Hi)}
+		rec := []string{s.Agent, strconv.Itoa(s.Episode), strconv.Itoa(s.Seeds), num(s.Reward.Mean), num(s.Reward.Lo), num(s.Reward.Hi)}
 		for _, st := range []Stat{s.Steps, s.CumReward, s.CumRegret, s.PlusCount} {
 			rec = append(rec, num(st.Mean), num(st.Lo), num(st.Hi))
 		}

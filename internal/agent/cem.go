@@ -29,6 +29,13 @@ import (
 // frequencies with the same smoothing, and plays the most probable first
 // action (ties to the action listed first). Its value estimate is the
 // highest value among all sampled sequences.
+//
+// A sequence whose value is not finite (a model that leaves the range its
+// family can be normalised in; Planner.Err reports it) is neither an elite
+// nor the value estimate: a NaN would otherwise sit among the elites,
+// where no later sample compares better, and stall the refit. A round
+// without any finite value leaves the distribution as it was, and a
+// decision without any has the value −∞.
 type cem struct {
 	r                   *Rollouts
 	box                 *Box
@@ -112,8 +119,10 @@ func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 				p.act[t] = seq[t*da : (t+1)*da]
 			}
 			p.ret[m] = p.r.Value(sim, s, p.act, rng)
-			best = max(best, p.ret[m])
-			p.insertElite(m)
+			best = p.insertElite(m, best)
+		}
+		if len(p.elite) == 0 {
+			continue
 		}
 		// Refit to the elites: their mean and (population) standard
 		// deviation per entry, smoothed with the previous values.
@@ -147,13 +156,19 @@ func (p *cem) sample(rng *rand.Rand) {
 }
 
 // insertElite adds sample m to the elites (the K best so far, best first;
-// a later sample must be strictly better to pass an earlier one).
-func (p *cem) insertElite(m int) {
+// a later sample must be strictly better to pass an earlier one) and
+// returns the larger of best and its value, unless that value is not
+// finite: then it changes nothing and returns best.
+func (p *cem) insertElite(m int, best float64) float64 {
 	v := p.ret[m]
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return best
+	}
+	best = max(best, v)
 	e := p.elite
 	if len(e) == p.elites {
 		if !(v > p.ret[e[len(e)-1]]) {
-			return
+			return best
 		}
 		e = e[:len(e)-1]
 	}
@@ -165,6 +180,7 @@ func (p *cem) insertElite(m int) {
 	copy(e[i+1:], e[i:])
 	e[i] = m
 	p.elite = e
+	return best
 }
 
 func (p *cem) planDiscrete(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
@@ -179,8 +195,10 @@ func (p *cem) planDiscrete(sim Simulator, s []float64, rng *rand.Rand) (int, flo
 				p.act[t] = p.actions[int(seq[t])]
 			}
 			p.ret[m] = p.r.Value(sim, s, p.act, rng)
-			best = max(best, p.ret[m])
-			p.insertElite(m)
+			best = p.insertElite(m, best)
+		}
+		if len(p.elite) == 0 {
+			continue
 		}
 		w := (1 - p.alpha) / float64(len(p.elite))
 		for j := range p.mean {

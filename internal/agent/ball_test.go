@@ -510,28 +510,57 @@ func TestPosteriorTruncatedLaw(t *testing.T) {
 // TestBallShortcut: when no boundary point can reach the ball (episode 1 of
 // the paper's config: radius β/√λ ≈ 245 against b_star = 10) every
 // candidate is drawn once and lies on the sphere, distinct, and the
-// recorded acceptance is 0.
+// recorded acceptance is 0. That all would hold too if every candidate
+// missed maxTries times; what shows the shortcut ran is the random stream:
+// with choice step (no planning after the draws) BeginEpisode consumes
+// exactly the M·d normals of one draw per candidate, where the rejection
+// loop would consume maxTries times as many.
 func TestBallShortcut(t *testing.T) {
 	c, mdp := load(t, "../../configs/synthetic.yaml")
-	ag, err := New("sm-ucb", specOf(mdp.True, c.LDS.Sigma), nil, Config{Lambda: c.Lambda, Rollout: "sample", Confidence: c.Confidence, Horizon: mdp.Horizon})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := NewPlanner("constant", 10, 5, 1, false, mdp.Actions, nil, mdp.Task, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ag.BeginEpisode(pl, []float64{0.2}, rand.New(rand.NewPCG(1, 2))); err != nil {
-		t.Fatal(err)
-	}
-	if ag.Accept != 0 {
-		t.Errorf("acceptance %v, want 0", ag.Accept)
-	}
-	seen := map[float64]bool{}
-	for _, m := range ag.cands[1:] {
-		if math.Abs(norm(m.W)-c.Confidence.BStar) > 1e-9 || seen[m.W[0]] {
-			t.Errorf("candidate %v: |W| = %g, want distinct points on the sphere of radius %g", m.W, norm(m.W), c.Confidence.BStar)
+	for _, choice := range []string{c.Confidence.Choice, "step"} {
+		conf := c.Confidence
+		conf.Choice = choice
+		ag, err := New("sm-ucb", specOf(mdp.True, c.LDS.Sigma), nil, Config{Lambda: c.Lambda, Rollout: "sample", Confidence: conf, Horizon: mdp.Horizon})
+		if err != nil {
+			t.Fatal(err)
 		}
-		seen[m.W[0]] = true
+		pl, err := NewPlanner("constant", 10, 5, 1, false, mdp.Actions, nil, mdp.Task, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := &countingSource{src: rand.NewPCG(1, 2)}
+		if err := ag.BeginEpisode(pl, []float64{0.2}, rand.New(src)); err != nil {
+			t.Fatal(err)
+		}
+		if ag.Accept != 0 {
+			t.Errorf("choice %s: acceptance %v, want 0", choice, ag.Accept)
+		}
+		seen := map[float64]bool{}
+		for _, m := range ag.cands[1:] {
+			if math.Abs(norm(m.W)-c.Confidence.BStar) > 1e-9 || seen[m.W[0]] {
+				t.Errorf("choice %s: candidate %v: |W| = %g, want distinct points on the sphere of radius %g", choice, m.W, norm(m.W), c.Confidence.BStar)
+			}
+			seen[m.W[0]] = true
+		}
+		if choice != "step" {
+			continue
+		}
+		m, d := len(ag.cands)-1, len(ag.cands[1].W)
+		ref := &countingSource{src: rand.NewPCG(1, 2)}
+		r := rand.New(ref)
+		for range m * d {
+			r.NormFloat64()
+		}
+		if src.n != ref.n {
+			t.Errorf("BeginEpisode took %d words of the random stream, want %d: those of %d × %d normals, one draw per candidate", src.n, ref.n, m, d)
+		}
 	}
 }
+
+// countingSource counts the words drawn from src.
+type countingSource struct {
+	src rand.Source
+	n   int
+}
+
+func (c *countingSource) Uint64() uint64 { c.n++; return c.src.Uint64() }

@@ -29,18 +29,26 @@ import (
 // frequencies with the same smoothing, and plays the most probable first
 // action (ties to the action listed first). Its value estimate is the
 // highest value among all sampled sequences.
+//
+// A sequence whose value is not finite (a model that leaves the range its
+// family can be normalised in; Planner.Err reports it) is neither an elite
+// nor the value estimate: a NaN would otherwise sit among the elites,
+// where no later sample compares better, and stall the refit. A round
+// without any finite value leaves the distribution as it was, and a
+// decision without any has the value −∞.
 type cem struct {
 	r                   *Rollouts
 	box                 *Box
 	actions             [][]float64
 	pop, elites, iters  int
-	alpha, initStd      float64
+	alpha               float64
 	da, steps, nActions int
 
-	mean  []float64 // box: μ after Plan (Result), L×d_a; discrete: probabilities, L×nActions
-	warm  []float64 // the warm start, same layout
+	// μ after Plan (Result) and its warm start: box, L×d_a from the box's
+	// centre; discrete, L×nActions probabilities from uniform ones.
+	warmStart
 	sd    []float64 // box: σ, L×d_a
-	fill  []float64 // the warm start's new last step: the box's centre, or uniform
+	sd0   []float64 // box: σ at the start of every decision, init_std half-widths, per coordinate
 	seqs  []float64 // box: N×L×d_a; discrete: N×L action indices
 	ret   []float64 // N values
 	elite []int     // indices of the K best, best first
@@ -59,48 +67,31 @@ func newCEM(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Metho
 	}
 	steps := r.Steps()
 	p := &cem{r: r, box: box, actions: actions, pop: k.Population, elites: k.Elites, iters: k.Iterations,
-		alpha: k.Alpha, initStd: k.InitStd, steps: steps,
+		alpha: k.Alpha, steps: steps,
 		ret: make([]float64, k.Population), elite: make([]int, 0, k.Elites), act: make([][]float64, steps)}
 	if box != nil {
 		p.da = len(box.Low)
 		n := steps * p.da
-		p.mean, p.warm, p.sd = make([]float64, n), make([]float64, n), make([]float64, n)
+		p.warmStart = newWarmStart(steps, box.centre())
+		p.sd = make([]float64, n)
+		p.sd0 = box.halfWidths(k.InitStd)
 		p.seqs = make([]float64, k.Population*n)
-		p.fill = make([]float64, p.da)
-		for i := range p.fill {
-			p.fill[i] = (box.Low[i] + box.High[i]) / 2
-		}
 		p.eps = make([]float64, steps)
 		if k.Beta > 0 {
 			p.noise = newColouredNoise(steps, k.Beta)
 		}
 	} else {
 		p.nActions = len(actions)
-		n := steps * p.nActions
-		p.mean, p.warm = make([]float64, n), make([]float64, n)
-		p.seqs = make([]float64, k.Population*steps)
-		p.fill = make([]float64, p.nActions)
-		for i := range p.fill {
-			p.fill[i] = 1 / float64(p.nActions)
+		uniform := make([]float64, p.nActions)
+		for i := range uniform {
+			uniform[i] = 1 / float64(p.nActions)
 		}
+		p.warmStart = newWarmStart(steps, uniform)
+		p.seqs = make([]float64, k.Population*steps)
 	}
 	p.Reset()
 	return p, nil
 }
-
-func (p *cem) Result() []float64 { return p.mean }
-
-// Reset starts from the box's centre (or uniform probabilities).
-func (p *cem) Reset() {
-	n := len(p.fill)
-	for t := 0; t < len(p.warm); t += n {
-		copy(p.warm[t:], p.fill)
-	}
-	copy(p.mean, p.warm)
-}
-
-// Commit shifts μ (or the probabilities) by one step.
-func (p *cem) Commit() { shiftInto(p.warm, p.mean, p.fill) }
 
 func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 	p.r.Begin(rng)
@@ -110,8 +101,7 @@ func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 	}
 	n, da := len(p.mean), p.da
 	for j := range p.sd {
-		i := j % da
-		p.sd[j] = p.initStd * (p.box.High[i] - p.box.Low[i]) / 2
+		p.sd[j] = p.sd0[j%da]
 	}
 	best := math.Inf(-1)
 	for range p.iters {
@@ -122,15 +112,17 @@ func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 				p.sample(rng)
 				for t, e := range p.eps {
 					j := t*da + i
-					seq[j] = min(max(p.mean[j]+p.sd[j]*e, p.box.Low[i]), p.box.High[i])
+					seq[j] = p.box.clamp(i, p.mean[j]+p.sd[j]*e)
 				}
 			}
 			for t := range p.act {
 				p.act[t] = seq[t*da : (t+1)*da]
 			}
 			p.ret[m] = p.r.Value(sim, s, p.act, rng)
-			best = max(best, p.ret[m])
-			p.insertElite(m)
+			best = p.insertElite(m, best)
+		}
+		if len(p.elite) == 0 {
+			continue
 		}
 		// Refit to the elites: their mean and (population) standard
 		// deviation per entry, smoothed with the previous values.
@@ -145,8 +137,7 @@ func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 				sq += d * d
 			}
 			sd := math.Sqrt(sq / float64(len(p.elite)))
-			i := j % da
-			p.mean[j] = min(max(p.alpha*p.mean[j]+(1-p.alpha)*mu, p.box.Low[i]), p.box.High[i])
+			p.mean[j] = p.box.clamp(j%da, p.alpha*p.mean[j]+(1-p.alpha)*mu)
 			p.sd[j] = p.alpha*p.sd[j] + (1-p.alpha)*sd
 		}
 	}
@@ -165,13 +156,19 @@ func (p *cem) sample(rng *rand.Rand) {
 }
 
 // insertElite adds sample m to the elites (the K best so far, best first;
-// a later sample must be strictly better to pass an earlier one).
-func (p *cem) insertElite(m int) {
+// a later sample must be strictly better to pass an earlier one) and
+// returns the larger of best and its value, unless that value is not
+// finite: then it changes nothing and returns best.
+func (p *cem) insertElite(m int, best float64) float64 {
 	v := p.ret[m]
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return best
+	}
+	best = max(best, v)
 	e := p.elite
 	if len(e) == p.elites {
 		if !(v > p.ret[e[len(e)-1]]) {
-			return
+			return best
 		}
 		e = e[:len(e)-1]
 	}
@@ -183,6 +180,7 @@ func (p *cem) insertElite(m int) {
 	copy(e[i+1:], e[i:])
 	e[i] = m
 	p.elite = e
+	return best
 }
 
 func (p *cem) planDiscrete(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
@@ -197,8 +195,10 @@ func (p *cem) planDiscrete(sim Simulator, s []float64, rng *rand.Rand) (int, flo
 				p.act[t] = p.actions[int(seq[t])]
 			}
 			p.ret[m] = p.r.Value(sim, s, p.act, rng)
-			best = max(best, p.ret[m])
-			p.insertElite(m)
+			best = p.insertElite(m, best)
+		}
+		if len(p.elite) == 0 {
+			continue
 		}
 		w := (1 - p.alpha) / float64(len(p.elite))
 		for j := range p.mean {

@@ -26,19 +26,17 @@ import (
 // a decision, U shifts one step and its last action restarts at the box's
 // centre, where U starts in every episode.
 type mppi struct {
-	r        *Rollouts
-	box      *Box
-	k        int
-	lambda   float64
-	std      []float64 // per action coordinate
-	da       int
-	mean     []float64 // U after Plan (Result), L×d_a
-	warm     []float64 // U before Plan
-	centre   []float64
-	seqs     []float64 // K×L×d_a sampled sequences
-	ret      []float64 // K values
-	act      [][]float64
-	weighted []float64
+	r         *Rollouts
+	box       *Box
+	k         int
+	lambda    float64
+	std       []float64 // per action coordinate
+	da        int
+	warmStart           // U after Plan (Result) and before, L×d_a from the box's centre
+	seqs      []float64 // K×L×d_a sampled sequences
+	ret       []float64 // K values
+	act       [][]float64
+	weighted  []float64
 }
 
 func newMPPI(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error) {
@@ -51,36 +49,10 @@ func newMPPI(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Meth
 	}
 	da, steps := len(box.Low), r.Steps()
 	p := &mppi{r: r, box: box, k: m.Samples, lambda: m.Temperature, da: da,
-		std: make([]float64, da), centre: make([]float64, da),
-		mean: make([]float64, steps*da), warm: make([]float64, steps*da), weighted: make([]float64, steps*da),
+		std: box.halfWidths(m.NoiseStd), warmStart: newWarmStart(steps, box.centre()), weighted: make([]float64, steps*da),
 		seqs: make([]float64, m.Samples*steps*da), ret: make([]float64, m.Samples), act: make([][]float64, steps)}
-	for i := range da {
-		p.std[i] = m.NoiseStd * (box.High[i] - box.Low[i]) / 2
-		p.centre[i] = (box.Low[i] + box.High[i]) / 2
-	}
 	p.Reset()
 	return p, nil
-}
-
-func (p *mppi) Result() []float64 { return p.mean }
-
-// Reset puts U at the box's centre.
-func (p *mppi) Reset() {
-	for t := 0; t < len(p.warm); t += p.da {
-		copy(p.warm[t:], p.centre)
-	}
-	copy(p.mean, p.warm)
-}
-
-// Commit shifts U by one step; the last action restarts at the centre.
-func (p *mppi) Commit() { shiftInto(p.warm, p.mean, p.centre) }
-
-// shiftInto writes src shifted one step of len(fill) entries earlier into
-// dst, with fill as the new last step.
-func shiftInto(dst, src, fill []float64) {
-	n := len(fill)
-	copy(dst, src[n:])
-	copy(dst[len(dst)-n:], fill)
 }
 
 func (p *mppi) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
@@ -95,7 +67,7 @@ func (p *mppi) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 			if k > 0 {
 				v += p.std[i] * rng.NormFloat64()
 			}
-			seq[j] = min(max(v, p.box.Low[i]), p.box.High[i])
+			seq[j] = p.box.clamp(i, v)
 		}
 		for t := range p.act {
 			p.act[t] = seq[t*p.da : (t+1)*p.da]
@@ -121,8 +93,7 @@ func (p *mppi) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 		}
 	}
 	for j := range p.mean {
-		i := j % p.da // clamp away the rounding of the weighted mean
-		p.mean[j] = min(max(p.weighted[j]/total, p.box.Low[i]), p.box.High[i])
+		p.mean[j] = p.box.clamp(j%p.da, p.weighted[j]/total) // clamp away the rounding of the weighted mean
 	}
 	return BoxAction, best
 }

@@ -92,6 +92,28 @@ func (p *Planner) Err() error {
 // Box is a box of continuous actions: a_i ∈ [Low_i, High_i].
 type Box struct{ Low, High []float64 }
 
+// clamp returns v clamped to [Low_i, High_i].
+func (b *Box) clamp(i int, v float64) float64 { return min(max(v, b.Low[i]), b.High[i]) }
+
+// halfWidths returns scale·(High − Low)/2 per coordinate: a noise scale in
+// half-widths of the box.
+func (b *Box) halfWidths(scale float64) []float64 {
+	h := make([]float64, len(b.Low))
+	for i := range h {
+		h[i] = scale * (b.High[i] - b.Low[i]) / 2
+	}
+	return h
+}
+
+// centre returns the box's centre, (Low + High)/2.
+func (b *Box) centre() []float64 {
+	c := make([]float64, len(b.Low))
+	for i := range c {
+		c[i] = (b.Low[i] + b.High[i]) / 2
+	}
+	return c
+}
+
 // BoxAction is the action index Best and Act return for a box action
 // space; Action(BoxAction) is the chosen action vector.
 const BoxAction = -1

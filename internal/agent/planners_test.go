@@ -128,6 +128,83 @@ func TestMethodsShareTheObjective(t *testing.T) {
 	}
 }
 
+// nanTask is quadTask with the value NaN for actions whose first
+// coordinate exceeds cut: a model gone out of range there.
+type nanTask struct {
+	quadTask
+	cut float64
+}
+
+func (q nanTask) Reward(s, a []float64) float64 {
+	if a[0] > q.cut {
+		return math.NaN()
+	}
+	return q.quadTask.Reward(s, a)
+}
+
+// A NaN value does not stall CEM: those sequences are neither elites nor
+// the value estimate, so CEM still finds the quadratic problem's optimum
+// a* (0.5 over a box, 0.4 of a discrete set) next to a region of NaN (a_0 >
+// 0.6, about 12% of the first round's samples), to the tolerance of
+// TestPlannersFindQuadraticOptimum; Planner.Err still reports the NaN.
+// When every value is NaN the distribution stays where it was and the
+// value is −∞.
+func TestCEMSkipsNonFiniteValues(t *testing.T) {
+	task := nanTask{quadTask{g: []float64{0.7, -0.35}}, 0.6}
+	box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
+	pl, err := NewFromConfig(plannerConfig("cem"), nil, box, task, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ai, v := pl.Best(detDrift{}, []float64{0, 0}, rand.New(rand.NewPCG(7, 8)))
+	a := pl.Action(ai)
+	if d := math.Hypot(a[0]-0.5, a[1]+0.25); ai != BoxAction || d > 0.002 {
+		t.Errorf("box: chose %v, want (0.5, −0.25) ± 0.002 (distance %.4f)", a, d)
+	}
+	if opt := task.Reward([]float64{0, 0}, []float64{0.5, -0.25}) + task.Reward([]float64{0.5, -0.25}, []float64{0.5, -0.25}); !(v <= opt && v > opt-1e-4) {
+		t.Errorf("box: value %v, want within 1e-4 below the optimum %v", v, opt)
+	}
+	m := pl.Method.(*cem)
+	for _, e := range m.elite {
+		if r := m.ret[e]; math.IsNaN(r) || math.IsInf(r, 0) {
+			t.Errorf("box: elite %d has value %v", e, r)
+		}
+	}
+	if err := pl.Err(); err != ErrNonFinite {
+		t.Errorf("box: Err() = %v, want ErrNonFinite", err)
+	}
+
+	actions := [][]float64{{-1}, {-0.5}, {0}, {0.4}, {1}}
+	c := plannerConfig("cem")
+	c.CEM = config.CEM{Population: 50, Elites: 5, Iterations: 4, Alpha: 0.1, InitStd: 1}
+	dtask := nanTask{quadTask{g: []float64{0.7}}, 0.6}
+	pl, err = NewFromConfig(c, actions, nil, dtask, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ai, v = pl.Best(detDrift{}, []float64{0}, rand.New(rand.NewPCG(1, 2)))
+	want := dtask.Reward([]float64{0}, []float64{0.4}) + dtask.Reward([]float64{0.4}, []float64{0.4})
+	if ai != 3 || math.Abs(v-want) > 1e-15 {
+		t.Errorf("discrete: action %d value %v, want 3 (0.4) value %v", ai, v, want)
+	}
+	if err := pl.Err(); err != ErrNonFinite {
+		t.Errorf("discrete: Err() = %v, want ErrNonFinite", err)
+	}
+
+	// Every value NaN: no elites, μ stays at the box's centre.
+	pl, err = NewFromConfig(plannerConfig("cem"), nil, box, nanTask{quadTask{g: []float64{0.7, -0.35}}, -2}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ai, v = pl.Best(detDrift{}, []float64{0, 0}, rand.New(rand.NewPCG(7, 8)))
+	if a := pl.Action(ai); a[0] != 0 || a[1] != 0 || !math.IsInf(v, -1) {
+		t.Errorf("all NaN: chose %v with value %v, want the centre (0, 0) and −Inf", a, v)
+	}
+	if err := pl.Err(); err != ErrNonFinite {
+		t.Errorf("all NaN: Err() = %v, want ErrNonFinite", err)
+	}
+}
+
 // MPPI's warm start: Act commits the plan shifted by one step, with the
 // box's centre as the new last action; Reset returns to the centre; Best
 // leaves the warm start alone.

@@ -25,12 +25,13 @@ type Rollouts struct {
 	N    int  // rollouts per sequence
 	CRN  bool // common random numbers
 
-	x, next []float64
-	crn     *rand.PCG
-	crnRand *rand.Rand
-	s1, s2  uint64
-	bad     bool // a rollout's value was not finite
-	ends    bool // Task.Terminates()
+	x, next      []float64
+	phi, phiNext []float64 // the fast path's φ = [x, a] scratch (fastPath sizes them)
+	crn          *rand.PCG
+	crnRand      *rand.Rand
+	s1, s2       uint64
+	bad          bool // a rollout's value was not finite
+	ends         bool // Task.Terminates()
 }
 
 func newRollouts(task env.Task, tau, n int, crn bool, ds int) *Rollouts {
@@ -70,7 +71,7 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 	}
 	var total float64
 	if f, ok := r.fastPath(sim); ok {
-		total = f.value(s, act, n, r.Tau, r0, rng, r.x, r.next)
+		total = f.value(s, act, n, r.Tau, r0, rng, r.phi, r.phiNext)
 		if math.IsNaN(total) || math.IsInf(total, 0) {
 			r.bad = true
 		}

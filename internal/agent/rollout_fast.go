@@ -12,8 +12,17 @@ import (
 // features [s, a] (expfam.Linear), a reward of Gaussian bumps on the state
 // (env.Bumps) and no terminal states. It does the generic loop's arithmetic
 // in the generic loop's order, so its values are bit-identical (tested), but
-// calls no interface per transition: η = W [x, a] row by row, one uniform
-// and one table lookup per coordinate, the bumps of the new state.
+// calls no interface per transition: φ = [x, a] kept in place, each η_i
+// by the kernel Model.Eta uses for that d_φ (expfam.Dot, inlined, below
+// expfam.LongRow, expfam.Dot4 from it on), one uniform and one table lookup
+// per coordinate, the bumps of the new state.
+//
+// It draws the coordinates itself rather than through
+// (*expfam.Product).Sample, which would also be a call without an
+// interface: Sample takes all of η at once, so η would go through a buffer
+// and each transition would make one more call that cannot be inlined;
+// measured, that cost 10–30% per transition. The draw is the same
+// expression, p.T.Quantile(η_i, rng.Float64()), coordinate by coordinate.
 type fastModel struct {
 	w      []float64 // W, d_s × (d_s + d_a), row-major
 	ds, da int
@@ -22,7 +31,8 @@ type fastModel struct {
 }
 
 // fastPath returns the specialised loop for sim under the rollouts' task, or
-// ok = false when sim, its model or the task is of another kind.
+// ok = false when sim, its model or the task is of another kind. It sizes
+// the rollouts' two φ scratch vectors for the model on first use.
 func (r *Rollouts) fastPath(sim Simulator) (f fastModel, ok bool) {
 	if r.ends {
 		return f, false
@@ -43,32 +53,39 @@ func (r *Rollouts) fastPath(sim Simulator) (f fastModel, ok bool) {
 	if !ok || lin.DS != p.D {
 		return f, false
 	}
+	if len(r.phi) != lin.Dim() {
+		r.phi, r.phiNext = make([]float64, lin.Dim()), make([]float64, lin.Dim())
+	}
 	return fastModel{w: st.M.W, ds: lin.DS, da: lin.DA, tab: p.T, bumps: b}, true
 }
 
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
-// r0 + Σ_{t=1}^{τ−1} r(x_t), x and next being scratch states.
-func (f *fastModel) value(s []float64, act [][]float64, n, tau int, r0 float64, rng *rand.Rand, x, next []float64) float64 {
+// r0 + Σ_{t=1}^{τ−1} r(x_t). cur and nxt are scratch of length d_φ: φ_t =
+// [x_t, a_t] is kept in cur, and x_{t+1} is drawn into nxt[:d_s].
+func (f *fastModel) value(s []float64, act [][]float64, n, tau int, r0 float64, rng *rand.Rand, cur, nxt []float64) float64 {
 	ds, dphi := f.ds, f.ds+f.da
+	tab := f.tab
+	long := dphi >= expfam.LongRow
 	var total float64
 	for k := 0; k < n; k++ {
-		copy(x, s)
+		copy(cur[:ds], s)
 		v := r0
 		for t := 1; t < tau; t++ {
-			a := act[t-1]
+			for j, aj := range act[t-1][:f.da] {
+				cur[ds+j] = aj
+			}
 			for i := 0; i < ds; i++ {
 				row := f.w[i*dphi : (i+1)*dphi]
 				var e float64
-				for j, xj := range x[:ds] {
-					e += row[j] * xj
+				if long {
+					e = expfam.Dot4(row, cur)
+				} else {
+					e = expfam.Dot(row, cur)
 				}
-				for j, aj := range a[:f.da] {
-					e += row[ds+j] * aj
-				}
-				next[i] = f.tab.Quantile(e, rng.Float64())
+				nxt[i] = tab.Quantile(e, rng.Float64())
 			}
-			x, next = next, x
-			v += f.bumps.At(x)
+			cur, nxt = nxt, cur
+			v += f.bumps.At(cur[:ds])
 		}
 		total += v
 	}

@@ -65,6 +65,18 @@ func TestNumericBounds(t *testing.T) {
 		{"name: a/b\n", `name: must be a file name`},
 		{"name: ..\n", `name: must be a file name`},
 		{"name: .hidden\n", `name: must be a file name`},
+		// The planner's sampled sequences, N × (tau − 1) × d_a numbers.
+		{"env:\n  action_space: box\nplanner:\n  kind: cem\n  tau: 10000\n  mode: random\n  cem:\n    population: 100000\n",
+			"planner.cem.population: 100000 sampled sequences × (planner.tau − 1 = 9999) steps × env.action_dim = 1 numbers per action are 1e+09 numbers (7.45 GiB) per decision, more than the 256 MiB smrl allows per trial"},
+		{"planner:\n  kind: cem\n  tau: 2000\n  cem:\n    population: 20000\n",
+			"planner.cem.population: 20000 sampled sequences × (planner.tau − 1 = 1999) steps × 1 number (an index into env.actions) per action are 4e+07 numbers"},
+		{"env:\n  action_space: box\nplanner:\n  kind: mppi\n  tau: 5000\n  mppi:\n    samples: 10000\n",
+			"planner.mppi.samples: 10000 sampled sequences × (planner.tau − 1 = 4999) steps × env.action_dim = 1 numbers per action are 5e+07 numbers"},
+		{"env:\n  action_space: box\n  action_dim: 4000\n  action_low: [" + strings.Repeat("-1, ", 3999) + "-1]\n  action_high: [" + strings.Repeat("1, ", 3999) + "1]\nplanner:\n  tau: 10000\n  mode: random\n",
+			"planner.tau: 1 sampled sequence × (planner.tau − 1 = 9999) steps × env.action_dim = 4000 numbers per action are 4e+07 numbers"},
+		// cem's coloured noise: (L/2+1)×L tables, O(L²) per draw.
+		{"env:\n  action_space: box\nplanner:\n  kind: cem\n  tau: 1002\n  mode: random\n  cem:\n    beta: 2\n",
+			"planner.tau: must be <= 1001 with planner.cem.beta = 2 > 0, got 1002: coloured noise"},
 	} {
 		_, err := Load(Options{Path: write(t, tc.body)})
 		if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
@@ -77,6 +89,17 @@ func TestNumericBounds(t *testing.T) {
 		"lambda: 1e6\nconfidence:\n  scale: 1000\n  posterior_scale: 1000\n  delta: 1e-300\n  alpha1: 1e-6\n  b_star: 1e6\n"
 	if _, err := Load(Options{Path: write(t, ok)}); err != nil {
 		t.Errorf("edges of the ranges: %v", err)
+	}
+	// The planner's edges: exactly MaxTrialFloats sampled numbers
+	// (32768 × 1024 × 1), and coloured noise over MaxColouredSteps steps.
+	for _, body := range []string{
+		"planner:\n  kind: cem\n  tau: 1025\n  cem:\n    population: 32768\n",
+		"env:\n  action_space: box\nplanner:\n  kind: mppi\n  tau: 1025\n  mppi:\n    samples: 32768\n",
+		"env:\n  action_space: box\nplanner:\n  kind: cem\n  tau: 1001\n  mode: random\n  cem:\n    beta: 10\n",
+	} {
+		if _, err := Load(Options{Path: write(t, body)}); err != nil {
+			t.Errorf("%q: %v", body, err)
+		}
 	}
 }
 

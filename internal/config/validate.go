@@ -57,8 +57,15 @@ const (
 	// 100 needs 18 000 panels per natural parameter, α = 200 640 000).
 	MaxAlpha = 100
 	// MaxTrialFloats bounds the float64s of the largest matrices one trial
-	// (or one estimate) holds: 2^25 numbers, 256 MiB.
+	// (or one estimate) holds: 2^25 numbers, 256 MiB. The planner's
+	// sampled action sequences are held to it too.
 	MaxTrialFloats = 1 << 25
+	// MaxColouredSteps bounds the sequence length L = planner.tau − 1 of
+	// cem's coloured noise (planner.cem.beta > 0): it tabulates two
+	// (L/2+1)×L tables of cosines and sines and draws each coordinate's
+	// sequence in O(L²), so at L = 1000 one draw costs about as much as
+	// 10 000 model transitions.
+	MaxColouredSteps = 1000
 )
 
 // nameRE is a results directory name: one file-system-safe path component.
@@ -546,6 +553,45 @@ func (c *Config) validatePlanner(bad func(key, format string, args ...any)) {
 		}
 		unit("planner.mppi.temperature", k.Temperature, 0, 1e12, true)
 		unit("planner.mppi.noise_std", k.NoiseStd, 0, 1e3, true)
+	}
+	c.checkPlannerMemory(bad)
+}
+
+// checkPlannerMemory refuses planners whose sampled action sequences, N of
+// L = max(planner.tau − 1, 1) actions per decision, would hold more than
+// MaxTrialFloats numbers (N = planner.cem.population, planner.mppi.samples,
+// or 1 for rss; an action is env.action_dim numbers in a box, one index in
+// a discrete set), and cem's coloured noise beyond MaxColouredSteps. Keys
+// out of their own ranges are reported by those checks and skipped here.
+func (c *Config) checkPlannerMemory(bad func(key, format string, args ...any)) {
+	p, e := c.Planner, c.Env
+	if p.Tau < 1 || p.Tau > 10_000 || e.ActionDim < 1 || e.ActionDim > 10_000 {
+		return
+	}
+	steps := max(p.Tau-1, 1)
+	if p.Kind == "cem" && p.CEM.Beta > 0 && e.ActionSpace == "box" && steps > MaxColouredSteps {
+		bad("planner.tau", "must be <= %d with planner.cem.beta = %v > 0, got %d: coloured noise over L = tau − 1 steps tabulates (L/2+1)×L cosines and sines and draws each coordinate's sequence in O(L²); use white noise (planner.cem.beta: 0) for longer horizons",
+			MaxColouredSteps+1, p.CEM.Beta, p.Tau)
+	}
+	per, perText := e.ActionDim, fmt.Sprintf("env.action_dim = %d numbers", e.ActionDim)
+	if e.ActionSpace != "box" {
+		per, perText = 1, "1 number (an index into env.actions)"
+	}
+	key, n, seqs := "planner.tau", 1, "1 sampled sequence"
+	switch p.Kind {
+	case "cem":
+		key, n = "planner.cem.population", p.CEM.Population
+		seqs = fmt.Sprintf("%d sampled sequences", n)
+	case "mppi":
+		key, n = "planner.mppi.samples", p.MPPI.Samples
+		seqs = fmt.Sprintf("%d sampled sequences", n)
+	}
+	if n < 1 || n > 100_000 {
+		return
+	}
+	if need := float64(n) * float64(steps) * float64(per); need > MaxTrialFloats {
+		bad(key, "%s × (planner.tau − 1 = %d) steps × %s per action are %.3g numbers (%s) per decision, more than the %s smrl allows per trial",
+			seqs, steps, perText, need, bytesText(need), bytesText(MaxTrialFloats))
 	}
 }
 

@@ -25,33 +25,45 @@ func NewModel(d Distribution, f Features, w []float64) (*Model, error) {
 	return &Model{Dist: d, Feat: f, W: w}, nil
 }
 
-// Eta computes η = W phi(s, a) into eta, using phi as scratch (len d_phi).
+// Eta computes η = W phi(s, a) into eta, using phi as scratch (len d_phi):
+// each entry by Dot for d_phi < LongRow, by Dot4 from LongRow on.
 func (m *Model) Eta(s, a, phi, eta []float64) {
 	m.Feat.Phi(s, a, phi)
 	dphi := len(phi)
+	long := dphi >= LongRow
 	for k := range eta {
 		row := m.W[k*dphi : (k+1)*dphi]
-		if dphi >= longRow {
-			eta[k] = dot4(row, phi)
-			continue
+		if long {
+			eta[k] = Dot4(row, phi)
+		} else {
+			eta[k] = Dot(row, phi)
 		}
-		var e float64
-		for j, p := range phi {
-			e += row[j] * p
-		}
-		eta[k] = e
 	}
 }
 
-// longRow is the d_phi from which Eta sums with four accumulators (dot4):
+// LongRow is the d_phi from which Eta sums with four accumulators (Dot4):
 // a single running sum waits on each addition, which dominates for long
 // feature vectors (random Fourier features); short rows keep the plain
-// left-to-right sum.
-const longRow = 16
+// left-to-right sum (Dot). A loop that computes η itself (the planner's
+// specialised rollouts) makes the same choice with the same two kernels,
+// so that its η is Eta's to the bit.
+const LongRow = 16
 
-// dot4 returns Σ_j x_j y_j (len(y) ≥ len(x)) summed in four interleaved
-// partial sums, combined as (s0 + s1) + (s2 + s3), plus the tail.
-func dot4(x, y []float64) float64 {
+// Dot returns Σ_j x_j y_j (len(y) ≥ len(x)) in one running sum, left to
+// right: Eta's kernel for rows shorter than LongRow. It is small enough to
+// be inlined.
+func Dot(x, y []float64) float64 {
+	var e float64
+	for j := range x {
+		e += x[j] * y[j]
+	}
+	return e
+}
+
+// Dot4 returns Σ_j x_j y_j (len(y) ≥ len(x)) summed in four interleaved
+// partial sums, combined as (s0 + s1) + (s2 + s3), plus the tail: Eta's
+// kernel for rows of LongRow entries or more.
+func Dot4(x, y []float64) float64 {
 	y = y[:len(x)]
 	var s0, s1, s2, s3 float64
 	j := 0

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -112,12 +113,7 @@ func GridFigures(d *GridData, outDir string, opt Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	hasRegret := false
-	for _, c := range d.Cells {
-		if c.Agent != "oracle" && isFinite(c.CumRegret.Mean) {
-			hasRegret = true
-		}
-	}
+	hasRegret := d.hasRegret()
 	type fig struct {
 		name  string
 		build func(c draw.Canvas) error
@@ -256,23 +252,22 @@ func (d *GridData) combos(k int) (coords [][]int, labels []string) {
 // cell returns the cell of agent at coords, if any.
 func (d *GridData) cell(agent string, coords []int) (GridCell, bool) {
 	for _, c := range d.Cells {
-		if c.Agent == agent && equalInts(c.Coords, coords) {
+		if c.Agent == agent && slices.Equal(c.Coords, coords) {
 			return c, true
 		}
 	}
 	return GridCell{}, false
 }
 
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+// hasRegret reports whether any agent other than the oracle has a finite
+// mean regret at some point: then the figures and the report show regret.
+func (d *GridData) hasRegret() bool {
+	for _, c := range d.Cells {
+		if c.Agent != "oracle" && isFinite(c.CumRegret.Mean) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // xPos returns the x positions of axis k's values and whether the axis is

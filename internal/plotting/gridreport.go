@@ -35,12 +35,7 @@ func GridReport(d *GridData, reportDir string, figs, pointDirs []string) error {
 	fmt.Fprintf(&b, "Grid: %s; %d points. Generated from `sweep.csv`. Values are means over seeds with 95%% Student-t intervals in brackets%s.\n\n",
 		strings.Join(axes, " × "), len(pointDirs), d.after(metricReward))
 
-	hasRegret := false
-	for _, c := range d.Cells {
-		if c.Agent != "oracle" && isFinite(c.CumRegret.Mean) {
-			hasRegret = true
-		}
-	}
+	hasRegret := d.hasRegret()
 	b.WriteString("| ")
 	for _, a := range d.Axes {
 		b.WriteString(mdEscape(a.Key) + " | ")

@@ -93,31 +93,34 @@ func ReadSummary(path string) ([]Summary, error) {
 		if rec[0] == "" {
 			return nil, cell(0).Errorf("empty agent name")
 		}
-		// Columns in the order of SummaryHeader; the integers at 1, 2, 22.
-		f := make([]float64, len(rec))
-		n := make([]int, len(rec))
+		// Cells by column name (the header is SummaryHeader, checked above).
+		f := map[string]float64{}
+		n := map[string]int{}
 		for j := 1; j < len(rec); j++ {
-			switch summaryKinds[SummaryHeader[j]] {
+			name := SummaryHeader[j]
+			var err error
+			switch summaryKinds[name] {
 			case Integer:
 				lo, hi := 1, math.MaxInt
-				if SummaryHeader[j] == "full_seeds" {
-					lo, hi = 0, n[2]
+				if name == "full_seeds" {
+					lo, hi = 0, n["seeds"]
 				}
-				n[j], err = cell(j).Int(lo, hi)
+				n[name], err = cell(j).Int(lo, hi)
 			case Number:
-				f[j], err = cell(j).Float(false)
+				f[name], err = cell(j).Float(false)
 			default:
-				f[j], err = cell(j).Float(true)
+				f[name], err = cell(j).Float(true)
 			}
 			if err != nil {
 				return nil, err
 			}
 		}
-		s := Summary{Agent: rec[0], Episode: n[1], Seeds: n[2],
-			Reward: Stat{f[3], f[4], f[5]}, Steps: Stat{f[6], f[7], f[8]},
-			CumReward: Stat{f[9], f[10], f[11]}, CumRegret: Stat{f[12], f[13], f[14]},
-			PlusCount: Stat{f[15], f[16], f[17]}, FinalReturn: Stat{f[18], f[19], f[20]},
-			FirstFullMedian: f[21], FullSeeds: n[22], WErrorMean: f[23], BetaMean: f[24], RegretSlope: f[25]}
+		stat := func(prefix string) Stat { return Stat{f[prefix+"_mean"], f[prefix+"_lo"], f[prefix+"_hi"]} }
+		s := Summary{Agent: rec[0], Episode: n["episode"], Seeds: n["seeds"],
+			Reward: stat("reward"), Steps: stat("steps"), CumReward: stat("cum_reward"), CumRegret: stat("cum_regret"),
+			PlusCount: stat("plus_count"), FinalReturn: stat("final_return"),
+			FirstFullMedian: f["first_full_median"], FullSeeds: n["full_seeds"],
+			WErrorMean: f["w_error_mean"], BetaMean: f["beta_mean"], RegretSlope: f["regret_slope"]}
 		out = append(out, s)
 	}
 	return out, nil

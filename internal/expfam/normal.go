@@ -96,7 +96,8 @@ func truncMoments(a float64) (t, v float64) {
 // rejection from N(0, 1) when a ≤ 0.4 (acceptance Φ(−a) ≥ 0.34), otherwise
 // by Robert's (1995) exponential proposal with the optimal rate
 // λ = (a + √(a² + 4))/2 (acceptance ≥ 0.76, → 1 as a grows). Returning the
-// excess Y − a keeps full relative precision when a is large.
+// excess Y − a keeps full relative precision when a is large. For a NaN or
+// +∞ a there is no such distribution, and it returns NaN.
 func truncExcess(a float64, rng *rand.Rand) float64 {
 	if a <= 0.4 {
 		for {
@@ -105,7 +106,16 @@ func truncExcess(a float64, rng *rand.Rand) float64 {
 			}
 		}
 	}
+	if !(a < math.Inf(1)) {
+		return math.NaN()
+	}
 	lambda := 0.5 * (a + math.Sqrt(a*a+4))
+	if a > 1e150 {
+		// a² would overflow (from a ≈ 1.34e154) and make λ infinite, so that
+		// nothing is ever accepted; √(a² + 4) = a to double precision long
+		// before that (from a ≈ 1e8).
+		lambda = a
+	}
 	for {
 		e := rng.ExpFloat64() / lambda // Y − a
 		d := e + a - lambda

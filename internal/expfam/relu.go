@@ -130,8 +130,9 @@ func plusProbAt(aPlus, aMinus float64) float64 {
 	return plusProb(logMills(aPlus), logMills(aMinus))
 }
 
-// LogPartition returns log Z(η) = log s + log(R(α₊) + R(α₋)); it fails only
-// for a non-finite η (the family is normalisable for every finite η).
+// LogPartition returns log Z(η) = log s + log(R(α₊) + R(α₋)); it fails
+// only for a non-finite η (the family is normalisable for every finite η)
+// and where log Z itself overflows (|α| beyond about 1e154).
 func (f *ReLU) LogPartition(eta []float64) (float64, error) {
 	for _, e := range eta[:f.Stats] {
 		if math.IsNaN(e) || math.IsInf(e, 0) {
@@ -139,7 +140,11 @@ func (f *ReLU) LogPartition(eta []float64) (float64, error) {
 		}
 	}
 	_, _, lp, lm := f.pieces(eta)
-	return math.Log(f.S) + logAddExp(lp, lm), nil
+	z := math.Log(f.S) + logAddExp(lp, lm)
+	if math.IsNaN(z) || math.IsInf(z, 0) {
+		return 0, fmt.Errorf("%v at η = %v: log Z overflows: %w", f, eta[:f.Stats], ErrNotNormalisable)
+	}
+	return z, nil
 }
 
 // plusProb is the probability of the piece x ≥ 0.

@@ -1,10 +1,13 @@
 package expfam
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/stats"
 )
@@ -109,6 +112,85 @@ func TestTruncExcessIsTheTruncatedNormal(t *testing.T) {
 		if d := stats.KS(xs, cdf); d > crit {
 			t.Errorf("a=%g: KS %.4f > %.4f", a, d, crit)
 		}
+	}
+}
+
+// finishesWithin runs f and fails the test when it has not returned within
+// d (or by the test's deadline), instead of hanging the test binary; f is
+// then left running.
+func finishesWithin(t *testing.T, d time.Duration, name string, f func()) {
+	t.Helper()
+	if dl, ok := t.Deadline(); ok && time.Until(dl)/2 < d {
+		d = time.Until(dl) / 2
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s has not returned after %v", name, d)
+	}
+}
+
+// Extreme inputs end: a NaN or +∞ truncation point gives NaN, and one so
+// large that a² overflows (a > 1.34e154) still draws, at the rate λ = a.
+// Where log Z overflows, LogPartition and Cumulants fail.
+func TestReLUExtremeInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, a := range []float64{math.NaN(), math.Inf(1)} {
+		finishesWithin(t, 10*time.Second, fmt.Sprintf("truncExcess(%v)", a), func() {
+			if e := truncExcess(a, rng); !math.IsNaN(e) {
+				t.Errorf("truncExcess(%v) = %v, want NaN", a, e)
+			}
+		})
+	}
+	for _, a := range []float64{1e149, 1e151, 1.3e154, 1e155, 1e300, math.MaxFloat64} {
+		finishesWithin(t, 10*time.Second, fmt.Sprintf("truncExcess(%g)", a), func() {
+			for range 100 {
+				// Y − a is about Exp(1)/a.
+				if e := truncExcess(a, rng); !(e >= 0 && e <= 50/a) {
+					t.Fatalf("truncExcess(%g) = %v, want in [0, %g]", a, e, 50/a)
+				}
+			}
+		})
+	}
+	f2, _ := NewReLU(1, 2)
+	f3, _ := NewReLU(0.5, 3)
+	for _, c := range []struct {
+		f   *ReLU
+		eta []float64
+		nan bool
+	}{
+		{f2, []float64{math.NaN(), 0}, true},
+		{f3, []float64{math.NaN(), 0, 0}, true},
+		{f3, []float64{0, 0, math.NaN()}, true},
+		{f2, []float64{1e155, -2e155}, false}, // α₊ = α₋ = 1e155
+		{f3, []float64{1e155, -2e155, 0}, false},
+		{f3, []float64{-1e300, 0, -1e300}, false}, // α₊ = 5e299, α₋ = 0
+	} {
+		finishesWithin(t, 10*time.Second, fmt.Sprintf("%v Sample(%v)", c.f, c.eta), func() {
+			for range 100 {
+				x := c.f.Sample(c.eta, rng)
+				if c.nan != math.IsNaN(x) || math.IsInf(x, 0) {
+					t.Fatalf("%v Sample(%v) = %v", c.f, c.eta, x)
+				}
+			}
+		})
+	}
+	for _, eta := range [][]float64{{-1e155, 2e155}, {1e200, 0}, {-1e160, 0}} {
+		if z, err := f2.LogPartition(eta); !errors.Is(err, ErrNotNormalisable) {
+			t.Errorf("%v LogPartition(%v) = %v, %v; want ErrNotNormalisable", f2, eta, z, err)
+		}
+		if _, ok := f2.Cumulants(eta, make([]float64, 2), make([]float64, 4)); ok {
+			t.Errorf("%v Cumulants(%v) succeeded", f2, eta)
+		}
+	}
+	// Just short of the overflow log Z is finite: about α₋²/2 = 5e307.
+	if z, err := f2.LogPartition([]float64{-1e154, 0}); err != nil || !(z > 4e307 && z < 6e307) {
+		t.Errorf("%v LogPartition(−1e154, 0) = %v, %v; want about 5e307", f2, z, err)
 	}
 }
 

@@ -110,3 +110,13 @@ func BenchmarkTableLookup(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkReLUSample(b *testing.B) {
+	f, _ := NewReLU(0.5, 3)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var s float64
+	for i := 0; i < b.N; i++ {
+		s += f.Sample(reluBenchEta, rng)
+	}
+	sinkF = s
+}

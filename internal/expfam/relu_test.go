@@ -399,8 +399,8 @@ func TestReLUSamplerKolmogorovSmirnov(t *testing.T) {
 	crit := 1.628 / math.Sqrt(n)
 	for fi, f := range reluCatalog(t) {
 		for ei, eta := range reluEtas(f) {
-			aPlus, aMinus, lp, lm := f.pieces(eta)
-			p := plusProb(lp, lm)
+			aPlus, aMinus := f.alphas(eta)
+			p := plusProb(logMills(aPlus), logMills(aMinus))
 			// F(x) from the closed-form piece CDFs: an independent route (Mills
 			// ratio at the shifted point) from the rejection sampler.
 			cdf := func(x float64) float64 {

@@ -1,6 +1,7 @@
 package expfam
 
 import (
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -121,6 +122,100 @@ func TestTableCacheRoundTrip(t *testing.T) {
 	}
 	if got := filepath.Dir(path); got != dir {
 		t.Errorf("cache file in %s, want %s", got, dir)
+	}
+}
+
+// A row that passes its checksum but contradicts itself (a cell marked
+// refined without its block, a block without the mark, sub-cell data that
+// is not whole blocks, a value that is not finite) is rejected like a
+// damaged row and built afresh: draws from it neither panic nor change.
+func TestTableCacheRejectsInconsistentRows(t *testing.T) {
+	f, _ := NewSin(4, 1.7)
+	ref := NewTable(f)
+	i := ref.lin + 3*TableEtaRes // η = 3, which has refined cells
+	good, next := ref.row(i), ref.row(i+1)
+	refined, plain := -1, -1
+	for j := 1; j < TableCells-1; j++ {
+		if good.ref[j] > 0 && refined < 0 {
+			refined = j
+		}
+		if good.ref[j] == 0 && good.ref[j-1] == 0 && good.ref[j+1] == 0 && plain < 0 {
+			plain = j
+		}
+	}
+	if refined < 0 || plain < 0 {
+		t.Fatalf("row %d: refined cell %d, plain cell %d; want one of each", i, refined, plain)
+	}
+	eta := ref.gridEta(i)
+	for name, damage := range map[string]func(r *tableRow){
+		"marked refined without a block": func(r *tableRow) { r.node[plain][1] = -r.node[plain][1] },
+		"refined cell's block dropped":   func(r *tableRow) { r.ref[refined] = 0 },
+		"block without the mark":         func(r *tableRow) { r.node[refined][1] = math.Abs(r.node[refined][1]) },
+		"ref past the blocks":            func(r *tableRow) { r.ref[refined] = int16(len(r.sub)/(2*(TableSubCells+1)) + 1) },
+		"negative ref":                   func(r *tableRow) { r.ref[refined] = -1 },
+		"sub not whole blocks":           func(r *tableRow) { r.sub = append(r.sub, 0) },
+		"NaN quantile":                   func(r *tableRow) { r.node[plain][0] = math.NaN() },
+		"infinite slope":                 func(r *tableRow) { r.node[plain+1][1] = math.Inf(1) },
+		"infinite tail quantile":         func(r *tableRow) { r.lo[3] = math.Inf(-1) },
+		"NaN sub-cell quantile":          func(r *tableRow) { r.sub[1] = math.NaN() },
+		"NaN log Z":                      func(r *tableRow) { r.logZ = math.NaN() },
+	} {
+		bad := *good
+		bad.sub = append([]float64(nil), good.sub...)
+		damage(&bad)
+		path := filepath.Join(t.TempDir(), "t.tbl")
+		writeCacheRows(t, f, path, map[int]*tableRow{i: &bad, i + 1: next})
+		tab := NewTable(f)
+		tab.cacheFile, tab.cacheKey = path, tableKey(f)
+		for _, u := range []float64{(float64(plain) + 0.5) / TableCells, (float64(refined) + 0.5) / TableCells} {
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Errorf("%s: Quantile(%g, %g) panicked: %v", name, eta, u, p)
+					}
+				}()
+				if got, want := tab.Quantile(eta, u), ref.Quantile(eta, u); got != want {
+					t.Errorf("%s: Quantile(%g, %g) = %v, want %v", name, eta, u, got, want)
+				}
+			}()
+		}
+		if tab.cachedRow(i) != nil {
+			t.Errorf("%s: the row decoded", name)
+		}
+		if tab.cachedRow(i+1) == nil {
+			t.Errorf("%s: the undamaged row was rejected", name)
+		}
+	}
+	// Rows as built decode, for every family of the catalog, inside and
+	// beyond the linear grid and where the family is not normalisable.
+	lin, _ := NewXSin(1.5)
+	for _, f := range append(catalog(t), &linearPsiFamily{lin}) {
+		tab := NewTable(f)
+		for _, eta := range []float64{-3000.3, -40.1, -5.5, -0.3, 0, 1.7, 6.2, 250.1, 4000.2} {
+			if i, _, ok := tab.locate(eta); ok {
+				r := tab.row(i)
+				var b encBuffer
+				r.encode(&encoder{w: &b})
+				if got := decodeRow(b.b); got == nil {
+					t.Errorf("%v η = %g: a built row does not decode", f, eta)
+				}
+			}
+		}
+	}
+}
+
+// writeCacheRows writes a cache file of f holding rows.
+func writeCacheRows(t *testing.T, f Scalar, path string, rows map[int]*tableRow) {
+	t.Helper()
+	tab := NewTable(f)
+	tab.cached = map[int]cachedEntry{}
+	for i, r := range rows {
+		var b encBuffer
+		r.encode(&encoder{w: &b})
+		tab.cached[i] = cachedEntry{b: b.b, crc: crc32.Checksum(b.b, castagnoli)}
+	}
+	if err := tab.saveFile(path, tableKey(f)); err != nil {
+		t.Fatal(err)
 	}
 }
 

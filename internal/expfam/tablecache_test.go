@@ -192,7 +192,7 @@ func TestTableCacheRejectsInconsistentRows(t *testing.T) {
 	for _, f := range append(catalog(t), &linearPsiFamily{lin}) {
 		tab := NewTable(f)
 		for _, eta := range []float64{-3000.3, -40.1, -5.5, -0.3, 0, 1.7, 6.2, 250.1, 4000.2} {
-			if i, _, ok := tab.locate(eta); ok {
+			if i, _, _, ok := tab.locate(eta); ok {
 				r := tab.row(i)
 				var b encBuffer
 				r.encode(&encoder{w: &b})
@@ -263,6 +263,20 @@ func TestTableExtendsBeyondItsRange(t *testing.T) {
 			c, _ := NewCDF(f, eta)
 			if a, _, _, ok := tab.Cumulants(eta); !ok || math.Abs(a-c.LogZ) > 1e-6*math.Abs(c.LogZ) {
 				t.Errorf("%v η = %g: log Z %v (ok %v), exact %v", f, eta, a, ok, c.LogZ)
+			}
+		}
+	}
+	// locate puts η in its cell (up to the rounding of η·TableEtaRes on the
+	// linear grid), with the cell's width, on either grid and at its seams.
+	for _, tab := range []*Table{NewTable(xsin), NewTable(catalog(t)[0])} {
+		for k := -1200; k <= 1200; k++ {
+			g := tab.gridEta(tab.lin + k)
+			for _, eta := range []float64{g, math.Nextafter(g, math.Inf(-1)), math.Nextafter(g, math.Inf(1)), g + 0.3/TableEtaRes} {
+				i, w, h, ok := tab.locate(eta)
+				lo, hi := tab.gridEta(i), tab.gridEta(i+1)
+				if !ok || !(w >= 0 && w < 1) || w != 0 && h != hi-lo || math.Abs(lo+w*(hi-lo)-eta) > 1e-13*(1+math.Abs(eta)) {
+					t.Fatalf("%v: locate(%v) = row %d (η %v to %v), w %v, h %v, %v", tab.f, eta, i, lo, hi, w, h, ok)
+				}
 			}
 		}
 	}

@@ -473,17 +473,41 @@ func TestCoordsProduct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	z0, _ := relu.LogPartition(eta[:3])
-	z1, _ := g.LogPartition(eta[3:4])
+	// Each coordinate's log Z and mean by Simpson's rule on its density, and
+	// the Gaussian's in closed form: N(η, σ²).
+	z0, m0 := coordMoments(relu, eta[:3], 6)
+	z1, m1 := coordMoments(g, eta[3:4], 4)
 	c, _ := NewCDF(sin, -1.5)
-	if want := z0 + z1 + c.LogZ; math.Abs(z-want) > 1e-12 {
-		t.Errorf("log Z %g, want %g", z, want)
+	if zg := 0.7*0.7/(2*0.09) + 0.5*math.Log(2*math.Pi*0.09); math.Abs(z1-zg) > 1e-12 || math.Abs(m1-0.7) > 1e-12 {
+		t.Fatalf("Simpson: Gaussian log Z %v, mean %v; closed form %v, 0.7", z1, m1, zg)
+	}
+	if want := z0 + z1 + c.LogZ; math.Abs(z-want) > 1e-11 {
+		t.Errorf("log Z %.15g, want %.15g", z, want)
 	}
 	mean := make([]float64, 3)
 	p.Mean(eta, mean)
-	if want := []float64{relu.Mean(eta[:3]), 0.7, c.MeanX}; math.Abs(mean[0]-want[0]) > 1e-15 || mean[1] != want[1] || math.Abs(mean[2]-want[2]) > 1e-8 {
-		t.Errorf("mean %v, want %v", mean, want)
+	if want := []float64{m0, m1, c.MeanX}; math.Abs(mean[0]-want[0]) > 1e-11 || math.Abs(mean[1]-want[1]) > 1e-11 || math.Abs(mean[2]-want[2]) > 1e-8 {
+		t.Errorf("mean %.15g, want %.15g", mean, want)
 	}
+}
+
+// coordMoments integrates a coordinate's density q(x) exp(<ψ(x), η>) by
+// Simpson's rule on [−l, 0] and [0, l] (ψ may have a kink at 0) and returns
+// log Z and the mean; l must reach far into both tails.
+func coordMoments(c Coord, eta []float64, l float64) (logZ, mean float64) {
+	psi := make([]float64, c.StatDim())
+	dens := func(x float64) float64 {
+		c.Psi(x, psi)
+		e := c.LogQ(x)
+		for k, v := range psi {
+			e += eta[k] * v
+		}
+		return math.Exp(e)
+	}
+	xdens := func(x float64) float64 { return x * dens(x) }
+	const n = 200000
+	z := simpsonFn(dens, -l, 0, n) + simpsonFn(dens, 0, l, n)
+	return math.Log(z), (simpsonFn(xdens, -l, 0, n) + simpsonFn(xdens, 0, l, n)) / z
 }
 
 // MeanX interpolates E[x | η] between table rows to near the quadrature's

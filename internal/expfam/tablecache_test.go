@@ -1,6 +1,7 @@
 package expfam
 
 import (
+	"encoding/binary"
 	"hash/crc32"
 	"math"
 	"os"
@@ -88,13 +89,32 @@ func TestTableCacheRoundTrip(t *testing.T) {
 		t.Errorf("the second save has %d rows, want the %d of the first and new ones", len(again.cached), len(wi))
 	}
 
-	// Damage to the header or index (a flipped byte in the index, a
-	// truncation, an empty file, another key) rejects the file; damage to a
-	// row rejects that row only, which is then built afresh.
+	// Damage to the header or index (a flipped byte in the key, in an index
+	// entry's grid index or row checksum, which only the header's checksum
+	// catches, or in that checksum; a truncation, an empty file, another
+	// key) rejects the file; damage to a row rejects that row only, which is
+	// then built afresh.
 	key := tableKey(f)
 	path := cachePath(dir, key)
 	data, _ := os.ReadFile(path)
-	for name, d := range map[string][]byte{"index flipped": flip(data, 60), "truncated": data[:len(data)/3], "empty": nil} {
+	index := len(tableMagic) + 4 + 4 + len(key) + 4 // header: magic, version, key, row count
+	nRows := len(again.cached)
+	headCRC := index + nRows*indexEntryBytes
+	if got := binary.LittleEndian.Uint32(data[index-4:]); int(got) != nRows {
+		t.Fatalf("the header's row count %d at byte %d, want %d", got, index-4, nRows)
+	}
+	if binary.LittleEndian.Uint32(data[headCRC:]) != crc32.Checksum(data[:headCRC], castagnoli) {
+		t.Fatalf("the header's checksum is not at byte %d", headCRC)
+	}
+	entry := index + (nRows/2)*indexEntryBytes // an entry in the middle
+	for name, d := range map[string][]byte{
+		"key flipped":             flip(data, index-10),
+		"index entry's row moved": flip(data, entry),       // grid index, low byte
+		"index entry's row sum":   flip(data, entry+8+8+4), // the row's CRC
+		"header checksum flipped": flip(data, headCRC+1),
+		"truncated":               data[:len(data)/3],
+		"empty":                   nil,
+	} {
 		os.WriteFile(path, d, 0o644)
 		if NewTable(f).loadFile(path, key) {
 			t.Errorf("a file with its %s was loaded", name)
@@ -282,11 +302,14 @@ func TestTableExtendsBeyondItsRange(t *testing.T) {
 	}
 	sin, _ := NewSin(4, 1.7)
 	tab := NewTable(sin)
+	want := []float64{tab.Quantile(300.0078, 0.3), tab.Quantile(-540.5, 0.7), tab.Quantile(1000.01, 0.9)}
+	if n := tab.nExtra.Load(); n != 6 {
+		t.Fatalf("the unbounded extension holds %d rows, want 6", n)
+	}
 	old := tableExtraRows
 	tableExtraRows = 3
 	defer func() { tableExtraRows = old }()
 	fresh := NewTable(sin)
-	want := []float64{tab.Quantile(300.0078, 0.3), tab.Quantile(-540.5, 0.7), tab.Quantile(1000.01, 0.9)}
 	for round := range 3 {
 		got := []float64{fresh.Quantile(300.0078, 0.3), fresh.Quantile(-540.5, 0.7), fresh.Quantile(1000.01, 0.9)}
 		if !reflect.DeepEqual(got, want) {

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"unsafe"
@@ -114,7 +115,9 @@ func cachePath(dir, key string) string {
 
 // DropSharedTables forgets the shared tables, so that the next SharedTable
 // of a family starts afresh (from the cache, when one is set): for tests
-// and long-lived processes that want the memory back.
+// and long-lived processes that want the memory back. A dropped table's
+// rows, and the mapping of its cache file, are released once nothing uses
+// the table any more.
 func DropSharedTables() {
 	registry.Lock()
 	defer registry.Unlock()
@@ -187,6 +190,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // saveFile writes the table's rows, and the cached rows it never decoded,
 // to path atomically.
 func (t *Table) saveFile(path, key string) (err error) {
+	defer runtime.KeepAlive(t) // the cached rows written are in t's mapping
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("table cache: %w", err)
@@ -263,12 +267,21 @@ func (e *encBuffer) Write(p []byte) (int, error) {
 // t, after checking its header and index (format, key, checksum, bounds);
 // it reports whether they checked out. The rows are checked and decoded one
 // by one as they are first needed (cachedRow), by whichever goroutine needs
-// them.
-func (t *Table) loadFile(path, key string) bool {
+// them. A rejected file is unmapped at once, a loaded one when t becomes
+// unreachable: only t.cached refers to the mapping (decoded rows are
+// copies), and the methods that read it keep t alive while they do.
+func (t *Table) loadFile(path, key string) (ok bool) {
 	data, err := mapFile(path)
 	if err != nil {
 		return false
 	}
+	defer func() {
+		if ok {
+			runtime.AddCleanup(t, unmapFile, data)
+		} else {
+			unmapFile(data)
+		}
+	}()
 	dec := decoder{b: data}
 	var magic [8]byte
 	dec.bytes(magic[:])
@@ -298,6 +311,7 @@ func (t *Table) loadFile(path, key string) bool {
 // cachedRow checks and decodes row i from the cache file, or returns nil
 // when the file does not hold it, its checksum fails or it does not decode.
 func (t *Table) cachedRow(i int) *tableRow {
+	defer runtime.KeepAlive(t) // e.b is in t's mapping
 	e, ok := t.cached[i]
 	if !ok || crc32.Checksum(e.b, castagnoli) != e.crc {
 		return nil

@@ -36,3 +36,87 @@ func BenchmarkTableSample(b *testing.B) {
 	}
 	_ = s
 }
+
+// reluBenchEta puts α₊ = −s(η₁ + η₂) ≈ 3.2 on the continued fraction and
+// α₋ = s(η₁ − η₃) ≈ −0.4 on erfc.
+var reluBenchEta = []float64{-0.8, -5.6, 0}
+
+func BenchmarkReLUCumulants(b *testing.B) {
+	f, _ := NewReLU(0.5, 3)
+	grad, hess := make([]float64, 3), make([]float64, 9)
+	var s float64
+	for i := 0; i < b.N; i++ {
+		a, _ := f.Cumulants(reluBenchEta, grad, hess)
+		s += a
+	}
+	sinkF = s
+}
+
+func BenchmarkReLULogPartition(b *testing.B) {
+	f, _ := NewReLU(0.5, 3)
+	var s float64
+	for i := 0; i < b.N; i++ {
+		a, _ := f.LogPartition(reluBenchEta)
+		s += a
+	}
+	sinkF = s
+}
+
+func BenchmarkReLUMean(b *testing.B) {
+	f, _ := NewReLU(0.5, 3)
+	var s float64
+	for i := 0; i < b.N; i++ {
+		s += f.Mean(reluBenchEta)
+	}
+	sinkF = s
+}
+
+// BenchmarkTableLookup measures the table's Cumulants, MeanX and Quantile
+// with every row built, inside the linear grid (|η| < 4) and on the
+// geometric grid beyond it (η ∈ [10, 30]).
+func BenchmarkTableLookup(b *testing.B) {
+	sin, _ := NewSin(4, 1.7)
+	t := NewTable(sin)
+	for _, r := range []struct {
+		name   string
+		lo, hi float64
+	}{{"linear", -4, 4}, {"geometric", 10, 30}} {
+		etas := make([]float64, 1024)
+		for i := range etas {
+			etas[i] = r.lo + (r.hi-r.lo)*(float64(i)+0.5)/1024
+			t.Quantile(etas[i], 0.5)
+		}
+		b.Run("Cumulants/"+r.name, func(b *testing.B) {
+			var s float64
+			for i := 0; i < b.N; i++ {
+				a, _, _, _ := t.Cumulants(etas[i&1023])
+				s += a
+			}
+			sinkF = s
+		})
+		b.Run("MeanX/"+r.name, func(b *testing.B) {
+			var s float64
+			for i := 0; i < b.N; i++ {
+				s += t.MeanX(etas[i&1023])
+			}
+			sinkF = s
+		})
+		b.Run("Quantile/"+r.name, func(b *testing.B) {
+			var s float64
+			for i := 0; i < b.N; i++ {
+				s += t.Quantile(etas[i&1023], float64(i&4095)/4096*0.998+0.001)
+			}
+			sinkF = s
+		})
+	}
+}
+
+func BenchmarkReLUSample(b *testing.B) {
+	f, _ := NewReLU(0.5, 3)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var s float64
+	for i := 0; i < b.N; i++ {
+		s += f.Sample(reluBenchEta, rng)
+	}
+	sinkF = s
+}

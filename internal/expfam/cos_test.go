@@ -24,8 +24,34 @@ func TestCos(t *testing.T) {
 	for k := -20; k <= 20; k++ {
 		check(float64(k) * math.Pi / 2)
 	}
-	if !math.IsNaN(Cos(math.NaN())) || !math.IsNaN(Cos(math.Inf(1))) {
+	if !math.IsNaN(Cos(math.NaN())) || !math.IsNaN(Cos(math.Inf(1))) || !math.IsNaN(Cos(math.Inf(-1))) {
 		t.Error("Cos of NaN or Inf is not NaN")
+	}
+	// Up to the bound the reduction holds (within the error bound); from it
+	// on, Cos is math.Cos.
+	for _, x := range []float64{1e9, 1e12, 1e15, math.Nextafter(cosMaxArg, 0)} {
+		check(x)
+		check(-x)
+	}
+	if math.Float64bits(cosMaxArg) != cosMaxBits || !cosInRange(math.Nextafter(cosMaxArg, 0)) || !cosInRange(-math.Nextafter(cosMaxArg, 0)) || cosInRange(-cosMaxArg) {
+		t.Fatalf("cosMaxBits %#x, the bits of 2^50 are %#x", cosMaxBits, math.Float64bits(cosMaxArg))
+	}
+	big := []float64{cosMaxArg, 1 << 51, 1e16, 1e17, 1e20, 1e300, math.MaxFloat64}
+	for _, x := range big {
+		for _, x := range []float64{x, -x} {
+			if got, want := Cos(x), math.Cos(x); got != want {
+				t.Errorf("Cos(%g) = %v, math.Cos = %v", x, got, want)
+			}
+		}
+	}
+	// scaleCos is scale·Cos, element by element.
+	xs := append([]float64{0.3, -2.5, 1e6, math.Nextafter(cosMaxArg, 0), math.NaN(), math.Inf(-1)}, big...)
+	got := append([]float64(nil), xs...)
+	scaleCos(got, 0.7)
+	for j, x := range xs {
+		if want := 0.7 * Cos(x); math.Float64bits(got[j]) != math.Float64bits(want) && !(math.IsNaN(got[j]) && math.IsNaN(want)) {
+			t.Errorf("scaleCos(%g) = %v, want 0.7·Cos = %v", x, got[j], want)
+		}
 	}
 }
 

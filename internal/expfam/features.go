@@ -150,9 +150,7 @@ func (f *RFF) Phi(s, a, out []float64) {
 	for i, v := range a[:f.DA] {
 		axpy(out, f.omegaT[(f.DS+i)*d:(f.DS+i+1)*d], v)
 	}
-	for j, z := range out {
-		out[j] = f.Scale * Cos(z)
-	}
+	scaleCos(out, f.Scale)
 }
 
 // axpy adds v·w to out (len(w) ≥ len(out)).

@@ -10,7 +10,8 @@ import (
 // mapFile returns the content of path mapped read-only into memory: the
 // table cache's rows are decoded from it on demand, so mapping spares
 // copying a file of tens of megabytes that a run reads only in part. The
-// mapping lives as long as the process (a table keeps slices of it).
+// mapping lives until unmapFile (loadFile unmaps a file it rejects, and
+// the mapping of a loaded file when its table becomes unreachable).
 func mapFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -27,3 +28,6 @@ func mapFile(path string) ([]byte, error) {
 	}
 	return syscall.Mmap(int(f.Fd()), 0, int(n), syscall.PROT_READ, syscall.MAP_SHARED)
 }
+
+// unmapFile releases a mapping of mapFile; nothing may use b afterwards.
+func unmapFile(b []byte) { syscall.Munmap(b) }

@@ -48,55 +48,108 @@ func millsCF(a float64) (f1, f2, f3 float64) {
 	return f1, f2, f3
 }
 
-// logMills returns log R(a) for any finite a.
-func logMills(a float64) float64 {
-	switch {
-	case a >= millsCFMin:
-		f1, _, _ := millsCF(a)
-		return -math.Log(f1)
-	case a >= 0:
-		return 0.5*math.Log(2*math.Pi) + 0.5*a*a + math.Log(0.5*math.Erfc(a/math.Sqrt2))
-	}
-	// a < 0: Φ(−a) = 1 − Φ(a) ∈ [1/2, 1).
-	return 0.5*math.Log(2*math.Pi) + 0.5*a*a + math.Log1p(-0.5*math.Erfc(-a/math.Sqrt2))
+// mills is the Mills ratio at one point a, evaluated once for all the
+// quantities derived from it (log R, R, t and v): the continued fraction
+// when a ≥ millsCFMin, else erfc(a/√2), or erfc(−a/√2) when a < 0 (log R
+// and R need that one, accurate where erfc(a/√2) is near 2; t and v need
+// erfc(a/√2) and evaluate it themselves).
+type mills struct {
+	a          float64
+	f1, f2, f3 float64 // the continued fraction, for a ≥ millsCFMin
+	ec         float64 // erfc(|a|/√2), for a < millsCFMin
 }
 
-// millsDirectMin is the smallest a for which millsRatio evaluates R(a)
-// without logarithms: e^{a²/2} stays finite down to a ≈ −37.6.
-const millsDirectMin = -30
-
-// millsRatio returns R(a) for a ≥ millsDirectMin, without the logarithms of
-// logMills (the sampler's hot path).
-func millsRatio(a float64) float64 {
+// set evaluates the Mills ratio at a. (It fills m in place: returning a
+// mills by value costs more than an erfc, in copies that defeat the
+// processor's store-to-load forwarding.)
+func (m *mills) set(a float64) {
+	m.a = a
 	switch {
 	case a >= millsCFMin:
-		f1, _, _ := millsCF(a)
-		return 1 / f1
+		m.f1, m.f2, m.f3 = millsCF(a)
 	case a >= 0:
-		return math.Sqrt(math.Pi/2) * math.Exp(0.5*a*a) * math.Erfc(a/math.Sqrt2)
+		m.ec = math.Erfc(a / math.Sqrt2)
+	default:
+		m.ec = math.Erfc(-a / math.Sqrt2)
 	}
-	return math.Sqrt(2*math.Pi) * math.Exp(0.5*a*a) * (1 - 0.5*math.Erfc(-a/math.Sqrt2))
+}
+
+// logR returns log R(a), for any finite a.
+func (m *mills) logR() float64 {
+	a := m.a
+	switch {
+	case a >= millsCFMin:
+		return -math.Log(m.f1)
+	case a >= 0:
+		return 0.5*math.Log(2*math.Pi) + 0.5*a*a + math.Log(0.5*m.ec)
+	}
+	// a < 0: Φ(−a) = 1 − Φ(a) ∈ [1/2, 1).
+	return 0.5*math.Log(2*math.Pi) + 0.5*a*a + math.Log1p(-0.5*m.ec)
+}
+
+// millsDirectMin is the smallest a for which ratio evaluates R(a) without
+// logarithms: e^{a²/2} stays finite down to a ≈ −37.6.
+const millsDirectMin = -30
+
+// ratio returns R(a) for a ≥ millsDirectMin, without the logarithms of
+// logR (the sampler's hot path).
+func (m *mills) ratio() float64 {
+	a := m.a
+	switch {
+	case a >= millsCFMin:
+		return 1 / m.f1
+	case a >= 0:
+		return math.Sqrt(math.Pi/2) * math.Exp(0.5*a*a) * m.ec
+	}
+	return math.Sqrt(2*math.Pi) * math.Exp(0.5*a*a) * (1 - 0.5*m.ec)
+}
+
+// moments returns t = E[Z | Z ≥ a] − a and v = Var[Z | Z ≥ a] for a
+// standard normal Z, for any finite a.
+func (m *mills) moments() (t, v float64) {
+	a := m.a
+	if a >= millsCFMin {
+		t = 1 / m.f2
+		return t, t * (2/m.f3 - t)
+	}
+	ec := m.ec
+	if !(a >= 0) {
+		ec = math.Erfc(a / math.Sqrt2)
+	}
+	// λ = 1/R(a) = φ(a)/Φ(−a), the hazard; for a < 0 it is small.
+	lambda := math.Exp(-0.5*a*a) / (math.Sqrt(2*math.Pi) * 0.5 * ec)
+	t = lambda - a
+	return t, 1 - lambda*t
+}
+
+// logMills returns log R(a) for any finite a.
+func logMills(a float64) float64 {
+	var m mills
+	m.set(a)
+	return m.logR()
+}
+
+// millsRatio returns R(a) for a ≥ millsDirectMin.
+func millsRatio(a float64) float64 {
+	var m mills
+	m.set(a)
+	return m.ratio()
 }
 
 // truncMoments returns t = E[Z | Z ≥ a] − a and v = Var[Z | Z ≥ a] for a
 // standard normal Z, for any finite a.
 func truncMoments(a float64) (t, v float64) {
-	if a >= millsCFMin {
-		_, f2, f3 := millsCF(a)
-		t = 1 / f2
-		return t, t * (2/f3 - t)
-	}
-	// λ = 1/R(a) = φ(a)/Φ(−a), the hazard; for a < 0 it is small.
-	lambda := math.Exp(-0.5*a*a) / (math.Sqrt(2*math.Pi) * 0.5 * math.Erfc(a/math.Sqrt2))
-	t = lambda - a
-	return t, 1 - lambda*t
+	var m mills
+	m.set(a)
+	return m.moments()
 }
 
 // truncExcess draws Y − a for Y ~ N(0, 1) conditioned on Y ≥ a, exactly: by
 // rejection from N(0, 1) when a ≤ 0.4 (acceptance Φ(−a) ≥ 0.34), otherwise
 // by Robert's (1995) exponential proposal with the optimal rate
 // λ = (a + √(a² + 4))/2 (acceptance ≥ 0.76, → 1 as a grows). Returning the
-// excess Y − a keeps full relative precision when a is large.
+// excess Y − a keeps full relative precision when a is large. For a NaN or
+// +∞ a there is no such distribution, and it returns NaN.
 func truncExcess(a float64, rng *rand.Rand) float64 {
 	if a <= 0.4 {
 		for {
@@ -105,7 +158,16 @@ func truncExcess(a float64, rng *rand.Rand) float64 {
 			}
 		}
 	}
+	if !(a < math.Inf(1)) {
+		return math.NaN()
+	}
 	lambda := 0.5 * (a + math.Sqrt(a*a+4))
+	if a > 1e150 {
+		// a² would overflow (from a ≈ 1.34e154) and make λ infinite, so that
+		// nothing is ever accepted; √(a² + 4) = a to double precision long
+		// before that (from a ≈ 1e8).
+		lambda = a
+	}
 	for {
 		e := rng.ExpFloat64() / lambda // Y − a
 		d := e + a - lambda

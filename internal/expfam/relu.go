@@ -113,33 +113,55 @@ func (f *ReLU) alphas(eta []float64) (aPlus, aMinus float64) {
 	return -f.S * cPlus, f.S * cMinus
 }
 
-// pieces returns the truncation points α₊, α₋ of the two pieces (in units
-// of s) and their log masses, relative to s.
-func (f *ReLU) pieces(eta []float64) (aPlus, aMinus, lPlus, lMinus float64) {
-	aPlus, aMinus = f.alphas(eta)
-	return aPlus, aMinus, logMills(aPlus), logMills(aMinus)
+// pieces evaluates the Mills ratios at the truncation points α₊, α₋ of the
+// two pieces (in units of s) into mp and mm, each once for everything
+// derived from it.
+func (f *ReLU) pieces(eta []float64, mp, mm *mills) {
+	aPlus, aMinus := f.alphas(eta)
+	mp.set(aPlus)
+	mm.set(aMinus)
 }
 
 // plusProbAt returns the probability of the piece x ≥ 0, R(α₊)/(R(α₊) + R(α₋)),
 // from the Mills ratios directly where they are finite.
-func plusProbAt(aPlus, aMinus float64) float64 {
-	if aPlus >= millsDirectMin && aMinus >= millsDirectMin {
-		rp := millsRatio(aPlus)
-		return rp / (rp + millsRatio(aMinus))
+func plusProbAt(mPlus, mMinus *mills) float64 {
+	if mPlus.a >= millsDirectMin && mMinus.a >= millsDirectMin {
+		rp := mPlus.ratio()
+		return rp / (rp + mMinus.ratio())
 	}
-	return plusProb(logMills(aPlus), logMills(aMinus))
+	return plusProb(mPlus.logR(), mMinus.logR())
 }
 
-// LogPartition returns log Z(η) = log s + log(R(α₊) + R(α₋)); it fails only
-// for a non-finite η (the family is normalisable for every finite η).
-func (f *ReLU) LogPartition(eta []float64) (float64, error) {
+// checkEta fails for a non-finite η.
+func (f *ReLU) checkEta(eta []float64) error {
 	for _, e := range eta[:f.Stats] {
 		if math.IsNaN(e) || math.IsInf(e, 0) {
-			return 0, fmt.Errorf("%v at η = %v: %w", f, eta[:f.Stats], ErrNotNormalisable)
+			return fmt.Errorf("%v at η = %v: %w", f, eta[:f.Stats], ErrNotNormalisable)
 		}
 	}
-	_, _, lp, lm := f.pieces(eta)
-	return math.Log(f.S) + logAddExp(lp, lm), nil
+	return nil
+}
+
+// logZ returns log Z = log s + log(R(α₊) + R(α₋)) from the log masses of
+// the pieces, or fails where it overflows.
+func (f *ReLU) logZ(eta []float64, lPlus, lMinus float64) (float64, error) {
+	z := math.Log(f.S) + logAddExp(lPlus, lMinus)
+	if math.IsNaN(z) || math.IsInf(z, 0) {
+		return 0, fmt.Errorf("%v at η = %v: log Z overflows: %w", f, eta[:f.Stats], ErrNotNormalisable)
+	}
+	return z, nil
+}
+
+// LogPartition returns log Z(η) = log s + log(R(α₊) + R(α₋)); it fails
+// only for a non-finite η (the family is normalisable for every finite η)
+// and where log Z itself overflows (|α| beyond about 1e154).
+func (f *ReLU) LogPartition(eta []float64) (float64, error) {
+	if err := f.checkEta(eta); err != nil {
+		return 0, err
+	}
+	var mp, mm mills
+	f.pieces(eta, &mp, &mm)
+	return f.logZ(eta, mp.logR(), mm.logR())
 }
 
 // plusProb is the probability of the piece x ≥ 0.
@@ -148,19 +170,21 @@ func plusProb(lPlus, lMinus float64) float64 { return 1 / (1 + math.Exp(lMinus-l
 // Sample draws x ~ P(· | η) exactly: the piece by its probability, then the
 // truncated normal of that piece (truncExcess).
 func (f *ReLU) Sample(eta []float64, rng *rand.Rand) float64 {
-	aPlus, aMinus := f.alphas(eta)
-	if rng.Float64() < plusProbAt(aPlus, aMinus) {
-		return f.S * truncExcess(aPlus, rng)
+	var mp, mm mills
+	f.pieces(eta, &mp, &mm)
+	if rng.Float64() < plusProbAt(&mp, &mm) {
+		return f.S * truncExcess(mp.a, rng)
 	}
-	return -f.S * truncExcess(aMinus, rng)
+	return -f.S * truncExcess(mm.a, rng)
 }
 
 // Mean returns E[x | η] = p₊ s t(α₊) − p₋ s t(α₋).
 func (f *ReLU) Mean(eta []float64) float64 {
-	aPlus, aMinus := f.alphas(eta)
-	p := plusProbAt(aPlus, aMinus)
-	tp, _ := truncMoments(aPlus)
-	tm, _ := truncMoments(aMinus)
+	var mp, mm mills
+	f.pieces(eta, &mp, &mm)
+	p := plusProbAt(&mp, &mm)
+	tp, _ := mp.moments()
+	tm, _ := mm.moments()
 	return f.S * (p*tp - (1-p)*tm)
 }
 
@@ -173,15 +197,20 @@ func (f *ReLU) Mean(eta []float64) float64 {
 //
 // which has no cancellation even in far tails.
 func (f *ReLU) Cumulants(eta, grad, hess []float64) (a float64, ok bool) {
-	z, err := f.LogPartition(eta)
+	if f.checkEta(eta) != nil {
+		return 0, false
+	}
+	var mp, mm mills
+	f.pieces(eta, &mp, &mm)
+	lp, lm := mp.logR(), mm.logR()
+	z, err := f.logZ(eta, lp, lm)
 	if err != nil {
 		return 0, false
 	}
-	aPlus, aMinus, lp, lm := f.pieces(eta)
 	p := plusProb(lp, lm)
 	q := 1 - p
-	tp, vp := truncMoments(aPlus)
-	tm, vm := truncMoments(aMinus)
+	tp, vp := mp.moments()
+	tm, vm := mm.moments()
 	s := f.S
 	ePlus, eMinus := [3]float64{1, 1, 0}, [3]float64{-1, 0, 1}
 	n := f.Stats

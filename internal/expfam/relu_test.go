@@ -1,10 +1,13 @@
 package expfam
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/stats"
 )
@@ -109,6 +112,85 @@ func TestTruncExcessIsTheTruncatedNormal(t *testing.T) {
 		if d := stats.KS(xs, cdf); d > crit {
 			t.Errorf("a=%g: KS %.4f > %.4f", a, d, crit)
 		}
+	}
+}
+
+// finishesWithin runs f and fails the test when it has not returned within
+// d (or by the test's deadline), instead of hanging the test binary; f is
+// then left running.
+func finishesWithin(t *testing.T, d time.Duration, name string, f func()) {
+	t.Helper()
+	if dl, ok := t.Deadline(); ok && time.Until(dl)/2 < d {
+		d = time.Until(dl) / 2
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s has not returned after %v", name, d)
+	}
+}
+
+// Extreme inputs end: a NaN or +∞ truncation point gives NaN, and one so
+// large that a² overflows (a > 1.34e154) still draws, at the rate λ = a.
+// Where log Z overflows, LogPartition and Cumulants fail.
+func TestReLUExtremeInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, a := range []float64{math.NaN(), math.Inf(1)} {
+		finishesWithin(t, 10*time.Second, fmt.Sprintf("truncExcess(%v)", a), func() {
+			if e := truncExcess(a, rng); !math.IsNaN(e) {
+				t.Errorf("truncExcess(%v) = %v, want NaN", a, e)
+			}
+		})
+	}
+	for _, a := range []float64{1e149, 1e151, 1.3e154, 1e155, 1e300, math.MaxFloat64} {
+		finishesWithin(t, 10*time.Second, fmt.Sprintf("truncExcess(%g)", a), func() {
+			for range 100 {
+				// Y − a is about Exp(1)/a.
+				if e := truncExcess(a, rng); !(e >= 0 && e <= 50/a) {
+					t.Fatalf("truncExcess(%g) = %v, want in [0, %g]", a, e, 50/a)
+				}
+			}
+		})
+	}
+	f2, _ := NewReLU(1, 2)
+	f3, _ := NewReLU(0.5, 3)
+	for _, c := range []struct {
+		f   *ReLU
+		eta []float64
+		nan bool
+	}{
+		{f2, []float64{math.NaN(), 0}, true},
+		{f3, []float64{math.NaN(), 0, 0}, true},
+		{f3, []float64{0, 0, math.NaN()}, true},
+		{f2, []float64{1e155, -2e155}, false}, // α₊ = α₋ = 1e155
+		{f3, []float64{1e155, -2e155, 0}, false},
+		{f3, []float64{-1e300, 0, -1e300}, false}, // α₊ = 5e299, α₋ = 0
+	} {
+		finishesWithin(t, 10*time.Second, fmt.Sprintf("%v Sample(%v)", c.f, c.eta), func() {
+			for range 100 {
+				x := c.f.Sample(c.eta, rng)
+				if c.nan != math.IsNaN(x) || math.IsInf(x, 0) {
+					t.Fatalf("%v Sample(%v) = %v", c.f, c.eta, x)
+				}
+			}
+		})
+	}
+	for _, eta := range [][]float64{{-1e155, 2e155}, {1e200, 0}, {-1e160, 0}} {
+		if z, err := f2.LogPartition(eta); !errors.Is(err, ErrNotNormalisable) {
+			t.Errorf("%v LogPartition(%v) = %v, %v; want ErrNotNormalisable", f2, eta, z, err)
+		}
+		if _, ok := f2.Cumulants(eta, make([]float64, 2), make([]float64, 4)); ok {
+			t.Errorf("%v Cumulants(%v) succeeded", f2, eta)
+		}
+	}
+	// Just short of the overflow log Z is finite: about α₋²/2 = 5e307.
+	if z, err := f2.LogPartition([]float64{-1e154, 0}); err != nil || !(z > 4e307 && z < 6e307) {
+		t.Errorf("%v LogPartition(−1e154, 0) = %v, %v; want about 5e307", f2, z, err)
 	}
 }
 
@@ -317,8 +399,8 @@ func TestReLUSamplerKolmogorovSmirnov(t *testing.T) {
 	crit := 1.628 / math.Sqrt(n)
 	for fi, f := range reluCatalog(t) {
 		for ei, eta := range reluEtas(f) {
-			aPlus, aMinus, lp, lm := f.pieces(eta)
-			p := plusProb(lp, lm)
+			aPlus, aMinus := f.alphas(eta)
+			p := plusProb(logMills(aPlus), logMills(aMinus))
 			// F(x) from the closed-form piece CDFs: an independent route (Mills
 			// ratio at the shifted point) from the rejection sampler.
 			cdf := func(x float64) float64 {
@@ -391,17 +473,41 @@ func TestCoordsProduct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	z0, _ := relu.LogPartition(eta[:3])
-	z1, _ := g.LogPartition(eta[3:4])
+	// Each coordinate's log Z and mean by Simpson's rule on its density, and
+	// the Gaussian's in closed form: N(η, σ²).
+	z0, m0 := coordMoments(relu, eta[:3], 6)
+	z1, m1 := coordMoments(g, eta[3:4], 4)
 	c, _ := NewCDF(sin, -1.5)
-	if want := z0 + z1 + c.LogZ; math.Abs(z-want) > 1e-12 {
-		t.Errorf("log Z %g, want %g", z, want)
+	if zg := 0.7*0.7/(2*0.09) + 0.5*math.Log(2*math.Pi*0.09); math.Abs(z1-zg) > 1e-12 || math.Abs(m1-0.7) > 1e-12 {
+		t.Fatalf("Simpson: Gaussian log Z %v, mean %v; closed form %v, 0.7", z1, m1, zg)
+	}
+	if want := z0 + z1 + c.LogZ; math.Abs(z-want) > 1e-11 {
+		t.Errorf("log Z %.15g, want %.15g", z, want)
 	}
 	mean := make([]float64, 3)
 	p.Mean(eta, mean)
-	if want := []float64{relu.Mean(eta[:3]), 0.7, c.MeanX}; math.Abs(mean[0]-want[0]) > 1e-15 || mean[1] != want[1] || math.Abs(mean[2]-want[2]) > 1e-8 {
-		t.Errorf("mean %v, want %v", mean, want)
+	if want := []float64{m0, m1, c.MeanX}; math.Abs(mean[0]-want[0]) > 1e-11 || math.Abs(mean[1]-want[1]) > 1e-11 || math.Abs(mean[2]-want[2]) > 1e-8 {
+		t.Errorf("mean %.15g, want %.15g", mean, want)
 	}
+}
+
+// coordMoments integrates a coordinate's density q(x) exp(<ψ(x), η>) by
+// Simpson's rule on [−l, 0] and [0, l] (ψ may have a kink at 0) and returns
+// log Z and the mean; l must reach far into both tails.
+func coordMoments(c Coord, eta []float64, l float64) (logZ, mean float64) {
+	psi := make([]float64, c.StatDim())
+	dens := func(x float64) float64 {
+		c.Psi(x, psi)
+		e := c.LogQ(x)
+		for k, v := range psi {
+			e += eta[k] * v
+		}
+		return math.Exp(e)
+	}
+	xdens := func(x float64) float64 { return x * dens(x) }
+	const n = 200000
+	z := simpsonFn(dens, -l, 0, n) + simpsonFn(dens, 0, l, n)
+	return math.Log(z), (simpsonFn(xdens, -l, 0, n) + simpsonFn(xdens, 0, l, n)) / z
 }
 
 // MeanX interpolates E[x | η] between table rows to near the quadrature's

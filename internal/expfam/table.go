@@ -224,18 +224,23 @@ func (t *Table) build(i int) *tableRow {
 // ±TableEtaMax stops at ±16·TableEtaMax.
 const maxTableEta = 1 << 40
 
-// locate returns the grid row i below eta and the interpolation weight w on
-// row i+1 (linear in η within the cell), or ok = false when eta is not
-// finite or beyond ±maxTableEta.
-func (t *Table) locate(eta float64) (i int, w float64, ok bool) {
+// locate returns the grid row i below eta, the interpolation weight w on
+// row i+1 (linear in η within the cell) and the cell's width
+// h = gridEta(i+1) − gridEta(i), each grid η computed once (beyond the
+// linear grid each is an Exp), or ok = false when eta is not finite or
+// beyond ±maxTableEta.
+func (t *Table) locate(eta float64) (i int, w, h float64, ok bool) {
 	a := math.Abs(eta)
 	if !(a <= maxTableEta) || !t.geo && a > 16*TableEtaMax {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	if a < t.edge || !t.geo {
 		pos := eta*TableEtaRes + float64(t.lin)
 		f := math.Floor(pos)
-		return int(f), pos - f, true
+		// Grid η are multiples of 1/TableEtaRes here, so h is exact. (The
+		// one η below the edge whose pos rounds up to the edge's row, in a
+		// geometric grid, has w = 0, where h does not matter.)
+		return int(f), pos - f, 1.0 / TableEtaRes, true
 	}
 	k := int(math.Log(a/t.edge) * TableEtaLogRes)
 	if eta > 0 {
@@ -244,20 +249,22 @@ func (t *Table) locate(eta float64) (i int, w float64, ok bool) {
 		i = -k - 1
 	}
 	// Rounding of the logarithm can put η just outside its cell.
-	for eta < t.gridEta(i) {
-		i--
-	}
-	for eta >= t.gridEta(i+1) {
-		i++
-	}
 	lo, hi := t.gridEta(i), t.gridEta(i+1)
-	return i, (eta - lo) / (hi - lo), true
+	for eta < lo {
+		i--
+		lo, hi = t.gridEta(i), lo
+	}
+	for eta >= hi {
+		i++
+		lo, hi = hi, t.gridEta(i+1)
+	}
+	return i, (eta - lo) / (hi - lo), hi - lo, true
 }
 
 // Quantile returns the tabulated Q(u; η) for u in [0, 1). It returns NaN
 // when the family is not normalisable at η (or η is not finite).
 func (t *Table) Quantile(eta, u float64) float64 {
-	i, w, ok := t.locate(eta)
+	i, w, _, ok := t.locate(eta)
 	if !ok {
 		return math.NaN()
 	}
@@ -418,7 +425,7 @@ func lerp2(a, b []float64, pos, w float64) float64 {
 // rows (A' and A” are their exact derivatives at the grid), A” is linear.
 // ok is false when the family is not normalisable at η.
 func (t *Table) Cumulants(eta float64) (a, da, d2a float64, ok bool) {
-	i, w, in := t.locate(eta)
+	i, w, h, in := t.locate(eta)
 	if !in {
 		return 0, 0, 0, false
 	}
@@ -426,7 +433,6 @@ func (t *Table) Cumulants(eta float64) (a, da, d2a float64, ok bool) {
 	if r0.err != nil || r1.err != nil {
 		return 0, 0, 0, false
 	}
-	h := t.gridEta(i+1) - t.gridEta(i)
 	a = hermite(r0.logZ, r1.logZ, h*r0.mean, h*r1.mean, w)
 	da = hermite(r0.mean, r1.mean, h*r0.vari, h*r1.vari, w)
 	d2a = r0.vari + w*(r1.vari-r0.vari)
@@ -437,7 +443,7 @@ func (t *Table) Cumulants(eta float64) (a, da, d2a float64, ok bool) {
 // values and their η-derivatives Cov(x, ψ). It is NaN where the family is
 // not normalisable.
 func (t *Table) MeanX(eta float64) float64 {
-	i, w, in := t.locate(eta)
+	i, w, h, in := t.locate(eta)
 	if !in {
 		return math.NaN()
 	}
@@ -445,7 +451,6 @@ func (t *Table) MeanX(eta float64) float64 {
 	if r0.err != nil || r1.err != nil {
 		return math.NaN()
 	}
-	h := t.gridEta(i+1) - t.gridEta(i)
 	return hermite(r0.meanX, r1.meanX, h*r0.covXPsi, h*r1.covXPsi, w)
 }
 

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"unsafe"
@@ -29,7 +30,8 @@ import (
 // offset, length and the CRC-32C of its bytes), the CRC-32C of header and
 // index, then the rows. A file whose header or index does not check out
 // (short, another version or key, a bad checksum) is ignored; a row whose
-// checksum fails when it is first needed is built afresh. The cache can
+// checksum fails when it is first needed, or that does not decode to a
+// consistent row (decode), is built afresh. The cache can
 // change how fast a run is, never what it computes (tested: cached and
 // fresh runs give byte-identical files). Checking each row as it is decoded,
 // instead of the whole file at load, means a run touches only the pages of
@@ -113,7 +115,9 @@ func cachePath(dir, key string) string {
 
 // DropSharedTables forgets the shared tables, so that the next SharedTable
 // of a family starts afresh (from the cache, when one is set): for tests
-// and long-lived processes that want the memory back.
+// and long-lived processes that want the memory back. A dropped table's
+// rows, and the mapping of its cache file, are released once nothing uses
+// the table any more.
 func DropSharedTables() {
 	registry.Lock()
 	defer registry.Unlock()
@@ -186,6 +190,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // saveFile writes the table's rows, and the cached rows it never decoded,
 // to path atomically.
 func (t *Table) saveFile(path, key string) (err error) {
+	defer runtime.KeepAlive(t) // the cached rows written are in t's mapping
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("table cache: %w", err)
@@ -262,12 +267,21 @@ func (e *encBuffer) Write(p []byte) (int, error) {
 // t, after checking its header and index (format, key, checksum, bounds);
 // it reports whether they checked out. The rows are checked and decoded one
 // by one as they are first needed (cachedRow), by whichever goroutine needs
-// them.
-func (t *Table) loadFile(path, key string) bool {
+// them. A rejected file is unmapped at once, a loaded one when t becomes
+// unreachable: only t.cached refers to the mapping (decoded rows are
+// copies), and the methods that read it keep t alive while they do.
+func (t *Table) loadFile(path, key string) (ok bool) {
 	data, err := mapFile(path)
 	if err != nil {
 		return false
 	}
+	defer func() {
+		if ok {
+			runtime.AddCleanup(t, unmapFile, data)
+		} else {
+			unmapFile(data)
+		}
+	}()
 	dec := decoder{b: data}
 	var magic [8]byte
 	dec.bytes(magic[:])
@@ -297,12 +311,19 @@ func (t *Table) loadFile(path, key string) bool {
 // cachedRow checks and decodes row i from the cache file, or returns nil
 // when the file does not hold it, its checksum fails or it does not decode.
 func (t *Table) cachedRow(i int) *tableRow {
+	defer runtime.KeepAlive(t) // e.b is in t's mapping
 	e, ok := t.cached[i]
 	if !ok || crc32.Checksum(e.b, castagnoli) != e.crc {
 		return nil
 	}
+	return decodeRow(e.b)
+}
+
+// decodeRow decodes an encoded row, or returns nil when it does not decode
+// (short, too long, or inconsistent: see decode).
+func decodeRow(b []byte) *tableRow {
 	r := new(tableRow)
-	d := decoder{b: e.b}
+	d := decoder{b: b}
 	r.decode(&d)
 	if d.err != nil || len(d.b) != 0 {
 		return nil
@@ -343,8 +364,10 @@ func (r *tableRow) decode(d *decoder) {
 	for j := range r.ref {
 		r.ref[j] = int16(d.u16())
 	}
+	// sub is whole blocks of TableSubCells+1 quantiles and as many slopes.
+	const blk = 2 * (TableSubCells + 1)
 	n := int(d.u32())
-	if n > (TableCells*(TableSubCells+1)*2) || d.err != nil {
+	if n > TableCells*blk || n%blk != 0 || d.err != nil {
 		d.err = errors.New("row: refined cells out of range")
 		return
 	}
@@ -352,13 +375,34 @@ func (r *tableRow) decode(d *decoder) {
 		r.sub = make([]float64, n)
 	}
 	d.float64s(r.sub)
-	// A refined cell's block must exist: refs point into sub.
-	for _, x := range r.ref {
-		if int(x)*2*(TableSubCells+1) > len(r.sub) || x < 0 {
+	if d.err != nil {
+		return
+	}
+	// A cell is refined (the sign bit of its slope) exactly when it has a
+	// block, and its block exists: refs point into sub.
+	for j, x := range r.ref {
+		if x < 0 || int(x)*blk > len(r.sub) || math.Signbit(r.node[j][1]) != (x > 0) {
 			d.err = errors.New("row: refined cell outside its data")
 			return
 		}
 	}
+	// Every value of a row is finite.
+	if !allFinite(r.logZ, r.mean, r.vari, r.meanX, r.covXPsi) || !allFinite(unsafe.Slice(&r.node[0][0], 2*len(r.node))...) ||
+		!allFinite(r.lo[:]...) || !allFinite(r.hi[:]...) || !allFinite(r.sub...) {
+		d.err = errors.New("row: a value is not finite")
+	}
+}
+
+// allFinite reports whether every x is finite (its exponent is not all
+// ones).
+func allFinite(xs ...float64) bool {
+	const exp = 0x7ff << 52
+	for _, x := range xs {
+		if math.Float64bits(x)&exp == exp {
+			return false
+		}
+	}
+	return true
 }
 
 // encoder writes little-endian values, keeping the first error.

@@ -1,6 +1,8 @@
 package expfam
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -87,13 +89,32 @@ func TestTableCacheRoundTrip(t *testing.T) {
 		t.Errorf("the second save has %d rows, want the %d of the first and new ones", len(again.cached), len(wi))
 	}
 
-	// Damage to the header or index (a flipped byte in the index, a
-	// truncation, an empty file, another key) rejects the file; damage to a
-	// row rejects that row only, which is then built afresh.
+	// Damage to the header or index (a flipped byte in the key, in an index
+	// entry's grid index or row checksum, which only the header's checksum
+	// catches, or in that checksum; a truncation, an empty file, another
+	// key) rejects the file; damage to a row rejects that row only, which is
+	// then built afresh.
 	key := tableKey(f)
 	path := cachePath(dir, key)
 	data, _ := os.ReadFile(path)
-	for name, d := range map[string][]byte{"index flipped": flip(data, 60), "truncated": data[:len(data)/3], "empty": nil} {
+	index := len(tableMagic) + 4 + 4 + len(key) + 4 // header: magic, version, key, row count
+	nRows := len(again.cached)
+	headCRC := index + nRows*indexEntryBytes
+	if got := binary.LittleEndian.Uint32(data[index-4:]); int(got) != nRows {
+		t.Fatalf("the header's row count %d at byte %d, want %d", got, index-4, nRows)
+	}
+	if binary.LittleEndian.Uint32(data[headCRC:]) != crc32.Checksum(data[:headCRC], castagnoli) {
+		t.Fatalf("the header's checksum is not at byte %d", headCRC)
+	}
+	entry := index + (nRows/2)*indexEntryBytes // an entry in the middle
+	for name, d := range map[string][]byte{
+		"key flipped":             flip(data, index-10),
+		"index entry's row moved": flip(data, entry),       // grid index, low byte
+		"index entry's row sum":   flip(data, entry+8+8+4), // the row's CRC
+		"header checksum flipped": flip(data, headCRC+1),
+		"truncated":               data[:len(data)/3],
+		"empty":                   nil,
+	} {
 		os.WriteFile(path, d, 0o644)
 		if NewTable(f).loadFile(path, key) {
 			t.Errorf("a file with its %s was loaded", name)
@@ -121,6 +142,100 @@ func TestTableCacheRoundTrip(t *testing.T) {
 	}
 	if got := filepath.Dir(path); got != dir {
 		t.Errorf("cache file in %s, want %s", got, dir)
+	}
+}
+
+// A row that passes its checksum but contradicts itself (a cell marked
+// refined without its block, a block without the mark, sub-cell data that
+// is not whole blocks, a value that is not finite) is rejected like a
+// damaged row and built afresh: draws from it neither panic nor change.
+func TestTableCacheRejectsInconsistentRows(t *testing.T) {
+	f, _ := NewSin(4, 1.7)
+	ref := NewTable(f)
+	i := ref.lin + 3*TableEtaRes // η = 3, which has refined cells
+	good, next := ref.row(i), ref.row(i+1)
+	refined, plain := -1, -1
+	for j := 1; j < TableCells-1; j++ {
+		if good.ref[j] > 0 && refined < 0 {
+			refined = j
+		}
+		if good.ref[j] == 0 && good.ref[j-1] == 0 && good.ref[j+1] == 0 && plain < 0 {
+			plain = j
+		}
+	}
+	if refined < 0 || plain < 0 {
+		t.Fatalf("row %d: refined cell %d, plain cell %d; want one of each", i, refined, plain)
+	}
+	eta := ref.gridEta(i)
+	for name, damage := range map[string]func(r *tableRow){
+		"marked refined without a block": func(r *tableRow) { r.node[plain][1] = -r.node[plain][1] },
+		"refined cell's block dropped":   func(r *tableRow) { r.ref[refined] = 0 },
+		"block without the mark":         func(r *tableRow) { r.node[refined][1] = math.Abs(r.node[refined][1]) },
+		"ref past the blocks":            func(r *tableRow) { r.ref[refined] = int16(len(r.sub)/(2*(TableSubCells+1)) + 1) },
+		"negative ref":                   func(r *tableRow) { r.ref[refined] = -1 },
+		"sub not whole blocks":           func(r *tableRow) { r.sub = append(r.sub, 0) },
+		"NaN quantile":                   func(r *tableRow) { r.node[plain][0] = math.NaN() },
+		"infinite slope":                 func(r *tableRow) { r.node[plain+1][1] = math.Inf(1) },
+		"infinite tail quantile":         func(r *tableRow) { r.lo[3] = math.Inf(-1) },
+		"NaN sub-cell quantile":          func(r *tableRow) { r.sub[1] = math.NaN() },
+		"NaN log Z":                      func(r *tableRow) { r.logZ = math.NaN() },
+	} {
+		bad := *good
+		bad.sub = append([]float64(nil), good.sub...)
+		damage(&bad)
+		path := filepath.Join(t.TempDir(), "t.tbl")
+		writeCacheRows(t, f, path, map[int]*tableRow{i: &bad, i + 1: next})
+		tab := NewTable(f)
+		tab.cacheFile, tab.cacheKey = path, tableKey(f)
+		for _, u := range []float64{(float64(plain) + 0.5) / TableCells, (float64(refined) + 0.5) / TableCells} {
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Errorf("%s: Quantile(%g, %g) panicked: %v", name, eta, u, p)
+					}
+				}()
+				if got, want := tab.Quantile(eta, u), ref.Quantile(eta, u); got != want {
+					t.Errorf("%s: Quantile(%g, %g) = %v, want %v", name, eta, u, got, want)
+				}
+			}()
+		}
+		if tab.cachedRow(i) != nil {
+			t.Errorf("%s: the row decoded", name)
+		}
+		if tab.cachedRow(i+1) == nil {
+			t.Errorf("%s: the undamaged row was rejected", name)
+		}
+	}
+	// Rows as built decode, for every family of the catalog, inside and
+	// beyond the linear grid and where the family is not normalisable.
+	lin, _ := NewXSin(1.5)
+	for _, f := range append(catalog(t), &linearPsiFamily{lin}) {
+		tab := NewTable(f)
+		for _, eta := range []float64{-3000.3, -40.1, -5.5, -0.3, 0, 1.7, 6.2, 250.1, 4000.2} {
+			if i, _, _, ok := tab.locate(eta); ok {
+				r := tab.row(i)
+				var b encBuffer
+				r.encode(&encoder{w: &b})
+				if got := decodeRow(b.b); got == nil {
+					t.Errorf("%v η = %g: a built row does not decode", f, eta)
+				}
+			}
+		}
+	}
+}
+
+// writeCacheRows writes a cache file of f holding rows.
+func writeCacheRows(t *testing.T, f Scalar, path string, rows map[int]*tableRow) {
+	t.Helper()
+	tab := NewTable(f)
+	tab.cached = map[int]cachedEntry{}
+	for i, r := range rows {
+		var b encBuffer
+		r.encode(&encoder{w: &b})
+		tab.cached[i] = cachedEntry{b: b.b, crc: crc32.Checksum(b.b, castagnoli)}
+	}
+	if err := tab.saveFile(path, tableKey(f)); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -171,13 +286,30 @@ func TestTableExtendsBeyondItsRange(t *testing.T) {
 			}
 		}
 	}
+	// locate puts η in its cell (up to the rounding of η·TableEtaRes on the
+	// linear grid), with the cell's width, on either grid and at its seams.
+	for _, tab := range []*Table{NewTable(xsin), NewTable(catalog(t)[0])} {
+		for k := -1200; k <= 1200; k++ {
+			g := tab.gridEta(tab.lin + k)
+			for _, eta := range []float64{g, math.Nextafter(g, math.Inf(-1)), math.Nextafter(g, math.Inf(1)), g + 0.3/TableEtaRes} {
+				i, w, h, ok := tab.locate(eta)
+				lo, hi := tab.gridEta(i), tab.gridEta(i+1)
+				if !ok || !(w >= 0 && w < 1) || w != 0 && h != hi-lo || math.Abs(lo+w*(hi-lo)-eta) > 1e-13*(1+math.Abs(eta)) {
+					t.Fatalf("%v: locate(%v) = row %d (η %v to %v), w %v, h %v, %v", tab.f, eta, i, lo, hi, w, h, ok)
+				}
+			}
+		}
+	}
 	sin, _ := NewSin(4, 1.7)
 	tab := NewTable(sin)
+	want := []float64{tab.Quantile(300.0078, 0.3), tab.Quantile(-540.5, 0.7), tab.Quantile(1000.01, 0.9)}
+	if n := tab.nExtra.Load(); n != 6 {
+		t.Fatalf("the unbounded extension holds %d rows, want 6", n)
+	}
 	old := tableExtraRows
 	tableExtraRows = 3
 	defer func() { tableExtraRows = old }()
 	fresh := NewTable(sin)
-	want := []float64{tab.Quantile(300.0078, 0.3), tab.Quantile(-540.5, 0.7), tab.Quantile(1000.01, 0.9)}
 	for round := range 3 {
 		got := []float64{fresh.Quantile(300.0078, 0.3), fresh.Quantile(-540.5, 0.7), fresh.Quantile(1000.01, 0.9)}
 		if !reflect.DeepEqual(got, want) {

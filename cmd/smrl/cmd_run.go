@@ -121,7 +121,7 @@ files are those of smrl run.`,
 	}
 	addRunFlags(cmd, opts)
 	cmd.Flags().StringSliceVar(&opts.Agents, "agents", nil,
-		"agents to compare (config key agents; default sm, lds, oracle): "+strings.Join(config.AgentNames, ", "))
+		"agents to compare (config key agents; default sm, lds, oracle): "+strings.Join(config.Names("agents"), ", "))
 	return cmd
 }
 

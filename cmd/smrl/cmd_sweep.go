@@ -48,7 +48,7 @@ variables) and smrl merge work as for smrl run.`,
 	addRunFlags(cmd, &opts.RunOptions)
 	cmd.Flags().StringArrayVar(&opts.Set, "set", nil, "sweep a config key: `KEY=VALUES` (V1,V2,..., lin:FROM:TO:COUNT or log:FROM:TO:COUNT); repeatable")
 	cmd.Flags().StringSliceVar(&opts.Agents, "agents", nil,
-		"agents to run at every point (config key agents): "+strings.Join(config.AgentNames, ", "))
+		"agents to run at every point (config key agents): "+strings.Join(config.Names("agents"), ", "))
 	return cmd
 }
 

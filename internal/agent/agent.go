@@ -265,3 +265,31 @@ func (a *Agent) EndEpisode() error {
 	a.Last = f
 	return nil
 }
+
+// The agents (config key agents), with the keys each reads beyond the
+// shared ones: the lds agents' model (lds, model.lds_features), the
+// confidence set of the optimistic (-ucb) and posterior-sampling (-ps)
+// variants.
+func init() {
+	base := []struct{ name, doc string }{
+		{"sm", "learns W by score matching (SMRL) and plans with P_Ŵ"},
+		{"lds", "least squares of a linear-Gaussian model s' = W phi + N(0, lds.sigma² I)"},
+		{"mle", "maximum likelihood in the family (Newton on the convex log-likelihood)"},
+	}
+	reg := func(name, doc string, uses ...string) {
+		if strings.HasPrefix(name, "lds") {
+			uses = append(uses, "lds", "model.lds_features")
+		}
+		config.Register(config.Part{Group: "agents", Name: name, Doc: doc, Uses: uses})
+	}
+	for _, b := range base {
+		reg(b.name, b.doc)
+	}
+	reg("oracle", "plans with the true transition (P_W0 when it lies in the model class)")
+	for _, b := range base {
+		reg(b.name+"-ucb", b.name+", optimistic: plans with the best of confidence.candidates parameters on the confidence set's boundary", "confidence")
+	}
+	for _, b := range base {
+		reg(b.name+"-ps", b.name+", posterior sampling: plans each episode with W ~ N(Ŵ, ν²(V+λI)⁻¹) in the ball", "confidence")
+	}
+}

@@ -58,7 +58,10 @@ type cem struct {
 }
 
 func newCEM(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error) {
-	k := c.CEM
+	k, _ := c.Section.(*CEMConfig)
+	if k == nil {
+		k = cemDefaults
+	}
 	if k.Population < 1 || k.Elites < 1 || k.Elites > k.Population || k.Iterations < 1 {
 		return nil, fmt.Errorf("planner.cem: need population >= elites >= 1 and iterations >= 1, got %d, %d, %d", k.Population, k.Elites, k.Iterations)
 	}
@@ -292,5 +295,63 @@ func (c *colouredNoise) draw(rng *rand.Rand, y []float64) {
 		for j := range y {
 			y[j] += a*cs[j] - b*sn[j]
 		}
+	}
+}
+
+// CEMConfig is the section planner.cem: it configures the cross-entropy method (planner.kind cem).
+type CEMConfig struct {
+	Population int     `mapstructure:"population" yaml:"population" doc:"N sequences per iteration"`                         // N, sequences per iteration
+	Elites     int     `mapstructure:"elites" yaml:"elites" doc:"K best sequences the sampling distribution is refitted to"` // K, the best sequences refitted to
+	Iterations int     `mapstructure:"iterations" yaml:"iterations" doc:"refits per decision"`
+	Alpha      float64 `mapstructure:"alpha" yaml:"alpha" doc:"smoothing: mean, std = alpha·old + (1 − alpha)·elites'"` // smoothing: new = α·old + (1 − α)·elite statistic
+	// InitStd is the initial standard deviation of every action, in units
+	// of the box's half-width.
+	InitStd float64 `mapstructure:"init_std" yaml:"init_std" doc:"std of every action at each decision, in half-widths of the box"`
+	// Beta is the exponent of iCEM's coloured noise, power ∝ 1/f^β along
+	// the sequence (0: white noise, plain CEM).
+	Beta float64 `mapstructure:"beta" yaml:"beta" doc:"iCEM coloured noise, power ∝ 1/f^beta along the sequence (0: white)"`
+}
+
+// cemDefaults are the defaults of planner.cem.
+var cemDefaults = &CEMConfig{Population: 32, Elites: 4, Iterations: 3, Alpha: 0.1, InitStd: 1, Beta: 0}
+
+// cemKind registers planner.kind cem (see planner.go's registry).
+var cemKind = Kind{Part: config.Part{Name: "cem",
+	Doc:      "cross-entropy method (PETS), with iCEM's coloured noise for beta > 0; discrete or box actions",
+	Section:  "planner.cem",
+	Defaults: cemDefaults,
+	Validate: validateCEM},
+	Build: newCEM}
+
+func validateCEM(c *config.Config, bad config.Bad) {
+	k := config.Section[CEMConfig](c, "planner.cem")
+	if k.Population < 1 || k.Population > 100_000 {
+		bad("planner.cem.population", "must lie in [1, 100000], got %d", k.Population)
+	}
+	if k.Elites < 1 || k.Elites > k.Population {
+		bad("planner.cem.elites", "must lie in [1, planner.cem.population = %d], got %d", k.Population, k.Elites)
+	}
+	if k.Iterations < 1 || k.Iterations > 1000 {
+		bad("planner.cem.iterations", "must lie in [1, 1000], got %d", k.Iterations)
+	}
+	inUnit(bad, "planner.cem.alpha", k.Alpha, 0, 1, false)
+	inUnit(bad, "planner.cem.init_std", k.InitStd, 0, 1e3, true)
+	inUnit(bad, "planner.cem.beta", k.Beta, 0, 10, false)
+	p, e := c.Planner, c.Env
+	if steps := max(p.Tau-1, 1); k.Beta > 0 && e.ActionSpace == "box" && p.Tau <= 10_000 && steps > config.MaxColouredSteps {
+		bad("planner.tau", "must be <= %d with planner.cem.beta = %v > 0, got %d: coloured noise over L = tau − 1 steps tabulates (L/2+1)×L cosines and sines and draws each coordinate's sequence in O(L²); use white noise (planner.cem.beta: 0) for longer horizons",
+			config.MaxColouredSteps+1, k.Beta, p.Tau)
+	}
+	c.CheckSequenceMemory(bad, "planner.cem.population", k.Population)
+}
+
+// inUnit reports key unless lo <= v <= hi (lo < v with open).
+func inUnit(bad config.Bad, key string, v, lo, hi float64, open bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < lo || v > hi || (open && v == lo) {
+		lb := "["
+		if open {
+			lb = "("
+		}
+		bad(key, "must lie in %s%v, %v], got %v", lb, lo, hi, v)
 	}
 }

@@ -239,7 +239,7 @@ func TestNewErrors(t *testing.T) {
 	if _, err := New("sm-ucb", mdp.Model, mdp.Dynamics, Config{Lambda: 0, Confidence: c.Confidence, Rollout: "sample"}); err == nil {
 		t.Error("sm-ucb with λ = 0 accepted")
 	}
-	for _, name := range config.AgentNames {
+	for _, name := range config.Names("agents") {
 		if _, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: 1e-4, Confidence: c.Confidence, Rollout: "sample"}); err != nil {
 			t.Errorf("New(%q): %v", name, err)
 		}

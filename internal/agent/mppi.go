@@ -40,7 +40,10 @@ type mppi struct {
 }
 
 func newMPPI(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error) {
-	m := c.MPPI
+	m, _ := c.Section.(*MPPIConfig)
+	if m == nil {
+		m = mppiDefaults
+	}
 	if box == nil {
 		return nil, fmt.Errorf("planner.kind: mppi perturbs continuous actions and needs env.action_space: box")
 	}
@@ -96,4 +99,38 @@ func (p *mppi) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 		p.mean[j] = p.box.clamp(j%p.da, p.weighted[j]/total) // clamp away the rounding of the weighted mean
 	}
 	return BoxAction, best
+}
+
+// MPPIConfig is the section planner.mppi: it configures model predictive path integral control (planner.kind
+// mppi).
+type MPPIConfig struct {
+	Samples     int     `mapstructure:"samples" yaml:"samples" doc:"K perturbed sequences per decision (the first is the unperturbed mean)"` // K, perturbed sequences per decision
+	Temperature float64 `mapstructure:"temperature" yaml:"temperature" doc:"λ, in units of the return: weights ∝ exp(return/λ)"`             // λ, in units of the return
+	// NoiseStd is the standard deviation of the perturbations, in units of
+	// the box's half-width.
+	NoiseStd float64 `mapstructure:"noise_std" yaml:"noise_std" doc:"std of the perturbations, in half-widths of the box"`
+}
+
+// mppiDefaults are the defaults of planner.mppi.
+var mppiDefaults = &MPPIConfig{Samples: 32, Temperature: 0.3, NoiseStd: 1}
+
+// mppiKind registers planner.kind mppi (see planner.go's registry).
+var mppiKind = Kind{Part: config.Part{Name: "mppi",
+	Doc:      "model predictive path integral control; box actions only",
+	Section:  "planner.mppi",
+	Defaults: mppiDefaults,
+	Validate: validateMPPI},
+	Build: newMPPI}
+
+func validateMPPI(c *config.Config, bad config.Bad) {
+	k := config.Section[MPPIConfig](c, "planner.mppi")
+	if k.Samples < 1 || k.Samples > 100_000 {
+		bad("planner.mppi.samples", "must lie in [1, 100000], got %d", k.Samples)
+	}
+	inUnit(bad, "planner.mppi.temperature", k.Temperature, 0, 1e12, true)
+	inUnit(bad, "planner.mppi.noise_std", k.NoiseStd, 0, 1e3, true)
+	if c.Env.ActionSpace != "box" {
+		bad("planner.kind", "mppi perturbs continuous actions and needs env.action_space: box (with a discrete set use rss or cem)")
+	}
+	c.CheckSequenceMemory(bad, "planner.mppi.samples", k.Samples)
 }

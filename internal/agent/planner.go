@@ -41,13 +41,34 @@ type Method interface {
 // set).
 type MethodBuilder func(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error)
 
-// methods is the registry of planner kinds (planner.kind). Adding a planner
-// is one file with a MethodBuilder plus one line here (and its config
-// section and catalog entry config.PlannerKinds).
-var methods = map[string]MethodBuilder{
-	"rss":  newRSS,
-	"cem":  newCEM,
-	"mppi": newMPPI,
+// Kind is a registered planner kind: its config part (name, one-line doc,
+// its own section planner.<name> with defaults and validation; Part.Group
+// is set by RegisterPlanner) and its builder.
+type Kind struct {
+	config.Part
+	Build MethodBuilder
+}
+
+// The registry of planner kinds (planner.kind). Adding a planner is one
+// file with its Method, its Kind (and section struct) plus one line here.
+func init() {
+	RegisterPlanner(
+		rssKind,
+		cemKind,
+		mppiKind,
+	)
+}
+
+// methods maps each registered planner.kind to its builder.
+var methods = map[string]MethodBuilder{}
+
+// RegisterPlanner registers planner kinds with config (planner.kind).
+func RegisterPlanner(ks ...Kind) {
+	for _, k := range ks {
+		k.Group = "planner.kind"
+		config.Register(k.Part)
+		methods[k.Name] = k.Build
+	}
 }
 
 // PlannerKinds returns the registered planner kinds, sorted.

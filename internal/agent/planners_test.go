@@ -34,9 +34,30 @@ type detDrift struct{ driftSim }
 func (detDrift) Deterministic() bool { return true }
 
 func plannerConfig(kind string) config.Planner {
-	return config.Planner{Kind: kind, Mode: "random", NRollouts: 1, Tau: 2, NSequences: 4000,
-		CEM:  config.CEM{Population: 200, Elites: 20, Iterations: 6, Alpha: 0, InitStd: 0.5},
-		MPPI: config.MPPI{Samples: 20000, Temperature: 0.01, NoiseStd: 1}}
+	c := config.Planner{Kind: kind, Mode: "random", NRollouts: 1, Tau: 2, NSequences: 4000}
+	switch kind {
+	case "cem":
+		c.Section = &CEMConfig{Population: 200, Elites: 20, Iterations: 6, Alpha: 0, InitStd: 0.5}
+	case "mppi":
+		c.Section = &MPPIConfig{Samples: 20000, Temperature: 0.01, NoiseStd: 1}
+	}
+	return c
+}
+
+// cemOf and mppiOf return c's planner.cem and planner.mppi sections (a
+// scratch value when c is of another kind).
+func cemOf(c *config.Planner) *CEMConfig {
+	if k, ok := c.Section.(*CEMConfig); ok {
+		return k
+	}
+	return new(CEMConfig)
+}
+
+func mppiOf(c *config.Planner) *MPPIConfig {
+	if k, ok := c.Section.(*MPPIConfig); ok {
+		return k
+	}
+	return new(MPPIConfig)
 }
 
 // Every planner finds the optimum a* = (0.5, −0.25) of the quadratic
@@ -93,7 +114,7 @@ func TestDiscretePlannersFindBestAction(t *testing.T) {
 	for _, kind := range []string{"rss", "cem"} {
 		c := plannerConfig(kind)
 		c.Mode = "constant"
-		c.CEM = config.CEM{Population: 50, Elites: 5, Iterations: 4, Alpha: 0.1, InitStd: 1}
+		*cemOf(&c) = CEMConfig{Population: 50, Elites: 5, Iterations: 4, Alpha: 0.1, InitStd: 1}
 		pl, err := NewFromConfig(c, actions, nil, task, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +137,7 @@ func TestDiscretePlannersFindBestAction(t *testing.T) {
 func TestMethodsShareTheObjective(t *testing.T) {
 	box := &Box{Low: []float64{0, 0}, High: []float64{1, 0}}
 	c := plannerConfig("mppi")
-	c.Tau, c.NRollouts, c.MPPI.Samples = 8, 7, 1
+	c.Tau, c.NRollouts, mppiOf(&c).Samples = 8, 7, 1
 	pl, err := NewFromConfig(c, nil, box, walkTask{}, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +197,7 @@ func TestCEMSkipsNonFiniteValues(t *testing.T) {
 
 	actions := [][]float64{{-1}, {-0.5}, {0}, {0.4}, {1}}
 	c := plannerConfig("cem")
-	c.CEM = config.CEM{Population: 50, Elites: 5, Iterations: 4, Alpha: 0.1, InitStd: 1}
+	*cemOf(&c) = CEMConfig{Population: 50, Elites: 5, Iterations: 4, Alpha: 0.1, InitStd: 1}
 	dtask := nanTask{quadTask{g: []float64{0.7}}, 0.6}
 	pl, err = NewFromConfig(c, actions, nil, dtask, 1)
 	if err != nil {
@@ -211,7 +232,7 @@ func TestCEMSkipsNonFiniteValues(t *testing.T) {
 func TestMPPIWarmStart(t *testing.T) {
 	box := &Box{Low: []float64{-1}, High: []float64{3}}
 	c := plannerConfig("mppi")
-	c.Tau, c.MPPI.Samples = 4, 50
+	c.Tau, mppiOf(&c).Samples = 4, 50
 	task := quadTask{g: []float64{2}}
 	pl, err := NewFromConfig(c, nil, box, task, 1)
 	if err != nil {
@@ -246,7 +267,7 @@ func TestOptimisticKeepsBestCandidatesPlan(t *testing.T) {
 	box := &Box{Low: []float64{-1}, High: []float64{1}}
 	for _, kind := range []string{"cem", "mppi"} {
 		c := plannerConfig(kind)
-		c.MPPI.Samples, c.CEM.Population = 500, 100
+		mppiOf(&c).Samples, cemOf(&c).Population = 500, 100
 		pl, err := NewFromConfig(c, nil, box, quadTask{g: []float64{0.7}}, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -279,8 +300,8 @@ func TestPlannersDoNotAllocate(t *testing.T) {
 	for _, kind := range []string{"rss", "cem", "mppi"} {
 		c := plannerConfig(kind)
 		c.Tau, c.NRollouts, c.NSequences = 6, 3, 20
-		c.CEM = config.CEM{Population: 20, Elites: 4, Iterations: 2, Alpha: 0.1, InitStd: 0.5, Beta: 2}
-		c.MPPI.Samples = 20
+		*cemOf(&c) = CEMConfig{Population: 20, Elites: 4, Iterations: 2, Alpha: 0.1, InitStd: 0.5, Beta: 2}
+		mppiOf(&c).Samples = 20
 		pl, err := NewFromConfig(c, nil, box, bump, 2)
 		if err != nil {
 			t.Fatal(err)

@@ -97,3 +97,21 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 	}
 	return best, bestValue
 }
+
+// rssKind registers planner.kind rss (see planner.go's registry).
+var rssKind = Kind{Part: config.Part{Name: "rss",
+	Doc:  "random sampling shooting (the paper's): constant mode plays each action throughout, random mode samples planner.n_sequences sequences",
+	Uses: []string{"planner.mode"}, Validate: validateRSS},
+	Build: newRSS}
+
+func validateRSS(c *config.Config, bad config.Bad) {
+	if c.Env.ActionSpace == "box" && c.Planner.Mode != "random" {
+		bad("planner.mode", "must be random for a box of continuous actions (env.action_space: box), got %q", c.Planner.Mode)
+	}
+	c.CheckSequenceMemory(bad, "planner.tau", 1)
+}
+
+func init() {
+	config.Register(config.Part{Group: "planner.mode", Name: "constant", Doc: "one rollout set per action, that action throughout (the paper's)"})
+	config.Register(config.Part{Group: "planner.mode", Name: "random", Doc: "planner.n_sequences random action sequences; the first action of the best", Uses: []string{"planner.n_sequences"}})
+}

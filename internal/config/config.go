@@ -50,6 +50,15 @@ type Config struct {
 	LDS        LDS        `mapstructure:"lds" yaml:"lds"`
 	Confidence Confidence `mapstructure:"confidence" yaml:"confidence"`
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
+
+	// parts holds the values of the registered parts' sections, by path
+	// ("env.cartpole"): see Section.
+	parts map[string]any
+	// origins maps each key set by a source to where (Origin).
+	origins map[string]string
+	// allAgents treats every agent as selected (smrl estimate, which
+	// runs no agent but fits with every method).
+	allAgents bool
 }
 
 // Env describes the MDP. Kind "expfam" is an exponential-family transition
@@ -69,66 +78,6 @@ type Env struct {
 	ActionLow   []float64   `mapstructure:"action_low" yaml:"action_low"`
 	ActionHigh  []float64   `mapstructure:"action_high" yaml:"action_high"`
 	Reward      Reward      `mapstructure:"reward" yaml:"reward"`
-	CartPole    CartPole    `mapstructure:"cartpole" yaml:"cartpole"`
-	Pendulum    Pendulum    `mapstructure:"pendulum" yaml:"pendulum"`
-	MountainCar MountainCar `mapstructure:"mountain_car" yaml:"mountain_car"`
-}
-
-// CartPole configures env.kind cartpole: the Barto–Sutton–Anderson cart-pole
-// (Gym's CartPole constants, explicit Euler) with the noise variants of the
-// SMRL authors' code.
-type CartPole struct {
-	Gravity        float64 `mapstructure:"gravity" yaml:"gravity"`
-	MassCart       float64 `mapstructure:"mass_cart" yaml:"mass_cart"`
-	MassPole       float64 `mapstructure:"mass_pole" yaml:"mass_pole"`
-	Length         float64 `mapstructure:"length" yaml:"length"` // half the pole's length
-	ForceMag       float64 `mapstructure:"force_mag" yaml:"force_mag"`
-	DT             float64 `mapstructure:"dt" yaml:"dt"`
-	XThreshold     float64 `mapstructure:"x_threshold" yaml:"x_threshold"`
-	ThetaThreshold float64 `mapstructure:"theta_threshold" yaml:"theta_threshold"`
-	Init           float64 `mapstructure:"init" yaml:"init"`               // s_1 ~ Unif(−init, init)^4
-	Noise          string  `mapstructure:"noise" yaml:"noise"`             // none | action_flip | next_state
-	FlipProb       float64 `mapstructure:"flip_prob" yaml:"flip_prob"`     // action_flip
-	Density        string  `mapstructure:"density" yaml:"density"`         // next_state: normal | exp | custom-sin | mog
-	NoiseScale     float64 `mapstructure:"noise_scale" yaml:"noise_scale"` // σ_i = noise_scale · c_i
-	MogWidth       float64 `mapstructure:"mog_width" yaml:"mog_width"`     // mog: second component at σ_0·width
-	// CustomSinBase is the scale of the custom-sin noise's base measure:
-	// "unit", exp(−ε²/2) as in the authors' code, or "sigma", exp(−ε²/(2σ_i²)).
-	CustomSinBase string `mapstructure:"custom_sin_base" yaml:"custom_sin_base"`
-}
-
-// Pendulum configures env.kind pendulum: Gymnasium's Pendulum-v1, with an
-// optional Gaussian noise on the next (θ, θ̇).
-type Pendulum struct {
-	Gravity   float64 `mapstructure:"gravity" yaml:"gravity"`
-	Mass      float64 `mapstructure:"mass" yaml:"mass"`
-	Length    float64 `mapstructure:"length" yaml:"length"`
-	DT        float64 `mapstructure:"dt" yaml:"dt"`
-	MaxSpeed  float64 `mapstructure:"max_speed" yaml:"max_speed"`
-	MaxTorque float64 `mapstructure:"max_torque" yaml:"max_torque"`
-	InitTheta float64 `mapstructure:"init_theta" yaml:"init_theta"` // θ_1 ~ Unif[−init_theta, init_theta]
-	InitSpeed float64 `mapstructure:"init_speed" yaml:"init_speed"` // θ̇_1 ~ Unif[−init_speed, init_speed]
-	Noise     string  `mapstructure:"noise" yaml:"noise"`           // none | normal
-	// NoiseStd is the standard deviation of the noise on (θ, θ̇).
-	NoiseStd []float64 `mapstructure:"noise_std" yaml:"noise_std"`
-}
-
-// MountainCar configures env.kind mountain-car: Gymnasium's
-// MountainCarContinuous-v0, with an optional Gaussian noise on the next
-// (position, velocity).
-type MountainCar struct {
-	Power        float64 `mapstructure:"power" yaml:"power"`
-	MinPosition  float64 `mapstructure:"min_position" yaml:"min_position"`
-	MaxPosition  float64 `mapstructure:"max_position" yaml:"max_position"`
-	MaxSpeed     float64 `mapstructure:"max_speed" yaml:"max_speed"`
-	GoalPosition float64 `mapstructure:"goal_position" yaml:"goal_position"`
-	GoalVelocity float64 `mapstructure:"goal_velocity" yaml:"goal_velocity"`
-	GoalReward   float64 `mapstructure:"goal_reward" yaml:"goal_reward"`
-	InitLow      float64 `mapstructure:"init_low" yaml:"init_low"` // position_1 ~ Unif[init_low, init_high], velocity 0
-	InitHigh     float64 `mapstructure:"init_high" yaml:"init_high"`
-	Noise        string  `mapstructure:"noise" yaml:"noise"` // none | normal
-	// NoiseStd is the standard deviation of the noise on (position, velocity).
-	NoiseStd []float64 `mapstructure:"noise_std" yaml:"noise_std"`
 }
 
 // Model configures the learners' model in the physical environments (in
@@ -189,32 +138,9 @@ type Planner struct {
 	// Rollout is how rollouts draw next states: "sample" from the model, or
 	// "mean", the model's mean next state (the authors' "deterministic").
 	Rollout string `mapstructure:"rollout" yaml:"rollout"`
-	CEM     CEM    `mapstructure:"cem" yaml:"cem"`
-	MPPI    MPPI   `mapstructure:"mppi" yaml:"mppi"`
-}
-
-// CEM configures the cross-entropy method (planner.kind cem).
-type CEM struct {
-	Population int     `mapstructure:"population" yaml:"population"` // N, sequences per iteration
-	Elites     int     `mapstructure:"elites" yaml:"elites"`         // K, the best sequences refitted to
-	Iterations int     `mapstructure:"iterations" yaml:"iterations"`
-	Alpha      float64 `mapstructure:"alpha" yaml:"alpha"` // smoothing: new = α·old + (1 − α)·elite statistic
-	// InitStd is the initial standard deviation of every action, in units
-	// of the box's half-width.
-	InitStd float64 `mapstructure:"init_std" yaml:"init_std"`
-	// Beta is the exponent of iCEM's coloured noise, power ∝ 1/f^β along
-	// the sequence (0: white noise, plain CEM).
-	Beta float64 `mapstructure:"beta" yaml:"beta"`
-}
-
-// MPPI configures model predictive path integral control (planner.kind
-// mppi).
-type MPPI struct {
-	Samples     int     `mapstructure:"samples" yaml:"samples"`         // K, perturbed sequences per decision
-	Temperature float64 `mapstructure:"temperature" yaml:"temperature"` // λ, in units of the return
-	// NoiseStd is the standard deviation of the perturbations, in units of
-	// the box's half-width.
-	NoiseStd float64 `mapstructure:"noise_std" yaml:"noise_std"`
+	// Section is the selected kind's own section (planner.<kind>, a
+	// pointer to the struct its part registers), nil when it has none.
+	Section any `mapstructure:"-" yaml:"-"`
 }
 
 // LDS configures the LDS agent's model.
@@ -321,6 +247,16 @@ type Options struct {
 	// NoValidate skips the validation of the resolved config (the base
 	// config of smrl sweep, which only its grid points must make valid).
 	NoValidate bool
+	// Paths are further config files, layered in order after Path: a
+	// later file's keys override an earlier one's.
+	Paths []string
+	// Set sets keys above the SMRL_* variables and below the flags
+	// (--set KEY=VALUE).
+	Set []Setting
+	// Snapshot reads a results directory's config.yaml: keys of parts
+	// the run does not use are accepted (snapshots of earlier smrl
+	// versions hold every section).
+	Snapshot bool
 }
 
 // NonConfigEnv are the SMRL_* variables that smrl (or its tests) reads
@@ -338,41 +274,55 @@ func Load(opt Options) (*Config, error) {
 	if err := v.ReadConfig(bytes.NewReader(defaultYAML)); err != nil {
 		return nil, fmt.Errorf("embedded defaults: %w", err)
 	}
+	secs, err := defaultSections()
+	if err != nil {
+		return nil, fmt.Errorf("registered defaults: %w", err)
+	}
+	if err := v.MergeConfigMap(secs); err != nil {
+		return nil, fmt.Errorf("registered defaults: %w", err)
+	}
 	source := "config"
 	// sources records where each key that is not a default was set: the
 	// file, an SMRL_* variable or a flag, so that a bad value is reported
-	// against it.
+	// against it; origins the same with the file's line (smrl config
+	// --sources).
 	sources := map[string]string{}
+	origins := map[string]string{}
+	paths := opt.Paths
 	if opt.Path != "" {
-		data, err := os.ReadFile(opt.Path)
+		paths = append([]string{opt.Path}, paths...)
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
 		}
-		if err := oneDocument(opt.Path, data); err != nil {
+		if err := oneDocument(path, data); err != nil {
 			return nil, err
 		}
-		data, sk, sv, err := cutSection(opt.Path, data, SweepSection)
+		data, sk, sv, err := cutSection(path, data, SweepSection)
 		if err != nil {
 			return nil, err
 		}
 		if sk != nil && opt.Sweep == nil {
-			return nil, errs.Invalid(fmt.Errorf("%s line %d: the %s: section is a grid for smrl sweep: run it with smrl sweep --config %s", opt.Path, sk.Line, SweepSection, opt.Path))
+			return nil, errs.Invalid(fmt.Errorf("%s line %d: the %s: section is a grid for smrl sweep: run it with smrl sweep --config %s", path, sk.Line, SweepSection, path))
 		}
 		if sk != nil {
 			if err := opt.Sweep(sk, sv); err != nil {
 				return nil, err
 			}
 		}
-		keys, err := checkKnownKeys(opt.Path, data)
+		keys, err := checkKnownKeys(path, data)
 		if err != nil {
 			return nil, err
 		}
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
-			return nil, errs.Invalid(fmt.Errorf("%s: %w", opt.Path, err))
+			return nil, errs.Invalid(fmt.Errorf("%s: %w", path, err))
 		}
-		source = opt.Path
+		source = path
 		for _, k := range keys {
-			sources[k] = opt.Path
+			sources[k.key] = path
+			origins[k.key] = fmt.Sprintf("%s:%d", path, k.line)
 		}
 	}
 	for _, kv := range opt.Environ {
@@ -392,7 +342,11 @@ func Load(opt Options) (*Config, error) {
 			return nil, errs.Invalid(fmt.Errorf("%s=%q: %s %v", name, val, key, err))
 		}
 		v.Set(key, x)
-		sources[key] = name
+		sources[key], origins[key] = name, name
+	}
+	for _, s := range opt.Set {
+		v.Set(s.Key, s.Value)
+		sources[s.Key], origins[s.Key] = s.Source, s.Source
 	}
 	// Flags last: viper's Set has the highest precedence, so later Sets win.
 	for key, f := range opt.Flags {
@@ -409,26 +363,185 @@ func Load(opt Options) (*Config, error) {
 			}
 		}
 		v.Set(key, x)
-		sources[key] = "--" + f.Name
+		sources[key], origins[key] = "--"+f.Name, "--"+f.Name
 	}
 	for _, s := range opt.Point {
-		if prev, ok := sources[s.Key]; ok && prev != opt.Path {
+		if prev, ok := sources[s.Key]; ok && !slices.Contains(paths, prev) {
 			return nil, errs.Invalid(fmt.Errorf("%s sweeps %s, which %s also sets: give it in one place", s.Source, s.Key, prev))
 		}
 		v.Set(s.Key, s.Value)
-		sources[s.Key] = s.Source
+		sources[s.Key], origins[s.Key] = s.Source, s.Source
 	}
-	var c Config
-	if err := v.UnmarshalExact(&c); err != nil {
-		return nil, errs.Invalid(fmt.Errorf("%s: %s", source, strings.Join(strings.Fields(err.Error()), " ")))
+	c, err := decode(v, source)
+	if err != nil {
+		return nil, err
 	}
+	c.allAgents = opt.IgnoreAgents
+	if err := c.resolveAliases(sources, origins); err != nil {
+		return nil, errs.Invalid(attribute(err, strings.Join(paths, ", "), sources))
+	}
+	c.origins = origins
 	if opt.NoValidate {
-		return &c, nil
+		return c, nil
+	}
+	var problems []error
+	if !opt.Snapshot {
+		// A key set on the command line, in the environment or by a grid
+		// point that the run does not use is an error; one a config file
+		// sets is a warning (files written for several kinds, such as the
+		// shipped configs, list them).
+		fromFile := map[string]string{}
+		other := map[string]string{}
+		for k, src := range sources {
+			if slices.Contains(paths, src) {
+				fromFile[k] = src
+			} else {
+				other[k] = src
+			}
+		}
+		problems = append(problems, c.checkSetUnused(other)...)
+		if opt.Warn != nil {
+			for _, p := range c.checkSetUnused(fromFile) {
+				opt.Warn("warning: " + fromFile[strings.SplitN(p.Error(), ":", 2)[0]] + ": " + p.Error())
+			}
+		}
 	}
 	if err := c.validate(!opt.IgnoreAgents); err != nil {
-		return nil, errs.Invalid(attribute(err, opt.Path, sources))
+		problems = append(problems, err)
 	}
-	return &c, nil
+	if err := errors.Join(problems...); err != nil {
+		return nil, errs.Invalid(attribute(err, strings.Join(paths, ", "), sources))
+	}
+	return c, nil
+}
+
+// decode decodes the settings of v into a Config: the core keys into its
+// fields, each registered section into a value of its part's type.
+func decode(v *viper.Viper, source string) (*Config, error) {
+	all := v.AllSettings()
+	c := &Config{parts: map[string]any{}}
+	for _, path := range sectionPaths() {
+		sub := cutPath(all, path)
+		sv := viper.New()
+		if err := sv.MergeConfigMap(sub); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s: %s: %w", source, path, err))
+		}
+		x := reflect.New(sectionType(path))
+		if err := sv.UnmarshalExact(x.Interface()); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s: %s: %s", source, path, strings.Join(strings.Fields(err.Error()), " ")))
+		}
+		c.parts[path] = x.Interface()
+	}
+	rest := viper.New()
+	if err := rest.MergeConfigMap(all); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("%s: %w", source, err))
+	}
+	if err := rest.UnmarshalExact(c); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("%s: %s", source, strings.Join(strings.Fields(err.Error()), " ")))
+	}
+	if s, ok := c.parts["planner."+c.Planner.Kind]; ok {
+		c.Planner.Section = s
+	}
+	return c, nil
+}
+
+// cutPath removes the sub-map at the dotted path from the nested map m and
+// returns it (an empty map when there is none).
+func cutPath(m map[string]any, path string) map[string]any {
+	parts := strings.Split(path, ".")
+	at := m
+	for _, k := range parts[:len(parts)-1] {
+		next, ok := at[k].(map[string]any)
+		if !ok {
+			return map[string]any{}
+		}
+		at = next
+	}
+	last := parts[len(parts)-1]
+	sub, _ := at[last].(map[string]any)
+	delete(at, last)
+	if sub == nil {
+		sub = map[string]any{}
+	}
+	return sub
+}
+
+// resolveAliases replaces a group value that is a part's alias (env.kind
+// Pendulum-v1) by the part's name and sets the alias's keys that no source
+// sets.
+func (c *Config) resolveAliases(sources, origins map[string]string) error {
+	for _, g := range Groups {
+		val, err := c.value(g.Key)
+		if err != nil {
+			continue
+		}
+		name, ok := val.(string)
+		if !ok {
+			continue
+		}
+		p, ok := lookup(g.Key, name)
+		if !ok || p.Name == name {
+			continue
+		}
+		var alias Alias
+		for _, a := range p.Aliases {
+			if a.Name == name {
+				alias = a
+			}
+		}
+		if err := c.set(g.Key, p.Name); err != nil {
+			return err
+		}
+		for _, k := range slices.Sorted(maps.Keys(alias.Set)) {
+			if _, ok := sources[k]; ok {
+				continue
+			}
+			if err := c.set(k, alias.Set[k]); err != nil {
+				return err
+			}
+			origins[k] = g.Key + " " + name
+		}
+	}
+	if s, ok := c.parts["planner."+c.Planner.Kind]; ok {
+		c.Planner.Section = s
+	}
+	return nil
+}
+
+// set sets key of c to x (converted to the key's type).
+func (c *Config) set(key string, x any) error {
+	rv := reflect.ValueOf(c).Elem()
+	var prefix string
+	for _, part := range strings.Split(key, ".") {
+		prefix = joinKey(prefix, part)
+		if f, ok := fieldByTag(rv.Type(), part); ok {
+			rv = rv.FieldByIndex(f.Index)
+			continue
+		}
+		s, ok := c.parts[prefix]
+		if !ok {
+			return fmt.Errorf("internal error: no config key %s", key)
+		}
+		rv = reflect.ValueOf(s).Elem()
+	}
+	xv := reflect.ValueOf(x)
+	if !xv.Type().ConvertibleTo(rv.Type()) {
+		return fmt.Errorf("internal error: %s cannot hold %T", key, x)
+	}
+	rv.Set(xv.Convert(rv.Type()))
+	return nil
+}
+
+// checkSetUnused returns a problem for every key a source sets that the
+// run does not use: "env.cartpole.dt: is set but env.kind is expfam".
+func (c *Config) checkSetUnused(sources map[string]string) []error {
+	var out []error
+	for _, k := range slices.Sorted(maps.Keys(sources)) {
+		if !c.Uses(k) {
+			out = append(out, fmt.Errorf("%s: is set but %s; remove it, or select the part that uses it", k, c.whyUnused(k)))
+		}
+	}
+	return out
 }
 
 func toStrings(x any) []string {
@@ -493,24 +606,18 @@ func envKey(v *viper.Viper, suffix string) string {
 	return ""
 }
 
-// fieldType returns the Go type of the Config field at a dotted key path
-// ("planner.tau"), found through the mapstructure tags; nil if none.
+// fieldType returns the Go type of the config key at a dotted path
+// ("planner.tau"), through the Config struct and the registered sections;
+// nil if none.
 func fieldType(key string) reflect.Type {
 	t := reflect.TypeOf(Config{})
+	var prefix string
 	for _, part := range strings.Split(key, ".") {
-		if t.Kind() != reflect.Struct {
+		t = childType(t, prefix, part)
+		if t == nil {
 			return nil
 		}
-		var next reflect.Type
-		for i := 0; i < t.NumField(); i++ {
-			if strings.Split(t.Field(i).Tag.Get("mapstructure"), ",")[0] == part {
-				next = t.Field(i).Type
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		t = next
+		prefix = joinKey(prefix, part)
 	}
 	return t
 }
@@ -724,45 +831,38 @@ func oneDocument(path string, data []byte) error {
 
 var yamlFieldRE = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
 
-// checkKnownKeys decodes data strictly so that an unknown key is reported
-// with its line: "x.yaml line 3: unknown key "episods"", and so is a value
-// that YAML would silently coerce into its field ("episodes: 1.5" into an
-// integer). It returns the keys the file sets ("planner.tau").
-func checkKnownKeys(path string, data []byte) ([]string, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var c Config
-	err := dec.Decode(&c)
-	if errors.Is(err, io.EOF) {
+// keyLine is a key a config file sets and its line.
+type keyLine struct {
+	key  string
+	line int
+}
+
+// checkKnownKeys checks data against the schema (the Config struct and
+// the registered sections) so that an unknown key is reported with its
+// line: "x.yaml line 3: unknown key "episods" in the top level", and so is
+// a value that YAML would silently coerce into its field ("episodes: 1.5"
+// into an integer). It returns the keys the file sets ("planner.tau").
+func checkKnownKeys(path string, data []byte) ([]keyLine, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("%s %s%s", path, plainTypeError(err.Error()), lineText(data, err.Error())))
+	}
+	if len(doc.Content) == 0 {
 		return nil, nil
 	}
-	if err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) && len(te.Errors) > 0 {
-			msg := te.Errors[0]
-			if m := yamlFieldRE.FindStringSubmatch(msg); m != nil {
-				return nil, errs.Invalid(fmt.Errorf("%s line %s: unknown key %q in %s", path, m[1], m[2], sectionOf(m[3])))
-			}
-			// A value of the wrong kind: checkNode says what its key
-			// wants, where yaml's message names Go types.
-			var doc yaml.Node
-			if yaml.Unmarshal(data, &doc) == nil && len(doc.Content) > 0 {
-				if err := checkNode(doc.Content[0], reflect.TypeOf(c), ""); err != nil {
-					return nil, errs.Invalid(fmt.Errorf("%s %w", path, err))
-				}
-			}
-			return nil, errs.Invalid(fmt.Errorf("%s %s%s", path, plainTypeError(msg), lineText(data, msg)))
-		}
-		return nil, errs.Invalid(fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
-		return nil, nil // decoded above, so this does not happen
-	}
-	if err := checkNode(doc.Content[0], reflect.TypeOf(c), ""); err != nil {
+	top := doc.Content[0]
+	t := reflect.TypeOf(Config{})
+	if err := checkNode(top, t, ""); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s %w", path, err))
 	}
-	return fileKeys(doc.Content[0], reflect.TypeOf(c), ""), nil
+	// A decoding that checks what the schema walk does not (duplicate
+	// keys): the walk found no unknown key, so the decoding's errors are
+	// of another kind.
+	var m map[string]any
+	if err := top.Decode(&m); err != nil && top.Kind == yaml.MappingNode {
+		return nil, errs.Invalid(fmt.Errorf("%s %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
+	}
+	return fileKeys(top, t, ""), nil
 }
 
 // LineError is a bad value in YAML: its line, its key (empty for the
@@ -800,12 +900,16 @@ func checkNode(n *yaml.Node, t reflect.Type, key string) error {
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			name := n.Content[i].Value
-			for j := 0; j < t.NumField(); j++ {
-				if strings.Split(t.Field(j).Tag.Get("yaml"), ",")[0] == name {
-					if err := checkNode(n.Content[i+1], t.Field(j).Type, joinKey(key, name)); err != nil {
-						return err
-					}
+			ft := childType(t, key, name)
+			if ft == nil {
+				where := "the top level"
+				if key != "" {
+					where = key
 				}
+				return &LineError{n.Content[i].Line, "", fmt.Sprintf("unknown key %q in %s%s", name, where, didYouMean(joinKey(key, name)))}
+			}
+			if err := checkNode(n.Content[i+1], ft, joinKey(key, name)); err != nil {
+				return err
 			}
 		}
 	case yaml.SequenceNode:
@@ -975,67 +1079,117 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 	return nil
 }
 
-// fileKeys lists the leaf keys a config document sets, through the yaml
-// tags of t.
-func fileKeys(n *yaml.Node, t reflect.Type, key string) []string {
+// fileKeys lists the leaf keys a config document sets, with their lines,
+// through the schema (t and the registered sections).
+func fileKeys(n *yaml.Node, t reflect.Type, key string) []keyLine {
 	if n.Kind != yaml.MappingNode || t.Kind() != reflect.Struct {
-		return []string{key}
+		return []keyLine{{key, n.Line}}
 	}
-	var out []string
+	var out []keyLine
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		name := n.Content[i].Value
-		for j := 0; j < t.NumField(); j++ {
-			if strings.Split(t.Field(j).Tag.Get("yaml"), ",")[0] == name {
-				out = append(out, fileKeys(n.Content[i+1], t.Field(j).Type, joinKey(key, name))...)
+		if ft := childType(t, key, name); ft != nil {
+			kl := fileKeys(n.Content[i+1], ft, joinKey(key, name))
+			if len(kl) == 1 && kl[0].key == joinKey(key, name) {
+				kl[0].line = n.Content[i].Line
 			}
+			out = append(out, kl...)
 		}
 	}
 	return out
 }
 
-func sectionOf(goType string) string {
-	switch goType {
-	case "config.Config":
-		return "the top level"
-	case "config.Env":
-		return "env"
-	case "config.Family":
-		return "env.family"
-	case "config.Features":
-		return "env.features or model.features"
-	case "config.Reward":
-		return "env.reward"
-	case "config.CartPole":
-		return "env.cartpole"
-	case "config.Pendulum":
-		return "env.pendulum"
-	case "config.MountainCar":
-		return "env.mountain_car"
-	case "config.CEM":
-		return "planner.cem"
-	case "config.MPPI":
-		return "planner.mppi"
-	case "config.Model":
-		return "model"
-	case "config.Planner":
-		return "planner"
-	case "config.LDS":
-		return "lds"
-	case "config.Confidence":
-		return "confidence"
-	case "config.Estimate":
-		return "estimate"
+// childType returns the type of key name in the section key of type t: a
+// field of t, or a registered section; nil when there is none.
+func childType(t reflect.Type, key, name string) reflect.Type {
+	if t.Kind() != reflect.Struct {
+		return nil
 	}
-	return goType
+	if f, ok := fieldByTag(t, name); ok {
+		return f.Type
+	}
+	return sectionType(joinKey(key, name))
 }
 
-// YAML renders the resolved config.
+// didYouMean is a hint naming the known key closest to key, or "".
+func didYouMean(key string) string {
+	best := closest(key, Keys())
+	if best == "" || editDistance(key, best) > max(2, len(key)/3) {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %s?", best)
+}
+
+// YAML renders the resolved config as its snapshot: exactly the keys the
+// run uses (Uses), each registered section in its place, a negative zero
+// written as 0.
 func (c *Config) YAML() ([]byte, error) {
+	var root yaml.Node
+	if err := root.Encode(c); err != nil {
+		return nil, err
+	}
+	for _, path := range sectionPaths() {
+		v, ok := c.parts[path]
+		if !ok || !c.Uses(path) {
+			continue
+		}
+		var n yaml.Node
+		if err := n.Encode(v); err != nil {
+			return nil, err
+		}
+		parts := strings.Split(path, ".")
+		at := &root
+		for _, k := range parts[:len(parts)-1] {
+			at = mappingValue(at, k)
+			if at == nil {
+				return nil, fmt.Errorf("internal error: section %s has no parent", path)
+			}
+		}
+		at.Content = append(at.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: parts[len(parts)-1]}, &n)
+	}
+	c.prune(&root, "")
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(c); err != nil {
+	if err := enc.Encode(&root); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), enc.Close()
+}
+
+// mappingValue returns the value node of key k in the mapping n, nil if
+// none.
+func mappingValue(n *yaml.Node, k string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == k {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// prune drops the keys of the mapping n (at key) that c does not use and
+// writes −0 as 0.
+func (c *Config) prune(n *yaml.Node, key string) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		var kept []*yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := joinKey(key, n.Content[i].Value)
+			if !c.Uses(k) {
+				continue
+			}
+			c.prune(n.Content[i+1], k)
+			kept = append(kept, n.Content[i], n.Content[i+1])
+		}
+		n.Content = kept
+	case yaml.SequenceNode:
+		for _, e := range n.Content {
+			c.prune(e, key)
+		}
+	case yaml.ScalarNode:
+		if (n.Tag == "!!float" || n.Tag == "!!int") && (n.Value == "-0" || n.Value == "-0.0") {
+			n.Value = "0"
+		}
+	}
 }

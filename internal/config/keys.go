@@ -30,13 +30,18 @@ type Setting struct {
 }
 
 // Keys lists every config key (leaf keys, as written in YAML with dots:
-// "planner.tau"), in the order of the Config struct.
+// "planner.tau"): those of the Config struct in its order, then those of
+// the registered sections in registration order.
 func Keys() []string {
 	var out []string
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
 		for i := 0; i < t.NumField(); i++ {
-			k := joinKey(prefix, strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+			name := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+			if name == "-" || !t.Field(i).IsExported() {
+				continue
+			}
+			k := joinKey(prefix, name)
 			if ft := t.Field(i).Type; ft.Kind() == reflect.Struct {
 				walk(ft, k)
 			} else {
@@ -45,6 +50,9 @@ func Keys() []string {
 		}
 	}
 	walk(reflect.TypeOf(Config{}), "")
+	for _, path := range sectionPaths() {
+		walk(sectionType(path), path)
+	}
 	return out
 }
 

@@ -11,24 +11,15 @@ import (
 
 // Catalogs of names accepted in a config.
 var (
-	FamilyKinds   = []string{"custom-sin", "exp-sin", "x-sin", "gaussian"}
-	FeatureKinds  = []string{"linear", "affine", "rff", "per-action", "constant"}
-	AgentNames    = []string{"sm", "lds", "mle", "oracle", "sm-ucb", "lds-ucb", "mle-ucb", "sm-ps", "lds-ps", "mle-ps"}
-	PlannerModes  = []string{"constant", "random"}
-	PlannerKinds  = []string{"rss", "cem", "mppi"}
 	EstimateNames = []string{"sm", "lds", "mle"}
 	BetaForms     = []string{"practical", "theory"}
-	EnvKinds      = []string{"expfam", "cartpole", "pendulum", "mountain-car"}
 	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
 	RolloutModes  = []string{"sample", "mean"}
-	CartPoleNoise = []string{"none", "action_flip", "next_state"}
-	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog", "none"}
 	ChoiceModes   = []string{"episode", "step"}
 	ValueModes    = []string{"lookahead", "rollout"}
 	LambdaModes   = []string{"shared", "theorem"}
 	ModelTargets  = []string{"next", "delta"}
 	LDSFeatures   = []string{"linear", "affine", "model"}
-	PhysicsNoise  = []string{"none", "normal"}
 )
 
 // UsesConfidence reports whether an agent plans with the confidence set of
@@ -126,90 +117,38 @@ func (c *Config) validate(agents bool) error {
 		bad("lambda", "must be <= 1e6, got %v: a larger ridge shrinks every estimate to 0", c.Lambda)
 	}
 	if agents && len(c.Agents) == 0 {
-		bad("agents", "must list at least one of %v", AgentNames)
+		bad("agents", "must list at least one of %v", Names("agents"))
 	}
 	if agents {
 		seen := map[string]bool{}
 		for _, a := range c.Agents {
-			if !slices.Contains(AgentNames, a) {
-				bad("agents", "unknown agent %q (known: %v)", a, AgentNames)
-			}
 			if seen[a] {
 				bad("agents", "agent %q listed twice", a)
 			}
 			seen[a] = true
 		}
 	}
-	c.validatePlanner(bad)
+	c.validateParts(bad, agents)
 	if !slices.Contains(RolloutModes, c.Planner.Rollout) {
 		bad("planner.rollout", "unknown rollout %q (known: %v)", c.Planner.Rollout, RolloutModes)
 	}
 	e := c.Env
-	if !slices.Contains(EnvKinds, e.Kind) {
-		bad("env.kind", "unknown environment %q (known: %v)", e.Kind, EnvKinds)
-	}
-	switch e.Kind {
-	case "cartpole":
-		c.validateCartPole(bad)
-	case "pendulum":
-		c.validatePendulum(bad)
-	case "mountain-car":
-		c.validateMountainCar(bad)
-	}
-	if e.Kind != "expfam" {
+	if c.Uses("model") {
 		c.validateModel(bad)
 	}
 	if !finite(e.InitLow) || !finite(e.InitHigh) || e.InitLow > e.InitHigh {
 		bad("env.init_low", "must be finite and <= env.init_high, got [%v, %v]", e.InitLow, e.InitHigh)
 	} else {
-		between("env.init_low", e.InitLow, 0, MaxAbsState, stateWhy)
-		between("env.init_high", e.InitHigh, 0, MaxAbsState, stateWhy)
+		between("env.init_low", e.InitLow, 0, MaxAbsState, StateWhy)
+		between("env.init_high", e.InitHigh, 0, MaxAbsState, StateWhy)
 	}
 	f := e.Family
-	if !slices.Contains(FamilyKinds, f.Kind) {
-		bad("env.family.kind", "unknown family %q (known: %v)", f.Kind, FamilyKinds)
-	}
 	positive("env.family.dim", f.Dim)
-	if f.Kind != "gaussian" && !(f.Alpha >= 1 && finite(f.Alpha)) {
-		bad("env.family.alpha", "must be a finite number >= 1, got %v", f.Alpha)
-	} else if f.Kind != "gaussian" && f.Alpha > MaxAlpha {
-		bad("env.family.alpha", "must be <= %d, got %v: q(x) = exp(−|x|^α/α) steepens with α at |x| = 1 and the quadrature that normalises it would need millions of panels", MaxAlpha, f.Alpha)
-	}
-	if f.Kind == "x-sin" && f.Alpha == 1 {
-		bad("env.family.alpha", "x-sin needs alpha > 1 (not normalisable otherwise)")
-	}
-	if f.Kind == "custom-sin" && (f.Freq == 0 || !finite(f.Freq)) {
-		bad("env.family.freq", "must be a finite non-zero number, got %v", f.Freq)
-	} else if f.Kind == "custom-sin" {
-		between("env.family.freq", f.Freq, 1e-3, 1e3, "psi(x) = sin(freq·x) enters score matching through freq², which under- or overflows against lambda beyond, and the quadrature must resolve its period 2π/freq")
-	}
-	if f.Kind == "gaussian" && !(f.Sigma > 0 && finite(f.Sigma)) {
-		bad("env.family.sigma", "must be a finite number > 0, got %v", f.Sigma)
-	} else if f.Kind == "gaussian" {
-		between("env.family.sigma", f.Sigma, 1e-3, 1e3, sigmaWhy)
-	}
-	if (f.Kind == "exp-sin" || f.Kind == "x-sin") && f.Dim != 1 {
-		bad("env.family.dim", "%s is one-dimensional, got dim %d", f.Kind, f.Dim)
-	}
 	ft := e.Features
-	if !slices.Contains(FeatureKinds, ft.Kind) {
-		bad("env.features.kind", "unknown features %q (known: %v)", ft.Kind, FeatureKinds)
-	}
-	if ft.Kind == "rff" {
-		positive("env.features.dim", ft.Dim)
-		if !(ft.Length > 0 && finite(ft.Length)) {
-			bad("env.features.length", "must be a finite number > 0, got %v", ft.Length)
-		} else {
-			between("env.features.length", ft.Length, 1e-3, 1e3, "random Fourier features cos(ω·x/length + b) of a shorter length are noise at the states' resolution, of a longer one constant")
-		}
-	}
 	switch e.ActionSpace {
 	case "discrete":
 		if e.ActionDim >= 1 && (len(e.Actions) == 0 || len(e.Actions)%e.ActionDim != 0) {
 			bad("env.actions", "must hold a whole number of actions of env.action_dim = %d numbers, got %d numbers", e.ActionDim, len(e.Actions))
-		}
-		if c.Planner.Kind == "mppi" {
-			bad("planner.kind", "mppi perturbs continuous actions and needs env.action_space: box (with a discrete set use rss or cem)")
 		}
 	case "box":
 		if len(e.ActionLow) != e.ActionDim || len(e.ActionHigh) != e.ActionDim {
@@ -224,14 +163,6 @@ func (c *Config) validate(agents bool) error {
 				}
 			}
 		}
-		if c.Planner.Kind == "rss" && c.Planner.Mode != "random" {
-			bad("planner.mode", "must be random for a box of continuous actions (env.action_space: box), got %q", c.Planner.Mode)
-		}
-		if e.Features.Kind == "per-action" {
-			bad("env.features.kind", "per-action features need a discrete action set, not env.action_space: box")
-		}
-	default:
-		bad("env.action_space", "unknown action space %q (known: discrete, box)", e.ActionSpace)
 	}
 	for _, a := range e.Actions {
 		if !finite(a) {
@@ -247,7 +178,7 @@ func (c *Config) validate(agents bool) error {
 		bad("env.reward.centers", "must hold a whole number of centres of env.family.dim = %d numbers, got %d numbers", f.Dim, len(e.Reward.Centers))
 	}
 	for _, x := range e.Reward.Centers {
-		between("env.reward.centers", x, 0, MaxAbsState, stateWhy)
+		between("env.reward.centers", x, 0, MaxAbsState, StateWhy)
 	}
 	if dpsi, dphi, ok := c.Dims(); ok {
 		if len(e.W0) != dpsi {
@@ -289,7 +220,8 @@ func (c *Config) validate(agents bool) error {
 
 // Why messages shared by several bounds.
 const (
-	stateWhy  = "states cannot be drawn beyond ±1024, where the samplers normalise the densities"
+	// StateWhy says why states are bounded by MaxAbsState.
+	StateWhy  = "states cannot be drawn beyond ±1024, where the samplers normalise the densities"
 	actionWhy = "actions enter phi(s, a) as states do, and states cannot be drawn beyond ±1024"
 	sigmaWhy  = "score matching weighs the Gaussian by 1/sigma⁴, which under- or overflows against lambda beyond"
 )
@@ -320,19 +252,12 @@ func FitFloats(method string, nblocks, m, dphi int, constC bool) float64 {
 	return 0
 }
 
-// physicalStateDims is d_s of the physical environments.
-var physicalStateDims = map[string]int{
-	"cartpole":     4, // x, ẋ, θ, θ̇
-	"pendulum":     3, // cos θ, sin θ, θ̇
-	"mountain-car": 2, // position, velocity
-}
-
 // learnerShape returns the shape of the agents' model for FitFloats:
 // nblocks blocks of m statistics, d_phi features, constant C; key names the
 // config key that sets d_phi (or the blocks). ok is false when the shape
 // cannot be determined (an invalid kind).
 func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, ok bool) {
-	if ds, ok := physicalStateDims[c.Env.Kind]; ok {
+	if ds := c.EnvDim(); ds > 0 {
 		m = 1
 		for _, f := range c.Model.Family {
 			switch f {
@@ -512,239 +437,29 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any), a
 	}
 }
 
-// validatePlanner checks the planner section: the kind, RSS's mode, and the
-// keys of the selected method (those of the others are not used).
-func (c *Config) validatePlanner(bad func(key, format string, args ...any)) {
-	p := c.Planner
-	if !slices.Contains(PlannerKinds, p.Kind) {
-		bad("planner.kind", "unknown planner %q (known: %v)", p.Kind, PlannerKinds)
-	}
-	if !slices.Contains(PlannerModes, p.Mode) {
-		bad("planner.mode", "unknown mode %q (known: %v)", p.Mode, PlannerModes)
-	}
-	unit := func(key string, v float64, lo, hi float64, open bool) {
-		if !finite(v) || v < lo || v > hi || (open && v == lo) {
-			lb := "["
-			if open {
-				lb = "("
-			}
-			bad(key, "must lie in %s%v, %v], got %v", lb, lo, hi, v)
-		}
-	}
-	switch p.Kind {
-	case "cem":
-		k := p.CEM
-		if k.Population < 1 || k.Population > 100_000 {
-			bad("planner.cem.population", "must lie in [1, 100000], got %d", k.Population)
-		}
-		if k.Elites < 1 || k.Elites > k.Population {
-			bad("planner.cem.elites", "must lie in [1, planner.cem.population = %d], got %d", k.Population, k.Elites)
-		}
-		if k.Iterations < 1 || k.Iterations > 1000 {
-			bad("planner.cem.iterations", "must lie in [1, 1000], got %d", k.Iterations)
-		}
-		unit("planner.cem.alpha", k.Alpha, 0, 1, false)
-		unit("planner.cem.init_std", k.InitStd, 0, 1e3, true)
-		unit("planner.cem.beta", k.Beta, 0, 10, false)
-	case "mppi":
-		k := p.MPPI
-		if k.Samples < 1 || k.Samples > 100_000 {
-			bad("planner.mppi.samples", "must lie in [1, 100000], got %d", k.Samples)
-		}
-		unit("planner.mppi.temperature", k.Temperature, 0, 1e12, true)
-		unit("planner.mppi.noise_std", k.NoiseStd, 0, 1e3, true)
-	}
-	c.checkPlannerMemory(bad)
-}
-
-// checkPlannerMemory refuses planners whose sampled action sequences, N of
-// L = max(planner.tau − 1, 1) actions per decision, would hold more than
-// MaxTrialFloats numbers (N = planner.cem.population, planner.mppi.samples,
-// or 1 for rss; an action is env.action_dim numbers in a box, one index in
-// a discrete set), and cem's coloured noise beyond MaxColouredSteps. Keys
-// out of their own ranges are reported by those checks and skipped here.
-func (c *Config) checkPlannerMemory(bad func(key, format string, args ...any)) {
+// CheckSequenceMemory refuses a planner whose n sampled action sequences
+// (set by key), of L = max(planner.tau − 1, 1) actions per decision, would
+// hold more than MaxTrialFloats numbers (an action is env.action_dim
+// numbers in a box, one index in a discrete set). Keys out of their own
+// ranges are reported by those checks and skipped here. Planner parts
+// call it from their Validate.
+func (c *Config) CheckSequenceMemory(bad Bad, key string, n int) {
 	p, e := c.Planner, c.Env
-	if p.Tau < 1 || p.Tau > 10_000 || e.ActionDim < 1 || e.ActionDim > 10_000 {
+	if p.Tau < 1 || p.Tau > 10_000 || e.ActionDim < 1 || e.ActionDim > 10_000 || n < 1 || n > 100_000 {
 		return
 	}
 	steps := max(p.Tau-1, 1)
-	if p.Kind == "cem" && p.CEM.Beta > 0 && e.ActionSpace == "box" && steps > MaxColouredSteps {
-		bad("planner.tau", "must be <= %d with planner.cem.beta = %v > 0, got %d: coloured noise over L = tau − 1 steps tabulates (L/2+1)×L cosines and sines and draws each coordinate's sequence in O(L²); use white noise (planner.cem.beta: 0) for longer horizons",
-			MaxColouredSteps+1, p.CEM.Beta, p.Tau)
-	}
 	per, perText := e.ActionDim, fmt.Sprintf("env.action_dim = %d numbers", e.ActionDim)
 	if e.ActionSpace != "box" {
 		per, perText = 1, "1 number (an index into env.actions)"
 	}
-	key, n, seqs := "planner.tau", 1, "1 sampled sequence"
-	switch p.Kind {
-	case "cem":
-		key, n = "planner.cem.population", p.CEM.Population
+	seqs := "1 sampled sequence"
+	if n > 1 || key != "planner.tau" {
 		seqs = fmt.Sprintf("%d sampled sequences", n)
-	case "mppi":
-		key, n = "planner.mppi.samples", p.MPPI.Samples
-		seqs = fmt.Sprintf("%d sampled sequences", n)
-	}
-	if n < 1 || n > 100_000 {
-		return
 	}
 	if need := float64(n) * float64(steps) * float64(per); need > MaxTrialFloats {
 		bad(key, "%s × (planner.tau − 1 = %d) steps × %s per action are %.3g numbers (%s) per decision, more than the %s smrl allows per trial",
 			seqs, steps, perText, need, bytesText(need), bytesText(MaxTrialFloats))
-	}
-}
-
-// validateCartPole checks env.cartpole and the parts of env that apply to
-// it (actions of one number each).
-func (c *Config) validateCartPole(bad func(key, format string, args ...any)) {
-	p := c.Env.CartPole
-	pos := func(key string, v float64) {
-		if !(v > 0) || !finite(v) {
-			bad("env.cartpole."+key, "must be a finite number > 0, got %v", v)
-		} else if v < 1e-6 || v > 1e6 {
-			// The parameters set the scales of the model's coordinates
-			// (env.CartPoleScales), which score matching weighs by 1/σ⁴.
-			bad("env.cartpole."+key, "must lie in [1e-6, 1e6], got %v: the dynamics and the model's coordinate scales derived from it under- or overflow beyond", v)
-		}
-	}
-	if p.XThreshold > MaxAbsState {
-		bad("env.cartpole.x_threshold", "must be <= %d, got %v: %s", MaxAbsState, p.XThreshold, stateWhy)
-	}
-	for _, k := range []struct {
-		key string
-		v   float64
-	}{{"gravity", p.Gravity}, {"mass_cart", p.MassCart}, {"mass_pole", p.MassPole}, {"length", p.Length},
-		{"force_mag", p.ForceMag}, {"dt", p.DT}, {"x_threshold", p.XThreshold}, {"theta_threshold", p.ThetaThreshold},
-		{"noise_scale", p.NoiseScale}} {
-		pos(k.key, k.v)
-	}
-	stepBounds(bad, "env.cartpole", p.DT, p.Gravity)
-	if p.ThetaThreshold >= math.Pi/2 {
-		bad("env.cartpole.theta_threshold", "must be below π/2 (the pole falls over), got %v", p.ThetaThreshold)
-	}
-	if !(p.Init >= 0) || !finite(p.Init) || p.Init >= min(p.XThreshold, p.ThetaThreshold) {
-		bad("env.cartpole.init", "must be a finite number >= 0 below x_threshold and theta_threshold (s_1 must not be terminal), got %v", p.Init)
-	}
-	if !slices.Contains(CartPoleNoise, p.Noise) {
-		bad("env.cartpole.noise", "unknown noise %q (known: %v)", p.Noise, CartPoleNoise)
-	}
-	if !slices.Contains(NoiseDensity, p.Density) {
-		bad("env.cartpole.density", "unknown density %q (known: %v)", p.Density, NoiseDensity)
-	}
-	if p.Noise == "next_state" && p.Density == "none" {
-		bad("env.cartpole.density", "noise next_state needs a density (normal, exp, custom-sin or mog); for no noise set env.cartpole.noise: none")
-	}
-	if !(p.FlipProb >= 0 && p.FlipProb <= 1) {
-		bad("env.cartpole.flip_prob", "must lie in [0, 1], got %v", p.FlipProb)
-	}
-	if p.CustomSinBase != "unit" && p.CustomSinBase != "sigma" {
-		bad("env.cartpole.custom_sin_base", "unknown base %q (known: unit, sigma)", p.CustomSinBase)
-	}
-	if !finite(p.MogWidth) || math.Abs(p.MogWidth) > 1e3 {
-		bad("env.cartpole.mog_width", "must be a finite number with |width| <= 1000, got %v", p.MogWidth)
-	}
-	if c.Env.ActionDim != 1 {
-		bad("env.action_dim", "cartpole has one action (the force's sign or fraction), got action_dim %d", c.Env.ActionDim)
-	}
-	if c.Env.ActionSpace == "box" && len(c.Env.ActionLow) == 1 && len(c.Env.ActionHigh) == 1 &&
-		(c.Env.ActionLow[0] < -1 || c.Env.ActionHigh[0] > 1) {
-		bad("env.action_low", "cartpole's box must lie in [−1, 1] (force = force_mag·a), got [%v, %v]", c.Env.ActionLow[0], c.Env.ActionHigh[0])
-	}
-}
-
-// validatePendulum checks env.pendulum and that the action is one number
-// (the torque).
-func (c *Config) validatePendulum(bad func(key, format string, args ...any)) {
-	p := c.Env.Pendulum
-	for _, k := range []struct {
-		key string
-		v   float64
-	}{{"gravity", p.Gravity}, {"mass", p.Mass}, {"length", p.Length}, {"dt", p.DT},
-		{"max_speed", p.MaxSpeed}, {"max_torque", p.MaxTorque}} {
-		if !(k.v > 0) || !finite(k.v) || k.v > 1e6 {
-			bad("env.pendulum."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
-		}
-	}
-	stepBounds(bad, "env.pendulum", p.DT, p.Gravity)
-	if !(p.InitTheta >= 0) || p.InitTheta > math.Pi {
-		bad("env.pendulum.init_theta", "must lie in [0, π], got %v", p.InitTheta)
-	}
-	if !(p.InitSpeed >= 0) || !(p.InitSpeed <= p.MaxSpeed) {
-		bad("env.pendulum.init_speed", "must lie in [0, max_speed = %v], got %v", p.MaxSpeed, p.InitSpeed)
-	}
-	c.validatePhysicsNoise(bad, "env.pendulum", p.Noise, p.NoiseStd)
-	if c.Env.ActionDim != 1 {
-		bad("env.action_dim", "pendulum has one action (the torque), got action_dim %d", c.Env.ActionDim)
-	}
-}
-
-// validateMountainCar checks env.mountain_car and that the action is one
-// number (the force).
-func (c *Config) validateMountainCar(bad func(key, format string, args ...any)) {
-	p := c.Env.MountainCar
-	for _, k := range []struct {
-		key string
-		v   float64
-	}{{"power", p.Power}, {"max_speed", p.MaxSpeed}} {
-		if !(k.v > 0) || !finite(k.v) || k.v > 1e6 {
-			bad("env.mountain_car."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
-		}
-	}
-	for _, k := range []struct {
-		key string
-		v   float64
-	}{{"min_position", p.MinPosition}, {"max_position", p.MaxPosition}, {"goal_position", p.GoalPosition},
-		{"goal_velocity", p.GoalVelocity}, {"goal_reward", p.GoalReward}, {"init_low", p.InitLow}, {"init_high", p.InitHigh}} {
-		if !finite(k.v) || math.Abs(k.v) > 1e6 {
-			bad("env.mountain_car."+k.key, "must be a finite number with |value| <= 1e6, got %v", k.v)
-		}
-	}
-	if !(p.MinPosition < p.MaxPosition) {
-		bad("env.mountain_car.min_position", "must be below max_position = %v, got %v", p.MaxPosition, p.MinPosition)
-	}
-	if p.GoalPosition > p.MaxPosition {
-		bad("env.mountain_car.goal_position", "must be at most max_position = %v (else the goal is never reached), got %v", p.MaxPosition, p.GoalPosition)
-	}
-	if p.GoalVelocity > p.MaxSpeed {
-		bad("env.mountain_car.goal_velocity", "must be at most max_speed = %v (else the goal is never reached), got %v", p.MaxSpeed, p.GoalVelocity)
-	}
-	if !(p.MinPosition <= p.InitLow && p.InitLow <= p.InitHigh && p.InitHigh < p.GoalPosition) {
-		bad("env.mountain_car.init_low", "want min_position <= init_low <= init_high < goal_position (s_1 must not be terminal), got [%v, %v]", p.InitLow, p.InitHigh)
-	}
-	c.validatePhysicsNoise(bad, "env.mountain_car", p.Noise, p.NoiseStd)
-	if c.Env.ActionDim != 1 {
-		bad("env.action_dim", "mountain-car has one action (the force), got action_dim %d", c.Env.ActionDim)
-	}
-}
-
-// stepBounds bounds the Euler step and the gravity of a physical
-// environment (checked > 0 with the other constants): a step of more than
-// a second, or a gravity beyond 1000, makes the explicit Euler dynamics
-// diverge within a few steps, and the learners' fits then fail halfway
-// through a run instead of before it.
-func stepBounds(bad func(key, format string, args ...any), section string, dt, gravity float64) {
-	if dt > 1 {
-		bad(section+".dt", "must be at most 1 (s), got %v: longer explicit Euler steps diverge", dt)
-	}
-	if gravity > 1e3 {
-		bad(section+".gravity", "must be at most 1000, got %v: the Euler steps diverge within a few steps", gravity)
-	}
-}
-
-// validatePhysicsNoise checks the additive next-state noise of a physical
-// environment with two state variables.
-func (c *Config) validatePhysicsNoise(bad func(key, format string, args ...any), section, noise string, std []float64) {
-	if !slices.Contains(PhysicsNoise, noise) {
-		bad(section+".noise", "unknown noise %q (known: %v)", noise, PhysicsNoise)
-	}
-	if len(std) != 2 {
-		bad(section+".noise_std", "must hold 2 numbers, got %d", len(std))
-	}
-	for _, s := range std {
-		if !(s >= 0) || !finite(s) || s > 1e3 {
-			bad(section+".noise_std", "must lie in [0, 1000], got %v", s)
-		}
 	}
 }
 
@@ -764,7 +479,7 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 			bad("model.sigma", "scales must lie in [1e-6, 1e6], got %v", s)
 		}
 	}
-	if ds, ok := physicalStateDims[c.Env.Kind]; ok {
+	if ds := c.EnvDim(); ds > 0 {
 		// One entry for every coordinate, or one per coordinate.
 		if n := len(m.Family); n > 1 && n != ds {
 			bad("model.family", "%d families for %d state coordinates of %s (give one, or one per coordinate)", n, ds, c.Env.Kind)
@@ -793,21 +508,6 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 			bad("model.input_scale", "scales must lie in [1e-6, 1e6], got %v", s)
 		}
 	}
-	ft := m.Features
-	switch ft.Kind {
-	case "linear", "affine":
-	case "rff":
-		if ft.Dim < 1 || ft.Dim > maxCount {
-			bad("model.features.dim", "must lie in [1, %d], got %d", maxCount, ft.Dim)
-		}
-		if !(ft.Length > 0) || !finite(ft.Length) {
-			bad("model.features.length", "must be a finite number > 0, got %v", ft.Length)
-		} else if ft.Length < 1e-3 || ft.Length > 1e3 {
-			bad("model.features.length", "must lie in [1e-3, 1e3], got %v: random Fourier features cos(ω·x/length + b) of the scaled inputs (model.input_scale) with a shorter length are noise, with a longer one constant", ft.Length)
-		}
-	default:
-		bad("model.features.kind", "unknown features %q (known: linear, affine, rff)", ft.Kind)
-	}
 }
 
 // validateTheory checks that every -ucb agent's theory β is finite: the
@@ -816,7 +516,7 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 // model); the other families have α₁ = inf C(s') = 0 and no derived B_psi.
 func (c *Config) validateTheory(auto map[string]bool, bad func(key, format string, args ...any)) {
 	f := c.Env.Family
-	if c.Env.Kind != "expfam" {
+	if !c.Uses("env.family") {
 		// The learners' families of model.family: derived constants exist
 		// when every coordinate is Gaussian.
 		f = Family{Kind: "gaussian"}
@@ -843,7 +543,7 @@ func (c *Config) validateTheory(auto map[string]bool, bad func(key, format strin
 		switch f.Kind {
 		case "custom-sin":
 			cs = fmt.Sprintf("%g cos²(%g s')", f.Freq*f.Freq, f.Freq)
-			if c.Env.Kind != "expfam" {
+			if !c.Uses("env.family") {
 				cs = "cos²(s'/σ_i)/σ_i²"
 			}
 		case "exp-sin":
@@ -891,3 +591,21 @@ func (c *Config) Dims() (dpsi, dphi int, ok bool) {
 	}
 	return dpsi, dphi, dphi >= 1
 }
+
+// Between reports key unless lo <= |x| <= hi (lo = 0: any x with |x| <=
+// hi), explaining a violation with why. Parts use it in their Validate.
+func Between(bad Bad, key string, x, lo, hi float64, why string) {
+	if !finite(x) || math.Abs(x) < lo || math.Abs(x) > hi {
+		if lo == 0 {
+			bad(key, "must lie in [−%g, %g], got %v: %s", hi, hi, x, why)
+		} else {
+			bad(key, "must have %g <= |%s| <= %g, got %v: %s", lo, key, hi, x, why)
+		}
+	}
+}
+
+// SigmaWhy says why Gaussian scales are bounded to [1e-3, 1e3].
+const SigmaWhy = sigmaWhy
+
+// MaxCount bounds sizes such as feature dimensions.
+const MaxCount = maxCount

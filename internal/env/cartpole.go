@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -42,7 +43,7 @@ import (
 // The reward is +1 for every step, including the one that fails; a state is
 // terminal when |x| > x_th or |θ| > θ_th.
 type cartPole struct {
-	p              config.CartPole
+	p              CartPoleConfig
 	totalMass      float64
 	poleMassLen    float64
 	sigma          [4]float64
@@ -53,12 +54,12 @@ type cartPole struct {
 
 // CartPoleScales returns the per-coordinate scales
 // (x_th, dt·force_mag/M, θ_th, dt·g/l) that noise_scale multiplies.
-func CartPoleScales(p config.CartPole) [4]float64 {
+func CartPoleScales(p CartPoleConfig) [4]float64 {
 	return [4]float64{p.XThreshold, p.DT * p.ForceMag / (p.MassCart + p.MassPole), p.ThetaThreshold, p.DT * p.Gravity / p.Length}
 }
 
 func newCartPole(c *config.Config) (*MDP, error) {
-	p := c.Env.CartPole
+	p := *config.Section[CartPoleConfig](c, "env.cartpole")
 	cp := &cartPole{p: p, totalMass: p.MassCart + p.MassPole, poleMassLen: p.MassPole * p.Length,
 		flip:     p.Noise == "action_flip",
 		additive: (p.Noise == "next_state" || p.Noise == "action_flip") && p.Density != "none"}
@@ -196,3 +197,136 @@ func (t cartPoleTask) Terminal(s []float64) (bool, float64) {
 	return s[0] < -t.xth || s[0] > t.xth || s[2] < -t.thth || s[2] > t.thth, 0
 }
 func (cartPoleTask) Terminates() bool { return true }
+
+// cartPoleNoise and noiseDensity are the values of env.cartpole.noise and
+// env.cartpole.density.
+var (
+	cartPoleNoise = []string{"none", "action_flip", "next_state"}
+	noiseDensity  = []string{"normal", "exp", "custom-sin", "mog", "none"}
+)
+
+// CartPoleConfig is the section env.cartpole: it configures env.kind cartpole: the Barto–Sutton–Anderson cart-pole
+// (Gym's CartPole constants, explicit Euler) with the noise variants of the
+// SMRL authors' code.
+type CartPoleConfig struct {
+	Gravity        float64 `mapstructure:"gravity" yaml:"gravity" doc:"g"`
+	MassCart       float64 `mapstructure:"mass_cart" yaml:"mass_cart" doc:"the cart's mass"`
+	MassPole       float64 `mapstructure:"mass_pole" yaml:"mass_pole" doc:"the pole's mass"`
+	Length         float64 `mapstructure:"length" yaml:"length" doc:"half the pole's length"` // half the pole's length
+	ForceMag       float64 `mapstructure:"force_mag" yaml:"force_mag" doc:"force = force_mag·a"`
+	DT             float64 `mapstructure:"dt" yaml:"dt" doc:"Euler step (s)"`
+	XThreshold     float64 `mapstructure:"x_threshold" yaml:"x_threshold" doc:"terminal when |x| > x_threshold"`
+	ThetaThreshold float64 `mapstructure:"theta_threshold" yaml:"theta_threshold" doc:"terminal when |θ| > theta_threshold (12° in radians)"`
+	Init           float64 `mapstructure:"init" yaml:"init" doc:"s_1 ~ Unif(−init, init)^4"`                                                                                             // s_1 ~ Unif(−init, init)^4
+	Noise          string  `mapstructure:"noise" yaml:"noise" doc:"none | action_flip (the force's sign flips w.p. flip_prob, plus the density's noise) | next_state"`                   // none | action_flip | next_state
+	FlipProb       float64 `mapstructure:"flip_prob" yaml:"flip_prob" doc:"action_flip: probability of a flip"`                                                                          // action_flip
+	Density        string  `mapstructure:"density" yaml:"density" doc:"next_state and action_flip noise: normal | exp (x only) | custom-sin | mog (x only) | none (action_flip only)"`   // next_state: normal | exp | custom-sin | mog
+	NoiseScale     float64 `mapstructure:"noise_scale" yaml:"noise_scale" doc:"σ_i = noise_scale·(x_threshold, dt·force_mag/(mass_cart+mass_pole), theta_threshold, dt·gravity/length)"` // σ_i = noise_scale · c_i
+	MogWidth       float64 `mapstructure:"mog_width" yaml:"mog_width" doc:"mog: ½ N(0, σ_0²) + ½ N(σ_0·mog_width, σ_0²)"`                                                                // mog: second component at σ_0·width
+	// CustomSinBase is the scale of the custom-sin noise's base measure:
+	// "unit", exp(−ε²/2) as in the authors' code, or "sigma", exp(−ε²/(2σ_i²)).
+	CustomSinBase string `mapstructure:"custom_sin_base" yaml:"custom_sin_base" doc:"custom-sin: q = exp(−ε²/2) (unit, the authors') or exp(−ε²/(2σ_i²)) (sigma)"`
+}
+
+// cartPoleKind registers env.kind cartpole (see env.go's registry).
+var cartPoleKind = Kind{Part: config.Part{Name: "cartpole", Aliases: []config.Alias{{Name: "CartPole-v1", Set: map[string]any{"env.horizon": 500}}},
+	Doc:     "Gym's CartPole physics (explicit Euler), +1 per step, with the SMRL authors' noise variants",
+	Section: "env.cartpole", Uses: []string{"model"}, Dim: 4, Validate: validateCartPole,
+	Defaults: &CartPoleConfig{Gravity: 9.8, MassCart: 1, MassPole: 0.1, Length: 0.5, ForceMag: 10, DT: 0.02,
+		XThreshold: 2.4, ThetaThreshold: 0.20943951023931953, Init: 0.05, Noise: "none", FlipProb: 0.4,
+		Density: "normal", NoiseScale: 0.1, MogWidth: 1, CustomSinBase: "unit"}},
+	Build: newCartPole}
+
+// validateCartPole checks env.cartpole and the parts of env that apply to
+// it (actions of one number each).
+func validateCartPole(c *config.Config, bad config.Bad) {
+	p := config.Section[CartPoleConfig](c, "env.cartpole")
+	pos := func(key string, v float64) {
+		if !(v > 0) || !finite(v) {
+			bad("env.cartpole."+key, "must be a finite number > 0, got %v", v)
+		} else if v < 1e-6 || v > 1e6 {
+			// The parameters set the scales of the model's coordinates
+			// (env.CartPoleScales), which score matching weighs by 1/σ⁴.
+			bad("env.cartpole."+key, "must lie in [1e-6, 1e6], got %v: the dynamics and the model's coordinate scales derived from it under- or overflow beyond", v)
+		}
+	}
+	if p.XThreshold > config.MaxAbsState {
+		bad("env.cartpole.x_threshold", "must be <= %d, got %v: %s", config.MaxAbsState, p.XThreshold, config.StateWhy)
+	}
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"gravity", p.Gravity}, {"mass_cart", p.MassCart}, {"mass_pole", p.MassPole}, {"length", p.Length},
+		{"force_mag", p.ForceMag}, {"dt", p.DT}, {"x_threshold", p.XThreshold}, {"theta_threshold", p.ThetaThreshold},
+		{"noise_scale", p.NoiseScale}} {
+		pos(k.key, k.v)
+	}
+	stepBounds(bad, "env.cartpole", p.DT, p.Gravity)
+	if p.ThetaThreshold >= math.Pi/2 {
+		bad("env.cartpole.theta_threshold", "must be below π/2 (the pole falls over), got %v", p.ThetaThreshold)
+	}
+	if !(p.Init >= 0) || !finite(p.Init) || p.Init >= min(p.XThreshold, p.ThetaThreshold) {
+		bad("env.cartpole.init", "must be a finite number >= 0 below x_threshold and theta_threshold (s_1 must not be terminal), got %v", p.Init)
+	}
+	if !slices.Contains(cartPoleNoise, p.Noise) {
+		bad("env.cartpole.noise", "unknown noise %q (known: %v)", p.Noise, cartPoleNoise)
+	}
+	if !slices.Contains(noiseDensity, p.Density) {
+		bad("env.cartpole.density", "unknown density %q (known: %v)", p.Density, noiseDensity)
+	}
+	if p.Noise == "next_state" && p.Density == "none" {
+		bad("env.cartpole.density", "noise next_state needs a density (normal, exp, custom-sin or mog); for no noise set env.cartpole.noise: none")
+	}
+	if !(p.FlipProb >= 0 && p.FlipProb <= 1) {
+		bad("env.cartpole.flip_prob", "must lie in [0, 1], got %v", p.FlipProb)
+	}
+	if p.CustomSinBase != "unit" && p.CustomSinBase != "sigma" {
+		bad("env.cartpole.custom_sin_base", "unknown base %q (known: unit, sigma)", p.CustomSinBase)
+	}
+	if !finite(p.MogWidth) || math.Abs(p.MogWidth) > 1e3 {
+		bad("env.cartpole.mog_width", "must be a finite number with |width| <= 1000, got %v", p.MogWidth)
+	}
+	if c.Env.ActionDim != 1 {
+		bad("env.action_dim", "cartpole has one action (the force's sign or fraction), got action_dim %d", c.Env.ActionDim)
+	}
+	if c.Env.ActionSpace == "box" && len(c.Env.ActionLow) == 1 && len(c.Env.ActionHigh) == 1 &&
+		(c.Env.ActionLow[0] < -1 || c.Env.ActionHigh[0] > 1) {
+		bad("env.action_low", "cartpole's box must lie in [−1, 1] (force = force_mag·a), got [%v, %v]", c.Env.ActionLow[0], c.Env.ActionHigh[0])
+	}
+}
+
+// stepBounds bounds the Euler step and the gravity of a physical
+// environment (checked > 0 with the other constants): a step of more than
+// a second, or a gravity beyond 1000, makes the explicit Euler dynamics
+// diverge within a few steps, and the learners' fits then fail halfway
+// through a run instead of before it.
+func stepBounds(bad config.Bad, section string, dt, gravity float64) {
+	if dt > 1 {
+		bad(section+".dt", "must be at most 1 (s), got %v: longer explicit Euler steps diverge", dt)
+	}
+	if gravity > 1e3 {
+		bad(section+".gravity", "must be at most 1000, got %v: the Euler steps diverge within a few steps", gravity)
+	}
+}
+
+// physicsNoise are the noise kinds of the physical environments with two
+// state variables.
+var physicsNoise = []string{"none", "normal"}
+
+// validatePhysicsNoise checks the additive next-state noise of a physical
+// environment with two state variables.
+func validatePhysicsNoise(bad config.Bad, section, noise string, std []float64) {
+	if !slices.Contains(physicsNoise, noise) {
+		bad(section+".noise", "unknown noise %q (known: %v)", noise, physicsNoise)
+	}
+	if len(std) != 2 {
+		bad(section+".noise_std", "must hold 2 numbers, got %d", len(std))
+	}
+	for _, s := range std {
+		if !(s >= 0) || !finite(s) || s > 1e3 {
+			bad(section+".noise_std", "must lie in [0, 1000], got %v", s)
+		}
+	}
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -20,8 +20,8 @@ func cartPoleConfig(t *testing.T, noise, density string) *config.Config {
 	}
 	c.Env.Kind = "cartpole"
 	c.Env.Horizon = 200
-	c.Env.CartPole.Noise = noise
-	c.Env.CartPole.Density = density
+	(*config.Section[CartPoleConfig](c, "env.cartpole")).Noise = noise
+	(*config.Section[CartPoleConfig](c, "env.cartpole")).Density = density
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func meanVar(xs []float64) (m, v float64) {
 // the mean simulator is the average of the true one (within 5 standard
 // errors over 40 000 draws).
 func TestCartPoleNoise(t *testing.T) {
-	p := cartPoleConfig(t, "none", "normal").Env.CartPole
+	p := (*config.Section[CartPoleConfig](cartPoleConfig(t, "none", "normal"), "env.cartpole"))
 	sc := CartPoleScales(p)
 	var sigma [4]float64
 	for i := range sc {
@@ -141,7 +141,7 @@ func TestCartPoleNoise(t *testing.T) {
 			density, base = "custom-sin", "sigma"
 		}
 		cfg := cartPoleConfig(t, c.noise, density)
-		cfg.Env.CartPole.CustomSinBase = base
+		(*config.Section[CartPoleConfig](cfg, "env.cartpole")).CustomSinBase = base
 		m, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -226,7 +226,7 @@ func TestLearnerModel(t *testing.T) {
 	if !slices.Equal(fam.Blocks(), []int{3, 1, 1, 2}) || m.Model.Features.Dim() != 5 {
 		t.Errorf("blocks %v, d_phi %d", fam.Blocks(), m.Model.Features.Dim())
 	}
-	sc := CartPoleScales(c.Env.CartPole)
+	sc := CartPoleScales((*config.Section[CartPoleConfig](c, "env.cartpole")))
 	for i := range 4 {
 		want := 0.1 * sc[i]
 		if math.Abs(m.Model.LDSSigma[i]-want) > 1e-15 || math.Abs(m.Model.KinkBandwidth[i]-0.2*want) > 1e-15 {
@@ -257,11 +257,11 @@ func TestCartPoleUnresolvableSinIsAConfigError(t *testing.T) {
 		t.Errorf("custom-sin learner at σ = 1e-4: error %v, want one naming model.sigma", err)
 	}
 	c = cartPoleConfig(t, "next_state", "custom-sin")
-	c.Env.CartPole.NoiseScale = 1e-4
+	(*config.Section[CartPoleConfig](c, "env.cartpole")).NoiseScale = 1e-4
 	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "env.cartpole.noise_scale") {
 		t.Errorf("custom-sin noise at noise_scale 1e-4: error %v, want one naming env.cartpole.noise_scale", err)
 	}
-	c.Env.CartPole.CustomSinBase = "sigma"
+	(*config.Section[CartPoleConfig](c, "env.cartpole")).CustomSinBase = "sigma"
 	if _, err := New(c); err != nil {
 		t.Errorf("custom_sin_base sigma has no such limit: %v", err)
 	}
@@ -270,7 +270,7 @@ func TestCartPoleUnresolvableSinIsAConfigError(t *testing.T) {
 func TestKindsMatchConfigCatalog(t *testing.T) {
 	got := Kinds()
 	slices.Sort(got)
-	want := slices.Clone(config.EnvKinds)
+	want := slices.Clone(config.Names("env.kind"))
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("registered kinds %v, config accepts %v", got, want)

@@ -113,22 +113,41 @@ type MDP struct {
 // Builder builds the MDP of a validated config of its kind.
 type Builder func(c *config.Config) (*MDP, error)
 
-// kinds is the registry of environment kinds.
-var kinds = map[string]Builder{
-	"expfam":       newExpfam,
-	"cartpole":     newCartPole,
-	"pendulum":     newPendulum,
-	"mountain-car": newMountainCar,
+// Kind is a registered environment kind: its config part (its name,
+// Gymnasium aliases, one-line doc, its own section with defaults and
+// validation; Part.Group is set by Register) and its builder.
+type Kind struct {
+	config.Part
+	Build Builder
+}
+
+// kinds is the registry of environment kinds (env.kind). Adding an
+// environment is one file (its MDP, its Kind with its section's struct,
+// defaults and validation) plus one line here.
+func init() {
+	Register(
+		expfamKind,
+		cartPoleKind,
+		pendulumKind,
+		mountainCarKind,
+	)
+}
+
+// kinds maps each registered env.kind to its builder.
+var kinds = map[string]Builder{}
+
+// Register registers environment kinds with config (env.kind). A test
+// registers its own environment with it from a _test.go file.
+func Register(ks ...Kind) {
+	for _, k := range ks {
+		k.Group = "env.kind"
+		config.Register(k.Part)
+		kinds[k.Name] = k.Build
+	}
 }
 
 // Kinds returns the registered kinds.
-func Kinds() []string {
-	out := make([]string, 0, len(kinds))
-	for k := range kinds {
-		out = append(out, k)
-	}
-	return out
-}
+func Kinds() []string { return config.Names("env.kind") }
 
 // New builds the MDP of a validated config. Errors wrap errs.ErrInvalidInput
 // and name the config key.

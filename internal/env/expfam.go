@@ -127,3 +127,102 @@ func NewFeatures(c config.Env, ds int) (expfam.Features, error) {
 	}
 	return nil, fmt.Errorf("env.features.kind: unknown features %q", c.Features.Kind)
 }
+
+// expfamKind registers env.kind expfam (see env.go's registry).
+var expfamKind = Kind{Part: config.Part{Name: "expfam",
+	Doc:  "the paper's MDP: an exponential-family transition P(s'|s,a) = q(s') exp(<psi(s'), W0 phi(s,a)> − Z), reward Σ_k exp(−width·|s − c_k|²)",
+	Uses: []string{"env.family", "env.features", "env.w0", "env.reward", "env.init_low", "env.init_high"}},
+	Build: newExpfam}
+
+// The families of env.family.kind and the feature maps of
+// env.features.kind and model.features.kind, with the keys each reads.
+func init() {
+	family := func(name, doc string, validate func(c *config.Config, bad config.Bad), uses ...string) {
+		config.Register(config.Part{Group: "env.family.kind", Name: name, Doc: doc, Uses: uses, Validate: validate})
+	}
+	family("custom-sin", "q(x) = exp(−|x|^alpha/alpha), psi(x) = sin(freq·x), a product over dim coordinates (the paper's)", validateCustomSin, "env.family.freq", "env.family.alpha")
+	family("exp-sin", "q(x) = exp(−|x|^alpha/alpha), psi(x) = exp(sin x), one-dimensional", validateSinFamily, "env.family.alpha")
+	family("x-sin", "q(x) = exp(−|x|^alpha/alpha), psi(x) = x sin x, one-dimensional", validateSinFamily, "env.family.alpha")
+	family("gaussian", "s' = W0 phi(s,a) + N(0, sigma² I)", validateGaussian, "env.family.sigma")
+
+	features := func(group, section, name, doc string, validate func(c *config.Config, bad config.Bad), keys ...string) {
+		var uses []string
+		for _, k := range keys {
+			uses = append(uses, section+"."+k)
+		}
+		config.Register(config.Part{Group: group, Name: name, Doc: doc, Uses: uses, Validate: validate})
+	}
+	for _, g := range []struct{ group, section string }{{"env.features.kind", "env.features"}, {"model.features.kind", "model.features"}} {
+		features(g.group, g.section, "linear", "phi(s, a) = [s, a]", nil)
+		features(g.group, g.section, "affine", "phi(s, a) = [s, a, 1]", nil)
+		features(g.group, g.section, "rff", "dim random Fourier features cos(ω·x/length + b) of x = (s, a), ω ~ N(0, I) drawn with seed", validateRFF(g.section), "dim", "length", "seed")
+	}
+	features("env.features.kind", "env.features", "per-action", "one block [s, 1] per discrete action: phi(s, a) = e_a ⊗ [s, 1]", validatePerAction)
+	features("env.features.kind", "env.features", "constant", "phi(s, a) = 1: the transition ignores the state and action", nil)
+
+	config.Register(config.Part{Group: "env.action_space", Name: "discrete", Doc: "a finite set: the list env.actions, action_dim numbers each", Uses: []string{"env.actions"}})
+	config.Register(config.Part{Group: "env.action_space", Name: "box", Doc: "a box of continuous actions a_i in [action_low_i, action_high_i]", Uses: []string{"env.action_low", "env.action_high"}})
+}
+
+func validateSinFamily(c *config.Config, bad config.Bad) {
+	f := c.Env.Family
+	if !(f.Alpha >= 1 && finite(f.Alpha)) {
+		bad("env.family.alpha", "must be a finite number >= 1, got %v", f.Alpha)
+	} else if f.Alpha > config.MaxAlpha {
+		bad("env.family.alpha", "must be <= %d, got %v: q(x) = exp(−|x|^α/α) steepens with α at |x| = 1 and the quadrature that normalises it would need millions of panels", config.MaxAlpha, f.Alpha)
+	}
+	if f.Kind == "x-sin" && f.Alpha == 1 {
+		bad("env.family.alpha", "x-sin needs alpha > 1 (not normalisable otherwise)")
+	}
+	if f.Kind != "custom-sin" && f.Dim != 1 {
+		bad("env.family.dim", "%s is one-dimensional, got dim %d", f.Kind, f.Dim)
+	}
+}
+
+func validateCustomSin(c *config.Config, bad config.Bad) {
+	validateSinFamily(c, bad)
+	f := c.Env.Family
+	if f.Freq == 0 || !finite(f.Freq) {
+		bad("env.family.freq", "must be a finite non-zero number, got %v", f.Freq)
+	} else {
+		config.Between(bad, "env.family.freq", f.Freq, 1e-3, 1e3, "psi(x) = sin(freq·x) enters score matching through freq², which under- or overflows against lambda beyond, and the quadrature must resolve its period 2π/freq")
+	}
+}
+
+func validateGaussian(c *config.Config, bad config.Bad) {
+	f := c.Env.Family
+	if !(f.Sigma > 0 && finite(f.Sigma)) {
+		bad("env.family.sigma", "must be a finite number > 0, got %v", f.Sigma)
+	} else {
+		config.Between(bad, "env.family.sigma", f.Sigma, 1e-3, 1e3, config.SigmaWhy)
+	}
+}
+
+// validateRFF checks the rff keys of section (env.features or
+// model.features).
+func validateRFF(section string) func(c *config.Config, bad config.Bad) {
+	return func(c *config.Config, bad config.Bad) {
+		ft := c.Env.Features
+		why := "random Fourier features cos(ω·x/length + b) of a shorter length are noise at the states' resolution, of a longer one constant"
+		if section == "model.features" {
+			ft = c.Model.Features
+			why = "random Fourier features cos(ω·x/length + b) of the scaled inputs (model.input_scale) with a shorter length are noise, with a longer one constant"
+		}
+		if ft.Dim < 1 || ft.Dim > config.MaxCount {
+			bad(section+".dim", "must lie in [1, %d], got %d", config.MaxCount, ft.Dim)
+		}
+		if !(ft.Length > 0 && finite(ft.Length)) {
+			bad(section+".length", "must be a finite number > 0, got %v", ft.Length)
+		} else if section == "model.features" && (ft.Length < 1e-3 || ft.Length > 1e3) {
+			bad(section+".length", "must lie in [1e-3, 1e3], got %v: %s", ft.Length, why)
+		} else {
+			config.Between(bad, section+".length", ft.Length, 1e-3, 1e3, why)
+		}
+	}
+}
+
+func validatePerAction(c *config.Config, bad config.Bad) {
+	if c.Env.ActionSpace == "box" {
+		bad("env.features.kind", "per-action features need a discrete action set, not env.action_space: box")
+	}
+}

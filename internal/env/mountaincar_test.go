@@ -1,6 +1,7 @@
 package env
 
 import (
+	"github.com/smrl-dev/smrl/internal/config"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -93,8 +94,8 @@ func TestMountainCarMatchesGymnasium(t *testing.T) {
 // the mean simulator is the noise-free step.
 func TestMountainCarNoise(t *testing.T) {
 	c := physicsConfig(t, "mountain-car")
-	c.Env.MountainCar.Noise = "normal"
-	c.Env.MountainCar.NoiseStd = []float64{0.002, 0.001}
+	(*config.Section[MountainCarConfig](c, "env.mountain_car")).Noise = "normal"
+	(*config.Section[MountainCarConfig](c, "env.mountain_car")).NoiseStd = []float64{0.002, 0.001}
 	m, err := New(c)
 	if err != nil {
 		t.Fatal(err)

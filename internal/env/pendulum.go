@@ -22,13 +22,13 @@ import (
 // env.horizon). θ_1 ~ Unif[−init_theta, init_theta], θ̇_1 ~
 // Unif[−init_speed, init_speed].
 type pendulum struct {
-	p      config.Pendulum
+	p      PendulumConfig
 	gain   float64 // 3g/(2l)
 	torque float64 // 3/(m l²)
 }
 
 func newPendulum(c *config.Config) (*MDP, error) {
-	p := c.Env.Pendulum
+	p := *config.Section[PendulumConfig](c, "env.pendulum")
 	pd := &pendulum{p: p, gain: 3 * p.Gravity / (2 * p.Length), torque: 3 / (p.Mass * p.Length * p.Length)}
 	// The learners' noise scales: the noise on θ moves cos θ and sin θ by
 	// about as much. (With noise: none they only set the ridge penalty
@@ -79,3 +79,53 @@ func (t pendulumTask) Reward(s, a []float64) float64 {
 }
 func (pendulumTask) Terminal([]float64) (bool, float64) { return false, 0 }
 func (pendulumTask) Terminates() bool                   { return false }
+
+// PendulumConfig is the section env.pendulum: it configures env.kind pendulum: Gymnasium's Pendulum-v1, with an
+// optional Gaussian noise on the next (θ, θ̇).
+type PendulumConfig struct {
+	Gravity   float64 `mapstructure:"gravity" yaml:"gravity" doc:"g"`
+	Mass      float64 `mapstructure:"mass" yaml:"mass" doc:"the pendulum's mass"`
+	Length    float64 `mapstructure:"length" yaml:"length" doc:"its length"`
+	DT        float64 `mapstructure:"dt" yaml:"dt" doc:"Euler step (s)"`
+	MaxSpeed  float64 `mapstructure:"max_speed" yaml:"max_speed" doc:"|θ̇| is clipped to max_speed"`
+	MaxTorque float64 `mapstructure:"max_torque" yaml:"max_torque" doc:"u = clip(a, ±max_torque)"`
+	InitTheta float64 `mapstructure:"init_theta" yaml:"init_theta" doc:"θ_1 ~ Unif[−init_theta, init_theta]"`                                        // θ_1 ~ Unif[−init_theta, init_theta]
+	InitSpeed float64 `mapstructure:"init_speed" yaml:"init_speed" doc:"θ̇_1 ~ Unif[−init_speed, init_speed]"`                                       // θ̇_1 ~ Unif[−init_speed, init_speed]
+	Noise     string  `mapstructure:"noise" yaml:"noise" doc:"none | normal: θ̇' += N(0, noise_std[1]²) before its clip, θ' += N(0, noise_std[0]²)"` // none | normal
+	// NoiseStd is the standard deviation of the noise on (θ, θ̇).
+	NoiseStd []float64 `mapstructure:"noise_std" yaml:"noise_std" doc:"standard deviations of the noise on (θ, θ̇)"`
+}
+
+// pendulumKind registers env.kind pendulum (see env.go's registry).
+var pendulumKind = Kind{Part: config.Part{Name: "pendulum", Aliases: []config.Alias{{Name: "Pendulum-v1", Set: map[string]any{"env.horizon": 200, "env.action_space": "box", "env.action_low": []float64{-2}, "env.action_high": []float64{2}}}},
+	Doc:     "Gymnasium's Pendulum-v1 swing-up, state (cos θ, sin θ, θ̇), torque actions",
+	Section: "env.pendulum", Uses: []string{"model"}, Dim: 3, Validate: validatePendulum,
+	Defaults: &PendulumConfig{Gravity: 10, Mass: 1, Length: 1, DT: 0.05, MaxSpeed: 8, MaxTorque: 2,
+		InitTheta: math.Pi, InitSpeed: 1, Noise: "none", NoiseStd: []float64{0.01, 0.1}}},
+	Build: newPendulum}
+
+// validatePendulum checks env.pendulum and that the action is one number
+// (the torque).
+func validatePendulum(c *config.Config, bad config.Bad) {
+	p := config.Section[PendulumConfig](c, "env.pendulum")
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"gravity", p.Gravity}, {"mass", p.Mass}, {"length", p.Length}, {"dt", p.DT},
+		{"max_speed", p.MaxSpeed}, {"max_torque", p.MaxTorque}} {
+		if !(k.v > 0) || !finite(k.v) || k.v > 1e6 {
+			bad("env.pendulum."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
+		}
+	}
+	stepBounds(bad, "env.pendulum", p.DT, p.Gravity)
+	if !(p.InitTheta >= 0) || p.InitTheta > math.Pi {
+		bad("env.pendulum.init_theta", "must lie in [0, π], got %v", p.InitTheta)
+	}
+	if !(p.InitSpeed >= 0) || !(p.InitSpeed <= p.MaxSpeed) {
+		bad("env.pendulum.init_speed", "must lie in [0, max_speed = %v], got %v", p.MaxSpeed, p.InitSpeed)
+	}
+	validatePhysicsNoise(bad, "env.pendulum", p.Noise, p.NoiseStd)
+	if c.Env.ActionDim != 1 {
+		bad("env.action_dim", "pendulum has one action (the torque), got action_dim %d", c.Env.ActionDim)
+	}
+}

@@ -127,8 +127,8 @@ func TestPendulumInit(t *testing.T) {
 // noise-free step.
 func TestPendulumNoise(t *testing.T) {
 	c := physicsConfig(t, "pendulum")
-	c.Env.Pendulum.Noise = "normal"
-	c.Env.Pendulum.NoiseStd = []float64{0.02, 0.3}
+	(*config.Section[PendulumConfig](c, "env.pendulum")).Noise = "normal"
+	(*config.Section[PendulumConfig](c, "env.pendulum")).NoiseStd = []float64{0.02, 0.3}
 	m, err := New(c)
 	if err != nil {
 		t.Fatal(err)

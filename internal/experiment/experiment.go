@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"time"
 
@@ -68,9 +67,9 @@ func IsPaper(c *config.Config) bool {
 	a, b := *c, *d
 	a.Name, b.Name = "", ""
 	a.Workers, b.Workers = 0, 0
-	a.Agents, b.Agents = nil, nil
+	a.Agents, b.Agents = config.Names("agents"), config.Names("agents") // compare what any agent reads
 	a.Estimate, b.Estimate = config.Estimate{}, config.Estimate{}
-	return reflect.DeepEqual(a, b)
+	return a.Equal(&b)
 }
 
 // openOutDir makes dir the locked output directory of this process: for a

@@ -257,7 +257,7 @@ func TestLoadFromFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(direct, p5.Config) {
+	if !direct.Equal(p5.Config) {
 		t.Errorf("point config differs from the direct config:\n%+v\n%+v", p5.Config, direct)
 	}
 
@@ -281,7 +281,7 @@ func TestLoadFromFile(t *testing.T) {
 		t.Errorf("manifest round trip: %s", d)
 	}
 	for i := range s.Points {
-		if !reflect.DeepEqual(s.Points[i].Config, back.Points[i].Config) || s.Points[i].Name != back.Points[i].Name {
+		if !s.Points[i].Config.Equal(back.Points[i].Config) || s.Points[i].Name != back.Points[i].Name {
 			t.Errorf("point %d differs after the round trip", i)
 		}
 	}
@@ -321,15 +321,25 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("env conflict: %v", err)
 	}
 	// Two values that are one config.
-	_, err = Load(config.Options{}, []string{"confidence.b_psi=3,3.0"})
+	_, err = Load(config.Options{Environ: []string{"SMRL_AGENTS=sm-ucb"}}, []string{"confidence.b_psi=3,3.0"})
 	if err == nil || !strings.Contains(err.Error(), "sweep points confidence.b_psi=3 and confidence.b_psi=3.0 have the same config") {
 		t.Errorf("same config: %v", err)
 	}
 	// A key of a section the run does not use (rss plans with no CEM
-	// settings) runs the same trials under two names.
+	// settings) would run the same trials under two names: the schema
+	// says so.
 	_, err = Load(config.Options{}, []string{"planner.cem.population=8,16"})
-	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "run the same trials: with env.kind expfam and planner.kind rss the run does not use planner.cem.population") {
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "planner.cem.population: is set but planner.kind is rss") {
 		t.Errorf("unused key: %v", err)
+	}
+	// So does a key only another family reads, and 0 and −0 are one point.
+	_, err = Load(config.Options{}, []string{"env.family.sigma=1,2"})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "env.family.sigma: is set but env.family.kind is custom-sin") {
+		t.Errorf("unused family key: %v", err)
+	}
+	_, err = Load(config.Options{}, []string{"lambda=0,-0"})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "have the same config") {
+		t.Errorf("lambda=0,-0: %v", err)
 	}
 	// Used, it is a grid.
 	if _, err := Load(config.Options{Environ: []string{"SMRL_PLANNER_KIND=cem"}}, []string{"planner.cem.population=8,16"}); err != nil {
@@ -481,7 +491,7 @@ func TestShippedSweeps(t *testing.T) {
 		}
 		c.Name, c.Seeds, c.Planner.Tau, c.Planner.NRollouts = paper.Name, paper.Seeds, paper.Planner.Tau, paper.Planner.NRollouts
 		c.Agents = paper.Agents
-		if !reflect.DeepEqual(&c, paper) {
+		if !c.Equal(paper) {
 			t.Errorf("the ablation's MDP or settings differ from the paper's beyond seeds and the grid:\n%+v\n%+v", c, *paper)
 		}
 		if !s.Grid.Axes[0].LogSpaced() || !s.Grid.Axes[1].LogSpaced() {

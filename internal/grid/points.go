@@ -205,18 +205,8 @@ func Load(opt config.Options, set []string) (*Sweep, error) {
 	return &Sweep{Grid: g, Base: base, Points: points}, nil
 }
 
-// unusedKeys returns the keys of a section c does not use (config.Unused).
-func unusedKeys(keys []string, c *config.Config) []string {
-	var out []string
-	for _, k := range keys {
-		for _, sec := range c.Unused() {
-			if k == sec || strings.HasPrefix(k, sec+".") {
-				out = append(out, k)
-			}
-		}
-	}
-	return out
-}
+// unusedKeys returns the keys c does not use (config.Unused).
+func unusedKeys(keys []string, c *config.Config) []string { return c.Unused(keys) }
 
 // sameAs is the point's effective config (config.Effective) with its name
 // and workers blanked: equal for two points that run the same trials.

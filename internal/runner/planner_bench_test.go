@@ -85,8 +85,8 @@ func BenchmarkDecision(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				seqs := map[string]int{"rss": c.Planner.NSequences, "cem": c.Planner.CEM.Population * c.Planner.CEM.Iterations,
-					"mppi": c.Planner.MPPI.Samples}[kind]
+				seqs := map[string]int{"rss": c.Planner.NSequences, "cem": (*config.Section[agent.CEMConfig](c, "planner.cem")).Population * (*config.Section[agent.CEMConfig](c, "planner.cem")).Iterations,
+					"mppi": (*config.Section[agent.MPPIConfig](c, "planner.mppi")).Samples}[kind]
 				b.Run(c.Name+"/"+kind+"/"+name, func(b *testing.B) {
 					rng := rand.New(rand.NewPCG(1, 2))
 					s := make([]float64, m.StateDim())

@@ -1,0 +1,420 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// This file is the registry of parts: the environments, planners,
+// families, feature maps and agents that a config selects. config knows
+// no part by name. Each part declares, next to its code and with one
+// Register call, the keys it owns: its own section (a typed struct with
+// its defaults) and the keys of the shared sections only it reads. From
+// the registry config assembles the schema: the keys and their defaults,
+// which keys a config uses (Uses), the snapshot (YAML holds exactly those),
+// and the documentation of smrl list.
+//
+// A key is used when every group that owns it (through a part that lists
+// it, or one of its sections) has one of its owners selected; a key no
+// part owns is always used. A part is selected when its group key is used
+// and names it (a list key such as agents: when it lists it).
+
+// Bad reports a problem with a config key: bad("env.cartpole.dt", "must
+// be > 0, got %v", x). Validation collects them all.
+type Bad func(key, format string, args ...any)
+
+// Alias is another name of a part (a Gymnasium id): a config that names it
+// selects the part, with the keys of Set taking these values unless the
+// config sets them itself.
+type Alias struct {
+	Name string
+	Set  map[string]any
+}
+
+// Part is a registered part of an experiment.
+type Part struct {
+	// Group is the config key that selects the part: env.kind,
+	// planner.kind, env.family.kind, env.features.kind,
+	// model.features.kind, agents, ... (see Groups).
+	Group string
+	// Name is the value of Group that selects the part.
+	Name    string
+	Aliases []Alias
+	// Doc is a one-line description (smrl list).
+	Doc string
+	// Section is the path of the part's own section ("env.cartpole"), or
+	// "" when it has none. Defaults points to a struct holding its
+	// defaults; its fields carry mapstructure and yaml tags with the key
+	// names, and a doc tag with a one-line description each.
+	Section  string
+	Defaults any
+	// Uses lists the keys or sections outside Section that the part reads
+	// and that not every config uses ("env.family.freq", "model").
+	Uses []string
+	// Dim is d_s when the part (an environment) fixes it; 0 otherwise.
+	Dim int
+	// Validate checks the part's keys (Section's value is Section(c,
+	// p.Section)) and what it requires of the rest of c. It runs only when
+	// the part is selected.
+	Validate func(c *Config, bad Bad)
+}
+
+// Group is a config key whose value selects parts.
+type Group struct {
+	Key  string // "env.kind"
+	Noun string // "environment": unknown environment "x"
+	List string // the argument of smrl list: "envs"
+}
+
+// Groups are the keys that select parts, in the order smrl list shows them.
+var Groups = []Group{
+	{"env.kind", "environment", "envs"},
+	{"env.action_space", "action space", "action-spaces"},
+	{"env.family.kind", "family", "families"},
+	{"env.features.kind", "features", "features"},
+	{"model.features.kind", "features", "model-features"},
+	{"planner.kind", "planner", "planners"},
+	{"planner.mode", "mode", "planner-modes"},
+	{"agents", "agent", "agents"},
+}
+
+var registry struct {
+	sync.Mutex
+	parts []Part
+}
+
+// Register adds a part. It panics on a programming error: an unknown
+// group, a name registered twice, or a section without defaults.
+func Register(p Part) {
+	registry.Lock()
+	defer registry.Unlock()
+	if !slices.ContainsFunc(Groups, func(g Group) bool { return g.Key == p.Group }) {
+		panic(fmt.Sprintf("config.Register(%s): unknown group %q", p.Name, p.Group))
+	}
+	for _, q := range registry.parts {
+		if q.Group == p.Group && (q.Name == p.Name || slices.ContainsFunc(q.Aliases, func(a Alias) bool { return a.Name == p.Name })) {
+			panic(fmt.Sprintf("config.Register: %s %q registered twice", p.Group, p.Name))
+		}
+	}
+	if p.Section != "" {
+		if p.Defaults == nil || reflect.TypeOf(p.Defaults).Kind() != reflect.Pointer || reflect.TypeOf(p.Defaults).Elem().Kind() != reflect.Struct {
+			panic(fmt.Sprintf("config.Register(%s): section %s needs Defaults, a pointer to a struct", p.Name, p.Section))
+		}
+	}
+	registry.parts = append(registry.parts, p)
+}
+
+// Parts returns the parts of group key, in registration order.
+func Parts(group string) []Part {
+	registry.Lock()
+	defer registry.Unlock()
+	var out []Part
+	for _, p := range registry.parts {
+		if p.Group == group {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Names returns the names of the parts of group key.
+func Names(group string) []string {
+	var out []string
+	for _, p := range Parts(group) {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func allParts() []Part {
+	registry.Lock()
+	defer registry.Unlock()
+	return slices.Clone(registry.parts)
+}
+
+// lookup returns the part of group named name (or one of its aliases).
+func lookup(group, name string) (Part, bool) {
+	for _, p := range Parts(group) {
+		if p.Name == name || slices.ContainsFunc(p.Aliases, func(a Alias) bool { return a.Name == name }) {
+			return p, true
+		}
+	}
+	return Part{}, false
+}
+
+// sectionType returns the type of the registered section at path, nil if
+// none.
+func sectionType(path string) reflect.Type {
+	for _, p := range allParts() {
+		if p.Section == path {
+			return reflect.TypeOf(p.Defaults).Elem()
+		}
+	}
+	return nil
+}
+
+// sectionPaths returns the registered sections' paths, each once, in
+// registration order.
+func sectionPaths() []string {
+	var out []string
+	for _, p := range allParts() {
+		if p.Section != "" && !slices.Contains(out, p.Section) {
+			out = append(out, p.Section)
+		}
+	}
+	return out
+}
+
+// Section returns c's value of the registered section at path (a pointer
+// to the part's struct type T); the part's defaults when c has none (a
+// Config built by hand). It panics when T is not the section's type.
+func Section[T any](c *Config, path string) *T {
+	if v, ok := c.parts[path]; ok {
+		return v.(*T)
+	}
+	for _, p := range allParts() {
+		if p.Section == path {
+			d := *(p.Defaults.(*T))
+			if c.parts == nil {
+				c.parts = map[string]any{}
+			}
+			c.parts[path] = &d
+			return &d
+		}
+	}
+	panic(fmt.Sprintf("config.Section: no part registers section %s", path))
+}
+
+// clone returns a copy of c whose sections are copies too.
+func (c *Config) clone() *Config {
+	d := *c
+	d.parts = make(map[string]any, len(c.parts))
+	for k, v := range c.parts {
+		x := reflect.New(reflect.TypeOf(v).Elem())
+		x.Elem().Set(reflect.ValueOf(v).Elem())
+		d.parts[k] = x.Interface()
+	}
+	return &d
+}
+
+// defaultSections returns the registered sections' defaults as a nested
+// map (env → cartpole → gravity → 9.8), for viper.
+func defaultSections() (map[string]any, error) {
+	root := map[string]any{}
+	for _, p := range allParts() {
+		if p.Section == "" {
+			continue
+		}
+		b, err := yaml.Marshal(p.Defaults)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(b, &m); err != nil {
+			return nil, err
+		}
+		parts := strings.Split(p.Section, ".")
+		at := root
+		for _, k := range parts[:len(parts)-1] {
+			next, ok := at[k].(map[string]any)
+			if !ok {
+				next = map[string]any{}
+				at[k] = next
+			}
+			at = next
+		}
+		at[parts[len(parts)-1]] = m
+	}
+	return root, nil
+}
+
+// groupValues returns the value(s) of group key in c.
+func (c *Config) groupValues(key string) []string {
+	v, err := c.value(key)
+	if err != nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []string:
+		return x
+	}
+	return nil
+}
+
+// value returns the value of key in c (a core key or a section's).
+func (c *Config) value(key string) (any, error) {
+	rv := reflect.ValueOf(c).Elem()
+	var prefix string
+	for _, part := range strings.Split(key, ".") {
+		prefix = joinKey(prefix, part)
+		if rv.Kind() != reflect.Struct {
+			return nil, fmt.Errorf("no key %s", key)
+		}
+		f, ok := fieldByTag(rv.Type(), part)
+		if ok {
+			rv = rv.FieldByIndex(f.Index)
+			continue
+		}
+		if t := sectionType(prefix); t != nil {
+			v, ok := c.parts[prefix]
+			if !ok {
+				return nil, fmt.Errorf("no section %s", prefix)
+			}
+			rv = reflect.ValueOf(v).Elem()
+			continue
+		}
+		return nil, fmt.Errorf("no key %s", key)
+	}
+	return rv.Interface(), nil
+}
+
+// fieldByTag returns the field of struct type t whose yaml name is name.
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if tag := strings.Split(f.Tag.Get("yaml"), ",")[0]; tag == name && tag != "-" {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// selected reports whether part p is selected in c.
+func (c *Config) selected(p Part, seen map[string]bool) bool {
+	if !c.uses(p.Group, seen) {
+		return false
+	}
+	if p.Group == "agents" && c.allAgents {
+		return true
+	}
+	return slices.Contains(c.groupValues(p.Group), p.Name)
+}
+
+// owns reports whether part p owns key: key is, or lies in, its section or
+// one of the keys it uses.
+func owns(p Part, key string) bool {
+	in := func(s string) bool { return s != "" && (key == s || strings.HasPrefix(key, s+".")) }
+	return in(p.Section) || slices.ContainsFunc(p.Uses, in)
+}
+
+// Uses reports whether the run of c reads key (a key or a section): see
+// the registry's rule at the top of this file.
+func (c *Config) Uses(key string) bool { return c.uses(key, map[string]bool{}) }
+
+func (c *Config) uses(key string, seen map[string]bool) bool {
+	if seen[key] {
+		return true // a cycle of ownership: a registration error, treated as used
+	}
+	seen[key] = true
+	defer delete(seen, key)
+	owners := map[string]bool{} // group → one of its owners of key is selected
+	for _, p := range allParts() {
+		if !owns(p, key) {
+			continue
+		}
+		owners[p.Group] = owners[p.Group] || c.selected(p, seen)
+	}
+	for _, ok := range owners {
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// whyUnused says why key is not used: the group whose value selects none
+// of key's owners ("env.kind is expfam").
+func (c *Config) whyUnused(key string) string {
+	groups := map[string][]string{}
+	for _, p := range allParts() {
+		if owns(p, key) {
+			groups[p.Group] = append(groups[p.Group], p.Name)
+		}
+	}
+	for _, g := range slices.Sorted(maps.Keys(groups)) {
+		names := groups[g]
+		if slices.ContainsFunc(names, func(n string) bool { p, _ := lookup(g, n); return c.selected(p, map[string]bool{}) }) {
+			continue
+		}
+		if !c.Uses(g) {
+			return fmt.Sprintf("%s (which selects %s) is not used: %s", g, strings.Join(names, ", "), c.whyUnused(g))
+		}
+		vals := c.groupValues(g)
+		if len(names) == 1 {
+			return fmt.Sprintf("%s is %s (it is used by %s %s only)", g, strings.Join(vals, ", "), g, names[0])
+		}
+		return fmt.Sprintf("%s is %s (it is used by %s %s)", g, strings.Join(vals, ", "), g, orList(names))
+	}
+	return "it is not used"
+}
+
+func orList(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// validateParts checks every used group key's value against its parts and
+// runs the Validate of every selected part.
+func (c *Config) validateParts(bad Bad, agents bool) {
+	for _, g := range Groups {
+		if g.Key == "agents" && !agents {
+			continue
+		}
+		if !c.Uses(g.Key) {
+			continue
+		}
+		names := Names(g.Key)
+		for _, v := range c.groupValues(g.Key) {
+			if !slices.Contains(names, v) {
+				bad(g.Key, "unknown %s %q (known: %v)", g.Noun, v, names)
+			}
+		}
+	}
+	for _, p := range allParts() {
+		if p.Validate == nil || (p.Group == "agents" && !agents) {
+			continue
+		}
+		if c.selected(p, map[string]bool{}) {
+			p.Validate(c, bad)
+		}
+	}
+}
+
+// EnvDim returns d_s as the selected environment fixes it (0: from the
+// config's env.family.dim).
+func (c *Config) EnvDim() int {
+	if p, ok := lookup("env.kind", c.Env.Kind); ok {
+		return p.Dim
+	}
+	return 0
+}
+
+// Origin says where c's value of key comes from: "default", a file and
+// line ("a.yaml:12"), an SMRL_* variable, "--set" or a flag ("--seeds").
+func (c *Config) Origin(key string) string {
+	if o, ok := c.origins[key]; ok {
+		return o
+	}
+	return "default"
+}
+
+// Equal reports whether c and d run the same experiment with the same
+// settings: their snapshots (YAML) are equal.
+func (c *Config) Equal(d *Config) bool {
+	a, err := c.YAML()
+	if err != nil {
+		return false
+	}
+	b, err := d.YAML()
+	return err == nil && string(a) == string(b)
+}

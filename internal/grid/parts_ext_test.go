@@ -1,0 +1,6 @@
+package grid_test
+
+// The parts register their config sections in their packages' init: this
+// file links them into the test binary, so that the package's tests
+// validate configs against the full registry.
+import _ "github.com/smrl-dev/smrl/internal/agent"

@@ -52,6 +52,22 @@ type Options struct {
 	// it is new or empty: the directory results/<name>/ of a shard's
 	// results/<name>/shard-i-of-n/, into which smrl merge later writes.
 	ClaimParent bool
+	// Overwrite lets a fresh run replace the completed results in OutDir;
+	// without it (and without Resume) such a directory is refused.
+	Overwrite bool
+	// DryRun validates and plans the run and writes nothing: Run prints
+	// the plan to Stdout and returns.
+	DryRun bool
+}
+
+// refuseCompleted refuses a fresh run into dir when dir holds the file
+// done, which a completed run (or merge, or sweep) writes last: a second
+// run would silently replace its results.
+func refuseCompleted(dir, done string) error {
+	if _, err := os.Stat(filepath.Join(dir, done)); err != nil {
+		return nil
+	}
+	return errs.Invalid(fmt.Errorf("%s holds completed results (%s): --overwrite replaces them, --resume continues an interrupted run there, or write into another --out", dir, done))
 }
 
 // DefaultOutDir is results/<config name>/.
@@ -133,6 +149,14 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	}
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("%s is a sweep directory (smrl sweep): write the run into another --out", opt.OutDir))
+	}
+	if !opt.Resume && !opt.Overwrite {
+		if err := refuseCompleted(opt.OutDir, results.EpisodesFile); err != nil {
+			return err
+		}
+	}
+	if opt.DryRun {
+		return printPlan(c, opt)
 	}
 	if opt.ClaimParent && !opt.Resume {
 		// Best effort: a parent the user already filled stays theirs (the

@@ -193,6 +193,14 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	if err := checkDirs(s, root, !opt.Resume); err != nil {
 		return err
 	}
+	if !opt.Resume && !opt.Overwrite {
+		if err := refuseCompleted(root, grid.TableFile); err != nil {
+			return err
+		}
+	}
+	if opt.DryRun {
+		return printSweepPlan(s, root, opt.Options)
+	}
 	if opt.ClaimParent && !opt.Resume {
 		// Best effort, as for a run's shard: see Options.ClaimParent.
 		if err := outdir.Claim(filepath.Dir(filepath.Clean(root))); err != nil && !errors.Is(err, errs.ErrInvalidInput) {

@@ -1,0 +1,50 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/runner"
+)
+
+// printPlan prints what Run would do (smrl run --dry-run): the trials,
+// the shard's share, and the files it would write. It writes nothing.
+func printPlan(c *config.Config, opt Options) error {
+	w := opt.Stdout
+	if w == nil {
+		w = io.Discard
+	}
+	all := runner.Trials(c)
+	sel := opt.Shard.Select(len(all))
+	fmt.Fprintf(w, "dry run: nothing is written\n")
+	fmt.Fprintf(w, "config %s: env.kind %s, planner.kind %s, agents %v\n", c.Name, c.Env.Kind, c.Planner.Kind, c.Agents)
+	fmt.Fprintf(w, "trials: %d (%d agents × %d seeds) of %d episodes of at most %d steps", len(sel), len(c.Agents), c.Seeds, c.Episodes, c.Env.Horizon)
+	if opt.Shard.Count > 0 {
+		fmt.Fprintf(w, ", shard %s of %d trials", opt.Shard, len(all))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "output: %s\n", opt.OutDir)
+	return nil
+}
+
+// printSweepPlan prints what RunSweep would do (smrl sweep --dry-run).
+func printSweepPlan(s *grid.Sweep, root string, opt Options) error {
+	w := opt.Stdout
+	if w == nil {
+		w = io.Discard
+	}
+	trials := 0
+	for _, p := range s.Points {
+		trials += len(runner.Trials(p.Config))
+	}
+	fmt.Fprintf(w, "dry run: nothing is written\n")
+	fmt.Fprintf(w, "sweep %s: %d points, %d trials\n", s.Base.Name, len(s.Points), trials)
+	fmt.Fprintf(w, "output: %s\n", root)
+	for _, p := range s.Points {
+		fmt.Fprintf(w, "  %s: %d trials -> %s\n", p.Label, len(runner.Trials(p.Config)), filepath.Join(root, p.Name))
+	}
+	return nil
+}

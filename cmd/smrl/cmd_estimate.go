@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -23,13 +23,14 @@ type EstimateOptions struct {
 	IO  *IOStreams
 	Cmd *cobra.Command // for loadConfig
 
-	ConfigPath string
-	DataPath   string
-	Methods    []string
-	Format     string
-	Out        string
-	NoPlots    bool
-	Plot       string
+	Config   ConfigFlags
+	DataPath string
+	Quiet    bool
+	Methods  []string
+	Format   string
+	Out      string
+	NoPlots  bool
+	Plot     string
 
 	// Which flags were given, for the checks of flag combinations.
 	NSet, RepeatsSet, SweepNSet bool
@@ -94,13 +95,16 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.ConfigPath, "config", "c", "", "experiment config `FILE` (default: the paper's settings)")
+	addConfigFlags(cmd, &opts.Config, true)
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no \"wrote ...\" lines (the estimates of --format are still printed)")
 	f.StringVar(&opts.DataPath, "data", "", "CSV `FILE` of transitions (default: draw them from the config's true model)")
 	f.Int("n", 0, "number of transitions to draw (config estimate.n, default 1000)")
 	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle (default all)")
 	f.Float64("lambda", 0, "ridge regularisation λ >= 0 (config lambda, default 1e-4)")
 	f.Uint64("seed", 0, "master seed of the drawn data (config seed, default 1)")
-	f.StringVar(&opts.Format, "format", "table", "output format: table or json")
+	f.StringVar(&opts.Format, "format", "table", "output format of the estimates (not of figures): table or json")
+	cmd.RegisterFlagCompletionFunc("format", completeWords("table", "json"))
+	cmd.RegisterFlagCompletionFunc("method", completeWords("sm", "lds", "mle"))
 	f.IntSlice("sweep-n", nil, "sweep these sample `sizes` (config estimate.sweep_n); needs --out")
 	f.Int("repeats", 0, "data sets per size in a sweep (config estimate.repeats, default 20)")
 	f.StringVar(&opts.Out, "out", "", "write the sweep's errors to this CSV `FILE` (runs a sweep)")
@@ -136,7 +140,12 @@ func estimateRun(opts *EstimateOptions) error {
 
 	// estimate runs no agent: the agents of a config, and what only they
 	// need, are not its business.
-	c, err := loadConfigOpts(opts.Cmd, config.Options{Path: opts.ConfigPath, IgnoreAgents: true}, estimateKeys)
+	copt, err := opts.Config.options()
+	if err != nil {
+		return err
+	}
+	copt.IgnoreAgents = true
+	c, err := loadConfigOpts(opts.Cmd, copt, estimateKeys)
 	if err != nil {
 		return err
 	}
@@ -176,7 +185,11 @@ func estimateRun(opts *EstimateOptions) error {
 			}
 		}
 		sizes := len(rows) / len(methods) / c.Estimate.Repeats
-		if _, err := fmt.Fprintf(opts.IO.Out, "wrote %s (%d methods × %d sizes × %d repeats); slope of log mean |W−W0|_F on log n: %s\n",
+		out := opts.IO.Out
+		if opts.Quiet {
+			out = io.Discard
+		}
+		if _, err := fmt.Fprintf(out, "wrote %s (%d methods × %d sizes × %d repeats); slope of log mean |W−W0|_F on log n: %s\n",
 			opts.Out, len(methods), sizes, c.Estimate.Repeats, strings.Join(parts, ", ")); err != nil {
 			return err
 		}
@@ -186,7 +199,7 @@ func estimateRun(opts *EstimateOptions) error {
 		if err := plotting.SweepFigure(opts.Out, fig, plotting.Options{}); err != nil {
 			return fmt.Errorf("drawing %s: %w", fig, err)
 		}
-		_, err = fmt.Fprintf(opts.IO.Out, "wrote %s\n", fig)
+		_, err = fmt.Fprintf(out, "wrote %s\n", fig)
 		return err
 	}
 

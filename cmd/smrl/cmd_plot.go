@@ -19,6 +19,7 @@ type PlotOptions struct {
 	Out    string
 	Sweep  string
 	Format string
+	Quiet  bool
 }
 
 // NewCmdPlot returns smrl plot.
@@ -44,7 +45,7 @@ draws the estimation error against n on log–log axes instead, to --out or
 FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 2 otherwise, before drawing).`,
 		Example: `  smrl plot --in results/synthetic
-  smrl plot --in results/synthetic --format svg --out /tmp/figs
+  smrl plot --in results/synthetic --plot-format svg --out /tmp/figs
   smrl plot --sweep sweep.csv --out sweep.png`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return plotRun(opts) },
@@ -53,7 +54,11 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 	f.StringVar(&opts.In, "in", "", "results directory to plot")
 	f.StringVar(&opts.Sweep, "sweep", "", "estimation sweep CSV to plot instead")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (results) or file (sweep)")
-	f.StringVar(&opts.Format, "format", "png", "png, svg or pdf")
+	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")
+	f.StringVar(&opts.Format, "format", "png", "figure format (old name of --plot-format)")
+	f.MarkHidden("format")
+	cmd.RegisterFlagCompletionFunc("plot-format", completeWords("png", "svg", "pdf"))
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not list the figures written")
 	return cmd
 }
 
@@ -61,7 +66,7 @@ func plotRun(opts *PlotOptions) error {
 	switch opts.Format {
 	case "png", "svg", "pdf":
 	default:
-		return usageErrorf("--format: want png, svg or pdf, got %q", opts.Format)
+		return usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
 	}
 	if (opts.In == "") == (opts.Sweep == "") {
 		return usageErrorf("give exactly one of --in DIR and --sweep FILE.csv")
@@ -86,7 +91,9 @@ func plotRun(opts *PlotOptions) error {
 		if err := plotting.SweepFigure(opts.Sweep, out, plotting.Options{Format: opts.Format}); err != nil {
 			return err
 		}
-		fmt.Fprintln(opts.IO.Out, out)
+		if !opts.Quiet {
+			fmt.Fprintln(opts.IO.Out, out)
+		}
 		return nil
 	}
 	plot := experiment.Plot
@@ -95,7 +102,9 @@ func plotRun(opts *PlotOptions) error {
 	}
 	figs, err := plot(opts.In, opts.Out, opts.Format)
 	for _, f := range figs {
-		fmt.Fprintln(opts.IO.Out, f)
+		if !opts.Quiet {
+			fmt.Fprintln(opts.IO.Out, f)
+		}
 	}
 	return err
 }

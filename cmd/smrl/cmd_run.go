@@ -20,11 +20,11 @@ type RunOptions struct {
 	IO  *IOStreams
 	Cmd *cobra.Command
 
-	ConfigPath string
-	Out        string
-	NoPlots    bool
-	Quiet      bool
-	Format     string
+	Config  ConfigFlags
+	Out     string
+	NoPlots bool
+	Quiet   bool
+	Format  string
 	// Agents is compare's --agents: the config key agents.
 	Agents []string
 	// Resume, Shard and ShardCount control interrupted and sharded runs.
@@ -32,6 +32,10 @@ type RunOptions struct {
 	Shard      string
 	ShardCount int
 	LogFormat  string
+	// Overwrite lets a fresh run replace completed results in --out;
+	// DryRun validates and prints the plan without writing.
+	Overwrite bool
+	DryRun    bool
 }
 
 // runKeys maps config keys to the flags shared by run and compare.
@@ -53,8 +57,8 @@ var agentRunKeys = func() map[string]string {
 
 func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f := cmd.Flags()
-	f.StringVarP(&opts.ConfigPath, "config", "c", "", "YAML config (default: the embedded paper config)")
-	f.StringVarP(&opts.Out, "out", "o", "", "results directory (default results/<config name>)")
+	addConfigFlags(cmd, &opts.Config, true)
+	f.StringVarP(&opts.Out, "out", "o", "", "results `DIR`ectory (default results/<config name>)")
 	f.Int("episodes", 0, "episodes per trial (config key episodes)")
 	f.Int("seeds", 0, "trials per agent (config key seeds)")
 	f.Uint64("seed", 0, "master seed (config key seed)")
@@ -62,10 +66,20 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "do not draw figures")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines and no table")
 	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")
+	cmd.RegisterFlagCompletionFunc("plot-format", completeWords("png", "svg", "pdf"))
 	f.BoolVar(&opts.Resume, "resume", false, "continue the interrupted run in --out, skipping completed trials")
+	f.BoolVar(&opts.Overwrite, "overwrite", false, "replace the completed results in --out (without it a fresh run there is refused)")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "validate the config, print the plan (trials, output directory) and write nothing")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `i/n` of the trials (default: from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)")
 	f.IntVar(&opts.ShardCount, "shard-count", 0, "number of shards for JOB_COMPLETION_INDEX (or SMRL_SHARD_COUNT)")
 	f.StringVar(&opts.LogFormat, "log-format", "text", "log records on stderr: text or json")
+	cmd.RegisterFlagCompletionFunc("log-format", completeWords("text", "json"))
+}
+
+// addAgentsFlag adds --agents (config key agents) with completion.
+func addAgentsFlag(cmd *cobra.Command, opts *RunOptions, usage string) {
+	cmd.Flags().StringSliceVar(&opts.Agents, "agents", nil, usage+": "+strings.Join(config.Names("agents"), ", "))
+	cmd.RegisterFlagCompletionFunc("agents", completeWords(config.Names("agents")...))
 }
 
 // NewCmdRun returns smrl run.
@@ -75,15 +89,24 @@ func NewCmdRun(io *IOStreams) *cobra.Command {
 		Use:   "run [flags]",
 		Short: "Run the agents of a config over seeded trials",
 		Long: `Run every agent listed in the config (key agents) for the configured number
-of seeds and episodes on the configured MDP, with the shared random-shooting
-planner, and write episodes.csv, summary.csv, config.yaml, metadata.json,
-figures (plots/) and report.md into the results directory.
+of seeds and episodes on the configured environment (env.kind: the paper's
+exponential-family MDP, cartpole, pendulum, mountain-car or their Gymnasium
+ids; smrl list envs), planning with the configured planner (planner.kind:
+rss, cem or mppi; smrl list planners), and write episodes.csv, summary.csv,
+config.yaml (the keys the run uses), metadata.json, figures (plots/) and
+report.md into the results directory.
+
+A results directory that holds completed results is not replaced: --overwrite
+replaces it, --resume continues an interrupted run. --dry-run prints the plan
+and writes nothing.
 
 Trials run in parallel on --workers cores; the CSV files are byte-identical
 for any number of workers. Every agent in one seed faces the same initial
 states and transition noise, so regret against the oracle is paired.`,
 		Example: `  smrl run --config configs/synthetic.yaml
   smrl run --config configs/quick.yaml --out /tmp/quick --no-plots
+  smrl run --config configs/quick.yaml --set planner.tau=3 --dry-run
+  smrl run --set env.kind=Pendulum-v1 --set planner.kind=mppi --set agents=[oracle] --seeds 1
   SMRL_EPISODES=100 smrl run --config configs/nonlds.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -120,8 +143,7 @@ files are those of smrl run.`,
 		},
 	}
 	addRunFlags(cmd, opts)
-	cmd.Flags().StringSliceVar(&opts.Agents, "agents", nil,
-		"agents to compare (config key agents; default sm, lds, oracle): "+strings.Join(config.Names("agents"), ", "))
+	addAgentsFlag(cmd, opts, "agents to compare (config key agents; default sm, lds, oracle)")
 	return cmd
 }
 
@@ -130,7 +152,7 @@ func runRun(opts *RunOptions) error {
 	if opts.Cmd.Flags().Lookup("agents") != nil {
 		keys = agentRunKeys
 	}
-	c, err := loadConfig(opts.Cmd, opts.ConfigPath, keys)
+	c, err := loadConfig(opts.Cmd, &opts.Config, keys)
 	if err != nil {
 		return err
 	}
@@ -177,6 +199,11 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 		Resume:      opts.Resume,
 		Shard:       shard,
 		ResumeHint:  resumeHint(opts.Resume),
+		Overwrite:   opts.Overwrite,
+		DryRun:      opts.DryRun,
+	}
+	if opts.Resume && opts.Overwrite {
+		return experiment.Options{}, usageErrorf("--resume continues the run in --out and --overwrite replaces it: give one")
 	}
 	if !opts.Quiet {
 		eo.Stdout = opts.IO.Out
@@ -184,6 +211,9 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 		if opts.LogFormat == "text" && isTerminal(opts.IO.ErrOut) {
 			eo.Bar = opts.IO.ErrOut
 		}
+	}
+	if opts.DryRun {
+		eo.Stdout, eo.Log, eo.Bar = opts.IO.Out, nil, nil
 	}
 	if !opts.NoPlots {
 		eo.Plot = drawFigures(opts.IO, opts.Format, plotQuiet)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/experiment"
@@ -14,7 +13,6 @@ import (
 // grid's --set arguments.
 type SweepOptions struct {
 	RunOptions
-	Set []string
 }
 
 // NewCmdSweep returns smrl sweep.
@@ -30,7 +28,8 @@ V1,V2,... (list values in brackets: [1,-1],[-1,1]), lin:FROM:TO:COUNT or
 log:FROM:TO:COUNT; keys are config keys as in YAML (planner.tau).
 
 Every (point, agent, seed) trial runs on one worker pool. Each point gets a
-results directory of its own under --out, named KEY=VALUE,KEY=VALUE, with
+results directory of its own under --out (default results/<name>-sweep, so a
+sweep never collides with smrl run or compare of the same config), named KEY=VALUE,KEY=VALUE, with
 exactly the files smrl run writes for the point's config; sweep.csv holds
 one row per point and agent (final cumulative reward and regret with 95%
 intervals, regret slope, final return), and the sweep figures plot them
@@ -46,9 +45,9 @@ variables) and smrl merge work as for smrl run.`,
 		},
 	}
 	addRunFlags(cmd, &opts.RunOptions)
-	cmd.Flags().StringArrayVar(&opts.Set, "set", nil, "sweep a config key: `KEY=VALUES` (V1,V2,..., lin:FROM:TO:COUNT or log:FROM:TO:COUNT); repeatable")
-	cmd.Flags().StringSliceVar(&opts.Agents, "agents", nil,
-		"agents to run at every point (config key agents): "+strings.Join(config.Names("agents"), ", "))
+	// sweep's --set is the grid: one value or several per key.
+	cmd.Flags().Lookup("set").Usage = "sweep a config key: `KEY=VALUES` (V1,V2,..., lin:FROM:TO:COUNT or log:FROM:TO:COUNT; one value sets the key at every point); repeatable"
+	addAgentsFlag(cmd, &opts.RunOptions, "agents to run at every point (config key agents)")
 	return cmd
 }
 
@@ -57,12 +56,16 @@ func sweepRun(opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := grid.Load(config.Options{Path: opts.ConfigPath, Flags: flags, Environ: os.Environ(), Warn: warner(opts.Cmd)}, opts.Set)
+	opt := config.Options{Flags: flags, Environ: os.Environ(), Warn: warner(opts.Cmd)}
+	if p := opts.Config.Paths; len(p) > 0 {
+		opt.Path, opt.Paths = p[0], p[1:]
+	}
+	s, err := grid.Load(opt, opts.Config.Set)
 	if err != nil {
 		return err
 	}
 	// Figures are drawn once for all points, from the sweep.
-	eo, err := opts.experimentOptions(experiment.DefaultOutDir(s.Base), s.Base.Workers, true)
+	eo, err := opts.experimentOptions(sweepOutDir(experiment.DefaultOutDir(s.Base)), s.Base.Workers, true)
 	if err != nil {
 		return err
 	}

@@ -98,11 +98,15 @@ Reinforcement Learning via Score Matching" (NeurIPS 2022).
 
 It learns the transition model P_W(s'|s,a) = q(s') exp(<psi(s'), W phi(s,a)> − Z)
 of an MDP by score matching (SMRL), compares it with least squares (LDS) and
-maximum likelihood, and runs optimistic model-based RL agents on the paper's
-synthetic MDP.
+maximum likelihood, and runs model-based RL agents (greedy, optimistic and
+posterior-sampling) on the paper's synthetic MDP and on CartPole, Pendulum
+and MountainCarContinuous, planning with random shooting, CEM or MPPI
+(smrl list envs, smrl list planners, smrl list agents).
 
-Experiments are described by YAML configs (--config); SMRL_* environment
-variables and flags override their keys. Exit codes: 0 success, 1 failure,
+Experiments are described by YAML configs (--config, repeatable: later files
+win); --set KEY=VALUE, SMRL_* environment variables and flags override their
+keys (smrl config --sources shows where each value comes from; smrl list
+keys lists them). Exit codes: 0 success, 1 failure,
 2 bad usage, config or data, 3 internal error (a bug), 130 interrupted.`,
 		Version:       versionString(),
 		SilenceUsage:  true,
@@ -125,7 +129,7 @@ variables and flags override their keys. Exit codes: 0 success, 1 failure,
 
 	cmd.SetHelpCommand(newHelpCmd())
 	// Subcommands: add new ones here.
-	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios), NewCmdRun(ios), NewCmdCompare(ios), NewCmdPlot(ios), NewCmdMerge(ios), NewCmdSweep(ios))
+	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios), NewCmdRun(ios), NewCmdCompare(ios), NewCmdPlot(ios), NewCmdMerge(ios), NewCmdSweep(ios), NewCmdConfig(ios), NewCmdList(ios))
 	return cmd
 }
 

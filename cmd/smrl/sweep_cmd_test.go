@@ -78,17 +78,17 @@ func TestSweepShardsFromEnvironmentAndMerge(t *testing.T) {
 		}
 	}
 	os.Unsetenv("JOB_COMPLETION_INDEX")
-	shards, _ := filepath.Glob(filepath.Join("results", "tiny", "shard-*-of-2"))
+	shards, _ := filepath.Glob(filepath.Join("results", "tiny-sweep", "shard-*-of-2"))
 	if len(shards) != 2 {
 		t.Fatalf("shard directories %v", shards)
 	}
 	// The conventional results/<name>/ is marked, so merge may write there.
-	code, stdout, stderr := run(t, "merge", shards[0], shards[1], "--out", filepath.Join("results", "tiny"), "--no-plots")
+	code, stdout, stderr := run(t, "merge", shards[0], shards[1], "--out", filepath.Join("results", "tiny-sweep"), "--no-plots")
 	if code != ExitOK || !strings.Contains(stdout, "(2 points, 6 trials") {
 		t.Fatalf("merge: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	a, _ := os.ReadFile(filepath.Join(ref, "sweep.csv"))
-	b, _ := os.ReadFile(filepath.Join("results", "tiny", "sweep.csv"))
+	b, _ := os.ReadFile(filepath.Join("results", "tiny-sweep", "sweep.csv"))
 	if len(a) == 0 || !bytes.Equal(a, b) {
 		t.Error("the merged sweep.csv differs from the unsharded sweep's")
 	}

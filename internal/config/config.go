@@ -759,7 +759,7 @@ func attribute(err error, file string, sources map[string]string) error {
 		case file != "":
 			out[i] = fmt.Errorf("%s: %w (%s keeps its embedded default)", file, p, key)
 		default:
-			out[i] = fmt.Errorf("%w (%s keeps its embedded default; set it in a config file or with %s)", p, key,
+			out[i] = fmt.Errorf("%w (%s keeps its embedded default; set it in a config file, with --set %s=... or with %s)", p, key, key,
 				"SMRL_"+strings.ToUpper(strings.ReplaceAll(key, ".", "_")))
 		}
 	}
@@ -1124,6 +1124,50 @@ func didYouMean(key string) string {
 // run uses (Uses), each registered section in its place, a negative zero
 // written as 0.
 func (c *Config) YAML() ([]byte, error) {
+	root, err := c.yamlNode()
+	if err != nil {
+		return nil, err
+	}
+	return encodeYAML(root)
+}
+
+// YAMLSources is YAML with a comment after every key naming where its
+// value comes from (Origin): smrl config --sources.
+func (c *Config) YAMLSources() ([]byte, error) {
+	root, err := c.yamlNode()
+	if err != nil {
+		return nil, err
+	}
+	var walk func(n *yaml.Node, key string)
+	walk = func(n *yaml.Node, key string) {
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := joinKey(key, n.Content[i].Value)
+			if v := n.Content[i+1]; v.Kind == yaml.MappingNode {
+				walk(v, k)
+			} else {
+				n.Content[i].LineComment = c.Origin(k)
+			}
+		}
+	}
+	walk(root, "")
+	return encodeYAML(root)
+}
+
+func encodeYAML(root *yaml.Node) ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
+}
+
+// yamlNode is the snapshot's YAML tree (see YAML).
+func (c *Config) yamlNode() (*yaml.Node, error) {
 	var root yaml.Node
 	if err := root.Encode(c); err != nil {
 		return nil, err
@@ -1148,13 +1192,7 @@ func (c *Config) YAML() ([]byte, error) {
 		at.Content = append(at.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: parts[len(parts)-1]}, &n)
 	}
 	c.prune(&root, "")
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(&root); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), enc.Close()
+	return &root, nil
 }
 
 // mappingValue returns the value node of key k in the mapping n, nil if

@@ -100,7 +100,7 @@ func TestSweepBlockedPointChangesNothing(t *testing.T) {
 	}
 	lock := filepath.Join(root, s.Points[3].Name, outdir.LockFile)
 	before := snapshot(t, root)
-	err = RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root}})
+	err = RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root, Overwrite: true}})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "in use by another smrl process") {
 		t.Fatalf("sweep into a locked point: err = %v", err)
 	}

@@ -108,8 +108,13 @@ func TestSweepEqualsSeparateRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	samePoints(t, s, root, one, "1 vs 3 workers")
-	// A fresh sweep into smrl's own sweep directory replaces it.
-	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: one, Workers: 2}}); err != nil {
+	// A fresh sweep into a completed sweep directory is refused; with
+	// Overwrite it replaces it.
+	err = RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: one, Workers: 2}})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "holds completed results (sweep.csv): --overwrite replaces them") {
+		t.Errorf("a second sweep without Overwrite: %v", err)
+	}
+	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: one, Workers: 2, Overwrite: true}}); err != nil {
 		t.Fatalf("a second sweep into the same directory: %v", err)
 	}
 	samePoints(t, s, root, one, "re-run")

@@ -530,3 +530,18 @@ func (g *Grid) Section() ([]byte, error) {
 	}
 	return b.Bytes(), enc.Close()
 }
+
+// ParseOne parses a --set argument of smrl run, compare, estimate and
+// config: KEY=VALUE, one value written as in sweep's --set (a list value
+// in brackets: agents=[sm,lds]). Errors wrap errs.ErrInvalidInput and
+// quote the argument.
+func ParseOne(arg string) (config.Setting, error) {
+	a, err := ParseSet(arg)
+	if err != nil {
+		return config.Setting{}, err
+	}
+	if len(a.Values) != 1 {
+		return config.Setting{}, errs.Invalid(fmt.Errorf("--set %s: gives %d values; this command takes one value per key (a list in brackets: [1,-1]); smrl sweep runs a grid of values", arg, len(a.Values)))
+	}
+	return config.Setting{Key: a.Key, Value: a.Values[0], Source: "--set"}, nil
+}

@@ -54,8 +54,10 @@ type Config struct {
 	// parts holds the values of the registered parts' sections, by path
 	// ("env.cartpole"): see Section.
 	parts map[string]any
-	// origins maps each key set by a source to where (Origin).
+	// origins maps each key set by a source to where (Origin); rank to
+	// the precedence of that source (see Load).
 	origins map[string]string
+	rank    map[string]int
 	// allAgents treats every agent as selected (smrl estimate, which
 	// runs no agent but fits with every method).
 	allAgents bool
@@ -288,11 +290,14 @@ func Load(opt Options) (*Config, error) {
 	// --sources).
 	sources := map[string]string{}
 	origins := map[string]string{}
+	// rank is the precedence of the source that set each key: the files
+	// in order, then SMRL_*, --set, flags and grid points.
+	rank := map[string]int{}
 	paths := opt.Paths
 	if opt.Path != "" {
 		paths = append([]string{opt.Path}, paths...)
 	}
-	for _, path := range paths {
+	for i, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
@@ -321,7 +326,7 @@ func Load(opt Options) (*Config, error) {
 		}
 		source = path
 		for _, k := range keys {
-			sources[k.key] = path
+			sources[k.key], rank[k.key] = path, i
 			origins[k.key] = fmt.Sprintf("%s:%d", path, k.line)
 		}
 	}
@@ -342,11 +347,11 @@ func Load(opt Options) (*Config, error) {
 			return nil, errs.Invalid(fmt.Errorf("%s=%q: %s %v", name, val, key, err))
 		}
 		v.Set(key, x)
-		sources[key], origins[key] = name, name
+		sources[key], origins[key], rank[key] = name, name, len(paths)
 	}
 	for _, s := range opt.Set {
 		v.Set(s.Key, s.Value)
-		sources[s.Key], origins[s.Key] = s.Source, s.Source
+		sources[s.Key], origins[s.Key], rank[s.Key] = s.Source, s.Source, len(paths)+1
 	}
 	// Flags last: viper's Set has the highest precedence, so later Sets win.
 	for key, f := range opt.Flags {
@@ -363,20 +368,20 @@ func Load(opt Options) (*Config, error) {
 			}
 		}
 		v.Set(key, x)
-		sources[key], origins[key] = "--"+f.Name, "--"+f.Name
+		sources[key], origins[key], rank[key] = "--"+f.Name, "--"+f.Name, len(paths)+2
 	}
 	for _, s := range opt.Point {
 		if prev, ok := sources[s.Key]; ok && !slices.Contains(paths, prev) {
 			return nil, errs.Invalid(fmt.Errorf("%s sweeps %s, which %s also sets: give it in one place", s.Source, s.Key, prev))
 		}
 		v.Set(s.Key, s.Value)
-		sources[s.Key], origins[s.Key] = s.Source, s.Source
+		sources[s.Key], origins[s.Key], rank[s.Key] = s.Source, s.Source, len(paths)+3
 	}
 	c, err := decode(v, source)
 	if err != nil {
 		return nil, err
 	}
-	c.allAgents = opt.IgnoreAgents
+	c.allAgents, c.rank = opt.IgnoreAgents, rank
 	if err := c.resolveAliases(sources, origins); err != nil {
 		return nil, errs.Invalid(attribute(err, strings.Join(paths, ", "), sources))
 	}
@@ -386,25 +391,21 @@ func Load(opt Options) (*Config, error) {
 	}
 	var problems []error
 	if !opt.Snapshot {
-		// A key set on the command line, in the environment or by a grid
-		// point that the run does not use is an error; one a config file
-		// sets is a warning (files written for several kinds, such as the
-		// shipped configs, list them).
-		fromFile := map[string]string{}
-		other := map[string]string{}
+		// A key of an unselected part is an error, unless a source above
+		// the key's changed the selection (as a Hydra group override
+		// drops the options of the part it replaces: SMRL_PLANNER_KIND=cem
+		// over a file with a planner.mppi section), or a config file sets
+		// a key only agents it does not list read (the confidence
+		// settings of the -ucb agents, which --agents may select).
+		set := map[string]string{}
 		for k, src := range sources {
-			if slices.Contains(paths, src) {
-				fromFile[k] = src
-			} else {
-				other[k] = src
+			file := slices.Contains(paths, src)
+			if c.Uses(k) || c.overridden(k, rank) || (file && c.onlyAgentsUnselect(k)) {
+				continue
 			}
+			set[k] = src
 		}
-		problems = append(problems, c.checkSetUnused(other)...)
-		if opt.Warn != nil {
-			for _, p := range c.checkSetUnused(fromFile) {
-				opt.Warn("warning: " + fromFile[strings.SplitN(p.Error(), ":", 2)[0]] + ": " + p.Error())
-			}
-		}
+		problems = append(problems, c.checkSetUnused(set)...)
 	}
 	if err := c.validate(!opt.IgnoreAgents); err != nil {
 		problems = append(problems, err)
@@ -1124,7 +1125,17 @@ func didYouMean(key string) string {
 // run uses (Uses), each registered section in its place, a negative zero
 // written as 0.
 func (c *Config) YAML() ([]byte, error) {
-	root, err := c.yamlNode()
+	root, err := c.yamlNode(c)
+	if err != nil {
+		return nil, err
+	}
+	return encodeYAML(root)
+}
+
+// YAMLFor is YAML with the keys that any of users uses (the points of a
+// sweep whose base c is): the base of a sweep's manifest.
+func (c *Config) YAMLFor(users ...*Config) ([]byte, error) {
+	root, err := c.yamlNode(append([]*Config{c}, users...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -1134,7 +1145,7 @@ func (c *Config) YAML() ([]byte, error) {
 // YAMLSources is YAML with a comment after every key naming where its
 // value comes from (Origin): smrl config --sources.
 func (c *Config) YAMLSources() ([]byte, error) {
-	root, err := c.yamlNode()
+	root, err := c.yamlNode(c)
 	if err != nil {
 		return nil, err
 	}
@@ -1166,15 +1177,19 @@ func encodeYAML(root *yaml.Node) ([]byte, error) {
 	return b.Bytes(), enc.Close()
 }
 
-// yamlNode is the snapshot's YAML tree (see YAML).
-func (c *Config) yamlNode() (*yaml.Node, error) {
+// yamlNode is the snapshot's YAML tree (see YAML): the keys of c that one
+// of users uses.
+func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
+	used := func(key string) bool {
+		return slices.ContainsFunc(users, func(u *Config) bool { return u.Uses(key) })
+	}
 	var root yaml.Node
 	if err := root.Encode(c); err != nil {
 		return nil, err
 	}
 	for _, path := range sectionPaths() {
 		v, ok := c.parts[path]
-		if !ok || !c.Uses(path) {
+		if !ok || !used(path) {
 			continue
 		}
 		var n yaml.Node
@@ -1191,7 +1206,7 @@ func (c *Config) yamlNode() (*yaml.Node, error) {
 		}
 		at.Content = append(at.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: parts[len(parts)-1]}, &n)
 	}
-	c.prune(&root, "")
+	prune(&root, "", used)
 	return &root, nil
 }
 
@@ -1208,22 +1223,22 @@ func mappingValue(n *yaml.Node, k string) *yaml.Node {
 
 // prune drops the keys of the mapping n (at key) that c does not use and
 // writes −0 as 0.
-func (c *Config) prune(n *yaml.Node, key string) {
+func prune(n *yaml.Node, key string, used func(string) bool) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		var kept []*yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := joinKey(key, n.Content[i].Value)
-			if !c.Uses(k) {
+			if !used(k) {
 				continue
 			}
-			c.prune(n.Content[i+1], k)
+			prune(n.Content[i+1], k, used)
 			kept = append(kept, n.Content[i], n.Content[i+1])
 		}
 		n.Content = kept
 	case yaml.SequenceNode:
 		for _, e := range n.Content {
-			c.prune(e, key)
+			prune(e, key, used)
 		}
 	case yaml.ScalarNode:
 		if (n.Tag == "!!float" || n.Tag == "!!int") && (n.Value == "-0" || n.Value == "-0.0") {

@@ -95,7 +95,7 @@ func TestNumericBounds(t *testing.T) {
 	for _, body := range []string{
 		"planner:\n  kind: cem\n  tau: 1025\n  cem:\n    population: 32768\n",
 		"env:\n  action_space: box\nplanner:\n  kind: mppi\n  tau: 1025\n  mppi:\n    samples: 32768\n",
-		"env:\n  action_space: box\nplanner:\n  kind: cem\n  tau: 1001\n  mode: random\n  cem:\n    beta: 10\n",
+		"env:\n  action_space: box\nplanner:\n  kind: cem\n  tau: 1001\n  cem:\n    beta: 10\n",
 	} {
 		if _, err := Load(Options{Path: write(t, body)}); err != nil {
 			t.Errorf("%q: %v", body, err)

@@ -418,3 +418,55 @@ func (c *Config) Equal(d *Config) bool {
 	b, err := d.YAML()
 	return err == nil && string(a) == string(b)
 }
+
+// onlyAgentsUnselect reports whether key is unused only because the
+// agents listed do not read it.
+func (c *Config) onlyAgentsUnselect(key string) bool {
+	if c.Uses(key) {
+		return false
+	}
+	for _, p := range allParts() {
+		if owns(p, key) && p.Group != "agents" && !c.selected(p, map[string]bool{}) {
+			return false
+		}
+	}
+	return true
+}
+
+// overridden reports whether key is unused only because of selections
+// that a source of higher precedence than key's made (rank, see Load; a
+// default has none): a group whose value such a source set, or a group
+// that is itself unused for that reason.
+func (c *Config) overridden(key string, rank map[string]int) bool {
+	r, ok := rank[key]
+	return ok && c.overriddenAbove(key, r, map[string]bool{})
+}
+
+func (c *Config) overriddenAbove(key string, r int, seen map[string]bool) bool {
+	if seen[key] {
+		return false
+	}
+	seen[key] = true
+	groups := map[string]bool{}
+	for _, p := range allParts() {
+		if owns(p, key) {
+			groups[p.Group] = groups[p.Group] || c.selected(p, map[string]bool{})
+		}
+	}
+	found := false
+	for g, sel := range groups {
+		if sel {
+			continue
+		}
+		if gr, ok := c.rank[g]; ok && gr > r && c.Uses(g) {
+			found = true
+			continue
+		}
+		if !c.Uses(g) && c.overriddenAbove(g, r, seen) {
+			found = true
+			continue
+		}
+		return false
+	}
+	return found
+}

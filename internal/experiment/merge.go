@@ -61,7 +61,7 @@ func readShards(dirs []string) (*mergedRun, error) {
 	owner := map[runner.Trial]string{}
 	done := map[runner.Trial][]runner.Episode{}
 	for _, d := range dirs {
-		cd, err := config.Load(config.Options{Path: filepath.Join(d, results.ConfigFile)})
+		cd, err := config.Load(config.Options{Path: filepath.Join(d, results.ConfigFile), Snapshot: true})
 		if err != nil {
 			return nil, err
 		}

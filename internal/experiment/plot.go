@@ -136,7 +136,7 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 	if _, err := os.Stat(cfgPath); err != nil {
 		return opt, nil, nil
 	}
-	c, err := config.Load(config.Options{Path: cfgPath})
+	c, err := config.Load(config.Options{Path: cfgPath, Snapshot: true})
 	if err != nil {
 		return opt, nil, err
 	}

@@ -84,7 +84,7 @@ func sameConfig(path string, c *config.Config) error {
 	if _, err := os.Stat(path); err != nil {
 		return errs.Invalid(fmt.Errorf("--resume: %s not found: nothing to resume there", path))
 	}
-	old, err := config.Load(config.Options{Path: path})
+	old, err := config.Load(config.Options{Path: path, Snapshot: true})
 	if err != nil {
 		return err
 	}

@@ -232,7 +232,11 @@ func pointName(base string, k, width int) string {
 // back to the same sweep: the resolved base config followed by the grid's
 // sweep: section.
 func (s *Sweep) YAML() ([]byte, error) {
-	b, err := s.Base.YAML()
+	var users []*config.Config
+	for _, p := range s.Points {
+		users = append(users, p.Config)
+	}
+	b, err := s.Base.YAMLFor(users...)
 	if err != nil {
 		return nil, err
 	}
@@ -267,5 +271,5 @@ func LoadDir(dir string) (*Sweep, error) {
 	if _, err := os.Stat(p); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: not a sweep directory (no %s)", dir, ManifestFile))
 	}
-	return Load(config.Options{Path: p}, nil)
+	return Load(config.Options{Path: p, Snapshot: true}, nil)
 }

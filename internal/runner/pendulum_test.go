@@ -44,7 +44,7 @@ func runConfig(t testing.TB, c *config.Config, workers int) *Result {
 func TestPlannersWorkerIndependent(t *testing.T) {
 	for _, kind := range []string{"rss", "cem", "mppi"} {
 		c := pendulumConfig(t)
-		c.Planner.Kind = kind
+		c.Planner.Kind, c.Planner.Mode, c.Planner.NSequences = kind, "random", 48
 		c.Seeds, c.Episodes, c.Env.Horizon = 2, 2, 40
 		c.Agents = []string{"sm", "sm-ucb", "lds-ps", "oracle"}
 		c.Confidence.PosteriorScale = 0.05
@@ -109,7 +109,7 @@ func TestRFFPlanningDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, kind := range []string{"rss", "cem", "mppi"} {
-		c.Planner.Kind = kind
+		c.Planner.Kind, c.Planner.Mode, c.Planner.NSequences = kind, "random", 48
 		ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
 		if err != nil {
 			t.Fatal(err)

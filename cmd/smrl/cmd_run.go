@@ -115,6 +115,7 @@ states and transition noise, so regret against the oracle is paired.`,
 		},
 	}
 	addRunFlags(cmd, opts)
+	addAgentsFlag(cmd, opts, "agents to run (config key agents)")
 	return cmd
 }
 

@@ -90,7 +90,7 @@ func newCartPole(c *config.Config) (*MDP, error) {
 	}
 	// rff input scales: the termination bounds of x and θ, and typical
 	// speeds before failure.
-	spec, err := learnerSpec(c, def, 1, []float64{p.XThreshold, 2, p.ThetaThreshold, 3, 1})
+	spec, err := LearnerSpec(c, def, 1, []float64{p.XThreshold, 2, p.ThetaThreshold, 3, 1})
 	if err != nil {
 		return nil, err
 	}

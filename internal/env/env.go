@@ -312,11 +312,11 @@ func learnerScales(c config.Model, def []float64) ([]float64, error) {
 	return nil, fmt.Errorf("model.sigma: %d scales for %d state coordinates (give one, or one per coordinate)", len(c.Sigma), len(def))
 }
 
-// learnerSpec builds the model class of a physical environment from config
+// LearnerSpec builds the model class of a physical environment from config
 // section model, with default scales def (one per coordinate) and default
 // input scales in (d_s + d_a numbers, the typical ranges of (s, a)) for
 // random Fourier features.
-func learnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSpec, error) {
+func LearnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSpec, error) {
 	sigma, err := learnerScales(c.Model, def)
 	if err != nil {
 		return ModelSpec{}, err

@@ -30,7 +30,7 @@ func newMountainCar(c *config.Config) (*MDP, error) {
 	mc := &mountainCar{p: p}
 	def := []float64{max(p.NoiseStd[0], 1e-4), max(p.NoiseStd[1], 1e-5)}
 	// rff input scales: half the position range, the speed limit, |a| ≤ 1.
-	spec, err := learnerSpec(c, def, 1, []float64{(p.MaxPosition - p.MinPosition) / 2, p.MaxSpeed, 1})
+	spec, err := LearnerSpec(c, def, 1, []float64{(p.MaxPosition - p.MinPosition) / 2, p.MaxSpeed, 1})
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func newPendulum(c *config.Config) (*MDP, error) {
 	for i := range def {
 		def[i] = max(def[i], 1e-3)
 	}
-	spec, err := learnerSpec(c, def, 1, []float64{1, 1, p.MaxSpeed, p.MaxTorque})
+	spec, err := LearnerSpec(c, def, 1, []float64{1, 1, p.MaxSpeed, p.MaxTorque})
 	if err != nil {
 		return nil, err
 	}

@@ -536,6 +536,17 @@ func (g *Grid) Section() ([]byte, error) {
 // in brackets: agents=[sm,lds]). Errors wrap errs.ErrInvalidInput and
 // quote the argument.
 func ParseOne(arg string) (config.Setting, error) {
+	key, spec, ok := strings.Cut(arg, "=")
+	key = strings.TrimSpace(key)
+	if _, noSweep := notSwept[key]; ok && (noSweep || strings.HasPrefix(key, "estimate.")) {
+		// Keys a sweep cannot vary take one value here all the same; a
+		// list value is written in brackets as elsewhere.
+		v, err := config.ParseValue(key, spec)
+		if err != nil {
+			return config.Setting{}, errs.Invalid(fmt.Errorf("--set %s: %w", arg, err))
+		}
+		return config.Setting{Key: key, Value: v, Source: "--set"}, nil
+	}
 	a, err := ParseSet(arg)
 	if err != nil {
 		return config.Setting{}, err

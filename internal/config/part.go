@@ -78,6 +78,7 @@ var Groups = []Group{
 	{"env.action_space", "action space", "action-spaces"},
 	{"env.family.kind", "family", "families"},
 	{"env.features.kind", "features", "features"},
+	{"model.family", "family", "model-families"},
 	{"model.features.kind", "features", "model-features"},
 	{"planner.kind", "planner", "planners"},
 	{"planner.mode", "mode", "planner-modes"},

@@ -13,7 +13,6 @@ import (
 var (
 	EstimateNames = []string{"sm", "lds", "mle"}
 	BetaForms     = []string{"practical", "theory"}
-	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
 	RolloutModes  = []string{"sample", "mean"}
 	ChoiceModes   = []string{"episode", "step"}
 	ValueModes    = []string{"lookahead", "rollout"}
@@ -467,12 +466,7 @@ func (c *Config) CheckSequenceMemory(bad Bad, key string, n int) {
 func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 	m := c.Model
 	if len(m.Family) == 0 {
-		bad("model.family", "must list a family (or one per state coordinate) of %v", ModelFamilies)
-	}
-	for _, f := range m.Family {
-		if !slices.Contains(ModelFamilies, f) {
-			bad("model.family", "unknown family %q (known: %v)", f, ModelFamilies)
-		}
+		bad("model.family", "must list a family (or one per state coordinate) of %v", Names("model.family"))
 	}
 	for _, s := range m.Sigma {
 		if !(s > 0) || !finite(s) || s > 1e6 || s < 1e-6 {

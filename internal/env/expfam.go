@@ -3,6 +3,7 @@ package env
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -148,6 +149,10 @@ func init() {
 	features := func(group, section, name, doc string, validate func(c *config.Config, bad config.Bad), keys ...string) {
 		var uses []string
 		for _, k := range keys {
+			if k, ok := strings.CutPrefix(k, "../"); ok { // a key of the parent section
+				uses = append(uses, section[:strings.LastIndex(section, ".")+1]+k)
+				continue
+			}
 			uses = append(uses, section+"."+k)
 		}
 		config.Register(config.Part{Group: group, Name: name, Doc: doc, Uses: uses, Validate: validate})
@@ -155,10 +160,22 @@ func init() {
 	for _, g := range []struct{ group, section string }{{"env.features.kind", "env.features"}, {"model.features.kind", "model.features"}} {
 		features(g.group, g.section, "linear", "phi(s, a) = [s, a]", nil)
 		features(g.group, g.section, "affine", "phi(s, a) = [s, a, 1]", nil)
-		features(g.group, g.section, "rff", "dim random Fourier features cos(ω·x/length + b) of x = (s, a), ω ~ N(0, I) drawn with seed", validateRFF(g.section), "dim", "length", "seed")
+		keys := []string{"dim", "length", "seed"}
+		if g.section == "model.features" {
+			keys = append(keys, "../input_scale")
+		}
+		features(g.group, g.section, "rff", "dim random Fourier features cos(ω·x/length + b) of x = (s, a), ω ~ N(0, I) drawn with seed", validateRFF(g.section), keys...)
 	}
 	features("env.features.kind", "env.features", "per-action", "one block [s, 1] per discrete action: phi(s, a) = e_a ⊗ [s, 1]", validatePerAction)
 	features("env.features.kind", "env.features", "constant", "phi(s, a) = 1: the transition ignores the state and action", nil)
+
+	modelFamily := func(name, doc string, uses ...string) {
+		config.Register(config.Part{Group: "model.family", Name: name, Doc: doc, Uses: uses})
+	}
+	modelFamily("gaussian", "N(W phi(s, a), σ_i²) per coordinate")
+	modelFamily("relu", "q(x) = exp(−x²/(2σ_i²)), psi(x) = [x, relu(x)] (the authors' custom_for_exp_relu); kink term by model.kink_bandwidth", "model.kink_bandwidth")
+	modelFamily("relu-mog", "q(x) = exp(−x²/(2σ_i²)), psi(x) = [x, relu(x), relu(−x)] (the authors' custom_for_mog_relu); kink term by model.kink_bandwidth", "model.kink_bandwidth")
+	modelFamily("custom-sin", "q(x) = exp(−|x|^alpha/alpha), psi(x) = sin(x/σ_i) per coordinate", "model.alpha")
 
 	config.Register(config.Part{Group: "env.action_space", Name: "discrete", Doc: "a finite set: the list env.actions, action_dim numbers each", Uses: []string{"env.actions"}})
 	config.Register(config.Part{Group: "env.action_space", Name: "box", Doc: "a box of continuous actions a_i in [action_low_i, action_high_i]", Uses: []string{"env.action_low", "env.action_high"}})

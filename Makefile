@@ -40,12 +40,12 @@ fuzz:
 # sweep and its figure, the planner ablation (smrl sweep), then the
 # acceptance checks on fresh full runs.
 reproduce: build
-	$(BIN) compare --out results/synthetic
-	$(BIN) compare --config configs/synthetic-flipped.yaml --out results/synthetic-flipped
-	$(BIN) compare --agents sm,mle,lds,oracle --out results/synthetic-mle
+	$(BIN) compare --out results/synthetic --overwrite
+	$(BIN) compare --config configs/synthetic-flipped.yaml --out results/synthetic-flipped --overwrite
+	$(BIN) compare --agents sm,mle,lds,oracle --out results/synthetic-mle --overwrite
 	$(BIN) estimate --method sm,lds,mle --out results/estimate-sweep.csv
 	$(BIN) plot --sweep results/estimate-sweep.csv
-	$(BIN) sweep --config configs/ablation-tau-rollouts.yaml --out results/ablation-tau-rollouts
+	$(BIN) sweep --config configs/ablation-tau-rollouts.yaml --out results/ablation-tau-rollouts --overwrite
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -run TestFullPaperAcceptance -v ./internal/experiment/
 
 # examples/slurm-array.sh on a real one-node Slurm cluster (root: installs

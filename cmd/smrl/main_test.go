@@ -2,12 +2,19 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 )
 
 // TestMain keeps the tests' sampling-table cache in a directory of their own,
 // never the user's.
+//
+// Invoked as "smrl" (a link to the test binary, see TestDocExamples), the
+// test binary is smrl itself.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == "smrl" {
+		os.Exit(int(Main(os.Args[1:], os.Stdout, os.Stderr)))
+	}
 	dir, err := os.MkdirTemp("", "smrl-test-cache-*")
 	if err != nil {
 		panic(err)

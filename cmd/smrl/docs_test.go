@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// RunnableMarker opens a block of shell commands in README.md and
+// docs/*.md that TestDocExamples runs, in order, as a user would type
+// them: "```sh runnable" (other blocks are shown only).
+const RunnableMarker = "```sh runnable"
+
+// docBlock is a runnable block: its file, first line and commands.
+type docBlock struct {
+	file string
+	line int
+	text string
+}
+
+// runnableBlocks returns the runnable blocks of the Markdown file path.
+func runnableBlocks(path string) ([]docBlock, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []docBlock
+	var cur *docBlock
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.TrimSpace(line) == RunnableMarker:
+			cur = &docBlock{file: path, line: n + 1}
+		case cur != nil && strings.TrimSpace(line) == "```":
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			cur.text += line + "\n"
+		}
+	}
+	return out, sc.Err()
+}
+
+// The shell examples marked runnable in docs/*.md (and, with SMRL_DOCS=1
+// as in .ci/run, README.md) run in order, each file's in one fresh
+// directory with the repository's configs, with smrl on PATH; every block
+// must exit 0. So an example that collides with an earlier one's results
+// (the README's second sweep did) cannot come back.
+func TestDocExamples(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	files, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("SMRL_DOCS") == "1" {
+		files = append([]string{"../../README.md"}, files...)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(bin, "smrl")); err != nil {
+		t.Fatal(err)
+	}
+	configs, err := filepath.Abs("../../configs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, file := range files {
+		blocks, err := runnableBlocks(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(blocks) == 0 {
+			continue
+		}
+		dir := t.TempDir()
+		if err := os.Symlink(configs, filepath.Join(dir, "configs")); err != nil {
+			t.Fatal(err)
+		}
+		var env []string
+		for _, kv := range os.Environ() {
+			if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "SMRL_") && name != "SMRL_CACHE_DIR" || name == "PATH" {
+				continue
+			}
+			env = append(env, kv)
+		}
+		env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		for _, b := range blocks {
+			total++
+			cmd := exec.Command("bash", "-euo", "pipefail", "-c", b.text)
+			cmd.Dir, cmd.Env = dir, env
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Run(); err != nil {
+				t.Errorf("%s line %d: %v\n%s\noutput:\n%s", filepath.Base(file), b.line, err, b.text, out.String())
+			}
+		}
+	}
+	if total == 0 {
+		t.Error("no runnable examples found")
+	}
+}
+
+// The marker is found, and only in blocks opened by it.
+func TestRunnableBlocks(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "d.md")
+	body := "x\n```sh\nnot run\n```\n" + RunnableMarker + "\na 1\nb\n```\ntext\n```sh runnable\nc\n```\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := runnableBlocks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].text != "a 1\nb\n" || got[0].line != 6 || got[1].text != "c\n" || got[1].line != 11 {
+		t.Errorf("blocks %+v", got)
+	}
+}

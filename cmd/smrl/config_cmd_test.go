@@ -235,3 +235,29 @@ func TestVocabularyAndCompletion(t *testing.T) {
 		}
 	}
 }
+
+// Results directories of earlier versions, whose config.yaml holds every
+// section (of unused parts too), still resume, merge and plot.
+func TestOldSnapshotsStillLoad(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "old")
+	args := []string{"run", "--config", quickConfig, "--seeds", "1", "--episodes", "2", "--no-plots", "-q", "--out", out}
+	if code, _, stderr := run(t, args...); code != ExitOK {
+		t.Fatal(stderr)
+	}
+	p := filepath.Join(out, "config.yaml")
+	old := strings.Replace(read(t, p), "env:\n", "env:\n  cartpole:\n    dt: 0.02\n    noise: none\n", 1)
+	old = strings.Replace(old, "planner:\n", "planner:\n  n_sequences: 32\n  cem:\n    population: 32\n", 1)
+	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, append(args, "--resume")...); code != ExitOK {
+		t.Errorf("--resume over an old snapshot: %s", stderr)
+	}
+	if code, _, stderr := run(t, "plot", "-q", "--in", out, "--out", filepath.Join(dir, "figs")); code != ExitOK {
+		t.Errorf("plot of an old snapshot: %s", stderr)
+	}
+	if code, _, stderr := run(t, "merge", out, "--out", filepath.Join(dir, "merged"), "--no-plots", "-q"); code != ExitOK {
+		t.Errorf("merge of an old snapshot: %s", stderr)
+	}
+}

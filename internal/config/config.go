@@ -830,7 +830,6 @@ func oneDocument(path string, data []byte) error {
 	return errs.Invalid(fmt.Errorf("%s line %d: a second YAML document starts here; a config file holds one document", path, second.Line))
 }
 
-var yamlFieldRE = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
 
 // keyLine is a key a config file sets and its line.
 type keyLine struct {

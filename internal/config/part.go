@@ -113,10 +113,8 @@ func Register(p Part) {
 
 // Parts returns the parts of group key, in registration order.
 func Parts(group string) []Part {
-	registry.Lock()
-	defer registry.Unlock()
 	var out []Part
-	for _, p := range registry.parts {
+	for _, p := range allParts() {
 		if p.Group == group {
 			out = append(out, p)
 		}
@@ -133,10 +131,13 @@ func Names(group string) []string {
 	return out
 }
 
+// allParts returns the registered parts. The slice is shared: Register
+// only appends, so a caller's view never changes; callers must not modify
+// it.
 func allParts() []Part {
 	registry.Lock()
 	defer registry.Unlock()
-	return slices.Clone(registry.parts)
+	return registry.parts[:len(registry.parts):len(registry.parts)]
 }
 
 // lookup returns the part of group named name (or one of its aliases).

@@ -830,7 +830,6 @@ func oneDocument(path string, data []byte) error {
 	return errs.Invalid(fmt.Errorf("%s line %d: a second YAML document starts here; a config file holds one document", path, second.Line))
 }
 
-
 // keyLine is a key a config file sets and its line.
 type keyLine struct {
 	key  string

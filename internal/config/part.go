@@ -59,6 +59,22 @@ type Part struct {
 	Uses []string
 	// Dim is d_s when the part (an environment) fixes it; 0 otherwise.
 	Dim int
+	// PhiDim, of a feature map, returns d_phi for d_s state and d_a
+	// action coordinates, reading the part's keys in section
+	// (env.features or model.features) of c; ok is false when c does not
+	// determine it. SizeKey names the key that sets d_phi when it is not
+	// d_s ("dim", relative to the section, or a full key: "env.actions"),
+	// for the messages of the memory checks.
+	PhiDim  func(c *Config, section string, ds, da int) (dphi int, ok bool)
+	SizeKey string
+	// Stats, of a family, is the number of sufficient statistics per
+	// coordinate of s' (0: one). ConstantC marks a family whose C(s')
+	// does not depend on s' (the Gaussian): score matching keeps one
+	// d_phi² block, and the theory β's constants can be derived. C
+	// describes C(s') for the message that α₁ = inf C(s') = 0.
+	Stats     int
+	ConstantC bool
+	C         func(c *Config) string
 	// Validate checks the part's keys (Section's value is Section(c,
 	// p.Section)) and what it requires of the rest of c. It runs only when
 	// the part is selected.

@@ -190,7 +190,7 @@ func (c *Config) validate(agents bool) error {
 			for _, w := range row {
 				if !finite(w) {
 					bad("env.w0", "must be finite, got %v", w)
-				} else if f.Kind == "gaussian" {
+				} else if fam, _ := lookup("env.family.kind", f.Kind); fam.ConstantC {
 					between("env.w0", w, 0, MaxAbsW0, "larger entries drive the states of s' = W0·phi + noise out of range within a few steps")
 				} else {
 					between("env.w0", w, 0, MaxAbsW0, "the sampler tabulates natural parameters η = W0·phi with |η| <= 256; beyond, every draw needs a full quadrature (hours per run) or fails")
@@ -259,35 +259,28 @@ func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, 
 	if ds := c.EnvDim(); ds > 0 {
 		m = 1
 		for _, f := range c.Model.Family {
-			switch f {
-			case "relu":
-				m = max(m, 2)
-			case "relu-mog":
-				m = max(m, 3)
+			if p, ok := lookup("model.family", f); ok {
+				m = max(m, p.Stats)
 			}
 		}
 		da := c.Env.ActionDim
-		switch ft := c.Model.Features; ft.Kind {
-		case "linear":
-			dphi = ds + da
-		case "affine":
-			dphi = ds + da + 1
-		case "rff":
-			dphi = ft.Dim
-		default:
+		p, found := lookup("model.features.kind", c.Model.Features.Kind)
+		if !found || p.PhiDim == nil {
 			return 0, 0, 0, false, "", false
 		}
-		return ds, m, dphi, false, "model.features.dim", dphi >= 1 && da >= 1
+		dphi, ok = p.PhiDim(c, "model.features", ds, da)
+		return ds, m, dphi, false, "model.features.dim", ok && dphi >= 1 && da >= 1
 	}
 	dpsi, dphi, ok := c.Dims()
 	key = "env.family.dim"
-	switch c.Env.Features.Kind {
-	case "rff":
-		key = "env.features.dim"
-	case "per-action":
-		key = "env.actions"
+	if p, found := lookup("env.features.kind", c.Env.Features.Kind); found && p.SizeKey != "" {
+		key = p.SizeKey
+		if !strings.Contains(key, ".") {
+			key = "env.features." + key
+		}
 	}
-	return dpsi, 1, dphi, c.Env.Family.Kind == "gaussian", key, ok
+	fam, _ := lookup("env.family.kind", c.Env.Family.Kind)
+	return dpsi, max(fam.Stats, 1), dphi, fam.ConstantC, key, ok
 }
 
 // checkTrialMemory refuses model shapes for which an agent's matrices
@@ -509,18 +502,28 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 // for Gaussian models (the gaussian family, and the LDS agents' own
 // model); the other families have α₁ = inf C(s') = 0 and no derived B_psi.
 func (c *Config) validateTheory(auto map[string]bool, bad func(key, format string, args ...any)) {
-	f := c.Env.Family
-	if !c.Uses("env.family") {
-		// The learners' families of model.family: derived constants exist
-		// when every coordinate is Gaussian.
-		f = Family{Kind: "gaussian"}
+	// The family whose C(s') is not constant, if any: the env's, or
+	// one of the learners' model.family (derived constants exist when
+	// every coordinate is Gaussian).
+	var name, cs string
+	if c.Uses("env.family") {
+		if p, ok := lookup("env.family.kind", c.Env.Family.Kind); ok && !p.ConstantC {
+			name, cs = p.Name, "?"
+			if p.C != nil {
+				cs = p.C(c)
+			}
+		}
+	} else {
 		for _, k := range c.Model.Family {
-			if k != "gaussian" {
-				f = Family{Kind: k}
+			if p, ok := lookup("model.family", k); ok && !p.ConstantC {
+				name, cs = p.Name, "?"
+				if p.C != nil {
+					cs = p.C(c)
+				}
 			}
 		}
 	}
-	if f.Kind == "gaussian" {
+	if name == "" {
 		return
 	}
 	var users []string
@@ -533,26 +536,12 @@ func (c *Config) validateTheory(auto map[string]bool, bad func(key, format strin
 		return
 	}
 	if auto["confidence.alpha1"] {
-		var cs string
-		switch f.Kind {
-		case "custom-sin":
-			cs = fmt.Sprintf("%g cos²(%g s')", f.Freq*f.Freq, f.Freq)
-			if !c.Uses("env.family") {
-				cs = "cos²(s'/σ_i)/σ_i²"
-			}
-		case "exp-sin":
-			cs = "cos²(s') exp(2 sin s')"
-		case "x-sin":
-			cs = "(sin s' + s' cos s')²"
-		case "relu", "relu-mog":
-			cs = "ψ'(s')ψ'(s')ᵀ, singular for s' < 0"
-		}
-		bad("confidence.alpha1", "auto gives α₁ = inf C(s') = 0 for the %s family (C(s') = %s vanishes), so the theory β of %v is infinite; use confidence.beta: practical, or give alpha1, b_psi and b_c as numbers", f.Kind, cs, users)
+		bad("confidence.alpha1", "auto gives α₁ = inf C(s') = 0 for the %s family (C(s') = %s vanishes), so the theory β of %v is infinite; use confidence.beta: practical, or give alpha1, b_psi and b_c as numbers", name, cs, users)
 		return
 	}
 	for _, key := range []string{"confidence.b_psi", "confidence.b_c"} {
 		if auto[key] {
-			bad(key, "auto is derived only for Gaussian models (env.family.kind gaussian, or the lds agents' own), not for %s; give a number for %v, or use confidence.beta: practical", f.Kind, users)
+			bad(key, "auto is derived only for Gaussian models (env.family.kind gaussian, or the lds agents' own), not for %s; give a number for %v, or use confidence.beta: practical", name, users)
 		}
 	}
 }
@@ -566,24 +555,12 @@ func (c *Config) Dims() (dpsi, dphi int, ok bool) {
 		return 0, 0, false
 	}
 	dpsi = ds
-	switch e.Features.Kind {
-	case "linear":
-		dphi = ds + da
-	case "affine":
-		dphi = ds + da + 1
-	case "constant":
-		dphi = 1
-	case "rff":
-		dphi = e.Features.Dim
-	case "per-action":
-		if len(e.Actions) == 0 || len(e.Actions)%da != 0 {
-			return 0, 0, false
-		}
-		dphi = len(e.Actions) / da * (ds + 1)
-	default:
+	p, found := lookup("env.features.kind", e.Features.Kind)
+	if !found || p.PhiDim == nil {
 		return 0, 0, false
 	}
-	return dpsi, dphi, dphi >= 1
+	dphi, ok = p.PhiDim(c, "env.features", ds, da)
+	return dpsi, dphi, ok && dphi >= 1
 }
 
 // Between reports key unless lo <= |x| <= hi (lo = 0: any x with |x| <=

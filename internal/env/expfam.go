@@ -3,7 +3,6 @@ package env
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -138,47 +137,87 @@ var expfamKind = Kind{Part: config.Part{Name: "expfam",
 // The families of env.family.kind and the feature maps of
 // env.features.kind and model.features.kind, with the keys each reads.
 func init() {
-	family := func(name, doc string, validate func(c *config.Config, bad config.Bad), uses ...string) {
-		config.Register(config.Part{Group: "env.family.kind", Name: name, Doc: doc, Uses: uses, Validate: validate})
+	const q = "q(x) = exp(−|x|^alpha/alpha)"
+	for _, p := range []config.Part{
+		{Name: "custom-sin", Doc: q + ", psi(x) = sin(freq·x), a product over dim coordinates (the paper's)",
+			Uses: []string{"env.family.freq", "env.family.alpha"}, Validate: validateCustomSin,
+			C: func(c *config.Config) string {
+				f := c.Env.Family.Freq
+				return fmt.Sprintf("%g cos²(%g s')", f*f, f)
+			}},
+		{Name: "exp-sin", Doc: q + ", psi(x) = exp(sin x), one-dimensional", Uses: []string{"env.family.alpha"},
+			Validate: validateSinFamily, C: constText("cos²(s') exp(2 sin s')")},
+		{Name: "x-sin", Doc: q + ", psi(x) = x sin x, one-dimensional", Uses: []string{"env.family.alpha"},
+			Validate: validateSinFamily, C: constText("(sin s' + s' cos s')²")},
+		{Name: "gaussian", Doc: "s' = W0 phi(s,a) + N(0, sigma² I)", Uses: []string{"env.family.sigma"},
+			Validate: validateGaussian, ConstantC: true},
+	} {
+		p.Group = "env.family.kind"
+		config.Register(p)
 	}
-	family("custom-sin", "q(x) = exp(−|x|^alpha/alpha), psi(x) = sin(freq·x), a product over dim coordinates (the paper's)", validateCustomSin, "env.family.freq", "env.family.alpha")
-	family("exp-sin", "q(x) = exp(−|x|^alpha/alpha), psi(x) = exp(sin x), one-dimensional", validateSinFamily, "env.family.alpha")
-	family("x-sin", "q(x) = exp(−|x|^alpha/alpha), psi(x) = x sin x, one-dimensional", validateSinFamily, "env.family.alpha")
-	family("gaussian", "s' = W0 phi(s,a) + N(0, sigma² I)", validateGaussian, "env.family.sigma")
 
-	features := func(group, section, name, doc string, validate func(c *config.Config, bad config.Bad), keys ...string) {
-		var uses []string
-		for _, k := range keys {
-			if k, ok := strings.CutPrefix(k, "../"); ok { // a key of the parent section
-				uses = append(uses, section[:strings.LastIndex(section, ".")+1]+k)
-				continue
-			}
-			uses = append(uses, section+"."+k)
+	for _, section := range []string{"env.features", "model.features"} {
+		rffUses := []string{section + ".dim", section + ".length", section + ".seed"}
+		if section == "model.features" {
+			rffUses = append(rffUses, "model.input_scale")
 		}
-		config.Register(config.Part{Group: group, Name: name, Doc: doc, Uses: uses, Validate: validate})
-	}
-	for _, g := range []struct{ group, section string }{{"env.features.kind", "env.features"}, {"model.features.kind", "model.features"}} {
-		features(g.group, g.section, "linear", "phi(s, a) = [s, a]", nil)
-		features(g.group, g.section, "affine", "phi(s, a) = [s, a, 1]", nil)
-		keys := []string{"dim", "length", "seed"}
-		if g.section == "model.features" {
-			keys = append(keys, "../input_scale")
+		parts := []config.Part{
+			{Name: "linear", Doc: "phi(s, a) = [s, a]",
+				PhiDim: func(_ *config.Config, _ string, ds, da int) (int, bool) { return ds + da, true }},
+			{Name: "affine", Doc: "phi(s, a) = [s, a, 1]",
+				PhiDim: func(_ *config.Config, _ string, ds, da int) (int, bool) { return ds + da + 1, true }},
+			{Name: "rff", Doc: "dim random Fourier features cos(ω·x/length + b) of x = (s, a), ω ~ N(0, I) drawn with seed",
+				Uses: rffUses, Validate: validateRFF(section), SizeKey: "dim", PhiDim: rffDim},
 		}
-		features(g.group, g.section, "rff", "dim random Fourier features cos(ω·x/length + b) of x = (s, a), ω ~ N(0, I) drawn with seed", validateRFF(g.section), keys...)
+		if section == "env.features" {
+			parts = append(parts,
+				config.Part{Name: "per-action", Doc: "one block [s, 1] per discrete action: phi(s, a) = e_a ⊗ [s, 1]",
+					Validate: validatePerAction, SizeKey: "env.actions", PhiDim: perActionDim},
+				config.Part{Name: "constant", Doc: "phi(s, a) = 1: the transition ignores the state and action",
+					PhiDim: func(*config.Config, string, int, int) (int, bool) { return 1, true }})
+		}
+		for _, p := range parts {
+			p.Group = section + ".kind"
+			config.Register(p)
+		}
 	}
-	features("env.features.kind", "env.features", "per-action", "one block [s, 1] per discrete action: phi(s, a) = e_a ⊗ [s, 1]", validatePerAction)
-	features("env.features.kind", "env.features", "constant", "phi(s, a) = 1: the transition ignores the state and action", nil)
 
-	modelFamily := func(name, doc string, uses ...string) {
-		config.Register(config.Part{Group: "model.family", Name: name, Doc: doc, Uses: uses})
+	for _, p := range []config.Part{
+		{Name: "gaussian", Doc: "N(W phi(s, a), σ_i²) per coordinate", ConstantC: true},
+		{Name: "relu", Doc: "q(x) = exp(−x²/(2σ_i²)), psi(x) = [x, relu(x)] (the authors' custom_for_exp_relu); kink term by model.kink_bandwidth",
+			Uses: []string{"model.kink_bandwidth"}, Stats: 2, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0")},
+		{Name: "relu-mog", Doc: "q(x) = exp(−x²/(2σ_i²)), psi(x) = [x, relu(x), relu(−x)] (the authors' custom_for_mog_relu); kink term by model.kink_bandwidth",
+			Uses: []string{"model.kink_bandwidth"}, Stats: 3, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0")},
+		{Name: "custom-sin", Doc: "q(x) = exp(−|x|^alpha/alpha), psi(x) = sin(x/σ_i) per coordinate",
+			Uses: []string{"model.alpha"}, C: constText("cos²(s'/σ_i)/σ_i²")},
+	} {
+		p.Group = "model.family"
+		config.Register(p)
 	}
-	modelFamily("gaussian", "N(W phi(s, a), σ_i²) per coordinate")
-	modelFamily("relu", "q(x) = exp(−x²/(2σ_i²)), psi(x) = [x, relu(x)] (the authors' custom_for_exp_relu); kink term by model.kink_bandwidth", "model.kink_bandwidth")
-	modelFamily("relu-mog", "q(x) = exp(−x²/(2σ_i²)), psi(x) = [x, relu(x), relu(−x)] (the authors' custom_for_mog_relu); kink term by model.kink_bandwidth", "model.kink_bandwidth")
-	modelFamily("custom-sin", "q(x) = exp(−|x|^alpha/alpha), psi(x) = sin(x/σ_i) per coordinate", "model.alpha")
 
 	config.Register(config.Part{Group: "env.action_space", Name: "discrete", Doc: "a finite set: the list env.actions, action_dim numbers each", Uses: []string{"env.actions"}})
 	config.Register(config.Part{Group: "env.action_space", Name: "box", Doc: "a box of continuous actions a_i in [action_low_i, action_high_i]", Uses: []string{"env.action_low", "env.action_high"}})
+}
+
+// constText is a Part.C that does not depend on the config.
+func constText(s string) func(*config.Config) string { return func(*config.Config) string { return s } }
+
+// rffDim is d_phi of rff features: section.dim.
+func rffDim(c *config.Config, section string, _, _ int) (int, bool) {
+	if section == "model.features" {
+		return c.Model.Features.Dim, true
+	}
+	return c.Env.Features.Dim, true
+}
+
+// perActionDim is d_phi of per-action features: one block [s, 1] per
+// action of env.actions.
+func perActionDim(c *config.Config, _ string, ds, da int) (int, bool) {
+	n := len(c.Env.Actions)
+	if n == 0 || n%da != 0 {
+		return 0, false
+	}
+	return n / da * (ds + 1), true
 }
 
 func validateSinFamily(c *config.Config, bad config.Bad) {

@@ -24,7 +24,7 @@ func (boxTask) Reward(s, a []float64) float64 {
 	return r
 }
 func (boxTask) Terminal(s []float64) (bool, float64) { return math.Abs(s[0]) > 1.5, -5 }
-func (t boxTask) Terminates() bool                    { return t.ends }
+func (t boxTask) Terminates() bool                   { return t.ends }
 
 // opaqueSim hides a Simulator from the specialised loops (the generic loop
 // steps it), keeping whether it is deterministic.

@@ -105,20 +105,23 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
 // r0 + Σ_t (the reward of x_t, or the terminal bonus and stop).
 func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
+	// Locals, not fields: the compiler reloads a field after every store
+	// into the state vectors.
 	ds, da, dphi := g.ds, g.da, g.dphi
 	w, sigma := g.m.W, g.sigma[:ds]
+	affine, mean, delta, ends := g.affine, g.mean, g.delta, r.ends
 	cur, nxt := r.gcur, r.gnxt
-	last := len(act) - 1
+	last, tau, task := len(act)-1, r.Tau, r.Task
 	long := dphi >= expfam.LongRow
 	var total float64
 	for k := 0; k < n; k++ {
 		copy(cur[:ds], s)
 		v := r0
-		for t := 1; t < r.Tau; t++ {
+		for t := 1; t < tau; t++ {
 			a := act[t-1][:da]
 			if dphi > 0 {
 				copy(cur[ds:ds+da], a)
-				if g.affine {
+				if affine {
 					cur[ds+da] = 1
 				}
 				for i := range ds {
@@ -129,10 +132,10 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 					} else {
 						e = expfam.Dot(row, cur)
 					}
-					if !g.mean {
+					if !mean {
 						e = e + sigma[i]*rng.NormFloat64()
 					}
-					if g.delta {
+					if delta {
 						e += cur[i]
 					}
 					nxt[i] = e
@@ -142,10 +145,10 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				g.m.Eta(cur[:ds], a, r.gphi, eta)
 				for i := range ds {
 					e := eta[i]
-					if !g.mean {
+					if !mean {
 						e = e + sigma[i]*rng.NormFloat64()
 					}
-					if g.delta {
+					if delta {
 						e += cur[i]
 					}
 					nxt[i] = e
@@ -153,13 +156,13 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 			}
 			cur, nxt = nxt, cur
 			x := cur[:ds]
-			if r.ends {
-				if done, bonus := r.Task.Terminal(x); done {
+			if ends {
+				if done, bonus := task.Terminal(x); done {
 					v += bonus
 					break
 				}
 			}
-			v += r.Task.Reward(x, act[min(t, last)])
+			v += task.Reward(x, act[min(t, last)])
 		}
 		total += v
 	}

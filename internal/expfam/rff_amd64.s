@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build !purego && !amd64.v3
 
 #include "textflag.h"
 

@@ -120,17 +120,20 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 		for t := 1; t < tau; t++ {
 			a := act[t-1][:da]
 			if dphi > 0 {
-				copy(cur[ds:ds+da], a)
+				for j, aj := range a { // a loop, not copy: no call for d_a of 1 or 2
+					cur[ds+j] = aj
+				}
 				if affine {
 					cur[ds+da] = 1
 				}
-				for i := range ds {
-					row := w[i*dphi : (i+1)*dphi]
+				phi := cur[:dphi]
+				for i, off := 0, 0; i < ds; i, off = i+1, off+dphi {
+					row := w[off : off+dphi : off+dphi]
 					var e float64
 					if long {
-						e = expfam.Dot4(row, cur)
+						e = expfam.Dot4(row, phi)
 					} else {
-						e = expfam.Dot(row, cur)
+						e = expfam.Dot(row, phi)
 					}
 					if !mean {
 						e = e + sigma[i]*rng.NormFloat64()

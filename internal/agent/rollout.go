@@ -27,6 +27,9 @@ type Rollouts struct {
 
 	x, next      []float64
 	phi, phiNext []float64 // the fast path's φ = [x, a] scratch (fastPath sizes them)
+	gcur, gnxt   []float64 // the Gaussian path's scratch (gaussPath sizes these four)
+	gphi, geta   []float64
+	gsig         []float64
 	crn          *rand.PCG
 	crnRand      *rand.Rand
 	s1, s2       uint64
@@ -72,6 +75,13 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 	var total float64
 	if f, ok := r.fastPath(sim); ok {
 		total = f.value(s, act, n, r.Tau, r0, rng, r.phi, r.phiNext)
+		if math.IsNaN(total) || math.IsInf(total, 0) {
+			r.bad = true
+		}
+		return total / float64(n)
+	}
+	if g, ok := r.gaussPath(sim); ok {
+		total = g.value(r, s, act, n, r0, rng)
 		if math.IsNaN(total) || math.IsInf(total, 0) {
 			r.bad = true
 		}

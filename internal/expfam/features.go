@@ -63,6 +63,8 @@ func (f Constant) Phi(_, _, out []float64) { out[0] = 1 }
 // Phi allocates nothing, and evaluates the cosine with Cos (within 5e-16
 // of math.Cos for |ω_jᵀz + b_j| ≤ 1, about 3× faster), so a batch of
 // rollouts costs D multiply-adds per input plus D cosines per transition.
+// On amd64 with AVX2 it runs four features at a time (rff_amd64.s), to the
+// bit as the scalar loop (SMRL_NOSIMD=1 forces that loop).
 type RFF struct {
 	DS, DA int
 	Omega  []float64 // D×(DS+DA)
@@ -139,6 +141,14 @@ func (f *RFF) Dim() int       { return len(f.Bias) }
 func (f *RFF) StateDim() int  { return f.DS }
 func (f *RFF) ActionDim() int { return f.DA }
 func (f *RFF) Phi(s, a, out []float64) {
+	if !f.phiVector(s, a, out) {
+		f.phiScalar(s, a, out)
+	}
+}
+
+// phiScalar is Phi's portable loop; phiVector (rff_amd64.go) gives the same
+// bits four features at a time.
+func (f *RFF) phiScalar(s, a, out []float64) {
 	d := len(f.Bias)
 	out = out[:d]
 	// z_j = b_j + Σ_i ω_ji x_i, accumulated input by input (the same order

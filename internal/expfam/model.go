@@ -31,6 +31,9 @@ func (m *Model) Eta(s, a, phi, eta []float64) {
 	m.Feat.Phi(s, a, phi)
 	dphi := len(phi)
 	long := dphi >= LongRow
+	if long && dot4Rows(m.W, phi, eta) { // Dot4's partial sums, four lanes at a time
+		return
+	}
 	for k := range eta {
 		row := m.W[k*dphi : (k+1)*dphi]
 		if long {

@@ -1,0 +1,173 @@
+package agent
+
+import (
+	"math/rand/v2"
+
+	"github.com/smrl-dev/smrl/internal/expfam"
+)
+
+// gaussModel is the rollout loop specialised for Gaussian transition models
+// (expfam.Gaussian, or an expfam.Coords of expfam.GaussCoord), drawn
+// (expfam.Stepper) or moved to their mean (expfam.MeanStepper), of s' or of
+// s' − s (deltaSim), under any task, terminating or not: CartPole's sm and
+// lds models on [s, a] or [s, a, 1], the pendulum's on random Fourier
+// features. It does the generic loop's arithmetic in the generic loop's
+// order, so its values are bit-identical (tested), without the chain of
+// interface calls per transition (Simulator.Step, Features.Phi,
+// Distribution.Sample or Mean, Coord.Sample per coordinate):
+//
+//	x'_i = η_i + σ_i·N(0, 1)  (drawn; η_i for the mean) [+ x_i for s' − s],
+//
+// η_i = W_i·φ by the kernel Model.Eta uses (expfam.Dot below
+// expfam.LongRow features, expfam.Dot4 from it on) with φ = [x, a] or
+// [x, a, 1] kept in place, and by Model.Eta itself for other features
+// (random Fourier features: its vector kernels). The task's reward and
+// terminal test are still interface calls.
+type gaussModel struct {
+	m      *expfam.Model
+	ds, da int
+	dphi   int  // d_φ of the inline features; 0: other features, through Model.Eta
+	affine bool // φ = [x, a, 1]
+	mean   bool // move to the mean: draw nothing
+	delta  bool // the model is of s' − s
+	sigma  []float64
+}
+
+// gaussPath returns the specialised loop for sim, or ok = false when sim or
+// its model is of another kind. It sizes the rollouts' scratch on first use
+// and allocates nothing after.
+func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
+	if d, isDelta := sim.(deltaSim); isDelta {
+		sim, g.delta = d.Simulator, true
+	}
+	switch st := sim.(type) {
+	case *expfam.Stepper:
+		g.m = st.M
+	case *expfam.MeanStepper:
+		g.m, g.mean = st.M, true
+	default:
+		return g, false
+	}
+	ds := len(r.x)
+	if len(r.gsig) != ds {
+		r.gsig = make([]float64, ds)
+	}
+	switch d := g.m.Dist.(type) {
+	case *expfam.Gaussian:
+		if d.D != ds {
+			return g, false
+		}
+		for i := range r.gsig {
+			r.gsig[i] = d.Sigma
+		}
+	case *expfam.Coords:
+		if len(d.C) != ds {
+			return g, false
+		}
+		for i, c := range d.C {
+			gc, isGauss := c.(*expfam.GaussCoord)
+			if !isGauss {
+				return g, false
+			}
+			r.gsig[i] = gc.Sigma
+		}
+	default:
+		return g, false
+	}
+	g.sigma, g.ds = r.gsig, ds
+	switch f := g.m.Feat.(type) {
+	case expfam.Linear:
+		if f.DS != ds {
+			return g, false
+		}
+		g.da, g.dphi = f.DA, f.Dim()
+	case expfam.Affine:
+		if f.DS != ds {
+			return g, false
+		}
+		g.da, g.dphi, g.affine = f.DA, f.Dim(), true
+	default:
+		if g.m.Feat.StateDim() != ds {
+			return g, false
+		}
+		g.da = g.m.Feat.ActionDim()
+	}
+	if len(r.gcur) != max(g.dphi, ds+g.da) {
+		n := max(g.dphi, ds+g.da)
+		r.gcur, r.gnxt = make([]float64, n), make([]float64, n)
+	}
+	if len(r.gphi) != g.m.Feat.Dim() || len(r.geta) != ds {
+		r.gphi, r.geta = make([]float64, g.m.Feat.Dim()), make([]float64, ds)
+	}
+	return g, true
+}
+
+// value is Rollouts.Value's loop for this model: the sum over n rollouts of
+// r0 + Σ_t (the reward of x_t, or the terminal bonus and stop).
+func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
+	// Locals, not fields: the compiler reloads a field after every store
+	// into the state vectors.
+	ds, da, dphi := g.ds, g.da, g.dphi
+	w, sigma := g.m.W, g.sigma[:ds]
+	affine, mean, delta, ends := g.affine, g.mean, g.delta, r.ends
+	cur, nxt := r.gcur, r.gnxt
+	last, tau, task := len(act)-1, r.Tau, r.Task
+	long := dphi >= expfam.LongRow
+	var total float64
+	for k := 0; k < n; k++ {
+		copy(cur[:ds], s)
+		v := r0
+		for t := 1; t < tau; t++ {
+			a := act[t-1][:da]
+			if dphi > 0 {
+				for j, aj := range a { // a loop, not copy: no call for d_a of 1 or 2
+					cur[ds+j] = aj
+				}
+				if affine {
+					cur[ds+da] = 1
+				}
+				phi := cur[:dphi]
+				for i, off := 0, 0; i < ds; i, off = i+1, off+dphi {
+					row := w[off : off+dphi : off+dphi]
+					var e float64
+					if long {
+						e = expfam.Dot4(row, phi)
+					} else {
+						e = expfam.Dot(row, phi)
+					}
+					if !mean {
+						e = e + sigma[i]*rng.NormFloat64()
+					}
+					if delta {
+						e += cur[i]
+					}
+					nxt[i] = e
+				}
+			} else {
+				eta := r.geta
+				g.m.Eta(cur[:ds], a, r.gphi, eta)
+				for i := range ds {
+					e := eta[i]
+					if !mean {
+						e = e + sigma[i]*rng.NormFloat64()
+					}
+					if delta {
+						e += cur[i]
+					}
+					nxt[i] = e
+				}
+			}
+			cur, nxt = nxt, cur
+			x := cur[:ds]
+			if ends {
+				if done, bonus := task.Terminal(x); done {
+					v += bonus
+					break
+				}
+			}
+			v += task.Reward(x, act[min(t, last)])
+		}
+		total += v
+	}
+	return total
+}

@@ -1,0 +1,112 @@
+//go:build !purego && !amd64.v3
+
+package expfam
+
+import (
+	"math"
+	"os"
+
+	"golang.org/x/sys/cpu"
+)
+
+// useAVX2 selects the AVX2 kernels of random Fourier features (rffPhiAVX2)
+// and of long rows of η = W φ (dot4x4AVX2). It is decided once at start-up:
+// the CPU (and OS) must support AVX2, and SMRL_NOSIMD must be unset or
+// empty; SMRL_NOSIMD=1 forces the scalar loops, which give the same bits.
+var useAVX2 = cpu.X86.HasAVX2 && os.Getenv("SMRL_NOSIMD") == ""
+
+// rffConsts are the constants of the vector cosine, each four times (one
+// 256-bit load): |·| mask, the bits of cosMaxArg, 1/π, 1/2, roundMagic,
+// cosP7, …, cosP0, in the order of the offsets in rff_amd64.s.
+type rffConsts [13][4]uint64
+
+var rffC = func() (c rffConsts) {
+	vals := [13]uint64{
+		1<<63 - 1, cosMaxBits,
+		math.Float64bits(1 / math.Pi), math.Float64bits(0.5), math.Float64bits(roundMagic),
+		math.Float64bits(cosP7), math.Float64bits(cosP6), math.Float64bits(cosP5), math.Float64bits(cosP4),
+		math.Float64bits(cosP3), math.Float64bits(cosP2), math.Float64bits(cosP1), math.Float64bits(cosP0),
+	}
+	for i, v := range vals {
+		c[i] = [4]uint64{v, v, v, v}
+	}
+	return c
+}()
+
+// rffPhiAVX2 sets phi[j] = scale·cos(b_j + Σ_i ω_ij x_i) for j < n4 (a
+// multiple of 4, ≤ d), with omegaT the nin×d transposed frequencies, and
+// reports whether every argument was inside Cos's reduction range
+// (|z| < 2^50, not NaN); when not, phi is garbage and the caller starts over
+// with the scalar loop.
+//
+//go:noescape
+func rffPhiAVX2(c *rffConsts, omegaT, bias, x *float64, nin, d, n4 int, scale float64, phi *float64) (ok bool)
+
+// dot4x4AVX2 writes to out[4k:4k+4] the four partial sums of Dot4 over the
+// first n4 (a multiple of 4) entries of row w_k and y, for four rows.
+//
+//go:noescape
+func dot4x4AVX2(w0, w1, w2, w3, y *float64, n4 int, out *[16]float64)
+
+// maxVecInputs bounds d_s + d_a for the vector Phi (its input vector lives
+// on the stack).
+const maxVecInputs = 32
+
+// phiVector is Phi with the AVX2 kernel. It returns false, having written
+// nothing meaningful, when the kernel is off or does not apply (then the
+// caller runs phiScalar).
+func (f *RFF) phiVector(s, a, out []float64) bool {
+	in, d := f.DS+f.DA, len(f.Bias)
+	if !useAVX2 || in > maxVecInputs || d < 4 {
+		return false
+	}
+	var x [maxVecInputs]float64
+	copy(x[:f.DS], s[:f.DS])
+	copy(x[f.DS:in], a[:f.DA])
+	out = out[:d]
+	wt := f.omegaT[:in*d]
+	n4 := d &^ 3
+	if !rffPhiAVX2(&rffC, &wt[0], &f.Bias[0], &x[0], in, d, n4, f.Scale, &out[0]) {
+		return false
+	}
+	// The last d mod 4 features, as phiScalar computes them.
+	for j := n4; j < d; j++ {
+		z := f.Bias[j]
+		for i := range in {
+			z += wt[i*d+j] * x[i]
+		}
+		out[j] = z
+	}
+	scaleCos(out[n4:], f.Scale)
+	return true
+}
+
+// dot4Rows sets eta[k] = Dot4(w[k·n : (k+1)·n], y), n = len(y), for every
+// k < len(eta), with the AVX2 kernel: the same partial sums, so the same
+// bits. It returns false, doing nothing, when the kernel is off.
+func dot4Rows(w, y, eta []float64) bool {
+	n := len(y)
+	if !useAVX2 || n < 4 || len(w) < len(eta)*n {
+		return false
+	}
+	n4 := n &^ 3
+	var part [16]float64
+	for k0 := 0; k0 < len(eta); k0 += 4 {
+		var rows [4]*float64
+		for r := range rows {
+			k := min(k0+r, len(eta)-1) // a short last group repeats its last row
+			rows[r] = &w[k*n]
+		}
+		dot4x4AVX2(rows[0], rows[1], rows[2], rows[3], &y[0], n4, &part)
+		for r := 0; r < 4 && k0+r < len(eta); r++ {
+			k := k0 + r
+			s0, s1, s2, s3 := part[4*r], part[4*r+1], part[4*r+2], part[4*r+3]
+			row := w[k*n : (k+1)*n]
+			for j := n4; j < n; j++ {
+				s0 += row[j] * y[j]
+			}
+			eta[k] = (s0 + s1) + (s2 + s3)
+		}
+	}
+	return true
+}

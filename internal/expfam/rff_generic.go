@@ -1,0 +1,14 @@
+//go:build !amd64 || purego || amd64.v3
+
+package expfam
+
+// useAVX2 is false off amd64, with the purego build tag, and with
+// GOAMD64=v3 or later: Phi and Eta run their scalar loops. Under v3 the
+// compiler may fuse the scalar loops' x·y + z into one FMA (the Go spec
+// allows it), so they no longer round as the vector kernels (separate
+// multiplies and adds) do, nor as a default (v1) build does.
+const useAVX2 = false
+
+func (f *RFF) phiVector(s, a, out []float64) bool { return false }
+
+func dot4Rows(w, y, eta []float64) bool { return false }

@@ -189,8 +189,14 @@ type Planner struct {
 	// Rollout is how rollouts draw next states: "sample" from the model, or
 	// "mean", the model's mean next state (the authors' "deterministic").
 	Rollout string `mapstructure:"rollout" yaml:"rollout"`
-	CEM     CEM    `mapstructure:"cem" yaml:"cem"`
-	MPPI    MPPI   `mapstructure:"mppi" yaml:"mppi"`
+	// TieBreak is how rss random mode over a discrete action set chooses
+	// among sequences of equal value: "first" (the sequence drawn first,
+	// the SMRL authors'), "vote" (the first action most common among the
+	// best-valued sequences) or "mean" (the first action whose sequences
+	// have the highest mean value). See validate_control.go.
+	TieBreak string `mapstructure:"tie_break" yaml:"tie_break"`
+	CEM      CEM    `mapstructure:"cem" yaml:"cem"`
+	MPPI     MPPI   `mapstructure:"mppi" yaml:"mppi"`
 }
 
 // CEM configures the cross-entropy method (planner.kind cem).

@@ -141,6 +141,7 @@ func (c *Config) validate(agents bool) error {
 		}
 	}
 	c.validatePlanner(bad)
+	c.validateControl(bad)
 	if !slices.Contains(RolloutModes, c.Planner.Rollout) {
 		bad("planner.rollout", "unknown rollout %q (known: %v)", c.Planner.Rollout, RolloutModes)
 	}

@@ -72,6 +72,8 @@ type Env struct {
 	CartPole    CartPole    `mapstructure:"cartpole" yaml:"cartpole"`
 	Pendulum    Pendulum    `mapstructure:"pendulum" yaml:"pendulum"`
 	MountainCar MountainCar `mapstructure:"mountain_car" yaml:"mountain_car"`
+	LQ          LQ          `mapstructure:"lq" yaml:"lq"`
+	Acrobot     Acrobot     `mapstructure:"acrobot" yaml:"acrobot"`
 }
 
 // CartPole configures env.kind cartpole: the Barto–Sutton–Anderson cart-pole
@@ -211,6 +213,9 @@ type CEM struct {
 	// Beta is the exponent of iCEM's coloured noise, power ∝ 1/f^β along
 	// the sequence (0: white noise, plain CEM).
 	Beta float64 `mapstructure:"beta" yaml:"beta"`
+	// KeepElites carries each round's elites into the next and scores the
+	// warm start itself in the first round (box actions).
+	KeepElites bool `mapstructure:"keep_elites" yaml:"keep_elites"`
 }
 
 // MPPI configures model predictive path integral control (planner.kind
@@ -221,6 +226,8 @@ type MPPI struct {
 	// NoiseStd is the standard deviation of the perturbations, in units of
 	// the box's half-width.
 	NoiseStd float64 `mapstructure:"noise_std" yaml:"noise_std"`
+	// Iterations repeats the sample-and-reweight step within a decision.
+	Iterations int `mapstructure:"iterations" yaml:"iterations"`
 }
 
 // LDS configures the LDS agent's model.

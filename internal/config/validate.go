@@ -13,12 +13,12 @@ import (
 var (
 	FamilyKinds   = []string{"custom-sin", "exp-sin", "x-sin", "gaussian"}
 	FeatureKinds  = []string{"linear", "affine", "rff", "per-action", "constant"}
-	AgentNames    = []string{"sm", "lds", "mle", "oracle", "sm-ucb", "lds-ucb", "mle-ucb", "sm-ps", "lds-ps", "mle-ps"}
+	AgentNames    = []string{"sm", "lds", "mle", "oracle", "sm-ucb", "lds-ucb", "mle-ucb", "sm-ps", "lds-ps", "mle-ps", "lqr"}
 	PlannerModes  = []string{"constant", "random"}
 	PlannerKinds  = []string{"rss", "cem", "mppi"}
 	EstimateNames = []string{"sm", "lds", "mle"}
 	BetaForms     = []string{"practical", "theory"}
-	EnvKinds      = []string{"expfam", "cartpole", "pendulum", "mountain-car"}
+	EnvKinds      = []string{"expfam", "cartpole", "pendulum", "mountain-car", "lq", "acrobot"}
 	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
 	RolloutModes  = []string{"sample", "mean"}
 	CartPoleNoise = []string{"none", "action_flip", "next_state"}
@@ -141,7 +141,7 @@ func (c *Config) validate(agents bool) error {
 		}
 	}
 	c.validatePlanner(bad)
-	c.validateControl(bad)
+	c.validateControl(bad, agents)
 	if !slices.Contains(RolloutModes, c.Planner.Rollout) {
 		bad("planner.rollout", "unknown rollout %q (known: %v)", c.Planner.Rollout, RolloutModes)
 	}

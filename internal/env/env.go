@@ -22,6 +22,11 @@
 //	          r = −(θ² + 0.1θ̇² + 0.001u²), never terminates
 //	mountain-car  Gymnasium's MountainCarContinuous-v0, r = −0.1a² per step
 //	          and 100 on reaching the goal, which is terminal
+//	lq        linear dynamics s' = A s + B a + σε, r = −(sᵀQs + aᵀRa), box
+//	          actions, never terminates (the lqr agent plays its optimum)
+//	acrobot   Gymnasium's Acrobot-v1, observation (cos θ1, sin θ1, cos θ2,
+//	          sin θ2, θ̇1, θ̇2), r = −1 per step until the tip is above
+//	          the bar, which is terminal
 //
 // Adding a kind is one file with a Builder plus one line in kinds (and its
 // config section and catalog entry in package config).
@@ -119,6 +124,8 @@ var kinds = map[string]Builder{
 	"cartpole":     newCartPole,
 	"pendulum":     newPendulum,
 	"mountain-car": newMountainCar,
+	"lq":           newLQ,
+	"acrobot":      newAcrobot,
 }
 
 // Kinds returns the registered kinds.

@@ -39,51 +39,8 @@ func plannerConfig(kind string) config.Planner {
 		MPPI: config.MPPI{Samples: 20000, Temperature: 0.01, NoiseStd: 1}}
 }
 
-// Every planner finds the optimum a* = (0.5, −0.25) of the quadratic
-// problem (s = 0, g = (0.7, −0.35)) in one decision, to a tolerance stated
-// from its sampling:
-//   - rss: the best of 4000 uniform sequences in [−1, 1]² is the one nearest
-//     a*; P(none within 0.06) = exp(−4000·π·0.06²/4) ≈ 1e-5: tolerance 0.06.
-//   - cem: each refit to the 20 best of 200 shrinks σ by about 0.3, so
-//     after six σ ≈ 5e-4 and the elite mean is within about 1e-4: 0.002.
-//   - mppi: as K → ∞ the update is the mean of the proposal N(0, σ²I)
-//     tilted by exp(V/λ), μ' = (2·1.4/λ)a*/(1/σ² + 2·1.4/λ) = 0.99644·a*
-//     (σ = 1 half-width = 1, λ = 0.01). The tilted law has sd σ' = 0.06,
-//     and importance sampling it from N(0, I) leaves an effective sample
-//     size of about K/160 = 125, so a sampling error of about 0.005 per
-//     coordinate: tolerance 0.02 around μ' (4 standard errors).
-func TestPlannersFindQuadraticOptimum(t *testing.T) {
-	task := quadTask{g: []float64{0.7, -0.35}}
-	star := []float64{0.5, -0.25}
-	shrink := 2 * 1.4 / 0.01 / (1 + 2*1.4/0.01)
-	for _, c := range []struct {
-		kind string
-		want []float64
-		tol  float64
-	}{
-		{"rss", star, 0.06},
-		{"cem", star, 0.002},
-		{"mppi", []float64{shrink * star[0], shrink * star[1]}, 0.02},
-	} {
-		box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
-		pl, err := NewFromConfig(plannerConfig(c.kind), nil, box, task, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := []float64{0, 0}
-		ai, v := pl.Best(detDrift{}, s, rand.New(rand.NewPCG(7, 8)))
-		a := pl.Action(ai)
-		if d := math.Hypot(a[0]-c.want[0], a[1]-c.want[1]); ai != BoxAction || d > c.tol {
-			t.Errorf("%s: chose %v, want %v ± %v (distance %.4f)", c.kind, a, c.want, c.tol, d)
-		}
-		// The value estimate is that of an evaluated sequence: at most the
-		// optimum's, and at least that of a point within the tolerance.
-		opt := task.Reward(s, star) + task.Reward([]float64{star[0], star[1]}, star)
-		if v > opt+1e-12 || v < opt-1.4*c.tol*c.tol-1e-12 {
-			t.Errorf("%s: value %v, optimum %v", c.kind, v, opt)
-		}
-	}
-}
+// The planners' quality in closed loop is tested on configs/lq.yaml
+// against the exact optimum (runner.TestLQPlannersNearOptimum).
 
 // Over a discrete set, rss (constant mode) and cem pick the action nearest
 // a* = 0.5 from {−1, −0.5, 0, 0.4, 1}: 0.4, whose value is V(0.4).

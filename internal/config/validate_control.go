@@ -28,6 +28,9 @@ type Acrobot struct {
 	DT             float64 `mapstructure:"dt" yaml:"dt"`                             // RK4 step, s
 	Init           float64 `mapstructure:"init" yaml:"init"`                         // (θ1, θ2, θ̇1, θ̇2)_1 ~ Unif[−init, init]^4
 	TorqueNoiseMax float64 `mapstructure:"torque_noise_max" yaml:"torque_noise_max"` // torque += Unif[−max, max]
+	// HeightPotential is the weight c of the planners' potential Φ(s) = c·y,
+	// y the tip's height (potential-based shaping; returns never include it).
+	HeightPotential float64 `mapstructure:"height_potential" yaml:"height_potential"`
 }
 
 // maxLQDim bounds d_s and d_a of env.lq: the lqr agent inverts a d_a × d_a
@@ -60,6 +63,9 @@ func (c *Config) validateControl(bad func(key, format string, args ...any), agen
 		}
 		if !(a.Init >= 0 && a.Init <= math.Pi) {
 			bad("env.acrobot.init", "must lie in [0, π], got %v", a.Init)
+		}
+		if !(a.HeightPotential >= 0 && a.HeightPotential <= 1e6) {
+			bad("env.acrobot.height_potential", "must lie in [0, 1e6], got %v", a.HeightPotential)
 		}
 		if !(a.TorqueNoiseMax >= 0 && a.TorqueNoiseMax <= 1e3) {
 			bad("env.acrobot.torque_noise_max", "must lie in [0, 1000], got %v", a.TorqueNoiseMax)

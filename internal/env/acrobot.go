@@ -28,7 +28,10 @@ import (
 // one link above the pivot) is terminal and pays +1 on entry, so that an
 // episode reaching it in L steps returns −(L − 1), Gymnasium's return.
 // s_1 ~ Unif[−init, init]^4; Gymnasium truncates at 500 steps
-// (env.horizon).
+// (env.horizon). With the sparse reward a planner whose rollouts do not
+// reach the goal sees all sequences alike; height_potential > 0 gives it
+// the tip's height as a potential (env.Shaped), which episode returns
+// never include.
 type acrobot struct {
 	p config.Acrobot
 }
@@ -55,7 +58,7 @@ func newAcrobot(c *config.Config) (*MDP, error) {
 	}
 	return &MDP{
 		Dim:      6,
-		Task:     acrobotTask{},
+		Task:     acrobotTask{potential: p.HeightPotential},
 		Dynamics: ac,
 		Model:    spec,
 		Init: func(rng *rand.Rand, s []float64) {
@@ -154,9 +157,15 @@ func (ac acrobotMean) Step(s, a []float64, _ *rand.Rand, out []float64) { ac.ste
 // Deterministic reports that the step draws nothing.
 func (acrobotMean) Deterministic() bool { return true }
 
-// acrobotTask: −1 per step; terminal, with +1, when −cos θ1 − cos(θ1 + θ2)
-// > 1, i.e. −c1 − (c1 c2 − s1 s2) > 1.
-type acrobotTask struct{}
+// acrobotTask: −1 per step; terminal, with +1, when the tip's height
+// y = −cos θ1 − cos(θ1 + θ2) = −c1 − (c1 c2 − s1 s2) exceeds 1. Its
+// planners' potential (env.Shaped) is Φ(s) = height_potential·y.
+type acrobotTask struct{ potential float64 }
+
+// Potential is height_potential times the tip's height.
+func (t acrobotTask) Potential(s []float64) float64 {
+	return t.potential * (-s[0] - (s[0]*s[2] - s[1]*s[3]))
+}
 
 func (acrobotTask) Reward(_, _ []float64) float64 { return -1 }
 func (acrobotTask) Terminal(s []float64) (bool, float64) {

@@ -54,6 +54,18 @@ type Task interface {
 	Terminates() bool
 }
 
+// Shaped is a Task that also gives its planners a potential Φ(s): a
+// planner adds Φ of a rollout's last state to the rollout's return. That
+// is potential-based shaping, r + Φ(s') − Φ(s) summed along the rollout
+// (Ng, Harada and Russell 1999; the −Φ(s_h) term is the same for every
+// sequence of a decision and is dropped), which leaves the optimal policy
+// of the infinite problem unchanged and gives a short lookahead a
+// terminal value where the reward is flat. Episode returns never include
+// it.
+type Shaped interface {
+	Potential(s []float64) float64
+}
+
 // Simulator draws s' ~ P(· | s, a) into out. It is not safe for concurrent
 // use: each goroutine makes its own.
 type Simulator interface {

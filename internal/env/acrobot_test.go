@@ -123,7 +123,7 @@ func TestLQ(t *testing.T) {
 			t.Errorf("mean step [%d] = %v, want %v", i, out[i], mean[i])
 		}
 	}
-	if r, want := m.Task.Reward(s, a), -(0.25+2*0.2*0.5*-1+0.5+0.3*0.49); math.Abs(r-want) > 1e-15 {
+	if r, want := m.Task.Reward(s, a), -(0.25 + 2*0.2*0.5*-1 + 0.5 + 0.3*0.49); math.Abs(r-want) > 1e-15 {
 		t.Errorf("r = %v, want %v", r, want)
 	}
 	sim := m.Dynamics.NewSimulator()

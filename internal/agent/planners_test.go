@@ -3,6 +3,7 @@ package agent
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -233,12 +234,19 @@ func (scaledDrift) Deterministic() bool { return true }
 // Planning allocates nothing per decision, for every kind.
 func TestPlannersDoNotAllocate(t *testing.T) {
 	box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
-	for _, kind := range []string{"rss", "cem", "mppi"} {
-		c := plannerConfig(kind)
+	for _, kind := range []string{"rss", "cem", "mppi", "cem-keep", "mppi-iterations", "rss-vote", "rss-mean"} {
+		c := plannerConfig(strings.Split(kind, "-")[0])
 		c.Tau, c.NRollouts, c.NSequences = 6, 3, 20
-		c.CEM = config.CEM{Population: 20, Elites: 4, Iterations: 2, Alpha: 0.1, InitStd: 0.5, Beta: 2}
+		c.CEM = config.CEM{Population: 20, Elites: 4, Iterations: 2, Alpha: 0.1, InitStd: 0.5, Beta: 2, KeepElites: kind == "cem-keep"}
 		c.MPPI.Samples = 20
-		pl, err := NewFromConfig(c, nil, box, bump, 2)
+		if kind == "mppi-iterations" {
+			c.MPPI.Iterations = 3
+		}
+		b, actions := box, [][]float64(nil)
+		if tb, ok := strings.CutPrefix(kind, "rss-"); ok {
+			c.TieBreak, b, actions = tb, nil, [][]float64{{1, 0}, {0, 1}, {-1, -1}}
+		}
+		pl, err := NewFromConfig(c, actions, b, bump, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,6 +313,30 @@ func TestColouredNoiseCovariance(t *testing.T) {
 		}
 		if c.beta == 2 && want[1]/total < 0.5 {
 			t.Errorf("β = 2 noise has lag-1 correlation %v, want strongly positive", want[1]/total)
+		}
+	}
+}
+
+// With keep_elites, CEM scores the warm start itself: on the quadratic
+// problem with s = g = 0 the warm start (the box's centre, a = 0) is the
+// optimum, so the value estimate is exactly its value, 0; without it, no
+// sampled sequence hits 0 exactly and the estimate is below.
+func TestCEMKeepElitesScoresWarmStart(t *testing.T) {
+	task := quadTask{g: []float64{0, 0}}
+	box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
+	for _, keep := range []bool{false, true} {
+		c := plannerConfig("cem")
+		c.CEM = config.CEM{Population: 8, Elites: 2, Iterations: 3, Alpha: 0, InitStd: 0.5, KeepElites: keep}
+		pl, err := NewFromConfig(c, nil, box, task, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, v := pl.Best(detDrift{}, []float64{0, 0}, rand.New(rand.NewPCG(5, 6)))
+		if keep && v != 0 {
+			t.Errorf("keep_elites: value %v, want 0 (the warm start's)", v)
+		}
+		if !keep && !(v < 0) {
+			t.Errorf("without keep_elites: value %v, want < 0", v)
 		}
 	}
 }

@@ -107,3 +107,39 @@ func BenchmarkDecision(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkControlDecision is one planning decision with the shipped
+// settings of configs/lq.yaml (cem 32 × 8 with keep_elites; mppi 64 × 4)
+// and configs/acrobot.yaml (iCEM 16 × 2, τ = 11), under the oracle's model
+// (the true transition) and the fitted lds and sm models, from random
+// starts restarted every 30 decisions.
+func BenchmarkControlDecision(b *testing.B) {
+	for _, run := range []struct{ file, kind string }{{"lq.yaml", "cem"}, {"lq.yaml", "mppi"}, {"acrobot.yaml", "cem"}} {
+		for _, name := range []string{"oracle", "lds", "sm"} {
+			c, m, ag := fittedAgent(b, run.file, name)
+			c.Planner.Kind = run.kind
+			pl, err := agent.NewFromConfig(c.Planner, m.Actions, &agent.Box{Low: m.Box.Low, High: m.Box.High}, m.Task, m.StateDim())
+			if err != nil {
+				b.Fatal(err)
+			}
+			seqs := map[string]int{"cem": c.Planner.CEM.Population * c.Planner.CEM.Iterations,
+				"mppi": c.Planner.MPPI.Samples * c.Planner.MPPI.Iterations}[run.kind]
+			b.Run(c.Name+"/"+run.kind+"/"+name, func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 2))
+				s := make([]float64, m.StateDim())
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if i%30 == 0 {
+						m.Init(rng, s)
+						pl.Reset()
+					}
+					pl.Act(ag.Sim, s, rng)
+				}
+				per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+				b.ReportMetric(per/1e3, "µs/decision")
+				b.ReportMetric(per/float64(seqs*c.Planner.NRollouts*(c.Planner.Tau-1)), "ns/transition")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}

@@ -28,11 +28,10 @@ type Controller interface {
 // action is clamped to it, which is then only a feasible policy, not the
 // constrained optimum.
 type lqr struct {
-	lq   *env.LQ
-	box  *env.Box
-	k    [][]float64 // K_k, k = 1…H (k[0] = K_1), each d_a × d_s
-	hor  int
-	clip int // decisions whose unconstrained action left the box
+	lq  *env.LQ
+	box *env.Box
+	k   [][]float64 // K_k, k = 1…H (k[0] = K_1), each d_a × d_s
+	hor int
 }
 
 // RiccatiGains returns the finite-horizon gains K_k and cost matrices P_k
@@ -108,19 +107,11 @@ func newLQR(truth env.Dynamics, box *env.Box, horizon int) (*lqr, error) {
 func (c *lqr) Control(s []float64, h int, out []float64) {
 	ds, da := c.lq.DS, c.lq.DA
 	k := c.k[min(max(c.hor-h, 1), len(c.k))-1]
-	bound := false
 	for i := range da {
 		var v float64
 		for j := range ds {
 			v -= k[i*ds+j] * s[j]
 		}
-		lo, hi := c.box.Low[i], c.box.High[i]
-		if v < lo || v > hi {
-			bound = true
-		}
-		out[i] = min(max(v, lo), hi)
-	}
-	if bound {
-		c.clip++
+		out[i] = min(max(v, c.box.Low[i]), c.box.High[i])
 	}
 }

@@ -84,3 +84,41 @@ func TestRiccatiMatchesBatchLeastSquares(t *testing.T) {
 		t.Errorf("K_1 = %v, want 0", gains[0])
 	}
 }
+
+// The lqr agent plays −K_k s with k = H − h steps to go, clamped to the box
+// where it binds, and refuses a truth that is not linear-quadratic.
+func TestLQRControl(t *testing.T) {
+	l := &env.LQ{DS: 1, DA: 1, A: []float64{1}, B: []float64{1}, Q: []float64{1}, R: []float64{0.5}}
+	box := &env.Box{Low: []float64{-0.5}, High: []float64{0.5}}
+	c, err := newLQR(l, box, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gains, _, err := RiccatiGains(l, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, 1)
+	for _, tc := range []struct {
+		s    float64
+		h    int
+		want float64
+	}{
+		{0.3, 0, -gains[29][0] * 0.3}, // 30 steps to go: K ≈ 0.732
+		{0.3, 28, -gains[1][0] * 0.3}, // 2 steps to go: K_2 = 1/1.5
+		{0.3, 29, 0},                  // the last action costs and changes nothing scored
+		{1, 0, -0.5},                  // −0.732 is clamped to the box
+		{-1, 10, 0.5},
+	} {
+		c.Control([]float64{tc.s}, tc.h, out)
+		if math.Abs(out[0]-tc.want) > 1e-15 {
+			t.Errorf("s = %v, h = %d: a = %v, want %v", tc.s, tc.h, out[0], tc.want)
+		}
+	}
+	if k2 := gains[1][0]; math.Abs(k2-1/1.5) > 1e-15 {
+		t.Errorf("K_2 = %v, want P_1 B/(R + P_1 B²) = 1/1.5", k2)
+	}
+	if _, err := newLQR(nil, box, 30); err == nil {
+		t.Error("lqr accepted a truth that is not linear-quadratic")
+	}
+}

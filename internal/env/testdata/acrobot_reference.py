@@ -1,7 +1,7 @@
 # An independent transcription of the acrobot of Sutton and Barto's book as
 # Gymnasium's Acrobot-v1 ("book" dynamics) publishes it, written from the
 # equations, not from smrl's Go code. It prints the expected values of
-# TestAcrobotMatchesPublishedEquations (python3 acrobot_reference.py).
+# TestAcrobotMatchesPublishedEquations (python3 internal/env/testdata/acrobot_reference.py).
 from math import cos, sin, pi
 
 m1 = m2 = 1.0

@@ -47,6 +47,9 @@ func (c *Config) validateControl(bad func(key, format string, args ...any), agen
 		bad("planner.tie_break", "%q applies to planner.kind rss in mode random over a discrete action set (env.action_space: discrete), got kind %s, mode %s, action space %s; use first",
 			p.TieBreak, p.Kind, p.Mode, c.Env.ActionSpace)
 	}
+	if p.Kind == "cem" && p.CEM.KeepElites && c.Env.ActionSpace != "box" {
+		bad("planner.cem.keep_elites", "applies to box actions (env.action_space: box); over a discrete set cem refits action frequencies and keeps no sequences")
+	}
 	if p.Kind == "mppi" && (p.MPPI.Iterations < 1 || p.MPPI.Iterations > 1000) {
 		bad("planner.mppi.iterations", "must lie in [1, 1000], got %d", p.MPPI.Iterations)
 	}

@@ -18,6 +18,7 @@ func TestControlKeysInvalid(t *testing.T) {
 		{"tie break constant", "planner:\n  tie_break: vote\n", `planner.tie_break: "vote" applies to planner.kind rss in mode random`},
 		{"tie break box", "env:\n  action_space: box\nplanner:\n  mode: random\n  tie_break: mean\n", `planner.tie_break: "mean" applies to`},
 		{"mppi iterations", "env:\n  action_space: box\nplanner:\n  kind: mppi\n  mppi:\n    iterations: 0\n", "planner.mppi.iterations: must lie in [1, 1000], got 0"},
+		{"keep elites discrete", "planner:\n  kind: cem\n  cem:\n    keep_elites: true\n", "planner.cem.keep_elites: applies to box actions"},
 		{"lqr elsewhere", "agents: [lqr]\n", "agents: lqr plays the Riccati controller of env.lq and needs env.kind: lq, got expfam"},
 		{"lq discrete", "env:\n  kind: lq\n", "env.action_space: env.kind lq needs box actions"},
 		{"lq a shape", lqBox + "    a: [[1, 0]]\n", "env.lq.a: row 0 must have 1 entries, got 2"},

@@ -179,6 +179,7 @@ func TestGymnasiumIDs(t *testing.T) {
 		{"CartPole-v1", []string{"kind: cartpole # --set\n", "horizon: 500 # env.kind CartPole-v1\n"}},
 		{"Pendulum-v1", []string{"kind: pendulum # --set\n", "horizon: 200 # env.kind Pendulum-v1\n", "action_space: box # env.kind Pendulum-v1\n"}},
 		{"MountainCarContinuous-v0", []string{"kind: mountain-car # --set\n", "horizon: 999 # env.kind MountainCarContinuous-v0\n"}},
+		{"Acrobot-v1", []string{"kind: acrobot # --set\n", "horizon: 500 # env.kind Acrobot-v1\n", "actions: # env.kind Acrobot-v1\n    - -1\n    - 0\n    - 1\n"}},
 	} {
 		code, stdout, stderr := run(t, "config", "--set", "env.kind="+tc.id, "--set", "planner.mode=random", "--sources")
 		if code != ExitOK {

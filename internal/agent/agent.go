@@ -29,8 +29,11 @@ type Agent struct {
 	// Accept is the fraction of the episode's sampled points that fell in
 	// the ball |W|_F ≤ max(b_star, |Ŵ|_F) (see BeginEpisode); NaN when the
 	// episode drew none.
-	Accept  float64
-	Last    *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
+	Accept float64
+	Last   *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
+	// Ctrl, when not nil, chooses the actions instead of a planner (the
+	// lqr agent); Sim and Model are then nil.
+	Ctrl    Controller
 	lambda  float64
 	add     func(phi, next []float64)
 	fit     func() (*estimator.Fit, error)
@@ -61,7 +64,9 @@ type Config struct {
 	// Rollout is "sample" (rollouts draw next states from the model) or
 	// "mean" (they move to the model's mean next state).
 	Rollout string
-	Horizon int // H: the -ucb agents' simulated episodes (confidence.value rollout)
+	Horizon int // H: the -ucb agents' simulated episodes (confidence.value rollout); lqr's horizon
+	// Box is the box of continuous actions (the lqr agent clamps to it).
+	Box *env.Box
 }
 
 // New builds the named agent for an environment whose learners use the
@@ -70,8 +75,17 @@ type Config struct {
 // (-ps) variants, e.g. sm-ucb, lds-ps.
 //
 // The oracle plans with P_W0 when the truth lies in the model class
-// (spec.W0 set), otherwise with the true transition itself (truth).
+// (spec.W0 set), otherwise with the true transition itself (truth). The
+// lqr agent plans nothing: it plays the Riccati controller of a
+// linear-quadratic truth (env.kind lq) over c.Horizon steps (see lqr).
 func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent, error) {
+	if name == "lqr" {
+		ctrl, err := newLQR(truth, c.Box, c.Horizon)
+		if err != nil {
+			return nil, err
+		}
+		return &Agent{Name: name, Ctrl: ctrl, base: "lqr", Beta: math.NaN(), Accept: math.NaN()}, nil
+	}
 	base, mode := name, ""
 	for _, suf := range []string{"ucb", "ps"} {
 		if b, ok := strings.CutSuffix(name, "-"+suf); ok && b != "oracle" {

@@ -140,6 +140,12 @@ type Planner struct {
 	// Rollout is how rollouts draw next states: "sample" from the model, or
 	// "mean", the model's mean next state (the authors' "deterministic").
 	Rollout string `mapstructure:"rollout" yaml:"rollout"`
+	// TieBreak is how rss random mode over a discrete action set chooses
+	// among sequences of equal value: "first" (the sequence drawn first,
+	// the SMRL authors'), "vote" (the first action most common among the
+	// best-valued sequences) or "mean" (the first action whose sequences
+	// have the highest mean value). Part rss owns it.
+	TieBreak string `mapstructure:"tie_break" yaml:"tie_break"`
 	// Section is the selected kind's own section (planner.<kind>, a
 	// pointer to the struct its part registers), nil when it has none.
 	Section any `mapstructure:"-" yaml:"-"`

@@ -109,11 +109,15 @@ func finite(x []float64) bool {
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
-	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon})
+	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box})
 	if err != nil {
 		return nil, err
 	}
 	ds := mdp.StateDim()
+	var ctrl []float64 // the action of an agent that needs no planner (ag.Ctrl)
+	if ag.Ctrl != nil {
+		ctrl = make([]float64, mdp.ActionDim())
+	}
 	pl, err := agent.NewFromConfig(c.Planner, mdp.Actions, plannerBox(mdp), mdp.Task, ds)
 	if err != nil {
 		return nil, err
@@ -140,11 +144,18 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		var reward float64
 		plus, steps := 0, 0
 		for h := 0; h < mdp.Horizon; h++ {
-			ai := pl.Act(ag.Sim, s, planRng)
-			if err := pl.Err(); err != nil {
-				return nil, fmt.Errorf("episode %d step %d: %w (%s); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, describeW(ag))
+			var ai int
+			var a []float64
+			if ag.Ctrl != nil {
+				ag.Ctrl.Control(s, h, ctrl)
+				ai, a = agent.BoxAction, ctrl
+			} else {
+				ai = pl.Act(ag.Sim, s, planRng)
+				if err := pl.Err(); err != nil {
+					return nil, fmt.Errorf("episode %d step %d: %w (%s); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, describeW(ag))
+				}
+				a = pl.Action(ai)
 			}
-			a := pl.Action(ai)
 			reward += mdp.Task.Reward(s, a)
 			if ai == 0 || (ai == agent.BoxAction && a[0] > 0) {
 				plus++

@@ -19,9 +19,17 @@ type estimateJSON struct {
 	Features  string      `json:"features"`
 	Data      string      `json:"data"`
 	W0        [][]float64 `json:"w0"`
+	CV        []struct {
+		Lambda float64  `json:"lambda"`
+		Loss   *float64 `json:"loss"`
+	} `json:"cv"`
 	Estimates []struct {
 		Method         string      `json:"method"`
 		W              [][]float64 `json:"W"`
+		SE             [][]float64 `json:"se"`
+		SEKind         string      `json:"se_kind"`
+		WaldLo         [][]float64 `json:"wald95_lo"`
+		WaldHi         [][]float64 `json:"wald95_hi"`
 		FrobeniusError *float64    `json:"frobenius_error"`
 		Seconds        float64     `json:"seconds"`
 	} `json:"estimates"`
@@ -142,7 +150,7 @@ func TestEstimateData(t *testing.T) {
 	}
 	code, out, _ := run(t, "estimate", "--data", p, "--method", "lds")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 6 || f[0] != "lds" || f[1] != "200" || f[4] != "-" {
+	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 8 || f[0] != "lds" || f[1] != "200" || f[6] != "-" {
 		t.Errorf("table for --data (exit %d):\n%s", code, out)
 	}
 }

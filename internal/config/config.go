@@ -50,6 +50,11 @@ type Config struct {
 	LDS        LDS        `mapstructure:"lds" yaml:"lds"`
 	Confidence Confidence `mapstructure:"confidence" yaml:"confidence"`
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
+	CV         CV         `mapstructure:"cv" yaml:"cv"`
+	Stats      Stats      `mapstructure:"stats" yaml:"stats"`
+	// LambdaCV is true when lambda is the word cv (validate_stats.go);
+	// Lambda is then 0 and not used.
+	LambdaCV bool `mapstructure:"-" yaml:"-"`
 }
 
 // Env describes the MDP. Kind "expfam" is an exponential-family transition
@@ -388,6 +393,9 @@ func Load(opt Options) (*Config, error) {
 			continue
 		}
 		x, err := parseEnv(fieldType(key), val)
+		if key == "lambda" && strings.TrimSpace(val) == LambdaCVWord {
+			x, err = LambdaCVWord, nil
+		}
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s=%q: %s %v", name, val, key, err))
 		}
@@ -418,10 +426,15 @@ func Load(opt Options) (*Config, error) {
 		v.Set(s.Key, s.Value)
 		sources[s.Key] = s.Source
 	}
+	lambdaCV := isLambdaCV(v.Get("lambda"))
+	if lambdaCV {
+		v.Set("lambda", 0.0)
+	}
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %s", source, strings.Join(strings.Fields(err.Error()), " ")))
 	}
+	c.LambdaCV = lambdaCV
 	if opt.NoValidate {
 		return &c, nil
 	}
@@ -951,7 +964,10 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 			return fail(fmt.Sprintf("a whole number in [0, %d]", uint64(math.MaxUint64)))
 		}
 	case reflect.Float64:
-		if tag != "!!int" && tag != "!!float" {
+		if key == "lambda" && tag == "!!str" && n.Value != LambdaCVWord {
+			return &LineError{n.Line, key, lambdaCVText(n.Value)}
+		}
+		if tag != "!!int" && tag != "!!float" && !(key == "lambda" && n.Value == LambdaCVWord) {
 			return fail("a number")
 		}
 	case reflect.Bool:

@@ -36,7 +36,11 @@ func Keys() []string {
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
 		for i := 0; i < t.NumField(); i++ {
-			k := joinKey(prefix, strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+			tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+			if tag == "-" {
+				continue
+			}
+			k := joinKey(prefix, tag)
 			if ft := t.Field(i).Type; ft.Kind() == reflect.Struct {
 				walk(ft, k)
 			} else {

@@ -207,15 +207,22 @@ func TestWriteSweep(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	e := 0.05
-	r := &Result{N: 10, Estimates: []Estimate{{Method: "sm", W: [][]float64{{1.03, 1.04}}, FrobeniusError: &e, Seconds: 0.0001}, {Method: "lds", W: [][]float64{{1, 2}, {3, 4}}}}}
+	l1, l2 := -1.25, -1.5
+	r := &Result{N: 10, Lambda: 0.1, CV: []CVPoint{{0.1, &l2}, {1, &l1}, {10, nil}},
+		Estimates: []Estimate{{Method: "sm", W: [][]float64{{1.03, 1.04}}, SE: [][]float64{{0.1, 0.2}}, FrobeniusError: &e, Seconds: 0.0001}, {Method: "lds", W: [][]float64{{1, 2}, {3, 4}}}}}
 	var b strings.Builder
 	if err := r.WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := "" +
-		"method  n   W                 |W−W0|_F  seconds\n" +
-		"sm      10  [[1.03, 1.04]]    0.05      0.0001\n" +
-		"lds     10  [[1, 2], [3, 4]]  -         0\n"
+		"lambda  held-out SM loss  \n" +
+		"0.1     -1.5              <- chosen\n" +
+		"1       -1.25             \n" +
+		"10      singular          \n" +
+		"\n" +
+		"method  n   W                 se            |W−W0|_F  seconds\n" +
+		"sm      10  [[1.03, 1.04]]    [[0.1, 0.2]]  0.05      0.0001\n" +
+		"lds     10  [[1, 2], [3, 4]]  -             -         0\n"
 	if b.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}

@@ -246,3 +246,28 @@ func (e *MLE) Sandwich(f *Fit, opt SEOptions) ([]float64, error) {
 	}
 	return v, err
 }
+
+// Sandwich returns White's heteroscedasticity-consistent variances of
+// vec(Ŵ) of the least-squares fit f (from Fit, σ = 1) of the n transitions
+// data: (G + λI)⁻¹ (Σ_t e_tk² phi_t phi_tᵀ) (G + λI)⁻¹ for row k, with
+// residuals e_t = s'_t − Ŵ phi_t (HC0; HC1 with opt.HC1).
+func (e *LDS) Sandwich(f *Fit, n int, data Data, opt SEOptions) ([]float64, error) {
+	if n != f.N || f.DPsi != e.ds || f.DPhi != e.dphi {
+		return nil, fmt.Errorf("least squares sandwich: fit of %d transitions (%d×%d) for %d (%d×%d)", f.N, f.DPsi, f.DPhi, n, e.ds, e.dphi)
+	}
+	for _, b := range f.blocks {
+		if b.s != 1 {
+			return nil, fmt.Errorf("least squares sandwich: needs a fit with σ = 1 (Fit, not FitNoise)")
+		}
+	}
+	eta := make([]float64, e.ds)
+	r := make([]float64, e.ds)
+	return sandwich(f, n, opt, func(t int) ([]float64, []float64) {
+		phi, next := data(t)
+		linear(f.W, phi, eta)
+		for k, x := range eta {
+			r[k] = x - next[k]
+		}
+		return r, phi
+	})
+}

@@ -144,11 +144,12 @@ func TestSandwichEqualsDense(t *testing.T) {
 // TestSandwichGaussianIsHC0: for the Gaussian family at λ = 0, SM is least
 // squares and its sandwich is White's HC0, (XᵀX)⁻¹ (Σ e_t² x_t x_tᵀ)
 // (XᵀX)⁻¹ per row; the MLE's sandwich is the same and its inverse
-// information is σ² (XᵀX)⁻¹ (the Gaussian family with known σ).
+// information is σ² (XᵀX)⁻¹ (the Gaussian family with known σ); the LDS
+// fit's sandwich is HC0 too.
 func TestSandwichGaussianIsHC0(t *testing.T) {
 	const sigma, n = 0.7, 150
 	g, _ := expfam.NewGaussian(2, sigma)
-	sm, mle := NewSM(g, 3), NewMLE(g, 3)
+	sm, mle, lds := NewSM(g, 3), NewMLE(g, 3), NewLDS(2, 3)
 	var phis, nexts [][]float64
 	rng := rand.New(rand.NewPCG(3, 3))
 	// heteroscedastic data: the noise grows with |phi_0|
@@ -159,6 +160,15 @@ func TestSandwichGaussianIsHC0(t *testing.T) {
 		phis, nexts = append(phis, phi), append(nexts, next)
 		sm.Add(phi, next)
 		mle.Add(phi, next)
+		lds.Add(phi, next)
+	}
+	fl, err := lds.Fit(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vl, err := lds.Sandwich(fl, n, func(i int) ([]float64, []float64) { return phis[i], nexts[i] }, SEOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
 	fs, err := sm.Fit(0)
 	if err != nil {
@@ -210,7 +220,7 @@ func TestSandwichGaussianIsHC0(t *testing.T) {
 		hc0.Product(&xinv, meat, &xinv)
 		for j := range 3 {
 			want := hc0.At(j, j)
-			for name, got := range map[string]float64{"SM sandwich": vs[k*3+j], "MLE sandwich": vm[k*3+j]} {
+			for name, got := range map[string]float64{"SM sandwich": vs[k*3+j], "MLE sandwich": vm[k*3+j], "LDS sandwich": vl[k*3+j]} {
 				if math.Abs(got-want) > 1e-9*want {
 					t.Errorf("W[%d,%d]: %s %.12g, HC0 %.12g", k, j, name, got, want)
 				}

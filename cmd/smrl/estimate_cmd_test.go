@@ -13,13 +13,13 @@ import (
 )
 
 type estimateJSON struct {
-	N         int         `json:"n"`
-	Lambda    float64     `json:"lambda"`
-	Family    string      `json:"family"`
-	Features  string      `json:"features"`
-	Data      string      `json:"data"`
-	W0        [][]float64 `json:"w0"`
-	CV        []struct {
+	N        int         `json:"n"`
+	Lambda   float64     `json:"lambda"`
+	Family   string      `json:"family"`
+	Features string      `json:"features"`
+	Data     string      `json:"data"`
+	W0       [][]float64 `json:"w0"`
+	CV       []struct {
 		Lambda float64  `json:"lambda"`
 		Loss   *float64 `json:"loss"`
 	} `json:"cv"`

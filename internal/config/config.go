@@ -742,7 +742,7 @@ var yamlFieldRE = regexp.MustCompile(`line (\d+): field (\S+) not found in type 
 // that YAML would silently coerce into its field ("episodes: 1.5" into an
 // integer). It returns the keys the file sets ("planner.tau").
 func checkKnownKeys(path string, data []byte) ([]string, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec := yaml.NewDecoder(bytes.NewReader(maskLambdaCV(data)))
 	dec.KnownFields(true)
 	var c Config
 	err := dec.Decode(&c)

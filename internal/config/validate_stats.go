@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
+	"strings"
 )
 
 // This file holds the config of issue 22 (standard errors, cross-validated
@@ -84,4 +86,19 @@ func isLambdaCV(v any) bool {
 // lambdaCVText is the message part of a lambda that is neither a number nor cv.
 func lambdaCVText(got string) string {
 	return fmt.Sprintf("want %s or a number, got %q", LambdaCVWord, got)
+}
+
+// lambdaCVRE matches a top-level "lambda: cv" line of a config file.
+var lambdaCVRE = regexp.MustCompile(`(?m)^(lambda:[ \t]*)(cv|"cv"|'cv')([ \t]*(#.*)?)$`)
+
+// maskLambdaCV returns data with the value of a top-level lambda: cv
+// replaced by a number of the same width, for the strict typed decoding of
+// checkKnownKeys (lines and columns unchanged); the word itself is checked
+// by checkScalar and read through viper.
+func maskLambdaCV(data []byte) []byte {
+	return lambdaCVRE.ReplaceAllFunc(data, func(m []byte) []byte {
+		s := lambdaCVRE.FindSubmatch(m)
+		num := "0." + strings.Repeat("0", len(s[2])-2)
+		return []byte(string(s[1]) + num + string(s[3]))
+	})
 }

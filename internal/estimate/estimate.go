@@ -96,10 +96,10 @@ type Estimate struct {
 	W      [][]float64 `json:"W"` // d_psi rows of d_phi
 	// SE are the standard errors of the entries of W (same shape), and
 	// WaldLo, WaldHi the 95% Wald intervals Ŵ ∓ 1.96·SE.
-	SE      [][]float64 `json:"se"`
-	SEKind  string      `json:"se_kind"` // sandwich, sandwich-hc1 or information
-	WaldLo  [][]float64 `json:"wald95_lo"`
-	WaldHi  [][]float64 `json:"wald95_hi"`
+	SE     [][]float64 `json:"se"`
+	SEKind string      `json:"se_kind"` // sandwich, sandwich-hc1 or information
+	WaldLo [][]float64 `json:"wald95_lo"`
+	WaldHi [][]float64 `json:"wald95_hi"`
 	// FrobeniusError is |Ŵ − W0|_F, nil when W0 is not known.
 	FrobeniusError *float64 `json:"frobenius_error,omitempty"`
 	Seconds        float64  `json:"seconds"`

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLambdaCV: lambda: cv is read from a file (plain or quoted, with a
+// comment) and from SMRL_LAMBDA, sets LambdaCV and leaves Lambda 0; a
+// number still works, and the cv: and stats: defaults are the documented
+// ones.
+func TestLambdaCV(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, file string
+		env        []string
+		cv         bool
+		lambda     float64
+	}{
+		{"plain", "lambda: cv\n", nil, true, 0},
+		{"quoted with comment", "lambda: \"cv\"   # choose\n", nil, true, 0},
+		{"env", "", []string{"SMRL_LAMBDA=cv"}, true, 0},
+		{"number", "lambda: 0.5\n", nil, false, 0.5},
+		{"default", "", nil, false, 1e-4},
+	} {
+		opt := Options{IgnoreAgents: true, Environ: tc.env}
+		if tc.file != "" {
+			opt.Path = filepath.Join(dir, "c.yaml")
+			if err := os.WriteFile(opt.Path, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := Load(opt)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if c.LambdaCV != tc.cv || c.Lambda != tc.lambda {
+			t.Errorf("%s: LambdaCV %v Lambda %g, want %v %g", tc.name, c.LambdaCV, c.Lambda, tc.cv, tc.lambda)
+		}
+		if !slices.Equal(c.CV.Grid, DefaultCVGrid) || c.CV.Folds != 5 || c.Stats.Score != "mean" || c.Stats.BootstrapReps != 10000 || c.Stats.FinalEpisodes != 10 {
+			t.Errorf("%s: defaults cv %+v stats %+v", tc.name, c.CV, c.Stats)
+		}
+	}
+	if slices.Contains(Keys(), "-") || !slices.Contains(Keys(), "cv.grid") || !slices.Contains(Keys(), "stats.bootstrap_reps") {
+		t.Errorf("Keys() = %v", Keys())
+	}
+}
+
+func TestStatsValidation(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ file, key string }{
+		{"cv:\n  grid: [1, 0]\n", "cv.grid"},
+		{"cv:\n  grid: []\n", "cv.grid"},
+		{"cv:\n  folds: 1\n", "cv.folds"},
+		{"stats:\n  bootstrap_reps: 0\n", "stats.bootstrap_reps"},
+		{"stats:\n  score: best\n", "stats.score"},
+		{"stats:\n  final_episodes: 0\n", "stats.final_episodes"},
+		{"lambda: cv\nestimate:\n  n: 4\n", "lambda"},
+		{"lambda: cvx\n", "lambda"},
+	} {
+		p := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(p, []byte(tc.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(Options{Path: p, IgnoreAgents: true})
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("%q: err %v, want one naming %s", tc.file, err, tc.key)
+		}
+	}
+}

@@ -387,7 +387,7 @@ func cleanSweepRoot(root string, s *grid.Sweep, log *slog.Logger) {
 	for _, f := range append([]string{grid.TableFile, results.MetadataFile, plotting.ReportFile}, aggregate.Files...) {
 		os.Remove(filepath.Join(root, f))
 	}
-	for _, name := range plotting.GridFigureNames(keys) {
+	for _, name := range append(plotting.GridFigureNames(keys), plotting.FigIntervals, plotting.FigProfile) {
 		for _, ext := range []string{"png", "svg", "pdf"} {
 			os.Remove(filepath.Join(root, "plots", name+"."+ext))
 		}
@@ -553,6 +553,12 @@ func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, fo
 	if err != nil {
 		return figs, err
 	}
+	agg, err := plotting.AggregateFigures(root, figDir, plotting.Options{Format: format})
+	figs = append(figs, agg...)
+	if err != nil {
+		return figs, err
+	}
+	d.AggregateDir = root
 	return figs, plotting.GridReport(d, reportDir, figs, dirs)
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 )
@@ -77,4 +78,47 @@ func TestStatsBadInput(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming %q", tc.name, code, errOut, tc.want)
 		}
 	}
+}
+
+// TestAggregatesDeterministic: run (1 and 2 workers) and the merge of two
+// shards write byte-identical aggregate.csv, improvement.csv and
+// profile.csv, and the figures and report section go with them.
+func TestAggregatesDeterministic(t *testing.T) {
+	base := t.TempDir()
+	a, b, merged := base+"/a", base+"/b", base+"/m"
+	mustRun(t, "run", "--config", quickConfig, "--out", a, "-q", "--workers", "1")
+	mustRun(t, "run", "--config", quickConfig, "--out", b, "-q", "--no-plots", "--workers", "2")
+	s0, s1 := base+"/s0", base+"/s1"
+	mustRun(t, "run", "--config", quickConfig, "--out", s0, "-q", "--no-plots", "--shard", "0/2")
+	mustRun(t, "run", "--config", quickConfig, "--out", s1, "-q", "--no-plots", "--shard", "1/2")
+	mustRun(t, "merge", s0, s1, "--out", merged, "-q", "--no-plots")
+	for _, f := range []string{"aggregate.csv", "improvement.csv", "profile.csv", "episodes.csv"} {
+		x := readFile(t, a+"/"+f)
+		for _, d := range []string{b, merged} {
+			if y := readFile(t, d+"/"+f); x != y {
+				t.Errorf("%s differs between %s and %s", f, a, d)
+			}
+		}
+	}
+	if agg := readFile(t, a+"/aggregate.csv"); !strings.HasPrefix(agg, "agent,metric,value,lo,hi\n") || !strings.Contains(agg, "\nsm,iqm,") || !strings.Contains(agg, "\nlds,optimality_gap,") {
+		t.Errorf("aggregate.csv:\n%s", agg)
+	}
+	if imp := readFile(t, a+"/improvement.csv"); !strings.HasPrefix(imp, "agent_x,agent_y,probability,lo,hi\n") {
+		t.Errorf("improvement.csv:\n%s", imp)
+	}
+	rep := readFile(t, a+"/report.md")
+	for _, want := range []string{"## Aggregate metrics", "plots/interval_estimates.png", "plots/performance_profile.png", "Probability of improvement"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -75,10 +75,14 @@ for drawn data.
 With --sweep-n or --out, smrl estimate sweeps the sample size instead: for
 every n of estimate.sweep_n and every repeat it draws fresh data, fits every
 method and writes the rows method,n,repeat,frobenius_error to the CSV file
---out, then prints the fitted slope of log mean error on log n per method.
+--out (with the held-out log-likelihood of each fit on 1000 fresh transitions,
+and each method's relative efficiency against mle, MSE_mle / MSE, per n), then
+prints the fitted slope of log mean error on log n and the relative
+efficiencies.
 The file does not depend on the number of workers. The figure of the error
 against n (log–log, with a 1/sqrt(n) guide) is written next to it as
-FILE.png unless --no-plots.
+FILE.png, and the diagnostics (relative efficiency and held-out
+log-likelihood against n) as FILE-diagnostics.png, unless --no-plots.
 
 smrl replaces the files at --out, FILE.png and --plot only when it wrote
 them (a sweep CSV by its header, a figure by the mark smrl puts in every
@@ -173,10 +177,17 @@ func estimateRun(opts *EstimateOptions) error {
 			return err
 		}
 		if err := checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeader)); err != nil {
-			return err
+			// a sweep file of an earlier smrl is smrl's too
+			if checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeaderV1)) != nil {
+				return err
+			}
 		}
+		diag := strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + "-diagnostics.png"
 		if !opts.NoPlots {
 			if err := checkOwnFile("the error-vs-n figure", fig, outdir.FigureFile("png")); err != nil {
+				return err
+			}
+			if err := checkOwnFile("the diagnostics figure", diag, outdir.FigureFile("png")); err != nil {
 				return err
 			}
 		}
@@ -195,6 +206,9 @@ func estimateRun(opts *EstimateOptions) error {
 				parts = append(parts, s.Method+" n/a")
 			}
 		}
+		if eff := estimate.Efficiencies(rows); eff != "" {
+			parts[len(parts)-1] += "; relative efficiency vs mle (MSE_mle/MSE) by n: " + eff
+		}
 		sizes := len(rows) / len(methods) / c.Estimate.Repeats
 		if _, err := fmt.Fprintf(opts.IO.Out, "wrote %s (%d methods × %d sizes × %d repeats); slope of log mean |W−W0|_F on log n: %s\n",
 			opts.Out, len(methods), sizes, c.Estimate.Repeats, strings.Join(parts, ", ")); err != nil {
@@ -206,7 +220,15 @@ func estimateRun(opts *EstimateOptions) error {
 		if err := plotting.SweepFigure(opts.Out, fig, plotting.Options{}); err != nil {
 			return fmt.Errorf("drawing %s: %w", fig, err)
 		}
-		_, err = fmt.Fprintf(opts.IO.Out, "wrote %s\n", fig)
+		wrote, err := plotting.SweepDiagnosticsFigure(opts.Out, diag, plotting.Options{})
+		if err != nil {
+			return fmt.Errorf("drawing %s: %w", diag, err)
+		}
+		if !wrote {
+			_, err = fmt.Fprintf(opts.IO.Out, "wrote %s\n", fig)
+			return err
+		}
+		_, err = fmt.Fprintf(opts.IO.Out, "wrote %s and %s\n", fig, diag)
 		return err
 	}
 

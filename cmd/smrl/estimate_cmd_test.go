@@ -255,7 +255,7 @@ func TestEstimateSweep(t *testing.T) {
 		t.Errorf("sweep figure missing or not a PNG (%v); stdout %q", err, out)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(a), "\n"), "\n")
-	if lines[0] != "method,n,repeat,frobenius_error" {
+	if lines[0] != "method,n,repeat,frobenius_error,held_out_loglik,relative_efficiency" {
 		t.Errorf("header %q", lines[0])
 	}
 	if len(lines) != 1+2*2*3 {
@@ -266,7 +266,7 @@ func TestEstimateSweep(t *testing.T) {
 		for _, n := range []string{"100", "300"} {
 			for _, r := range []string{"0", "1", "2"} {
 				f := strings.Split(lines[i], ",")
-				if len(f) != 4 || f[0] != m || f[1] != n || f[2] != r {
+				if len(f) != 6 || f[0] != m || f[1] != n || f[2] != r {
 					t.Errorf("line %d = %q, want %s,%s,%s,…", i+1, lines[i], m, n, r)
 				}
 				i++

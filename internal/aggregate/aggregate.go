@@ -128,9 +128,12 @@ func Compute(strata []Stratum, agents []string, reps int, seed uint64) (*Result,
 			}
 		}
 	}
-	taus := make([]float64, ProfilePoints)
-	for i := range taus {
-		taus[i] = lo + (hi-lo)*float64(i)/float64(ProfilePoints-1)
+	taus := []float64{lo} // every score equal: one threshold
+	if hi > lo {
+		taus = make([]float64, ProfilePoints)
+		for i := range taus {
+			taus[i] = lo + (hi-lo)*float64(i)/float64(ProfilePoints-1)
+		}
 	}
 	res := &Result{}
 	for _, a := range agents {

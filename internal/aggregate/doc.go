@@ -24,7 +24,7 @@
 // P(X > Y) + ½ P(X = Y) over all N_X·N_Y pairs of their seeds (rliable's
 // definition); the performance profile of an agent is the fraction of its
 // runs with score > τ on a grid of 51 values of τ from the lowest to the
-// highest score of any agent.
+// highest score of any agent (a single τ when all scores are equal).
 //
 // Intervals are 95% percentile-bootstrap intervals (the 2.5% and 97.5%
 // quantiles, linearly interpolated as numpy.percentile does, of B =

@@ -256,8 +256,9 @@ func aggregateTitle(what string, sum *summaryData) string {
 // "" when the file is missing.
 func improvementTable(dir string) (string, error) {
 	path := filepath.Join(dir, improvementFile)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && strings.Count(strings.TrimSpace(string(raw)), "\n") == 0) {
+		return "", nil // no file, or a header only (a run of one agent)
 	}
 	t, err := readTable(path, []string{"agent_x", "agent_y", "probability", "lo", "hi"})
 	if err != nil {

@@ -122,3 +122,15 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestRunLambdaCV: a run with lambda: cv and the agents sm and oracle
+// completes and is the same for any number of workers.
+func TestRunLambdaCV(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "cv.yaml", "seeds: 2\nepisodes: 4\nlambda: cv\nagents: [sm, oracle]\nplanner:\n  n_rollouts: 10\n")
+	mustRun(t, "run", "--config", cfg, "--out", dir+"/a", "-q", "--no-plots", "--workers", "1")
+	mustRun(t, "run", "--config", cfg, "--out", dir+"/b", "-q", "--no-plots", "--workers", "2")
+	if readFile(t, dir+"/a/episodes.csv") != readFile(t, dir+"/b/episodes.csv") {
+		t.Error("episodes.csv of lambda: cv differs between 1 and 2 workers")
+	}
+}

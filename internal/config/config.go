@@ -1053,5 +1053,8 @@ func (c *Config) YAML() ([]byte, error) {
 	if err := enc.Encode(c); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), enc.Close()
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return unmaskLambdaCV(c, b.Bytes()), nil
 }

@@ -59,9 +59,14 @@ func (c *Config) validateStats(bad func(key, format string, args ...any), agents
 	}
 	if c.LambdaCV {
 		if agents {
-			bad("lambda", "%s (cross-validated λ) is supported by smrl estimate only; give a number for runs", LambdaCVWord)
+			for _, a := range c.Agents {
+				if a != "sm" && a != "oracle" {
+					bad("lambda", "%s (cross-validated λ) is supported by the agents sm and oracle only, not %s; give a number", LambdaCVWord, a)
+					break
+				}
+			}
 		}
-		if c.Estimate.N < c.CV.Folds {
+		if !agents && c.Estimate.N < c.CV.Folds {
 			bad("lambda", "%s needs at least cv.folds = %d transitions, estimate.n is %d", LambdaCVWord, c.CV.Folds, c.Estimate.N)
 		}
 	}
@@ -101,4 +106,17 @@ func maskLambdaCV(data []byte) []byte {
 		num := "0." + strings.Repeat("0", len(s[2])-2)
 		return []byte(string(s[1]) + num + string(s[3]))
 	})
+}
+
+// lambdaZeroRE matches the top-level lambda line of a rendered config.
+var lambdaZeroRE = regexp.MustCompile(`(?m)^lambda: .*$`)
+
+// unmaskLambdaCV writes lambda: cv back into the rendered YAML of a config
+// with LambdaCV (where Lambda holds the placeholder 0), so that the
+// config.yaml of a results directory loads as the config it was run with.
+func unmaskLambdaCV(c *Config, y []byte) []byte {
+	if !c.LambdaCV {
+		return y
+	}
+	return lambdaZeroRE.ReplaceAll(y, []byte("lambda: "+LambdaCVWord))
 }

@@ -71,3 +71,30 @@ func TestStatsValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestLambdaCVYAML: the rendered config of lambda: cv says cv, so a
+// results directory's config.yaml loads back as the same config.
+func TestLambdaCVYAML(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(p, []byte("lambda: cv\nagents: [sm, oracle]\n"), 0o644)
+	c, err := Load(Options{Path: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := c.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "\nlambda: cv\n") {
+		t.Fatalf("rendered config lacks lambda: cv:\n%s", y)
+	}
+	os.WriteFile(p, y, 0o644)
+	d, err := Load(Options{Path: p})
+	if err != nil || !d.LambdaCV {
+		t.Errorf("reloaded: LambdaCV %v, err %v", d != nil && d.LambdaCV, err)
+	}
+	os.WriteFile(p, []byte("lambda: cv\nagents: [sm, lds]\n"), 0o644)
+	if _, err := Load(Options{Path: p}); err == nil || !strings.Contains(err.Error(), "lambda") {
+		t.Errorf("lambda: cv with lds: %v, want an error naming lambda", err)
+	}
+}

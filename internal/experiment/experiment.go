@@ -106,7 +106,7 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 	out := map[string]int{}
 	for _, name := range c.Agents {
-		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, CV: runner.AgentCV(c)})
 		if err != nil {
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -79,23 +81,42 @@ func sandwich(f *Fit, n int, opt SEOptions, resid func(t int) (r, phi []float64)
 		shared = shared && b.n == dphi && b.f == f.blocks[0].f && b.s == 1
 	}
 	if shared {
-		// One factorisation B = UᵀU for every row: (A⁻¹ g_t)_{k,j} = r_k (B⁻¹ phi)_j.
-		u := f.blocks[0].f.upper()
-		y := make([]float64, dphi)
-		x := make([]float64, dphi)
-		for t := range n {
-			r, phi := resid(t)
-			forwardSubst(u, phi, y)
-			if err := backSubst(u, y, x, 1); err != nil {
-				return nil, err
+		// One factorisation B for every row: (A⁻¹ g_t)_{k,j} = r_k (B⁻¹ phi)_j,
+		// so var_{k,j} = Σ_t r_tk² (B⁻¹ phi_t)_j² = [(R∘R)ᵀ (X∘X)]_{kj} with
+		// X = Φ B⁻¹, computed by matrix products over chunks of transitions.
+		dpsi := f.DPsi
+		var inv mat.SymDense
+		if err := f.blocks[0].f.c.InverseTo(&inv); err != nil {
+			return nil, fmt.Errorf("sandwich: %w", err)
+		}
+		binv := blas64.General{Rows: dphi, Cols: dphi, Stride: dphi, Data: make([]float64, dphi*dphi)}
+		for i := range dphi {
+			for j := range dphi {
+				binv.Data[i*dphi+j] = inv.At(i, j)
 			}
-			for k, rk := range r {
-				r2 := rk * rk
-				o := out[k*dphi : (k+1)*dphi]
-				for j, xj := range x {
-					o[j] += r2 * xj * xj
+		}
+		const chunk = 256
+		pm := make([]float64, chunk*dphi)
+		xm := make([]float64, chunk*dphi)
+		r2 := make([]float64, chunk*dpsi)
+		o := blas64.General{Rows: dpsi, Cols: dphi, Stride: dphi, Data: out}
+		for t0 := 0; t0 < n; t0 += chunk {
+			m := min(chunk, n-t0)
+			for i := range m {
+				r, phi := resid(t0 + i)
+				copy(pm[i*dphi:(i+1)*dphi], phi)
+				for k, rk := range r {
+					r2[i*dpsi+k] = rk * rk
 				}
 			}
+			p := blas64.General{Rows: m, Cols: dphi, Stride: dphi, Data: pm[:m*dphi]}
+			x := blas64.General{Rows: m, Cols: dphi, Stride: dphi, Data: xm[:m*dphi]}
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, binv, 0, x)
+			for i, v := range x.Data {
+				x.Data[i] = v * v
+			}
+			rr := blas64.General{Rows: m, Cols: dpsi, Stride: dpsi, Data: r2[:m*dpsi]}
+			blas64.Gemm(blas.Trans, blas.NoTrans, 1, rr, x, 1, o)
 		}
 	} else {
 		meat := make([][]float64, len(f.blocks))
@@ -171,18 +192,6 @@ func sandwichDiag(b fitBlock, m []float64, out []float64) error {
 		out[i] = s / (b.s * b.s)
 	}
 	return nil
-}
-
-// forwardSubst solves Uᵀ y = z for upper triangular U (row-major).
-func forwardSubst(u, z, y []float64) {
-	n := len(z)
-	for i := range n {
-		s := z[i]
-		for j := range i {
-			s -= u[j*n+i] * y[j]
-		}
-		y[i] = s / u[i*n+i]
-	}
 }
 
 // InverseDiag returns the diagonal of P⁻¹ = (V + λI)⁻¹ S⁻¹ (see Fit): for

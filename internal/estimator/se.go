@@ -35,7 +35,8 @@ type SEOptions struct {
 // families, one (m_i·d_phi)² block per coordinate for Blocked ones). When
 // every row shares one factorisation (constant C, the Gaussian family) the
 // variance of entry (k, j) is Σ_t r_tk² (B⁻¹ phi_t)_j², B the shared block,
-// at one solve per transition. data must be the transitions that were
+// computed as (R∘R)ᵀ (X∘X), X = Φ B⁻¹, by matrix products over chunks of
+// 256 transitions. data must be the transitions that were
 // added to e, and f e's fit of them; e itself is not changed.
 func (e *SM) Sandwich(f *Fit, n int, data Data, opt SEOptions) ([]float64, error) {
 	if f.DPsi != e.dpsi || f.DPhi != e.dphi {

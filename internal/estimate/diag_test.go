@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -68,6 +69,35 @@ func TestRelativeEfficiency(t *testing.T) {
 	for i, want := range []float64{0.5, 0.5, 1, 1, math.NaN()} {
 		if got := rows[i].RelativeEfficiency; got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
 			t.Errorf("row %d: relative efficiency %v, want %v", i, got, want)
+		}
+	}
+}
+
+// TestSweepLambdaCV: with lambda: cv a sweep fits every data set at the λ
+// cross-validated on it.
+func TestSweepLambdaCV(t *testing.T) {
+	c := defaults(t)
+	c.LambdaCV, c.Lambda = true, 0
+	c.CV.Grid = []float64{1e-4, 10, 1e4}
+	c.Estimate.SweepN, c.Estimate.Repeats = []int{60}, 2
+	rows, err := Sweep(context.Background(), c, SweepOptions{Methods: []string{"sm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdp, _ := env.New(c)
+	for _, r := range rows {
+		data := Draw(mdp, 60, rand.New(rand.NewPCG(c.Seed, SweepStream(60, r.Repeat))))
+		phi := Features(mdp, data)
+		cv, err := CrossValidate(mdp, phi, data, c.CV.Grid, c.CV.Folds, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := Fit("sm", mdp, phi, data, cv.Lambda)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := Frobenius(w, mdp.True.W); r.FrobeniusError != want {
+			t.Errorf("repeat %d: error %v, want %v at the cross-validated λ = %g", r.Repeat, r.FrobeniusError, want, cv.Lambda)
 		}
 	}
 }

@@ -212,7 +212,8 @@ func splitmix(x uint64) uint64 {
 // worker becomes an error.
 var runSweepJob = sweepJob
 
-// sweepJob draws one data set and returns the error of every method and
+// sweepJob draws one data set and returns the error of every method (at
+// the λ cross-validated on the data set when lambda is cv) and
 // its held-out log-likelihood on HeldOutN transitions drawn from the
 // stream splitmix(SweepStream(n, r) ^ streamHeldOut).
 func sweepJob(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]jobResult, error) {
@@ -221,8 +222,16 @@ func sweepJob(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]job
 	test := Draw(mdp, HeldOutN, rand.New(rand.NewPCG(c.Seed, splitmix(SweepStream(n, r)^streamHeldOut))))
 	testPhi := Features(mdp, test)
 	out := make([]jobResult, len(methods))
+	lambda := c.Lambda
+	if c.LambdaCV { // λ chosen on this data set, for every method
+		cv, err := CrossValidate(mdp, phi, data, c.CV.Grid, c.CV.Folds, fmt.Sprintf("the data set of n = %d", n))
+		if err != nil {
+			return nil, fmt.Errorf("n = %d, repeat %d: %w", n, r, err)
+		}
+		lambda = cv.Lambda
+	}
 	for m, name := range methods {
-		w, err := Fit(name, mdp, phi, data, c.Lambda)
+		w, err := Fit(name, mdp, phi, data, lambda)
 		if err != nil {
 			return nil, fmt.Errorf("n = %d, repeat %d: %w", n, r, err)
 		}

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -31,6 +33,8 @@ type EstimateOptions struct {
 	Out      string
 	NoPlots  bool
 	Plot     string
+	MLESE    string // information or sandwich
+	HC1      bool
 
 	// Which flags were given, for the checks of flag combinations.
 	NSet, RepeatsSet, SweepNSet bool
@@ -55,8 +59,14 @@ func NewCmdEstimate(io *IOStreams) *cobra.Command {
 		Long: `Estimate the parameter W of the configured transition family
 P_W(s'|s,a) = q(s') exp(<psi(s'), W phi(s,a)> − Z) from transitions, with
 score matching (sm), ridge least squares (lds) and maximum likelihood (mle),
-and report each estimate, its distance |Ŵ − W0|_F from the true W0 and the
-time it took.
+and report each estimate with its standard errors (se: sandwich for sm and
+lds, the inverse observed information for mle unless --mle-se sandwich; JSON
+also gives the 95% Wald intervals Ŵ ∓ 1.96 se), its distance |Ŵ − W0|_F from
+the true W0 and the time it took.
+
+--lambda cv chooses λ from the grid cv.grid by cv.folds-fold held-out
+score-matching loss (contiguous folds of the data in order) and prints the
+loss of every λ before the estimates (JSON: cv and lambda).
 
 The transitions come from --data, a CSV file with header s,a,s_next (or
 s0,…,a0,…,s_next0,… for more dimensions), or are drawn from the config's
@@ -67,10 +77,14 @@ for drawn data.
 With --sweep-n or --out, smrl estimate sweeps the sample size instead: for
 every n of estimate.sweep_n and every repeat it draws fresh data, fits every
 method and writes the rows method,n,repeat,frobenius_error to the CSV file
---out, then prints the fitted slope of log mean error on log n per method.
+--out (with the held-out log-likelihood of each fit on 1000 fresh transitions,
+and each method's relative efficiency against mle, MSE_mle / MSE, per n), then
+prints the fitted slope of log mean error on log n and the relative
+efficiencies.
 The file does not depend on the number of workers. The figure of the error
 against n (log–log, with a 1/sqrt(n) guide) is written next to it as
-FILE.png unless --no-plots.
+FILE.png, and the diagnostics (relative efficiency and held-out
+log-likelihood against n) as FILE-diagnostics.png, unless --no-plots.
 
 smrl replaces the files at --out, FILE.png and --plot only when it wrote
 them (a sweep CSV by its header, a figure by the mark smrl puts in every
@@ -81,6 +95,7 @@ is refused with exit 2 before any work.
 keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 (also settable as SMRL_ESTIMATE_N, SMRL_LAMBDA, ...).`,
 		Example: `  smrl estimate --n 2000
+  smrl estimate --n 2000 --lambda cv
   smrl estimate --data transitions.csv --method sm,lds --format json
   smrl estimate --sweep-n 100,1000,10000 --repeats 20 --out sweep.csv
   smrl estimate --n 1000 --plot densities.png`,
@@ -100,7 +115,9 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.StringVar(&opts.DataPath, "data", "", "CSV `FILE` of transitions (default: draw them from the config's true model)")
 	f.Int("n", 0, "number of transitions to draw (config estimate.n, default 1000)")
 	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle (default all)")
-	f.Float64("lambda", 0, "ridge regularisation λ >= 0 (config lambda, default 1e-4)")
+	f.String("lambda", "", "ridge regularisation λ >= 0, or cv to choose it on cv.grid by cv.folds-fold held-out score-matching loss (config lambda, default 1e-4)")
+	f.StringVar(&opts.MLESE, "mle-se", "information", "standard errors of mle: information (inverse observed Fisher) or sandwich")
+	f.BoolVar(&opts.HC1, "hc1", false, "multiply sandwich variances by n/(n − d) (HC1; default HC0, no small-sample factor)")
 	f.Uint64("seed", 0, "master seed of the drawn data (config seed, default 1)")
 	f.StringVar(&opts.Format, "format", "table", "output format of the estimates (not of figures): table or json")
 	cmd.RegisterFlagCompletionFunc("format", completeWords("table", "json"))
@@ -119,6 +136,14 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 func estimateRun(opts *EstimateOptions) error {
 	if opts.Format != "table" && opts.Format != "json" {
 		return usageErrorf("unknown --format %q (known: table, json)", opts.Format)
+	}
+	if f := opts.Cmd.Flags().Lookup("lambda"); f != nil && f.Changed && f.Value.String() != config.LambdaCVWord {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(f.Value.String()), 64); err != nil {
+			return usageErrorf("--lambda: want a number >= 0 or %s, got %q", config.LambdaCVWord, f.Value.String())
+		}
+	}
+	if opts.MLESE != "information" && opts.MLESE != "sandwich" {
+		return usageErrorf("unknown --mle-se %q (known: information, sandwich)", opts.MLESE)
 	}
 	methods, err := estimate.ParseMethods(opts.Methods)
 	if err != nil {
@@ -162,10 +187,17 @@ func estimateRun(opts *EstimateOptions) error {
 			return err
 		}
 		if err := checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeader)); err != nil {
-			return err
+			// a sweep file of an earlier smrl is smrl's too
+			if checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeaderV1)) != nil {
+				return err
+			}
 		}
+		diag := strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + "-diagnostics.png"
 		if !opts.NoPlots {
 			if err := checkOwnFile("the error-vs-n figure", fig, outdir.FigureFile("png")); err != nil {
+				return err
+			}
+			if err := checkOwnFile("the diagnostics figure", diag, outdir.FigureFile("png")); err != nil {
 				return err
 			}
 		}
@@ -184,6 +216,9 @@ func estimateRun(opts *EstimateOptions) error {
 				parts = append(parts, s.Method+" n/a")
 			}
 		}
+		if eff := estimate.Efficiencies(rows); eff != "" {
+			parts[len(parts)-1] += "; relative efficiency vs mle (MSE_mle/MSE) by n: " + eff
+		}
 		sizes := len(rows) / len(methods) / c.Estimate.Repeats
 		out := opts.IO.Out
 		if opts.Quiet {
@@ -199,7 +234,15 @@ func estimateRun(opts *EstimateOptions) error {
 		if err := plotting.SweepFigure(opts.Out, fig, plotting.Options{}); err != nil {
 			return fmt.Errorf("drawing %s: %w", fig, err)
 		}
-		_, err = fmt.Fprintf(out, "wrote %s\n", fig)
+		wrote, err := plotting.SweepDiagnosticsFigure(opts.Out, diag, plotting.Options{})
+		if err != nil {
+			return fmt.Errorf("drawing %s: %w", diag, err)
+		}
+		if !wrote {
+			_, err = fmt.Fprintf(out, "wrote %s\n", fig)
+			return err
+		}
+		_, err = fmt.Fprintf(out, "wrote %s and %s\n", fig, diag)
 		return err
 	}
 
@@ -221,7 +264,8 @@ func estimateRun(opts *EstimateOptions) error {
 			return err
 		}
 	}
-	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath, Progress: opts.IO.ErrOut})
+	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath, Progress: opts.IO.ErrOut,
+		SE: estimate.SEOptions{MLESandwich: opts.MLESE == "sandwich", HC1: opts.HC1}})
 	if err != nil {
 		return lambdaHint(err)
 	}

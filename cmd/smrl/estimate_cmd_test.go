@@ -13,15 +13,23 @@ import (
 )
 
 type estimateJSON struct {
-	N         int         `json:"n"`
-	Lambda    float64     `json:"lambda"`
-	Family    string      `json:"family"`
-	Features  string      `json:"features"`
-	Data      string      `json:"data"`
-	W0        [][]float64 `json:"w0"`
+	N        int         `json:"n"`
+	Lambda   float64     `json:"lambda"`
+	Family   string      `json:"family"`
+	Features string      `json:"features"`
+	Data     string      `json:"data"`
+	W0       [][]float64 `json:"w0"`
+	CV       []struct {
+		Lambda float64  `json:"lambda"`
+		Loss   *float64 `json:"loss"`
+	} `json:"cv"`
 	Estimates []struct {
 		Method         string      `json:"method"`
 		W              [][]float64 `json:"W"`
+		SE             [][]float64 `json:"se"`
+		SEKind         string      `json:"se_kind"`
+		WaldLo         [][]float64 `json:"wald95_lo"`
+		WaldHi         [][]float64 `json:"wald95_hi"`
 		FrobeniusError *float64    `json:"frobenius_error"`
 		Seconds        float64     `json:"seconds"`
 	} `json:"estimates"`
@@ -142,7 +150,7 @@ func TestEstimateData(t *testing.T) {
 	}
 	code, out, _ := run(t, "estimate", "--data", p, "--method", "lds")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 6 || f[0] != "lds" || f[1] != "200" || f[4] != "-" {
+	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 8 || f[0] != "lds" || f[1] != "200" || f[6] != "-" {
 		t.Errorf("table for --data (exit %d):\n%s", code, out)
 	}
 }
@@ -247,7 +255,7 @@ func TestEstimateSweep(t *testing.T) {
 		t.Errorf("sweep figure missing or not a PNG (%v); stdout %q", err, out)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(a), "\n"), "\n")
-	if lines[0] != "method,n,repeat,frobenius_error" {
+	if lines[0] != "method,n,repeat,frobenius_error,held_out_loglik,relative_efficiency" {
 		t.Errorf("header %q", lines[0])
 	}
 	if len(lines) != 1+2*2*3 {
@@ -258,7 +266,7 @@ func TestEstimateSweep(t *testing.T) {
 		for _, n := range []string{"100", "300"} {
 			for _, r := range []string{"0", "1", "2"} {
 				f := strings.Split(lines[i], ",")
-				if len(f) != 4 || f[0] != m || f[1] != n || f[2] != r {
+				if len(f) != 6 || f[0] != m || f[1] != n || f[2] != r {
 					t.Errorf("line %d = %q, want %s,%s,%s,…", i+1, lines[i], m, n, r)
 				}
 				i++

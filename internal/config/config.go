@@ -50,6 +50,11 @@ type Config struct {
 	LDS        LDS        `mapstructure:"lds" yaml:"lds"`
 	Confidence Confidence `mapstructure:"confidence" yaml:"confidence"`
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
+	CV         CV         `mapstructure:"cv" yaml:"cv"`
+	Stats      Stats      `mapstructure:"stats" yaml:"stats"`
+	// LambdaCV is true when lambda is the word cv (validate_stats.go);
+	// Lambda is then 0 and not used.
+	LambdaCV bool `mapstructure:"-" yaml:"-"`
 
 	// parts holds the values of the registered parts' sections, by path
 	// ("env.cartpole"): see Section.
@@ -349,6 +354,9 @@ func Load(opt Options) (*Config, error) {
 			continue
 		}
 		x, err := parseEnv(fieldType(key), val)
+		if key == "lambda" && strings.TrimSpace(val) == LambdaCVWord {
+			x, err = LambdaCVWord, nil
+		}
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s=%q: %s %v", name, val, key, err))
 		}
@@ -383,10 +391,15 @@ func Load(opt Options) (*Config, error) {
 		v.Set(s.Key, s.Value)
 		sources[s.Key], origins[s.Key], rank[s.Key] = s.Source, s.Source, len(paths)+3
 	}
+	lambdaCV := isLambdaCV(v.Get("lambda"))
+	if lambdaCV {
+		v.Set("lambda", 0.0)
+	}
 	c, err := decode(v, source)
 	if err != nil {
 		return nil, err
 	}
+	c.LambdaCV = lambdaCV
 	c.allAgents, c.rank = opt.IgnoreAgents, rank
 	if err := c.resolveAliases(sources, origins); err != nil {
 		return nil, errs.Invalid(attribute(err, strings.Join(paths, ", "), sources))
@@ -1060,7 +1073,10 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 			return fail(fmt.Sprintf("a whole number in [0, %d]", uint64(math.MaxUint64)))
 		}
 	case reflect.Float64:
-		if tag != "!!int" && tag != "!!float" {
+		if key == "lambda" && tag == "!!str" && n.Value != LambdaCVWord {
+			return &LineError{n.Line, key, lambdaCVText(n.Value)}
+		}
+		if tag != "!!int" && tag != "!!float" && !(key == "lambda" && n.Value == LambdaCVWord) {
 			return fail("a number")
 		}
 	case reflect.Bool:
@@ -1178,7 +1194,10 @@ func encodeYAML(root *yaml.Node) ([]byte, error) {
 	if err := enc.Encode(root); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), enc.Close()
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // yamlNode is the snapshot's YAML tree (see YAML): the keys of c that one
@@ -1190,6 +1209,13 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 	var root yaml.Node
 	if err := root.Encode(c); err != nil {
 		return nil, err
+	}
+	if c.LambdaCV {
+		// lambda holds the placeholder 0: write the word, so that the
+		// snapshot loads as the config the run had.
+		if n := mappingValue(&root, "lambda"); n != nil {
+			n.Tag, n.Value, n.Style = "!!str", LambdaCVWord, 0
+		}
 	}
 	for _, path := range sectionPaths() {
 		v, ok := c.parts[path]

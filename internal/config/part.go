@@ -75,6 +75,9 @@ type Part struct {
 	Stats     int
 	ConstantC bool
 	C         func(c *Config) string
+	// LambdaCV, of an agent, marks one that can choose its λ by
+	// cross-validation at every refit (lambda: cv; see cv.grid, cv.folds).
+	LambdaCV bool
 	// Validate checks the part's keys (Section's value is Section(c,
 	// p.Section)) and what it requires of the rest of c. It runs only when
 	// the part is selected.

@@ -115,6 +115,7 @@ func (c *Config) validate(agents bool) error {
 	} else if c.Lambda > 1e6 {
 		bad("lambda", "must be <= 1e6, got %v: a larger ridge shrinks every estimate to 0", c.Lambda)
 	}
+	c.validateStats(bad, agents)
 	if agents && len(c.Agents) == 0 {
 		bad("agents", "must list at least one of %v", Names("agents"))
 	}

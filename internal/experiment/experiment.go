@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/agent"
+	"github.com/smrl-dev/smrl/internal/aggregate"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -120,7 +121,7 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 	out := map[string]int{}
 	for _, name := range c.Agents {
-		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box})
+		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: runner.AgentCV(c)})
 		if err != nil {
 			continue
 		}
@@ -269,7 +270,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 // files a run writes are removed (only those), config.yaml is written and
 // an empty journal started.
 func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
-	for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile} {
+	for _, f := range append([]string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile}, aggregate.Files...) {
 		os.Remove(filepath.Join(dir, f))
 	}
 	for _, name := range plotting.FigureNames {
@@ -296,6 +297,12 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 	if err := results.WriteDir(opt.OutDir, rows, sums, dpsi, dphi, cfgYAML, meta); err != nil {
 		return err
 	}
+	if len(rows) > 0 {
+		st, agents := aggregate.FromRows(rows, c.Stats)
+		if err := writeAggregates(opt.OutDir, []aggregate.Stratum{st}, agents, c); err != nil {
+			return err
+		}
+	}
 	if opt.Log != nil {
 		opt.Log.Info("run finished", "out", opt.OutDir, "trials", len(res.Trials), "seconds", meta.WallSeconds)
 	}
@@ -319,4 +326,14 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 		}
 	}
 	return nil
+}
+
+// writeAggregates writes aggregate.csv, improvement.csv and profile.csv of
+// the strata into dir, with c's bootstrap replicates and master seed.
+func writeAggregates(dir string, strata []aggregate.Stratum, agents []string, c *config.Config) error {
+	r, err := aggregate.Compute(strata, agents, c.Stats.BootstrapReps, c.Seed)
+	if err != nil {
+		return err
+	}
+	return aggregate.Write(dir, r)
 }

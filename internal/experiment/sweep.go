@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/aggregate"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
@@ -58,6 +59,9 @@ type point struct {
 	journal *results.Journal
 	release func() error
 	resumed bool // claim found a journal to resume
+	// stratum holds the per-seed scores of the finished point, for the
+	// sweep's aggregate over points.
+	stratum aggregate.Stratum
 }
 
 // close closes the point's journal and drops its lock.
@@ -347,6 +351,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		}
 		pm := *meta
 		pm.Trials = len(p.trials)
+		p.stratum, _ = aggregate.FromRows(results.Rows(full), p.Config.Stats)
 		if err := finish(p.Config, p.mdp, full, p.cfgYAML, &pm, Options{OutDir: p.dir, Plot: opt.Plot}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", p.Label, err)
 		}
@@ -387,10 +392,10 @@ func cleanSweepRoot(root string, s *grid.Sweep, log *slog.Logger) {
 			log.Warn("point directories of an earlier sweep are left alone", "out", root, "points", stale)
 		}
 	}
-	for _, f := range []string{grid.TableFile, results.MetadataFile, plotting.ReportFile} {
+	for _, f := range append([]string{grid.TableFile, results.MetadataFile, plotting.ReportFile}, aggregate.Files...) {
 		os.Remove(filepath.Join(root, f))
 	}
-	for _, name := range plotting.GridFigureNames(keys) {
+	for _, name := range append(plotting.GridFigureNames(keys), plotting.FigIntervals, plotting.FigProfile) {
 		for _, ext := range []string{"png", "svg", "pdf"} {
 			os.Remove(filepath.Join(root, "plots", name+"."+ext))
 		}
@@ -408,6 +413,14 @@ func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadat
 	if err := fsutil.WriteAtomic(filepath.Join(root, grid.TableFile), func(w io.Writer) error {
 		return s.Grid.WriteTable(w, rows)
 	}); err != nil {
+		return err
+	}
+	// The aggregate over points: one stratum per point.
+	strata := make([]aggregate.Stratum, len(pts))
+	for i, p := range pts {
+		strata[i] = p.stratum
+	}
+	if err := writeAggregates(root, strata, s.Agents(), s.Base); err != nil {
 		return err
 	}
 	end := time.Now()
@@ -548,6 +561,12 @@ func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, fo
 	if err != nil {
 		return figs, err
 	}
+	agg, err := plotting.AggregateFigures(root, figDir, plotting.Options{Format: format})
+	figs = append(figs, agg...)
+	if err != nil {
+		return figs, err
+	}
+	d.AggregateDir = root
 	return figs, plotting.GridReport(d, reportDir, figs, dirs)
 }
 

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/aggregate"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/grid"
@@ -100,6 +101,7 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 		trials += len(p.trials)
 	}
 	err = forEach(len(pts), workers, func(i int) error {
+		pts[i].stratum, _ = aggregate.FromRows(results.Rows(merged[i].full), merged[i].c.Stats)
 		if err := merged[i].write(start, Options{OutDir: pts[i].dir, Plot: opt.Plot, Version: opt.Version, Commit: opt.Commit,
 			CommandLine: opt.CommandLine}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)

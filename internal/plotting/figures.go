@@ -45,7 +45,7 @@ const (
 
 // FigureNames lists every figure RunFigures may write, in order: the files
 // a fresh run may remove from its own plots directory.
-var FigureNames = []string{FigCumReward, FigReturn, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities, FigMarginals}
+var FigureNames = []string{FigCumReward, FigReturn, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities, FigMarginals, FigIntervals, FigProfile}
 
 // CheckResults reads and validates the episodes.csv and summary.csv of the
 // results directory dir as RunFigures does (with opt's horizon, episodes
@@ -62,7 +62,9 @@ func CheckResults(dir string, opt Options) error {
 // RunFigures regenerates every figure of the results directory dir into
 // outDir (created if missing) and returns the written paths in the order
 // cum_reward, return, episode_length, cum_regret, regret_loglog,
-// plus_count, w_error, mdp, densities, marginals.
+// plus_count, w_error, mdp, densities, marginals, interval_estimates,
+// performance_profile (the last two when dir has aggregate.csv and
+// profile.csv).
 //
 // return and episode_length are written only when episodes end early
 // (some mean length below opt.Horizon), marginals only with
@@ -84,6 +86,10 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 		return nil, err
 	}
 	finals, err := readEpisodes(epPath, opt)
+	if err != nil {
+		return nil, err
+	}
+	agg, err := readAggregate(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +126,16 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	}
 	if opt.Marginals != nil {
 		figs = append(figs, fig{FigMarginals, func(c draw.Canvas) error { return marginalsFigure(c, opt.Marginals, finals) }})
+	}
+	if agg != nil {
+		figs = append(figs,
+			fig{FigIntervals, func(c draw.Canvas) error {
+				return intervalsFigure(c, agg, aggregateTitle("Aggregate metrics of the per-seed score", sum))
+			}},
+			fig{FigProfile, func(c draw.Canvas) error {
+				return profileFigure(c, agg, aggregateTitle("Performance profile", sum))
+			}},
+		)
 	}
 
 	// The figures are independent: draw them on all cores, then report

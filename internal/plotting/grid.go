@@ -54,6 +54,10 @@ type GridData struct {
 	// Terminates marks environments whose episodes end at terminal states:
 	// the final-return figures are drawn.
 	Terminates bool
+	// AggregateDir, when not empty, is the directory of the sweep's
+	// aggregate.csv, improvement.csv and profile.csv, summarised in the
+	// report.
+	AggregateDir string
 }
 
 // Grid figure names: GridFigRegret + "_" + key and so on, one per swept key,

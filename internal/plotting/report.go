@@ -25,6 +25,8 @@ var figureCaptions = map[string]string{
 	FigDensities:    "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
 	FigReturn:       "Return per episode: mean over seeds, shaded 95% Student-t interval.",
 	FigSteps:        "Episode length (steps before a terminal state, at most H): mean over seeds, shaded 95% Student-t interval.",
+	FigIntervals:    "Aggregate metrics of the per-seed score (mean return per episode of a seed, or over its final episodes): mean, median, interquartile mean and optimality gap against the oracle, each with its 95% stratified percentile-bootstrap interval (rliable).",
+	FigProfile:      "Performance profile: the fraction of each agent's seeds whose score exceeds τ, with its 95% stratified bootstrap band.",
 	FigMarginals:    "Next-state marginals at one query (s, a): the true distribution of each coordinate of s' (histogram of draws from the true transition) and each agent's learned marginal density from its final W of seed 0.",
 }
 
@@ -92,6 +94,15 @@ func ReportTo(dir, reportDir string, figures []string) error {
 			number(r.WErrorMean))
 	}
 
+	agg, err := readAggregate(dir)
+	if err != nil {
+		return err
+	}
+	sec, err := aggregateSection(dir, agg)
+	if err != nil {
+		return err
+	}
+	b.WriteString(sec)
 	if err := writeFigures(&b, absReport, figures, func(name string) string { return figureCaptions[name] }); err != nil {
 		return err
 	}

@@ -109,7 +109,7 @@ func finite(x []float64) bool {
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
-	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box})
+	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c)})
 	if err != nil {
 		return nil, err
 	}
@@ -213,4 +213,13 @@ func nonFiniteAdvice(mdp *env.MDP) string {
 			"choose a smaller env.w0 or a family with a stronger base measure (env.family.alpha)", mdp.True.W, mdp.True.Dist)
 	}
 	return fmt.Sprintf("the %s dynamics diverged; check the env.%s constants", mdp.Kind, mdp.Kind)
+}
+
+// AgentCV returns the cross-validation settings of the agents for lambda:
+// cv, nil otherwise.
+func AgentCV(c *config.Config) *agent.CVConfig {
+	if !c.LambdaCV {
+		return nil
+	}
+	return &agent.CVConfig{Grid: c.CV.Grid, Folds: c.CV.Folds}
 }

@@ -53,6 +53,12 @@ type Options struct {
 	// it is new or empty: the directory results/<name>/ of a shard's
 	// results/<name>/shard-i-of-n/, into which smrl merge later writes.
 	ClaimParent bool
+	// ConfigDescription describes the config (config.Description), for
+	// metadata.json and the report.
+	ConfigDescription string
+	// SaveTransitions writes every trial's transitions to transitions.csv
+	// (transitions.csv.gz with TransitionsGzip).
+	SaveTransitions, TransitionsGzip bool
 }
 
 // DefaultOutDir is results/<config name>/.
@@ -237,7 +243,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	}
 	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
 		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume}
+		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription}
 	return finish(c, mdp, full, cfgYAML, meta, opt)
 }
 
@@ -246,7 +252,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 // files a run writes are removed (only those), config.yaml is written and
 // an empty journal started.
 func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
-	for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile} {
+	for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile, plotting.ReportHTMLFile} {
 		os.Remove(filepath.Join(dir, f))
 	}
 	for _, name := range plotting.FigureNames {
@@ -285,7 +291,7 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 		return nil
 	}
 	if opt.Stdout != nil {
-		if err := results.Table(opt.Stdout, sums, IsPaper(c), mdp.Task.Terminates()); err != nil {
+		if err := results.Table(opt.Stdout, sums, TableColumns(c, mdp)); err != nil {
 			return err
 		}
 		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d trials in %.2fs)\n", opt.OutDir, len(res.Trials), meta.WallSeconds)

@@ -123,7 +123,24 @@ func figures(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return figs, err
 	}
-	return figs, plotting.ReportTo(dir, reportDir, figs)
+	return figs, plotting.ReportTo(dir, reportDir, figs, reportInfo(dir, opt))
+}
+
+// reportInfo describes the run of the results directory dir for its
+// report: the config's name (from config.yaml, when figureInputs read it
+// into opt), the description and command line of its metadata.json.
+func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
+	info := plotting.ReportInfo{Columns: opt.Columns}
+	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)}); err == nil {
+		info.Name = c.Name
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
+		var meta results.Metadata
+		if json.Unmarshal(b, &meta) == nil {
+			info.CommandLine, info.Description = meta.CommandLine, meta.ConfigDescription
+		}
+	}
+	return info
 }
 
 // figureInputs returns the figure options and densities of the results
@@ -148,6 +165,8 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 	if err := checkComplete(dir, c); err != nil {
 		return opt, nil, err
 	}
+	col := TableColumns(c, m)
+	opt.Columns = &col
 	if m.True != nil && m.StateDim() == 1 && m.ActionDim() == 1 {
 		return opt, &densities{mdp: m}, nil
 	}

@@ -95,14 +95,16 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 		name  string
 		build func(c draw.Canvas) error
 	}
-	figs := []fig{
-		{FigCumReward, func(c draw.Canvas) error { return cumRewardFigure(c, sum) }},
+	var figs []fig
+	col := opt.Columns
+	if col == nil || col.Cumulative {
+		figs = append(figs, fig{FigCumReward, func(c draw.Canvas) error { return cumRewardFigure(c, sum) }})
 	}
-	if sum.terminates(opt.Horizon) {
-		figs = append(figs,
-			fig{FigReturn, func(c draw.Canvas) error { return returnFigure(c, sum) }},
-			fig{FigSteps, func(c draw.Canvas) error { return stepsFigure(c, sum, opt.Horizon) }},
-		)
+	// The return per episode for every run; the length when episodes end
+	// early, unless it is the return itself (a reward of 1 per step).
+	figs = append(figs, fig{FigReturn, func(c draw.Canvas) error { return returnFigure(c, sum, opt) }})
+	if sum.terminates(opt.Horizon) && !sum.returnIsLength() {
+		figs = append(figs, fig{FigSteps, func(c draw.Canvas) error { return stepsFigure(c, sum, opt.Horizon) }})
 	}
 	if sum.hasRegret() {
 		figs = append(figs,
@@ -110,7 +112,9 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 			fig{FigRegretLogLog, func(c draw.Canvas) error { return regretLogLogFigure(c, sum) }},
 		)
 	}
-	figs = append(figs, fig{FigPlusCount, func(c draw.Canvas) error { return plusCountFigure(c, sum, opt.Horizon) }})
+	if col == nil || col.PlusCount {
+		figs = append(figs, fig{FigPlusCount, func(c draw.Canvas) error { return plusCountFigure(c, sum, opt.Horizon) }})
+	}
 	figs = append(figs, fig{FigWError, func(c draw.Canvas) error { return wErrorFigure(c, sum) }})
 	if dens != nil {
 		figs = append(figs,
@@ -229,11 +233,25 @@ func cumRewardFigure(c draw.Canvas, sum *summaryData) error {
 }
 
 // returnFigure draws the mean return per episode per agent with its band.
-func returnFigure(c draw.Canvas, sum *summaryData) error {
-	p := newPlot(fmt.Sprintf("Return per episode (%s)", ciNote(sum)), "episode", "return")
+// When the return is the episode's length (a reward of 1 per step, as in
+// CartPole) the band is clipped to [0, H] like the length's, and the
+// y label says so.
+func returnFigure(c draw.Canvas, sum *summaryData, opt Options) error {
+	ylabel := "return"
+	isLength := sum.returnIsLength() && opt.Horizon > 0
+	if isLength {
+		ylabel = fmt.Sprintf("return = steps (of H = %d)", opt.Horizon)
+	}
+	p := newPlot(fmt.Sprintf("Return per episode (%s)", ciNote(sum)), "episode", ylabel)
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
+		if isLength {
+			return r.RewardMean, math.Max(r.RewardLo, 0), math.Min(r.RewardHi, float64(opt.Horizon))
+		}
 		return r.RewardMean, r.RewardLo, r.RewardHi
 	})
+	if isLength {
+		p.Y.Min, p.Y.Max = 0, float64(opt.Horizon)
+	}
 	return bandFigure(c, p, ss)
 }
 

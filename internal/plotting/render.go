@@ -1,6 +1,7 @@
 package plotting
 
 import (
+	"github.com/smrl-dev/smrl/internal/results"
 	"image"
 
 	"bytes"
@@ -56,6 +57,11 @@ type Options struct {
 	// SMin and SMax bound the states of the mdp and densities figures;
 	// both zero means the paper's [−3, 3].
 	SMin, SMax float64
+	// Columns, when not nil, are the measures that suit the run's task
+	// (results.Columns): the cumulative reward figure is drawn only with
+	// Cumulative, the plus count figure only with PlusCount. nil draws
+	// every figure the data allow.
+	Columns *results.Columns
 }
 
 // Default figure size: 800 × 600 px at vgimg's 96 dpi.

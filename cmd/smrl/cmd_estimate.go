@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -30,6 +31,7 @@ type EstimateOptions struct {
 	Out        string
 	NoPlots    bool
 	Plot       string
+	Where      []string
 
 	// Which flags were given, for the checks of flag combinations.
 	NSet, RepeatsSet, SweepNSet bool
@@ -58,7 +60,9 @@ and report each estimate, its distance |Ŵ − W0|_F from the true W0 and the
 time it took.
 
 The transitions come from --data, a CSV file with header s,a,s_next (or
-s0,…,a0,…,s_next0,… for more dimensions), or are drawn from the config's
+s0,…,a0,…,s_next0,… for more dimensions), or the transitions.csv(.gz) of
+smrl run --save-transitions (whose rows --where selects by agent, seed and
+episode), or are drawn from the config's
 true model: estimate.n i.i.d. transitions with s ~ Unif[init_low, init_high],
 a uniform over env.actions and s' ~ P_W0(·|s,a). |Ŵ − W0|_F is reported only
 for drawn data.
@@ -81,6 +85,7 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 (also settable as SMRL_ESTIMATE_N, SMRL_LAMBDA, ...).`,
 		Example: `  smrl estimate --n 2000
   smrl estimate --data transitions.csv --method sm,lds --format json
+  smrl estimate --config configs/quick.yaml --data results/quick/transitions.csv --where agent=sm,seed=0
   smrl estimate --sweep-n 100,1000,10000 --repeats 20 --out sweep.csv
   smrl estimate --n 1000 --plot densities.png`,
 		Args: cobra.NoArgs,
@@ -106,6 +111,7 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.StringVar(&opts.Out, "out", "", "write the sweep's errors to this CSV `FILE` (runs a sweep)")
 	f.Int("workers", 0, "parallel sweep jobs; 0 = all cores (config workers)")
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "in a sweep, do not draw the error-vs-n figure next to the CSV")
+	f.StringSliceVar(&opts.Where, "where", nil, "with --data from smrl run --save-transitions, use only these rows: `agent=NAME,seed=N[-M],episodes=N[-M]`")
 	f.StringVar(&opts.Plot, "plot", "", "draw the true and estimated densities P(s'|s, a=±1) for 15 states to this `FILE` (.png, .svg or .pdf; 1-D state and action)")
 	return cmd
 }
@@ -132,6 +138,12 @@ func estimateRun(opts *EstimateOptions) error {
 		return usageErrorf("--repeats applies to a sweep only (--sweep-n and --out)")
 	case opts.DataPath != "" && opts.NSet:
 		return usageErrorf("--n does not apply to --data: every transition of the file is used")
+	case len(opts.Where) > 0 && opts.DataPath == "":
+		return usageErrorf("--where selects rows of --data FILE; give the file")
+	}
+	filter, err := dataset.ParseFilter(opts.Where)
+	if err != nil {
+		return asUsage(fmt.Errorf("--where: %w", err))
 	}
 
 	// estimate runs no agent: the agents of a config, and what only they
@@ -208,7 +220,7 @@ func estimateRun(opts *EstimateOptions) error {
 			return err
 		}
 	}
-	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath, Progress: opts.IO.ErrOut})
+	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath, Filter: filter, Progress: opts.IO.ErrOut})
 	if err != nil {
 		return lambdaHint(err)
 	}

@@ -32,6 +32,8 @@ type RunOptions struct {
 	Shard      string
 	ShardCount int
 	LogFormat  string
+	// SaveTransitions is --save-transitions: "" (off), "csv" or "gz".
+	SaveTransitions string
 }
 
 // runKeys maps config keys to the flags shared by run and compare.
@@ -92,6 +94,7 @@ states and transition noise, so regret against the oracle is paired.`,
 		},
 	}
 	addRunFlags(cmd, opts)
+	addDataFlags(cmd, opts)
 	return cmd
 }
 
@@ -120,6 +123,7 @@ files are those of smrl run.`,
 		},
 	}
 	addRunFlags(cmd, opts)
+	addDataFlags(cmd, opts)
 	cmd.Flags().StringSliceVar(&opts.Agents, "agents", nil,
 		"agents to compare (config key agents; default sm, lds, oracle): "+strings.Join(config.AgentNames, ", "))
 	return cmd
@@ -138,7 +142,27 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	switch opts.SaveTransitions {
+	case "":
+	case "csv":
+		eo.SaveTransitions = true
+	case "gz":
+		eo.SaveTransitions, eo.TransitionsGzip = true, true
+	default:
+		return usageErrorf("--save-transitions: want csv or gz, got %q", opts.SaveTransitions)
+	}
+	if eo.SaveTransitions && opts.Resume {
+		return usageErrorf("--save-transitions cannot be combined with --resume: the transitions of the trials completed before the interruption were not kept")
+	}
+	eo.ConfigDescription = config.Description(opts.ConfigPath)
 	return experiment.Run(opts.Cmd.Context(), c, eo)
+}
+
+// addDataFlags adds the flags of run and compare that save data.
+func addDataFlags(cmd *cobra.Command, opts *RunOptions) {
+	f := cmd.Flags()
+	f.StringVar(&opts.SaveTransitions, "save-transitions", "", "write every trial's transitions to transitions.csv in the results directory (=gz: transitions.csv.gz); smrl estimate --data reads it")
+	f.Lookup("save-transitions").NoOptDefVal = "csv"
 }
 
 // experimentOptions checks the flags shared by run, compare and sweep and

@@ -149,6 +149,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			return err
 		}
 	}
+	if opt.SaveTransitions && opt.Resume {
+		return errs.Invalid(fmt.Errorf("--save-transitions cannot be combined with --resume: the transitions of the trials completed before the interruption were not kept"))
+	}
 	release, err := openOutDir(opt.OutDir, opt.Resume)
 	if err != nil {
 		return err
@@ -206,12 +209,17 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	}
 	prog := &progress{totalTrials: len(todo), totalEpisodes: len(todo) * c.Episodes}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
-	res, runErr := runner.Run(ctx, c, mdp, todo, runner.Options{
+	ro := runner.Options{
 		Workers:  workers,
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
-	})
+	}
+	var logs map[runner.Trial]*trialLog
+	if opt.SaveTransitions {
+		logs, ro.Record = trialLogs(todo)
+	}
+	res, runErr := runner.Run(ctx, c, mdp, todo, ro)
 	stop()
 	if res != nil {
 		for i, t := range res.Trials {
@@ -244,6 +252,11 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
 		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
 		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription}
+	if opt.SaveTransitions && len(full.Trials) > 0 {
+		if err := writeTransitions(opt.OutDir, full.Trials, logs, mdp.StateDim(), mdp.ActionDim(), opt.TransitionsGzip); err != nil {
+			return err
+		}
+	}
 	return finish(c, mdp, full, cfgYAML, meta, opt)
 }
 
@@ -252,7 +265,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 // files a run writes are removed (only those), config.yaml is written and
 // an empty journal started.
 func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
-	for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile, plotting.ReportHTMLFile} {
+	for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile, plotting.ReportHTMLFile, TransitionsFile, TransitionsGzFile} {
 		os.Remove(filepath.Join(dir, f))
 	}
 	for _, name := range plotting.FigureNames {

@@ -98,11 +98,13 @@ func ReportTo(dir, reportDir string, figures []string, info ReportInfo) error {
 	return writeHTML(absReport, rep)
 }
 
-// mdCells escapes table cells for Markdown.
+// mdCells escapes the characters that would break a Markdown table cell
+// (brackets stay: without a link target they are text).
 func mdCells(cells []string) []string {
+	r := strings.NewReplacer("|", `\|`, "`", "\\`")
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		out[i] = mdEscape(c)
+		out[i] = r.Replace(c)
 	}
 	return out
 }

@@ -39,8 +39,8 @@ func TestReport(t *testing.T) {
 				// Values from testdata/results/summary.csv, episode 6.
 				// An older file: no return per episode; the cells are
 				// those of the terminal table (results.TableCells).
-				`| oracle | 6 | 3 | - | - | 35.8 \[34.4, 37.3\] | 0.0 \[0.0, 0.0\] | 5.3 | - |`,
-				`| sm | 6 | 3 | - | - | 28.7 \[26.4, 31.0\] | 7.1 \[5.6, 8.7\] | 10.0 | 0.263 |`,
+				`| oracle | 6 | 3 | - | 35.8 [34.4, 37.3] | 0.0 [0.0, 0.0] | 5.3 | - |`,
+				`| sm | 6 | 3 | - | 28.7 [26.4, 31.0] | 7.1 [5.6, 8.7] | 10.0 | 0.263 |`,
 				"| lds | 6 | 3 | ",
 			},
 			wantLinks: []string{

@@ -35,8 +35,9 @@ type Columns struct {
 // TableCells returns the final summary per agent (in the order of sums) as
 // a header and rows of text cells, the same cells for the terminal table
 // (Table), report.md and report.html. Every table leads with the mean
-// return per episode over all episodes and over the last FinalEpisodes
-// (or fewer) episodes; the other columns follow col.
+// return per episode over all episodes and, when some agent ran more than
+// FinalEpisodes episodes, over its last FinalEpisodes; the other columns
+// follow col.
 func TableCells(sums []Summary, col Columns) (head []string, rows [][]string) {
 	last := map[string]Summary{}
 	var order []string
@@ -46,13 +47,18 @@ func TableCells(sums []Summary, col Columns) (head []string, rows [][]string) {
 		}
 		last[s.Agent] = s
 	}
-	window := FinalEpisodes
+	// The final window is a column of its own only when some agent has
+	// more episodes than it spans.
+	window := false
 	wErr := false
 	for _, a := range order {
-		window = min(window, last[a].Episode)
+		window = window || last[a].Episode > FinalEpisodes
 		wErr = wErr || !math.IsNaN(last[a].WErrorMean)
 	}
-	head = []string{"agent", "episodes", "seeds", "return/episode [95% CI]", fmt.Sprintf("return, last %d ep [95%% CI]", window)}
+	head = []string{"agent", "episodes", "seeds", "return/episode [95% CI]"}
+	if window {
+		head = append(head, fmt.Sprintf("return, last %d ep [95%% CI]", FinalEpisodes))
+	}
 	if col.Terminating {
 		head = append(head, "length/episode [95% CI]", "first full-length episode (seeds)")
 	}
@@ -70,7 +76,10 @@ func TableCells(sums []Summary, col Columns) (head []string, rows [][]string) {
 	}
 	for _, a := range order {
 		s := last[a]
-		line := []string{a, fmt.Sprint(s.Episode), fmt.Sprint(s.Seeds), ci(s.EpisodeReturn), ci(s.FinalReturn)}
+		line := []string{a, fmt.Sprint(s.Episode), fmt.Sprint(s.Seeds), ci(s.EpisodeReturn)}
+		if window {
+			line = append(line, ci(s.FinalReturn))
+		}
 		if col.Terminating {
 			first := "never"
 			if !math.IsNaN(s.FirstFullMedian) {

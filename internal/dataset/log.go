@@ -105,8 +105,8 @@ func runColumns(names []string) (lead, trail int, msg string) {
 			return 0, 0, fmt.Sprintf("column %d is %s, expected %q: a transitions log starts with %s and ends with %s", i+1, got, w, strings.Join(runLead, ","), strings.Join(runTrail, ","))
 		}
 	}
-	for i, w := range runTrail {
-		k := len(names) - len(runTrail) + i
+	for i := len(runTrail) - 1; i >= 0; i-- {
+		w, k := runTrail[i], len(names)-len(runTrail)+i
 		if k < len(runLead) || names[k] != w {
 			got := "nothing"
 			if k >= len(runLead) {

@@ -50,6 +50,10 @@ reproduce: build
 
 # examples/slurm-array.sh on a real one-node Slurm cluster (root: installs
 # slurm-wlm and munge if missing), merged and compared with a local run.
+.PHONY: check-report-html
+check-report-html:
+	scripts/check-report-html.sh
+
 .PHONY: slurm-e2e
 slurm-e2e:
 	scripts/slurm-e2e.sh

@@ -111,8 +111,10 @@ var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
 code, pre { font-family: ui-monospace, monospace; background: #f4f4f4; }
 pre { padding: .6rem; overflow-x: auto; white-space: pre-wrap; }
+.table { overflow-x: auto; }
 table { border-collapse: collapse; font-size: .9rem; margin: 1rem 0; }
-th, td { border: 1px solid #ccc; padding: .25rem .5rem; text-align: left; white-space: nowrap; }
+th, td { border: 1px solid #ccc; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+td { white-space: nowrap; }
 td { font-family: ui-monospace, monospace; }
 th { background: #f0f0f0; }
 figure { margin: 2rem 0; }
@@ -127,12 +129,12 @@ figcaption { font-size: .9rem; color: #444; }
 <pre>{{.Command}}</pre>{{end}}
 <p>{{.Note}}</p>
 <h2>Results</h2>
-<table>
+<div class="table"><table>
 <thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{if .Figures}}<h2>Figures</h2>{{end}}
 {{range .Figures}}<figure id="{{.Name}}">
 <h3>{{.Name}}</h3>

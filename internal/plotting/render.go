@@ -212,7 +212,10 @@ var lineWidth = vg.Points(1.8)
 // p (so that no band hides a line) and returns one legend item per series
 // with points. Non-finite values are left out.
 func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
-	for _, s := range ss {
+	// Each band's swatch goes under its agent's line in the legend, in
+	// the band's own colour.
+	swatch := make([]plot.Thumbnailer, len(ss))
+	for k, s := range ss {
 		if s.Lo == nil {
 			continue
 		}
@@ -222,6 +225,7 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		}
 		if poly != nil {
 			p.Add(poly)
+			swatch[k] = &plotter.Polygon{Color: poly.Color}
 		}
 	}
 	var items []legendItem
@@ -255,7 +259,11 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		sc.GlyphStyle = glyphStyle(s.Style, vg.Points(4))
 		p.Add(line)
 		scatters = append(scatters, sc)
-		items = append(items, legendItem{Label: s.Name, Thumbs: []plot.Thumbnailer{line, sc}})
+		thumbs := []plot.Thumbnailer{line, sc}
+		if swatch[k] != nil {
+			thumbs = []plot.Thumbnailer{swatch[k], line, sc}
+		}
+		items = append(items, legendItem{Label: s.Name, Thumbs: thumbs})
 	}
 	p.Add(scatters...)
 	return items, nil
@@ -266,11 +274,10 @@ func glyphStyle(s Style, r vg.Length) draw.GlyphStyle {
 	return draw.GlyphStyle{Color: s.Color, Radius: r, Shape: s.Glyph}
 }
 
-// bandLegend is the legend item explaining the shaded bands.
+// bandLegend is the legend item explaining the shaded bands, whose
+// swatches (in each agent's colour) sit under the agents' lines.
 func bandLegend() legendItem {
-	return legendItem{Label: "95% CI (shaded)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{
-		Color: withAlpha(rgb(0, 0, 0), bandAlpha),
-	}}}
+	return legendItem{Label: "shaded: 95% CI"}
 }
 
 // legendItem is one legend entry: a label and the thumbnails drawn next to

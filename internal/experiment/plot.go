@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 
 	agentpkg "github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
@@ -261,8 +262,45 @@ func (m *marginals) action() []float64 {
 	return m.mdp.Actions[0]
 }
 
+// Query names the query state by its coordinates' labels, and the action.
 func (m *marginals) Query() string {
-	return fmt.Sprintf("s = %v, a = %v", m.mdp.Query, m.action())
+	var parts []string
+	for i, v := range m.mdp.Query {
+		name := fmt.Sprintf("s%d", i)
+		if i < len(m.mdp.Labels) {
+			name = m.mdp.Labels[i]
+		}
+		parts = append(parts, fmt.Sprintf("%s = %.3g", name, v))
+	}
+	var acts []string
+	for _, v := range m.action() {
+		acts = append(acts, fmt.Sprintf("%.3g", v))
+	}
+	return fmt.Sprintf("%s; a = %s", strings.Join(parts, ", "), strings.Join(acts, ", "))
+}
+
+// Mean returns the agent's predicted mean next state at the query, s'
+// itself or, for a model of s' − s, the query plus the predicted change.
+func (m *marginals) Mean(agent string, w []float64) ([]float64, bool) {
+	if agent == "oracle" || w == nil {
+		return nil, false
+	}
+	dist, err := agentpkg.Family(agent, m.mdp.Model)
+	if err != nil {
+		return nil, false
+	}
+	model, err := expfam.NewModel(dist, m.mdp.Model.Features, w)
+	if err != nil {
+		return nil, false
+	}
+	out := make([]float64, m.mdp.Dim)
+	expfam.NewMeanStepper(model).Step(m.mdp.Query, m.action(), nil, out)
+	if m.mdp.Model.Delta {
+		for i := range out {
+			out[i] += m.mdp.Query[i]
+		}
+	}
+	return out, true
 }
 func (m *marginals) Labels() []string  { return m.mdp.Labels }
 func (m *marginals) Scales() []float64 { return m.mdp.Model.LDSSigma }

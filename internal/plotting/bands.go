@@ -1,0 +1,108 @@
+package plotting
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+)
+
+// span is the range [Lo, Hi] of the seeds' values of one quantity at one
+// (agent, episode).
+type span struct{ Lo, Hi float64 }
+
+// seedSpans holds, per episodes.csv column, agent and episode, the range
+// of the seeds' values: the bounds that the 95% bands of the figures are
+// clipped to. A Student-t interval over few seeds is wide (t = 12.7 for
+// two) and can leave what is possible (a CartPole return above H, a
+// pendulum return above 0); the range of the observed values never does,
+// and a band clipped to it is still an interval for the mean.
+type seedSpans map[string]map[string]map[int]span
+
+// readSeedSpans reads the ranges of the columns cols of episodes.csv at
+// path, which readEpisodes has validated (cells it cannot parse are
+// skipped: they are empty, undefined values). A column the file lacks has
+// no ranges.
+func readSeedSpans(path string, cols []string) (seedSpans, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	head, err := r.Read()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	agentCol, epCol := slices.Index(head, "agent"), slices.Index(head, "episode")
+	idx := map[string]int{}
+	out := seedSpans{}
+	for _, c := range cols {
+		if j := slices.Index(head, c); j >= 0 {
+			idx[c] = j
+			out[c] = map[string]map[int]span{}
+		}
+	}
+	if agentCol < 0 || epCol < 0 {
+		return out, nil
+	}
+	for {
+		rec, err := r.Read()
+		if err != nil {
+			break // io.EOF; readEpisodes reported any other error
+		}
+		if len(rec) != len(head) {
+			continue
+		}
+		ep, err := strconv.Atoi(rec[epCol])
+		if err != nil {
+			continue
+		}
+		agent := rec[agentCol]
+		for c, j := range idx {
+			v, err := strconv.ParseFloat(rec[j], 64)
+			if err != nil || !isFinite(v) {
+				continue
+			}
+			byAgent := out[c][agent]
+			if byAgent == nil {
+				byAgent = map[int]span{}
+				out[c][agent] = byAgent
+			}
+			s, ok := byAgent[ep]
+			if !ok {
+				s = span{v, v}
+			}
+			byAgent[ep] = span{math.Min(s.Lo, v), math.Max(s.Hi, v)}
+		}
+	}
+	return out, nil
+}
+
+// clip narrows the bands of ss (one series per agent, named after it, with
+// episodes as X) to the seeds' range of column col. Series or points
+// without a range keep their band.
+func (sp seedSpans) clip(ss []series, col string) {
+	for _, s := range ss {
+		byEp := sp[col][s.Name]
+		if byEp == nil {
+			continue
+		}
+		for i := range s.Lo {
+			r, ok := byEp[int(s.X[i])]
+			if !ok {
+				continue
+			}
+			if isFinite(s.Lo[i]) {
+				s.Lo[i] = math.Min(math.Max(s.Lo[i], r.Lo), r.Hi)
+			}
+			if isFinite(s.Hi[i]) {
+				s.Hi[i] = math.Max(math.Min(s.Hi[i], r.Hi), r.Lo)
+			}
+		}
+	}
+}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/dataset"
@@ -32,6 +34,8 @@ type EstimateOptions struct {
 	NoPlots    bool
 	Plot       string
 	Where      []string
+	SaveModel  string
+	Model      string
 
 	// Which flags were given, for the checks of flag combinations.
 	NSet, RepeatsSet, SweepNSet bool
@@ -112,6 +116,8 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.Int("workers", 0, "parallel sweep jobs; 0 = all cores (config workers)")
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "in a sweep, do not draw the error-vs-n figure next to the CSV")
 	f.StringSliceVar(&opts.Where, "where", nil, "with --data from smrl run --save-transitions, use only these rows: `agent=NAME,seed=N[-M],episodes=N[-M]`")
+	f.StringVar(&opts.SaveModel, "save-model", "", "write the fitted models (family, features, W, λ, n and the config) to this JSON `FILE`")
+	f.StringVar(&opts.Model, "model", "", "evaluate the models of this `FILE` (from --save-model) on --data: held-out score-matching loss and log-likelihood")
 	f.StringVar(&opts.Plot, "plot", "", "draw the true and estimated densities P(s'|s, a=±1) for 15 states to this `FILE` (.png, .svg or .pdf; 1-D state and action)")
 	return cmd
 }
@@ -144,6 +150,20 @@ func estimateRun(opts *EstimateOptions) error {
 	filter, err := dataset.ParseFilter(opts.Where)
 	if err != nil {
 		return asUsage(fmt.Errorf("--where: %w", err))
+	}
+	if opts.Model != "" {
+		return evaluateModel(opts, filter)
+	}
+	if opts.SaveModel != "" {
+		if sweep {
+			return usageErrorf("--save-model applies to one fit, not a sweep")
+		}
+		if err := checkOutFile("--save-model", opts.SaveModel); err != nil {
+			return err
+		}
+		if err := checkOwnFile("--save-model", opts.SaveModel, modelFileKind); err != nil {
+			return err
+		}
 	}
 
 	// estimate runs no agent: the agents of a config, and what only they
@@ -239,6 +259,15 @@ func estimateRun(opts *EstimateOptions) error {
 			return fmt.Errorf("drawing %s: %w", opts.Plot, err)
 		}
 	}
+	if opts.SaveModel != "" {
+		mf, err := estimate.ModelOf(res, c)
+		if err != nil {
+			return err
+		}
+		if err := estimate.WriteModel(opts.SaveModel, mf); err != nil {
+			return err
+		}
+	}
 	var b bytes.Buffer
 	if opts.Format == "json" {
 		err = res.WriteJSON(&b)
@@ -295,3 +324,50 @@ type hinted struct {
 
 func (h *hinted) Error() string { return h.err.Error() + "; " + h.hint }
 func (h *hinted) Unwrap() error { return h.err }
+
+// modelFileKind is the model file smrl estimate --save-model writes.
+var modelFileKind = outdir.PrefixFile(estimate.ModelPrefix, "a model file smrl wrote (it begins with "+estimate.ModelPrefix+")")
+
+// evaluateModel is smrl estimate --model FILE --data DATA: every model of
+// FILE scored on the transitions of DATA.
+func evaluateModel(opts *EstimateOptions, filter dataset.Filter) error {
+	switch {
+	case opts.DataPath == "":
+		return usageErrorf("--model evaluates the models on --data FILE; give the file")
+	case opts.ConfigPath != "":
+		return usageErrorf("--model takes the config from the model file; drop --config")
+	case opts.SaveModel != "" || opts.Plot != "" || opts.Out != "":
+		return usageErrorf("--model evaluates saved models; it does not combine with --save-model, --plot or --out")
+	}
+	mf, c, err := estimate.ReadModel(opts.Model)
+	if err != nil {
+		return err
+	}
+	evals, err := estimate.Evaluate(opts.Cmd.Context(), mf, c, opts.DataPath, filter)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if opts.Format == "json" {
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(evals); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "method\tn\tSM loss (lower is better)\tlog-likelihood per transition")
+		for _, e := range evals {
+			ll := "n/a"
+			if e.LogLik != nil {
+				ll = fmt.Sprintf("%.4g", *e.LogLik)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.6g\t%s\n", e.Method, e.N, e.SMLoss, ll)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err = opts.IO.Out.Write(b.Bytes())
+	return err
+}

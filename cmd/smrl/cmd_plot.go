@@ -31,8 +31,9 @@ func NewCmdPlot(io *IOStreams) *cobra.Command {
 re-running): cumulative reward, cumulative regret, count of a = +1 per
 episode (95% intervals as bands), |Ŵ − W0|_F per episode, the MDP panel and
 the density grid (from config.yaml and each agent's final W of seed 0).
-Figures go to DIR/plots/ and DIR/report.md embeds them; DIR must then be a
-directory smrl made. With --out OUT, the figures and a report.md go to OUT
+Figures go to DIR/plots/, DIR/report.md embeds them and DIR/report.html
+inlines them (one self-contained file); DIR must then be a
+directory smrl made. With --out OUT, the figures and the reports go to OUT
 (new, empty or smrl's own) and DIR is only read.
 
 A sweep directory (smrl sweep) gets every point's figures and the sweep

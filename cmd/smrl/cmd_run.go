@@ -11,6 +11,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/runner"
 	"github.com/spf13/cobra"
 )
@@ -79,7 +80,8 @@ func NewCmdRun(io *IOStreams) *cobra.Command {
 		Long: `Run every agent listed in the config (key agents) for the configured number
 of seeds and episodes on the configured MDP, with the shared random-shooting
 planner, and write episodes.csv, summary.csv, config.yaml, metadata.json,
-figures (plots/) and report.md into the results directory.
+figures (plots/), report.md and report.html into the results directory;
+with --save-transitions also every transition played (transitions.csv).
 
 Trials run in parallel on --workers cores; the CSV files are byte-identical
 for any number of workers. Every agent in one seed faces the same initial
@@ -264,7 +266,7 @@ func drawFigures(io *IOStreams, format string, quiet bool) func(dir string) erro
 	return func(dir string) error {
 		figs, err := experiment.Figures(dir, format)
 		if err == nil && !quiet {
-			fmt.Fprintf(io.Out, "wrote %d figures and %s/report.md\n", len(figs), dir)
+			fmt.Fprintf(io.Out, "wrote %d figures, %s and %s\n", len(figs), filepath.Join(dir, plotting.ReportFile), filepath.Join(dir, plotting.ReportHTMLFile))
 		}
 		return err
 	}

@@ -184,3 +184,25 @@ func TestTransitionsNoResume(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The example data set examples/data/quick-transitions.csv is exactly what
+// smrl run --config configs/quick.yaml --save-transitions writes.
+func TestExampleTransitionsAreCurrent(t *testing.T) {
+	const example = "../../examples/data/quick-transitions.csv"
+	want, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := load(t, "../../configs/quick.yaml")
+	dir := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: dir, SaveTransitions: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, TransitionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is not what smrl run --config configs/quick.yaml --save-transitions writes now; regenerate it", example)
+	}
+}

@@ -332,23 +332,6 @@ func (d *summaryData) returnIsLength() bool {
 	return len(d.Rows) > 0
 }
 
-// stepsVary reports whether episode lengths differ between rows: the
-// episodes end at terminal states (used where the horizon is not known).
-func (d *summaryData) stepsVary() bool {
-	first := math.NaN()
-	for _, rows := range d.Rows {
-		for _, r := range rows {
-			switch {
-			case math.IsNaN(r.StepsMean):
-			case math.IsNaN(first):
-				first = r.StepsMean
-			case r.StepsMean != first:
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // maxSeeds is the largest seed count of any row.
 func (d *summaryData) maxSeeds() int {

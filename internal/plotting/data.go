@@ -332,7 +332,6 @@ func (d *summaryData) returnIsLength() bool {
 	return len(d.Rows) > 0
 }
 
-
 // maxSeeds is the largest seed count of any row.
 func (d *summaryData) maxSeeds() int {
 	n := 0

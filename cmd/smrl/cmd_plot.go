@@ -19,6 +19,7 @@ type PlotOptions struct {
 	Out    string
 	Sweep  string
 	Format string
+	Smooth int
 }
 
 // NewCmdPlot returns smrl plot.
@@ -55,6 +56,7 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 	f.StringVar(&opts.Sweep, "sweep", "", "estimation sweep CSV to plot instead")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (results) or file (sweep)")
 	f.StringVar(&opts.Format, "format", "png", "png, svg or pdf")
+	f.IntVar(&opts.Smooth, "smooth", 0, "draw return, episode length and plus count as moving averages over `K` episodes (stated in titles and captions)")
 	return cmd
 }
 
@@ -63,6 +65,12 @@ func plotRun(opts *PlotOptions) error {
 	case "png", "svg", "pdf":
 	default:
 		return usageErrorf("--format: want png, svg or pdf, got %q", opts.Format)
+	}
+	if opts.Smooth < 0 || opts.Smooth > 10_000 {
+		return usageErrorf("--smooth: want a window of 0 to 10000 episodes, got %d", opts.Smooth)
+	}
+	if opts.Smooth != 0 && opts.Sweep != "" {
+		return usageErrorf("--smooth applies to the figures of a results directory (--in), not --sweep")
 	}
 	if (opts.In == "") == (opts.Sweep == "") {
 		return usageErrorf("give exactly one of --in DIR and --sweep FILE.csv")
@@ -90,8 +98,13 @@ func plotRun(opts *PlotOptions) error {
 		fmt.Fprintln(opts.IO.Out, out)
 		return nil
 	}
-	plot := experiment.Plot
+	plot := func(in, out, format string) ([]string, error) {
+		return experiment.PlotWith(in, out, experiment.FigureOptions{Format: format, Smooth: opts.Smooth})
+	}
 	if grid.IsDir(opts.In) {
+		if opts.Smooth != 0 {
+			return usageErrorf("--smooth applies to the figures of a results directory, not a sweep's")
+		}
 		plot = experiment.PlotSweep
 	}
 	figs, err := plot(opts.In, opts.Out, opts.Format)

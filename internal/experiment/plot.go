@@ -66,6 +66,18 @@ func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float
 // directory's config.yaml and a 1-D state and action; without them they
 // are skipped.
 func Plot(dir, outDir, format string) ([]string, error) {
+	return PlotWith(dir, outDir, FigureOptions{Format: format})
+}
+
+// FigureOptions choose how Plot draws: the format and, for the
+// per-episode figures, a moving window (plotting.Options.Smooth).
+type FigureOptions struct {
+	Format string
+	Smooth int
+}
+
+// PlotWith is Plot with the figure options fo.
+func PlotWith(dir, outDir string, fo FigureOptions) ([]string, error) {
 	if outDir != "" && sameDir(dir, outDir) {
 		outDir = "" // --out naming --in itself: a redraw in place
 	}
@@ -92,7 +104,7 @@ func Plot(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	figs, err := figures(dir, outDir, format)
+	figs, err := figures(dir, outDir, fo)
 	release()
 	if err != nil && created {
 		os.RemoveAll(outDir)
@@ -104,19 +116,22 @@ func Plot(dir, outDir, format string) ([]string, error) {
 // dir/plots and writes dir/report.md, like Plot without an outDir, but
 // without claiming or locking dir: it is the figure step of Run and Merge
 // (Options.Plot), which hold dir's lock already.
-func Figures(dir, format string) ([]string, error) { return figures(dir, "", format) }
+func Figures(dir, format string) ([]string, error) {
+	return figures(dir, "", FigureOptions{Format: format})
+}
 
 // figures draws into outDir (dir/plots when empty) and writes report.md
 // into outDir (dir when empty).
-func figures(dir, outDir, format string) ([]string, error) {
+func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	figDir, reportDir := outDir, outDir
 	if outDir == "" {
 		figDir, reportDir = filepath.Join(dir, "plots"), dir
 	}
-	opt, dens, err := figureInputs(dir, format)
+	opt, dens, err := figureInputs(dir, fo.Format)
 	if err != nil {
 		return nil, err
 	}
+	opt.Smooth = fo.Smooth
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", figDir, err)
 	}
@@ -131,7 +146,7 @@ func figures(dir, outDir, format string) ([]string, error) {
 // report: the config's name (from config.yaml, when figureInputs read it
 // into opt), the description and command line of its metadata.json.
 func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
-	info := plotting.ReportInfo{Columns: opt.Columns}
+	info := plotting.ReportInfo{Columns: opt.Columns, Smooth: opt.Smooth}
 	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)}); err == nil {
 		info.Name = c.Name
 	}

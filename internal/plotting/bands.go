@@ -106,3 +106,41 @@ func (sp seedSpans) clip(ss []series, col string) {
 		}
 	}
 }
+
+// smooth replaces the mean and band of every series of ss by their
+// trailing moving averages over k points (fewer at the start); k <= 1
+// leaves them. Undefined (NaN) values are left out of a window.
+func smooth(ss []series, k int) {
+	if k <= 1 {
+		return
+	}
+	for i := range ss {
+		for _, v := range [][]float64{ss[i].Y, ss[i].Lo, ss[i].Hi} {
+			if v == nil {
+				continue
+			}
+			orig := append([]float64(nil), v...)
+			for j := range v {
+				var sum float64
+				n := 0
+				for _, x := range orig[max(0, j-k+1) : j+1] {
+					if isFinite(x) {
+						sum += x
+						n++
+					}
+				}
+				if n > 0 && isFinite(orig[j]) {
+					v[j] = sum / float64(n)
+				}
+			}
+		}
+	}
+}
+
+// smoothNote is the title suffix of a figure smoothed over k episodes.
+func smoothNote(k int) string {
+	if k <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("; moving average over %d episodes", k)
+}

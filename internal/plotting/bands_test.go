@@ -56,3 +56,27 @@ func TestBandsClippedToSeedRange(t *testing.T) {
 		t.Errorf("spans %v", spans)
 	}
 }
+
+// smooth is the trailing moving average over k points, shorter at the
+// start, skipping undefined values; k <= 1 changes nothing.
+func TestSmooth(t *testing.T) {
+	nan := math.NaN()
+	s := series{Y: []float64{1, 2, 3, 4, 10}, Lo: []float64{0, nan, 2, 2, 2}, Hi: []float64{2, 4, 6, 8, 10}}
+	smooth([]series{s}, 3)
+	want := [][]float64{{1, 1.5, 2, 3, 17.0 / 3}, {0, nan, 1, 2, 2}, {2, 3, 4, 6, 8}}
+	for k, got := range [][]float64{s.Y, s.Lo, s.Hi} {
+		for i := range got {
+			if w := want[k][i]; math.IsNaN(w) != math.IsNaN(got[i]) || !math.IsNaN(w) && math.Abs(got[i]-w) > 1e-15 {
+				t.Fatalf("row %d = %v, want %v", k, got, want[k])
+			}
+		}
+	}
+	one := series{Y: []float64{1, 5}}
+	smooth([]series{one}, 1)
+	if one.Y[1] != 5 {
+		t.Errorf("k = 1 changed the series: %v", one.Y)
+	}
+	if smoothNote(1) != "" || smoothNote(4) != "; moving average over 4 episodes" {
+		t.Errorf("notes %q, %q", smoothNote(1), smoothNote(4))
+	}
+}

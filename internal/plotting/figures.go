@@ -118,7 +118,7 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	// early, unless it is the return itself (a reward of 1 per step).
 	figs = append(figs, fig{name: FigReturn, build: func(c draw.Canvas) error { return returnFigure(c, sum, spans, opt) }})
 	if sum.terminates(opt.Horizon) && !sum.returnIsLength() {
-		figs = append(figs, fig{name: FigSteps, build: func(c draw.Canvas) error { return stepsFigure(c, sum, spans, opt.Horizon) }})
+		figs = append(figs, fig{name: FigSteps, build: func(c draw.Canvas) error { return stepsFigure(c, sum, spans, opt) }})
 	}
 	if sum.hasRegret() {
 		figs = append(figs,
@@ -127,7 +127,7 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 		)
 	}
 	if col == nil || col.PlusCount {
-		figs = append(figs, fig{name: FigPlusCount, build: func(c draw.Canvas) error { return plusCountFigure(c, sum, spans, opt.Horizon) }})
+		figs = append(figs, fig{name: FigPlusCount, build: func(c draw.Canvas) error { return plusCountFigure(c, sum, spans, opt) }})
 	}
 	figs = append(figs, fig{name: FigWError, build: func(c draw.Canvas) error { return wErrorFigure(c, sum) }})
 	if dens != nil {
@@ -261,7 +261,7 @@ func returnFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options)
 	if isLength {
 		ylabel = fmt.Sprintf("return = steps (of H = %d)", opt.Horizon)
 	}
-	p := newPlot(fmt.Sprintf("Return per episode (%s)", ciNote(sum)), "episode", ylabel)
+	p := newPlot(fmt.Sprintf("Return per episode (%s%s)", ciNote(sum), smoothNote(opt.Smooth)), "episode", ylabel)
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		if isLength {
 			return r.RewardMean, math.Max(r.RewardLo, 0), math.Min(r.RewardHi, float64(opt.Horizon))
@@ -269,6 +269,7 @@ func returnFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options)
 		return r.RewardMean, r.RewardLo, r.RewardHi
 	})
 	spans.clip(ss, "reward")
+	smooth(ss, opt.Smooth)
 	if isLength {
 		p.Y.Min, p.Y.Max = 0, float64(opt.Horizon)
 	}
@@ -277,12 +278,14 @@ func returnFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options)
 
 // stepsFigure draws the mean episode length per agent with its band,
 // clipped to [0, H].
-func stepsFigure(c draw.Canvas, sum *summaryData, spans seedSpans, horizon int) error {
-	p := newPlot(fmt.Sprintf("Episode length (%s)", ciNote(sum)), "episode", fmt.Sprintf("steps (of H = %d)", horizon))
+func stepsFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
+	horizon := opt.Horizon
+	p := newPlot(fmt.Sprintf("Episode length (%s%s)", ciNote(sum), smoothNote(opt.Smooth)), "episode", fmt.Sprintf("steps (of H = %d)", horizon))
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		return r.StepsMean, math.Max(r.StepsLo, 0), math.Min(r.StepsHi, float64(horizon))
 	})
 	spans.clip(ss, "steps")
+	smooth(ss, opt.Smooth)
 	p.Y.Min, p.Y.Max = 0, float64(horizon)
 	return bandFigure(c, p, ss)
 }
@@ -301,12 +304,13 @@ func cumRegretFigure(c draw.Canvas, sum *summaryData, spans seedSpans) error {
 }
 
 // plusCountFigure draws the mean number of a = +1 choices per episode.
-func plusCountFigure(c draw.Canvas, sum *summaryData, spans seedSpans, horizon int) error {
+func plusCountFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
+	horizon := opt.Horizon
 	ylabel := "steps with a = +1"
 	if horizon > 0 {
 		ylabel = fmt.Sprintf("steps with a = +1 (of H = %d)", horizon)
 	}
-	p := newPlot(fmt.Sprintf("Planner action choices (%s)", ciNote(sum)),
+	p := newPlot(fmt.Sprintf("Planner action choices (%s%s)", ciNote(sum), smoothNote(opt.Smooth)),
 		"episode", ylabel)
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		return r.PlusCountMean, r.PlusCountLo, r.PlusCountHi
@@ -315,6 +319,7 @@ func plusCountFigure(c draw.Canvas, sum *summaryData, spans seedSpans, horizon i
 		return errNoData
 	}
 	spans.clip(ss, "plus_count")
+	smooth(ss, opt.Smooth)
 	// The count lies in [0, H]: a t interval over few seeds can reach
 	// beyond, so the band is clipped to what is possible.
 	upper := math.Inf(1)

@@ -62,6 +62,11 @@ type Options struct {
 	// Cumulative, the plus count figure only with PlusCount. nil draws
 	// every figure the data allow.
 	Columns *results.Columns
+	// Smooth, when above 1, draws the per-episode figures (return,
+	// episode_length, plus_count) as trailing moving averages over Smooth
+	// episodes: mean, lo and hi each averaged over the window (shorter at
+	// the start), as their titles say.
+	Smooth int
 }
 
 // Default figure size: 800 × 600 px at vgimg's 96 dpi.
@@ -101,6 +106,9 @@ func (opt Options) normalize() (Options, error) {
 	if opt.Width > maxSize || opt.Height > maxSize || opt.Width < minSize || opt.Height < minSize {
 		return opt, errs.Invalid(fmt.Errorf("plot size %.0f×%.0f pt: want each side in [%.0f, %.0f] pt",
 			opt.Width.Points(), opt.Height.Points(), minSize.Points(), maxSize.Points()))
+	}
+	if opt.Smooth < 0 || opt.Smooth > 10_000 {
+		return opt, errs.Invalid(fmt.Errorf("smooth %d: want a window of 0 to 10000 episodes", opt.Smooth))
 	}
 	if opt.Horizon < 0 {
 		return opt, errs.Invalid(fmt.Errorf("horizon %d: must not be negative", opt.Horizon))

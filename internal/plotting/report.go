@@ -41,6 +41,9 @@ type ReportInfo struct {
 	Name, Description string
 	// CommandLine is the command that made the results (metadata.json).
 	CommandLine []string
+	// Smooth is the moving window the per-episode figures were drawn with
+	// (Options.Smooth), for their captions.
+	Smooth int
 	// Columns selects the measures of the results table
 	// (results.TableCells); nil means those the data allow: the lengths
 	// when they vary, cumulative reward and regret, and the plus count.
@@ -92,7 +95,7 @@ func ReportTo(dir, reportDir string, figures []string, info ReportInfo) error {
 	for _, r := range rep.rows {
 		b.WriteString("| " + strings.Join(mdCells(r), " | ") + " |\n")
 	}
-	if err := writeFigures(&b, absReport, figures, func(name string) string { return figureCaptions[name] }); err != nil {
+	if err := writeFigures(&b, absReport, figures, rep.caption); err != nil {
 		return err
 	}
 	if err := writeReport(reportDir, &b); err != nil {

@@ -24,6 +24,17 @@ type report struct {
 	head                              []string
 	rows                              [][]string
 	figures                           []string // paths, in order
+	smooth                            int
+}
+
+// caption returns the caption of the figure name, with the moving window
+// of the per-episode figures.
+func (r *report) caption(name string) string {
+	c := figureCaptions[name]
+	if r.smooth > 1 && (name == FigReturn || name == FigSteps || name == FigPlusCount) {
+		c += fmt.Sprintf(" Smoothed: the mean and both ends of the band are trailing moving averages over %d episodes.", r.smooth)
+	}
+	return c
 }
 
 // newReport gathers a report's content: the results table of sums with
@@ -44,7 +55,7 @@ func newReport(absDir string, sum *summaryData, figures []string, info ReportInf
 			}
 		}
 	}
-	r := &report{description: info.Description, figures: figures,
+	r := &report{description: info.Description, figures: figures, smooth: info.Smooth,
 		note: "Values are means over seeds with 95% Student-t intervals in brackets."}
 	r.title = "smrl results: " + filepath.Base(absDir)
 	if info.Name != "" {
@@ -157,7 +168,7 @@ func writeHTML(dir string, r *report) error {
 	}{Title: r.title, Description: r.description, Command: r.command, Note: r.note, Head: r.head, Rows: r.rows}
 	for _, fig := range r.figures {
 		name := strings.TrimSuffix(filepath.Base(fig), filepath.Ext(fig))
-		f := htmlFigure{Name: name, Caption: figureCaptions[name]}
+		f := htmlFigure{Name: name, Caption: r.caption(name)}
 		mime := map[string]string{".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}[strings.ToLower(filepath.Ext(fig))]
 		if mime == "" {
 			f.Link = filepath.Base(fig)

@@ -20,6 +20,7 @@ type PlotOptions struct {
 	Sweep  string
 	Format string
 	Smooth int
+	Seeds  bool
 }
 
 // NewCmdPlot returns smrl plot.
@@ -56,6 +57,7 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 	f.StringVar(&opts.Sweep, "sweep", "", "estimation sweep CSV to plot instead")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (results) or file (sweep)")
 	f.StringVar(&opts.Format, "format", "png", "png, svg or pdf")
+	f.BoolVar(&opts.Seeds, "seed-lines", false, "also draw each seed's values as thin lines under the means")
 	f.IntVar(&opts.Smooth, "smooth", 0, "draw return, episode length and plus count as moving averages over `K` episodes (stated in titles and captions)")
 	return cmd
 }
@@ -69,8 +71,8 @@ func plotRun(opts *PlotOptions) error {
 	if opts.Smooth < 0 || opts.Smooth > 10_000 {
 		return usageErrorf("--smooth: want a window of 0 to 10000 episodes, got %d", opts.Smooth)
 	}
-	if opts.Smooth != 0 && opts.Sweep != "" {
-		return usageErrorf("--smooth applies to the figures of a results directory (--in), not --sweep")
+	if (opts.Smooth != 0 || opts.Seeds) && opts.Sweep != "" {
+		return usageErrorf("--smooth and --seed-lines apply to the figures of a results directory (--in), not --sweep")
 	}
 	if (opts.In == "") == (opts.Sweep == "") {
 		return usageErrorf("give exactly one of --in DIR and --sweep FILE.csv")
@@ -99,11 +101,11 @@ func plotRun(opts *PlotOptions) error {
 		return nil
 	}
 	plot := func(in, out, format string) ([]string, error) {
-		return experiment.PlotWith(in, out, experiment.FigureOptions{Format: format, Smooth: opts.Smooth})
+		return experiment.PlotWith(in, out, experiment.FigureOptions{Format: format, Smooth: opts.Smooth, SeedLines: opts.Seeds})
 	}
 	if grid.IsDir(opts.In) {
-		if opts.Smooth != 0 {
-			return usageErrorf("--smooth applies to the figures of a results directory, not a sweep's")
+		if opts.Smooth != 0 || opts.Seeds {
+			return usageErrorf("--smooth and --seed-lines apply to the figures of a results directory, not a sweep's")
 		}
 		plot = experiment.PlotSweep
 	}

@@ -69,11 +69,13 @@ func Plot(dir, outDir, format string) ([]string, error) {
 	return PlotWith(dir, outDir, FigureOptions{Format: format})
 }
 
-// FigureOptions choose how Plot draws: the format and, for the
-// per-episode figures, a moving window (plotting.Options.Smooth).
+// FigureOptions choose how Plot draws: the format, for the per-episode
+// figures a moving window (plotting.Options.Smooth), and per-seed lines
+// (plotting.Options.SeedLines).
 type FigureOptions struct {
-	Format string
-	Smooth int
+	Format    string
+	Smooth    int
+	SeedLines bool
 }
 
 // PlotWith is Plot with the figure options fo.
@@ -131,7 +133,7 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt.Smooth = fo.Smooth
+	opt.Smooth, opt.SeedLines = fo.Smooth, fo.SeedLines
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", figDir, err)
 	}

@@ -6,7 +6,12 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sort"
 	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // span is the range [Lo, Hi] of the seeds' values of one quantity at one
@@ -19,7 +24,12 @@ type span struct{ Lo, Hi float64 }
 // two) and can leave what is possible (a CartPole return above H, a
 // pendulum return above 0); the range of the observed values never does,
 // and a band clipped to it is still an interval for the mean.
-type seedSpans map[string]map[string]map[int]span
+type seedSpans struct {
+	r map[string]map[string]map[int]span
+	// seeds holds, per column, agent and seed, the seed's values by
+	// episode (for Options.SeedLines).
+	seeds map[string]map[string]map[int]plotter.XYs
+}
 
 // readSeedSpans reads the ranges of the columns cols of episodes.csv at
 // path, which readEpisodes has validated (cells it cannot parse are
@@ -28,7 +38,7 @@ type seedSpans map[string]map[string]map[int]span
 func readSeedSpans(path string, cols []string) (seedSpans, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return seedSpans{}, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
@@ -36,17 +46,19 @@ func readSeedSpans(path string, cols []string) (seedSpans, error) {
 	r.ReuseRecord = true
 	head, err := r.Read()
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return seedSpans{}, fmt.Errorf("reading %s: %w", path, err)
 	}
 	agentCol, epCol := slices.Index(head, "agent"), slices.Index(head, "episode")
 	idx := map[string]int{}
-	out := seedSpans{}
+	out := seedSpans{r: map[string]map[string]map[int]span{}, seeds: map[string]map[string]map[int]plotter.XYs{}}
 	for _, c := range cols {
 		if j := slices.Index(head, c); j >= 0 {
 			idx[c] = j
-			out[c] = map[string]map[int]span{}
+			out.r[c] = map[string]map[int]span{}
+			out.seeds[c] = map[string]map[int]plotter.XYs{}
 		}
 	}
+	seedCol := slices.Index(head, "seed")
 	if agentCol < 0 || epCol < 0 {
 		return out, nil
 	}
@@ -68,16 +80,24 @@ func readSeedSpans(path string, cols []string) (seedSpans, error) {
 			if err != nil || !isFinite(v) {
 				continue
 			}
-			byAgent := out[c][agent]
+			byAgent := out.r[c][agent]
 			if byAgent == nil {
 				byAgent = map[int]span{}
-				out[c][agent] = byAgent
+				out.r[c][agent] = byAgent
 			}
 			s, ok := byAgent[ep]
 			if !ok {
 				s = span{v, v}
 			}
 			byAgent[ep] = span{math.Min(s.Lo, v), math.Max(s.Hi, v)}
+			if seedCol >= 0 {
+				if seed, err := strconv.Atoi(rec[seedCol]); err == nil {
+					if out.seeds[c][agent] == nil {
+						out.seeds[c][agent] = map[int]plotter.XYs{}
+					}
+					out.seeds[c][agent][seed] = append(out.seeds[c][agent][seed], plotter.XY{X: float64(ep), Y: v})
+				}
+			}
 		}
 	}
 	return out, nil
@@ -88,7 +108,7 @@ func readSeedSpans(path string, cols []string) (seedSpans, error) {
 // without a range keep their band.
 func (sp seedSpans) clip(ss []series, col string) {
 	for _, s := range ss {
-		byEp := sp[col][s.Name]
+		byEp := sp.r[col][s.Name]
 		if byEp == nil {
 			continue
 		}
@@ -144,3 +164,40 @@ func smoothNote(k int) string {
 	}
 	return fmt.Sprintf("; moving average over %d episodes", k)
 }
+
+// addSeedLines draws, under the series of ss, one thin line per seed of
+// each agent of ss: its values of column col by episode, smoothed over k
+// episodes like the means.
+func (sp seedSpans) addSeedLines(p *plot.Plot, ss []series, col string, k int) error {
+	for _, s := range ss {
+		bySeed := sp.seeds[col][s.Name]
+		seeds := make([]int, 0, len(bySeed))
+		for seed := range bySeed {
+			seeds = append(seeds, seed)
+		}
+		sort.Ints(seeds)
+		for _, seed := range seeds {
+			pts := append(plotter.XYs(nil), bySeed[seed]...)
+			sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
+			one := series{Y: make([]float64, len(pts))}
+			for i := range pts {
+				one.Y[i] = pts[i].Y
+			}
+			smooth([]series{one}, k)
+			for i := range pts {
+				pts[i].Y = one.Y[i]
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return fmt.Errorf("seed %d of %s: %w", seed, s.Name, err)
+			}
+			l.Color = withAlpha(s.Style.Color, seedLineAlpha)
+			l.Width = vg.Points(0.6)
+			p.Add(l)
+		}
+	}
+	return nil
+}
+
+// seedLineAlpha is the opacity of the per-seed lines.
+const seedLineAlpha = 0.45

@@ -52,7 +52,7 @@ func TestBandsClippedToSeedRange(t *testing.T) {
 	if !math.IsNaN(lds.Lo[0]) || other.Lo[0] != -5 || other.Hi[0] != 5 {
 		t.Errorf("a band without an interval or a range changed: %v %v", lds, other)
 	}
-	if len(spans["missing"]) != 0 || spans["steps"]["sm"][1] != (span{40, 200}) {
+	if len(spans.r["missing"]) != 0 || spans.r["steps"]["sm"][1] != (span{40, 200}) || len(spans.seeds["reward"]["sm"][1]) != 2 {
 		t.Errorf("spans %v", spans)
 	}
 }

@@ -112,7 +112,7 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	var figs []fig
 	col := opt.Columns
 	if col == nil || col.Cumulative {
-		figs = append(figs, fig{name: FigCumReward, build: func(c draw.Canvas) error { return cumRewardFigure(c, sum, spans) }})
+		figs = append(figs, fig{name: FigCumReward, build: func(c draw.Canvas) error { return cumRewardFigure(c, sum, spans, opt) }})
 	}
 	// The return per episode for every run; the length when episodes end
 	// early, unless it is the return itself (a reward of 1 per step).
@@ -122,7 +122,7 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	}
 	if sum.hasRegret() {
 		figs = append(figs,
-			fig{name: FigCumRegret, build: func(c draw.Canvas) error { return cumRegretFigure(c, sum, spans) }},
+			fig{name: FigCumRegret, build: func(c draw.Canvas) error { return cumRegretFigure(c, sum, spans, opt) }},
 			fig{name: FigRegretLogLog, build: func(c draw.Canvas) error { return regretLogLogFigure(c, sum) }},
 		)
 	}
@@ -241,13 +241,16 @@ func bandFigure(c draw.Canvas, p *plot.Plot, ss []series) error {
 }
 
 // cumRewardFigure draws mean cumulative reward per agent with its band.
-func cumRewardFigure(c draw.Canvas, sum *summaryData, spans seedSpans) error {
+func cumRewardFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
 	p := newPlot(fmt.Sprintf("Cumulative reward (%s)", ciNote(sum)),
 		"episode", "cumulative reward")
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		return r.CumRewardMean, r.CumRewardLo, r.CumRewardHi
 	})
 	spans.clip(ss, "cum_reward")
+	if err := seedLines(p, spans, ss, "cum_reward", opt, false); err != nil {
+		return err
+	}
 	return bandFigure(c, p, ss)
 }
 
@@ -270,6 +273,9 @@ func returnFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options)
 	})
 	spans.clip(ss, "reward")
 	smooth(ss, opt.Smooth)
+	if err := seedLines(p, spans, ss, "reward", opt, true); err != nil {
+		return err
+	}
 	if isLength {
 		p.Y.Min, p.Y.Max = 0, float64(opt.Horizon)
 	}
@@ -286,13 +292,16 @@ func stepsFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) 
 	})
 	spans.clip(ss, "steps")
 	smooth(ss, opt.Smooth)
+	if err := seedLines(p, spans, ss, "steps", opt, true); err != nil {
+		return err
+	}
 	p.Y.Min, p.Y.Max = 0, float64(horizon)
 	return bandFigure(c, p, ss)
 }
 
 // cumRegretFigure draws mean cumulative regret against the oracle per
 // non-oracle agent with its band.
-func cumRegretFigure(c draw.Canvas, sum *summaryData, spans seedSpans) error {
+func cumRegretFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
 	p := newPlot(fmt.Sprintf("Cumulative regret vs oracle (%s)", ciNote(sum)),
 		"episode", "cumulative regret")
 	ss := summarySeries(sum, func(a string) bool { return a == "oracle" },
@@ -300,6 +309,9 @@ func cumRegretFigure(c draw.Canvas, sum *summaryData, spans seedSpans) error {
 			return r.CumRegretMean, r.CumRegretLo, r.CumRegretHi
 		})
 	spans.clip(ss, "cum_regret")
+	if err := seedLines(p, spans, ss, "cum_regret", opt, false); err != nil {
+		return err
+	}
 	return bandFigure(c, p, ss)
 }
 
@@ -320,6 +332,9 @@ func plusCountFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Optio
 	}
 	spans.clip(ss, "plus_count")
 	smooth(ss, opt.Smooth)
+	if err := seedLines(p, spans, ss, "plus_count", opt, true); err != nil {
+		return err
+	}
 	// The count lies in [0, H]: a t interval over few seeds can reach
 	// beyond, so the band is clipped to what is possible.
 	upper := math.Inf(1)
@@ -366,6 +381,19 @@ func wErrorFigure(c draw.Canvas, sum *summaryData) error {
 		p.Y.Tick.Marker = logTicks{}
 	}
 	return bandFigure(c, p, ss)
+}
+
+// seedLines adds the per-seed lines of column col under ss when
+// opt.SeedLines (smoothed like the means when perEpisode).
+func seedLines(p *plot.Plot, spans seedSpans, ss []series, col string, opt Options, perEpisode bool) error {
+	if !opt.SeedLines {
+		return nil
+	}
+	k := 0
+	if perEpisode {
+		k = opt.Smooth
+	}
+	return spans.addSeedLines(p, ss, col, k)
 }
 
 // fixLogRange widens a log axis whose data range is a single value (which

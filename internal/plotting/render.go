@@ -67,6 +67,9 @@ type Options struct {
 	// episodes: mean, lo and hi each averaged over the window (shorter at
 	// the start), as their titles say.
 	Smooth int
+	// SeedLines draws each seed's values as thin lines under the means in
+	// the figures over episodes.
+	SeedLines bool
 }
 
 // Default figure size: 800 × 600 px at vgimg's 96 dpi.

@@ -72,7 +72,7 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	cmd.RegisterFlagCompletionFunc("plot-format", completeWords("png", "svg", "pdf"))
 	f.BoolVar(&opts.Resume, "resume", false, "continue the interrupted run in --out, skipping completed trials")
 	f.BoolVar(&opts.Overwrite, "overwrite", false, "replace the completed results in --out (without it a fresh run there is refused)")
-	f.BoolVar(&opts.DryRun, "dry-run", false, "validate the config, print the plan (trials, output directory) and write nothing")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "validate the config, print the plan (trials, output directory, transitions file) and write nothing")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `i/n` of the trials (default: from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)")
 	f.IntVar(&opts.ShardCount, "shard-count", 0, "number of shards for JOB_COMPLETION_INDEX (or SMRL_SHARD_COUNT)")
 	f.StringVar(&opts.LogFormat, "log-format", "text", "log records on stderr: text or json")
@@ -176,7 +176,7 @@ func runRun(opts *RunOptions) error {
 // addDataFlags adds the flags of run and compare that save data.
 func addDataFlags(cmd *cobra.Command, opts *RunOptions) {
 	f := cmd.Flags()
-	f.StringVar(&opts.SaveTransitions, "save-transitions", "", "write every trial's transitions to transitions.csv in the results directory (=gz: transitions.csv.gz); smrl estimate --data reads it")
+	f.StringVar(&opts.SaveTransitions, "save-transitions", "", "write every trial's transitions to transitions.csv in the results directory (=gz: transitions.csv.gz; not with --resume); smrl estimate --data reads it")
 	f.Lookup("save-transitions").NoOptDefVal = "csv"
 	cmd.RegisterFlagCompletionFunc("save-transitions", completeWords("csv", "gz"))
 }

@@ -213,6 +213,11 @@ func TestVocabularyAndCompletion(t *testing.T) {
 		{[]string{"__complete", "run", "--set", "planner.t"}, []string{"planner.tau=\n"}},
 		{[]string{"__complete", "estimate", "--set", "env.kind="}, []string{"env.kind=Pendulum-v1\t", "env.kind=cartpole\t"}},
 		{[]string{"__complete", "list", ""}, []string{"envs\n", "keys\n"}},
+		{[]string{"__complete", "run", "--save-transitions="}, []string{"csv\n", "gz\n"}},
+		{[]string{"__complete", "compare", "--save-transitions="}, []string{"gz\n"}},
+		{[]string{"__complete", "estimate", "--where", "seed=0,"}, []string{"seed=0,agent=\n", "seed=0,episodes=\n"}},
+		{[]string{"__complete", "estimate", "--where", "agent=ml"}, []string{"agent=mle\n", "agent=mle-ps\n"}},
+		{[]string{"__complete", "estimate", "--model", ""}, []string{"json\n"}},
 	} {
 		code, stdout, stderr := run(t, tc.args...)
 		for _, w := range tc.want {

@@ -169,6 +169,11 @@ func TestEstimateBadData(t *testing.T) {
 		{"nan.csv", "s,a,s_next\n1,1,0.5\n0,-1,NaN\n", "line 3"},
 		{"empty.csv", "", "empty.csv"},
 		{"dims.csv", "s0,s1,a0,s_next0,s_next1\n1,2,1,3,4\n", "dims.csv"},
+		// transitions.csv of smrl run --save-transitions
+		{"log-missing.csv", "agent,seed,episode,step,s,a,s_next,reward\nsm,0,1,1,1,1,1,0\n", `line 1: column 8 is "reward", expected "terminal"`},
+		{"log-nan.csv", "agent,seed,episode,step,s,a,s_next,reward,terminal\nsm,0,1,1,1,1,NaN,0,0\n", `line 2 column "s_next": NaN`},
+		{"log-width.csv", "agent,seed,episode,step,s,a,s_next,reward,terminal\nsm,0,1,1,1,1,0,0\n", "line 2: expected 9 fields, got 8"},
+		{"log-seed.csv", "agent,seed,episode,step,s,a,s_next,reward,terminal\nsm,-1,1,1,1,1,0,0,0\n", `line 2 column "seed": -1 is less than 0`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeFile(t, dir, tc.name, tc.content)
@@ -182,6 +187,16 @@ func TestEstimateBadData(t *testing.T) {
 	missing := filepath.Join(dir, "missing.csv")
 	code, out, errOut := run(t, "estimate", "--data", missing)
 	wantUsage(t, code, out, errOut, "missing.csv")
+
+	// --where needs a run's transitions log, and a valid filter.
+	plain := writeFile(t, dir, "plain.csv", "s,a,s_next\n1,1,0.5\n")
+	code, out, errOut = run(t, "estimate", "--data", plain, "--where", "agent=sm")
+	wantUsage(t, code, out, errOut, "plain.csv line 1: a filter")
+	log := writeFile(t, dir, "log.csv", "agent,seed,episode,step,s,a,s_next,reward,terminal\nsm,0,1,1,1,1,0.5,0,0\n")
+	code, out, errOut = run(t, "estimate", "--data", log, "--where", "seed=x")
+	wantUsage(t, code, out, errOut, `--where: filter "seed=x"`)
+	code, out, errOut = run(t, "estimate", "--where", "seed=0")
+	wantUsage(t, code, out, errOut, "--where selects rows of --data")
 
 	// With per-action features an action outside env.actions is an error
 	// naming its line, not a silently ignored row.

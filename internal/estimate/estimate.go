@@ -55,9 +55,12 @@ func ParseMethods(list []string) ([]string, error) {
 type Options struct {
 	// Methods are the estimators to run, in output order; nil means all.
 	Methods []string
-	// Data is a CSV file of transitions; empty means draw
+	// Data is a CSV file of transitions (a data set or a run's
+	// transitions log, see package dataset); empty means draw
 	// config.Estimate.N transitions from the true model.
 	Data string
+	// Filter selects the rows of a transitions log in Data.
+	Filter dataset.Filter
 	// Progress, when not nil, receives a line on the current step every
 	// ProgressEvery (default 5 s) while the estimate runs; nothing when it
 	// finishes sooner.
@@ -133,7 +136,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		data = Draw(mdp, c.Estimate.N, rand.New(rand.NewPCG(c.Seed, streamDraw)))
 	} else {
 		st.set("reading " + opt.Data)
-		data, err = dataset.ReadFile(opt.Data)
+		data, err = dataset.ReadFileFilter(opt.Data, opt.Filter)
 		if err != nil {
 			return nil, err
 		}
@@ -305,7 +308,8 @@ func Features(mdp *env.MDP, data *dataset.Transitions) []float64 {
 const z975 = 1.959963984540054
 
 // Fit runs one method on the transitions with features phi (n × d_phi) and
-// returns Ŵ (d_psi × d_phi, row-major). A singular system, or an MLE that
+// returns Ŵ (d_psi × d_phi, row-major), fitted to s' or, for a model of
+// the difference (model.target: delta), to s' − s. A singular system, or an MLE that
 // does not converge with λ = 0, is invalid input: the user chose λ and the
 // data. The error names the method.
 func Fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64) ([]float64, error) {
@@ -330,7 +334,23 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	var fitFn func() (*estimator.Fit, error)
 	var seFn func(*estimator.Fit) ([]float64, error)
 	n := data.Len()
-	at := func(t int) ([]float64, []float64) { return phi[t*dphi : (t+1)*dphi], data.NextState(t) }
+	// A model of s' − s (model.target: delta) is fitted to the
+	// differences, as the agents fit it; at reuses one buffer for them, so
+	// its result is valid until the next call.
+	var diff []float64
+	if mdp.Model.Delta {
+		diff = make([]float64, data.StateDim)
+	}
+	at := func(t int) ([]float64, []float64) {
+		y := data.NextState(t)
+		if diff != nil {
+			for j, s := range data.State(t) {
+				diff[j] = y[j] - s
+			}
+			y = diff
+		}
+		return phi[t*dphi : (t+1)*dphi], y
+	}
 	var so estimator.SEOptions
 	if se != nil {
 		so.HC1 = se.HC1

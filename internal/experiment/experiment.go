@@ -59,6 +59,12 @@ type Options struct {
 	// DryRun validates and plans the run and writes nothing: Run prints
 	// the plan to Stdout and returns.
 	DryRun bool
+	// ConfigDescription describes the config (config.Description), for
+	// metadata.json and the report.
+	ConfigDescription string
+	// SaveTransitions writes every trial's transitions to transitions.csv
+	// (transitions.csv.gz with TransitionsGzip).
+	SaveTransitions, TransitionsGzip bool
 }
 
 // refuseCompleted refuses a fresh run into dir when dir holds the file
@@ -151,6 +157,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("%s is a sweep directory (smrl sweep): write the run into another --out", opt.OutDir))
 	}
+	if opt.SaveTransitions && opt.Resume {
+		return errs.Invalid(fmt.Errorf("--save-transitions cannot be combined with --resume: the transitions of the trials completed before the interruption were not kept"))
+	}
 	if !opt.Resume && !opt.Overwrite {
 		if err := refuseCompleted(opt.OutDir, results.EpisodesFile); err != nil {
 			return err
@@ -224,12 +233,17 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	}
 	prog := &progress{totalTrials: len(todo), totalEpisodes: len(todo) * c.Episodes}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
-	res, runErr := runner.Run(ctx, c, mdp, todo, runner.Options{
+	ro := runner.Options{
 		Workers:  workers,
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
-	})
+	}
+	var logs map[runner.Trial]*trialLog
+	if opt.SaveTransitions {
+		logs, ro.Record = trialLogs(todo)
+	}
+	res, runErr := runner.Run(ctx, c, mdp, todo, ro)
 	stop()
 	if res != nil {
 		for i, t := range res.Trials {
@@ -261,7 +275,12 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	}
 	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
 		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume}
+		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription}
+	if opt.SaveTransitions && len(full.Trials) > 0 {
+		if err := writeTransitions(opt.OutDir, full.Trials, logs, mdp.StateDim(), mdp.ActionDim(), opt.TransitionsGzip); err != nil {
+			return err
+		}
+	}
 	return finish(c, mdp, full, cfgYAML, meta, opt)
 }
 
@@ -270,7 +289,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 // files a run writes are removed (only those), config.yaml is written and
 // an empty journal started.
 func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
-	for _, f := range append([]string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile}, aggregate.Files...) {
+	for _, f := range append([]string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile, plotting.ReportHTMLFile, TransitionsFile, TransitionsGzFile}, aggregate.Files...) {
 		os.Remove(filepath.Join(dir, f))
 	}
 	for _, name := range plotting.FigureNames {
@@ -315,7 +334,7 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 		return nil
 	}
 	if opt.Stdout != nil {
-		if err := results.Table(opt.Stdout, sums, IsPaper(c), mdp.Task.Terminates()); err != nil {
+		if err := results.Table(opt.Stdout, sums, TableColumns(c, mdp)); err != nil {
 			return err
 		}
 		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d trials in %.2fs)\n", opt.OutDir, len(res.Trials), meta.WallSeconds)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 
 	agentpkg "github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
@@ -65,6 +66,20 @@ func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float
 // directory's config.yaml and a 1-D state and action; without them they
 // are skipped.
 func Plot(dir, outDir, format string) ([]string, error) {
+	return PlotWith(dir, outDir, FigureOptions{Format: format})
+}
+
+// FigureOptions choose how Plot draws: the format, for the per-episode
+// figures a moving window (plotting.Options.Smooth), and per-seed lines
+// (plotting.Options.SeedLines).
+type FigureOptions struct {
+	Format    string
+	Smooth    int
+	SeedLines bool
+}
+
+// PlotWith is Plot with the figure options fo.
+func PlotWith(dir, outDir string, fo FigureOptions) ([]string, error) {
 	if outDir != "" && sameDir(dir, outDir) {
 		outDir = "" // --out naming --in itself: a redraw in place
 	}
@@ -91,7 +106,7 @@ func Plot(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	figs, err := figures(dir, outDir, format)
+	figs, err := figures(dir, outDir, fo)
 	release()
 	if err != nil && created {
 		os.RemoveAll(outDir)
@@ -103,19 +118,22 @@ func Plot(dir, outDir, format string) ([]string, error) {
 // dir/plots and writes dir/report.md, like Plot without an outDir, but
 // without claiming or locking dir: it is the figure step of Run and Merge
 // (Options.Plot), which hold dir's lock already.
-func Figures(dir, format string) ([]string, error) { return figures(dir, "", format) }
+func Figures(dir, format string) ([]string, error) {
+	return figures(dir, "", FigureOptions{Format: format})
+}
 
 // figures draws into outDir (dir/plots when empty) and writes report.md
 // into outDir (dir when empty).
-func figures(dir, outDir, format string) ([]string, error) {
+func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	figDir, reportDir := outDir, outDir
 	if outDir == "" {
 		figDir, reportDir = filepath.Join(dir, "plots"), dir
 	}
-	opt, dens, err := figureInputs(dir, format)
+	opt, dens, err := figureInputs(dir, fo.Format)
 	if err != nil {
 		return nil, err
 	}
+	opt.Smooth, opt.SeedLines = fo.Smooth, fo.SeedLines
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", figDir, err)
 	}
@@ -123,7 +141,24 @@ func figures(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return figs, err
 	}
-	return figs, plotting.ReportTo(dir, reportDir, figs)
+	return figs, plotting.ReportTo(dir, reportDir, figs, reportInfo(dir, opt))
+}
+
+// reportInfo describes the run of the results directory dir for its
+// report: the config's name (from config.yaml, when figureInputs read it
+// into opt), the description and command line of its metadata.json.
+func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
+	info := plotting.ReportInfo{Columns: opt.Columns, Smooth: opt.Smooth}
+	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)}); err == nil {
+		info.Name = c.Name
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
+		var meta results.Metadata
+		if json.Unmarshal(b, &meta) == nil {
+			info.CommandLine, info.Description = meta.CommandLine, meta.ConfigDescription
+		}
+	}
+	return info
 }
 
 // figureInputs returns the figure options and densities of the results
@@ -148,6 +183,8 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 	if err := checkComplete(dir, c); err != nil {
 		return opt, nil, err
 	}
+	col := TableColumns(c, m)
+	opt.Columns = &col
 	if m.True != nil && m.StateDim() == 1 && m.ActionDim() == 1 {
 		return opt, &densities{mdp: m}, nil
 	}
@@ -242,8 +279,45 @@ func (m *marginals) action() []float64 {
 	return m.mdp.Actions[0]
 }
 
+// Query names the query state by its coordinates' labels, and the action.
 func (m *marginals) Query() string {
-	return fmt.Sprintf("s = %v, a = %v", m.mdp.Query, m.action())
+	var parts []string
+	for i, v := range m.mdp.Query {
+		name := fmt.Sprintf("s%d", i)
+		if i < len(m.mdp.Labels) {
+			name = m.mdp.Labels[i]
+		}
+		parts = append(parts, fmt.Sprintf("%s = %.3g", name, v))
+	}
+	var acts []string
+	for _, v := range m.action() {
+		acts = append(acts, fmt.Sprintf("%.3g", v))
+	}
+	return fmt.Sprintf("%s; a = %s", strings.Join(parts, ", "), strings.Join(acts, ", "))
+}
+
+// Mean returns the agent's predicted mean next state at the query, s'
+// itself or, for a model of s' − s, the query plus the predicted change.
+func (m *marginals) Mean(agent string, w []float64) ([]float64, bool) {
+	if agent == "oracle" || w == nil {
+		return nil, false
+	}
+	dist, err := agentpkg.Family(agent, m.mdp.Model)
+	if err != nil {
+		return nil, false
+	}
+	model, err := expfam.NewModel(dist, m.mdp.Model.Features, w)
+	if err != nil {
+		return nil, false
+	}
+	out := make([]float64, m.mdp.Dim)
+	expfam.NewMeanStepper(model).Step(m.mdp.Query, m.action(), nil, out)
+	if m.mdp.Model.Delta {
+		for i := range out {
+			out[i] += m.mdp.Query[i]
+		}
+	}
+	return out, true
 }
 func (m *marginals) Labels() []string  { return m.mdp.Labels }
 func (m *marginals) Scales() []float64 { return m.mdp.Model.LDSSigma }

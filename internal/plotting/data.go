@@ -177,6 +177,7 @@ type summaryRow struct {
 	FinalReturnMean, FinalReturnLo          float64 // likewise; per agent
 	FinalReturnHi, FirstFullMedian          float64
 	FullSeeds                               float64
+	EpisodeReturn, EpisodeLength            [3]float64 // mean, lo, hi per agent; NaN in older files
 }
 
 // summaryData is a parsed summary.csv: agents in legend order and each
@@ -219,6 +220,12 @@ var summaryNumbers = []struct {
 	{"first_full_median", true, func(r *summaryRow) *float64 { return &r.FirstFullMedian }},
 	{"beta_mean", true, nil},
 	{"regret_slope", true, nil},
+	{"episode_return_mean", false, func(r *summaryRow) *float64 { return &r.EpisodeReturn[0] }},
+	{"episode_return_lo", true, func(r *summaryRow) *float64 { return &r.EpisodeReturn[1] }},
+	{"episode_return_hi", true, func(r *summaryRow) *float64 { return &r.EpisodeReturn[2] }},
+	{"episode_length_mean", false, func(r *summaryRow) *float64 { return &r.EpisodeLength[0] }},
+	{"episode_length_lo", true, func(r *summaryRow) *float64 { return &r.EpisodeLength[1] }},
+	{"episode_length_hi", true, func(r *summaryRow) *float64 { return &r.EpisodeLength[2] }},
 }
 
 // readSummary reads and validates DIR/summary.csv: every cell as smrl
@@ -275,7 +282,8 @@ func readSummary(path string, opt Options) (*summaryData, error) {
 		seen[a][r.Episode] = true
 		d.Rows[a] = append(d.Rows[a], r)
 	}
-	sortAgents(d.Agents)
+	// Agents stay in the file's order, the config's: the order of the
+	// terminal table, the report and every legend.
 	for _, rows := range d.Rows {
 		sort.Slice(rows, func(i, j int) bool { return rows[i].Episode < rows[j].Episode })
 	}
@@ -310,22 +318,18 @@ func (d *summaryData) terminates(horizon int) bool {
 	return false
 }
 
-// stepsVary reports whether episode lengths differ between rows: the
-// episodes end at terminal states (used where the horizon is not known).
-func (d *summaryData) stepsVary() bool {
-	first := math.NaN()
+// returnIsLength reports whether every row's mean return equals its mean
+// length, as with a reward of 1 per step: a length figure would repeat the
+// return figure.
+func (d *summaryData) returnIsLength() bool {
 	for _, rows := range d.Rows {
 		for _, r := range rows {
-			switch {
-			case math.IsNaN(r.StepsMean):
-			case math.IsNaN(first):
-				first = r.StepsMean
-			case r.StepsMean != first:
-				return true
+			if math.IsNaN(r.StepsMean) || r.RewardMean != r.StepsMean || r.RewardLo != r.StepsLo && !(math.IsNaN(r.RewardLo) && math.IsNaN(r.StepsLo)) {
+				return false
 			}
 		}
 	}
-	return false
+	return len(d.Rows) > 0
 }
 
 // maxSeeds is the largest seed count of any row.

@@ -22,6 +22,8 @@ type Job struct {
 	Trial  Trial
 	// Label names the experiment in errors ("planner.tau=5"); "" for none.
 	Label string
+	// Record, when not nil, receives the trial's transitions.
+	Record Recorder
 }
 
 // RunJobs runs jobs on one pool of opt.Workers goroutines (all cores when
@@ -59,7 +61,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) 
 				j := jobs[i]
 				var eps []Episode
 				err := errs.Protect(func() (err error) {
-					if eps, err = RunTrial(inFlight, j.Config, j.MDP, j.Trial); err == nil && opt.OnTrial != nil {
+					if eps, err = RunTrial(WithRecorder(inFlight, j.Record), j.Config, j.MDP, j.Trial); err == nil && opt.OnTrial != nil {
 						mu.Lock()
 						defer mu.Unlock()
 						err = opt.OnTrial(i, eps)

@@ -60,6 +60,9 @@ func Trials(c *config.Config) []Trial {
 // Options controls execution.
 type Options struct {
 	Workers int // <= 0: all cores
+	// Record, when not nil, returns the Recorder of trial i (nil for
+	// none), which receives every transition the trial plays.
+	Record func(i int) Recorder
 	// OnTrial, when not nil, is called with every completed trial (its
 	// index in trials and its episodes), one call at a time, in completion
 	// order. An error stops the run: no new trial starts.
@@ -82,6 +85,9 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 	jobs := make([]Job, len(trials))
 	for i, t := range trials {
 		jobs[i] = Job{Config: c, MDP: mdp, Trial: t}
+		if opt.Record != nil {
+			jobs[i].Record = opt.Record(i)
+		}
 	}
 	eps, err := RunJobs(ctx, jobs, opt)
 	if eps == nil {
@@ -128,6 +134,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 	envRng := rand.New(envPCG)
 	truth := mdp.Dynamics.NewSimulator() // private scratch; shared tables
 	ends := mdp.Task.Terminates()
+	rec := recorder(ctx)
 	s, next := make([]float64, ds), make([]float64, ds)
 	w0 := mdp.Model.W0
 	out := make([]Episode, 0, c.Episodes)
@@ -156,7 +163,8 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 				}
 				a = pl.Action(ai)
 			}
-			reward += mdp.Task.Reward(s, a)
+			r := mdp.Task.Reward(s, a)
+			reward += r
 			if ai == 0 || (ai == agent.BoxAction && a[0] > 0) {
 				plus++
 			}
@@ -167,12 +175,17 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 			}
 			ag.Observe(s, a, next)
 			steps++
-			s, next = next, s
+			done, bonus := false, 0.0
 			if ends {
-				if done, bonus := mdp.Task.Terminal(s); done {
-					reward += bonus
-					break
-				}
+				done, bonus = mdp.Task.Terminal(next)
+			}
+			if rec != nil {
+				rec.Transition(ep, steps, s, a, next, r+bonus, done)
+			}
+			s, next = next, s
+			if done {
+				reward += bonus
+				break
 			}
 		}
 		if err := ag.EndEpisode(); err != nil {

@@ -96,8 +96,20 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 		release()
 		return nil, err
 	}
+	if err := outdir.CheckNoLinks(dir, linkedEntries...); err != nil {
+		release()
+		return nil, err
+	}
 	return release, nil
 }
+
+// plotsDir is the folder of a results directory's figures.
+const plotsDir = "plots"
+
+// linkedEntries are the entries of smrl's own directory that smrl opens
+// for writing or deletes files in, which must not be symbolic links (the
+// other files are replaced by a rename, which replaces a link itself).
+var linkedEntries = []string{results.JournalFile, plotsDir}
 
 // wLens returns the number of entries of the W each agent of c records
 // on mdp: its model's, built as the runner builds it. An agent that cannot
@@ -251,7 +263,7 @@ func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
 	}
 	for _, name := range plotting.FigureNames {
 		for _, ext := range []string{"png", "svg", "pdf"} {
-			os.Remove(filepath.Join(dir, "plots", name+"."+ext))
+			os.Remove(filepath.Join(dir, plotsDir, name+"."+ext))
 		}
 	}
 	if err := fsutil.WriteFileAtomic(filepath.Join(dir, results.ConfigFile), cfgYAML); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -91,6 +92,10 @@ func Plot(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := outdir.CheckNoLinks(target, plotsDir); err != nil {
+		release()
+		return nil, err
+	}
 	figs, err := figures(dir, outDir, format)
 	release()
 	if err != nil && created {
@@ -110,7 +115,10 @@ func Figures(dir, format string) ([]string, error) { return figures(dir, "", for
 func figures(dir, outDir, format string) ([]string, error) {
 	figDir, reportDir := outDir, outDir
 	if outDir == "" {
-		figDir, reportDir = filepath.Join(dir, "plots"), dir
+		figDir, reportDir = filepath.Join(dir, plotsDir), dir
+	}
+	if err := fsutil.NoLink(figDir); err != nil {
+		return nil, err
 	}
 	opt, dens, err := figureInputs(dir, format)
 	if err != nil {

@@ -90,6 +90,9 @@ func (p *point) claim(resume bool) error {
 	if err := outdir.CheckWritable(p.dir); err != nil {
 		return err
 	}
+	if err := outdir.CheckNoLinks(p.dir, linkedEntries...); err != nil {
+		return err
+	}
 	if !p.resumed {
 		p.done = map[runner.Trial][]runner.Episode{}
 		return nil
@@ -384,7 +387,7 @@ func cleanSweepRoot(root string, s *grid.Sweep, log *slog.Logger) {
 	}
 	for _, name := range plotting.GridFigureNames(keys) {
 		for _, ext := range []string{"png", "svg", "pdf"} {
-			os.Remove(filepath.Join(root, "plots", name+"."+ext))
+			os.Remove(filepath.Join(root, plotsDir, name+"."+ext))
 		}
 	}
 }
@@ -524,7 +527,10 @@ func gridData(s *grid.Sweep, rows []grid.Row, terminates bool) *plotting.GridDat
 func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, format string) ([]string, error) {
 	figDir, reportDir := outDir, outDir
 	if outDir == "" {
-		figDir, reportDir = filepath.Join(root, "plots"), root
+		figDir, reportDir = filepath.Join(root, plotsDir), root
+	}
+	if err := fsutil.NoLink(figDir); err != nil {
+		return nil, err
 	}
 	terminates := false
 	var dirs []string

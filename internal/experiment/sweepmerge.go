@@ -142,6 +142,11 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 		if err := checkFigureInputs(p.dir, format); err != nil {
 			return nil, fmt.Errorf("sweep point %s: %w", p.Name, err)
 		}
+		if outDir == "" {
+			if err := outdir.CheckNoLinks(p.dir, plotsDir); err != nil {
+				return nil, err
+			}
+		}
 	}
 	target := outDir
 	if outDir == "" {
@@ -149,6 +154,9 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 			return nil, errs.Invalid(fmt.Errorf("sweep directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
 		}
 		target = dir
+		if err := outdir.CheckNoLinks(dir, plotsDir); err != nil {
+			return nil, err
+		}
 	} else {
 		if err := checkDirs(s, outDir, false); err != nil {
 			return nil, fmt.Errorf("--out: %w", err)

@@ -44,7 +44,7 @@ func writeAtomic(path string, write func(w io.Writer) error, sync bool) (err err
 		}
 	}()
 	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
 	}
 	dir := filepath.Dir(path)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
 
@@ -118,7 +119,11 @@ func (j *Journal) dropPartialLine() error {
 
 func openJournal(dir string, flag int) (*Journal, error) {
 	p := filepath.Join(dir, JournalFile)
-	f, err := os.OpenFile(p, flag, 0o644)
+	// Never through a symbolic link planted there: it could name any file.
+	f, err := fsutil.OpenNoFollow(p, flag, 0o644)
+	if errors.Is(err, fsutil.ErrLink) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
@@ -206,6 +211,9 @@ func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 // deterministic, so both are the same).
 func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, error) {
 	p := filepath.Join(dir, JournalFile)
+	if err := fsutil.NoLink(p); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

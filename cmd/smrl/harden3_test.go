@@ -71,3 +71,68 @@ func TestLinksInOwnDirectoryAreNotFollowed(t *testing.T) {
 		})
 	}
 }
+
+// Item 2: plot of a results directory without config.yaml drew truncated or
+// partial CSV files and exited 0; without config.yaml nothing can be
+// checked, so it is exit 2 now.
+func TestPlotNeedsConfig(t *testing.T) {
+	out, _ := tinyRun(t)
+	os.Remove(filepath.Join(out, "config.yaml"))
+	b := read(t, filepath.Join(out, "episodes.csv"))
+	lines := strings.SplitAfter(b, "\n")
+	os.WriteFile(filepath.Join(out, "episodes.csv"), []byte(strings.Join(lines[:len(lines)/2], "")), 0o644)
+	before := snapshot(t, out)
+	for _, args := range [][]string{
+		{"plot", "--in", out, "--format", "svg"},
+		{"plot", "--in", out, "--out", filepath.Join(t.TempDir(), "figs")},
+	} {
+		code, stdout, stderr := run(t, args...)
+		wantUsage(t, code, stdout, stderr, filepath.Join(out, "config.yaml")+" not found")
+		sameSnapshot(t, strings.Join(args, " "), before, snapshot(t, out))
+	}
+}
+
+// Item 3: plot --in SWEEP did not check the point directories against
+// sweep.yaml. A run into a point directory is refused, and plot refuses
+// swapped points and a point's summary copied over another's, before it
+// draws anything.
+func TestSweepPointsAreCheckedByPlot(t *testing.T) {
+	cfg := tinyConfig(t, "sweep:\n  planner.tau: [2, 4]\n")
+	for _, tc := range []struct {
+		name   string
+		spoil  func(sw string) // nil: smrl run --out a point
+		errHas []string
+	}{
+		{"run into a point", nil, []string{"is inside the sweep directory", "only smrl sweep writes"}},
+		{"swapped points", func(sw string) {
+			a, b := filepath.Join(sw, "planner.tau=2"), filepath.Join(sw, "planner.tau=4")
+			os.Rename(a, a+".x")
+			os.Rename(b, a)
+			os.Rename(a+".x", b)
+		}, []string{"sweep point planner.tau=2", "has name = tiny+2", "gives the point name = tiny+1", "overwritten"}},
+		{"summary copied", func(sw string) {
+			b, _ := os.ReadFile(filepath.Join(sw, "planner.tau=2", "summary.csv"))
+			os.WriteFile(filepath.Join(sw, "planner.tau=4", "summary.csv"), b, 0o644)
+		}, []string{filepath.Join("sw", "sweep.csv"), "does not agree with the summary.csv files"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sw := filepath.Join(t.TempDir(), "sw")
+			mustRun(t, "sweep", "--config", cfg, "--out", sw, "-q", "--no-plots", "--workers", "2")
+			var args []string
+			if tc.spoil == nil {
+				args = []string{"run", "--config", tinyConfig(t, ""), "--out", filepath.Join(sw, "planner.tau=2"), "-q", "--no-plots"}
+			} else {
+				tc.spoil(sw)
+				args = []string{"plot", "--in", sw, "--format", "svg"}
+			}
+			before := snapshot(t, sw)
+			code, stdout, stderr := run(t, args...)
+			wantUsage(t, code, stdout, stderr, tc.errHas...)
+			sameSnapshot(t, tc.name, before, snapshot(t, sw))
+		})
+	}
+	// An untouched sweep still plots.
+	sw := filepath.Join(t.TempDir(), "sw")
+	mustRun(t, "sweep", "--config", cfg, "--out", sw, "-q", "--no-plots", "--workers", "2")
+	mustRun(t, "plot", "--in", sw, "--format", "svg")
+}

@@ -147,6 +147,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("%s is a sweep directory (smrl sweep): write the run into another --out", opt.OutDir))
 	}
+	if parent := filepath.Dir(filepath.Clean(opt.OutDir)); grid.IsDir(parent) {
+		return errs.Invalid(fmt.Errorf("%s is inside the sweep directory %s (smrl sweep), whose points only smrl sweep writes: write the run into another --out", opt.OutDir, parent))
+	}
 	if opt.ClaimParent && !opt.Resume {
 		// Best effort: a parent the user already filled stays theirs (the
 		// shard still writes only into its own new directory), and a later

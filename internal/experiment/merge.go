@@ -30,6 +30,9 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("merge: --out %s is a sweep directory (smrl sweep): merge the run into another directory", opt.OutDir))
 	}
+	if parent := filepath.Dir(filepath.Clean(opt.OutDir)); grid.IsDir(parent) {
+		return errs.Invalid(fmt.Errorf("merge: --out %s is inside the sweep directory %s (smrl sweep), whose points only smrl sweep writes: merge the run into another directory", opt.OutDir, parent))
+	}
 	m, err := readShards(dirs)
 	if err != nil {
 		return err

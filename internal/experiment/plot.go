@@ -62,9 +62,9 @@ func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float
 // dir must then be smrl's own (outdir.Owned). Otherwise the figures and
 // report.md go to outDir, which must be new, empty or smrl's own
 // (outdir.Claim), and dir is only read. The directory written is locked
-// against other smrl processes. The MDP and density figures need the
-// directory's config.yaml and a 1-D state and action; without them they
-// are skipped.
+// against other smrl processes. dir must hold the config.yaml of its run,
+// against which its CSV files are checked (a missing one is invalid
+// input). The density figures need a 1-D state and action.
 func Plot(dir, outDir, format string) ([]string, error) {
 	if outDir != "" && sameDir(dir, outDir) {
 		outDir = "" // --out naming --in itself: a redraw in place
@@ -141,8 +141,12 @@ func figures(dir, outDir, format string) ([]string, error) {
 func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource, error) {
 	opt := plotting.Options{Format: format}
 	cfgPath := filepath.Join(dir, results.ConfigFile)
-	if _, err := os.Stat(cfgPath); err != nil {
-		return opt, nil, nil
+	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
+		// Without it the CSV files cannot be checked: a truncated or
+		// partial file would be drawn as if it were a finished run.
+		return opt, nil, errs.Invalid(fmt.Errorf("%s not found: smrl draws a results directory only with the config.yaml its run wrote, against which it checks that the CSV files are complete", cfgPath))
+	} else if err != nil {
+		return opt, nil, fmt.Errorf("reading %s: %w", cfgPath, err)
 	}
 	c, err := config.Load(config.Options{Path: cfgPath})
 	if err != nil {

@@ -126,8 +126,10 @@ func readShards(dirs []string) (*mergedRun, error) {
 // claimed and locked.
 func (m *mergedRun) write(start time.Time, opt Options) error {
 	// The merged directory gets the journal of a single-machine run, so it
-	// can itself be merged or resumed.
-	j, err := results.CreateJournal(opt.OutDir)
+	// can itself be merged or resumed. The files of an earlier run or merge
+	// there are removed first, as for a fresh run: a merge killed midway
+	// must not leave old figures and report.md beside the new CSV files.
+	j, err := startFresh(opt.OutDir, m.cfgYAML)
 	if err != nil {
 		return err
 	}

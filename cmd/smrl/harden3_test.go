@@ -136,3 +136,34 @@ func TestSweepPointsAreCheckedByPlot(t *testing.T) {
 	mustRun(t, "sweep", "--config", cfg, "--out", sw, "-q", "--no-plots", "--workers", "2")
 	mustRun(t, "plot", "--in", sw, "--format", "svg")
 }
+
+// Item 5: plot --in A --out B, where B is the results directory of another
+// run or sweep, replaced B's report.md and scattered figures in it. It is
+// refused now, naming B, and B is untouched; a figure directory smrl drew
+// earlier is still redrawn.
+func TestPlotOutIntoResultsDirectoryIsRefused(t *testing.T) {
+	a, _ := tinyRun(t)
+	b, _ := tinyRun(t)
+	sw := filepath.Join(t.TempDir(), "sw")
+	mustRun(t, "sweep", "--config", tinyConfig(t, "sweep:\n  planner.tau: [2, 4]\n"), "--out", sw, "-q", "--no-plots", "--workers", "2")
+	for _, tc := range []struct{ in, out, file string }{
+		{a, b, "config.yaml"},
+		{a, sw, "sweep.yaml"},
+		{sw, b, "config.yaml"},
+		{sw, sw + "-copy-of-b", "config.yaml"},
+	} {
+		if strings.HasSuffix(tc.out, "-copy-of-b") {
+			// A sweep's --out whose point directory is a run's.
+			os.MkdirAll(tc.out, 0o755)
+			os.Rename(b, filepath.Join(tc.out, "planner.tau=2"))
+			b = filepath.Join(tc.out, "planner.tau=2")
+		}
+		before := snapshot(t, tc.out)
+		code, stdout, stderr := run(t, "plot", "--in", tc.in, "--out", tc.out, "--format", "svg")
+		wantUsage(t, code, stdout, stderr, "is the results directory of a run or sweep", "(it holds "+tc.file+")")
+		sameSnapshot(t, "plot --out "+tc.out, before, snapshot(t, tc.out))
+	}
+	figs := filepath.Join(t.TempDir(), "figs")
+	mustRun(t, "plot", "--in", a, "--out", figs, "--format", "svg")
+	mustRun(t, "plot", "--in", a, "--out", figs, "--format", "svg")
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -82,6 +83,9 @@ func Plot(dir, outDir, format string) ([]string, error) {
 		}
 		target = dir
 	} else {
+		if err := notResultsDir(outDir); err != nil {
+			return nil, err
+		}
 		_, err := os.Lstat(outDir)
 		created = errors.Is(err, os.ErrNotExist)
 		if err := outdir.Claim(outDir); err != nil {
@@ -300,4 +304,17 @@ func (m *marginals) Estimated(agent string, w []float64) ([]plotting.Density, bo
 		out[i] = f
 	}
 	return out, true
+}
+
+// notResultsDir refuses plot's --out dir when it is the results directory
+// of a run or a sweep (it holds a config.yaml, journal, episodes.csv or
+// sweep.yaml): drawing there would replace its report.md and scatter
+// another run's figures among its own.
+func notResultsDir(dir string) error {
+	for _, f := range []string{results.ConfigFile, results.JournalFile, results.EpisodesFile, grid.ManifestFile} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return errs.Invalid(fmt.Errorf("--out: %s is the results directory of a run or sweep (it holds %s): plot --out draws into a new or empty directory, or one that only holds figures smrl drew; redraw that directory with smrl plot --in %s", dir, f, dir))
+		}
+	}
+	return nil
 }

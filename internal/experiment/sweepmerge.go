@@ -167,6 +167,14 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 			return nil, err
 		}
 	} else {
+		if err := notResultsDir(outDir); err != nil {
+			return nil, err
+		}
+		for _, p := range pts {
+			if err := notResultsDir(filepath.Join(outDir, p.Name)); err != nil {
+				return nil, err
+			}
+		}
 		if err := checkDirs(s, outDir, false); err != nil {
 			return nil, fmt.Errorf("--out: %w", err)
 		}

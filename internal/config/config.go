@@ -16,7 +16,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -344,9 +343,9 @@ func Load(opt Options) (*Config, error) {
 	// against it.
 	sources := map[string]string{}
 	if opt.Path != "" {
-		data, err := os.ReadFile(opt.Path)
+		data, err := readFile(opt.Path)
 		if err != nil {
-			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
+			return nil, err
 		}
 		if err := oneDocument(opt.Path, data); err != nil {
 			return nil, err

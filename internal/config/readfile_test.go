@@ -1,0 +1,48 @@
+//go:build unix
+
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+)
+
+// Issue 19, item 7: --config /dev/zero grew to gigabytes and died with
+// "fatal error: out of memory"; a FIFO hung. A config must be a regular
+// file of at most MaxFileBytes, refused at once otherwise.
+func TestConfigFileMustBeSmallRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	big := filepath.Join(dir, "big.yaml")
+	os.WriteFile(big, []byte("seeds: 1\n#"+strings.Repeat("x", MaxFileBytes)+"\n"), 0o644)
+	for _, tc := range []struct{ path, want string }{
+		{"/dev/zero", "not a regular file (D"},
+		{fifo, "not a regular file (p"},
+		{dir, "is a directory"},
+		{big, "larger than 16 MiB"},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Load(Options{Path: tc.path})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Load(%s) = %v, want invalid input naming it and saying %q", tc.path, err, tc.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Load(%s) hangs", tc.path)
+		}
+	}
+}

@@ -167,3 +167,41 @@ func TestPlotOutIntoResultsDirectoryIsRefused(t *testing.T) {
 	mustRun(t, "plot", "--in", a, "--out", figs, "--format", "svg")
 	mustRun(t, "plot", "--in", a, "--out", figs, "--format", "svg")
 }
+
+// Item 8: --resume without --shard on a shard's directory ran the whole
+// experiment into it (and the later merge failed). metadata.json, written
+// when the trials start, records the shard; a mismatch is refused.
+func TestResumeChecksShard(t *testing.T) {
+	cfg := tinyConfig(t, "")
+	swCfg := tinyConfig(t, "sweep:\n  planner.tau: [2, 4]\n")
+	for _, tc := range []struct {
+		name   string
+		first  []string // the run made with
+		resume []string // the resume's shard flags
+		errHas string   // "": accepted
+	}{
+		{"shard resumed whole", []string{"run", "--shard", "0/2"}, nil, "holds shard 0/2, but this run is the whole run"},
+		{"shard resumed as another", []string{"run", "--shard", "0/2"}, []string{"--shard", "1/2"}, "holds shard 0/2, but this run is shard 1/2; resume it with --shard 0/2"},
+		{"whole run resumed as shard", []string{"run"}, []string{"--shard", "0/2"}, "holds the whole run (no --shard), but this run is shard 0/2; resume it without --shard"},
+		{"sweep shard resumed whole", []string{"sweep", "--shard", "1/2"}, nil, "holds shard 1/2, but this run is the whole run"},
+		{"shard resumed as itself", []string{"run", "--shard", "0/2"}, []string{"--shard", "0/2"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cfg
+			if tc.first[0] == "sweep" {
+				c = swCfg
+			}
+			out := filepath.Join(t.TempDir(), "d")
+			mustRun(t, append(tc.first, "--config", c, "--out", out, "-q", "--no-plots", "--workers", "1")...)
+			before := snapshot(t, out)
+			args := append([]string{tc.first[0], "--config", c, "--out", out, "-q", "--no-plots", "--workers", "1", "--resume"}, tc.resume...)
+			if tc.errHas == "" {
+				mustRun(t, args...)
+				return
+			}
+			code, stdout, stderr := run(t, args...)
+			wantUsage(t, code, stdout, stderr, "metadata.json records that", tc.errHas)
+			sameSnapshot(t, tc.name, before, snapshot(t, out))
+		})
+	}
+}

@@ -167,6 +167,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
 			return err
 		}
+		if err := checkResumeShard(opt.OutDir, opt.Shard); err != nil {
+			return err
+		}
 	}
 	cfgYAML, err := c.YAML()
 	if err != nil {
@@ -213,6 +216,16 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			opt.Log.Info("shard has no trials", "shard", opt.Shard.String(), "trials_in_run", len(all))
 		}
 	}
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
+		Shard: opt.Shard.String(), Resumed: opt.Resume}
+	// Recorded now, for checkResumeShard; rewritten with the end at finish.
+	{ // a copy: WriteMetadata fills in its End
+		sm := *meta
+		if err := results.WriteMetadata(opt.OutDir, &sm); err != nil {
+			return err
+		}
+	}
 	prog := &progress{totalTrials: len(todo), totalEpisodes: len(todo) * c.Episodes}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
 	res, runErr := runner.Run(ctx, c, mdp, todo, runner.Options{
@@ -250,9 +263,6 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		full.Trials = append(full.Trials, all[k])
 		full.Episodes = append(full.Episodes, done[all[k]])
 	}
-	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume}
 	return finish(c, mdp, full, cfgYAML, meta, opt)
 }
 

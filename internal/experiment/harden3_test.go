@@ -2,6 +2,10 @@ package experiment
 
 import (
 	"context"
+	"errors"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/errs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,5 +55,25 @@ func TestMergeRemovesStaleFiguresFirst(t *testing.T) {
 	}
 	if !checked {
 		t.Fatal("the figure step did not run")
+	}
+}
+
+// Item 8, interrupted: a shard stopped before any trial finished has no
+// summary yet, but its metadata.json (written when the trials start)
+// already records the shard, so a resume without it is refused.
+func TestInterruptedShardRecordsShard(t *testing.T) {
+	c := quick(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Run(ctx, c, Options{OutDir: dir, Shard: runner.Shard{Index: 1, Count: 3}}); !errors.Is(err, errs.ErrInterrupted) {
+		t.Fatalf("Run = %v, want interrupted", err)
+	}
+	err := Run(context.Background(), c, Options{OutDir: dir, Resume: true})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "holds shard 1/3, but this run is the whole run") {
+		t.Fatalf("resume without the shard: %v", err)
+	}
+	if err := Run(context.Background(), c, Options{OutDir: dir, Resume: true, Shard: runner.Shard{Index: 1, Count: 3}}); err != nil {
+		t.Fatalf("resume with the shard: %v", err)
 	}
 }

@@ -226,6 +226,9 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		if key != "" {
 			return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, this sweep %s; resume with the same config, or start a new sweep in another --out", manifestPath, key, va, vb))
 		}
+		if err := checkResumeShard(root, opt.Shard); err != nil {
+			return err
+		}
 	}
 	// Every point is claimed and locked (and, resuming, its journal read)
 	// before anything is removed or written.
@@ -283,6 +286,16 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		opt.Log.Info("sweep started", "config", s.Base.Name, "out", root, "points", len(pts), "trials", len(selected),
 			"already_done", len(selected)-len(todo), "shard", opt.Shard.String(), "workers", workers)
 	}
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
+		Shard: opt.Shard.String(), Resumed: opt.Resume}
+	// Recorded now, for checkResumeShard; rewritten with the end at finish.
+	{ // a copy: WriteMetadata fills in its End
+		sm := *meta
+		if err := results.WriteMetadata(root, &sm); err != nil {
+			return err
+		}
+	}
 	prog := &progress{totalTrials: len(todo), totalEpisodes: episodes}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
 	eps, runErr := runner.RunJobs(ctx, todo, runner.Options{
@@ -314,9 +327,6 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		return runErr
 	}
 	trialsDone := time.Now()
-	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume}
 	if opt.Shard.Count > 0 {
 		// A shard's points hold only journals: smrl merge makes the rest.
 		if err := results.WriteMetadata(root, meta); err != nil {

@@ -205,3 +205,71 @@ func TestResumeChecksShard(t *testing.T) {
 		})
 	}
 }
+
+// editCSV rewrites the CSV file at path line by line (0 is the header).
+func editCSV(t *testing.T, path string, edit func(i int, cells []string) []string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(read(t, path), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.Join(edit(i, strings.Split(l, ",")), ",")
+	}
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// Item 9: plot accepted cells smrl never writes, each a valid number or
+// name on its own: an unknown agent, a dropped W column, swapped header
+// names, an empty regret cell where the oracle ran; and plot --sweep a CSV
+// cut mid-number. The CSV files must now be those the journal makes.
+func TestPlotRefusesFilesSmrlNeverWrites(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		file string
+		edit func(i int, c []string) []string
+	}{
+		{"unknown agent", "episodes.csv", func(i int, c []string) []string {
+			if i == 1 {
+				c[0] = "sm2"
+			}
+			return c
+		}},
+		{"dropped W column", "episodes.csv", func(_ int, c []string) []string { return c[:len(c)-1] }},
+		{"swapped header names", "episodes.csv", func(i int, c []string) []string {
+			if i == 0 {
+				c[3], c[5] = c[5], c[3] // reward, cum_reward
+			}
+			return c
+		}},
+		{"empty regret where the oracle ran", "episodes.csv", func(i int, c []string) []string {
+			if i == 1 && c[0] != "oracle" {
+				c[6] = ""
+			}
+			return c
+		}},
+		{"summary agent renamed", "summary.csv", func(i int, c []string) []string {
+			if i > 0 && c[0] == "lds" {
+				c[0] = "mle"
+			}
+			return c
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := tinyRun(t, "--no-plots")
+			path := filepath.Join(out, tc.file)
+			editCSV(t, path, tc.edit)
+			before := snapshot(t, out)
+			code, stdout, stderr := run(t, "plot", "--in", out, "--format", "svg")
+			wantUsage(t, code, stdout, stderr, path)
+			sameSnapshot(t, tc.name, before, snapshot(t, out))
+		})
+	}
+	t.Run("sweep CSV cut mid-number", func(t *testing.T) {
+		dir := t.TempDir()
+		csv := filepath.Join(dir, "sweep.csv")
+		os.WriteFile(csv, []byte("method,n,repeat,frobenius_error\nsm,10,0,0.5\nsm,20,0,0.3"), 0o644)
+		code, stdout, stderr := run(t, "plot", "--sweep", csv)
+		wantUsage(t, code, stdout, stderr, csv, "does not end with a newline")
+		if _, err := os.Stat(filepath.Join(dir, "sweep.png")); err == nil {
+			t.Error("a figure was drawn from the cut file")
+		}
+	})
+}

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -67,6 +66,12 @@ func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float
 // against which its CSV files are checked (a missing one is invalid
 // input). The density figures need a 1-D state and action.
 func Plot(dir, outDir, format string) ([]string, error) {
+	return plot(dir, outDir, format, false)
+}
+
+// plot is Plot; checked says that checkFigureInputs has passed already
+// (PlotSweep checks every point before it draws the first).
+func plot(dir, outDir, format string, checked bool) ([]string, error) {
 	if outDir != "" && sameDir(dir, outDir) {
 		outDir = "" // --out naming --in itself: a redraw in place
 	}
@@ -74,6 +79,11 @@ func Plot(dir, outDir, format string) ([]string, error) {
 		return nil, errs.Invalid(fmt.Errorf("results directory %s: not found", dir))
 	} else if !fi.IsDir() {
 		return nil, errs.Invalid(fmt.Errorf("%s is a file, not a results directory: --in takes the directory smrl run wrote (the one holding %s)", dir, results.EpisodesFile))
+	}
+	if !checked {
+		if err := checkFigureInputs(dir, format); err != nil {
+			return nil, err
+		}
 	}
 	target := outDir
 	created := false // outDir made by this call: removed again if drawing fails
@@ -173,12 +183,26 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 
 // checkFigureInputs checks everything figures reads in dir without
 // drawing: a sweep checks all its points before it draws the first.
+//
+// Beyond what drawing needs (every cell as smrl writes it), the CSV files
+// must be exactly those the directory's journal makes (checkAgainstJournal).
 func checkFigureInputs(dir, format string) error {
 	opt, _, err := figureInputs(dir, format)
 	if err != nil {
 		return err
 	}
-	return plotting.CheckResults(dir, opt)
+	if err := plotting.CheckResults(dir, opt); err != nil {
+		return err
+	}
+	c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)})
+	if err != nil {
+		return err
+	}
+	m, err := env.New(c)
+	if err != nil {
+		return errs.Invalid(err)
+	}
+	return checkAgainstJournal(dir, c, m)
 }
 
 // checkComplete verifies that dir's episodes.csv has one row per (trial,
@@ -187,15 +211,7 @@ func checkFigureInputs(dir, format string) error {
 // were a finished run.
 func checkComplete(dir string, c *config.Config) error {
 	all := runner.Trials(c)
-	idx := runner.Shard{}.Select(len(all))
-	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
-		var meta results.Metadata
-		if json.Unmarshal(b, &meta) == nil && meta.Shard != "" {
-			if sh, err := runner.ParseShard(meta.Shard); err == nil {
-				idx = sh.Select(len(all))
-			}
-		}
-	}
+	idx := recordedShard(dir).Select(len(all))
 	agents := map[string]bool{}
 	for _, k := range idx {
 		agents[all[k].Agent] = true

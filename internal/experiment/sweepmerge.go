@@ -193,7 +193,7 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 		if outDir != "" {
 			out = filepath.Join(outDir, pts[i].Name)
 		}
-		f, err := Plot(pts[i].dir, out, format)
+		f, err := plot(pts[i].dir, out, format, true)
 		figs[i] = f
 		if err != nil {
 			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)

@@ -662,9 +662,7 @@ func (c *Config) validatePendulum(bad func(key, format string, args ...any)) {
 		v   float64
 	}{{"gravity", p.Gravity}, {"mass", p.Mass}, {"length", p.Length}, {"dt", p.DT},
 		{"max_speed", p.MaxSpeed}, {"max_torque", p.MaxTorque}} {
-		if !(k.v > 0) || !finite(k.v) || k.v > 1e6 {
-			bad("env.pendulum."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
-		}
+		physicsConstant(bad, "env.pendulum", k.key, k.v)
 	}
 	stepBounds(bad, "env.pendulum", p.DT, p.Gravity)
 	if !(p.InitTheta >= 0) || p.InitTheta > math.Pi {
@@ -687,9 +685,7 @@ func (c *Config) validateMountainCar(bad func(key, format string, args ...any)) 
 		key string
 		v   float64
 	}{{"power", p.Power}, {"max_speed", p.MaxSpeed}} {
-		if !(k.v > 0) || !finite(k.v) || k.v > 1e6 {
-			bad("env.mountain_car."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
-		}
+		physicsConstant(bad, "env.mountain_car", k.key, k.v)
 	}
 	for _, k := range []struct {
 		key string

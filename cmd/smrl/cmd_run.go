@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/experiment"
@@ -32,7 +33,14 @@ type RunOptions struct {
 	Shard      string
 	ShardCount int
 	LogFormat  string
+	// Grace is how long the trials in flight may finish after SIGINT or
+	// SIGTERM.
+	Grace time.Duration
 }
+
+// DefaultGrace is --grace's default: within the 30 s Kubernetes allows a
+// pod between SIGTERM and SIGKILL, with time left to write the journal.
+const DefaultGrace = 20 * time.Second
 
 // runKeys maps config keys to the flags shared by run and compare.
 var runKeys = map[string]string{
@@ -66,6 +74,7 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `i/n` of the trials (default: from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)")
 	f.IntVar(&opts.ShardCount, "shard-count", 0, "number of shards for JOB_COMPLETION_INDEX (or SMRL_SHARD_COUNT)")
 	f.StringVar(&opts.LogFormat, "log-format", "text", "log records on stderr: text or json")
+	f.DurationVar(&opts.Grace, "grace", DefaultGrace, "after SIGINT or SIGTERM, let the trials in flight finish for at most this `duration` (0: no limit); a second signal, or the end of it, abandons them (--resume recomputes them)")
 }
 
 // NewCmdRun returns smrl run.
@@ -153,6 +162,9 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 	if opts.LogFormat != "text" && opts.LogFormat != "json" {
 		return experiment.Options{}, usageErrorf("--log-format: want text or json, got %q", opts.LogFormat)
 	}
+	if opts.Grace < 0 {
+		return experiment.Options{}, usageErrorf("--grace: want a duration >= 0 (e.g. 20s, or 0 for no limit), got %s", opts.Grace)
+	}
 	shard, err := resolveShard(opts.Shard, opts.ShardCount)
 	if err != nil {
 		return experiment.Options{}, err
@@ -177,6 +189,8 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 		Resume:      opts.Resume,
 		Shard:       shard,
 		ResumeHint:  resumeHint(opts.Resume),
+		Grace:       opts.Grace,
+		Abandon:     abandonSignal(opts.Cmd.Context()),
 	}
 	if !opts.Quiet {
 		eo.Stdout = opts.IO.Out

@@ -57,7 +57,7 @@ func sweepRun(opts *SweepOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := grid.Load(config.Options{Path: opts.ConfigPath, Flags: flags, Environ: os.Environ(), Warn: warner(opts.Cmd)}, opts.Set)
+	s, err := grid.LoadContext(opts.Cmd.Context(), config.Options{Path: opts.ConfigPath, Flags: flags, Environ: os.Environ(), Warn: warner(opts.Cmd)}, opts.Set)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Hardening, round three (issue 19): the narrow cases a hostile user still
@@ -272,4 +275,56 @@ func TestPlotRefusesFilesSmrlNeverWrites(t *testing.T) {
 			t.Error("a figure was drawn from the cut file")
 		}
 	})
+}
+
+// Item 11: SIGTERM with long trials in flight took minutes (the trials
+// finished first). --grace bounds the wait, and a second signal ends it at
+// once; both exit 130 with the trials in flight left to --resume.
+func TestGraceAndSecondSignalAbandonTrials(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		grace   string
+		signals int
+	}{
+		{"grace runs out", "100ms", 1},
+		{"second signal", "0", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "res")
+			args := []string{"run", "--config", quickConfig, "--out", out, "--no-plots", "-q", "--workers", "1", "--seeds", "1", "--episodes", "3000", "--grace", tc.grace}
+			type result struct {
+				code   ExitCode
+				stderr string
+			}
+			done := make(chan result)
+			go func() {
+				var o, e bytes.Buffer
+				code := Main(args, &o, &e)
+				done <- result{code, e.String()}
+			}()
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+				if _, err := os.Stat(filepath.Join(out, "metadata.json")); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the run did not start")
+				}
+			}
+			start := time.Now()
+			for range tc.signals {
+				time.Sleep(20 * time.Millisecond)
+				syscall.Kill(os.Getpid(), syscall.SIGINT)
+			}
+			r := <-done
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("exit %v after the signal", took)
+			}
+			if r.code != ExitInterrupted || !strings.Contains(r.stderr, "the trials in flight were abandoned; a resume recomputes them") {
+				t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+			}
+			if b := read(t, filepath.Join(out, "journal.jsonl")); b != "" {
+				t.Errorf("an abandoned trial was journaled: %.80s", b)
+			}
+		})
+	}
 }

@@ -49,6 +49,11 @@ type Options struct {
 	// ResumeHint is the command line that resumes this run, printed when it
 	// is interrupted.
 	ResumeHint string
+	// Grace bounds how long the trials in flight run on after ctx is
+	// cancelled (0: until they finish); closing Abandon ends them at once.
+	// Abandoned trials are not journaled: a resume recomputes them.
+	Grace   time.Duration
+	Abandon <-chan struct{}
 	// ClaimParent claims OutDir's parent directory too (outdir.Claim) when
 	// it is new or empty: the directory results/<name>/ of a shard's
 	// results/<name>/shard-i-of-n/, into which smrl merge later writes.
@@ -158,6 +163,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			return err
 		}
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before the run started; nothing was written", errs.ErrInterrupted)
+	}
 	release, err := openOutDir(opt.OutDir, opt.Resume)
 	if err != nil {
 		return err
@@ -233,6 +241,8 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
+		Grace:    opt.Grace,
+		Abandon:  opt.Abandon,
 	})
 	stop()
 	if res != nil {
@@ -251,6 +261,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 				}
 			}
 			msg := fmt.Sprintf("%d of %d trials are complete and kept in %s", n, len(selected), filepath.Join(opt.OutDir, results.JournalFile))
+			if errors.Is(runErr, runner.ErrAbandoned) {
+				msg += " (the trials in flight were abandoned; a resume recomputes them)"
+			}
 			if opt.ResumeHint != "" {
 				msg += "; resume with: " + opt.ResumeHint
 			}

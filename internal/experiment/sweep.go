@@ -136,9 +136,12 @@ func checkResumedShard(pts []*point, shard runner.Shard) error {
 // newPoints builds every point's MDP, before anything is written. (The
 // points' MDPs share their sampling tables: package expfam keeps one table
 // per family per process.)
-func newPoints(s *grid.Sweep, root string) ([]*point, error) {
+func newPoints(ctx context.Context, s *grid.Sweep, root string) ([]*point, error) {
 	pts := make([]*point, len(s.Points))
 	for i, gp := range s.Points {
+		if ctx.Err() != nil {
+			return nil, grid.Interrupted(i, len(s.Points))
+		}
 		mdp, err := env.New(gp.Config)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("sweep point %s: %w", gp.Label, err))
@@ -185,7 +188,7 @@ func checkDirs(s *grid.Sweep, root string, fresh bool) error {
 func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	start := time.Now()
 	root := opt.OutDir
-	pts, err := newPoints(s, root)
+	pts, err := newPoints(ctx, s, root)
 	if err != nil {
 		return err
 	}
@@ -195,6 +198,10 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	}
 	if err := checkDirs(s, root, !opt.Resume); err != nil {
 		return err
+	}
+	// The last moment at which a signal leaves nothing behind.
+	if ctx.Err() != nil {
+		return grid.Interrupted(len(pts), len(pts))
 	}
 	if opt.ClaimParent && !opt.Resume {
 		// Best effort, as for a run's shard: see Options.ClaimParent.
@@ -303,6 +310,8 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  func(i int, e []runner.Episode) error { return todoOwner[i].journal.Append(todo[i].Trial, e) },
+		Grace:    opt.Grace,
+		Abandon:  opt.Abandon,
 	})
 	stop()
 	for i := range eps {
@@ -319,6 +328,9 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 				}
 			}
 			msg := fmt.Sprintf("%d of %d trials are complete and kept in the journals of %s", n, len(selected), root)
+			if errors.Is(runErr, runner.ErrAbandoned) {
+				msg += " (the trials in flight were abandoned; a resume recomputes them)"
+			}
 			if opt.ResumeHint != "" {
 				msg += "; resume with: " + opt.ResumeHint
 			}

@@ -50,7 +50,7 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 		}
 	}
 	root := opt.OutDir
-	pts, err := newPoints(s, root)
+	pts, err := newPoints(ctx, s, root)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	pts, err := newPoints(s, dir)
+	pts, err := newPoints(context.Background(), s, dir)
 	if err != nil {
 		return nil, err
 	}

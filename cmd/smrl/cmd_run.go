@@ -206,11 +206,21 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 }
 
 // resolveShard takes --shard, else the batch-queue environment.
+// --shard-count is the count of JOB_COMPLETION_INDEX: without that
+// variable (and without --shard) it shards nothing, and is refused rather
+// than ignored; beside --shard it must agree with it.
 func resolveShard(flag string, count int) (runner.Shard, error) {
 	if flag != "" {
-		return runner.ParseShard(flag)
+		s, err := runner.ParseShard(flag)
+		if err == nil && count != 0 && count != s.Count {
+			return s, usageErrorf("--shard %s and --shard-count %d disagree: give one of them", flag, count)
+		}
+		return s, err
 	}
-	s, _, err := runner.ShardFromEnv(os.Getenv, count)
+	s, ok, err := runner.ShardFromEnv(os.Getenv, count)
+	if err == nil && !ok && count != 0 {
+		return s, usageErrorf("--shard-count %d needs JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job); to run one shard by hand give --shard INDEX/%d", count, count)
+	}
 	return s, err
 }
 

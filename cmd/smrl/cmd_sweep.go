@@ -26,7 +26,8 @@ func NewCmdSweep(io *IOStreams) *cobra.Command {
 		Long: `Run the agents of a config at every point of a grid of config values: the
 Cartesian product of the values of each swept key, given with --set
 KEY=VALUES (repeatable) or in the config file's sweep: section. Values are
-V1,V2,... (list values in brackets: [1,-1],[-1,1]), lin:FROM:TO:COUNT or
+V1,V2,... (a list key's values in brackets: env.actions=[1,-1] is one point,
+[1,-1],[2,-2] two), lin:FROM:TO:COUNT or
 log:FROM:TO:COUNT; keys are config keys as in YAML (planner.tau).
 
 Every (point, agent, seed) trial runs on one worker pool. Each point gets a

@@ -169,6 +169,9 @@ func tableCacheDir(getenv func(string) string) string {
 func markStart(cmd *cobra.Command, started *bool) {
 	if run := cmd.RunE; run != nil {
 		cmd.RunE = func(c *cobra.Command, args []string) error {
+			if err := emptyStringFlag(c); err != nil {
+				return err
+			}
 			*started = true
 			return run(c, args)
 		}

@@ -105,7 +105,15 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 		release()
 		return nil, err
 	}
+	removeStaleTemps(dir)
 	return release, nil
+}
+
+// removeStaleTemps removes the temporary files a killed smrl left in its
+// own directory dir and dir/plots, which it has locked.
+func removeStaleTemps(dir string) {
+	fsutil.RemoveStaleTemps(dir)
+	fsutil.RemoveStaleTemps(filepath.Join(dir, plotsDir))
 }
 
 // plotsDir is the folder of a results directory's figures.

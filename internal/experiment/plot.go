@@ -86,7 +86,10 @@ func plot(dir, outDir, format string, checked bool) ([]string, error) {
 		}
 	}
 	target := outDir
-	created := false // outDir made by this call: removed again if drawing fails
+	// undo removes what this call made when it fails after claiming
+	// outDir: the directories it created (new/ of new/child too), or the
+	// files it put into a directory that was empty.
+	undo := func() {}
 	if outDir == "" {
 		if !outdir.Owned(dir) {
 			return nil, errs.Invalid(fmt.Errorf("results directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
@@ -96,26 +99,58 @@ func plot(dir, outDir, format string, checked bool) ([]string, error) {
 		if err := notResultsDir(outDir); err != nil {
 			return nil, err
 		}
-		_, err := os.Lstat(outDir)
-		created = errors.Is(err, os.ErrNotExist)
+		undo = undoer(outDir)
 		if err := outdir.Claim(outDir); err != nil {
+			undo()
 			return nil, fmt.Errorf("--out: %w", err)
 		}
 	}
 	release, err := outdir.Lock(target)
 	if err != nil {
+		undo()
 		return nil, err
 	}
 	if err := outdir.CheckNoLinks(target, plotsDir); err != nil {
 		release()
+		undo()
 		return nil, err
 	}
+	removeStaleTemps(target)
 	figs, err := figures(dir, outDir, format)
 	release()
-	if err != nil && created {
-		os.RemoveAll(outDir)
+	if err != nil {
+		undo()
 	}
 	return figs, err
+}
+
+// undoer returns the function that removes what a command made of the
+// output directory out and its missing parents: the topmost directory it
+// creates, or, when out exists and is empty, every entry it put there.
+// Anything that was there before is kept.
+func undoer(out string) func() {
+	top := ""
+	for p := filepath.Clean(out); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		top = p
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	if top != "" {
+		return func() { os.RemoveAll(top) }
+	}
+	if ents, err := os.ReadDir(out); err != nil || len(ents) > 0 {
+		return func() {}
+	}
+	return func() {
+		ents, _ := os.ReadDir(out)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(out, e.Name()))
+		}
+	}
 }
 
 // Figures redraws every figure of the results directory dir into
@@ -227,6 +262,9 @@ func checkComplete(dir string, c *config.Config) error {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+		}
+		if len(b) == 0 {
+			return errs.Invalid(fmt.Errorf("%s is empty (not even its header): the file is truncated or not smrl's", path))
 		}
 		if len(b) > 0 && b[len(b)-1] != '\n' {
 			return errs.Invalid(fmt.Errorf("%s does not end with a newline: the file is truncated", path))

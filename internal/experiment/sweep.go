@@ -93,6 +93,7 @@ func (p *point) claim(resume bool) error {
 	if err := outdir.CheckNoLinks(p.dir, linkedEntries...); err != nil {
 		return err
 	}
+	removeStaleTemps(p.dir)
 	if !p.resumed {
 		p.done = map[runner.Trial][]runner.Episode{}
 		return nil

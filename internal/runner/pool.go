@@ -50,6 +50,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) 
 		workers = runtime.NumCPU()
 	}
 	workers = min(workers, max(len(jobs), 1))
+	defer limitMemory(workers)()
 	out := make([][]Episode, len(jobs))
 	errList := make([]error, len(jobs))
 	var next atomic.Int64

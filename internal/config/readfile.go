@@ -53,7 +53,20 @@ func regular(path string, fi os.FileInfo) error {
 		return errs.Invalid(fmt.Errorf("reading config %s: is a directory, want a YAML file", path))
 	}
 	if !fi.Mode().IsRegular() {
-		return errs.Invalid(fmt.Errorf("reading config %s: not a regular file (%s), want a YAML file", path, fi.Mode().Type()))
+		return errs.Invalid(fmt.Errorf("reading config %s: not a regular file (%s), want a YAML file", path, kindOf(fi.Mode())))
 	}
 	return nil
+}
+
+// kindOf names the kind of a file that is not regular.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeCharDevice != 0, m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.Type().String()
 }

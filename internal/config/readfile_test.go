@@ -26,8 +26,8 @@ func TestConfigFileMustBeSmallRegularFile(t *testing.T) {
 	big := filepath.Join(dir, "big.yaml")
 	os.WriteFile(big, []byte("seeds: 1\n#"+strings.Repeat("x", MaxFileBytes)+"\n"), 0o644)
 	for _, tc := range []struct{ path, want string }{
-		{"/dev/zero", "not a regular file (D"},
-		{fifo, "not a regular file (p"},
+		{"/dev/zero", "not a regular file (a device)"},
+		{fifo, "not a regular file (a named pipe)"},
 		{dir, "is a directory"},
 		{big, "larger than 16 MiB"},
 	} {

@@ -10,7 +10,7 @@ import (
 
 // memoryBase is the memory a run needs beside its trials: the sampling
 // tables, the MDPs, the results held for the files.
-const memoryBase = 256 << 20
+const memoryBase = 64 << 20
 
 // limitMemory sets the Go runtime's soft memory limit to what workers
 // trials may hold (config.MaxTrialFloats float64s each, the bound the

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -495,6 +497,84 @@ func shortLine(n int) func(t *testing.T, _, stderr string) {
 	return func(t *testing.T, _, stderr string) {
 		if len(stderr) > n {
 			t.Errorf("stderr is %d bytes, want at most %d: %.200s...", len(stderr), n, stderr)
+		}
+	}
+}
+
+// TestHelperSmrl is the child process of the kill tests: smrl with the
+// arguments in SMRL_TEST_ARGS (separated by newlines).
+func TestHelperSmrl(t *testing.T) {
+	args := os.Getenv("SMRL_TEST_ARGS")
+	if args == "" {
+		t.Skip("helper process only")
+	}
+	os.Exit(int(Main(strings.Split(args, "\n"), os.Stdout, os.Stderr)))
+}
+
+// Item 4, the kill property extended to merge: a merge killed (SIGKILL) at
+// any moment over a directory holding an earlier merge never leaves that
+// merge's figures or report beside its own new CSV files, and merging
+// again gives the directory an uninterrupted merge writes, byte for byte.
+func TestKilledMergeLeavesNoStaleFigures(t *testing.T) {
+	root := t.TempDir()
+	merged := func(seed string) string { // an uninterrupted merge of the shards of seed
+		shards := []string{filepath.Join(root, seed, "s0"), filepath.Join(root, seed, "s1")}
+		for i, s := range shards {
+			mustRun(t, "run", "--config", quickConfig, "--seed", seed, "--shard", fmt.Sprintf("%d/2", i), "--out", s, "-q", "--no-plots")
+		}
+		out := filepath.Join(root, seed, "merged")
+		mustRun(t, append([]string{"merge", "--out", out, "-q", "--plot-format", "svg"}, shards...)...)
+		return out
+	}
+	oldRef, newRef := merged("1"), merged("2")
+	oldFiles, newFiles := snapshot(t, oldRef), snapshot(t, newRef)
+	rel := func(m map[string]string, base string) map[string]string {
+		out := map[string]string{}
+		for p, b := range m {
+			r, _ := filepath.Rel(base, p)
+			if !strings.HasPrefix(filepath.Base(r), ".smrl") && r != "metadata.json" {
+				out[r] = b
+			}
+		}
+		return out
+	}
+	oldRel, newRel := rel(oldFiles, oldRef), rel(newFiles, newRef)
+	args := []string{"merge", "--out", "OUT", "-q", "--plot-format", "svg", filepath.Join(root, "2", "s0"), filepath.Join(root, "2", "s1")}
+	for _, delay := range []time.Duration{40, 120, 200, 300, 450} {
+		out := filepath.Join(root, fmt.Sprintf("kill-%d", delay), "merged") // report.md names it
+		os.MkdirAll(filepath.Dir(out), 0o755)
+		if err := os.CopyFS(out, os.DirFS(oldRef)); err != nil {
+			t.Fatal(err)
+		}
+		args[2] = out
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperSmrl$")
+		cmd.Env = append(os.Environ(), "SMRL_TEST_ARGS="+strings.Join(args, "\n"))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		now := rel(snapshot(t, out), out)
+		newCSV := now["episodes.csv"] == newRel["episodes.csv"] || now["summary.csv"] == newRel["summary.csv"]
+		for f, b := range now {
+			derived := f == "report.md" || strings.HasPrefix(f, "plots"+string(filepath.Separator))
+			if newCSV && derived && b == oldRel[f] && b != newRel[f] {
+				t.Errorf("killed after %v ms: %s of the earlier merge is beside the new CSV files", int(delay), f)
+			}
+		}
+		mustRun(t, args...)
+		if got := rel(snapshot(t, out), out); fmt.Sprint(got) != fmt.Sprint(newRel) {
+			for f := range newRel {
+				if got[f] != newRel[f] {
+					t.Errorf("killed after %v ms: merging again gives another %s than the uninterrupted merge", int(delay), f)
+				}
+			}
+			for f := range got {
+				if _, ok := newRel[f]; !ok {
+					t.Errorf("killed after %v ms: merging again leaves %s, which the uninterrupted merge does not write", int(delay), f)
+				}
+			}
 		}
 	}
 }

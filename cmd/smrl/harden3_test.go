@@ -118,6 +118,14 @@ func TestSweepPointsAreCheckedByPlot(t *testing.T) {
 		{"summary copied", func(sw string) {
 			b, _ := os.ReadFile(filepath.Join(sw, "planner.tau=2", "summary.csv"))
 			os.WriteFile(filepath.Join(sw, "planner.tau=4", "summary.csv"), b, 0o644)
+		}, []string{filepath.Join("sw", "planner.tau=4", "summary.csv"), "is not the file smrl writes from journal.jsonl"}},
+		{"sweep.csv edited", func(sw string) {
+			editCSV(t, filepath.Join(sw, "sweep.csv"), func(i int, c []string) []string {
+				if i == 1 {
+					c[len(c)-1] = "0.5"
+				}
+				return c
+			})
 		}, []string{filepath.Join("sw", "sweep.csv"), "does not agree with the summary.csv files"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -80,6 +80,10 @@ func plot(dir, outDir, format string, checked bool) ([]string, error) {
 	} else if !fi.IsDir() {
 		return nil, errs.Invalid(fmt.Errorf("%s is a file, not a results directory: --in takes the directory smrl run wrote (the one holding %s)", dir, results.EpisodesFile))
 	}
+	if outDir == "" && !outdir.Owned(dir) {
+		return nil, errs.Invalid(fmt.Errorf("results directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
+	}
+	// The inputs are checked before anything is created.
 	if !checked {
 		if err := checkFigureInputs(dir, format); err != nil {
 			return nil, err
@@ -91,9 +95,6 @@ func plot(dir, outDir, format string, checked bool) ([]string, error) {
 	// files it put into a directory that was empty.
 	undo := func() {}
 	if outDir == "" {
-		if !outdir.Owned(dir) {
-			return nil, errs.Invalid(fmt.Errorf("results directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
-		}
 		target = dir
 	} else {
 		if err := notResultsDir(outDir); err != nil {

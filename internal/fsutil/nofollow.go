@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"syscall"
 
 	"github.com/smrl-dev/smrl/internal/errs"
 )
@@ -40,7 +39,7 @@ func OpenNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
 		}
 	}
 	f, err := os.OpenFile(path, flag|oNoFollow, perm)
-	if err != nil && errors.Is(err, syscall.ELOOP) {
+	if err != nil && isLoop(err) {
 		if lerr := NoLink(path); lerr != nil {
 			return nil, lerr
 		}

@@ -24,7 +24,8 @@ func NewCmdSweep(io *IOStreams) *cobra.Command {
 		Long: `Run the agents of a config at every point of a grid of config values: the
 Cartesian product of the values of each swept key, given with --set
 KEY=VALUES (repeatable) or in the config file's sweep: section. Values are
-V1,V2,... (list values in brackets: [1,-1],[-1,1]), lin:FROM:TO:COUNT or
+V1,V2,... (a list key's values in brackets: env.actions=[1,-1] is one point,
+[1,-1],[2,-2] two), lin:FROM:TO:COUNT or
 log:FROM:TO:COUNT; keys are config keys as in YAML (planner.tau).
 
 Every (point, agent, seed) trial runs on one worker pool. Each point gets a
@@ -60,7 +61,7 @@ func sweepRun(opts *SweepOptions) error {
 	if p := opts.Config.Paths; len(p) > 0 {
 		opt.Path, opt.Paths = p[0], p[1:]
 	}
-	s, err := grid.Load(opt, opts.Config.Set)
+	s, err := grid.LoadContext(opts.Cmd.Context(), opt, opts.Config.Set)
 	if err != nil {
 		return err
 	}

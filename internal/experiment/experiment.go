@@ -48,6 +48,11 @@ type Options struct {
 	// ResumeHint is the command line that resumes this run, printed when it
 	// is interrupted.
 	ResumeHint string
+	// Grace bounds how long the trials in flight run on after ctx is
+	// cancelled (0: until they finish); closing Abandon ends them at once.
+	// Abandoned trials are not journaled: a resume recomputes them.
+	Grace   time.Duration
+	Abandon <-chan struct{}
 	// ClaimParent claims OutDir's parent directory too (outdir.Claim) when
 	// it is new or empty: the directory results/<name>/ of a shard's
 	// results/<name>/shard-i-of-n/, into which smrl merge later writes.
@@ -111,8 +116,28 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 		release()
 		return nil, err
 	}
+	if err := outdir.CheckNoLinks(dir, linkedEntries...); err != nil {
+		release()
+		return nil, err
+	}
+	removeStaleTemps(dir)
 	return release, nil
 }
+
+// removeStaleTemps removes the temporary files a killed smrl left in its
+// own directory dir and dir/plots, which it has locked.
+func removeStaleTemps(dir string) {
+	fsutil.RemoveStaleTemps(dir)
+	fsutil.RemoveStaleTemps(filepath.Join(dir, plotsDir))
+}
+
+// plotsDir is the folder of a results directory's figures.
+const plotsDir = "plots"
+
+// linkedEntries are the entries of smrl's own directory that smrl opens
+// for writing or deletes files in, which must not be symbolic links (the
+// other files are replaced by a rename, which replaces a link itself).
+var linkedEntries = []string{results.JournalFile, plotsDir}
 
 // wLens returns the number of entries of the W each agent of c records
 // on mdp: its model's, built as the runner builds it. An agent that cannot
@@ -150,6 +175,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("%s is a sweep directory (smrl sweep): write the run into another --out", opt.OutDir))
 	}
+	if parent := filepath.Dir(filepath.Clean(opt.OutDir)); grid.IsDir(parent) {
+		return errs.Invalid(fmt.Errorf("%s is inside the sweep directory %s (smrl sweep), whose points only smrl sweep writes: write the run into another --out", opt.OutDir, parent))
+	}
 	if !opt.Resume && !opt.Overwrite {
 		if err := refuseCompleted(opt.OutDir, results.EpisodesFile); err != nil {
 			return err
@@ -166,6 +194,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			return err
 		}
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before the run started; nothing was written", errs.ErrInterrupted)
+	}
 	release, err := openOutDir(opt.OutDir, opt.Resume)
 	if err != nil {
 		return err
@@ -173,6 +204,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	defer release()
 	if opt.Resume {
 		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
+			return err
+		}
+		if err := checkResumeShard(opt.OutDir, opt.Shard); err != nil {
 			return err
 		}
 	}
@@ -221,6 +255,16 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			opt.Log.Info("shard has no trials", "shard", opt.Shard.String(), "trials_in_run", len(all))
 		}
 	}
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
+		Shard: opt.Shard.String(), Resumed: opt.Resume}
+	// Recorded now, for checkResumeShard; rewritten with the end at finish.
+	{ // a copy: WriteMetadata fills in its End
+		sm := *meta
+		if err := results.WriteMetadata(opt.OutDir, &sm); err != nil {
+			return err
+		}
+	}
 	prog := &progress{totalTrials: len(todo), totalEpisodes: len(todo) * c.Episodes}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
 	res, runErr := runner.Run(ctx, c, mdp, todo, runner.Options{
@@ -228,6 +272,8 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
+		Grace:    opt.Grace,
+		Abandon:  opt.Abandon,
 	})
 	stop()
 	if res != nil {
@@ -246,6 +292,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 				}
 			}
 			msg := fmt.Sprintf("%d of %d trials are complete and kept in %s", n, len(selected), filepath.Join(opt.OutDir, results.JournalFile))
+			if errors.Is(runErr, runner.ErrAbandoned) {
+				msg += " (the trials in flight were abandoned; a resume recomputes them)"
+			}
 			if opt.ResumeHint != "" {
 				msg += "; resume with: " + opt.ResumeHint
 			}
@@ -258,9 +307,6 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		full.Trials = append(full.Trials, all[k])
 		full.Episodes = append(full.Episodes, done[all[k]])
 	}
-	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume}
 	return finish(c, mdp, full, cfgYAML, meta, opt)
 }
 
@@ -274,7 +320,7 @@ func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
 	}
 	for _, name := range plotting.FigureNames {
 		for _, ext := range []string{"png", "svg", "pdf"} {
-			os.Remove(filepath.Join(dir, "plots", name+"."+ext))
+			os.Remove(filepath.Join(dir, plotsDir, name+"."+ext))
 		}
 	}
 	if err := fsutil.WriteFileAtomic(filepath.Join(dir, results.ConfigFile), cfgYAML); err != nil {

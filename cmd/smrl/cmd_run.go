@@ -108,7 +108,9 @@ report.md into the results directory.
 
 A results directory that holds completed results is not replaced: --overwrite
 replaces it, --resume continues an interrupted run. --dry-run prints the plan
-and writes nothing.
+and writes nothing. SIGINT or SIGTERM stops the run with exit 130: the trials
+in flight may finish for --grace (default 20s), a second signal abandons them,
+and --resume recomputes what was not journaled.
 
 Trials run in parallel on --workers cores; the CSV files are byte-identical
 for any number of workers. Every agent in one seed faces the same initial

@@ -35,7 +35,7 @@ exactly the files smrl run writes for the point's config; sweep.csv holds
 one row per point and agent (final cumulative reward and regret with 95%
 intervals, regret slope, final return), and the sweep figures plot them
 against each key. --resume, --shard (or the Kubernetes and Slurm array
-variables) and smrl merge work as for smrl run.`,
+variables), --grace and smrl merge work as for smrl run.`,
 		Example: `  smrl sweep --config configs/ablation-tau-rollouts.yaml
   smrl sweep --set planner.tau=1,3,5 --set planner.n_rollouts=10,100 --seeds 10
   smrl sweep --config configs/quick.yaml --set lambda=log:1e-6:1e-2:5 --out /tmp/lambda`,

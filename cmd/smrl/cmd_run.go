@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/experiment"
@@ -39,7 +40,14 @@ type RunOptions struct {
 	DryRun    bool
 	// SaveTransitions is --save-transitions: "" (off), "csv" or "gz".
 	SaveTransitions string
+	// Grace is how long the trials in flight may finish after SIGINT or
+	// SIGTERM.
+	Grace time.Duration
 }
+
+// DefaultGrace is --grace's default: within the 30 s Kubernetes allows a
+// pod between SIGTERM and SIGKILL, with time left to write the journal.
+const DefaultGrace = 20 * time.Second
 
 // runKeys maps config keys to the flags shared by run and compare.
 var runKeys = map[string]string{
@@ -77,6 +85,8 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.IntVar(&opts.ShardCount, "shard-count", 0, "number of shards for JOB_COMPLETION_INDEX (or SMRL_SHARD_COUNT)")
 	f.StringVar(&opts.LogFormat, "log-format", "text", "log records on stderr: text or json")
 	cmd.RegisterFlagCompletionFunc("log-format", completeWords("text", "json"))
+	f.DurationVar(&opts.Grace, "grace", DefaultGrace, "after SIGINT or SIGTERM, let the trials in flight finish for at most this `duration` (0: no limit); a second signal, or the end of it, abandons them (--resume recomputes them)")
+	cmd.RegisterFlagCompletionFunc("grace", completeWords(DefaultGrace.String(), "0"))
 }
 
 // addAgentsFlag adds --agents (config key agents) with completion.
@@ -104,7 +114,9 @@ reads.
 
 A results directory that holds completed results is not replaced: --overwrite
 replaces it, --resume continues an interrupted run. --dry-run prints the plan
-and writes nothing.
+and writes nothing. SIGINT or SIGTERM stops the run with exit 130: the trials
+in flight may finish for --grace (default 20s), a second signal abandons them,
+and --resume recomputes what was not journaled.
 
 Trials run in parallel on --workers cores; the CSV files are byte-identical
 for any number of workers. Every agent in one seed faces the same initial
@@ -193,6 +205,9 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 	if opts.LogFormat != "text" && opts.LogFormat != "json" {
 		return experiment.Options{}, usageErrorf("--log-format: want text or json, got %q", opts.LogFormat)
 	}
+	if opts.Grace < 0 {
+		return experiment.Options{}, usageErrorf("--grace: want a duration >= 0 (e.g. 20s, or 0 for no limit), got %s", opts.Grace)
+	}
 	shard, err := resolveShard(opts.Shard, opts.ShardCount)
 	if err != nil {
 		return experiment.Options{}, err
@@ -219,6 +234,8 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 		ResumeHint:  resumeHint(opts.Resume),
 		Overwrite:   opts.Overwrite,
 		DryRun:      opts.DryRun,
+		Grace:       opts.Grace,
+		Abandon:     abandonSignal(opts.Cmd.Context()),
 	}
 	if opts.Resume && opts.Overwrite {
 		return experiment.Options{}, usageErrorf("--resume continues the run in --out and --overwrite replaces it: give one")
@@ -252,11 +269,21 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 }
 
 // resolveShard takes --shard, else the batch-queue environment.
+// --shard-count is the count of JOB_COMPLETION_INDEX: without that
+// variable (and without --shard) it shards nothing, and is refused rather
+// than ignored; beside --shard it must agree with it.
 func resolveShard(flag string, count int) (runner.Shard, error) {
 	if flag != "" {
-		return runner.ParseShard(flag)
+		s, err := runner.ParseShard(flag)
+		if err == nil && count != 0 && count != s.Count {
+			return s, usageErrorf("--shard %s and --shard-count %d disagree: give one of them", flag, count)
+		}
+		return s, err
 	}
-	s, _, err := runner.ShardFromEnv(os.Getenv, count)
+	s, ok, err := runner.ShardFromEnv(os.Getenv, count)
+	if err == nil && !ok && count != 0 {
+		return s, usageErrorf("--shard-count %d needs JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job); to run one shard by hand give --shard INDEX/%d", count, count)
+	}
 	return s, err
 }
 

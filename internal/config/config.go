@@ -16,7 +16,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -309,9 +308,9 @@ func Load(opt Options) (*Config, error) {
 		paths = append([]string{opt.Path}, paths...)
 	}
 	for i, path := range paths {
-		data, err := os.ReadFile(path)
+		data, err := readFile(path)
 		if err != nil {
-			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
+			return nil, err
 		}
 		if err := oneDocument(path, data); err != nil {
 			return nil, err
@@ -346,7 +345,10 @@ func Load(opt Options) (*Config, error) {
 		if !ok || !strings.HasPrefix(name, "SMRL_") {
 			continue
 		}
-		key := envKey(v, strings.TrimPrefix(name, "SMRL_"))
+		key := ""
+		if suffix := strings.TrimPrefix(name, "SMRL_"); envSuffixCase(suffix) {
+			key = envKey(v, suffix)
+		}
 		if key == "" {
 			if opt.Warn != nil && !slices.Contains(NonConfigEnv, name) {
 				opt.Warn(misspeltEnv(v, name))
@@ -574,11 +576,11 @@ func toStrings(x any) []string {
 // misspeltEnv is the warning for an SMRL_* variable that names no config
 // key, with the closest variable that does.
 func misspeltEnv(v *viper.Viper, name string) string {
-	var cands []string
+	cands := slices.Clone(NonConfigEnv)
 	for _, k := range v.AllKeys() {
 		cands = append(cands, "SMRL_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_")))
 	}
-	return fmt.Sprintf("warning: %s is not a config key and is ignored; did you mean %s?", name, closest(name, cands))
+	return fmt.Sprintf("warning: %s is not a config key and is ignored; did you mean %s?", name, closest(strings.ToUpper(name), cands))
 }
 
 // closest returns the candidate nearest to name in edit distance (the
@@ -586,7 +588,8 @@ func misspeltEnv(v *viper.Viper, name string) string {
 func closest(name string, cands []string) string {
 	best, dist := "", -1
 	for _, c := range cands {
-		if d := editDistance(name, c); dist < 0 || d < dist {
+		// Case does not count: PLANNER.TAU is planner.tau mistyped.
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); dist < 0 || d < dist {
 			best, dist = c, d
 		}
 	}
@@ -684,8 +687,11 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		return n, nil
 	case reflect.Float64:
 		x, err := strconv.ParseFloat(val, 64)
-		if err != nil {
-			return nil, fmt.Errorf("must be a number")
+		if err != nil || !decimal(val) && !math.IsNaN(x) && !math.IsInf(x, 0) {
+			return nil, fmt.Errorf("must be a number in decimal notation (such as 0.5 or 1e-3)")
+		}
+		if underflows(val) {
+			return nil, fmt.Errorf("is too small for a float64: it would be 0")
 		}
 		return x, nil
 	case reflect.Bool:
@@ -1079,6 +1085,9 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 		if tag != "!!int" && tag != "!!float" && !(key == "lambda" && n.Value == LambdaCVWord) {
 			return fail("a number")
 		}
+		if underflows(n.Value) {
+			return &LineError{n.Line, key, fmt.Sprintf("%s is too small for a float64: it would be 0", n.Value)}
+		}
 	case reflect.Bool:
 		if tag != "!!bool" {
 			return fail("true or false")
@@ -1093,7 +1102,7 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 		// A number is fine as text (a name such as 2024); true, false, a
 		// date or null would reach the key as something else than what
 		// was written.
-		if tag != "!!str" && tag != "!!int" && tag != "!!float" {
+		if tag != "!!str" && !numberAsText(tag, n.Value) {
 			return fail(fmt.Sprintf("text (quote it if you mean it: \"%s\")", n.Value))
 		}
 	}

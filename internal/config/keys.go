@@ -105,6 +105,9 @@ func DecodeValue(key string, n *yaml.Node) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias // decoded as what it names
+	}
 	if err := checkNode(n, t, key); err != nil {
 		return nil, errs.Invalid(err)
 	}

@@ -395,10 +395,18 @@ func (c *Config) validateParts(bad Bad, agents bool) {
 			continue
 		}
 		names := Names(g.Key)
+		// The first unknown name, with how many more there are: a list
+		// of 100 000 made a 5 MB error line.
+		var unknown []string
+		seen := map[string]bool{}
 		for _, v := range c.groupValues(g.Key) {
-			if !slices.Contains(names, v) {
-				bad(g.Key, "unknown %s %q (known: %v)", g.Noun, v, names)
+			if !slices.Contains(names, v) && !seen[v] {
+				unknown = append(unknown, v)
 			}
+			seen[v] = true
+		}
+		if len(unknown) > 0 {
+			bad(g.Key, "unknown %s %q%s (known: %v)", g.Noun, clip(unknown[0]), andMore(len(unknown)), names)
 		}
 	}
 	for _, p := range allParts() {

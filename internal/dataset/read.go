@@ -257,7 +257,7 @@ func isBlank(rec []string) bool {
 func (p *parser) parse(rec []string, j int) (float64, error) {
 	s := strings.TrimSpace(rec[j])
 	v, err := strconv.ParseFloat(s, 64)
-	if err == nil && v-v == 0 { // v-v is NaN for NaN and ±Inf
+	if err == nil && v-v == 0 && decimal(s) { // v-v is NaN for NaN and ±Inf
 		return v, nil
 	}
 	var msg string
@@ -268,6 +268,8 @@ func (p *parser) parse(rec []string, j int) (float64, error) {
 		msg = quote(s) + " is too large for a float64"
 	case err != nil:
 		msg = quote(s) + " is not a number"
+	case v-v == 0:
+		msg = quote(s) + " is not a number in decimal notation (digits, sign, point, exponent)"
 	case v != v:
 		msg = "NaN is not allowed"
 	case v > 0:
@@ -379,3 +381,7 @@ func quote(s string) string {
 	}
 	return strconv.Quote(s[:n]) + "…"
 }
+
+// decimal reports whether s is written in decimal notation: digits, sign,
+// point, exponent. strconv.ParseFloat also takes 0x1p-2 and 1_0.
+func decimal(s string) bool { return s != "" && strings.Trim(s, "0123456789+-.eE") == "" }

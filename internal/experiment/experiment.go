@@ -49,6 +49,11 @@ type Options struct {
 	// ResumeHint is the command line that resumes this run, printed when it
 	// is interrupted.
 	ResumeHint string
+	// Grace bounds how long the trials in flight run on after ctx is
+	// cancelled (0: until they finish); closing Abandon ends them at once.
+	// Abandoned trials are not journaled: a resume recomputes them.
+	Grace   time.Duration
+	Abandon <-chan struct{}
 	// ClaimParent claims OutDir's parent directory too (outdir.Claim) when
 	// it is new or empty: the directory results/<name>/ of a shard's
 	// results/<name>/shard-i-of-n/, into which smrl merge later writes.
@@ -118,8 +123,28 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 		release()
 		return nil, err
 	}
+	if err := outdir.CheckNoLinks(dir, linkedEntries...); err != nil {
+		release()
+		return nil, err
+	}
+	removeStaleTemps(dir)
 	return release, nil
 }
+
+// removeStaleTemps removes the temporary files a killed smrl left in its
+// own directory dir and dir/plots, which it has locked.
+func removeStaleTemps(dir string) {
+	fsutil.RemoveStaleTemps(dir)
+	fsutil.RemoveStaleTemps(filepath.Join(dir, plotsDir))
+}
+
+// plotsDir is the folder of a results directory's figures.
+const plotsDir = "plots"
+
+// linkedEntries are the entries of smrl's own directory that smrl opens
+// for writing or deletes files in, which must not be symbolic links (the
+// other files are replaced by a rename, which replaces a link itself).
+var linkedEntries = []string{results.JournalFile, plotsDir}
 
 // wLens returns the number of entries of the W each agent of c records
 // on mdp: its model's, built as the runner builds it. An agent that cannot
@@ -157,6 +182,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("%s is a sweep directory (smrl sweep): write the run into another --out", opt.OutDir))
 	}
+	if parent := filepath.Dir(filepath.Clean(opt.OutDir)); grid.IsDir(parent) {
+		return errs.Invalid(fmt.Errorf("%s is inside the sweep directory %s (smrl sweep), whose points only smrl sweep writes: write the run into another --out", opt.OutDir, parent))
+	}
 	if opt.SaveTransitions && opt.Resume {
 		return errs.Invalid(fmt.Errorf("--save-transitions cannot be combined with --resume: the transitions of the trials completed before the interruption were not kept"))
 	}
@@ -176,6 +204,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			return err
 		}
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before the run started; nothing was written", errs.ErrInterrupted)
+	}
 	release, err := openOutDir(opt.OutDir, opt.Resume)
 	if err != nil {
 		return err
@@ -183,6 +214,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	defer release()
 	if opt.Resume {
 		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
+			return err
+		}
+		if err := checkResumeShard(opt.OutDir, opt.Shard); err != nil {
 			return err
 		}
 	}
@@ -231,6 +265,16 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			opt.Log.Info("shard has no trials", "shard", opt.Shard.String(), "trials_in_run", len(all))
 		}
 	}
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
+		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription}
+	// Recorded now, for checkResumeShard; rewritten with the end at finish.
+	{ // a copy: WriteMetadata fills in its End
+		sm := *meta
+		if err := results.WriteMetadata(opt.OutDir, &sm); err != nil {
+			return err
+		}
+	}
 	prog := &progress{totalTrials: len(todo), totalEpisodes: len(todo) * c.Episodes}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
 	ro := runner.Options{
@@ -238,6 +282,8 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
+		Grace:    opt.Grace,
+		Abandon:  opt.Abandon,
 	}
 	var logs map[runner.Trial]*trialLog
 	if opt.SaveTransitions {
@@ -261,6 +307,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 				}
 			}
 			msg := fmt.Sprintf("%d of %d trials are complete and kept in %s", n, len(selected), filepath.Join(opt.OutDir, results.JournalFile))
+			if errors.Is(runErr, runner.ErrAbandoned) {
+				msg += " (the trials in flight were abandoned; a resume recomputes them)"
+			}
 			if opt.ResumeHint != "" {
 				msg += "; resume with: " + opt.ResumeHint
 			}
@@ -273,9 +322,6 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		full.Trials = append(full.Trials, all[k])
 		full.Episodes = append(full.Episodes, done[all[k]])
 	}
-	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription}
 	if opt.SaveTransitions && len(full.Trials) > 0 {
 		if err := writeTransitions(opt.OutDir, full.Trials, logs, mdp.StateDim(), mdp.ActionDim(), opt.TransitionsGzip); err != nil {
 			return err
@@ -294,7 +340,7 @@ func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
 	}
 	for _, name := range plotting.FigureNames {
 		for _, ext := range []string{"png", "svg", "pdf"} {
-			os.Remove(filepath.Join(dir, "plots", name+"."+ext))
+			os.Remove(filepath.Join(dir, plotsDir, name+"."+ext))
 		}
 	}
 	if err := fsutil.WriteFileAtomic(filepath.Join(dir, results.ConfigFile), cfgYAML); err != nil {

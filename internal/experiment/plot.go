@@ -15,6 +15,8 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -62,9 +64,9 @@ func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float
 // dir must then be smrl's own (outdir.Owned). Otherwise the figures and
 // report.md go to outDir, which must be new, empty or smrl's own
 // (outdir.Claim), and dir is only read. The directory written is locked
-// against other smrl processes. The MDP and density figures need the
-// directory's config.yaml and a 1-D state and action; without them they
-// are skipped.
+// against other smrl processes. dir must hold the config.yaml of its run,
+// against which its CSV files are checked (a missing one is invalid
+// input). The density figures need a 1-D state and action.
 func Plot(dir, outDir, format string) ([]string, error) {
 	return PlotWith(dir, outDir, FigureOptions{Format: format})
 }
@@ -80,6 +82,12 @@ type FigureOptions struct {
 
 // PlotWith is Plot with the figure options fo.
 func PlotWith(dir, outDir string, fo FigureOptions) ([]string, error) {
+	return plot(dir, outDir, fo, false)
+}
+
+// plot is PlotWith; checked says that checkFigureInputs has passed already
+// (PlotSweep checks every point before it draws the first).
+func plot(dir, outDir string, fo FigureOptions, checked bool) ([]string, error) {
 	if outDir != "" && sameDir(dir, outDir) {
 		outDir = "" // --out naming --in itself: a redraw in place
 	}
@@ -88,30 +96,78 @@ func PlotWith(dir, outDir string, fo FigureOptions) ([]string, error) {
 	} else if !fi.IsDir() {
 		return nil, errs.Invalid(fmt.Errorf("%s is a file, not a results directory: --in takes the directory smrl run wrote (the one holding %s)", dir, results.EpisodesFile))
 	}
-	target := outDir
-	created := false // outDir made by this call: removed again if drawing fails
-	if outDir == "" {
-		if !outdir.Owned(dir) {
-			return nil, errs.Invalid(fmt.Errorf("results directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
+	if outDir == "" && !outdir.Owned(dir) {
+		return nil, errs.Invalid(fmt.Errorf("results directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
+	}
+	// The inputs are checked before anything is created.
+	if !checked {
+		if err := checkFigureInputs(dir, fo.Format); err != nil {
+			return nil, err
 		}
+	}
+	target := outDir
+	// undo removes what this call made when it fails after claiming
+	// outDir: the directories it created (new/ of new/child too), or the
+	// files it put into a directory that was empty.
+	undo := func() {}
+	if outDir == "" {
 		target = dir
 	} else {
-		_, err := os.Lstat(outDir)
-		created = errors.Is(err, os.ErrNotExist)
+		if err := notResultsDir(outDir); err != nil {
+			return nil, err
+		}
+		undo = undoer(outDir)
 		if err := outdir.Claim(outDir); err != nil {
+			undo()
 			return nil, fmt.Errorf("--out: %w", err)
 		}
 	}
 	release, err := outdir.Lock(target)
 	if err != nil {
+		undo()
 		return nil, err
 	}
+	if err := outdir.CheckNoLinks(target, plotsDir); err != nil {
+		release()
+		undo()
+		return nil, err
+	}
+	removeStaleTemps(target)
 	figs, err := figures(dir, outDir, fo)
 	release()
-	if err != nil && created {
-		os.RemoveAll(outDir)
+	if err != nil {
+		undo()
 	}
 	return figs, err
+}
+
+// undoer returns the function that removes what a command made of the
+// output directory out and its missing parents: the topmost directory it
+// creates, or, when out exists and is empty, every entry it put there.
+// Anything that was there before is kept.
+func undoer(out string) func() {
+	top := ""
+	for p := filepath.Clean(out); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		top = p
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	if top != "" {
+		return func() { os.RemoveAll(top) }
+	}
+	if ents, err := os.ReadDir(out); err != nil || len(ents) > 0 {
+		return func() {}
+	}
+	return func() {
+		ents, _ := os.ReadDir(out)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(out, e.Name()))
+		}
+	}
 }
 
 // Figures redraws every figure of the results directory dir into
@@ -127,7 +183,10 @@ func Figures(dir, format string) ([]string, error) {
 func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	figDir, reportDir := outDir, outDir
 	if outDir == "" {
-		figDir, reportDir = filepath.Join(dir, "plots"), dir
+		figDir, reportDir = filepath.Join(dir, plotsDir), dir
+	}
+	if err := fsutil.NoLink(figDir); err != nil {
+		return nil, err
 	}
 	opt, dens, err := figureInputs(dir, fo.Format)
 	if err != nil {
@@ -168,8 +227,12 @@ func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
 func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource, error) {
 	opt := plotting.Options{Format: format}
 	cfgPath := filepath.Join(dir, results.ConfigFile)
-	if _, err := os.Stat(cfgPath); err != nil {
-		return opt, nil, nil
+	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
+		// Without it the CSV files cannot be checked: a truncated or
+		// partial file would be drawn as if it were a finished run.
+		return opt, nil, errs.Invalid(fmt.Errorf("%s not found: smrl draws a results directory only with the config.yaml its run wrote, against which it checks that the CSV files are complete", cfgPath))
+	} else if err != nil {
+		return opt, nil, fmt.Errorf("reading %s: %w", cfgPath, err)
 	}
 	c, err := config.Load(config.Options{Path: cfgPath, Snapshot: true})
 	if err != nil {
@@ -194,12 +257,26 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 
 // checkFigureInputs checks everything figures reads in dir without
 // drawing: a sweep checks all its points before it draws the first.
+//
+// Beyond what drawing needs (every cell as smrl writes it), the CSV files
+// must be exactly those the directory's journal makes (checkAgainstJournal).
 func checkFigureInputs(dir, format string) error {
 	opt, _, err := figureInputs(dir, format)
 	if err != nil {
 		return err
 	}
-	return plotting.CheckResults(dir, opt)
+	if err := plotting.CheckResults(dir, opt); err != nil {
+		return err
+	}
+	c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)})
+	if err != nil {
+		return err
+	}
+	m, err := env.New(c)
+	if err != nil {
+		return errs.Invalid(err)
+	}
+	return checkAgainstJournal(dir, c, m)
 }
 
 // checkComplete verifies that dir's episodes.csv has one row per (trial,
@@ -208,15 +285,7 @@ func checkFigureInputs(dir, format string) error {
 // were a finished run.
 func checkComplete(dir string, c *config.Config) error {
 	all := runner.Trials(c)
-	idx := runner.Shard{}.Select(len(all))
-	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
-		var meta results.Metadata
-		if json.Unmarshal(b, &meta) == nil && meta.Shard != "" {
-			if sh, err := runner.ParseShard(meta.Shard); err == nil {
-				idx = sh.Select(len(all))
-			}
-		}
-	}
+	idx := recordedShard(dir).Select(len(all))
 	agents := map[string]bool{}
 	for _, k := range idx {
 		agents[all[k].Agent] = true
@@ -232,6 +301,9 @@ func checkComplete(dir string, c *config.Config) error {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+		}
+		if len(b) == 0 {
+			return errs.Invalid(fmt.Errorf("%s is empty (not even its header): the file is truncated or not smrl's", path))
 		}
 		if len(b) > 0 && b[len(b)-1] != '\n' {
 			return errs.Invalid(fmt.Errorf("%s does not end with a newline: the file is truncated", path))
@@ -362,4 +434,17 @@ func (m *marginals) Estimated(agent string, w []float64) ([]plotting.Density, bo
 		out[i] = f
 	}
 	return out, true
+}
+
+// notResultsDir refuses plot's --out dir when it is the results directory
+// of a run or a sweep (it holds a config.yaml, journal, episodes.csv or
+// sweep.yaml): drawing there would replace its report.md and scatter
+// another run's figures among its own.
+func notResultsDir(dir string) error {
+	for _, f := range []string{results.ConfigFile, results.JournalFile, results.EpisodesFile, grid.ManifestFile} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return errs.Invalid(fmt.Errorf("--out: %s is the results directory of a run or sweep (it holds %s): plot --out draws into a new or empty directory, or one that only holds figures smrl drew; redraw that directory with smrl plot --in %s", dir, f, dir))
+		}
+	}
+	return nil
 }

@@ -94,6 +94,10 @@ func (p *point) claim(resume bool) error {
 	if err := outdir.CheckWritable(p.dir); err != nil {
 		return err
 	}
+	if err := outdir.CheckNoLinks(p.dir, linkedEntries...); err != nil {
+		return err
+	}
+	removeStaleTemps(p.dir)
 	if !p.resumed {
 		p.done = map[runner.Trial][]runner.Episode{}
 		return nil
@@ -137,9 +141,12 @@ func checkResumedShard(pts []*point, shard runner.Shard) error {
 // newPoints builds every point's MDP, before anything is written. (The
 // points' MDPs share their sampling tables: package expfam keeps one table
 // per family per process.)
-func newPoints(s *grid.Sweep, root string) ([]*point, error) {
+func newPoints(ctx context.Context, s *grid.Sweep, root string) ([]*point, error) {
 	pts := make([]*point, len(s.Points))
 	for i, gp := range s.Points {
+		if ctx.Err() != nil {
+			return nil, grid.Interrupted(i, len(s.Points))
+		}
 		mdp, err := env.New(gp.Config)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("sweep point %s: %w", gp.Label, err))
@@ -186,7 +193,7 @@ func checkDirs(s *grid.Sweep, root string, fresh bool) error {
 func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	start := time.Now()
 	root := opt.OutDir
-	pts, err := newPoints(s, root)
+	pts, err := newPoints(ctx, s, root)
 	if err != nil {
 		return err
 	}
@@ -204,6 +211,10 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	}
 	if opt.DryRun {
 		return printSweepPlan(s, root, opt.Options)
+	}
+	// The last moment at which a signal leaves nothing behind.
+	if ctx.Err() != nil {
+		return grid.Interrupted(len(pts), len(pts))
 	}
 	if opt.ClaimParent && !opt.Resume {
 		// Best effort, as for a run's shard: see Options.ClaimParent.
@@ -234,6 +245,9 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		}
 		if key != "" {
 			return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, this sweep %s; resume with the same config, or start a new sweep in another --out", manifestPath, key, va, vb))
+		}
+		if err := checkResumeShard(root, opt.Shard); err != nil {
+			return err
 		}
 	}
 	// Every point is claimed and locked (and, resuming, its journal read)
@@ -292,6 +306,16 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		opt.Log.Info("sweep started", "config", s.Base.Name, "out", root, "points", len(pts), "trials", len(selected),
 			"already_done", len(selected)-len(todo), "shard", opt.Shard.String(), "workers", workers)
 	}
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
+		Shard: opt.Shard.String(), Resumed: opt.Resume}
+	// Recorded now, for checkResumeShard; rewritten with the end at finish.
+	{ // a copy: WriteMetadata fills in its End
+		sm := *meta
+		if err := results.WriteMetadata(root, &sm); err != nil {
+			return err
+		}
+	}
 	prog := &progress{totalTrials: len(todo), totalEpisodes: episodes}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
 	eps, runErr := runner.RunJobs(ctx, todo, runner.Options{
@@ -299,6 +323,8 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  func(i int, e []runner.Episode) error { return todoOwner[i].journal.Append(todo[i].Trial, e) },
+		Grace:    opt.Grace,
+		Abandon:  opt.Abandon,
 	})
 	stop()
 	for i := range eps {
@@ -315,6 +341,9 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 				}
 			}
 			msg := fmt.Sprintf("%d of %d trials are complete and kept in the journals of %s", n, len(selected), root)
+			if errors.Is(runErr, runner.ErrAbandoned) {
+				msg += " (the trials in flight were abandoned; a resume recomputes them)"
+			}
 			if opt.ResumeHint != "" {
 				msg += "; resume with: " + opt.ResumeHint
 			}
@@ -323,9 +352,6 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		return runErr
 	}
 	trialsDone := time.Now()
-	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume}
 	if opt.Shard.Count > 0 {
 		// A shard's points hold only journals: smrl merge makes the rest.
 		if err := results.WriteMetadata(root, meta); err != nil {
@@ -397,7 +423,7 @@ func cleanSweepRoot(root string, s *grid.Sweep, log *slog.Logger) {
 	}
 	for _, name := range append(plotting.GridFigureNames(keys), plotting.FigIntervals, plotting.FigProfile) {
 		for _, ext := range []string{"png", "svg", "pdf"} {
-			os.Remove(filepath.Join(root, "plots", name+"."+ext))
+			os.Remove(filepath.Join(root, plotsDir, name+"."+ext))
 		}
 	}
 }
@@ -545,7 +571,10 @@ func gridData(s *grid.Sweep, rows []grid.Row, terminates bool) *plotting.GridDat
 func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, format string) ([]string, error) {
 	figDir, reportDir := outDir, outDir
 	if outDir == "" {
-		figDir, reportDir = filepath.Join(root, "plots"), root
+		figDir, reportDir = filepath.Join(root, plotsDir), root
+	}
+	if err := fsutil.NoLink(figDir); err != nil {
+		return nil, err
 	}
 	terminates := false
 	var dirs []string

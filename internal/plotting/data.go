@@ -1,6 +1,7 @@
 package plotting
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -35,16 +36,21 @@ type table struct {
 
 // readTable reads a whole CSV file and checks that every column in required
 // is present. Errors name the file and, for content errors, the line.
+//
+// smrl ends every file it writes with a newline: a file without one was
+// cut short (mid-number, perhaps) and is refused.
 func readTable(path string, required []string) (*table, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
 		}
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	defer f.Close()
-	return parseTable(path, f, required)
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		return nil, errs.Invalid(fmt.Errorf("%s does not end with a newline: the file is truncated", path))
+	}
+	return parseTable(path, bytes.NewReader(data), required)
 }
 
 // parseTable is readTable on an open reader; path only names the input.

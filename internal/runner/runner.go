@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
@@ -72,6 +73,11 @@ type Options struct {
 	// Episodes, when not nil, counts completed episodes, so that progress
 	// shows within long trials.
 	Episodes *atomic.Int64
+	// Grace bounds how long the trials in flight run on once ctx is
+	// cancelled (0: until they finish); closing Abandon (after the
+	// cancellation) ends the wait at once. See RunJobs.
+	Grace   time.Duration
+	Abandon <-chan struct{}
 }
 
 // Run runs the given trials of c on mdp. The result's order follows trials,

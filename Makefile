@@ -48,6 +48,12 @@ reproduce: build
 	$(BIN) sweep --config configs/ablation-tau-rollouts.yaml --out results/ablation-tau-rollouts --overwrite
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -run TestFullPaperAcceptance -v ./internal/experiment/
 
+# report.html of two small runs in headless Chromium (root: installs
+# chromium if missing); every image must load.
+.PHONY: check-report-html
+check-report-html:
+	scripts/check-report-html.sh
+
 # examples/slurm-array.sh on a real one-node Slurm cluster (root: installs
 # slurm-wlm and munge if missing), merged and compared with a local run.
 .PHONY: slurm-e2e

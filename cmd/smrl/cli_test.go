@@ -105,6 +105,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"estimate", "--bogus"}, []string{"unknown flag: --bogus", "Run 'smrl estimate --help' for usage."}},
 		{[]string{"estimate", "--n", "abc"}, []string{`"abc"`, "--n", "smrl estimate --help"}},
 		{[]string{"estimate", "stray"}, []string{`"stray"`}},
+		{[]string{"plot", "--in", ".", "--smooth", "-1"}, []string{"--smooth: want a window of 0 to 10000 episodes, got -1"}},
+		{[]string{"plot", "--sweep", "x.csv", "--smooth", "3"}, []string{"--smooth and --seed-lines apply to the figures of a results directory"}},
+		{[]string{"run", "--save-transitions=zip"}, []string{`--save-transitions: want csv or gz, got "zip"`}},
+		{[]string{"run", "--save-transitions", "--resume"}, []string{"--save-transitions cannot be combined with --resume"}},
+		{[]string{"estimate", "--model", "m.json"}, []string{"--model evaluates the models on --data FILE"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, out, errOut := run(t, tc.args...)

@@ -2,13 +2,18 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -23,14 +28,19 @@ type EstimateOptions struct {
 	IO  *IOStreams
 	Cmd *cobra.Command // for loadConfig
 
-	Config   ConfigFlags
-	DataPath string
-	Quiet    bool
-	Methods  []string
-	Format   string
-	Out      string
-	NoPlots  bool
-	Plot     string
+	Config    ConfigFlags
+	DataPath  string
+	Quiet     bool
+	Methods   []string
+	Format    string
+	Out       string
+	NoPlots   bool
+	Plot      string
+	MLESE     string // information or sandwich
+	HC1       bool
+	Where     []string
+	SaveModel string
+	Model     string
 
 	// Which flags were given, for the checks of flag combinations.
 	NSet, RepeatsSet, SweepNSet bool
@@ -55,11 +65,19 @@ func NewCmdEstimate(io *IOStreams) *cobra.Command {
 		Long: `Estimate the parameter W of the configured transition family
 P_W(s'|s,a) = q(s') exp(<psi(s'), W phi(s,a)> − Z) from transitions, with
 score matching (sm), ridge least squares (lds) and maximum likelihood (mle),
-and report each estimate, its distance |Ŵ − W0|_F from the true W0 and the
-time it took.
+and report each estimate with its standard errors (se: sandwich for sm and
+lds, the inverse observed information for mle unless --mle-se sandwich; JSON
+also gives the 95% Wald intervals Ŵ ∓ 1.96 se), its distance |Ŵ − W0|_F from
+the true W0 and the time it took.
+
+--lambda cv chooses λ from the grid cv.grid by cv.folds-fold held-out
+score-matching loss (contiguous folds of the data in order) and prints the
+loss of every λ before the estimates (JSON: cv and lambda).
 
 The transitions come from --data, a CSV file with header s,a,s_next (or
-s0,…,a0,…,s_next0,… for more dimensions), or are drawn from the config's
+s0,…,a0,…,s_next0,… for more dimensions), or the transitions.csv(.gz) of
+smrl run --save-transitions (whose rows --where selects by agent, seed and
+episode), or are drawn from the config's
 true model: estimate.n i.i.d. transitions with s ~ Unif[init_low, init_high],
 a uniform over env.actions and s' ~ P_W0(·|s,a). |Ŵ − W0|_F is reported only
 for drawn data.
@@ -67,10 +85,14 @@ for drawn data.
 With --sweep-n or --out, smrl estimate sweeps the sample size instead: for
 every n of estimate.sweep_n and every repeat it draws fresh data, fits every
 method and writes the rows method,n,repeat,frobenius_error to the CSV file
---out, then prints the fitted slope of log mean error on log n per method.
+--out (with the held-out log-likelihood of each fit on 1000 fresh transitions,
+and each method's relative efficiency against mle, MSE_mle / MSE, per n), then
+prints the fitted slope of log mean error on log n and the relative
+efficiencies.
 The file does not depend on the number of workers. The figure of the error
 against n (log–log, with a 1/sqrt(n) guide) is written next to it as
-FILE.png unless --no-plots.
+FILE.png, and the diagnostics (relative efficiency and held-out
+log-likelihood against n) as FILE-diagnostics.png, unless --no-plots.
 
 smrl replaces the files at --out, FILE.png and --plot only when it wrote
 them (a sweep CSV by its header, a figure by the mark smrl puts in every
@@ -81,7 +103,9 @@ is refused with exit 2 before any work.
 keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 (also settable as SMRL_ESTIMATE_N, SMRL_LAMBDA, ...).`,
 		Example: `  smrl estimate --n 2000
+  smrl estimate --n 2000 --lambda cv
   smrl estimate --data transitions.csv --method sm,lds --format json
+  smrl estimate --config configs/quick.yaml --data results/quick/transitions.csv --where agent=sm,seed=0
   smrl estimate --sweep-n 100,1000,10000 --repeats 20 --out sweep.csv
   smrl estimate --n 1000 --plot densities.png`,
 		Args: cobra.NoArgs,
@@ -100,7 +124,9 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.StringVar(&opts.DataPath, "data", "", "CSV `FILE` of transitions (default: draw them from the config's true model)")
 	f.Int("n", 0, "number of transitions to draw (config estimate.n, default 1000)")
 	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle (default all)")
-	f.Float64("lambda", 0, "ridge regularisation λ >= 0 (config lambda, default 1e-4)")
+	f.String("lambda", "", "ridge regularisation λ >= 0, or cv to choose it on cv.grid by cv.folds-fold held-out score-matching loss (config lambda, default 1e-4)")
+	f.StringVar(&opts.MLESE, "mle-se", "information", "standard errors of mle: information (inverse observed Fisher) or sandwich")
+	f.BoolVar(&opts.HC1, "hc1", false, "multiply sandwich variances by n/(n − d) (HC1; default HC0, no small-sample factor)")
 	f.Uint64("seed", 0, "master seed of the drawn data (config seed, default 1)")
 	f.StringVar(&opts.Format, "format", "table", "output format of the estimates (not of figures): table or json")
 	cmd.RegisterFlagCompletionFunc("format", completeWords("table", "json"))
@@ -110,8 +136,47 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.StringVar(&opts.Out, "out", "", "write the sweep's errors to this CSV `FILE` (runs a sweep)")
 	f.Int("workers", 0, "parallel sweep jobs; 0 = all cores (config workers)")
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "in a sweep, do not draw the error-vs-n figure next to the CSV")
+	f.StringSliceVar(&opts.Where, "where", nil, "with --data from smrl run --save-transitions, use only these rows: `agent=NAME,seed=N[-M],episodes=N[-M]`")
+	f.StringVar(&opts.SaveModel, "save-model", "", "write the fitted models (family, features, W, λ, n and the config) to this JSON `FILE`")
+	f.StringVar(&opts.Model, "model", "", "evaluate the models of this `FILE` (from --save-model) on --data: held-out score-matching loss and log-likelihood")
+	cmd.RegisterFlagCompletionFunc("where", completeWhere)
+	cmd.RegisterFlagCompletionFunc("data", completeFileExt("csv", "gz"))
+	cmd.RegisterFlagCompletionFunc("save-model", completeFileExt("json"))
+	cmd.RegisterFlagCompletionFunc("model", completeFileExt("json"))
 	f.StringVar(&opts.Plot, "plot", "", "draw the true and estimated densities P(s'|s, a=±1) for 15 states to this `FILE` (.png, .svg or .pdf; 1-D state and action)")
 	return cmd
+}
+
+// completeWhere completes --where terms (comma-separated): the keys of a
+// filter (dataset.ParseFilter) followed by "=", and after agent= the agent
+// names.
+func completeWhere(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	prefix, term := "", toComplete
+	if i := strings.LastIndex(toComplete, ","); i >= 0 {
+		prefix, term = toComplete[:i+1], toComplete[i+1:]
+	}
+	var out []cobra.Completion
+	if name, ok := strings.CutPrefix(term, "agent="); ok {
+		for _, a := range config.Names("agents") {
+			if strings.HasPrefix(a, name) {
+				out = append(out, prefix+"agent="+a)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+	for _, k := range []string{"agent=", "seed=", "episodes="} {
+		if strings.HasPrefix(k, term) && !strings.Contains(prefix, k) {
+			out = append(out, prefix+k)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeFileExt completes a file flag with files of these extensions.
+func completeFileExt(exts ...string) func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return exts, cobra.ShellCompDirectiveFilterFileExt
+	}
 }
 
 // estimateRun does the work of smrl estimate. Output is written only once
@@ -119,6 +184,14 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 func estimateRun(opts *EstimateOptions) error {
 	if opts.Format != "table" && opts.Format != "json" {
 		return usageErrorf("unknown --format %q (known: table, json)", opts.Format)
+	}
+	if f := opts.Cmd.Flags().Lookup("lambda"); f != nil && f.Changed && f.Value.String() != config.LambdaCVWord {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(f.Value.String()), 64); err != nil {
+			return usageErrorf("--lambda: want a number >= 0 or %s, got %q", config.LambdaCVWord, f.Value.String())
+		}
+	}
+	if opts.MLESE != "information" && opts.MLESE != "sandwich" {
+		return usageErrorf("unknown --mle-se %q (known: information, sandwich)", opts.MLESE)
 	}
 	methods, err := estimate.ParseMethods(opts.Methods)
 	if err != nil {
@@ -136,6 +209,26 @@ func estimateRun(opts *EstimateOptions) error {
 		return usageErrorf("--repeats applies to a sweep only (--sweep-n and --out)")
 	case opts.DataPath != "" && opts.NSet:
 		return usageErrorf("--n does not apply to --data: every transition of the file is used")
+	case len(opts.Where) > 0 && opts.DataPath == "":
+		return usageErrorf("--where selects rows of --data FILE; give the file")
+	}
+	filter, err := dataset.ParseFilter(opts.Where)
+	if err != nil {
+		return asUsage(fmt.Errorf("--where: %w", err))
+	}
+	if opts.Model != "" {
+		return evaluateModel(opts, filter)
+	}
+	if opts.SaveModel != "" {
+		if sweep {
+			return usageErrorf("--save-model applies to one fit, not a sweep")
+		}
+		if err := checkOutFile("--save-model", opts.SaveModel); err != nil {
+			return err
+		}
+		if err := checkOwnFile("--save-model", opts.SaveModel, modelFileKind); err != nil {
+			return err
+		}
 	}
 
 	// estimate runs no agent: the agents of a config, and what only they
@@ -162,10 +255,17 @@ func estimateRun(opts *EstimateOptions) error {
 			return err
 		}
 		if err := checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeader)); err != nil {
-			return err
+			// a sweep file of an earlier smrl is smrl's too
+			if checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeaderV1)) != nil {
+				return err
+			}
 		}
+		diag := strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + "-diagnostics.png"
 		if !opts.NoPlots {
 			if err := checkOwnFile("the error-vs-n figure", fig, outdir.FigureFile("png")); err != nil {
+				return err
+			}
+			if err := checkOwnFile("the diagnostics figure", diag, outdir.FigureFile("png")); err != nil {
 				return err
 			}
 		}
@@ -184,6 +284,9 @@ func estimateRun(opts *EstimateOptions) error {
 				parts = append(parts, s.Method+" n/a")
 			}
 		}
+		if eff := estimate.Efficiencies(rows); eff != "" {
+			parts[len(parts)-1] += "; relative efficiency vs mle (MSE_mle/MSE) by n: " + eff
+		}
 		sizes := len(rows) / len(methods) / c.Estimate.Repeats
 		out := opts.IO.Out
 		if opts.Quiet {
@@ -199,7 +302,15 @@ func estimateRun(opts *EstimateOptions) error {
 		if err := plotting.SweepFigure(opts.Out, fig, plotting.Options{}); err != nil {
 			return fmt.Errorf("drawing %s: %w", fig, err)
 		}
-		_, err = fmt.Fprintf(out, "wrote %s\n", fig)
+		wrote, err := plotting.SweepDiagnosticsFigure(opts.Out, diag, plotting.Options{})
+		if err != nil {
+			return fmt.Errorf("drawing %s: %w", diag, err)
+		}
+		if !wrote {
+			_, err = fmt.Fprintf(out, "wrote %s\n", fig)
+			return err
+		}
+		_, err = fmt.Fprintf(out, "wrote %s and %s\n", fig, diag)
 		return err
 	}
 
@@ -221,7 +332,8 @@ func estimateRun(opts *EstimateOptions) error {
 			return err
 		}
 	}
-	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath, Progress: opts.IO.ErrOut})
+	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath, Filter: filter, Progress: opts.IO.ErrOut,
+		SE: estimate.SEOptions{MLESandwich: opts.MLESE == "sandwich", HC1: opts.HC1}})
 	if err != nil {
 		return lambdaHint(err)
 	}
@@ -238,6 +350,15 @@ func estimateRun(opts *EstimateOptions) error {
 		title := fmt.Sprintf("Transition densities: true (filled) and estimated from n = %d transitions (lines)", res.N)
 		if err := plotting.DensityGrid(opts.Plot, title, dens, ests, plotting.Options{Format: format}); err != nil {
 			return fmt.Errorf("drawing %s: %w", opts.Plot, err)
+		}
+	}
+	if opts.SaveModel != "" {
+		mf, err := estimate.ModelOf(res, c)
+		if err != nil {
+			return err
+		}
+		if err := estimate.WriteModel(opts.SaveModel, mf); err != nil {
+			return err
 		}
 	}
 	var b bytes.Buffer
@@ -296,3 +417,50 @@ type hinted struct {
 
 func (h *hinted) Error() string { return h.err.Error() + "; " + h.hint }
 func (h *hinted) Unwrap() error { return h.err }
+
+// modelFileKind is the model file smrl estimate --save-model writes.
+var modelFileKind = outdir.PrefixFile(estimate.ModelPrefix, "a model file smrl wrote (it begins with "+estimate.ModelPrefix+")")
+
+// evaluateModel is smrl estimate --model FILE --data DATA: every model of
+// FILE scored on the transitions of DATA.
+func evaluateModel(opts *EstimateOptions, filter dataset.Filter) error {
+	switch {
+	case opts.DataPath == "":
+		return usageErrorf("--model evaluates the models on --data FILE; give the file")
+	case len(opts.Config.Paths) > 0 || len(opts.Config.Set) > 0:
+		return usageErrorf("--model takes the config from the model file; drop --config and --set")
+	case opts.SaveModel != "" || opts.Plot != "" || opts.Out != "":
+		return usageErrorf("--model evaluates saved models; it does not combine with --save-model, --plot or --out")
+	}
+	mf, c, err := estimate.ReadModel(opts.Model)
+	if err != nil {
+		return err
+	}
+	evals, err := estimate.Evaluate(opts.Cmd.Context(), mf, c, opts.DataPath, filter)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if opts.Format == "json" {
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(evals); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "method\tn\tSM loss (lower is better)\tlog-likelihood per transition")
+		for _, e := range evals {
+			ll := "n/a"
+			if e.LogLik != nil {
+				ll = fmt.Sprintf("%.4g", *e.LogLik)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.6g\t%s\n", e.Method, e.N, e.SMLoss, ll)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err = opts.IO.Out.Write(b.Bytes())
+	return err
+}

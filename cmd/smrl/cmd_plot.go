@@ -20,6 +20,8 @@ type PlotOptions struct {
 	Sweep  string
 	Format string
 	Quiet  bool
+	Smooth int
+	Seeds  bool
 }
 
 // NewCmdPlot returns smrl plot.
@@ -32,8 +34,9 @@ func NewCmdPlot(io *IOStreams) *cobra.Command {
 re-running): cumulative reward, cumulative regret, count of a = +1 per
 episode (95% intervals as bands), |Ŵ − W0|_F per episode, the MDP panel and
 the density grid (from config.yaml and each agent's final W of seed 0).
-Figures go to DIR/plots/ and DIR/report.md embeds them; DIR must then be a
-directory smrl made. With --out OUT, the figures and a report.md go to OUT
+Figures go to DIR/plots/, DIR/report.md embeds them and DIR/report.html
+inlines them (one self-contained file); DIR must then be a
+directory smrl made. With --out OUT, the figures and the reports go to OUT
 (new, empty or smrl's own) and DIR is only read.
 
 A sweep directory (smrl sweep) gets every point's figures and the sweep
@@ -59,6 +62,8 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 	f.MarkHidden("format")
 	cmd.RegisterFlagCompletionFunc("plot-format", completeWords("png", "svg", "pdf"))
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not list the figures written")
+	f.BoolVar(&opts.Seeds, "seed-lines", false, "also draw each seed's values as thin lines under the means")
+	f.IntVar(&opts.Smooth, "smooth", 0, "draw return, episode length and plus count as moving averages over `K` episodes (stated in titles and captions)")
 	return cmd
 }
 
@@ -67,6 +72,12 @@ func plotRun(opts *PlotOptions) error {
 	case "png", "svg", "pdf":
 	default:
 		return usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
+	}
+	if opts.Smooth < 0 || opts.Smooth > 10_000 {
+		return usageErrorf("--smooth: want a window of 0 to 10000 episodes, got %d", opts.Smooth)
+	}
+	if (opts.Smooth != 0 || opts.Seeds) && opts.Sweep != "" {
+		return usageErrorf("--smooth and --seed-lines apply to the figures of a results directory (--in), not --sweep")
 	}
 	if (opts.In == "") == (opts.Sweep == "") {
 		return usageErrorf("give exactly one of --in DIR and --sweep FILE.csv")
@@ -96,8 +107,13 @@ func plotRun(opts *PlotOptions) error {
 		}
 		return nil
 	}
-	plot := experiment.Plot
+	plot := func(in, out, format string) ([]string, error) {
+		return experiment.PlotWith(in, out, experiment.FigureOptions{Format: format, Smooth: opts.Smooth, SeedLines: opts.Seeds})
+	}
 	if grid.IsDir(opts.In) {
+		if opts.Smooth != 0 || opts.Seeds {
+			return usageErrorf("--smooth and --seed-lines apply to the figures of a results directory, not a sweep's")
+		}
 		plot = experiment.PlotSweep
 	}
 	figs, err := plot(opts.In, opts.Out, opts.Format)

@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/runner"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +38,16 @@ type RunOptions struct {
 	// DryRun validates and prints the plan without writing.
 	Overwrite bool
 	DryRun    bool
+	// SaveTransitions is --save-transitions: "" (off), "csv" or "gz".
+	SaveTransitions string
+	// Grace is how long the trials in flight may finish after SIGINT or
+	// SIGTERM.
+	Grace time.Duration
 }
+
+// DefaultGrace is --grace's default: within the 30 s Kubernetes allows a
+// pod between SIGTERM and SIGKILL, with time left to write the journal.
+const DefaultGrace = 20 * time.Second
 
 // runKeys maps config keys to the flags shared by run and compare.
 var runKeys = map[string]string{
@@ -69,11 +80,13 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	cmd.RegisterFlagCompletionFunc("plot-format", completeWords("png", "svg", "pdf"))
 	f.BoolVar(&opts.Resume, "resume", false, "continue the interrupted run in --out, skipping completed trials")
 	f.BoolVar(&opts.Overwrite, "overwrite", false, "replace the completed results in --out (without it a fresh run there is refused)")
-	f.BoolVar(&opts.DryRun, "dry-run", false, "validate the config, print the plan (trials, output directory) and write nothing")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "validate the config, print the plan (trials, output directory, transitions file) and write nothing")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard `i/n` of the trials (default: from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID)")
 	f.IntVar(&opts.ShardCount, "shard-count", 0, "number of shards for JOB_COMPLETION_INDEX (or SMRL_SHARD_COUNT)")
 	f.StringVar(&opts.LogFormat, "log-format", "text", "log records on stderr: text or json")
 	cmd.RegisterFlagCompletionFunc("log-format", completeWords("text", "json"))
+	f.DurationVar(&opts.Grace, "grace", DefaultGrace, "after SIGINT or SIGTERM, let the trials in flight finish for at most this `duration` (0: no limit); a second signal, or the end of it, abandons them (--resume recomputes them)")
+	cmd.RegisterFlagCompletionFunc("grace", completeWords(DefaultGrace.String(), "0"))
 }
 
 // addAgentsFlag adds --agents (config key agents) with completion.
@@ -93,12 +106,17 @@ of seeds and episodes on the configured environment (env.kind: the paper's
 exponential-family MDP, cartpole, pendulum, mountain-car or their Gymnasium
 ids; smrl list envs), planning with the configured planner (planner.kind:
 rss, cem or mppi; smrl list planners), and write episodes.csv, summary.csv,
-config.yaml (the keys the run uses), metadata.json, figures (plots/) and
-report.md into the results directory.
+config.yaml (the keys the run uses), metadata.json, figures (plots/),
+report.md and report.html into the results directory; with
+--save-transitions also every transition played (transitions.csv, or
+transitions.csv.gz with --save-transitions=gz), which smrl estimate --data
+reads.
 
 A results directory that holds completed results is not replaced: --overwrite
 replaces it, --resume continues an interrupted run. --dry-run prints the plan
-and writes nothing.
+and writes nothing. SIGINT or SIGTERM stops the run with exit 130: the trials
+in flight may finish for --grace (default 20s), a second signal abandons them,
+and --resume recomputes what was not journaled.
 
 Trials run in parallel on --workers cores; the CSV files are byte-identical
 for any number of workers. Every agent in one seed faces the same initial
@@ -116,6 +134,7 @@ states and transition noise, so regret against the oracle is paired.`,
 	}
 	addRunFlags(cmd, opts)
 	addAgentsFlag(cmd, opts, "agents to run (config key agents)")
+	addDataFlags(cmd, opts)
 	return cmd
 }
 
@@ -145,6 +164,7 @@ files are those of smrl run.`,
 	}
 	addRunFlags(cmd, opts)
 	addAgentsFlag(cmd, opts, "agents to compare (config key agents; default sm, lds, oracle)")
+	addDataFlags(cmd, opts)
 	return cmd
 }
 
@@ -161,7 +181,16 @@ func runRun(opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	eo.ConfigDescription = opts.Config.description()
 	return experiment.Run(opts.Cmd.Context(), c, eo)
+}
+
+// addDataFlags adds the flags of run and compare that save data.
+func addDataFlags(cmd *cobra.Command, opts *RunOptions) {
+	f := cmd.Flags()
+	f.StringVar(&opts.SaveTransitions, "save-transitions", "", "write every trial's transitions to transitions.csv in the results directory (=gz: transitions.csv.gz; not with --resume); smrl estimate --data reads it")
+	f.Lookup("save-transitions").NoOptDefVal = "csv"
+	cmd.RegisterFlagCompletionFunc("save-transitions", completeWords("csv", "gz"))
 }
 
 // experimentOptions checks the flags shared by run, compare and sweep and
@@ -175,6 +204,9 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 	}
 	if opts.LogFormat != "text" && opts.LogFormat != "json" {
 		return experiment.Options{}, usageErrorf("--log-format: want text or json, got %q", opts.LogFormat)
+	}
+	if opts.Grace < 0 {
+		return experiment.Options{}, usageErrorf("--grace: want a duration >= 0 (e.g. 20s, or 0 for no limit), got %s", opts.Grace)
 	}
 	shard, err := resolveShard(opts.Shard, opts.ShardCount)
 	if err != nil {
@@ -202,9 +234,23 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 		ResumeHint:  resumeHint(opts.Resume),
 		Overwrite:   opts.Overwrite,
 		DryRun:      opts.DryRun,
+		Grace:       opts.Grace,
+		Abandon:     abandonSignal(opts.Cmd.Context()),
 	}
 	if opts.Resume && opts.Overwrite {
 		return experiment.Options{}, usageErrorf("--resume continues the run in --out and --overwrite replaces it: give one")
+	}
+	switch opts.SaveTransitions {
+	case "":
+	case "csv":
+		eo.SaveTransitions = true
+	case "gz":
+		eo.SaveTransitions, eo.TransitionsGzip = true, true
+	default:
+		return experiment.Options{}, usageErrorf("--save-transitions: want csv or gz, got %q", opts.SaveTransitions)
+	}
+	if eo.SaveTransitions && opts.Resume {
+		return experiment.Options{}, usageErrorf("--save-transitions cannot be combined with --resume: the transitions of the trials completed before the interruption were not kept; rerun with --overwrite to save them")
 	}
 	if !opts.Quiet {
 		eo.Stdout = opts.IO.Out
@@ -223,11 +269,21 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 }
 
 // resolveShard takes --shard, else the batch-queue environment.
+// --shard-count is the count of JOB_COMPLETION_INDEX: without that
+// variable (and without --shard) it shards nothing, and is refused rather
+// than ignored; beside --shard it must agree with it.
 func resolveShard(flag string, count int) (runner.Shard, error) {
 	if flag != "" {
-		return runner.ParseShard(flag)
+		s, err := runner.ParseShard(flag)
+		if err == nil && count != 0 && count != s.Count {
+			return s, usageErrorf("--shard %s and --shard-count %d disagree: give one of them", flag, count)
+		}
+		return s, err
 	}
-	s, _, err := runner.ShardFromEnv(os.Getenv, count)
+	s, ok, err := runner.ShardFromEnv(os.Getenv, count)
+	if err == nil && !ok && count != 0 {
+		return s, usageErrorf("--shard-count %d needs JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job); to run one shard by hand give --shard INDEX/%d", count, count)
+	}
 	return s, err
 }
 
@@ -271,7 +327,7 @@ func drawFigures(io *IOStreams, format string, quiet bool) func(dir string) erro
 	return func(dir string) error {
 		figs, err := experiment.Figures(dir, format)
 		if err == nil && !quiet {
-			fmt.Fprintf(io.Out, "wrote %d figures and %s/report.md\n", len(figs), dir)
+			fmt.Fprintf(io.Out, "wrote %d figures, %s and %s\n", len(figs), filepath.Join(dir, plotting.ReportFile), filepath.Join(dir, plotting.ReportHTMLFile))
 		}
 		return err
 	}

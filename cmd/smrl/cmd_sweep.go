@@ -24,7 +24,8 @@ func NewCmdSweep(io *IOStreams) *cobra.Command {
 		Long: `Run the agents of a config at every point of a grid of config values: the
 Cartesian product of the values of each swept key, given with --set
 KEY=VALUES (repeatable) or in the config file's sweep: section. Values are
-V1,V2,... (list values in brackets: [1,-1],[-1,1]), lin:FROM:TO:COUNT or
+V1,V2,... (a list key's values in brackets: env.actions=[1,-1] is one point,
+[1,-1],[2,-2] two), lin:FROM:TO:COUNT or
 log:FROM:TO:COUNT; keys are config keys as in YAML (planner.tau).
 
 Every (point, agent, seed) trial runs on one worker pool. Each point gets a
@@ -34,7 +35,7 @@ exactly the files smrl run writes for the point's config; sweep.csv holds
 one row per point and agent (final cumulative reward and regret with 95%
 intervals, regret slope, final return), and the sweep figures plot them
 against each key. --resume, --shard (or the Kubernetes and Slurm array
-variables) and smrl merge work as for smrl run.`,
+variables), --grace and smrl merge work as for smrl run.`,
 		Example: `  smrl sweep --config configs/ablation-tau-rollouts.yaml
   smrl sweep --set planner.tau=1,3,5 --set planner.n_rollouts=10,100 --seeds 10
   smrl sweep --config configs/quick.yaml --set lambda=log:1e-6:1e-2:5 --out /tmp/lambda`,
@@ -60,7 +61,7 @@ func sweepRun(opts *SweepOptions) error {
 	if p := opts.Config.Paths; len(p) > 0 {
 		opt.Path, opt.Paths = p[0], p[1:]
 	}
-	s, err := grid.Load(opt, opts.Config.Set)
+	s, err := grid.LoadContext(opts.Cmd.Context(), opt, opts.Config.Set)
 	if err != nil {
 		return err
 	}

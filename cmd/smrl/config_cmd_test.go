@@ -24,7 +24,8 @@ func TestTestOnlyEnvironment(t *testing.T) {
 			t.Errorf("config.yaml lacks %q:\n%s", want, snap)
 		}
 	}
-	for _, not := range []string{"cartpole", "family:\n    kind", "w0:", "lds:", "confidence:"} {
+	// "\nlds:": the top-level section; cv.folds also ends in "lds:".
+	for _, not := range []string{"cartpole", "family:\n    kind", "w0:", "\nlds:", "confidence:"} {
 		if strings.Contains(snap, not) {
 			t.Errorf("config.yaml holds %q, which the run does not use:\n%s", not, snap)
 		}
@@ -179,6 +180,7 @@ func TestGymnasiumIDs(t *testing.T) {
 		{"CartPole-v1", []string{"kind: cartpole # --set\n", "horizon: 500 # env.kind CartPole-v1\n"}},
 		{"Pendulum-v1", []string{"kind: pendulum # --set\n", "horizon: 200 # env.kind Pendulum-v1\n", "action_space: box # env.kind Pendulum-v1\n"}},
 		{"MountainCarContinuous-v0", []string{"kind: mountain-car # --set\n", "horizon: 999 # env.kind MountainCarContinuous-v0\n"}},
+		{"Acrobot-v1", []string{"kind: acrobot # --set\n", "horizon: 500 # env.kind Acrobot-v1\n", "actions: # env.kind Acrobot-v1\n    - -1\n    - 0\n    - 1\n"}},
 	} {
 		code, stdout, stderr := run(t, "config", "--set", "env.kind="+tc.id, "--set", "planner.mode=random", "--sources")
 		if code != ExitOK {
@@ -211,6 +213,11 @@ func TestVocabularyAndCompletion(t *testing.T) {
 		{[]string{"__complete", "run", "--set", "planner.t"}, []string{"planner.tau=\n"}},
 		{[]string{"__complete", "estimate", "--set", "env.kind="}, []string{"env.kind=Pendulum-v1\t", "env.kind=cartpole\t"}},
 		{[]string{"__complete", "list", ""}, []string{"envs\n", "keys\n"}},
+		{[]string{"__complete", "run", "--save-transitions="}, []string{"csv\n", "gz\n"}},
+		{[]string{"__complete", "compare", "--save-transitions="}, []string{"gz\n"}},
+		{[]string{"__complete", "estimate", "--where", "seed=0,"}, []string{"seed=0,agent=\n", "seed=0,episodes=\n"}},
+		{[]string{"__complete", "estimate", "--where", "agent=ml"}, []string{"agent=mle\n", "agent=mle-ps\n"}},
+		{[]string{"__complete", "estimate", "--model", ""}, []string{"json\n"}},
 	} {
 		code, stdout, stderr := run(t, tc.args...)
 		for _, w := range tc.want {

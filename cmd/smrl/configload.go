@@ -59,6 +59,16 @@ func (cf *ConfigFlags) options() (config.Options, error) {
 	return opt, nil
 }
 
+// description is the description of the config for the report
+// (config.Description): the leading comment of the first --config file,
+// which the later ones override key by key, or of the embedded config.
+func (cf *ConfigFlags) description() string {
+	if len(cf.Paths) == 0 {
+		return config.Description("")
+	}
+	return config.Description(cf.Paths[0])
+}
+
 // loadConfig resolves the config of cmd: the embedded defaults, the files
 // of cf, SMRL_* environment variables, --set, then the flags of cmd that
 // were set. keys maps a config key ("episodes", "estimate.n") to the name

@@ -52,7 +52,7 @@ func runnableBlocks(path string) ([]docBlock, error) {
 
 // The shell examples marked runnable in docs/*.md (and, with SMRL_DOCS=1
 // as in .ci/run, README.md) run in order, each file's in one fresh
-// directory with the repository's configs, with smrl on PATH; every block
+// directory with the repository's configs and examples, with smrl on PATH; every block
 // must exit 0. So an example that collides with an earlier one's results
 // (the README's second sweep did) cannot come back.
 func TestDocExamples(t *testing.T) {
@@ -74,9 +74,13 @@ func TestDocExamples(t *testing.T) {
 	if err := os.Symlink(self, filepath.Join(bin, "smrl")); err != nil {
 		t.Fatal(err)
 	}
-	configs, err := filepath.Abs("../../configs")
-	if err != nil {
-		t.Fatal(err)
+	var shared []string // the repository's directories the examples read
+	for _, d := range []string{"configs", "examples"} {
+		abs, err := filepath.Abs(filepath.Join("../..", d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared = append(shared, abs)
 	}
 	total := 0
 	for _, file := range files {
@@ -88,8 +92,10 @@ func TestDocExamples(t *testing.T) {
 			continue
 		}
 		dir := t.TempDir()
-		if err := os.Symlink(configs, filepath.Join(dir, "configs")); err != nil {
-			t.Fatal(err)
+		for _, d := range shared {
+			if err := os.Symlink(d, filepath.Join(dir, filepath.Base(d))); err != nil {
+				t.Fatal(err)
+			}
 		}
 		var env []string
 		for _, kv := range os.Environ() {

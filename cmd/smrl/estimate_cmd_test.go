@@ -13,15 +13,23 @@ import (
 )
 
 type estimateJSON struct {
-	N         int         `json:"n"`
-	Lambda    float64     `json:"lambda"`
-	Family    string      `json:"family"`
-	Features  string      `json:"features"`
-	Data      string      `json:"data"`
-	W0        [][]float64 `json:"w0"`
+	N        int         `json:"n"`
+	Lambda   float64     `json:"lambda"`
+	Family   string      `json:"family"`
+	Features string      `json:"features"`
+	Data     string      `json:"data"`
+	W0       [][]float64 `json:"w0"`
+	CV       []struct {
+		Lambda float64  `json:"lambda"`
+		Loss   *float64 `json:"loss"`
+	} `json:"cv"`
 	Estimates []struct {
 		Method         string      `json:"method"`
 		W              [][]float64 `json:"W"`
+		SE             [][]float64 `json:"se"`
+		SEKind         string      `json:"se_kind"`
+		WaldLo         [][]float64 `json:"wald95_lo"`
+		WaldHi         [][]float64 `json:"wald95_hi"`
 		FrobeniusError *float64    `json:"frobenius_error"`
 		Seconds        float64     `json:"seconds"`
 	} `json:"estimates"`
@@ -142,7 +150,7 @@ func TestEstimateData(t *testing.T) {
 	}
 	code, out, _ := run(t, "estimate", "--data", p, "--method", "lds")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 6 || f[0] != "lds" || f[1] != "200" || f[4] != "-" {
+	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 8 || f[0] != "lds" || f[1] != "200" || f[6] != "-" {
 		t.Errorf("table for --data (exit %d):\n%s", code, out)
 	}
 }
@@ -161,6 +169,11 @@ func TestEstimateBadData(t *testing.T) {
 		{"nan.csv", "s,a,s_next\n1,1,0.5\n0,-1,NaN\n", "line 3"},
 		{"empty.csv", "", "empty.csv"},
 		{"dims.csv", "s0,s1,a0,s_next0,s_next1\n1,2,1,3,4\n", "dims.csv"},
+		// transitions.csv of smrl run --save-transitions
+		{"log-missing.csv", "agent,seed,episode,step,s,a,s_next,reward\nsm,0,1,1,1,1,1,0\n", `line 1: column 8 is "reward", expected "terminal"`},
+		{"log-nan.csv", "agent,seed,episode,step,s,a,s_next,reward,terminal\nsm,0,1,1,1,1,NaN,0,0\n", `line 2 column "s_next": NaN`},
+		{"log-width.csv", "agent,seed,episode,step,s,a,s_next,reward,terminal\nsm,0,1,1,1,1,0,0\n", "line 2: expected 9 fields, got 8"},
+		{"log-seed.csv", "agent,seed,episode,step,s,a,s_next,reward,terminal\nsm,-1,1,1,1,1,0,0,0\n", `line 2 column "seed": -1 is less than 0`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeFile(t, dir, tc.name, tc.content)
@@ -174,6 +187,16 @@ func TestEstimateBadData(t *testing.T) {
 	missing := filepath.Join(dir, "missing.csv")
 	code, out, errOut := run(t, "estimate", "--data", missing)
 	wantUsage(t, code, out, errOut, "missing.csv")
+
+	// --where needs a run's transitions log, and a valid filter.
+	plain := writeFile(t, dir, "plain.csv", "s,a,s_next\n1,1,0.5\n")
+	code, out, errOut = run(t, "estimate", "--data", plain, "--where", "agent=sm")
+	wantUsage(t, code, out, errOut, "plain.csv line 1: a filter")
+	log := writeFile(t, dir, "log.csv", "agent,seed,episode,step,s,a,s_next,reward,terminal\nsm,0,1,1,1,1,0.5,0,0\n")
+	code, out, errOut = run(t, "estimate", "--data", log, "--where", "seed=x")
+	wantUsage(t, code, out, errOut, `--where: filter "seed=x"`)
+	code, out, errOut = run(t, "estimate", "--where", "seed=0")
+	wantUsage(t, code, out, errOut, "--where selects rows of --data")
 
 	// With per-action features an action outside env.actions is an error
 	// naming its line, not a silently ignored row.
@@ -247,7 +270,7 @@ func TestEstimateSweep(t *testing.T) {
 		t.Errorf("sweep figure missing or not a PNG (%v); stdout %q", err, out)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(a), "\n"), "\n")
-	if lines[0] != "method,n,repeat,frobenius_error" {
+	if lines[0] != "method,n,repeat,frobenius_error,held_out_loglik,relative_efficiency" {
 		t.Errorf("header %q", lines[0])
 	}
 	if len(lines) != 1+2*2*3 {
@@ -258,7 +281,7 @@ func TestEstimateSweep(t *testing.T) {
 		for _, n := range []string{"100", "300"} {
 			for _, r := range []string{"0", "1", "2"} {
 				f := strings.Split(lines[i], ",")
-				if len(f) != 4 || f[0] != m || f[1] != n || f[2] != r {
+				if len(f) != 6 || f[0] != m || f[1] != n || f[2] != r {
 					t.Errorf("line %d = %q, want %s,%s,%s,…", i+1, lines[i], m, n, r)
 				}
 				i++

@@ -3,6 +3,10 @@ package main
 import (
 	"errors"
 	"regexp"
+	"slices"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // strconvTail is the strconv wording pflag appends to a bad flag value:
@@ -34,4 +38,25 @@ func plainFlagError(err error) error {
 		return errors.New(msg[:m[0]] + ": out of range for " + want)
 	}
 	return errors.New(msg[:m[0]] + ": want " + want)
+}
+
+// emptyStringFlag refuses a text flag given with an empty value
+// (--config ”, --out ”), or a repeatable one (--config, --set) given
+// once with an empty value: it silently meant the flag's default, which
+// the user did not ask for by giving the flag.
+func emptyStringFlag(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if err != nil {
+			return
+		}
+		empty := f.Value.Type() == "string" && f.Value.String() == ""
+		if a, ok := f.Value.(pflag.SliceValue); ok && f.Value.Type() == "stringArray" {
+			empty = slices.Contains(a.GetSlice(), "")
+		}
+		if empty {
+			err = usageErrorf("--%s: empty value; leave the flag out for its default", f.Name)
+		}
+	})
+	return err
 }

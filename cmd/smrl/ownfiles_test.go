@@ -105,7 +105,7 @@ func TestSmrlReplacesItsOwnFiles(t *testing.T) {
 		mustRun(t, args...)
 		mustRun(t, args...)
 	}
-	want := []string{"d.pdf", "d.png", "d.svg", "f.pdf", "s.csv", "s.png", "s.svg"}
+	want := []string{"d.pdf", "d.png", "d.svg", "f.pdf", "s-diagnostics.png", "s.csv", "s.png", "s.svg"}
 	var got []string
 	for name := range dirFiles(t, dir) {
 		got = append(got, name)

@@ -25,18 +25,43 @@ type IOStreams struct {
 // Main runs smrl with the command-line arguments args (without the program
 // name) and returns the exit code. SIGINT and SIGTERM cancel the context of
 // the command (cmd.Context()); a command that stops because of it returns
-// an error wrapping errs.ErrInterrupted. A second signal terminates the
-// process immediately.
+// an error wrapping errs.ErrInterrupted. The trials in flight may finish
+// for --grace; a second signal abandons them at once (abandonSignal), and
+// a third terminates the process immediately.
 func Main(args []string, stdout, stderr io.Writer) ExitCode {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// After the first signal the run winds down (trials in flight finish);
-	// restoring the default handling lets a second signal end it at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	abandon := make(chan struct{})
+	done := make(chan struct{})
+	defer close(done)
 	go func() {
-		<-ctx.Done()
-		stop()
+		for _, step := range []func(){cancel, func() { close(abandon) }} {
+			select {
+			case <-sigs:
+				step()
+			case <-done:
+				return
+			}
+		}
+		// The default handling lets a third signal end the process at once.
+		signal.Stop(sigs)
 	}()
+	ctx = context.WithValue(ctx, abandonKey{}, (<-chan struct{})(abandon))
 	return execute(ctx, newRootCmd(&IOStreams{Out: stdout, ErrOut: stderr}), args, stdout, stderr)
+}
+
+// abandonKey is the context key of the channel that the second signal
+// closes.
+type abandonKey struct{}
+
+// abandonSignal returns the channel of ctx that a second SIGINT or SIGTERM
+// closes (nil, which never closes, outside Main).
+func abandonSignal(ctx context.Context) <-chan struct{} {
+	ch, _ := ctx.Value(abandonKey{}).(<-chan struct{})
+	return ch
 }
 
 // execute runs the command tree root with args, prints an error on stderr
@@ -148,6 +173,9 @@ func tableCacheDir(getenv func(string) string) string {
 func markStart(cmd *cobra.Command, started *bool) {
 	if run := cmd.RunE; run != nil {
 		cmd.RunE = func(c *cobra.Command, args []string) error {
+			if err := emptyStringFlag(c); err != nil {
+				return err
+			}
 			*started = true
 			return run(c, args)
 		}

@@ -26,7 +26,7 @@ func TestSweepCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"planner.tau  lambda  agent", "wrote " + out + " (4 points, 12 trials", "wrote 5 sweep figures"} {
+	for _, want := range []string{"planner.tau  lambda  agent", "wrote " + out + " (4 points, 12 trials", "wrote 7 sweep figures"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -34,7 +34,7 @@ func TestSweepCommand(t *testing.T) {
 	if strings.Count(stdout, "figures and") != 1 {
 		t.Errorf("stdout has a figures line per point:\n%s", stdout)
 	}
-	for _, f := range []string{"sweep.yaml", "sweep.csv", "report.md", "plots/sweep_heatmap_regret.svg", "planner.tau=4,lambda=0.01/episodes.csv", "planner.tau=4,lambda=0.01/plots/cum_reward.svg"} {
+	for _, f := range []string{"sweep.yaml", "sweep.csv", "report.md", "plots/sweep_heatmap_regret.svg", "aggregate.csv", "plots/interval_estimates.svg", "planner.tau=4,lambda=0.01/episodes.csv", "planner.tau=4,lambda=0.01/plots/cum_reward.svg"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s", f)
 		}

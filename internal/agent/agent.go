@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -29,8 +30,11 @@ type Agent struct {
 	// Accept is the fraction of the episode's sampled points that fell in
 	// the ball |W|_F ≤ max(b_star, |Ŵ|_F) (see BeginEpisode); NaN when the
 	// episode drew none.
-	Accept  float64
-	Last    *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
+	Accept float64
+	Last   *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
+	// Ctrl, when not nil, chooses the actions instead of a planner (the
+	// lqr agent); Sim and Model are then nil.
+	Ctrl    Controller
 	lambda  float64
 	add     func(phi, next []float64)
 	fit     func() (*estimator.Fit, error)
@@ -61,7 +65,18 @@ type Config struct {
 	// Rollout is "sample" (rollouts draw next states from the model) or
 	// "mean" (they move to the model's mean next state).
 	Rollout string
-	Horizon int // H: the -ucb agents' simulated episodes (confidence.value rollout)
+	Horizon int // H: the -ucb agents' simulated episodes (confidence.value rollout); lqr's horizon
+	// Box is the box of continuous actions (the lqr agent clamps to it).
+	Box *env.Box
+	// CV, when not nil, makes the sm agent choose λ by cross-validation at
+	// every refit (config lambda: cv); Lambda is then not used by it.
+	CV *CVConfig
+}
+
+// CVConfig is the grid and the number of folds of a cross-validated λ.
+type CVConfig struct {
+	Grid  []float64
+	Folds int
 }
 
 // New builds the named agent for an environment whose learners use the
@@ -70,8 +85,17 @@ type Config struct {
 // (-ps) variants, e.g. sm-ucb, lds-ps.
 //
 // The oracle plans with P_W0 when the truth lies in the model class
-// (spec.W0 set), otherwise with the true transition itself (truth).
+// (spec.W0 set), otherwise with the true transition itself (truth). The
+// lqr agent plans nothing: it plays the Riccati controller of a
+// linear-quadratic truth (env.kind lq) over c.Horizon steps (see lqr).
 func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent, error) {
+	if name == "lqr" {
+		ctrl, err := newLQR(truth, c.Box, c.Horizon)
+		if err != nil {
+			return nil, err
+		}
+		return &Agent{Name: name, Ctrl: ctrl, base: "lqr", Beta: math.NaN(), Accept: math.NaN()}, nil
+	}
 	base, mode := name, ""
 	for _, suf := range []string{"ucb", "ps"} {
 		if b, ok := strings.CutSuffix(name, "-"+suf); ok && b != "oracle" {
@@ -113,6 +137,9 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		}
 		a.add = e.Add
 		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda) }
+		if c.CV != nil && mode == "" {
+			a.add, a.fit = cvLearner(e, dphi, dist.StateDim(), *c.CV)
+		}
 	case "lds":
 		g, err := LDSFamily(spec.LDSSigma)
 		if err != nil {
@@ -280,7 +307,10 @@ func init() {
 		if strings.HasPrefix(name, "lds") {
 			uses = append(uses, "lds", "model.lds_features")
 		}
-		config.Register(config.Part{Group: "agents", Name: name, Doc: doc, Uses: uses})
+		// sm and oracle refit by score matching and can choose λ by
+		// cross-validation at every refit (lambda: cv, cvLearner).
+		cv := name == "sm" || name == "oracle"
+		config.Register(config.Part{Group: "agents", Name: name, Doc: doc, Uses: uses, LambdaCV: cv})
 	}
 	for _, b := range base {
 		reg(b.name, b.doc)
@@ -292,4 +322,35 @@ func init() {
 	for _, b := range base {
 		reg(b.name+"-ps", b.name+", posterior sampling: plans each episode with W ~ N(Ŵ, ν²(V+λI)⁻¹) in the ball", "confidence")
 	}
+}
+
+// cvLearner returns the add and fit of an sm agent whose λ is chosen at
+// every refit by estimator.CrossValidate on all transitions so far (kept,
+// n·(d_phi + d_s) floats), over cv.Grid with cv.Folds contiguous folds; a
+// refit costs one pass over the transitions and one factorisation per
+// (fold, λ). With fewer transitions than folds it fits at the largest λ
+// of the grid.
+func cvLearner(proto *estimator.SM, dphi, ds int, cv CVConfig) (func(phi, next []float64), func() (*estimator.Fit, error)) {
+	var phis, nexts []float64
+	add := func(phi, next []float64) {
+		phis = append(phis, phi[:dphi]...)
+		nexts = append(nexts, next[:ds]...)
+	}
+	fit := func() (*estimator.Fit, error) {
+		n := len(phis) / dphi
+		data := func(t int) ([]float64, []float64) { return phis[t*dphi : (t+1)*dphi], nexts[t*ds : (t+1)*ds] }
+		if n < cv.Folds {
+			e := proto.Empty()
+			for t := range n {
+				e.Add(data(t))
+			}
+			return e.Fit(slices.Max(cv.Grid))
+		}
+		res, err := estimator.CrossValidate(proto, n, data, cv.Folds, cv.Grid)
+		if err != nil {
+			return nil, err
+		}
+		return res.All.Fit(res.Points[res.Best].Lambda)
+	}
+	return add, fit
 }

@@ -23,6 +23,12 @@ import (
 //
 //	μ ← α μ + (1 − α) mean(elites),  σ ← α σ + (1 − α) std(elites).
 //
+// With keep_elites (over a box), the search keeps what it found: the first
+// round's sample 0 is μ itself (the warm start, no noise), and the K
+// elites of each round compete, with their values, among the next round's
+// samples (iCEM's elite carry-over; a kept elite wins ties), so the best
+// sequence seen never leaves the elites.
+//
 // The first action of the final μ is played; μ stays in the box. Over a
 // discrete set it keeps a categorical distribution per step instead
 // (uniform at the start of an episode), refits it to the elites' action
@@ -43,6 +49,9 @@ type cem struct {
 	pop, elites, iters  int
 	alpha               float64
 	da, steps, nActions int
+	keep                bool      // keep_elites (box only)
+	kept                []float64 // keep_elites: the previous round's elites, K×L×d_a
+	keptRet             []float64 // and their values
 
 	// μ after Plan (Result) and its warm start: box, L×d_a from the box's
 	// centre; discrete, L×nActions probabilities from uniform ones.
@@ -78,7 +87,15 @@ func newCEM(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Metho
 		p.warmStart = newWarmStart(steps, box.centre())
 		p.sd = make([]float64, n)
 		p.sd0 = box.halfWidths(k.InitStd)
-		p.seqs = make([]float64, k.Population*n)
+		p.keep = k.KeepElites
+		slots := k.Population
+		if p.keep {
+			// Slots pop…pop+K−1 hold the carried elites.
+			slots += k.Elites
+			p.ret = make([]float64, slots)
+			p.kept, p.keptRet = make([]float64, k.Elites*n), make([]float64, k.Elites)
+		}
+		p.seqs = make([]float64, slots*n)
 		p.eps = make([]float64, steps)
 		if k.Beta > 0 {
 			p.noise = newColouredNoise(steps, k.Beta)
@@ -107,10 +124,35 @@ func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 		p.sd[j] = p.sd0[j%da]
 	}
 	best := math.Inf(-1)
-	for range p.iters {
+	for it := range p.iters {
+		nk := 0
+		if p.keep && it > 0 {
+			// Carry the last round's elites (copied out first: some may
+			// live in the slots they are copied to).
+			nk = len(p.elite)
+			for e, m := range p.elite {
+				copy(p.kept[e*n:(e+1)*n], p.seqs[m*n:(m+1)*n])
+				p.keptRet[e] = p.ret[m]
+			}
+		}
 		p.elite = p.elite[:0]
+		for e := range nk {
+			m := p.pop + e
+			copy(p.seqs[m*n:(m+1)*n], p.kept[e*n:(e+1)*n])
+			p.ret[m] = p.keptRet[e]
+			best = p.insertElite(m, best)
+		}
 		for m := range p.pop {
 			seq := p.seqs[m*n : (m+1)*n]
+			if p.keep && it == 0 && m == 0 {
+				copy(seq, p.mean) // the warm start itself
+				for t := range p.act {
+					p.act[t] = seq[t*da : (t+1)*da]
+				}
+				p.ret[m] = p.r.Value(sim, s, p.act, rng)
+				best = p.insertElite(m, best)
+				continue
+			}
 			for i := range da {
 				p.sample(rng)
 				for t, e := range p.eps {
@@ -310,6 +352,9 @@ type CEMConfig struct {
 	// Beta is the exponent of iCEM's coloured noise, power ∝ 1/f^β along
 	// the sequence (0: white noise, plain CEM).
 	Beta float64 `mapstructure:"beta" yaml:"beta" doc:"iCEM coloured noise, power ∝ 1/f^beta along the sequence (0: white)"`
+	// KeepElites carries each round's elites into the next and scores the
+	// warm start itself in the first round (box actions).
+	KeepElites bool `mapstructure:"keep_elites" yaml:"keep_elites" doc:"box: score the warm start itself first, and carry each round's elites into the next"`
 }
 
 // cemDefaults are the defaults of planner.cem.
@@ -341,6 +386,9 @@ func validateCEM(c *config.Config, bad config.Bad) {
 	if steps := max(p.Tau-1, 1); k.Beta > 0 && e.ActionSpace == "box" && p.Tau <= 10_000 && steps > config.MaxColouredSteps {
 		bad("planner.tau", "must be <= %d with planner.cem.beta = %v > 0, got %d: coloured noise over L = tau − 1 steps tabulates (L/2+1)×L cosines and sines and draws each coordinate's sequence in O(L²); use white noise (planner.cem.beta: 0) for longer horizons",
 			config.MaxColouredSteps+1, k.Beta, p.Tau)
+	}
+	if k.KeepElites && e.ActionSpace != "box" {
+		bad("planner.cem.keep_elites", "applies to box actions (env.action_space: box); over a discrete set cem refits action frequencies and keeps no sequences")
 	}
 	c.CheckSequenceMemory(bad, "planner.cem.population", k.Population)
 }

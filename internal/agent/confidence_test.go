@@ -240,7 +240,15 @@ func TestNewErrors(t *testing.T) {
 		t.Error("sm-ucb with λ = 0 accepted")
 	}
 	for _, name := range config.Names("agents") {
-		if _, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: 1e-4, Confidence: c.Confidence, Rollout: "sample"}); err != nil {
+		_, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: 1e-4, Confidence: c.Confidence, Rollout: "sample"})
+		if name == "lqr" {
+			// lqr needs a linear-quadratic truth (env.kind lq).
+			if err == nil {
+				t.Error("New(lqr) accepted the synthetic MDP")
+			}
+			continue
+		}
+		if err != nil {
 			t.Errorf("New(%q): %v", name, err)
 		}
 	}

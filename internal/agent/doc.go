@@ -11,6 +11,8 @@
 //	lds     least squares with the Gaussian model s' = W phi + N(0, σ² I)
 //	mle     numerical maximum likelihood in the true family (Exp-UCRL's estimator)
 //	oracle  the true model, never updated
+//	lqr     no model and no planner: the finite-horizon Riccati controller
+//	        of a known linear-quadratic problem (env.kind lq; lqr.go)
 //
 // These plan greedily with Ŵ (certainty equivalence), as the paper's
 // experiment did. Each estimator also has two variants that plan with the
@@ -71,5 +73,7 @@
 // first (the first action of env.actions), so a model that cannot tell
 // actions apart always plays the first one (with
 // planner.common_random_numbers, also a model that is the same for every
-// action, such as W = 0 with per-action features).
+// action, such as W = 0 with per-action features). In random mode over a
+// discrete set, planner.tie_break vote or mean chooses among equally valued
+// sequences by their first actions instead (rss.go).
 package agent

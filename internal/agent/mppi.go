@@ -24,11 +24,13 @@ import (
 // there is no separate control-cost term. Its value estimate is max_k R_k.
 // U stays in the box (a convex combination of clamped sequences). After
 // a decision, U shifts one step and its last action restarts at the box's
-// centre, where U starts in every episode.
+// centre, where U starts in every episode. With iterations I > 1 a
+// decision repeats the sample-and-reweight step I times, each round
+// perturbing the U the previous one left (K·I sequences in all).
 type mppi struct {
 	r         *Rollouts
 	box       *Box
-	k         int
+	k, iters  int
 	lambda    float64
 	std       []float64 // per action coordinate
 	da        int
@@ -51,7 +53,8 @@ func newMPPI(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Meth
 		return nil, fmt.Errorf("planner.mppi: samples, temperature and noise_std must be positive, got %d, %v, %v", m.Samples, m.Temperature, m.NoiseStd)
 	}
 	da, steps := len(box.Low), r.Steps()
-	p := &mppi{r: r, box: box, k: m.Samples, lambda: m.Temperature, da: da,
+	iters := max(m.Iterations, 1)
+	p := &mppi{r: r, box: box, k: m.Samples, iters: iters, lambda: m.Temperature, da: da,
 		std: box.halfWidths(m.NoiseStd), warmStart: newWarmStart(steps, box.centre()), weighted: make([]float64, steps*da),
 		seqs: make([]float64, m.Samples*steps*da), ret: make([]float64, m.Samples), act: make([][]float64, steps)}
 	p.Reset()
@@ -60,13 +63,25 @@ func newMPPI(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Meth
 
 func (p *mppi) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 	p.r.Begin(rng)
-	n := len(p.warm)
+	best := math.Inf(-1)
+	u := p.warm
+	for range p.iters {
+		best = max(best, p.round(sim, s, u, rng))
+		u = p.mean
+	}
+	return BoxAction, best
+}
+
+// round samples K sequences around u (V_0 = u), moves p.mean to their
+// weighted mean and returns their best value.
+func (p *mppi) round(sim Simulator, s, u []float64, rng *rand.Rand) float64 {
+	n := len(u)
 	best := math.Inf(-1)
 	for k := range p.k {
 		seq := p.seqs[k*n : (k+1)*n]
 		for j := range seq {
 			i := j % p.da
-			v := p.warm[j]
+			v := u[j]
 			if k > 0 {
 				v += p.std[i] * rng.NormFloat64()
 			}
@@ -98,7 +113,7 @@ func (p *mppi) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 	for j := range p.mean {
 		p.mean[j] = p.box.clamp(j%p.da, p.weighted[j]/total) // clamp away the rounding of the weighted mean
 	}
-	return BoxAction, best
+	return best
 }
 
 // MPPIConfig is the section planner.mppi: it configures model predictive path integral control (planner.kind
@@ -109,10 +124,12 @@ type MPPIConfig struct {
 	// NoiseStd is the standard deviation of the perturbations, in units of
 	// the box's half-width.
 	NoiseStd float64 `mapstructure:"noise_std" yaml:"noise_std" doc:"std of the perturbations, in half-widths of the box"`
+	// Iterations repeats the sample-and-reweight step within a decision.
+	Iterations int `mapstructure:"iterations" yaml:"iterations" doc:"sample-and-reweight rounds per decision (samples × iterations sequences in all)"`
 }
 
 // mppiDefaults are the defaults of planner.mppi.
-var mppiDefaults = &MPPIConfig{Samples: 32, Temperature: 0.3, NoiseStd: 1}
+var mppiDefaults = &MPPIConfig{Samples: 32, Temperature: 0.3, NoiseStd: 1, Iterations: 1}
 
 // mppiKind registers planner.kind mppi (see planner.go's registry).
 var mppiKind = Kind{Part: config.Part{Name: "mppi",
@@ -129,6 +146,9 @@ func validateMPPI(c *config.Config, bad config.Bad) {
 	}
 	inUnit(bad, "planner.mppi.temperature", k.Temperature, 0, 1e12, true)
 	inUnit(bad, "planner.mppi.noise_std", k.NoiseStd, 0, 1e3, true)
+	if k.Iterations < 1 || k.Iterations > 1000 {
+		bad("planner.mppi.iterations", "must lie in [1, 1000], got %d", k.Iterations)
+	}
 	if c.Env.ActionSpace != "box" {
 		bad("planner.kind", "mppi perturbs continuous actions and needs env.action_space: box (with a discrete set use rss or cem)")
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -60,51 +61,8 @@ func mppiOf(c *config.Planner) *MPPIConfig {
 	return new(MPPIConfig)
 }
 
-// Every planner finds the optimum a* = (0.5, −0.25) of the quadratic
-// problem (s = 0, g = (0.7, −0.35)) in one decision, to a tolerance stated
-// from its sampling:
-//   - rss: the best of 4000 uniform sequences in [−1, 1]² is the one nearest
-//     a*; P(none within 0.06) = exp(−4000·π·0.06²/4) ≈ 1e-5: tolerance 0.06.
-//   - cem: each refit to the 20 best of 200 shrinks σ by about 0.3, so
-//     after six σ ≈ 5e-4 and the elite mean is within about 1e-4: 0.002.
-//   - mppi: as K → ∞ the update is the mean of the proposal N(0, σ²I)
-//     tilted by exp(V/λ), μ' = (2·1.4/λ)a*/(1/σ² + 2·1.4/λ) = 0.99644·a*
-//     (σ = 1 half-width = 1, λ = 0.01). The tilted law has sd σ' = 0.06,
-//     and importance sampling it from N(0, I) leaves an effective sample
-//     size of about K/160 = 125, so a sampling error of about 0.005 per
-//     coordinate: tolerance 0.02 around μ' (4 standard errors).
-func TestPlannersFindQuadraticOptimum(t *testing.T) {
-	task := quadTask{g: []float64{0.7, -0.35}}
-	star := []float64{0.5, -0.25}
-	shrink := 2 * 1.4 / 0.01 / (1 + 2*1.4/0.01)
-	for _, c := range []struct {
-		kind string
-		want []float64
-		tol  float64
-	}{
-		{"rss", star, 0.06},
-		{"cem", star, 0.002},
-		{"mppi", []float64{shrink * star[0], shrink * star[1]}, 0.02},
-	} {
-		box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
-		pl, err := NewFromConfig(plannerConfig(c.kind), nil, box, task, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := []float64{0, 0}
-		ai, v := pl.Best(detDrift{}, s, rand.New(rand.NewPCG(7, 8)))
-		a := pl.Action(ai)
-		if d := math.Hypot(a[0]-c.want[0], a[1]-c.want[1]); ai != BoxAction || d > c.tol {
-			t.Errorf("%s: chose %v, want %v ± %v (distance %.4f)", c.kind, a, c.want, c.tol, d)
-		}
-		// The value estimate is that of an evaluated sequence: at most the
-		// optimum's, and at least that of a point within the tolerance.
-		opt := task.Reward(s, star) + task.Reward([]float64{star[0], star[1]}, star)
-		if v > opt+1e-12 || v < opt-1.4*c.tol*c.tol-1e-12 {
-			t.Errorf("%s: value %v, optimum %v", c.kind, v, opt)
-		}
-	}
-}
+// The planners' quality in closed loop is tested on configs/lq.yaml
+// against the exact optimum (runner.TestLQPlannersNearOptimum).
 
 // Over a discrete set, rss (constant mode) and cem pick the action nearest
 // a* = 0.5 from {−1, −0.5, 0, 0.4, 1}: 0.4, whose value is V(0.4).
@@ -166,8 +124,9 @@ func (q nanTask) Reward(s, a []float64) float64 {
 // A NaN value does not stall CEM: those sequences are neither elites nor
 // the value estimate, so CEM still finds the quadratic problem's optimum
 // a* (0.5 over a box, 0.4 of a discrete set) next to a region of NaN (a_0 >
-// 0.6, about 12% of the first round's samples), to the tolerance of
-// TestPlannersFindQuadraticOptimum; Planner.Err still reports the NaN.
+// 0.6, about 12% of the first round's samples), within 0.002 (each refit
+// to the 20 best of 200 shrinks σ by about 0.3, so after six σ ≈ 5e-4);
+// Planner.Err still reports the NaN.
 // When every value is NaN the distribution stays where it was and the
 // value is −∞.
 func TestCEMSkipsNonFiniteValues(t *testing.T) {
@@ -297,12 +256,19 @@ func (scaledDrift) Deterministic() bool { return true }
 // Planning allocates nothing per decision, for every kind.
 func TestPlannersDoNotAllocate(t *testing.T) {
 	box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
-	for _, kind := range []string{"rss", "cem", "mppi"} {
-		c := plannerConfig(kind)
+	for _, kind := range []string{"rss", "cem", "mppi", "cem-keep", "mppi-iterations", "rss-vote", "rss-mean"} {
+		c := plannerConfig(strings.Split(kind, "-")[0])
 		c.Tau, c.NRollouts, c.NSequences = 6, 3, 20
-		*cemOf(&c) = CEMConfig{Population: 20, Elites: 4, Iterations: 2, Alpha: 0.1, InitStd: 0.5, Beta: 2}
+		*cemOf(&c) = CEMConfig{Population: 20, Elites: 4, Iterations: 2, Alpha: 0.1, InitStd: 0.5, Beta: 2, KeepElites: kind == "cem-keep"}
 		mppiOf(&c).Samples = 20
-		pl, err := NewFromConfig(c, nil, box, bump, 2)
+		if kind == "mppi-iterations" {
+			mppiOf(&c).Iterations = 3
+		}
+		b, actions := box, [][]float64(nil)
+		if tb, ok := strings.CutPrefix(kind, "rss-"); ok {
+			c.TieBreak, b, actions = tb, nil, [][]float64{{1, 0}, {0, 1}, {-1, -1}}
+		}
+		pl, err := NewFromConfig(c, actions, b, bump, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -369,6 +335,30 @@ func TestColouredNoiseCovariance(t *testing.T) {
 		}
 		if c.beta == 2 && want[1]/total < 0.5 {
 			t.Errorf("β = 2 noise has lag-1 correlation %v, want strongly positive", want[1]/total)
+		}
+	}
+}
+
+// With keep_elites, CEM scores the warm start itself: on the quadratic
+// problem with s = g = 0 the warm start (the box's centre, a = 0) is the
+// optimum, so the value estimate is exactly its value, 0; without it, no
+// sampled sequence hits 0 exactly and the estimate is below.
+func TestCEMKeepElitesScoresWarmStart(t *testing.T) {
+	task := quadTask{g: []float64{0, 0}}
+	box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
+	for _, keep := range []bool{false, true} {
+		c := plannerConfig("cem")
+		*cemOf(&c) = CEMConfig{Population: 8, Elites: 2, Iterations: 3, Alpha: 0, InitStd: 0.5, KeepElites: keep}
+		pl, err := NewFromConfig(c, nil, box, task, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, v := pl.Best(detDrift{}, []float64{0, 0}, rand.New(rand.NewPCG(5, 6)))
+		if keep && v != 0 {
+			t.Errorf("keep_elites: value %v, want 0 (the warm start's)", v)
+		}
+		if !keep && !(v < 0) {
+			t.Errorf("without keep_elites: value %v, want < 0", v)
 		}
 	}
 }

@@ -17,7 +17,8 @@ import (
 // and stops, and the last state x_{τ−1} is scored with the last action held
 // (with a reward of the state alone, as in the paper, that is Σ_{t<τ}
 // r(x_t)). A deterministic simulator is rolled out once: its mean is that
-// rollout. With common random numbers every sequence of one decision
+// rollout. A Task that is env.Shaped adds its potential Φ at each
+// rollout's last state. With common random numbers every sequence of one decision
 // replays the same noise (Begin draws its seeds).
 type Rollouts struct {
 	Task env.Task
@@ -33,13 +34,15 @@ type Rollouts struct {
 	crn          *rand.PCG
 	crnRand      *rand.Rand
 	s1, s2       uint64
-	bad          bool // a rollout's value was not finite
-	ends         bool // Task.Terminates()
+	bad          bool       // a rollout's value was not finite
+	ends         bool       // Task.Terminates()
+	shaped       env.Shaped // the task's potential, added at a rollout's last state; nil: none
 }
 
 func newRollouts(task env.Task, tau, n int, crn bool, ds int) *Rollouts {
 	pcg := rand.NewPCG(0, 0)
-	return &Rollouts{Task: task, Tau: tau, N: n, CRN: crn, ends: task.Terminates(),
+	shaped, _ := task.(env.Shaped)
+	return &Rollouts{Task: task, Tau: tau, N: n, CRN: crn, ends: task.Terminates(), shaped: shaped,
 		x: make([]float64, ds), next: make([]float64, ds), crn: pcg, crnRand: rand.New(pcg)}
 }
 
@@ -100,6 +103,9 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 				}
 			}
 			v += r.Task.Reward(r.x, act[min(t, last)])
+		}
+		if r.shaped != nil {
+			v += r.shaped.Potential(r.x)
 		}
 		total += v
 	}

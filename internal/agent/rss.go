@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/smrl-dev/smrl/internal/config"
 )
@@ -13,8 +14,26 @@ import (
 // sequences, each action uniform over the set or the box. The first action
 // of the best candidate is played; ties go to the candidate listed (or
 // drawn) first. It has no warm start.
+//
+// In random mode over a discrete set, planner.tie_break chooses among the
+// first actions differently: "first" as above (the SMRL authors'); "vote"
+// the first action most frequent among the sequences of the best value
+// v* = max_j V_j,
+//
+//	argmax_a #{j : V_j = v*, a_0^j = a};
+//
+// "mean" the first action whose sequences have the highest mean value,
+//
+//	argmax_a mean{V_j : a_0^j = a}  (over the actions drawn first at least once);
+//
+// both break their own ties by the order of the set. The draws are the
+// same for every rule, so "first" is unchanged by the others' existence.
+// With a value that can only take few levels (CartPole's survival count
+// over 10 steps), many sequences reach the best level and "first" plays
+// the first action of whichever was drawn first: a coin flip.
 type rss struct {
 	mode       string // "constant" or "random"
+	tieBreak   string // "first", "vote" or "mean"
 	nSequences int
 	actions    [][]float64
 	box        *Box
@@ -24,6 +43,9 @@ type rss struct {
 	act    [][]float64 // the actions of the candidate being valued, per step
 	boxSeq [][]float64 // box: the sampled sequence's actions
 	chosen []float64   // box: the first action of the best sequence (Result)
+	votes  []int       // vote: per first action, the best-valued sequences
+	count  []int       // mean: per first action, the sequences
+	sum    []float64   // mean: per first action, the sum of their values
 }
 
 func newRSS(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error) {
@@ -36,8 +58,18 @@ func newRSS(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Metho
 	if box != nil && c.Mode != "random" {
 		return nil, fmt.Errorf("planner.mode: a box of continuous actions needs random mode, got %q", c.Mode)
 	}
+	tb := c.TieBreak
+	if tb == "" {
+		tb = "first"
+	}
+	if tb != "first" && tb != "vote" && tb != "mean" {
+		return nil, fmt.Errorf("planner.tie_break: unknown tie-break %q", tb)
+	}
+	if tb != "first" && (box != nil || c.Mode != "random") {
+		return nil, fmt.Errorf("planner.tie_break: %q needs random mode over a discrete action set", tb)
+	}
 	steps := r.Steps()
-	p := &rss{mode: c.Mode, nSequences: c.NSequences, actions: actions, box: box, r: r,
+	p := &rss{mode: c.Mode, tieBreak: tb, nSequences: c.NSequences, actions: actions, box: box, r: r,
 		seq: make([]int, steps), act: make([][]float64, steps)}
 	if box != nil {
 		p.boxSeq = make([][]float64, steps)
@@ -45,6 +77,8 @@ func newRSS(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Metho
 			p.boxSeq[t] = make([]float64, len(box.Low))
 		}
 		p.chosen = make([]float64, len(box.Low))
+	} else {
+		p.votes, p.count, p.sum = make([]int, len(actions)), make([]int, len(actions)), make([]float64, len(actions))
 	}
 	return p, nil
 }
@@ -84,6 +118,11 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 		}
 		return BoxAction, bestValue
 	}
+	if p.tieBreak != "first" {
+		clear(p.votes)
+		clear(p.count)
+		clear(p.sum)
+	}
 	for j := 0; j < p.nSequences; j++ {
 		for t := range p.seq {
 			p.seq[t] = rng.IntN(len(p.actions))
@@ -93,6 +132,29 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 		v := p.r.Value(sim, s, p.act, rng)
 		if j == 0 || v > bestValue {
 			best, bestValue = first, v
+			clear(p.votes)
+		}
+		if p.tieBreak != "first" {
+			if v == bestValue {
+				p.votes[first]++
+			}
+			p.count[first]++
+			p.sum[first] += v
+		}
+	}
+	switch p.tieBreak {
+	case "vote":
+		best = argmaxInt(p.votes)
+	case "mean":
+		best = -1
+		var m float64
+		for i, n := range p.count {
+			if n == 0 {
+				continue
+			}
+			if mi := p.sum[i] / float64(n); best < 0 || mi > m {
+				best, m = i, mi
+			}
 		}
 	}
 	return best, bestValue
@@ -101,17 +163,38 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 // rssKind registers planner.kind rss (see planner.go's registry).
 var rssKind = Kind{Part: config.Part{Name: "rss",
 	Doc:  "random sampling shooting (the paper's): constant mode plays each action throughout, random mode samples planner.n_sequences sequences",
-	Uses: []string{"planner.mode"}, Validate: validateRSS},
+	Uses: []string{"planner.mode", "planner.tie_break"}, Validate: validateRSS},
 	Build: newRSS}
 
 func validateRSS(c *config.Config, bad config.Bad) {
 	if c.Env.ActionSpace == "box" && c.Planner.Mode != "random" {
 		bad("planner.mode", "must be random for a box of continuous actions (env.action_space: box), got %q", c.Planner.Mode)
 	}
+	p := c.Planner
+	if !slices.Contains(tieBreaks, p.TieBreak) {
+		bad("planner.tie_break", "unknown tie-break %q (known: %v)", p.TieBreak, tieBreaks)
+	} else if p.TieBreak != "first" && (p.Mode != "random" || c.Env.ActionSpace != "discrete") {
+		bad("planner.tie_break", "%q applies to planner.kind rss in mode random over a discrete action set (env.action_space: discrete), got mode %s, action space %s; use first",
+			p.TieBreak, p.Mode, c.Env.ActionSpace)
+	}
 	c.CheckSequenceMemory(bad, "planner.tau", 1)
 }
+
+// tieBreaks are the values of planner.tie_break.
+var tieBreaks = []string{"first", "vote", "mean"}
 
 func init() {
 	config.Register(config.Part{Group: "planner.mode", Name: "constant", Doc: "one rollout set per action, that action throughout (the paper's)"})
 	config.Register(config.Part{Group: "planner.mode", Name: "random", Doc: "planner.n_sequences random action sequences; the first action of the best", Uses: []string{"planner.n_sequences"}})
+}
+
+// argmaxInt returns the index of the largest entry, the first of equals.
+func argmaxInt(x []int) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
 }

@@ -16,7 +16,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -50,6 +49,11 @@ type Config struct {
 	LDS        LDS        `mapstructure:"lds" yaml:"lds"`
 	Confidence Confidence `mapstructure:"confidence" yaml:"confidence"`
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
+	CV         CV         `mapstructure:"cv" yaml:"cv"`
+	Stats      Stats      `mapstructure:"stats" yaml:"stats"`
+	// LambdaCV is true when lambda is the word cv (validate_stats.go);
+	// Lambda is then 0 and not used.
+	LambdaCV bool `mapstructure:"-" yaml:"-"`
 
 	// parts holds the values of the registered parts' sections, by path
 	// ("env.cartpole"): see Section.
@@ -140,6 +144,12 @@ type Planner struct {
 	// Rollout is how rollouts draw next states: "sample" from the model, or
 	// "mean", the model's mean next state (the authors' "deterministic").
 	Rollout string `mapstructure:"rollout" yaml:"rollout"`
+	// TieBreak is how rss random mode over a discrete action set chooses
+	// among sequences of equal value: "first" (the sequence drawn first,
+	// the SMRL authors'), "vote" (the first action most common among the
+	// best-valued sequences) or "mean" (the first action whose sequences
+	// have the highest mean value). Part rss owns it.
+	TieBreak string `mapstructure:"tie_break" yaml:"tie_break"`
 	// Section is the selected kind's own section (planner.<kind>, a
 	// pointer to the struct its part registers), nil when it has none.
 	Section any `mapstructure:"-" yaml:"-"`
@@ -298,9 +308,9 @@ func Load(opt Options) (*Config, error) {
 		paths = append([]string{opt.Path}, paths...)
 	}
 	for i, path := range paths {
-		data, err := os.ReadFile(path)
+		data, err := readFile(path)
 		if err != nil {
-			return nil, errs.Invalid(fmt.Errorf("reading config: %w", err))
+			return nil, err
 		}
 		if err := oneDocument(path, data); err != nil {
 			return nil, err
@@ -335,7 +345,10 @@ func Load(opt Options) (*Config, error) {
 		if !ok || !strings.HasPrefix(name, "SMRL_") {
 			continue
 		}
-		key := envKey(v, strings.TrimPrefix(name, "SMRL_"))
+		key := ""
+		if suffix := strings.TrimPrefix(name, "SMRL_"); envSuffixCase(suffix) {
+			key = envKey(v, suffix)
+		}
 		if key == "" {
 			if opt.Warn != nil && !slices.Contains(NonConfigEnv, name) {
 				opt.Warn(misspeltEnv(v, name))
@@ -343,6 +356,9 @@ func Load(opt Options) (*Config, error) {
 			continue
 		}
 		x, err := parseEnv(fieldType(key), val)
+		if key == "lambda" && strings.TrimSpace(val) == LambdaCVWord {
+			x, err = LambdaCVWord, nil
+		}
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s=%q: %s %v", name, val, key, err))
 		}
@@ -377,10 +393,15 @@ func Load(opt Options) (*Config, error) {
 		v.Set(s.Key, s.Value)
 		sources[s.Key], origins[s.Key], rank[s.Key] = s.Source, s.Source, len(paths)+3
 	}
+	lambdaCV := isLambdaCV(v.Get("lambda"))
+	if lambdaCV {
+		v.Set("lambda", 0.0)
+	}
 	c, err := decode(v, source)
 	if err != nil {
 		return nil, err
 	}
+	c.LambdaCV = lambdaCV
 	c.allAgents, c.rank = opt.IgnoreAgents, rank
 	if err := c.resolveAliases(sources, origins); err != nil {
 		return nil, errs.Invalid(attribute(err, strings.Join(paths, ", "), sources))
@@ -555,11 +576,11 @@ func toStrings(x any) []string {
 // misspeltEnv is the warning for an SMRL_* variable that names no config
 // key, with the closest variable that does.
 func misspeltEnv(v *viper.Viper, name string) string {
-	var cands []string
+	cands := slices.Clone(NonConfigEnv)
 	for _, k := range v.AllKeys() {
 		cands = append(cands, "SMRL_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_")))
 	}
-	return fmt.Sprintf("warning: %s is not a config key and is ignored; did you mean %s?", name, closest(name, cands))
+	return fmt.Sprintf("warning: %s is not a config key and is ignored; did you mean %s?", name, closest(strings.ToUpper(name), cands))
 }
 
 // closest returns the candidate nearest to name in edit distance (the
@@ -567,7 +588,8 @@ func misspeltEnv(v *viper.Viper, name string) string {
 func closest(name string, cands []string) string {
 	best, dist := "", -1
 	for _, c := range cands {
-		if d := editDistance(name, c); dist < 0 || d < dist {
+		// Case does not count: PLANNER.TAU is planner.tau mistyped.
+		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); dist < 0 || d < dist {
 			best, dist = c, d
 		}
 	}
@@ -665,8 +687,11 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		return n, nil
 	case reflect.Float64:
 		x, err := strconv.ParseFloat(val, 64)
-		if err != nil {
-			return nil, fmt.Errorf("must be a number")
+		if err != nil || !decimal(val) && !math.IsNaN(x) && !math.IsInf(x, 0) {
+			return nil, fmt.Errorf("must be a number in decimal notation (such as 0.5 or 1e-3)")
+		}
+		if underflows(val) {
+			return nil, fmt.Errorf("is too small for a float64: it would be 0")
 		}
 		return x, nil
 	case reflect.Bool:
@@ -1054,8 +1079,14 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 			return fail(fmt.Sprintf("a whole number in [0, %d]", uint64(math.MaxUint64)))
 		}
 	case reflect.Float64:
-		if tag != "!!int" && tag != "!!float" {
+		if key == "lambda" && tag == "!!str" && n.Value != LambdaCVWord {
+			return &LineError{n.Line, key, lambdaCVText(n.Value)}
+		}
+		if tag != "!!int" && tag != "!!float" && !(key == "lambda" && n.Value == LambdaCVWord) {
 			return fail("a number")
+		}
+		if underflows(n.Value) {
+			return &LineError{n.Line, key, fmt.Sprintf("%s is too small for a float64: it would be 0", n.Value)}
 		}
 	case reflect.Bool:
 		if tag != "!!bool" {
@@ -1071,7 +1102,7 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 		// A number is fine as text (a name such as 2024); true, false, a
 		// date or null would reach the key as something else than what
 		// was written.
-		if tag != "!!str" && tag != "!!int" && tag != "!!float" {
+		if tag != "!!str" && !numberAsText(tag, n.Value) {
 			return fail(fmt.Sprintf("text (quote it if you mean it: \"%s\")", n.Value))
 		}
 	}
@@ -1172,7 +1203,10 @@ func encodeYAML(root *yaml.Node) ([]byte, error) {
 	if err := enc.Encode(root); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), enc.Close()
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // yamlNode is the snapshot's YAML tree (see YAML): the keys of c that one
@@ -1184,6 +1218,13 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 	var root yaml.Node
 	if err := root.Encode(c); err != nil {
 		return nil, err
+	}
+	if c.LambdaCV {
+		// lambda holds the placeholder 0: write the word, so that the
+		// snapshot loads as the config the run had.
+		if n := mappingValue(&root, "lambda"); n != nil {
+			n.Tag, n.Value, n.Style = "!!str", LambdaCVWord, 0
+		}
 	}
 	for _, path := range sectionPaths() {
 		v, ok := c.parts[path]

@@ -140,7 +140,7 @@ func TestBadConfigs(t *testing.T) {
 		{"cem alpha", "planner:\n  kind: cem\n  cem:\n    alpha: 1.5\n", "planner.cem.alpha: must lie in [0, 1], got 1.5"},
 		{"mppi temperature", "env:\n  action_space: box\nplanner:\n  kind: mppi\n  mppi:\n    temperature: 0\n", "planner.mppi.temperature: must lie in (0, 1e+12], got 0"},
 		{"cem typo", "planner:\n  cem:\n    elite: 3\n", `line 3: unknown key "elite" in planner.cem`},
-		{"pendulum torque", "env:\n  kind: pendulum\n  pendulum:\n    max_torque: -1\n", "env.pendulum.max_torque: must be a finite number in (0, 1e6], got -1"},
+		{"pendulum torque", "env:\n  kind: pendulum\n  pendulum:\n    max_torque: -1\n", "env.pendulum.max_torque: must lie in [1e-6, 1e6], got -1"},
 		{"pendulum noise", "env:\n  kind: pendulum\n  pendulum:\n    noise: cauchy\n", `env.pendulum.noise: unknown noise "cauchy"`},
 		{"mountain car start", "env:\n  kind: mountain-car\n  mountain_car:\n    init_high: 0.5\n", "env.mountain_car.init_low: want min_position <= init_low <= init_high < goal_position"},
 		{"model target", "env:\n  kind: pendulum\nmodel:\n  target: velocity\n", `model.target: unknown target "velocity"`},

@@ -43,7 +43,7 @@ func TestNumericBounds(t *testing.T) {
 		{"env:\n  features: {kind: rff, dim: 10000}\n  w0: [[1]]\n", "env.features.dim: the agents' model has 1 × 1 statistics and d_phi = 10000 features, for which agent sm holds 2e+08 numbers"},
 		{"env:\n  kind: cartpole\nplanner:\n  mode: random\nmodel:\n  family: [relu-mog]\n  features: {kind: rff, dim: 3000, length: 1}\n",
 			"model.features.dim: the agents' model has 4 × 3 statistics and d_phi = 3000 features, for which agent sm holds 6.48e+08 numbers"},
-		{"agents: [mle]\nenv:\n  features: {kind: rff, dim: 4000}\n", "agent mle holds 4.8e+07 numbers"},
+		{"agents: [mle]\nenv:\n  features: {kind: rff, dim: 4000}\n", "agent mle holds 6.4e+07 numbers"},
 		{"env:\n  kind: cartpole\n  cartpole: {x_threshold: 1e300}\nplanner:\n  mode: random\n", "env.cartpole.x_threshold: must lie in [1e-6, 1e6]"},
 		{"env:\n  kind: cartpole\n  cartpole: {gravity: 1e300}\nplanner:\n  mode: random\n", "env.cartpole.gravity: must lie in [1e-6, 1e6]"},
 		{"env:\n  kind: cartpole\n  cartpole: {noise: next_state, density: none}\nplanner:\n  mode: random\n", "env.cartpole.density: noise next_state needs a density"},

@@ -75,14 +75,21 @@ func KeyType(key string) (reflect.Type, error) {
 
 // ParseValue parses text as a value of key, as an SMRL_* variable is
 // parsed: an integer key needs an integer, a list key a comma-separated
-// list or a YAML flow sequence ("[[1, -1]]"). The value is an int64,
-// uint64, float64, bool, string or a slice of the key's element type.
+// list or a YAML flow sequence ("[[1, -1]]"); lambda may be the word cv.
+// The value is an int64, uint64, float64, bool, string or a slice of the
+// key's element type.
 func ParseValue(key, text string) (any, error) {
 	t, err := KeyType(key)
 	if err != nil {
 		return nil, err
 	}
+	if key == "lambda" && strings.TrimSpace(text) == LambdaCVWord {
+		return LambdaCVWord, nil // --set lambda=cv, a sweep's lambda=1e-4,cv
+	}
 	v, err := parseEnv(t, text)
+	if err != nil && key == "lambda" {
+		return nil, errs.Invalid(fmt.Errorf("%s: %s", key, lambdaCVText(strings.TrimSpace(text))))
+	}
 	if err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %q %v", key, strings.TrimSpace(text), err))
 	}
@@ -97,6 +104,9 @@ func DecodeValue(key string, n *yaml.Node) (any, error) {
 	t, err := KeyType(key)
 	if err != nil {
 		return nil, err
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias // decoded as what it names
 	}
 	if err := checkNode(n, t, key); err != nil {
 		return nil, errs.Invalid(err)

@@ -75,6 +75,9 @@ type Part struct {
 	Stats     int
 	ConstantC bool
 	C         func(c *Config) string
+	// LambdaCV, of an agent, marks one that can choose its λ by
+	// cross-validation at every refit (lambda: cv; see cv.grid, cv.folds).
+	LambdaCV bool
 	// Validate checks the part's keys (Section's value is Section(c,
 	// p.Section)) and what it requires of the rest of c. It runs only when
 	// the part is selected.
@@ -392,10 +395,18 @@ func (c *Config) validateParts(bad Bad, agents bool) {
 			continue
 		}
 		names := Names(g.Key)
+		// The first unknown name, with how many more there are: a list
+		// of 100 000 made a 5 MB error line.
+		var unknown []string
+		seen := map[string]bool{}
 		for _, v := range c.groupValues(g.Key) {
-			if !slices.Contains(names, v) {
-				bad(g.Key, "unknown %s %q (known: %v)", g.Noun, v, names)
+			if !slices.Contains(names, v) && !seen[v] {
+				unknown = append(unknown, v)
 			}
+			seen[v] = true
+		}
+		if len(unknown) > 0 {
+			bad(g.Key, "unknown %s %q%s (known: %v)", g.Noun, clip(unknown[0]), andMore(len(unknown)), names)
 		}
 	}
 	for _, p := range allParts() {

@@ -45,3 +45,14 @@ func BenchmarkRead1e6(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAppendLog is the cost per transition of --save-transitions: one
+// line of a transitions log of a 4-D state and 1-D action.
+func BenchmarkAppendLog(b *testing.B) {
+	s, a, next := []float64{0.1, -0.2, 0.03, 1.5}, []float64{1}, []float64{0.11, -0.19, 0.031, 1.45}
+	buf := make([]byte, 0, 1<<20)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf = AppendLog(buf[:0], "sm", 3, 12, 150, s, a, next, 1, false)
+	}
+}

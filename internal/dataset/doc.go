@@ -23,9 +23,10 @@
 // inferred from the header. Column names are case-sensitive.
 //
 // Each data line must have exactly as many fields as the header. A field is a
-// floating-point number in any syntax accepted by strconv.ParseFloat (for
-// example 1, -0.25, 3e-8 or 0x1p-4); NaN and ±Inf are rejected, as are
-// numbers too large for a float64 (a number too small underflows to zero).
+// floating-point number in decimal notation (for example 1, -0.25 or 3e-8;
+// not the hexadecimal 0x1p-4 or the underscored 1_0 that strconv.ParseFloat
+// also takes); NaN and ±Inf are rejected, as are numbers too large for a
+// float64 (a number too small underflows to zero).
 //
 // Whitespace around header names and fields is ignored, including whitespace
 // inside quotes; a quoted field must still begin and end with its quote, as

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -25,19 +26,24 @@ const headerHint = "(header must be s,a,s_next or s0,…,a0,…,s_next0,…)"
 // form "name line N: what is wrong". An error returned by r itself does not
 // wrap errs.ErrInvalidInput.
 func Read(r io.Reader, name string) (*Transitions, error) {
-	return read(r, name, sizeHint(r))
+	return read(r, name, sizeHint(r), Filter{})
 }
 
 // ReadFile reads the data set in the file at path, which is also the name
 // used in error messages (see Read). If the file cannot be opened, or is a
 // directory, the error wraps errs.ErrInvalidInput.
-func ReadFile(path string) (*Transitions, error) {
-	f, err := os.Open(path)
+func ReadFile(path string) (*Transitions, error) { return ReadFileFilter(path, Filter{}) }
+
+// ReadFileFilter is ReadFile keeping only the transitions that f selects,
+// which needs the run columns of a transitions log (LogHeader). A file
+// whose name ends in .gz is read through gzip.
+func ReadFileFilter(path string, f Filter) (*Transitions, error) {
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	defer fh.Close()
+	fi, err := fh.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
@@ -48,7 +54,15 @@ func ReadFile(path string) (*Transitions, error) {
 	if fi.Mode().IsRegular() {
 		hint = fi.Size()
 	}
-	return read(f, path, hint)
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(fh)
+		if err != nil {
+			return nil, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+		}
+		defer zr.Close()
+		return read(zr, path, -1, f)
+	}
+	return read(fh, path, hint, f)
 }
 
 // sizeHint returns the number of bytes left in r if r can tell cheaply,
@@ -80,7 +94,7 @@ type parser struct {
 
 // read implements Read. hint is the number of bytes in r, or negative if
 // unknown; it is only used to size the slices up front.
-func read(r io.Reader, name string, hint int64) (*Transitions, error) {
+func read(r io.Reader, name string, hint int64, f Filter) (*Transitions, error) {
 	if name == "" {
 		name = "input"
 	}
@@ -116,11 +130,19 @@ func read(r io.Reader, name string, hint int64) (*Transitions, error) {
 	for i, s := range rec {
 		p.names[i] = strings.TrimSpace(s)
 	}
-	ds, da, msg := parseHeader(p.names)
+	lead, trail, msg := runColumns(p.names)
 	if msg != "" {
 		return nil, p.errorf(1, "%s %s", msg, headerHint)
 	}
-	ncols := 2*ds + da
+	if f.any() && lead == 0 {
+		return nil, p.errorf(1, "a filter (agent, seeds, episodes) needs the columns %s of a run's transitions.csv, which the file does not have", strings.Join(runLead, ","))
+	}
+	ds, da, msg := parseHeader(p.names[lead : len(p.names)-trail])
+	if msg != "" {
+		return nil, p.errorf(1, "%s %s", msg, headerHint)
+	}
+	ncols := lead + 2*ds + da + trail
+	core := lead + 2*ds + da // end of the s, a, s_next columns
 	prevEnd := endLine(p.cr, rec)
 	headerEnd := p.cr.InputOffset()
 
@@ -157,27 +179,39 @@ func read(r io.Reader, name string, hint int64) (*Transitions, error) {
 			t.A = make([]float64, 0, n*da)
 			t.Next = make([]float64, 0, n*ds)
 		}
-		for j := range ds {
+		if lead+trail > 0 {
+			keep, err := p.runCells(rec, lead, core, f)
+			if err != nil {
+				return nil, err
+			}
+			if !keep {
+				continue
+			}
+		}
+		for j := lead; j < lead+ds; j++ {
 			v, err := p.parse(rec, j)
 			if err != nil {
 				return nil, err
 			}
 			t.S = append(t.S, v)
 		}
-		for j := ds; j < ds+da; j++ {
+		for j := lead + ds; j < lead+ds+da; j++ {
 			v, err := p.parse(rec, j)
 			if err != nil {
 				return nil, err
 			}
 			t.A = append(t.A, v)
 		}
-		for j := ds + da; j < ncols; j++ {
+		for j := lead + ds + da; j < core; j++ {
 			v, err := p.parse(rec, j)
 			if err != nil {
 				return nil, err
 			}
 			t.Next = append(t.Next, v)
 		}
+	}
+	if t.Len() == 0 && f.any() {
+		return nil, errs.Invalid(fmt.Errorf("%s: no transitions match the filter %s", name, f))
 	}
 	if t.Len() == 0 {
 		return nil, errs.Invalid(fmt.Errorf("%s: no transitions after the header", name))
@@ -223,7 +257,7 @@ func isBlank(rec []string) bool {
 func (p *parser) parse(rec []string, j int) (float64, error) {
 	s := strings.TrimSpace(rec[j])
 	v, err := strconv.ParseFloat(s, 64)
-	if err == nil && v-v == 0 { // v-v is NaN for NaN and ±Inf
+	if err == nil && v-v == 0 && decimal(s) { // v-v is NaN for NaN and ±Inf
 		return v, nil
 	}
 	var msg string
@@ -234,6 +268,8 @@ func (p *parser) parse(rec []string, j int) (float64, error) {
 		msg = quote(s) + " is too large for a float64"
 	case err != nil:
 		msg = quote(s) + " is not a number"
+	case v-v == 0:
+		msg = quote(s) + " is not a number in decimal notation (digits, sign, point, exponent)"
 	case v != v:
 		msg = "NaN is not allowed"
 	case v > 0:
@@ -345,3 +381,7 @@ func quote(s string) string {
 	}
 	return strconv.Quote(s[:n]) + "…"
 }
+
+// decimal reports whether s is written in decimal notation: digits, sign,
+// point, exponent. strconv.ParseFloat also takes 0x1p-2 and 1_0.
+func decimal(s string) bool { return s != "" && strings.Trim(s, "0123456789+-.eE") == "" }

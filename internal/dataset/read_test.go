@@ -89,7 +89,7 @@ func TestReadValid(t *testing.T) {
 		},
 		{
 			name: "number syntax",
-			in:   "s,a,s_next\n-0,1e-3,0x1p-2\n+5,.5,5.\n1e-400,4.9e-324,-1.7976931348623157e308\n",
+			in:   "s,a,s_next\n-0,1e-3,0.25\n+5,.5,5.\n1e-400,4.9e-324,-1.7976931348623157e308\n",
 			want: Transitions{StateDim: 1, ActionDim: 1,
 				S:    []float64{math.Copysign(0, -1), 5, 0},
 				A:    []float64{1e-3, 0.5, 5e-324},
@@ -172,6 +172,9 @@ func TestReadInvalid(t *testing.T) {
 		{"comma decimal", h + "\"1,5\",2,3\n", `data.csv line 2 column "s": "1,5" is not a number`},
 		{"indexed column name", "s0,s1,s2,a0,a1,s_next0,s_next1,s_next2\n1,2,3,4,5,6,7,x\n", `data.csv line 2 column "s_next2": "x" is not a number`},
 		{"CRLF bad value", "s,a,s_next\r\n1,2,3\r\n4,x,6\r\n", `data.csv line 3 column "a": "x" is not a number`},
+		// Issue 19, item 12: forms strconv.ParseFloat takes that no data file means.
+		{"hexadecimal", h + "1,2,0x1p-2\n", `data.csv line 2 column "s_next": "0x1p-2" is not a number in decimal notation (digits, sign, point, exponent)`},
+		{"underscored", h + "1_0,2,3\n", `data.csv line 2 column "s": "1_0" is not a number in decimal notation (digits, sign, point, exponent)`},
 		{"long value", h + "1,2," + strings.Repeat("9", 30) + strings.Repeat("z", 30) + "\n",
 			`data.csv line 2 column "s_next": "` + strings.Repeat("9", 30) + strings.Repeat("z", 10) + `"… is not a number`},
 		{"value after multi-line field", h + "1,\"2\n\",3\n4,5,x\n", `data.csv line 4 column "s_next": "x" is not a number`},

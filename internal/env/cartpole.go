@@ -309,6 +309,18 @@ func stepBounds(bad config.Bad, section string, dt, gravity float64) {
 	}
 }
 
+// physicsConstant reports (through bad) a physics constant of section
+// (env.pendulum, env.mountain_car) outside [config.MinPhysics,
+// config.MaxPhysics] or not finite: "> 0" let a subnormal mass (1e-320)
+// through, which then failed deep inside the run (exit 1, with a hint
+// about lambda), because the dynamics divide by it and the model's
+// coordinate scales derive from it.
+func physicsConstant(bad config.Bad, section, key string, v float64) {
+	if !(v >= config.MinPhysics && v <= config.MaxPhysics) || !finite(v) {
+		bad(section+"."+key, "must lie in [1e-6, 1e6], got %v: the dynamics divide by it or scale by it, and under- or overflow beyond", v)
+	}
+}
+
 // physicsNoise are the noise kinds of the physical environments with two
 // state variables.
 var physicsNoise = []string{"none", "normal"}

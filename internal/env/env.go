@@ -22,6 +22,11 @@
 //	          r = −(θ² + 0.1θ̇² + 0.001u²), never terminates
 //	mountain-car  Gymnasium's MountainCarContinuous-v0, r = −0.1a² per step
 //	          and 100 on reaching the goal, which is terminal
+//	lq        linear dynamics s' = A s + B a + σε, r = −(sᵀQs + aᵀRa), box
+//	          actions, never terminates (the lqr agent plays its optimum)
+//	acrobot   Gymnasium's Acrobot-v1, observation (cos θ1, sin θ1, cos θ2,
+//	          sin θ2, θ̇1, θ̇2), r = −1 per step until the tip is above
+//	          the bar, which is terminal
 //
 // Adding a kind is one file with a Builder plus one line in kinds (and its
 // config section and catalog entry in package config).
@@ -47,6 +52,18 @@ type Task interface {
 	Terminal(s []float64) (done bool, bonus float64)
 	// Terminates reports whether any state can be terminal.
 	Terminates() bool
+}
+
+// Shaped is a Task that also gives its planners a potential Φ(s): a
+// planner adds Φ of a rollout's last state to the rollout's return. That
+// is potential-based shaping, r + Φ(s') − Φ(s) summed along the rollout
+// (Ng, Harada and Russell 1999; the −Φ(s_h) term is the same for every
+// sequence of a decision and is dropped), which leaves the optimal policy
+// of the infinite problem unchanged and gives a short lookahead a
+// terminal value where the reward is flat. Episode returns never include
+// it.
+type Shaped interface {
+	Potential(s []float64) float64
 }
 
 // Simulator draws s' ~ P(· | s, a) into out. It is not safe for concurrent
@@ -130,6 +147,8 @@ func init() {
 		cartPoleKind,
 		pendulumKind,
 		mountainCarKind,
+		lqKind,
+		acrobotKind,
 	)
 }
 

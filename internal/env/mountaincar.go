@@ -108,9 +108,7 @@ func validateMountainCar(c *config.Config, bad config.Bad) {
 		key string
 		v   float64
 	}{{"power", p.Power}, {"max_speed", p.MaxSpeed}} {
-		if !(k.v > 0) || !finite(k.v) || k.v > 1e6 {
-			bad("env.mountain_car."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
-		}
+		physicsConstant(bad, "env.mountain_car", k.key, k.v)
 	}
 	for _, k := range []struct {
 		key string

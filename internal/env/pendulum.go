@@ -113,9 +113,7 @@ func validatePendulum(c *config.Config, bad config.Bad) {
 		v   float64
 	}{{"gravity", p.Gravity}, {"mass", p.Mass}, {"length", p.Length}, {"dt", p.DT},
 		{"max_speed", p.MaxSpeed}, {"max_torque", p.MaxTorque}} {
-		if !(k.v > 0) || !finite(k.v) || k.v > 1e6 {
-			bad("env.pendulum."+k.key, "must be a finite number in (0, 1e6], got %v", k.v)
-		}
+		physicsConstant(bad, "env.pendulum", k.key, k.v)
 	}
 	stepBounds(bad, "env.pendulum", p.DT, p.Gravity)
 	if !(p.InitTheta >= 0) || p.InitTheta > math.Pi {

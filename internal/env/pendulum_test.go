@@ -25,6 +25,12 @@ func physicsConfig(t *testing.T, kind string) *config.Config {
 		c.Env.ActionLow, c.Env.ActionHigh = []float64{-2}, []float64{2}
 	case "mountain-car":
 		c.Env.Horizon = 999
+	case "lq":
+		c.Env.Horizon = 30
+		c.Planner.Kind = "cem"
+	case "acrobot":
+		c.Env.Horizon = 500
+		c.Planner.Kind = "cem"
 	}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)

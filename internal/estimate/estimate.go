@@ -55,14 +55,27 @@ func ParseMethods(list []string) ([]string, error) {
 type Options struct {
 	// Methods are the estimators to run, in output order; nil means all.
 	Methods []string
-	// Data is a CSV file of transitions; empty means draw
+	// Data is a CSV file of transitions (a data set or a run's
+	// transitions log, see package dataset); empty means draw
 	// config.Estimate.N transitions from the true model.
 	Data string
+	// Filter selects the rows of a transitions log in Data.
+	Filter dataset.Filter
 	// Progress, when not nil, receives a line on the current step every
 	// ProgressEvery (default 5 s) while the estimate runs; nothing when it
 	// finishes sooner.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	// SE selects the standard errors (see SEOptions).
+	SE SEOptions
+}
+
+// SEOptions selects the standard errors of the estimates: sm and lds
+// report sandwich (Godambe / White HC0) standard errors, mle the inverse
+// observed information unless MLESandwich.
+type SEOptions struct {
+	MLESandwich bool // mle: sandwich instead of the inverse observed information
+	HC1         bool // multiply the sandwich variances by n/(n − d)
 }
 
 // Result is the outcome of Run.
@@ -73,6 +86,9 @@ type Result struct {
 	Features string      `json:"features"`
 	Data     string      `json:"data,omitempty"` // the CSV file, when given
 	W0       [][]float64 `json:"w0,omitempty"`   // the true W, when known
+	// CV is the held-out loss of every λ of cv.grid when lambda is cv;
+	// Lambda is then the λ of the smallest loss.
+	CV []CVPoint `json:"cv,omitempty"`
 	// Estimates are in the order of Options.Methods.
 	Estimates []Estimate `json:"estimates"`
 }
@@ -81,6 +97,12 @@ type Result struct {
 type Estimate struct {
 	Method string      `json:"method"`
 	W      [][]float64 `json:"W"` // d_psi rows of d_phi
+	// SE are the standard errors of the entries of W (same shape), and
+	// WaldLo, WaldHi the 95% Wald intervals Ŵ ∓ 1.96·SE.
+	SE     [][]float64 `json:"se"`
+	SEKind string      `json:"se_kind"` // sandwich, sandwich-hc1 or information
+	WaldLo [][]float64 `json:"wald95_lo"`
+	WaldHi [][]float64 `json:"wald95_hi"`
 	// FrobeniusError is |Ŵ − W0|_F, nil when W0 is not known.
 	FrobeniusError *float64 `json:"frobenius_error,omitempty"`
 	Seconds        float64  `json:"seconds"`
@@ -114,7 +136,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		data = Draw(mdp, c.Estimate.N, rand.New(rand.NewPCG(c.Seed, streamDraw)))
 	} else {
 		st.set("reading " + opt.Data)
-		data, err = dataset.ReadFile(opt.Data)
+		data, err = dataset.ReadFileFilter(opt.Data, opt.Filter)
 		if err != nil {
 			return nil, err
 		}
@@ -144,15 +166,33 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		res.W0 = rows(w0, mdp.Model.Features.Dim())
 	}
 	phi := Features(mdp, data)
+	lambda := c.Lambda
+	if c.LambdaCV {
+		st.set(fmt.Sprintf("cross-validating λ on %d transitions", data.Len()))
+		cv, err := CrossValidate(mdp, phi, data, c.CV.Grid, c.CV.Folds, opt.Data)
+		if err != nil {
+			return nil, err
+		}
+		res.CV = cv.Points
+		lambda = cv.Lambda
+		res.Lambda = lambda
+	}
+	dphi := mdp.Model.Features.Dim()
 	for _, m := range methods {
 		st.set(fmt.Sprintf("fitting %s on %d transitions", m, data.Len()))
 		start := time.Now()
-		w, err := Fit(m, mdp, phi, data, c.Lambda)
+		w, v, kind, err := FitSE(m, mdp, phi, data, lambda, opt.SE)
 		secs := time.Since(start).Seconds()
 		if err != nil {
 			return nil, err
 		}
-		e := Estimate{Method: m, W: rows(w, mdp.Model.Features.Dim()), Seconds: secs}
+		e := Estimate{Method: m, W: rows(w, dphi), Seconds: secs, SEKind: kind}
+		se, lo, hi := make([]float64, len(w)), make([]float64, len(w)), make([]float64, len(w))
+		for i, x := range v {
+			se[i] = math.Sqrt(x)
+			lo[i], hi[i] = w[i]-z975*se[i], w[i]+z975*se[i]
+		}
+		e.SE, e.WaldLo, e.WaldHi = rows(se, dphi), rows(lo, dphi), rows(hi, dphi)
 		if known {
 			f := Frobenius(w, w0)
 			e.FrobeniusError = &f
@@ -263,51 +303,160 @@ func Features(mdp *env.MDP, data *dataset.Transitions) []float64 {
 	return phi
 }
 
+// z975 is the 97.5% quantile of the standard normal: 95% Wald intervals
+// are Ŵ ∓ z975·SE.
+const z975 = 1.959963984540054
+
 // Fit runs one method on the transitions with features phi (n × d_phi) and
-// returns Ŵ (d_psi × d_phi, row-major). A singular system, or an MLE that
+// returns Ŵ (d_psi × d_phi, row-major), fitted to s' or, for a model of
+// the difference (model.target: delta), to s' − s. A singular system, or an MLE that
 // does not converge with λ = 0, is invalid input: the user chose λ and the
 // data. The error names the method.
 func Fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64) ([]float64, error) {
+	w, _, _, err := fit(method, mdp, phi, data, lambda, nil)
+	return w, err
+}
+
+// FitSE is Fit with the variances of the entries of Ŵ (same layout): the
+// sandwich of sm and lds, and for mle the inverse observed information (or
+// its sandwich, opt.MLESandwich). kind names the estimate: "sandwich",
+// "sandwich-hc1" or "information". It costs one more pass over the data
+// (sm, lds) or the stored transitions (mle sandwich).
+func FitSE(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64, opt SEOptions) (w, variance []float64, kind string, err error) {
+	return fit(method, mdp, phi, data, lambda, &opt)
+}
+
+func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64, se *SEOptions) (w, variance []float64, kind string, err error) {
 	dist := mdp.Model.Family
 	dphi := mdp.Model.Features.Dim()
 	type adder interface{ Add(phi, next []float64) }
 	var acc adder
-	var fit func() (*estimator.Fit, error)
+	var fitFn func() (*estimator.Fit, error)
+	var seFn func(*estimator.Fit) ([]float64, error)
+	n := data.Len()
+	// A model of s' − s (model.target: delta) is fitted to the
+	// differences, as the agents fit it; at reuses one buffer for them, so
+	// its result is valid until the next call.
+	var diff []float64
+	if mdp.Model.Delta {
+		diff = make([]float64, data.StateDim)
+	}
+	at := func(t int) ([]float64, []float64) {
+		y := data.NextState(t)
+		if diff != nil {
+			for j, s := range data.State(t) {
+				diff[j] = y[j] - s
+			}
+			y = diff
+		}
+		return phi[t*dphi : (t+1)*dphi], y
+	}
+	var so estimator.SEOptions
+	if se != nil {
+		so.HC1 = se.HC1
+		kind = "sandwich"
+		if se.HC1 {
+			kind = "sandwich-hc1"
+		}
+	}
 	switch method {
 	case "sm":
 		e := estimator.NewSM(dist, dphi)
 		if mdp.Model.KinkBandwidth != nil {
 			if err := e.EstimateKinks(mdp.Model.KinkBandwidth); err != nil {
-				return nil, errs.Invalid(fmt.Errorf("model.kink_bandwidth: %w", err))
+				return nil, nil, "", errs.Invalid(fmt.Errorf("model.kink_bandwidth: %w", err))
 			}
 		}
-		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
+		acc, fitFn = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
+		seFn = func(f *estimator.Fit) ([]float64, error) { return e.Sandwich(f, n, at, so) }
 	case "lds":
 		e := estimator.NewLDS(dist.StateDim(), dphi)
-		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
+		acc, fitFn = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
+		seFn = func(f *estimator.Fit) ([]float64, error) { return e.Sandwich(f, n, at, so) }
 	case "mle":
 		b, ok := dist.(expfam.Blocked)
 		if !ok {
-			return nil, errs.Invalid(fmt.Errorf("mle: the family %v is not a product family", dist))
+			return nil, nil, "", errs.Invalid(fmt.Errorf("mle: the family %v is not a product family", dist))
 		}
 		e := estimator.NewMLE(b, dphi)
-		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda, nil) }
+		acc, fitFn = e, func() (*estimator.Fit, error) { return e.Fit(lambda, nil) }
+		if se != nil && !se.MLESandwich {
+			kind = "information"
+			seFn = func(f *estimator.Fit) ([]float64, error) { return f.InverseDiag() }
+		} else {
+			seFn = func(f *estimator.Fit) ([]float64, error) { return e.Sandwich(f, so) }
+		}
 	default:
-		return nil, errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", method, strings.Join(Methods, ", ")))
+		return nil, nil, "", errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", method, strings.Join(Methods, ", ")))
 	}
-	for i := range data.Len() {
-		acc.Add(phi[i*dphi:(i+1)*dphi], data.NextState(i))
+	for i := range n {
+		acc.Add(at(i))
 	}
-	f, err := fit()
+	f, err := fitFn()
+	if err == nil && se != nil {
+		variance, err = seFn(f)
+	}
 	if err != nil {
 		err = fmt.Errorf("%s: %w", method, err)
 		if errors.Is(err, estimator.ErrSingular) ||
 			(errors.Is(err, estimator.ErrNoConvergence) && lambda == 0) {
 			err = errs.Invalid(err)
 		}
+		return nil, nil, "", err
+	}
+	return f.W, variance, kind, nil
+}
+
+// CVPoint is the held-out score-matching loss of one λ; Loss is nil (JSON
+// null) when some fold's system is singular at that λ.
+type CVPoint struct {
+	Lambda float64  `json:"lambda"`
+	Loss   *float64 `json:"loss"`
+}
+
+// CVResult is the outcome of CrossValidate.
+type CVResult struct {
+	Points []CVPoint
+	Lambda float64 // the λ of the smallest loss
+}
+
+// CrossValidate chooses λ from grid by folds-fold held-out score-matching
+// loss (estimator.CrossValidate) on the transitions with features phi.
+// Fewer transitions than folds is invalid input naming the key lambda and
+// the file name (empty: the drawn data).
+func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid []float64, folds int, name string) (*CVResult, error) {
+	dphi := mdp.Model.Features.Dim()
+	n := data.Len()
+	if n < folds {
+		where := "the data"
+		if name != "" {
+			where = name
+		}
+		return nil, errs.Invalid(fmt.Errorf("lambda: %s needs at least cv.folds = %d transitions, %s has %d", config.LambdaCVWord, folds, where, n))
+	}
+	proto := estimator.NewSM(mdp.Model.Family, dphi)
+	if mdp.Model.KinkBandwidth != nil {
+		if err := proto.EstimateKinks(mdp.Model.KinkBandwidth); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("model.kink_bandwidth: %w", err))
+		}
+	}
+	cv, err := estimator.CrossValidate(proto, n, func(t int) ([]float64, []float64) { return phi[t*dphi : (t+1)*dphi], data.NextState(t) }, folds, grid)
+	if err != nil {
+		if errors.Is(err, estimator.ErrSingular) || errors.Is(err, estimator.ErrFolds) {
+			err = errs.Invalid(fmt.Errorf("lambda: %s: %w", config.LambdaCVWord, err))
+		}
 		return nil, err
 	}
-	return f.W, nil
+	out := &CVResult{Lambda: cv.Points[cv.Best].Lambda}
+	for _, p := range cv.Points {
+		q := CVPoint{Lambda: p.Lambda}
+		if !math.IsInf(p.Loss, 0) {
+			l := p.Loss
+			q.Loss = &l
+		}
+		out.Points = append(out.Points, q)
+	}
+	return out, nil
 }
 
 // Frobenius returns |a − b|_F for two matrices of the same shape.

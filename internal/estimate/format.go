@@ -18,18 +18,40 @@ func (r *Result) WriteJSON(w io.Writer) error {
 
 // WriteTable writes r as aligned columns
 //
-//	method  n  W  |W−W0|_F  seconds
+//	method  n  W  se  |W−W0|_F  seconds
 //
-// with "-" for an unknown error.
+// with "-" for an unknown error, preceded, when λ was cross-validated, by
+// the table lambda, held-out loss with the chosen λ marked.
 func (r *Result) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tn\tW\t|W−W0|_F\tseconds")
+	if len(r.CV) > 0 {
+		fmt.Fprintln(tw, "lambda\theld-out SM loss\t")
+		for _, p := range r.CV {
+			loss, mark := "singular", ""
+			if p.Loss != nil {
+				loss = strconv.FormatFloat(*p.Loss, 'g', 8, 64)
+			}
+			if p.Lambda == r.Lambda {
+				mark = "<- chosen"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", formatFloat(p.Lambda), loss, mark)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(tw, "method\tn\tW\tse\t|W−W0|_F\tseconds")
 	for _, e := range r.Estimates {
 		fe := "-"
 		if e.FrobeniusError != nil {
 			fe = formatFloat(*e.FrobeniusError)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", e.Method, r.N, FormatMatrix(e.W), fe, formatFloat(e.Seconds))
+		se := "-"
+		if e.SE != nil {
+			se = FormatMatrix(e.SE)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", e.Method, r.N, FormatMatrix(e.W), se, fe, formatFloat(e.Seconds))
 	}
 	return tw.Flush()
 }

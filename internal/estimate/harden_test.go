@@ -22,7 +22,7 @@ func TestSweepWorkerPanicIsInternalError(t *testing.T) {
 	c.Estimate.SweepN, c.Estimate.Repeats, c.Workers = []int{50, 100}, 2, 2
 	old := runSweepJob
 	defer func() { runSweepJob = old }()
-	runSweepJob = func(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]float64, error) {
+	runSweepJob = func(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]jobResult, error) {
 		if r == 1 {
 			panic("boom")
 		}

@@ -10,13 +10,16 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/stats"
 )
@@ -41,7 +44,24 @@ type SweepRow struct {
 	Method         string
 	N, Repeat      int
 	FrobeniusError float64
+	// HeldOutLogLik is the mean log-likelihood log P_Ŵ(s'|s, a) of the
+	// method's model (sm, mle: the configured family; lds: s' ~ N(Ŵ phi, I))
+	// on HeldOutN fresh transitions; NaN when the family has no
+	// log-partition function (not a product family).
+	HeldOutLogLik float64
+	// RelativeEfficiency is MSE_mle / MSE_method at this n, MSE the mean
+	// of |Ŵ − W0|_F² over the repeats (1 for mle; below 1 when the method
+	// is less efficient than the MLE); NaN without an mle column. Filled
+	// by Sweep.
+	RelativeEfficiency float64
 }
+
+// HeldOutN is the number of held-out transitions of a sweep's held-out
+// log-likelihood.
+const HeldOutN = 1000
+
+// streamHeldOut tags the PCG streams of the held-out transitions.
+const streamHeldOut = 0x4e1d_0a7
 
 // Sweep fits every method on fresh data for every n of
 // config.Estimate.SweepN (ascending, duplicates dropped) and every repeat
@@ -79,8 +99,8 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 			jobs = append(jobs, job{n, r})
 		}
 	}
-	// results[j][m] is the error of method m on job j.
-	results := make([][]float64, len(jobs))
+	// results[j][m] is the outcome of method m on job j.
+	results := make([][]jobResult, len(jobs))
 	errsAt := make([]error, len(jobs))
 
 	workers := c.Workers
@@ -107,7 +127,7 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 		go func() {
 			defer wg.Done()
 			for j := range next {
-				var res []float64
+				var res []jobResult
 				err := errs.Protect(func() (err error) {
 					res, err = runSweepJob(mdp, c, methods, jobs[j].n, jobs[j].r)
 					return err
@@ -141,11 +161,39 @@ feed:
 	rows := make([]SweepRow, 0, len(methods)*len(jobs))
 	for m, name := range methods {
 		for j, jb := range jobs {
-			rows = append(rows, SweepRow{Method: name, N: jb.n, Repeat: jb.r, FrobeniusError: results[j][m]})
+			rows = append(rows, SweepRow{Method: name, N: jb.n, Repeat: jb.r, FrobeniusError: results[j][m].err, HeldOutLogLik: results[j][m].loglik})
 		}
 	}
+	relativeEfficiency(rows)
 	return rows, nil
 }
+
+// relativeEfficiency fills RelativeEfficiency of every row: MSE_mle(n) /
+// MSE_method(n), NaN when there is no mle row at n or a zero MSE.
+func relativeEfficiency(rows []SweepRow) {
+	type key struct {
+		m string
+		n int
+	}
+	sum, cnt := map[key]float64{}, map[key]int{}
+	for _, r := range rows {
+		k := key{r.Method, r.N}
+		sum[k] += r.FrobeniusError * r.FrobeniusError
+		cnt[k]++
+	}
+	for i := range rows {
+		r := &rows[i]
+		mle, ok := cnt[key{"mle", r.N}]
+		r.RelativeEfficiency = math.NaN()
+		own := sum[key{r.Method, r.N}] / float64(cnt[key{r.Method, r.N}])
+		if ok && mle > 0 && own > 0 {
+			r.RelativeEfficiency = (sum[key{"mle", r.N}] / float64(mle)) / own
+		}
+	}
+}
+
+// jobResult is the outcome of one method on one data set.
+type jobResult struct{ err, loglik float64 }
 
 // SweepStream returns the PCG stream of the data of size n, repeat r.
 func SweepStream(n, r int) uint64 {
@@ -164,32 +212,125 @@ func splitmix(x uint64) uint64 {
 // worker becomes an error.
 var runSweepJob = sweepJob
 
-// sweepJob draws one data set and returns the error of every method.
-func sweepJob(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]float64, error) {
+// sweepJob draws one data set and returns the error of every method (at
+// the λ cross-validated on the data set when lambda is cv) and
+// its held-out log-likelihood on HeldOutN transitions drawn from the
+// stream splitmix(SweepStream(n, r) ^ streamHeldOut).
+func sweepJob(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]jobResult, error) {
 	data := Draw(mdp, n, rand.New(rand.NewPCG(c.Seed, SweepStream(n, r))))
 	phi := Features(mdp, data)
-	out := make([]float64, len(methods))
-	for m, name := range methods {
-		w, err := Fit(name, mdp, phi, data, c.Lambda)
+	test := Draw(mdp, HeldOutN, rand.New(rand.NewPCG(c.Seed, splitmix(SweepStream(n, r)^streamHeldOut))))
+	testPhi := Features(mdp, test)
+	out := make([]jobResult, len(methods))
+	lambda := c.Lambda
+	if c.LambdaCV { // λ chosen on this data set, for every method
+		cv, err := CrossValidate(mdp, phi, data, c.CV.Grid, c.CV.Folds, fmt.Sprintf("the data set of n = %d", n))
 		if err != nil {
 			return nil, fmt.Errorf("n = %d, repeat %d: %w", n, r, err)
 		}
-		out[m] = Frobenius(w, mdp.True.W)
+		lambda = cv.Lambda
+	}
+	for m, name := range methods {
+		w, err := Fit(name, mdp, phi, data, lambda)
+		if err != nil {
+			return nil, fmt.Errorf("n = %d, repeat %d: %w", n, r, err)
+		}
+		out[m] = jobResult{Frobenius(w, mdp.True.W), HeldOutLogLik(name, mdp, w, testPhi, test)}
 	}
 	return out, nil
 }
 
-// SweepHeader is the header of the CSV written by WriteSweep.
-const SweepHeader = "method,n,repeat,frobenius_error"
+// HeldOutLogLik returns the mean log-likelihood of the transitions data
+// (features phi) under the model of method with parameter w: the
+// configured family for sm and mle (log q + <psi, Ŵ phi> − Z(Ŵ phi), Z by
+// the family's quadrature), s' ~ N(Ŵ phi, I) for lds; NaN when the family
+// is not a product family (no Z) or Z is not finite at some Ŵ phi.
+func HeldOutLogLik(method string, mdp *env.MDP, w, phi []float64, data *dataset.Transitions) float64 {
+	dphi := mdp.Model.Features.Dim()
+	n := data.Len()
+	var sum float64
+	if method == "lds" {
+		ds := data.StateDim
+		eta := make([]float64, ds)
+		for t := range n {
+			linearRows(w, phi[t*dphi:(t+1)*dphi], eta)
+			for k, x := range data.NextState(t) {
+				d := x - eta[k]
+				sum -= 0.5*d*d + 0.5*math.Log(2*math.Pi)
+			}
+		}
+		return sum / float64(n)
+	}
+	dist, ok := mdp.Model.Family.(expfam.Blocked)
+	if !ok {
+		return math.NaN()
+	}
+	dpsi := dist.StatDim()
+	eta := make([]float64, dpsi)
+	psi := make([]float64, dpsi)
+	widest := 0
+	for _, m := range dist.Blocks() {
+		widest = max(widest, m)
+	}
+	grad, hess := make([]float64, widest), make([]float64, widest*widest)
+	for t := range n {
+		linearRows(w, phi[t*dphi:(t+1)*dphi], eta)
+		var logZ float64
+		row := 0
+		for i, m := range dist.Blocks() {
+			a, ok := dist.BlockCumulants(i, eta[row:row+m], grad[:m], hess[:m*m])
+			if !ok || math.IsInf(a, 0) || math.IsNaN(a) {
+				return math.NaN()
+			}
+			logZ += a
+			row += m
+		}
+		next := data.NextState(t)
+		dist.Psi(next, psi)
+		l := dist.LogBase(next) - logZ
+		for k, e := range eta {
+			l += e * psi[k]
+		}
+		sum += l
+	}
+	return sum / float64(n)
+}
 
-// WriteSweep writes rows as CSV (SweepHeader, then one line per row, the
-// error in the shortest form that reads back exactly) to path, atomically
-// (fsutil.WriteAtomic): on error path is left as it was.
+// linearRows writes eta = W phi for a row-major W with len(phi) columns.
+func linearRows(w, phi, eta []float64) {
+	d := len(phi)
+	for k := range eta {
+		var s float64
+		for j, p := range phi {
+			s += w[k*d+j] * p
+		}
+		eta[k] = s
+	}
+}
+
+// SweepHeader is the header of the CSV written by WriteSweep;
+// SweepHeaderV1 is the header of the files of earlier versions, which
+// smrl also replaces.
+const (
+	SweepHeader   = "method,n,repeat,frobenius_error,held_out_loglik,relative_efficiency"
+	SweepHeaderV1 = "method,n,repeat,frobenius_error"
+)
+
+// WriteSweep writes rows as CSV (SweepHeader, then one line per row,
+// numbers in the shortest form that reads back exactly, NaN as an empty
+// cell) to path, atomically (fsutil.WriteAtomic): on error path is left as
+// it was.
 func WriteSweep(path string, rows []SweepRow) error {
 	var b bytes.Buffer
 	b.WriteString(SweepHeader + "\n")
+	num := func(x float64) string {
+		if math.IsNaN(x) {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
 	for _, r := range rows {
-		fmt.Fprintf(&b, "%s,%d,%d,%s\n", r.Method, r.N, r.Repeat, strconv.FormatFloat(r.FrobeniusError, 'g', -1, 64))
+		fmt.Fprintf(&b, "%s,%d,%d,%s,%s,%s\n", r.Method, r.N, r.Repeat, num(r.FrobeniusError), num(r.HeldOutLogLik), num(r.RelativeEfficiency))
 	}
 	return fsutil.WriteFileAtomic(path, b.Bytes())
 }
@@ -245,4 +386,27 @@ func Slopes(rows []SweepRow) []Slope {
 		out = append(out, s)
 	}
 	return out
+}
+
+// Efficiencies formats the relative efficiency of every method but mle
+// per n ("sm n=100 0.37, n=1000 0.69"), methods separated by "; "; "" when
+// the rows have no mle.
+func Efficiencies(rows []SweepRow) string {
+	var parts []string
+	var cur string
+	seen := map[[2]any]bool{}
+	for _, r := range rows {
+		if r.Method == "mle" || math.IsNaN(r.RelativeEfficiency) || seen[[2]any{r.Method, r.N}] {
+			continue
+		}
+		seen[[2]any{r.Method, r.N}] = true
+		if cur != r.Method {
+			parts = append(parts, r.Method)
+			cur = r.Method
+		} else {
+			parts[len(parts)-1] += ","
+		}
+		parts[len(parts)-1] += fmt.Sprintf(" n=%d %.3g", r.N, r.RelativeEfficiency)
+	}
+	return strings.Join(parts, "; ")
 }

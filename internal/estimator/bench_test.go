@@ -51,3 +51,98 @@ func BenchmarkSMGaussian20x50(b *testing.B) {
 		}
 	}
 }
+
+// benchSE times the sandwich variances of a fitted SM estimate (the second
+// pass over the data); compare with benchSM at the same n.
+func benchSE(b *testing.B, n int) {
+	m := paperModel(b, []float64{1, 1})
+	phis, nexts := draw(b, m, n, rand.New(rand.NewPCG(1, 2)))
+	sm := NewSM(m.Dist, 2)
+	for j := range phis {
+		sm.Add(phis[j], nexts[j])
+	}
+	f, err := sm.Fit(1e-4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := func(i int) ([]float64, []float64) { return phis[i], nexts[i] }
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := sm.Sandwich(f, n, data, SEOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSMSandwichCustomSin1e4: the standard errors of BenchmarkSMCustomSin1e4's fit.
+func BenchmarkSMSandwichCustomSin1e4(b *testing.B) { benchSE(b, 10_000) }
+
+// BenchmarkSMCVCustomSin1e4: 5-fold CV over an 11-point grid on the data
+// of BenchmarkSMCustomSin1e4, including the final fit at the chosen λ.
+func BenchmarkSMCVCustomSin1e4(b *testing.B) {
+	const n = 10_000
+	m := paperModel(b, []float64{1, 1})
+	phis, nexts := draw(b, m, n, rand.New(rand.NewPCG(1, 2)))
+	data := func(i int) ([]float64, []float64) { return phis[i], nexts[i] }
+	grid := []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1e3, 1e4}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cv, err := CrossValidate(NewSM(m.Dist, 2), n, data, 5, grid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cv.All.Fit(grid[cv.Best]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchGaussSE: SE and CV for d_s = d_psi = 20, d_phi = 50, n = 10⁴ (compare
+// BenchmarkSMGaussian20x50).
+func gauss20x50(b *testing.B) (*expfam.Gaussian, Data) {
+	const ds, dphi, n = 20, 50, 10_000
+	g, _ := expfam.NewGaussian(ds, 1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	phis := make([]float64, n*dphi)
+	nexts := make([]float64, n*ds)
+	for i := range phis {
+		phis[i] = rng.NormFloat64()
+	}
+	for i := range nexts {
+		nexts[i] = rng.NormFloat64()
+	}
+	return g, func(t int) ([]float64, []float64) { return phis[t*dphi : (t+1)*dphi], nexts[t*ds : (t+1)*ds] }
+}
+
+func BenchmarkSMSandwichGaussian20x50(b *testing.B) {
+	g, data := gauss20x50(b)
+	sm := NewSM(g, 50)
+	for t := range 10_000 {
+		sm.Add(data(t))
+	}
+	f, err := sm.Fit(1e-4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := sm.Sandwich(f, 10_000, data, SEOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSMCVGaussian20x50(b *testing.B) {
+	g, data := gauss20x50(b)
+	grid := []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1e3, 1e4}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cv, err := CrossValidate(NewSM(g, 50), 10_000, data, 5, grid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cv.All.Fit(grid[cv.Best]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -23,6 +23,15 @@
 // Newton's method for separable families, with Z and its derivatives from
 // the family's quadrature (the Exp-UCRL estimator).
 //
+// Standard errors (se.go): SM.Sandwich gives the diagonal of the sandwich
+// A⁻¹ (Σ_t g_t g_tᵀ) A⁻¹, A = V_n + λI, g_t = V_t ŵ + b_t = r_t ⊗ phi_t with
+// r_t = C(s'_t) Ŵ phi_t + ξ(s'_t); MLE.Sandwich the same with the score
+// g_t = (psi − E psi) ⊗ phi_t and A the observed information, whose inverse
+// is Fit.InverseDiag. Cross-validation (cv.go): CrossValidate scores a λ
+// grid by K-fold held-out SM loss Σ_{t in fold} (½ ŵᵀ V_t ŵ + b_tᵀ ŵ) from
+// per-fold sums of V and b. Both use SM's per-transition terms (terms,
+// residual), the same as Add.
+//
 // Fit carries the factorised precision P = S (V + λI) of the estimate (S
 // scales rows: 1 for SM and MLE, 1/σ² for the LDS fit of FitNoise), so the
 // confidence set |vec(W − Ŵ)|_P ≤ β of the paper's eq. (conf-set) can be

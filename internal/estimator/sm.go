@@ -34,6 +34,7 @@ type SM struct {
 	jac, xi, g     []float64
 	cmat           []float64
 	kinks          []kinkTerm
+	kw             []float64 // kernel weight of each kink term (terms)
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -125,6 +126,7 @@ func (e *SM) EstimateKinks(h []float64) error {
 			e.kinks = append(e.kinks, kinkTerm{coord: i, at: at[j], h: h[i], jump: jump[j], row: e.off[i]})
 		}
 	}
+	e.kw = make([]float64, len(e.kinks))
 	return nil
 }
 
@@ -170,42 +172,35 @@ func addUpperKron(h, c []float64, m int, phi []float64) {
 }
 
 // Add accumulates one transition with features phi = phi(s, a) and next
-// state next.
+// state next: V_n += V_t, b_n += b_t (see terms).
 func (e *SM) Add(phi, next []float64) {
 	e.n++
-	dphi := e.dphi
+	e.terms(next)
+	e.accumulate(phi)
+}
+
+// terms evaluates the part of one transition's contribution that depends on
+// the next state only: V_t = C(s') ⊗ phi phiᵀ and b_t = ξ(s') ⊗ phi
+// (+ the kink terms), in the family's structure:
+//   - constant C: C = constC·I, nothing to evaluate but ξ (e.xi);
+//   - Separable: C = diag(e.g²);
+//   - Blocked: C = diag over blocks of g_i g_iᵀ, g_i = e.g[off[i]:off[i+1]];
+//   - otherwise the upper triangle of C in e.cmat;
+//
+// and ξ in e.xi, the kernel weight K_h(s'_i − c) of kink term k in
+// e.kw[k]. Every consumer of per-transition statistics (Add, the sandwich
+// of Sandwich, the held-out loss of CrossValidate) goes through terms, so a
+// change of how V_t and b_t are built (a weight h(s') of generalised score
+// matching) is made here once.
+func (e *SM) terms(next []float64) {
 	switch {
-	case e.constant:
-		e.sep.ScoreDiag(next, e.g, e.xi)
-		addOuter(e.blocks[0], phi, 1)
 	case e.sep != nil:
 		e.sep.ScoreDiag(next, e.g, e.xi)
-		for k, gk := range e.g {
-			if gk != 0 {
-				addOuter(e.blocks[k], phi, gk*gk)
-			}
-		}
 	case e.blk != nil:
 		e.blk.ScoreBlock(next, e.g, e.xi)
-		for i, v := range e.blocks {
-			g := e.g[e.off[i]:e.off[i+1]]
-			m := len(g)
-			for k, gk := range g { // e.cmat as scratch for g gᵀ
-				for l := k; l < m; l++ {
-					e.cmat[k*m+l] = gk * g[l]
-				}
-			}
-			addUpperKron(v, e.cmat, m, phi)
-		}
-		for _, k := range e.kinks {
+		for i, k := range e.kinks {
 			z := (next[k.coord] - k.at) / k.h
-			w := (2 - z*z) * math.Exp(-0.5*z*z) / (math.Sqrt(2*math.Pi) * k.h) // K_h, see EstimateKinks
-			for l, jl := range k.jump {
-				bl := e.b[(k.row+l)*dphi : (k.row+l+1)*dphi]
-				for j, p := range phi {
-					bl[j] += w * jl * p
-				}
-			}
+			e.kw[i] = (2 - z*z) * math.Exp(-0.5*z*z) / (math.Sqrt(2*math.Pi) * k.h) // K_h, see EstimateKinks
 		}
 	default:
 		e.fam.ScoreTerms(next, e.jac, e.xi)
@@ -222,6 +217,43 @@ func (e *SM) Add(phi, next []float64) {
 				}
 			}
 		}
+	}
+}
+
+// accumulate adds V_t and b_t of the transition whose terms were just
+// evaluated, with features phi, to V_n and b_n.
+func (e *SM) accumulate(phi []float64) {
+	dphi := e.dphi
+	switch {
+	case e.constant:
+		addOuter(e.blocks[0], phi, 1)
+	case e.sep != nil:
+		for k, gk := range e.g {
+			if gk != 0 {
+				addOuter(e.blocks[k], phi, gk*gk)
+			}
+		}
+	case e.blk != nil:
+		for i, v := range e.blocks {
+			g := e.g[e.off[i]:e.off[i+1]]
+			m := len(g)
+			for k, gk := range g { // e.cmat as scratch for g gᵀ
+				for l := k; l < m; l++ {
+					e.cmat[k*m+l] = gk * g[l]
+				}
+			}
+			addUpperKron(v, e.cmat, m, phi)
+		}
+		for i, k := range e.kinks {
+			w := e.kw[i]
+			for l, jl := range k.jump {
+				bl := e.b[(k.row+l)*dphi : (k.row+l+1)*dphi]
+				for j, p := range phi {
+					bl[j] += w * jl * p
+				}
+			}
+		}
+	default:
 		addUpperKron(e.blocks[0], e.cmat, e.dpsi, phi)
 	}
 	for k, x := range e.xi {
@@ -231,6 +263,51 @@ func (e *SM) Add(phi, next []float64) {
 		bk := e.b[k*dphi : (k+1)*dphi]
 		for j, p := range phi {
 			bk[j] += x * p
+		}
+	}
+}
+
+// residual writes r = C(s') η + ξ(s') (+ the kink terms) for the transition
+// whose terms were just evaluated and η = W phi: the transition's gradient
+// of the SM objective at W is g_t = V_t w + b_t = r ⊗ phi.
+func (e *SM) residual(eta, r []float64) {
+	switch {
+	case e.constant:
+		for k, x := range eta {
+			r[k] = e.constC*x + e.xi[k]
+		}
+	case e.sep != nil:
+		for k, x := range eta {
+			r[k] = e.g[k]*e.g[k]*x + e.xi[k]
+		}
+	case e.blk != nil:
+		for i := range e.blocks {
+			lo, hi := e.off[i], e.off[i+1]
+			var ge float64
+			for k := lo; k < hi; k++ {
+				ge += e.g[k] * eta[k]
+			}
+			for k := lo; k < hi; k++ {
+				r[k] = e.g[k]*ge + e.xi[k]
+			}
+		}
+		for i, k := range e.kinks {
+			for l, jl := range k.jump {
+				r[k.row+l] += e.kw[i] * jl
+			}
+		}
+	default:
+		d := e.dpsi
+		for k := range d {
+			s := e.xi[k]
+			for l := range d {
+				c := e.cmat[k*d+l]
+				if l < k {
+					c = e.cmat[l*d+k]
+				}
+				s += c * eta[l]
+			}
+			r[k] = s
 		}
 	}
 }

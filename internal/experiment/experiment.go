@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/agent"
+	"github.com/smrl-dev/smrl/internal/aggregate"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -48,6 +49,11 @@ type Options struct {
 	// ResumeHint is the command line that resumes this run, printed when it
 	// is interrupted.
 	ResumeHint string
+	// Grace bounds how long the trials in flight run on after ctx is
+	// cancelled (0: until they finish); closing Abandon ends them at once.
+	// Abandoned trials are not journaled: a resume recomputes them.
+	Grace   time.Duration
+	Abandon <-chan struct{}
 	// ClaimParent claims OutDir's parent directory too (outdir.Claim) when
 	// it is new or empty: the directory results/<name>/ of a shard's
 	// results/<name>/shard-i-of-n/, into which smrl merge later writes.
@@ -58,6 +64,12 @@ type Options struct {
 	// DryRun validates and plans the run and writes nothing: Run prints
 	// the plan to Stdout and returns.
 	DryRun bool
+	// ConfigDescription describes the config (config.Description), for
+	// metadata.json and the report.
+	ConfigDescription string
+	// SaveTransitions writes every trial's transitions to transitions.csv
+	// (transitions.csv.gz with TransitionsGzip).
+	SaveTransitions, TransitionsGzip bool
 }
 
 // refuseCompleted refuses a fresh run into dir when dir holds the file
@@ -111,8 +123,28 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 		release()
 		return nil, err
 	}
+	if err := outdir.CheckNoLinks(dir, linkedEntries...); err != nil {
+		release()
+		return nil, err
+	}
+	removeStaleTemps(dir)
 	return release, nil
 }
+
+// removeStaleTemps removes the temporary files a killed smrl left in its
+// own directory dir and dir/plots, which it has locked.
+func removeStaleTemps(dir string) {
+	fsutil.RemoveStaleTemps(dir)
+	fsutil.RemoveStaleTemps(filepath.Join(dir, plotsDir))
+}
+
+// plotsDir is the folder of a results directory's figures.
+const plotsDir = "plots"
+
+// linkedEntries are the entries of smrl's own directory that smrl opens
+// for writing or deletes files in, which must not be symbolic links (the
+// other files are replaced by a rename, which replaces a link itself).
+var linkedEntries = []string{results.JournalFile, plotsDir}
 
 // wLens returns the number of entries of the W each agent of c records
 // on mdp: its model's, built as the runner builds it. An agent that cannot
@@ -120,7 +152,7 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 	out := map[string]int{}
 	for _, name := range c.Agents {
-		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: runner.AgentCV(c)})
 		if err != nil {
 			continue
 		}
@@ -150,6 +182,12 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("%s is a sweep directory (smrl sweep): write the run into another --out", opt.OutDir))
 	}
+	if parent := filepath.Dir(filepath.Clean(opt.OutDir)); grid.IsDir(parent) {
+		return errs.Invalid(fmt.Errorf("%s is inside the sweep directory %s (smrl sweep), whose points only smrl sweep writes: write the run into another --out", opt.OutDir, parent))
+	}
+	if opt.SaveTransitions && opt.Resume {
+		return errs.Invalid(fmt.Errorf("--save-transitions cannot be combined with --resume: the transitions of the trials completed before the interruption were not kept"))
+	}
 	if !opt.Resume && !opt.Overwrite {
 		if err := refuseCompleted(opt.OutDir, results.EpisodesFile); err != nil {
 			return err
@@ -166,6 +204,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			return err
 		}
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before the run started; nothing was written", errs.ErrInterrupted)
+	}
 	release, err := openOutDir(opt.OutDir, opt.Resume)
 	if err != nil {
 		return err
@@ -173,6 +214,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	defer release()
 	if opt.Resume {
 		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
+			return err
+		}
+		if err := checkResumeShard(opt.OutDir, opt.Shard); err != nil {
 			return err
 		}
 	}
@@ -221,14 +265,31 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			opt.Log.Info("shard has no trials", "shard", opt.Shard.String(), "trials_in_run", len(all))
 		}
 	}
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
+		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription}
+	// Recorded now, for checkResumeShard; rewritten with the end at finish.
+	{ // a copy: WriteMetadata fills in its End
+		sm := *meta
+		if err := results.WriteMetadata(opt.OutDir, &sm); err != nil {
+			return err
+		}
+	}
 	prog := &progress{totalTrials: len(todo), totalEpisodes: len(todo) * c.Episodes}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
-	res, runErr := runner.Run(ctx, c, mdp, todo, runner.Options{
+	ro := runner.Options{
 		Workers:  workers,
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
-	})
+		Grace:    opt.Grace,
+		Abandon:  opt.Abandon,
+	}
+	var logs map[runner.Trial]*trialLog
+	if opt.SaveTransitions {
+		logs, ro.Record = trialLogs(todo)
+	}
+	res, runErr := runner.Run(ctx, c, mdp, todo, ro)
 	stop()
 	if res != nil {
 		for i, t := range res.Trials {
@@ -246,6 +307,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 				}
 			}
 			msg := fmt.Sprintf("%d of %d trials are complete and kept in %s", n, len(selected), filepath.Join(opt.OutDir, results.JournalFile))
+			if errors.Is(runErr, runner.ErrAbandoned) {
+				msg += " (the trials in flight were abandoned; a resume recomputes them)"
+			}
 			if opt.ResumeHint != "" {
 				msg += "; resume with: " + opt.ResumeHint
 			}
@@ -258,9 +322,11 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		full.Trials = append(full.Trials, all[k])
 		full.Episodes = append(full.Episodes, done[all[k]])
 	}
-	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume}
+	if opt.SaveTransitions && len(full.Trials) > 0 {
+		if err := writeTransitions(opt.OutDir, full.Trials, logs, mdp.StateDim(), mdp.ActionDim(), opt.TransitionsGzip); err != nil {
+			return err
+		}
+	}
 	return finish(c, mdp, full, cfgYAML, meta, opt)
 }
 
@@ -269,12 +335,12 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 // files a run writes are removed (only those), config.yaml is written and
 // an empty journal started.
 func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
-	for _, f := range []string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile} {
+	for _, f := range append([]string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile, plotting.ReportHTMLFile, TransitionsFile, TransitionsGzFile}, aggregate.Files...) {
 		os.Remove(filepath.Join(dir, f))
 	}
 	for _, name := range plotting.FigureNames {
 		for _, ext := range []string{"png", "svg", "pdf"} {
-			os.Remove(filepath.Join(dir, "plots", name+"."+ext))
+			os.Remove(filepath.Join(dir, plotsDir, name+"."+ext))
 		}
 	}
 	if err := fsutil.WriteFileAtomic(filepath.Join(dir, results.ConfigFile), cfgYAML); err != nil {
@@ -296,6 +362,12 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 	if err := results.WriteDir(opt.OutDir, rows, sums, dpsi, dphi, cfgYAML, meta); err != nil {
 		return err
 	}
+	if len(rows) > 0 {
+		st, agents := aggregate.FromRows(rows, c.Stats)
+		if err := writeAggregates(opt.OutDir, []aggregate.Stratum{st}, agents, c); err != nil {
+			return err
+		}
+	}
 	if opt.Log != nil {
 		opt.Log.Info("run finished", "out", opt.OutDir, "trials", len(res.Trials), "seconds", meta.WallSeconds)
 	}
@@ -308,7 +380,7 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 		return nil
 	}
 	if opt.Stdout != nil {
-		if err := results.Table(opt.Stdout, sums, IsPaper(c), mdp.Task.Terminates()); err != nil {
+		if err := results.Table(opt.Stdout, sums, TableColumns(c, mdp)); err != nil {
 			return err
 		}
 		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d trials in %.2fs)\n", opt.OutDir, len(res.Trials), meta.WallSeconds)
@@ -319,4 +391,14 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 		}
 	}
 	return nil
+}
+
+// writeAggregates writes aggregate.csv, improvement.csv and profile.csv of
+// the strata into dir, with c's bootstrap replicates and master seed.
+func writeAggregates(dir string, strata []aggregate.Stratum, agents []string, c *config.Config) error {
+	r, err := aggregate.Compute(strata, agents, c.Stats.BootstrapReps, c.Seed)
+	if err != nil {
+		return err
+	}
+	return aggregate.Write(dir, r)
 }

@@ -30,6 +30,9 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("merge: --out %s is a sweep directory (smrl sweep): merge the run into another directory", opt.OutDir))
 	}
+	if parent := filepath.Dir(filepath.Clean(opt.OutDir)); grid.IsDir(parent) {
+		return errs.Invalid(fmt.Errorf("merge: --out %s is inside the sweep directory %s (smrl sweep), whose points only smrl sweep writes: merge the run into another directory", opt.OutDir, parent))
+	}
 	m, err := readShards(dirs)
 	if err != nil {
 		return err
@@ -123,8 +126,10 @@ func readShards(dirs []string) (*mergedRun, error) {
 // claimed and locked.
 func (m *mergedRun) write(start time.Time, opt Options) error {
 	// The merged directory gets the journal of a single-machine run, so it
-	// can itself be merged or resumed.
-	j, err := results.CreateJournal(opt.OutDir)
+	// can itself be merged or resumed. The files of an earlier run or merge
+	// there are removed first, as for a fresh run: a merge killed midway
+	// must not leave old figures and report.md beside the new CSV files.
+	j, err := startFresh(opt.OutDir, m.cfgYAML)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,14 @@ func printPlan(c *config.Config, opt Options) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "output: %s\n", opt.OutDir)
+	if opt.SaveTransitions {
+		name := TransitionsFile
+		if opt.TransitionsGzip {
+			name = TransitionsGzFile
+		}
+		fmt.Fprintf(w, "transitions: %s (at most %d rows: trials × episodes × steps)\n",
+			filepath.Join(opt.OutDir, name), len(sel)*c.Episodes*c.Env.Horizon)
+	}
 	return nil
 }
 

@@ -8,12 +8,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 
 	agentpkg "github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -61,10 +64,30 @@ func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float
 // dir must then be smrl's own (outdir.Owned). Otherwise the figures and
 // report.md go to outDir, which must be new, empty or smrl's own
 // (outdir.Claim), and dir is only read. The directory written is locked
-// against other smrl processes. The MDP and density figures need the
-// directory's config.yaml and a 1-D state and action; without them they
-// are skipped.
+// against other smrl processes. dir must hold the config.yaml of its run,
+// against which its CSV files are checked (a missing one is invalid
+// input). The density figures need a 1-D state and action.
 func Plot(dir, outDir, format string) ([]string, error) {
+	return PlotWith(dir, outDir, FigureOptions{Format: format})
+}
+
+// FigureOptions choose how Plot draws: the format, for the per-episode
+// figures a moving window (plotting.Options.Smooth), and per-seed lines
+// (plotting.Options.SeedLines).
+type FigureOptions struct {
+	Format    string
+	Smooth    int
+	SeedLines bool
+}
+
+// PlotWith is Plot with the figure options fo.
+func PlotWith(dir, outDir string, fo FigureOptions) ([]string, error) {
+	return plot(dir, outDir, fo, false)
+}
+
+// plot is PlotWith; checked says that checkFigureInputs has passed already
+// (PlotSweep checks every point before it draws the first).
+func plot(dir, outDir string, fo FigureOptions, checked bool) ([]string, error) {
 	if outDir != "" && sameDir(dir, outDir) {
 		outDir = "" // --out naming --in itself: a redraw in place
 	}
@@ -73,49 +96,103 @@ func Plot(dir, outDir, format string) ([]string, error) {
 	} else if !fi.IsDir() {
 		return nil, errs.Invalid(fmt.Errorf("%s is a file, not a results directory: --in takes the directory smrl run wrote (the one holding %s)", dir, results.EpisodesFile))
 	}
-	target := outDir
-	created := false // outDir made by this call: removed again if drawing fails
-	if outDir == "" {
-		if !outdir.Owned(dir) {
-			return nil, errs.Invalid(fmt.Errorf("results directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
+	if outDir == "" && !outdir.Owned(dir) {
+		return nil, errs.Invalid(fmt.Errorf("results directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
+	}
+	// The inputs are checked before anything is created.
+	if !checked {
+		if err := checkFigureInputs(dir, fo.Format); err != nil {
+			return nil, err
 		}
+	}
+	target := outDir
+	// undo removes what this call made when it fails after claiming
+	// outDir: the directories it created (new/ of new/child too), or the
+	// files it put into a directory that was empty.
+	undo := func() {}
+	if outDir == "" {
 		target = dir
 	} else {
-		_, err := os.Lstat(outDir)
-		created = errors.Is(err, os.ErrNotExist)
+		if err := notResultsDir(outDir); err != nil {
+			return nil, err
+		}
+		undo = undoer(outDir)
 		if err := outdir.Claim(outDir); err != nil {
+			undo()
 			return nil, fmt.Errorf("--out: %w", err)
 		}
 	}
 	release, err := outdir.Lock(target)
 	if err != nil {
+		undo()
 		return nil, err
 	}
-	figs, err := figures(dir, outDir, format)
+	if err := outdir.CheckNoLinks(target, plotsDir); err != nil {
+		release()
+		undo()
+		return nil, err
+	}
+	removeStaleTemps(target)
+	figs, err := figures(dir, outDir, fo)
 	release()
-	if err != nil && created {
-		os.RemoveAll(outDir)
+	if err != nil {
+		undo()
 	}
 	return figs, err
+}
+
+// undoer returns the function that removes what a command made of the
+// output directory out and its missing parents: the topmost directory it
+// creates, or, when out exists and is empty, every entry it put there.
+// Anything that was there before is kept.
+func undoer(out string) func() {
+	top := ""
+	for p := filepath.Clean(out); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		top = p
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	if top != "" {
+		return func() { os.RemoveAll(top) }
+	}
+	if ents, err := os.ReadDir(out); err != nil || len(ents) > 0 {
+		return func() {}
+	}
+	return func() {
+		ents, _ := os.ReadDir(out)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(out, e.Name()))
+		}
+	}
 }
 
 // Figures redraws every figure of the results directory dir into
 // dir/plots and writes dir/report.md, like Plot without an outDir, but
 // without claiming or locking dir: it is the figure step of Run and Merge
 // (Options.Plot), which hold dir's lock already.
-func Figures(dir, format string) ([]string, error) { return figures(dir, "", format) }
+func Figures(dir, format string) ([]string, error) {
+	return figures(dir, "", FigureOptions{Format: format})
+}
 
 // figures draws into outDir (dir/plots when empty) and writes report.md
 // into outDir (dir when empty).
-func figures(dir, outDir, format string) ([]string, error) {
+func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	figDir, reportDir := outDir, outDir
 	if outDir == "" {
-		figDir, reportDir = filepath.Join(dir, "plots"), dir
+		figDir, reportDir = filepath.Join(dir, plotsDir), dir
 	}
-	opt, dens, err := figureInputs(dir, format)
+	if err := fsutil.NoLink(figDir); err != nil {
+		return nil, err
+	}
+	opt, dens, err := figureInputs(dir, fo.Format)
 	if err != nil {
 		return nil, err
 	}
+	opt.Smooth, opt.SeedLines = fo.Smooth, fo.SeedLines
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", figDir, err)
 	}
@@ -123,7 +200,24 @@ func figures(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return figs, err
 	}
-	return figs, plotting.ReportTo(dir, reportDir, figs)
+	return figs, plotting.ReportTo(dir, reportDir, figs, reportInfo(dir, opt))
+}
+
+// reportInfo describes the run of the results directory dir for its
+// report: the config's name (from config.yaml, when figureInputs read it
+// into opt), the description and command line of its metadata.json.
+func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
+	info := plotting.ReportInfo{Columns: opt.Columns, Smooth: opt.Smooth}
+	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)}); err == nil {
+		info.Name = c.Name
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
+		var meta results.Metadata
+		if json.Unmarshal(b, &meta) == nil {
+			info.CommandLine, info.Description = meta.CommandLine, meta.ConfigDescription
+		}
+	}
+	return info
 }
 
 // figureInputs returns the figure options and densities of the results
@@ -133,8 +227,12 @@ func figures(dir, outDir, format string) ([]string, error) {
 func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource, error) {
 	opt := plotting.Options{Format: format}
 	cfgPath := filepath.Join(dir, results.ConfigFile)
-	if _, err := os.Stat(cfgPath); err != nil {
-		return opt, nil, nil
+	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
+		// Without it the CSV files cannot be checked: a truncated or
+		// partial file would be drawn as if it were a finished run.
+		return opt, nil, errs.Invalid(fmt.Errorf("%s not found: smrl draws a results directory only with the config.yaml its run wrote, against which it checks that the CSV files are complete", cfgPath))
+	} else if err != nil {
+		return opt, nil, fmt.Errorf("reading %s: %w", cfgPath, err)
 	}
 	c, err := config.Load(config.Options{Path: cfgPath, Snapshot: true})
 	if err != nil {
@@ -148,6 +246,8 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 	if err := checkComplete(dir, c); err != nil {
 		return opt, nil, err
 	}
+	col := TableColumns(c, m)
+	opt.Columns = &col
 	if m.True != nil && m.StateDim() == 1 && m.ActionDim() == 1 {
 		return opt, &densities{mdp: m}, nil
 	}
@@ -157,12 +257,26 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 
 // checkFigureInputs checks everything figures reads in dir without
 // drawing: a sweep checks all its points before it draws the first.
+//
+// Beyond what drawing needs (every cell as smrl writes it), the CSV files
+// must be exactly those the directory's journal makes (checkAgainstJournal).
 func checkFigureInputs(dir, format string) error {
 	opt, _, err := figureInputs(dir, format)
 	if err != nil {
 		return err
 	}
-	return plotting.CheckResults(dir, opt)
+	if err := plotting.CheckResults(dir, opt); err != nil {
+		return err
+	}
+	c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)})
+	if err != nil {
+		return err
+	}
+	m, err := env.New(c)
+	if err != nil {
+		return errs.Invalid(err)
+	}
+	return checkAgainstJournal(dir, c, m)
 }
 
 // checkComplete verifies that dir's episodes.csv has one row per (trial,
@@ -171,15 +285,7 @@ func checkFigureInputs(dir, format string) error {
 // were a finished run.
 func checkComplete(dir string, c *config.Config) error {
 	all := runner.Trials(c)
-	idx := runner.Shard{}.Select(len(all))
-	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
-		var meta results.Metadata
-		if json.Unmarshal(b, &meta) == nil && meta.Shard != "" {
-			if sh, err := runner.ParseShard(meta.Shard); err == nil {
-				idx = sh.Select(len(all))
-			}
-		}
-	}
+	idx := recordedShard(dir).Select(len(all))
 	agents := map[string]bool{}
 	for _, k := range idx {
 		agents[all[k].Agent] = true
@@ -195,6 +301,9 @@ func checkComplete(dir string, c *config.Config) error {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+		}
+		if len(b) == 0 {
+			return errs.Invalid(fmt.Errorf("%s is empty (not even its header): the file is truncated or not smrl's", path))
 		}
 		if len(b) > 0 && b[len(b)-1] != '\n' {
 			return errs.Invalid(fmt.Errorf("%s does not end with a newline: the file is truncated", path))
@@ -242,8 +351,45 @@ func (m *marginals) action() []float64 {
 	return m.mdp.Actions[0]
 }
 
+// Query names the query state by its coordinates' labels, and the action.
 func (m *marginals) Query() string {
-	return fmt.Sprintf("s = %v, a = %v", m.mdp.Query, m.action())
+	var parts []string
+	for i, v := range m.mdp.Query {
+		name := fmt.Sprintf("s%d", i)
+		if i < len(m.mdp.Labels) {
+			name = m.mdp.Labels[i]
+		}
+		parts = append(parts, fmt.Sprintf("%s = %.3g", name, v))
+	}
+	var acts []string
+	for _, v := range m.action() {
+		acts = append(acts, fmt.Sprintf("%.3g", v))
+	}
+	return fmt.Sprintf("%s; a = %s", strings.Join(parts, ", "), strings.Join(acts, ", "))
+}
+
+// Mean returns the agent's predicted mean next state at the query, s'
+// itself or, for a model of s' − s, the query plus the predicted change.
+func (m *marginals) Mean(agent string, w []float64) ([]float64, bool) {
+	if agent == "oracle" || w == nil {
+		return nil, false
+	}
+	dist, err := agentpkg.Family(agent, m.mdp.Model)
+	if err != nil {
+		return nil, false
+	}
+	model, err := expfam.NewModel(dist, m.mdp.Model.Features, w)
+	if err != nil {
+		return nil, false
+	}
+	out := make([]float64, m.mdp.Dim)
+	expfam.NewMeanStepper(model).Step(m.mdp.Query, m.action(), nil, out)
+	if m.mdp.Model.Delta {
+		for i := range out {
+			out[i] += m.mdp.Query[i]
+		}
+	}
+	return out, true
 }
 func (m *marginals) Labels() []string  { return m.mdp.Labels }
 func (m *marginals) Scales() []float64 { return m.mdp.Model.LDSSigma }
@@ -288,4 +434,17 @@ func (m *marginals) Estimated(agent string, w []float64) ([]plotting.Density, bo
 		out[i] = f
 	}
 	return out, true
+}
+
+// notResultsDir refuses plot's --out dir when it is the results directory
+// of a run or a sweep (it holds a config.yaml, journal, episodes.csv or
+// sweep.yaml): drawing there would replace its report.md and scatter
+// another run's figures among its own.
+func notResultsDir(dir string) error {
+	for _, f := range []string{results.ConfigFile, results.JournalFile, results.EpisodesFile, grid.ManifestFile} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return errs.Invalid(fmt.Errorf("--out: %s is the results directory of a run or sweep (it holds %s): plot --out draws into a new or empty directory, or one that only holds figures smrl drew; redraw that directory with smrl plot --in %s", dir, f, dir))
+		}
+	}
+	return nil
 }

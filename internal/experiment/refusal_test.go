@@ -122,7 +122,7 @@ func TestResumeRefusesOtherShard(t *testing.T) {
 	}
 	journal := readFile(t, dir, results.JournalFile)
 	err := Run(context.Background(), c, Options{OutDir: dir, Resume: true, Shard: runner.Shard{Index: 1, Count: 2}})
-	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "not in shard 1/2") {
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "but this run is shard 1/2") {
 		t.Errorf("run resumed with another shard: err = %v", err)
 	}
 	if !bytes.Equal(journal, readFile(t, dir, results.JournalFile)) {
@@ -138,7 +138,7 @@ func TestResumeRefusesOtherShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root, Resume: true, Shard: runner.Shard{Index: 2, Count: 3}}})
-	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "not in shard 2/3") {
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "but this run is shard 2/3") {
 		t.Errorf("sweep resumed with another shard: err = %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/aggregate"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
@@ -58,6 +59,9 @@ type point struct {
 	journal *results.Journal
 	release func() error
 	resumed bool // claim found a journal to resume
+	// stratum holds the per-seed scores of the finished point, for the
+	// sweep's aggregate over points.
+	stratum aggregate.Stratum
 }
 
 // close closes the point's journal and drops its lock.
@@ -90,6 +94,10 @@ func (p *point) claim(resume bool) error {
 	if err := outdir.CheckWritable(p.dir); err != nil {
 		return err
 	}
+	if err := outdir.CheckNoLinks(p.dir, linkedEntries...); err != nil {
+		return err
+	}
+	removeStaleTemps(p.dir)
 	if !p.resumed {
 		p.done = map[runner.Trial][]runner.Episode{}
 		return nil
@@ -133,9 +141,12 @@ func checkResumedShard(pts []*point, shard runner.Shard) error {
 // newPoints builds every point's MDP, before anything is written. (The
 // points' MDPs share their sampling tables: package expfam keeps one table
 // per family per process.)
-func newPoints(s *grid.Sweep, root string) ([]*point, error) {
+func newPoints(ctx context.Context, s *grid.Sweep, root string) ([]*point, error) {
 	pts := make([]*point, len(s.Points))
 	for i, gp := range s.Points {
+		if ctx.Err() != nil {
+			return nil, grid.Interrupted(i, len(s.Points))
+		}
 		mdp, err := env.New(gp.Config)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("sweep point %s: %w", gp.Label, err))
@@ -182,7 +193,7 @@ func checkDirs(s *grid.Sweep, root string, fresh bool) error {
 func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	start := time.Now()
 	root := opt.OutDir
-	pts, err := newPoints(s, root)
+	pts, err := newPoints(ctx, s, root)
 	if err != nil {
 		return err
 	}
@@ -200,6 +211,10 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	}
 	if opt.DryRun {
 		return printSweepPlan(s, root, opt.Options)
+	}
+	// The last moment at which a signal leaves nothing behind.
+	if ctx.Err() != nil {
+		return grid.Interrupted(len(pts), len(pts))
 	}
 	if opt.ClaimParent && !opt.Resume {
 		// Best effort, as for a run's shard: see Options.ClaimParent.
@@ -230,6 +245,9 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		}
 		if key != "" {
 			return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, this sweep %s; resume with the same config, or start a new sweep in another --out", manifestPath, key, va, vb))
+		}
+		if err := checkResumeShard(root, opt.Shard); err != nil {
+			return err
 		}
 	}
 	// Every point is claimed and locked (and, resuming, its journal read)
@@ -288,6 +306,16 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		opt.Log.Info("sweep started", "config", s.Base.Name, "out", root, "points", len(pts), "trials", len(selected),
 			"already_done", len(selected)-len(todo), "shard", opt.Shard.String(), "workers", workers)
 	}
+	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
+		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
+		Shard: opt.Shard.String(), Resumed: opt.Resume}
+	// Recorded now, for checkResumeShard; rewritten with the end at finish.
+	{ // a copy: WriteMetadata fills in its End
+		sm := *meta
+		if err := results.WriteMetadata(root, &sm); err != nil {
+			return err
+		}
+	}
 	prog := &progress{totalTrials: len(todo), totalEpisodes: episodes}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
 	eps, runErr := runner.RunJobs(ctx, todo, runner.Options{
@@ -295,6 +323,8 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  func(i int, e []runner.Episode) error { return todoOwner[i].journal.Append(todo[i].Trial, e) },
+		Grace:    opt.Grace,
+		Abandon:  opt.Abandon,
 	})
 	stop()
 	for i := range eps {
@@ -311,6 +341,9 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 				}
 			}
 			msg := fmt.Sprintf("%d of %d trials are complete and kept in the journals of %s", n, len(selected), root)
+			if errors.Is(runErr, runner.ErrAbandoned) {
+				msg += " (the trials in flight were abandoned; a resume recomputes them)"
+			}
 			if opt.ResumeHint != "" {
 				msg += "; resume with: " + opt.ResumeHint
 			}
@@ -319,9 +352,6 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		return runErr
 	}
 	trialsDone := time.Now()
-	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume}
 	if opt.Shard.Count > 0 {
 		// A shard's points hold only journals: smrl merge makes the rest.
 		if err := results.WriteMetadata(root, meta); err != nil {
@@ -347,6 +377,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		}
 		pm := *meta
 		pm.Trials = len(p.trials)
+		p.stratum, _ = aggregate.FromRows(results.Rows(full), p.Config.Stats)
 		if err := finish(p.Config, p.mdp, full, p.cfgYAML, &pm, Options{OutDir: p.dir, Plot: opt.Plot}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", p.Label, err)
 		}
@@ -387,12 +418,12 @@ func cleanSweepRoot(root string, s *grid.Sweep, log *slog.Logger) {
 			log.Warn("point directories of an earlier sweep are left alone", "out", root, "points", stale)
 		}
 	}
-	for _, f := range []string{grid.TableFile, results.MetadataFile, plotting.ReportFile} {
+	for _, f := range append([]string{grid.TableFile, results.MetadataFile, plotting.ReportFile}, aggregate.Files...) {
 		os.Remove(filepath.Join(root, f))
 	}
-	for _, name := range plotting.GridFigureNames(keys) {
+	for _, name := range append(plotting.GridFigureNames(keys), plotting.FigIntervals, plotting.FigProfile) {
 		for _, ext := range []string{"png", "svg", "pdf"} {
-			os.Remove(filepath.Join(root, "plots", name+"."+ext))
+			os.Remove(filepath.Join(root, plotsDir, name+"."+ext))
 		}
 	}
 }
@@ -408,6 +439,14 @@ func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadat
 	if err := fsutil.WriteAtomic(filepath.Join(root, grid.TableFile), func(w io.Writer) error {
 		return s.Grid.WriteTable(w, rows)
 	}); err != nil {
+		return err
+	}
+	// The aggregate over points: one stratum per point.
+	strata := make([]aggregate.Stratum, len(pts))
+	for i, p := range pts {
+		strata[i] = p.stratum
+	}
+	if err := writeAggregates(root, strata, s.Agents(), s.Base); err != nil {
 		return err
 	}
 	end := time.Now()
@@ -532,7 +571,10 @@ func gridData(s *grid.Sweep, rows []grid.Row, terminates bool) *plotting.GridDat
 func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, format string) ([]string, error) {
 	figDir, reportDir := outDir, outDir
 	if outDir == "" {
-		figDir, reportDir = filepath.Join(root, "plots"), root
+		figDir, reportDir = filepath.Join(root, plotsDir), root
+	}
+	if err := fsutil.NoLink(figDir); err != nil {
+		return nil, err
 	}
 	terminates := false
 	var dirs []string
@@ -548,6 +590,12 @@ func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, fo
 	if err != nil {
 		return figs, err
 	}
+	agg, err := plotting.AggregateFigures(root, figDir, plotting.Options{Format: format})
+	figs = append(figs, agg...)
+	if err != nil {
+		return figs, err
+	}
+	d.AggregateDir = root
 	return figs, plotting.GridReport(d, reportDir, figs, dirs)
 }
 

@@ -1,12 +1,16 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/aggregate"
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/grid"
@@ -47,7 +51,7 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 		}
 	}
 	root := opt.OutDir
-	pts, err := newPoints(s, root)
+	pts, err := newPoints(ctx, s, root)
 	if err != nil {
 		return err
 	}
@@ -100,6 +104,7 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 		trials += len(p.trials)
 	}
 	err = forEach(len(pts), workers, func(i int) error {
+		pts[i].stratum, _ = aggregate.FromRows(results.Rows(merged[i].full), merged[i].c.Stats)
 		if err := merged[i].write(start, Options{OutDir: pts[i].dir, Plot: opt.Plot, Version: opt.Version, Commit: opt.Commit,
 			CommandLine: opt.CommandLine}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)
@@ -132,16 +137,27 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	pts, err := newPoints(s, dir)
+	pts, err := newPoints(context.Background(), s, dir)
 	if err != nil {
 		return nil, err
 	}
 	// Every point's files are checked before anything is drawn, so that a
 	// bad one leaves no point's figures half redrawn.
 	for _, p := range pts {
+		if err := checkPointConfig(p); err != nil {
+			return nil, err
+		}
 		if err := checkFigureInputs(p.dir, format); err != nil {
 			return nil, fmt.Errorf("sweep point %s: %w", p.Name, err)
 		}
+		if outDir == "" {
+			if err := outdir.CheckNoLinks(p.dir, plotsDir); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := checkTable(s, dir); err != nil {
+		return nil, err
 	}
 	target := outDir
 	if outDir == "" {
@@ -149,7 +165,18 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 			return nil, errs.Invalid(fmt.Errorf("sweep directory %s was not made by smrl (it has no %s marker), so smrl will not write figures into it; draw them elsewhere with --out DIR", dir, outdir.MarkerFile))
 		}
 		target = dir
+		if err := outdir.CheckNoLinks(dir, plotsDir); err != nil {
+			return nil, err
+		}
 	} else {
+		if err := notResultsDir(outDir); err != nil {
+			return nil, err
+		}
+		for _, p := range pts {
+			if err := notResultsDir(filepath.Join(outDir, p.Name)); err != nil {
+				return nil, err
+			}
+		}
 		if err := checkDirs(s, outDir, false); err != nil {
 			return nil, fmt.Errorf("--out: %w", err)
 		}
@@ -168,7 +195,7 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 		if outDir != "" {
 			out = filepath.Join(outDir, pts[i].Name)
 		}
-		f, err := Plot(pts[i].dir, out, format)
+		f, err := plot(pts[i].dir, out, FigureOptions{Format: format}, true)
 		figs[i] = f
 		if err != nil {
 			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)
@@ -190,4 +217,63 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 	}
 	sf, err := sweepFigures(s, rows, pts, dir, outDir, format)
 	return append(all, sf...), err
+}
+
+// checkPointConfig checks that the point directory of p holds the config
+// sweep.yaml gives the point, as resume and merge do: a point overwritten
+// by smrl run --out, or two points swapped, are refused.
+func checkPointConfig(p *point) error {
+	path := filepath.Join(p.dir, results.ConfigFile)
+	if _, err := os.Stat(path); err != nil {
+		return errs.Invalid(fmt.Errorf("sweep point %s: %s not found: the point directory is incomplete", p.Name, path))
+	}
+	c, err := config.Load(config.Options{Path: path})
+	if err != nil {
+		return fmt.Errorf("sweep point %s: %w", p.Name, err)
+	}
+	key, was, want, err := configDiff(c, p.Config)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		return errs.Invalid(fmt.Errorf("sweep point %s: %s has %s = %s, but %s gives the point %s = %s: the point directory was overwritten (by smrl run --out?) or swapped with another",
+			p.Name, path, key, was, grid.ManifestFile, key, want))
+	}
+	return nil
+}
+
+// checkTable checks that the sweep.csv of the sweep directory dir is the
+// table its points' summary.csv files make, byte for byte (it was written
+// from them): a point's summary copied over another's, or an edited
+// table, is refused.
+func checkTable(s *grid.Sweep, dir string) error {
+	path := filepath.Join(dir, grid.TableFile)
+	rows, err := sweepRows(s, dir)
+	if err != nil {
+		return err
+	}
+	var want bytes.Buffer
+	if err := s.Grid.WriteTable(&want, rows); err != nil {
+		return err
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		return errs.Invalid(fmt.Errorf("%s does not agree with the summary.csv files of the points (%s): a point's files were replaced or copied, or the table edited; rerun the sweep",
+			path, firstDiffLine(got, want.Bytes())))
+	}
+	return nil
+}
+
+// firstDiffLine names the first line where a and b differ.
+func firstDiffLine(a, b []byte) string {
+	la, lb := bytes.Split(a, []byte("\n")), bytes.Split(b, []byte("\n"))
+	for i := range max(len(la), len(lb)) {
+		if i >= len(la) || i >= len(lb) || !bytes.Equal(la[i], lb[i]) {
+			return fmt.Sprintf("first at line %d", i+1)
+		}
+	}
+	return "same lines"
 }

@@ -86,8 +86,11 @@ type Table struct {
 	cacheFile, cacheKey string
 	loadOnce            sync.Once
 	cached              map[int]cachedEntry // encoded rows of the cache file, by index; read-only once loaded
-	edge                float64             // the linear grid's half-width: TableGeoEta or TableEtaMax
-	lin                 int                 // its half-width in rows: the row of η = 0
+	// mapFault is set when reading the mapping of the cache file faulted
+	// (the file was truncated in place): its rows are not read again.
+	mapFault atomic.Bool
+	edge     float64 // the linear grid's half-width: TableGeoEta or TableEtaMax
+	lin      int     // its half-width in rows: the row of η = 0
 }
 
 type tableRow struct {

@@ -210,10 +210,13 @@ func (t *Table) saveFile(path, key string) (err error) {
 		r.encode(&enc)
 		payload[idx[k]] = cachedEntry{b: b.b, crc: crc32.Checksum(b.b, castagnoli)}
 	}
-	// Rows of the cache file this process never needed are kept as read.
-	for i, e := range t.cached {
-		if _, ok := payload[i]; !ok {
-			payload[i] = e
+	// Rows of the cache file this process never needed are kept as read,
+	// unless reading the file's mapping faulted.
+	if !t.mapFault.Load() {
+		for i, e := range t.cached {
+			if _, ok := payload[i]; !ok {
+				payload[i] = e
+			}
 		}
 	}
 	order := make([]int, 0, len(payload))
@@ -241,10 +244,19 @@ func (t *Table) saveFile(path, key string) (err error) {
 	if _, err := w.Write(head.b); err != nil {
 		return err
 	}
-	for _, i := range order {
-		if _, err := w.Write(payload[i].b); err != nil {
-			return err
+	// The kept rows are read from the mapping of the old file.
+	if !readMapped(func() {
+		for _, i := range order {
+			if _, err = w.Write(payload[i].b); err != nil {
+				return
+			}
 		}
+	}) {
+		t.mapFault.Store(true)
+		return errors.New("the cache file changed on disk while smrl had it open (truncated or rewritten in place); nothing saved, the next run rebuilds the rows")
+	}
+	if err != nil {
+		return err
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -282,6 +294,15 @@ func (t *Table) loadFile(path, key string) (ok bool) {
 			unmapFile(data)
 		}
 	}()
+	if !readMapped(func() { ok = t.index(data, key) }) {
+		return false
+	}
+	return ok
+}
+
+// index checks the header and index of the mapped cache file data and
+// fills t.cached; it reports whether they checked out.
+func (t *Table) index(data []byte, key string) bool {
 	dec := decoder{b: data}
 	var magic [8]byte
 	dec.bytes(magic[:])
@@ -310,13 +331,21 @@ func (t *Table) loadFile(path, key string) (ok bool) {
 
 // cachedRow checks and decodes row i from the cache file, or returns nil
 // when the file does not hold it, its checksum fails or it does not decode.
-func (t *Table) cachedRow(i int) *tableRow {
+func (t *Table) cachedRow(i int) (r *tableRow) {
 	defer runtime.KeepAlive(t) // e.b is in t's mapping
 	e, ok := t.cached[i]
-	if !ok || crc32.Checksum(e.b, castagnoli) != e.crc {
+	if !ok || t.mapFault.Load() {
 		return nil
 	}
-	return decodeRow(e.b)
+	if !readMapped(func() {
+		if crc32.Checksum(e.b, castagnoli) == e.crc {
+			r = decodeRow(e.b) // a copy: nothing of the row refers to the mapping
+		}
+	}) {
+		t.mapFault.Store(true)
+		return nil
+	}
+	return r
 }
 
 // decodeRow decodes an encoded row, or returns nil when it does not decode

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 )
 
 // WriteAtomic writes the output of write to path via a temporary file in the
@@ -44,7 +45,7 @@ func writeAtomic(path string, write func(w io.Writer) error, sync bool) (err err
 		}
 	}()
 	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
 	}
 	dir := filepath.Dir(path)
@@ -102,4 +103,24 @@ func SyncDir(dir string) {
 	}
 	d.Sync()
 	d.Close()
+}
+
+// tempName matches the temporary files of WriteAtomic and ReplaceAtomic:
+// "." + the target's name + ".tmp-" + digits.
+var tempName = regexp.MustCompile(`^\..+\.tmp-[0-9]+$`)
+
+// RemoveStaleTemps removes the temporary files that WriteAtomic and
+// ReplaceAtomic left in dir when the process was killed mid-write (only
+// regular files named as they name them). The caller must hold dir's lock,
+// so that no write is in flight there.
+func RemoveStaleTemps(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() && tempName.MatchString(e.Name()) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }

@@ -9,8 +9,11 @@
 //
 // A key's values are written as
 //
-//	V1,V2,...     values of the key's type (a list key's values in brackets:
-//	              [1,-1],[-1,1]; commas inside brackets do not separate)
+//	V1,V2,...     values of the key's type; a list key's values must be in
+//	              brackets: env.actions=[1,-1] is one point (the list
+//	              1, -1), [1,-1],[2,-2] two points; commas inside brackets
+//	              do not separate, and a bare 1,-1 is refused (an
+//	              SMRL_ENV_ACTIONS=1,-1 variable, by contrast, is one list)
 //	lin:a:b:n     n ≥ 2 values evenly spaced from a to b
 //	log:a:b:n     n ≥ 2 values evenly spaced in log from a > 0 to b > 0
 //
@@ -208,6 +211,12 @@ func parseSpec(key, spec string) (*Axis, error) {
 		if strings.TrimSpace(text) == "" {
 			return nil, fmt.Errorf("%s: empty value in %q", key, spec)
 		}
+		if bareList(t, text) {
+			// SMRL_ENV_ACTIONS=1,-1 is one list; here the commas separate
+			// grid points, so that 1,-1 would be two one-entry lists.
+			return nil, fmt.Errorf("%s is a list key: write each of its values in brackets: %s=[%s] is one point (the list %s), %s=[1,-1],[2,-2] two points",
+				key, key, spec, spec, key)
+		}
 		v, err := config.ParseValue(key, text)
 		if err != nil {
 			return nil, err
@@ -358,7 +367,7 @@ func FromSection(path string, key, value *yaml.Node) ([]*Axis, error) {
 	var out []*Axis
 	first := map[string]int{}
 	for i := 0; i+1 < len(value.Content); i += 2 {
-		k, v := value.Content[i], value.Content[i+1]
+		k, v := value.Content[i], resolveAlias(value.Content[i+1])
 		src := fmt.Sprintf("%s line %d", path, k.Line)
 		if line, dup := first[k.Value]; dup {
 			return nil, errs.Invalid(fmt.Errorf("%s: %s.%s is swept twice (first at line %d)", src, key.Value, k.Value, line))
@@ -396,7 +405,7 @@ func sequence(key string, n *yaml.Node) (*Axis, error) {
 	}
 	a := &Axis{Key: key, Scale: List}
 	for _, e := range n.Content {
-		v, err := config.DecodeValue(key, e)
+		v, err := config.DecodeValue(key, resolveAlias(e))
 		if err != nil {
 			return nil, err
 		}
@@ -538,6 +547,11 @@ func (g *Grid) Section() ([]byte, error) {
 func ParseOne(arg string) (config.Setting, error) {
 	key, spec, ok := strings.Cut(arg, "=")
 	key = strings.TrimSpace(key)
+	if t, err := config.KeyType(key); ok && err == nil && bareList(t, spec) && strings.TrimSpace(spec) != "" {
+		// The grammar of sweep's --set, where a bare 1,-1 would be two
+		// points: a list value is written in brackets on every command.
+		return config.Setting{}, errs.Invalid(fmt.Errorf("--set %s: %s is a list key: write its value in brackets: %s=[%s]", arg, key, key, strings.TrimSpace(spec)))
+	}
 	if _, noSweep := notSwept[key]; ok && (noSweep || strings.HasPrefix(key, "estimate.")) {
 		// Keys a sweep cannot vary take one value here all the same; a
 		// list value is written in brackets as elsewhere.
@@ -555,4 +569,21 @@ func ParseOne(arg string) (config.Setting, error) {
 		return config.Setting{}, errs.Invalid(fmt.Errorf("--set %s: gives %d values; this command takes one value per key (a list in brackets: [1,-1]); smrl sweep runs a grid of values", arg, len(a.Values)))
 	}
 	return config.Setting{Key: a.Key, Value: a.Values[0], Source: "--set"}, nil
+}
+
+// bareList reports whether text, a value of a key of type t, is a list of
+// scalars written without its brackets (1,-1 for [1,-1]): --set refuses
+// it, since its commas separate a sweep's points.
+func bareList(t reflect.Type, text string) bool {
+	return t != nil && t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Slice && !strings.HasPrefix(strings.TrimSpace(text), "[")
+}
+
+// resolveAlias returns the node a YAML alias (*name) stands for, so that
+// a sweep: section reads aliases as what they name (they were reported as
+// got "name").
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 16; i++ {
+		n = n.Alias
+	}
+	return n
 }

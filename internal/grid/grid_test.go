@@ -502,3 +502,53 @@ func TestShippedSweeps(t *testing.T) {
 		t.Error("configs/ablation-tau-rollouts.yaml not found")
 	}
 }
+
+// Issue 19, item 12: the --set list grammar. A list key's value is written
+// in brackets on every command: sweep's --set (several points, split at
+// the commas outside brackets) and the one-value --set of run, compare,
+// estimate and config (ParseOne), where a bare 1,-1 would otherwise read
+// as one list on one command and as two points on another.
+func TestSetListGrammar(t *testing.T) {
+	for _, tc := range []struct {
+		arg               string
+		one               any   // ParseOne's value; nil: refused with wantOne
+		many              []any // ParseSet's values; nil: refused with wantMany
+		wantOne, wantMany string
+	}{
+		{arg: "env.actions=[1,-1]", one: []float64{1, -1}, many: []any{[]float64{1, -1}}},
+		{arg: "env.actions=[1,-1],[2,-2]", wantOne: "gives 2 values", many: []any{[]float64{1, -1}, []float64{2, -2}}},
+		{arg: "env.actions=1,-1", wantOne: "env.actions is a list key: write its value in brackets: env.actions=[1,-1]",
+			wantMany: "env.actions is a list key: write each of its values in brackets: env.actions=[1,-1] is one point"},
+		{arg: "env.actions=1", wantOne: "write its value in brackets: env.actions=[1]", wantMany: "env.actions=[1] is one point"},
+		{arg: "env.actions= 1,-1", wantOne: "env.actions=[1,-1]", wantMany: "write each of its values in brackets"},
+		{arg: "model.family=[gaussian,relu]", one: []string{"gaussian", "relu"}, many: []any{[]string{"gaussian", "relu"}}},
+		{arg: "model.family=gaussian", wantOne: "model.family=[gaussian]", wantMany: "model.family=[gaussian] is one point"},
+		// Keys a sweep cannot vary take one value, in the same grammar.
+		{arg: "agents=[sm,lds]", one: []string{"sm", "lds"}, wantMany: "agents cannot be swept"},
+		{arg: "agents=sm,lds", wantOne: "agents is a list key: write its value in brackets: agents=[sm,lds]", wantMany: "agents cannot be swept"},
+		{arg: "estimate.sweep_n=[100,200]", one: []int{100, 200}, wantMany: "estimate.sweep_n cannot be swept"},
+		{arg: "estimate.sweep_n=100,200", wantOne: "estimate.sweep_n=[100,200]", wantMany: "estimate.sweep_n cannot be swept"},
+		// A list of lists keeps its own grammar; scalars are unchanged.
+		{arg: "env.w0=[[1,-1]]", one: [][]float64{{1, -1}}, many: []any{[][]float64{{1, -1}}}},
+		{arg: "planner.tau=3", one: int64(3), many: []any{int64(3)}},
+	} {
+		s, err := ParseOne(tc.arg)
+		switch {
+		case tc.one == nil && (err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.wantOne)):
+			t.Errorf("ParseOne(%s): err = %v, want an input error containing %q", tc.arg, err, tc.wantOne)
+		case tc.one != nil && err != nil:
+			t.Errorf("ParseOne(%s): %v", tc.arg, err)
+		case tc.one != nil && !reflect.DeepEqual(s.Value, tc.one):
+			t.Errorf("ParseOne(%s) = %#v, want %#v", tc.arg, s.Value, tc.one)
+		}
+		a, err := ParseSet(tc.arg)
+		switch {
+		case tc.many == nil && (err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.wantMany)):
+			t.Errorf("ParseSet(%s): err = %v, want an input error containing %q", tc.arg, err, tc.wantMany)
+		case tc.many != nil && err != nil:
+			t.Errorf("ParseSet(%s): %v", tc.arg, err)
+		case tc.many != nil && !reflect.DeepEqual(a.Values, tc.many):
+			t.Errorf("ParseSet(%s) = %#v, want %#v", tc.arg, a.Values, tc.many)
+		}
+	}
+}

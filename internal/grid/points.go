@@ -2,6 +2,7 @@ package grid
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -138,6 +139,13 @@ type Sweep struct {
 // errs.ErrInvalidInput) naming the point, the key and the value; so are
 // two points with the same config.
 func Load(opt config.Options, set []string) (*Sweep, error) {
+	return LoadContext(context.Background(), opt, set)
+}
+
+// LoadContext is Load that stops between points when ctx is cancelled (a
+// large grid takes seconds to validate), with an error wrapping
+// errs.ErrInterrupted. It writes nothing.
+func LoadContext(ctx context.Context, opt config.Options, set []string) (*Sweep, error) {
 	var file []*Axis
 	opt.Sweep = func(k, v *yaml.Node) error {
 		var err error
@@ -170,6 +178,9 @@ func Load(opt config.Options, set []string) (*Sweep, error) {
 	var bad []error
 	seen := map[string]string{}
 	for i := range points {
+		if ctx.Err() != nil {
+			return nil, Interrupted(i, len(points))
+		}
 		p := &points[i]
 		popt.Point = g.Settings(p.Coords)
 		c, err := config.Load(popt)
@@ -272,4 +283,10 @@ func LoadDir(dir string) (*Sweep, error) {
 		return nil, errs.Invalid(fmt.Errorf("%s: not a sweep directory (no %s)", dir, ManifestFile))
 	}
 	return Load(config.Options{Path: p, Snapshot: true}, nil)
+}
+
+// Interrupted is the error of a sweep stopped by a signal while its grid
+// was being checked (done of n points), before anything was written.
+func Interrupted(done, n int) error {
+	return fmt.Errorf("%w while checking the grid (%d of %d points checked); nothing was written", errs.ErrInterrupted, done, n)
 }

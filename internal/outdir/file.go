@@ -53,6 +53,17 @@ func CSVFile(header string) FileKind {
 	}
 }
 
+// PrefixFile is a file smrl writes beginning with prefix (e.g. a JSON
+// file whose first key names its format); what describes it for messages.
+func PrefixFile(prefix, what string) FileKind {
+	return FileKind{
+		what: what,
+		owned: func(f *os.File, size int64) bool {
+			return string(readAt(f, 0, len(prefix))) == prefix
+		},
+	}
+}
+
 // FigureFile is a figure in format png, svg or pdf, which smrl marks as
 // its own: a PNG by its tEXt chunk PNGKeyword=PNGText, an SVG by the
 // comment SVGComment, a PDF by its Creator PDFCreator.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
 // Lock takes an exclusive lock on dir (flock on dir/LockFile, which then
@@ -27,7 +28,10 @@ func Lock(dir string) (release func() error, err error) {
 	// The holder removes the file before unlocking it, so the file we
 	// locked may already be unlinked: then try again on the new one.
 	for range 100 {
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := fsutil.OpenNoFollow(p, os.O_RDWR|os.O_CREATE, 0o644)
+		if errors.Is(err, fsutil.ErrLink) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("locking: %w", PathError(dir, err))
 		}

@@ -88,8 +88,21 @@ func writeMarker(dir string) error {
 // Owned reports whether dir carries smrl's marker, i.e. smrl made it and
 // may replace the files it writes there.
 func Owned(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, MarkerFile))
+	fi, err := os.Lstat(filepath.Join(dir, MarkerFile))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// CheckNoLinks refuses, with fsutil.LinkError, any of the entries names of
+// smrl's own directory dir that is a symbolic link (a journal, or a
+// plots/ folder, planted as a link to the user's files): smrl would write
+// or delete through it. Commands check before they change anything.
+func CheckNoLinks(dir string, names ...string) error {
+	for _, n := range names {
+		if err := fsutil.NoLink(filepath.Join(dir, n)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // describe names dir for a message, with its absolute path when dir is

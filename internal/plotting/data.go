@@ -1,6 +1,7 @@
 package plotting
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -35,16 +36,21 @@ type table struct {
 
 // readTable reads a whole CSV file and checks that every column in required
 // is present. Errors name the file and, for content errors, the line.
+//
+// smrl ends every file it writes with a newline: a file without one was
+// cut short (mid-number, perhaps) and is refused.
 func readTable(path string, required []string) (*table, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
 		}
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	defer f.Close()
-	return parseTable(path, f, required)
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		return nil, errs.Invalid(fmt.Errorf("%s does not end with a newline: the file is truncated", path))
+	}
+	return parseTable(path, bytes.NewReader(data), required)
 }
 
 // parseTable is readTable on an open reader; path only names the input.
@@ -177,6 +183,7 @@ type summaryRow struct {
 	FinalReturnMean, FinalReturnLo          float64 // likewise; per agent
 	FinalReturnHi, FirstFullMedian          float64
 	FullSeeds                               float64
+	EpisodeReturn, EpisodeLength            [3]float64 // mean, lo, hi per agent; NaN in older files
 }
 
 // summaryData is a parsed summary.csv: agents in legend order and each
@@ -219,6 +226,12 @@ var summaryNumbers = []struct {
 	{"first_full_median", true, func(r *summaryRow) *float64 { return &r.FirstFullMedian }},
 	{"beta_mean", true, nil},
 	{"regret_slope", true, nil},
+	{"episode_return_mean", false, func(r *summaryRow) *float64 { return &r.EpisodeReturn[0] }},
+	{"episode_return_lo", true, func(r *summaryRow) *float64 { return &r.EpisodeReturn[1] }},
+	{"episode_return_hi", true, func(r *summaryRow) *float64 { return &r.EpisodeReturn[2] }},
+	{"episode_length_mean", false, func(r *summaryRow) *float64 { return &r.EpisodeLength[0] }},
+	{"episode_length_lo", true, func(r *summaryRow) *float64 { return &r.EpisodeLength[1] }},
+	{"episode_length_hi", true, func(r *summaryRow) *float64 { return &r.EpisodeLength[2] }},
 }
 
 // readSummary reads and validates DIR/summary.csv: every cell as smrl
@@ -275,7 +288,8 @@ func readSummary(path string, opt Options) (*summaryData, error) {
 		seen[a][r.Episode] = true
 		d.Rows[a] = append(d.Rows[a], r)
 	}
-	sortAgents(d.Agents)
+	// Agents stay in the file's order, the config's: the order of the
+	// terminal table, the report and every legend.
 	for _, rows := range d.Rows {
 		sort.Slice(rows, func(i, j int) bool { return rows[i].Episode < rows[j].Episode })
 	}
@@ -310,22 +324,18 @@ func (d *summaryData) terminates(horizon int) bool {
 	return false
 }
 
-// stepsVary reports whether episode lengths differ between rows: the
-// episodes end at terminal states (used where the horizon is not known).
-func (d *summaryData) stepsVary() bool {
-	first := math.NaN()
+// returnIsLength reports whether every row's mean return equals its mean
+// length, as with a reward of 1 per step: a length figure would repeat the
+// return figure.
+func (d *summaryData) returnIsLength() bool {
 	for _, rows := range d.Rows {
 		for _, r := range rows {
-			switch {
-			case math.IsNaN(r.StepsMean):
-			case math.IsNaN(first):
-				first = r.StepsMean
-			case r.StepsMean != first:
-				return true
+			if math.IsNaN(r.StepsMean) || r.RewardMean != r.StepsMean || r.RewardLo != r.StepsLo && !(math.IsNaN(r.RewardLo) && math.IsNaN(r.StepsLo)) {
+				return false
 			}
 		}
 	}
-	return false
+	return len(d.Rows) > 0
 }
 
 // maxSeeds is the largest seed count of any row.

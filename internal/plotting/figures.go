@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -43,9 +44,16 @@ const (
 	FigSteps        = "episode_length"
 )
 
+// The default size of the densities figure, whose 15 panels need more
+// room than one plot: 1200 × 800 px at 96 dpi.
+const (
+	densityWidth  = 1200 * vg.Inch / 96
+	densityHeight = 800 * vg.Inch / 96
+)
+
 // FigureNames lists every figure RunFigures may write, in order: the files
 // a fresh run may remove from its own plots directory.
-var FigureNames = []string{FigCumReward, FigReturn, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities, FigMarginals}
+var FigureNames = []string{FigCumReward, FigReturn, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities, FigMarginals, FigIntervals, FigProfile}
 
 // CheckResults reads and validates the episodes.csv and summary.csv of the
 // results directory dir as RunFigures does (with opt's horizon, episodes
@@ -62,7 +70,9 @@ func CheckResults(dir string, opt Options) error {
 // RunFigures regenerates every figure of the results directory dir into
 // outDir (created if missing) and returns the written paths in the order
 // cum_reward, return, episode_length, cum_regret, regret_loglog,
-// plus_count, w_error, mdp, densities, marginals.
+// plus_count, w_error, mdp, densities, marginals, interval_estimates,
+// performance_profile (the last two when dir has aggregate.csv and
+// profile.csv).
 //
 // return and episode_length are written only when episodes end early
 // (some mean length below opt.Horizon), marginals only with
@@ -74,6 +84,7 @@ func CheckResults(dir string, opt Options) error {
 // validated before anything is drawn. On a later error the paths written so
 // far are returned with it.
 func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, error) {
+	userSize := opt.Width != 0 || opt.Height != 0
 	opt, err := opt.normalize()
 	if err != nil {
 		return nil, err
@@ -87,6 +98,14 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	if err != nil {
 		return nil, err
 	}
+	agg, err := readAggregate(dir)
+	if err != nil {
+		return nil, err
+	}
+	spans, err := readSeedSpans(epPath, []string{"reward", "steps", "cum_reward", "cum_regret", "plus_count"})
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", outDir, err)
 	}
@@ -94,32 +113,47 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	type fig struct {
 		name  string
 		build func(c draw.Canvas) error
+		big   bool // drawn at densitySize unless the caller chose a size
 	}
-	figs := []fig{
-		{FigCumReward, func(c draw.Canvas) error { return cumRewardFigure(c, sum) }},
+	var figs []fig
+	col := opt.Columns
+	if col == nil || col.Cumulative {
+		figs = append(figs, fig{name: FigCumReward, build: func(c draw.Canvas) error { return cumRewardFigure(c, sum, spans, opt) }})
 	}
-	if sum.terminates(opt.Horizon) {
-		figs = append(figs,
-			fig{FigReturn, func(c draw.Canvas) error { return returnFigure(c, sum) }},
-			fig{FigSteps, func(c draw.Canvas) error { return stepsFigure(c, sum, opt.Horizon) }},
-		)
+	// The return per episode for every run; the length when episodes end
+	// early, unless it is the return itself (a reward of 1 per step).
+	figs = append(figs, fig{name: FigReturn, build: func(c draw.Canvas) error { return returnFigure(c, sum, spans, opt) }})
+	if sum.terminates(opt.Horizon) && !sum.returnIsLength() {
+		figs = append(figs, fig{name: FigSteps, build: func(c draw.Canvas) error { return stepsFigure(c, sum, spans, opt) }})
 	}
 	if sum.hasRegret() {
 		figs = append(figs,
-			fig{FigCumRegret, func(c draw.Canvas) error { return cumRegretFigure(c, sum) }},
-			fig{FigRegretLogLog, func(c draw.Canvas) error { return regretLogLogFigure(c, sum) }},
+			fig{name: FigCumRegret, build: func(c draw.Canvas) error { return cumRegretFigure(c, sum, spans, opt) }},
+			fig{name: FigRegretLogLog, build: func(c draw.Canvas) error { return regretLogLogFigure(c, sum) }},
 		)
 	}
-	figs = append(figs, fig{FigPlusCount, func(c draw.Canvas) error { return plusCountFigure(c, sum, opt.Horizon) }})
-	figs = append(figs, fig{FigWError, func(c draw.Canvas) error { return wErrorFigure(c, sum) }})
+	if col == nil || col.PlusCount {
+		figs = append(figs, fig{name: FigPlusCount, build: func(c draw.Canvas) error { return plusCountFigure(c, sum, spans, opt) }})
+	}
+	figs = append(figs, fig{name: FigWError, build: func(c draw.Canvas) error { return wErrorFigure(c, sum) }})
 	if dens != nil {
 		figs = append(figs,
-			fig{FigMDP, func(c draw.Canvas) error { return mdpFigure(c, dens, opt) }},
-			fig{FigDensities, func(c draw.Canvas) error { return densitiesFigure(c, dens, finals, runDensitiesTitle, opt) }},
+			fig{name: FigMDP, build: func(c draw.Canvas) error { return mdpFigure(c, dens, opt) }},
+			fig{name: FigDensities, build: func(c draw.Canvas) error { return densitiesFigure(c, dens, finals, runDensitiesTitle, opt) }, big: true},
 		)
 	}
 	if opt.Marginals != nil {
-		figs = append(figs, fig{FigMarginals, func(c draw.Canvas) error { return marginalsFigure(c, opt.Marginals, finals) }})
+		figs = append(figs, fig{name: FigMarginals, build: func(c draw.Canvas) error { return marginalsFigure(c, opt.Marginals, finals) }})
+	}
+	if agg != nil {
+		figs = append(figs,
+			fig{name: FigIntervals, build: func(c draw.Canvas) error {
+				return intervalsFigure(c, agg, aggregateTitle("Aggregate metrics of the per-seed score", sum))
+			}},
+			fig{name: FigProfile, build: func(c draw.Canvas) error {
+				return profileFigure(c, agg, aggregateTitle("Performance profile", sum))
+			}},
+		)
 	}
 
 	// The figures are independent: draw them on all cores, then report
@@ -133,7 +167,11 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			path := filepath.Join(outDir, f.name+"."+opt.Format)
-			errs[k] = writeFigure(path, opt, func(c draw.Canvas) error {
+			fo := opt
+			if f.big && !userSize {
+				fo.Width, fo.Height = densityWidth, densityHeight
+			}
+			errs[k] = writeFigure(path, fo, func(c draw.Canvas) error {
 				return safeDraw(func() error { return f.build(c) })
 			})
 		}()
@@ -219,60 +257,99 @@ func bandFigure(c draw.Canvas, p *plot.Plot, ss []series) error {
 }
 
 // cumRewardFigure draws mean cumulative reward per agent with its band.
-func cumRewardFigure(c draw.Canvas, sum *summaryData) error {
+func cumRewardFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
 	p := newPlot(fmt.Sprintf("Cumulative reward (%s)", ciNote(sum)),
 		"episode", "cumulative reward")
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		return r.CumRewardMean, r.CumRewardLo, r.CumRewardHi
 	})
+	spans.clip(ss, "cum_reward")
+	if err := seedLines(p, spans, ss, "cum_reward", opt, false); err != nil {
+		return err
+	}
 	return bandFigure(c, p, ss)
 }
 
 // returnFigure draws the mean return per episode per agent with its band.
-func returnFigure(c draw.Canvas, sum *summaryData) error {
-	p := newPlot(fmt.Sprintf("Return per episode (%s)", ciNote(sum)), "episode", "return")
+// When the return is the episode's length (a reward of 1 per step, as in
+// CartPole) the band is clipped to [0, H] like the length's, and the
+// y label says so.
+func returnFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
+	ylabel := "return"
+	isLength := sum.returnIsLength() && opt.Horizon > 0
+	if isLength {
+		ylabel = fmt.Sprintf("return = steps (of H = %d)", opt.Horizon)
+	}
+	p := newPlot(fmt.Sprintf("Return per episode (%s%s)", ciNote(sum), smoothNote(opt.Smooth)), "episode", ylabel)
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
+		if isLength {
+			return r.RewardMean, math.Max(r.RewardLo, 0), math.Min(r.RewardHi, float64(opt.Horizon))
+		}
 		return r.RewardMean, r.RewardLo, r.RewardHi
 	})
+	spans.clip(ss, "reward")
+	smooth(ss, opt.Smooth)
+	if err := seedLines(p, spans, ss, "reward", opt, true); err != nil {
+		return err
+	}
+	if isLength {
+		p.Y.Min, p.Y.Max = 0, float64(opt.Horizon)
+	}
 	return bandFigure(c, p, ss)
 }
 
 // stepsFigure draws the mean episode length per agent with its band,
 // clipped to [0, H].
-func stepsFigure(c draw.Canvas, sum *summaryData, horizon int) error {
-	p := newPlot(fmt.Sprintf("Episode length (%s)", ciNote(sum)), "episode", fmt.Sprintf("steps (of H = %d)", horizon))
+func stepsFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
+	horizon := opt.Horizon
+	p := newPlot(fmt.Sprintf("Episode length (%s%s)", ciNote(sum), smoothNote(opt.Smooth)), "episode", fmt.Sprintf("steps (of H = %d)", horizon))
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		return r.StepsMean, math.Max(r.StepsLo, 0), math.Min(r.StepsHi, float64(horizon))
 	})
+	spans.clip(ss, "steps")
+	smooth(ss, opt.Smooth)
+	if err := seedLines(p, spans, ss, "steps", opt, true); err != nil {
+		return err
+	}
 	p.Y.Min, p.Y.Max = 0, float64(horizon)
 	return bandFigure(c, p, ss)
 }
 
 // cumRegretFigure draws mean cumulative regret against the oracle per
 // non-oracle agent with its band.
-func cumRegretFigure(c draw.Canvas, sum *summaryData) error {
+func cumRegretFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
 	p := newPlot(fmt.Sprintf("Cumulative regret vs oracle (%s)", ciNote(sum)),
 		"episode", "cumulative regret")
 	ss := summarySeries(sum, func(a string) bool { return a == "oracle" },
 		func(r summaryRow) (float64, float64, float64) {
 			return r.CumRegretMean, r.CumRegretLo, r.CumRegretHi
 		})
+	spans.clip(ss, "cum_regret")
+	if err := seedLines(p, spans, ss, "cum_regret", opt, false); err != nil {
+		return err
+	}
 	return bandFigure(c, p, ss)
 }
 
 // plusCountFigure draws the mean number of a = +1 choices per episode.
-func plusCountFigure(c draw.Canvas, sum *summaryData, horizon int) error {
+func plusCountFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
+	horizon := opt.Horizon
 	ylabel := "steps with a = +1"
 	if horizon > 0 {
 		ylabel = fmt.Sprintf("steps with a = +1 (of H = %d)", horizon)
 	}
-	p := newPlot(fmt.Sprintf("Planner action choices (%s)", ciNote(sum)),
+	p := newPlot(fmt.Sprintf("Planner action choices (%s%s)", ciNote(sum), smoothNote(opt.Smooth)),
 		"episode", ylabel)
 	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
 		return r.PlusCountMean, r.PlusCountLo, r.PlusCountHi
 	})
 	if len(ss) == 0 {
 		return errNoData
+	}
+	spans.clip(ss, "plus_count")
+	smooth(ss, opt.Smooth)
+	if err := seedLines(p, spans, ss, "plus_count", opt, true); err != nil {
+		return err
 	}
 	// The count lies in [0, H]: a t interval over few seeds can reach
 	// beyond, so the band is clipped to what is possible.
@@ -320,6 +397,19 @@ func wErrorFigure(c draw.Canvas, sum *summaryData) error {
 		p.Y.Tick.Marker = logTicks{}
 	}
 	return bandFigure(c, p, ss)
+}
+
+// seedLines adds the per-seed lines of column col under ss when
+// opt.SeedLines (smoothed like the means when perEpisode).
+func seedLines(p *plot.Plot, spans seedSpans, ss []series, col string, opt Options, perEpisode bool) error {
+	if !opt.SeedLines {
+		return nil
+	}
+	k := 0
+	if perEpisode {
+		k = opt.Smooth
+	}
+	return spans.addSeedLines(p, ss, col, k)
 }
 
 // fixLogRange widens a log axis whose data range is a single value (which

@@ -82,13 +82,13 @@ func TestRunFigures(t *testing.T) {
 			name:     "full",
 			dir:      fixtureResults,
 			dens:     gaussSource{sigma: 0.6},
-			wantFigs: []string{FigCumReward, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities},
+			wantFigs: []string{FigCumReward, FigReturn, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities},
 			wantW:    800, wH: 600,
 		},
 		{
 			name:     "no oracle, no densities",
 			dir:      fixtureNoRegret,
-			wantFigs: []string{FigCumReward, FigPlusCount, FigWError},
+			wantFigs: []string{FigCumReward, FigReturn, FigPlusCount, FigWError},
 			wantW:    800, wH: 600,
 		},
 		{
@@ -96,14 +96,14 @@ func TestRunFigures(t *testing.T) {
 			dir:      fixtureResults,
 			dens:     gaussSource{sigma: 0.6},
 			opt:      Options{Width: 400 * vg.Inch / 96, Height: 300 * vg.Inch / 96, Horizon: fixtureHorizon},
-			wantFigs: []string{FigCumReward, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities},
+			wantFigs: []string{FigCumReward, FigReturn, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities},
 			wantW:    400, wH: 300,
 		},
 		{
 			name:     "diverged estimate is left out",
 			dir:      fixtureResults,
 			dens:     gaussSource{sigma: 0.6, nanFor: "lds"},
-			wantFigs: []string{FigCumReward, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities},
+			wantFigs: []string{FigCumReward, FigReturn, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities},
 			wantW:    800, wH: 600,
 		},
 	}
@@ -122,8 +122,12 @@ func TestRunFigures(t *testing.T) {
 					t.Errorf("path %d = %s, want %s", i, p, want)
 				}
 				b := decodePNG(t, p).Bounds()
-				if b.Dx() != tt.wantW || b.Dy() != tt.wH {
-					t.Errorf("%s is %d×%d, want %d×%d", p, b.Dx(), b.Dy(), tt.wantW, tt.wH)
+				w, h := tt.wantW, tt.wH
+				if tt.wantFigs[i] == FigDensities && tt.opt.Width == 0 && tt.opt.Height == 0 {
+					w, h = 1200, 800 // 15 panels: larger unless a size is given
+				}
+				if b.Dx() != w || b.Dy() != h {
+					t.Errorf("%s is %d×%d, want %d×%d", p, b.Dx(), b.Dy(), w, h)
 				}
 			}
 		})
@@ -149,8 +153,8 @@ func TestRunFiguresFormats(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(paths) != 7 {
-				t.Fatalf("wrote %d figures, want 7", len(paths))
+			if len(paths) != 8 {
+				t.Fatalf("wrote %d figures, want 8", len(paths))
 			}
 			for _, p := range paths {
 				if filepath.Ext(p) != "."+tt.format {
@@ -225,8 +229,8 @@ func TestRunFiguresBadDensitySource(t *testing.T) {
 			if want := filepath.Join(out, FigMDP+".png"); !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v does not name the figure %s", err, want)
 			}
-			if len(paths) != 5 {
-				t.Errorf("paths written before the error: %v, want the 5 summary figures", paths)
+			if len(paths) != 6 {
+				t.Errorf("paths written before the error: %v, want the 6 summary figures", paths)
 			}
 			if _, err := os.Stat(filepath.Join(out, FigMDP+".png")); err == nil {
 				t.Error("a failed figure was left on disk")

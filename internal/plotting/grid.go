@@ -54,6 +54,10 @@ type GridData struct {
 	// Terminates marks environments whose episodes end at terminal states:
 	// the final-return figures are drawn.
 	Terminates bool
+	// AggregateDir, when not empty, is the directory of the sweep's
+	// aggregate.csv, improvement.csv and profile.csv, summarised in the
+	// report.
+	AggregateDir string
 }
 
 // Grid figure names: GridFigRegret + "_" + key and so on, one per swept key,
@@ -670,7 +674,7 @@ func (d *GridData) heatmap(c draw.Canvas, m gridMetric) error {
 	if d.Seeds > 0 {
 		title = fmt.Sprintf("%s%s (mean over %d seeds in each cell)", m.what, d.after(m), d.Seeds)
 	}
-	drawHeatPanels(c, title, plots, cm, vmin, vmax)
+	drawHeatPanels(c, title, m.what+" (mean over seeds)", plots, cm, vmin, vmax)
 	return nil
 }
 
@@ -712,8 +716,8 @@ func indexTicks(labels []string) plot.ConstantTicks {
 }
 
 // drawHeatPanels draws the title, the heat map panels and a colour bar
-// for [vmin, vmax] to their right.
-func drawHeatPanels(c draw.Canvas, title string, plots []*plot.Plot, cm interface {
+// for [vmin, vmax] to their right, labelled with what the colour shows.
+func drawHeatPanels(c draw.Canvas, title, barLabel string, plots []*plot.Plot, cm interface {
 	At(float64) (color.Color, error)
 }, vmin, vmax float64) {
 	c = draw.Crop(c, margin, -margin, margin, -margin)
@@ -745,6 +749,8 @@ func drawHeatPanels(c draw.Canvas, title string, plots []*plot.Plot, cm interfac
 	bar.Y.Min, bar.Y.Max = vmin, vmax
 	bar.Y.Tick.Marker = linTicks{}
 	bar.Y.Tick.Label.Font = sans(tickSize)
+	bar.Y.Label.Text = barLabel
+	bar.Y.Label.TextStyle.Font = sans(tickSize)
 	const bands = 100
 	for i := 0; i < bands; i++ {
 		y0 := vmin + (vmax-vmin)*float64(i)/bands

@@ -96,7 +96,21 @@ func GridReport(d *GridData, reportDir string, figs, pointDirs []string) error {
 		}
 		b.WriteString(link + " |\n")
 	}
+	if d.AggregateDir != "" {
+		agg, err := readAggregate(d.AggregateDir)
+		if err != nil {
+			return err
+		}
+		sec, err := aggregateSection(d.AggregateDir, agg)
+		if err != nil {
+			return err
+		}
+		b.WriteString(strings.Replace(sec, "Per-seed score:", "Over every point, resampling seeds within each point (stratified). Per-seed score:", 1))
+	}
 	caption := func(name string) string {
+		if c, ok := figureCaptions[name]; ok && (name == FigIntervals || name == FigProfile) {
+			return c
+		}
 		for prefix, c := range gridCaptions { // no prefix is another's: at most one matches
 			if name == prefix || strings.HasPrefix(name, prefix+"_") {
 				return c

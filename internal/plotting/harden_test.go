@@ -55,10 +55,11 @@ func TestAgentColoursDistinct(t *testing.T) {
 	}
 }
 
-// The log–log fit lines are drawn after (above) every data curve, on a
-// white halo, so that they show where they lie on their curve; a falling
-// regret curve gets the label "slope 0, falling" and no fit line.
-func TestRegretFitLinesAboveDataAndFallingCurves(t *testing.T) {
+// The log–log fit lines are drawn before (under) every data curve, with
+// no halo, so that they never hide the data; they are dotted in the
+// agent's colour, unlike the grey dashed √k guide; a falling regret curve
+// gets the label "slope 0, falling" and no fit line.
+func TestRegretFitLinesUnderDataAndFallingCurves(t *testing.T) {
 	const episodes = "agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,w_0_0\n" +
 		"sm,0,1,1,1,,,5,0.5,1\n"
 	reg := map[string]func(float64) float64{
@@ -76,15 +77,15 @@ func TestRegretFitLinesAboveDataAndFallingCurves(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg := string(b)
-	lastData, firstFit := -1, len(svg)
+	firstData, lastFit := len(svg), -1
 	for _, a := range []string{"sm", "lds", "mle"} {
 		hex := strings.ToUpper(strings.TrimPrefix(hexColor(AgentStyle(a).Color), "#"))
 		data := strings.Index(svg, "stroke:#"+hex+";stroke-width:1.8")
-		fit := strings.Index(svg, "stroke:#"+hex+";stroke-width:1.5;stroke-dasharray:4,2")
+		fit := strings.Index(svg, "stroke:#"+hex+";stroke-width:2;stroke-dasharray:1,3")
 		if data < 0 {
 			t.Fatalf("no data curve of %s", a)
 		}
-		lastData = max(lastData, data)
+		firstData = min(firstData, data)
 		if a == "mle" {
 			if fit >= 0 {
 				t.Error("a falling curve got a fit line")
@@ -92,18 +93,18 @@ func TestRegretFitLinesAboveDataAndFallingCurves(t *testing.T) {
 			continue
 		}
 		if fit < 0 {
-			t.Fatalf("no fit line of %s", a)
+			t.Fatalf("no dotted fit line of %s", a)
 		}
-		firstFit = min(firstFit, fit)
-		// The halo: a wider white stroke on the same path just before it.
-		start := strings.LastIndex(svg[:fit], "<path")
-		prev := strings.LastIndex(svg[:start], "<path")
-		if !strings.Contains(svg[prev:start], "stroke:#FFFFFF;stroke-width:4") {
-			t.Errorf("%s's fit line has no white halo: %s", a, svg[prev:start])
-		}
+		lastFit = max(lastFit, fit)
 	}
-	if firstFit < lastData {
-		t.Error("a fit line is drawn before (under) a data curve")
+	if lastFit > firstData {
+		t.Error("a fit line is drawn after (over) a data curve")
+	}
+	if strings.Contains(svg, "stroke:#FFFFFF;stroke-width:4") {
+		t.Error("a white halo is drawn")
+	}
+	if !strings.Contains(svg, "stroke-dasharray:6,4") {
+		t.Error("no long-dashed √k guide")
 	}
 	for _, label := range []string{"sm (slope 0.50)", "lds (slope 1.00)", "mle (slope 0, falling)"} {
 		if !strings.Contains(svg, label) {

@@ -31,6 +31,15 @@ type MarginalSource interface {
 	Scales() []float64
 }
 
+// MarginalMeans is implemented by a MarginalSource that can also give
+// each agent's predicted mean next state E_Ŵ[s' | s, a] at the query (ok
+// false when the agent has no learned model). For a deterministic truth
+// the marginals figure then compares these means with the true s' instead
+// of drawing densities against a point mass.
+type MarginalMeans interface {
+	Mean(agent string, w []float64) (mean []float64, ok bool)
+}
+
 // FigMarginals is the file name of the marginals figure.
 const FigMarginals = "marginals"
 
@@ -58,6 +67,9 @@ func marginalsFigure(c draw.Canvas, src MarginalSource, finals map[string]finalW
 		agents = append(agents, a)
 	}
 	sortAgents(agents)
+	if mm, ok := src.(MarginalMeans); ok && pointMass(samples) {
+		return meansFigure(c, src, mm, samples[0], agents, finals)
+	}
 	ests := map[string][]Density{}
 	for _, a := range agents {
 		if d, ok := src.Estimated(a, finals[a].W); ok && len(d) == ds {
@@ -190,4 +202,97 @@ func addHistogram(p *plot.Plot, xs []float64, lo, hi float64) (float64, error) {
 	poly.LineStyle.Width = 0
 	p.Add(poly)
 	return peak, nil
+}
+
+// pointMass reports whether every draw equals the first: a deterministic
+// truth.
+func pointMass(samples [][]float64) bool {
+	for _, s := range samples[1:] {
+		if !slices.Equal(s, samples[0]) {
+			return false
+		}
+	}
+	return len(samples) > 0
+}
+
+// meansFigure is the marginals figure for a deterministic truth: one panel
+// per coordinate of s', with the true next value as a vertical line and
+// each agent's predicted mean as a marker on its own row, on an axis that
+// spans them all.
+func meansFigure(c draw.Canvas, src MarginalSource, mm MarginalMeans, truth []float64, agents []string, finals map[string]finalW) error {
+	labels := src.Labels()
+	ds := len(labels)
+	var shown []string
+	means := map[string][]float64{}
+	for _, a := range agents {
+		if m, ok := mm.Mean(a, finals[a].W); ok && len(m) == ds && finite(m) {
+			shown = append(shown, a)
+			means[a] = m
+		}
+	}
+	cols := min(ds, marginalCols)
+	rows := (ds + cols - 1) / cols
+	plots := make([][]*plot.Plot, rows)
+	for r := range rows {
+		plots[r] = make([]*plot.Plot, cols)
+	}
+	for i := range ds {
+		lo, hi := truth[i], truth[i]
+		for _, a := range shown {
+			lo, hi = math.Min(lo, means[a][i]), math.Max(hi, means[a][i])
+		}
+		pad := math.Max(0.15*(hi-lo), 1e-3*(1+math.Abs(truth[i])))
+		p := panelPlot(labels[i])
+		p.X.Label.Text = "next " + labels[i]
+		p.X.Min, p.X.Max = lo-pad, hi+pad
+		p.Y.Min, p.Y.Max = -0.5, float64(len(shown))-0.5
+		tl, err := plotter.NewLine(plotter.XYs{{X: truth[i], Y: p.Y.Min}, {X: truth[i], Y: p.Y.Max}})
+		if err != nil {
+			return err
+		}
+		tl.Color, tl.Width = rewardGrey, vg.Points(2)
+		p.Add(tl)
+		var ticks []plot.Tick
+		for k, a := range shown {
+			sc, err := plotter.NewScatter(plotter.XYs{{X: means[a][i], Y: float64(k)}})
+			if err != nil {
+				return err
+			}
+			sc.GlyphStyle = glyphStyle(AgentStyle(a), vg.Points(4))
+			p.Add(sc)
+			ticks = append(ticks, plot.Tick{Value: float64(k), Label: a})
+		}
+		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
+		plots[i/cols][i%cols] = p
+	}
+	for i := ds; i < rows*cols; i++ {
+		plots[i/cols][i%cols] = panelPlot("")
+		plots[i/cols][i%cols].HideAxes()
+	}
+	items := []legendItem{{Label: "true s' (deterministic)", Thumbs: []plot.Thumbnailer{
+		&plotter.Line{LineStyle: draw.LineStyle{Color: rewardGrey, Width: vg.Points(2)}}}}}
+	for _, a := range shown {
+		sc := &plotter.Scatter{GlyphStyle: glyphStyle(AgentStyle(a), vg.Points(4))}
+		items = append(items, legendItem{Label: a + " predicted mean", Thumbs: []plot.Thumbnailer{sc}})
+	}
+	title := fmt.Sprintf("Predicted next state at %s: each agent's mean E[s'] (final W of seed 0) and the true s'", src.Query())
+	gc := titledPanels(c, title, items)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(10), PadY: vg.Points(8), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
+	canvases := plot.Align(plots, tiles, gc)
+	for r := range rows {
+		for k := range cols {
+			plots[r][k].Draw(canvases[r][k])
+		}
+	}
+	return nil
+}
+
+// finite reports whether every x is finite.
+func finite(x []float64) bool {
+	for _, v := range x {
+		if !isFinite(v) {
+			return false
+		}
+	}
+	return true
 }

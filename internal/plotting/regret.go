@@ -11,11 +11,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Style of the fitted lines of the log–log figure.
+// Style of the fitted lines of the log–log figure: dotted in the agent's
+// colour, unlike the grey dashed √k guide.
 var (
-	fitWidth  = vg.Points(1.5)
-	fitHalo   = vg.Points(1.25)
-	fitDashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	fitWidth  = vg.Points(2)
+	fitDashes = []vg.Length{vg.Points(1), vg.Points(3)}
 )
 
 // slopeText formats a fitted slope for a legend ("–" when undefined),
@@ -38,9 +38,9 @@ func slopeText(b float64, ok bool) string {
 // against episode on log–log axes (points with a positive mean only;
 // agents without any are left out), labels each agent with the slope of
 // regretFit over the second half of its episodes and draws that fit as a
-// dashed line with a white halo above every data curve (in the curve's own
-// colour it would otherwise vanish into it), and adds a grey dashed √k
-// reference (slope 0.5) through the last point of the first agent drawn.
+// dotted line in the agent's colour under the data curves (never hiding
+// them), and adds a grey dashed √k reference (slope 0.5) through the last
+// point of the first agent drawn.
 // A falling curve gets no fit line and the label "slope 0, falling".
 func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 	var ss []series
@@ -81,40 +81,36 @@ func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 		"episode k (log scale)", "cumulative regret (log scale)")
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
+	// The fits go under the data (added first), so that they never hide
+	// it: dotted, in the agent's colour.
+	var fitItem *legendItem
+	for _, f := range fits {
+		pts := plotter.XYs{
+			{X: f.lo, Y: math.Exp(f.a + f.b*math.Log(f.lo))},
+			{X: f.hi, Y: math.Exp(f.a + f.b*math.Log(f.hi))},
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = f.style.Color
+		l.Width = fitWidth
+		l.Dashes = fitDashes
+		p.Add(l)
+		if fitItem == nil {
+			thumb := &plotter.Line{LineStyle: l.LineStyle}
+			if len(fits) > 1 {
+				thumb.Color = rgb(0, 0, 0)
+			}
+			fitItem = &legendItem{Label: "fit over k > K/2 (dotted)", Thumbs: []plot.Thumbnailer{thumb}}
+		}
+	}
 	items, err := addSeries(p, ss)
 	if err != nil {
 		return err
 	}
-	if len(fits) > 0 {
-		// Added after every data series, so drawn on top of them: a white
-		// halo, then the dashed fit in the agent's colour.
-		var halo, thumb *plotter.Line
-		for _, f := range fits {
-			pts := plotter.XYs{
-				{X: f.lo, Y: math.Exp(f.a + f.b*math.Log(f.lo))},
-				{X: f.hi, Y: math.Exp(f.a + f.b*math.Log(f.hi))},
-			}
-			h, err := plotter.NewLine(pts)
-			if err != nil {
-				return err
-			}
-			h.Color = rgb(255, 255, 255)
-			h.Width = fitWidth + 2*fitHalo
-			l, err := plotter.NewLine(pts)
-			if err != nil {
-				return err
-			}
-			l.Color = f.style.Color
-			l.Width = fitWidth
-			l.Dashes = fitDashes
-			p.Add(h, l)
-			if thumb == nil {
-				halo = &plotter.Line{LineStyle: h.LineStyle}
-				thumb = &plotter.Line{LineStyle: l.LineStyle}
-				thumb.Color = rewardGrey
-			}
-		}
-		items = append(items, legendItem{Label: "fit over k > K/2", Thumbs: []plot.Thumbnailer{halo, thumb}})
+	if fitItem != nil {
+		items = append(items, *fitItem)
 	}
 	// The √k reference through the last point of the first agent.
 	first := ss[0]

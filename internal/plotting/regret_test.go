@@ -119,7 +119,7 @@ func TestRegretLogLogFigure(t *testing.T) {
 	for _, p := range paths {
 		names = append(names, strings.TrimSuffix(filepath.Base(p), ".png"))
 	}
-	if !slices.Equal(names, []string{FigCumReward, FigCumRegret, FigPlusCount}) {
-		t.Errorf("figures %v, want cum_reward, cum_regret, plus_count", names)
+	if !slices.Equal(names, []string{FigCumReward, FigReturn, FigCumRegret, FigPlusCount}) {
+		t.Errorf("figures %v, want cum_reward, return, cum_regret, plus_count", names)
 	}
 }

@@ -1,6 +1,7 @@
 package plotting
 
 import (
+	"github.com/smrl-dev/smrl/internal/results"
 	"image"
 
 	"bytes"
@@ -56,6 +57,19 @@ type Options struct {
 	// SMin and SMax bound the states of the mdp and densities figures;
 	// both zero means the paper's [−3, 3].
 	SMin, SMax float64
+	// Columns, when not nil, are the measures that suit the run's task
+	// (results.Columns): the cumulative reward figure is drawn only with
+	// Cumulative, the plus count figure only with PlusCount. nil draws
+	// every figure the data allow.
+	Columns *results.Columns
+	// Smooth, when above 1, draws the per-episode figures (return,
+	// episode_length, plus_count) as trailing moving averages over Smooth
+	// episodes: mean, lo and hi each averaged over the window (shorter at
+	// the start), as their titles say.
+	Smooth int
+	// SeedLines draws each seed's values as thin lines under the means in
+	// the figures over episodes.
+	SeedLines bool
 }
 
 // Default figure size: 800 × 600 px at vgimg's 96 dpi.
@@ -95,6 +109,9 @@ func (opt Options) normalize() (Options, error) {
 	if opt.Width > maxSize || opt.Height > maxSize || opt.Width < minSize || opt.Height < minSize {
 		return opt, errs.Invalid(fmt.Errorf("plot size %.0f×%.0f pt: want each side in [%.0f, %.0f] pt",
 			opt.Width.Points(), opt.Height.Points(), minSize.Points(), maxSize.Points()))
+	}
+	if opt.Smooth < 0 || opt.Smooth > 10_000 {
+		return opt, errs.Invalid(fmt.Errorf("smooth %d: want a window of 0 to 10000 episodes", opt.Smooth))
 	}
 	if opt.Horizon < 0 {
 		return opt, errs.Invalid(fmt.Errorf("horizon %d: must not be negative", opt.Horizon))
@@ -206,7 +223,10 @@ var lineWidth = vg.Points(1.8)
 // p (so that no band hides a line) and returns one legend item per series
 // with points. Non-finite values are left out.
 func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
-	for _, s := range ss {
+	// Each band's swatch goes under its agent's line in the legend, in
+	// the band's own colour.
+	swatch := make([]plot.Thumbnailer, len(ss))
+	for k, s := range ss {
 		if s.Lo == nil {
 			continue
 		}
@@ -216,6 +236,7 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		}
 		if poly != nil {
 			p.Add(poly)
+			swatch[k] = &plotter.Polygon{Color: poly.Color}
 		}
 	}
 	var items []legendItem
@@ -249,7 +270,11 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		sc.GlyphStyle = glyphStyle(s.Style, vg.Points(4))
 		p.Add(line)
 		scatters = append(scatters, sc)
-		items = append(items, legendItem{Label: s.Name, Thumbs: []plot.Thumbnailer{line, sc}})
+		thumbs := []plot.Thumbnailer{line, sc}
+		if swatch[k] != nil {
+			thumbs = []plot.Thumbnailer{swatch[k], line, sc}
+		}
+		items = append(items, legendItem{Label: s.Name, Thumbs: thumbs})
 	}
 	p.Add(scatters...)
 	return items, nil
@@ -260,11 +285,10 @@ func glyphStyle(s Style, r vg.Length) draw.GlyphStyle {
 	return draw.GlyphStyle{Color: s.Color, Radius: r, Shape: s.Glyph}
 }
 
-// bandLegend is the legend item explaining the shaded bands.
+// bandLegend is the legend item explaining the shaded bands, whose
+// swatches (in each agent's colour) sit under the agents' lines.
 func bandLegend() legendItem {
-	return legendItem{Label: "95% CI (shaded)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{
-		Color: withAlpha(rgb(0, 0, 0), bandAlpha),
-	}}}
+	return legendItem{Label: "shaded: 95% CI"}
 }
 
 // legendItem is one legend entry: a label and the thumbnails drawn next to

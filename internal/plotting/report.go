@@ -8,39 +8,64 @@ import (
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/results"
 )
 
 // ReportFile is the name of the report Report writes into a results
 // directory.
 const ReportFile = "report.md"
 
+// bandNote describes the shaded bands of the figures over episodes.
+const bandNote = "95% Student-t interval clipped to the range of the seeds' values (a t interval over few seeds is wide and can leave what is possible; the seeds' range never does)."
+
 // figureCaptions describe the figures RunFigures writes, by name.
 var figureCaptions = map[string]string{
-	FigCumReward:    "Cumulative reward per episode: mean over seeds, shaded 95% Student-t interval.",
-	FigCumRegret:    "Cumulative regret against the oracle: mean over seeds, shaded 95% Student-t interval.",
+	FigCumReward:    "Cumulative reward per episode: mean over seeds, shaded " + bandNote,
+	FigCumRegret:    "Cumulative regret against the oracle: mean over seeds, shaded " + bandNote,
 	FigRegretLogLog: "Regret growth on log–log axes: mean cumulative regret over seeds against episode k, with the least-squares slope of log regret on log k over the second half of the episodes (k > K/2) in the legend; √k growth is slope 0.5, linear growth slope 1.",
-	FigPlusCount:    "Planner action choices: number of steps per episode with a = +1, mean and 95% interval.",
+	FigPlusCount:    "Planner action choices: number of steps per episode with a = +1, mean over seeds, shaded " + bandNote,
 	FigWError:       "Frobenius error of the estimated W against the true W₀, mean over seeds.",
 	FigMDP:          "The MDP: true transition densities from s = 0.5 for a = ±1, and the reward scaled to their maximum.",
 	FigDensities:    "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
-	FigReturn:       "Return per episode: mean over seeds, shaded 95% Student-t interval.",
-	FigSteps:        "Episode length (steps before a terminal state, at most H): mean over seeds, shaded 95% Student-t interval.",
-	FigMarginals:    "Next-state marginals at one query (s, a): the true distribution of each coordinate of s' (histogram of draws from the true transition) and each agent's learned marginal density from its final W of seed 0.",
+	FigReturn:       "Return per episode (the sum of the episode's rewards): mean over seeds, shaded " + bandNote,
+	FigSteps:        "Episode length (steps before a terminal state, at most H): mean over seeds, shaded " + bandNote,
+	FigMarginals:    "Next-state marginals at one query (s, a), from each agent's final W of seed 0: for a stochastic truth, the true distribution of each coordinate of s' (histogram of draws from the true transition) and each agent's learned marginal density; for a deterministic truth, each agent's predicted mean E[s'] against the true s'.",
+	FigIntervals:    "Aggregate metrics of the per-seed score (mean return per episode of a seed, or over its final episodes): mean, median, interquartile mean and optimality gap against the oracle, each with its 95% stratified percentile-bootstrap interval (rliable).",
+	FigProfile:      "Performance profile: the fraction of each agent's seeds whose score exceeds τ, with its 95% stratified bootstrap band.",
 }
 
-// Report writes dir/report.md: a title, the final-episode summary table
-// from dir/summary.csv (per agent: seeds, last episode, cumulative reward
-// mean [lo, hi], cumulative regret mean [lo, hi] or "–" without an oracle,
-// number of a = +1 choices mean [lo, hi], W error), and every figure in
-// figures, in order, under a heading with a caption, linked by its path
-// relative to dir (png and svg are embedded as images, other formats such
-// as pdf are plain links, which Markdown cannot embed).
-func Report(dir string, figures []string) error { return ReportTo(dir, dir, figures) }
+// ReportInfo describes a run for its report: what the results directory's
+// CSV files do not say.
+type ReportInfo struct {
+	// Name and Description are the config's name and the first paragraph
+	// of its leading comment; an empty Name titles the report after the
+	// directory.
+	Name, Description string
+	// CommandLine is the command that made the results (metadata.json).
+	CommandLine []string
+	// Smooth is the moving window the per-episode figures were drawn with
+	// (Options.Smooth), for their captions.
+	Smooth int
+	// Columns selects the measures of the results table
+	// (results.TableCells); nil means those the data allow: the lengths
+	// when they vary, cumulative reward and regret, and the plus count.
+	Columns *results.Columns
+}
+
+// Report writes dir/report.md: a title, the config's description and the
+// command line (when info has them), the results table of
+// results.TableCells from dir/summary.csv, formatted as smrl run prints it,
+// and every figure in figures, in order, under a heading with a caption,
+// linked by its path relative to dir (png and svg are embedded as images,
+// other formats such as pdf are plain links, which Markdown cannot embed).
+// It also writes dir/report.html (WriteHTML), the same report as one
+// self-contained file.
+func Report(dir string, figures []string) error { return ReportTo(dir, dir, figures, ReportInfo{}) }
 
 // ReportTo is Report with the report written to reportDir/report.md (and
 // the figures linked relative to reportDir) instead of into the results
 // directory dir, which is only read.
-func ReportTo(dir, reportDir string, figures []string) error {
+func ReportTo(dir, reportDir string, figures []string, info ReportInfo) error {
 	_, sumPath := resultsPaths(dir)
 	sum, err := readSummary(sumPath, Options{})
 	if err != nil {
@@ -54,48 +79,52 @@ func ReportTo(dir, reportDir string, figures []string) error {
 	if err != nil {
 		return fmt.Errorf("resolving %s: %w", reportDir, err)
 	}
+	rep := newReport(absDir, sum, figures, info)
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "# smrl results: %s\n\n", filepath.Base(absDir))
-	fmt.Fprintf(&b, "Generated from `%s` and `%s`%s. Values are means over seeds with 95%% Student-t intervals in brackets.\n\n",
-		summaryFile, episodesFile, fromElsewhere(absDir, absReport))
-	b.WriteString("## Final episode\n\n")
-	terminating := sum.stepsVary()
-	if terminating {
-		b.WriteString("| agent | seeds | episode | return, last 20 episodes | first full-length episode (median; seeds that had one) | cumulative reward | cumulative regret | W error |\n")
-		b.WriteString("|---|---:|---:|---|---|---|---|---:|\n")
-	} else {
-		b.WriteString("| agent | seeds | episode | cumulative reward | cumulative regret | plus count (steps with a = +1) | W error |\n")
-		b.WriteString("|---|---:|---:|---|---|---|---:|\n")
+	fmt.Fprintf(&b, "# %s\n\n", rep.title)
+	if rep.description != "" {
+		b.WriteString(rep.description + "\n\n")
 	}
-	for _, a := range sum.Agents {
-		rows := sum.Rows[a]
-		r := rows[len(rows)-1]
-		if terminating {
-			first := "never"
-			if !math.IsNaN(r.FirstFullMedian) {
-				first = number(r.FirstFullMedian)
-			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %s | %s (%s of %d) | %s | %s | %s |\n",
-				mdEscape(a), r.Seeds, r.Episode,
-				interval(r.FinalReturnMean, r.FinalReturnLo, r.FinalReturnHi), first, number(r.FullSeeds), r.Seeds,
-				interval(r.CumRewardMean, r.CumRewardLo, r.CumRewardHi),
-				interval(r.CumRegretMean, r.CumRegretLo, r.CumRegretHi),
-				number(r.WErrorMean))
-			continue
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s |\n",
-			mdEscape(a), r.Seeds, r.Episode,
-			interval(r.CumRewardMean, r.CumRewardLo, r.CumRewardHi),
-			interval(r.CumRegretMean, r.CumRegretLo, r.CumRegretHi),
-			interval(r.PlusCountMean, r.PlusCountLo, r.PlusCountHi),
-			number(r.WErrorMean))
+	if rep.command != "" {
+		fmt.Fprintf(&b, "Command: `%s`\n\n", strings.ReplaceAll(rep.command, "`", "'"))
+	}
+	fmt.Fprintf(&b, "Generated from `%s` and `%s`%s. %s\n\n",
+		summaryFile, episodesFile, fromElsewhere(absDir, absReport), rep.note)
+	b.WriteString("## Results\n\n")
+	b.WriteString("| " + strings.Join(mdCells(rep.head), " | ") + " |\n")
+	b.WriteString("|---" + strings.Repeat("|---", len(rep.head)-1) + "|\n")
+	for _, r := range rep.rows {
+		b.WriteString("| " + strings.Join(mdCells(r), " | ") + " |\n")
 	}
 
-	if err := writeFigures(&b, absReport, figures, func(name string) string { return figureCaptions[name] }); err != nil {
+	agg, err := readAggregate(dir)
+	if err != nil {
 		return err
 	}
-	return writeReport(reportDir, &b)
+	sec, err := aggregateSection(dir, agg)
+	if err != nil {
+		return err
+	}
+	b.WriteString(sec)
+	if err := writeFigures(&b, absReport, figures, rep.caption); err != nil {
+		return err
+	}
+	if err := writeReport(reportDir, &b); err != nil {
+		return err
+	}
+	return writeHTML(absReport, rep)
+}
+
+// mdCells escapes the characters that would break a Markdown table cell
+// (brackets stay: without a link target they are text).
+func mdCells(cells []string) []string {
+	r := strings.NewReplacer("|", `\|`, "`", "\\`")
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = r.Replace(c)
+	}
+	return out
 }
 
 // writeFigures appends a report's "Figures" section for the report at

@@ -37,9 +37,11 @@ func TestReport(t *testing.T) {
 			dens:    gaussSource{sigma: 0.6},
 			wantRows: []string{
 				// Values from testdata/results/summary.csv, episode 6.
-				"| oracle | 3 | 6 | 35.82 [34.38, 37.25] | 0 [0, 0] | 5.333 [3.899, 6.768] | – |",
-				"| sm | 3 | 6 | 28.68 [26.37, 30.99] | 7.135 [5.578, 8.691] | 10 [10, 10] | 0.2631 |",
-				"| lds | 3 | 6 | ",
+				// An older file: no return per episode; the cells are
+				// those of the terminal table (results.TableCells).
+				`| oracle | 6 | 3 | - | 35.8 [34.4, 37.3] | 0.0 [0.0, 0.0] | 5.3 | - |`,
+				`| sm | 6 | 3 | - | 28.7 [26.4, 31.0] | 7.1 [5.6, 8.7] | 10.0 | 0.263 |`,
+				"| lds | 6 | 3 | ",
 			},
 			wantLinks: []string{
 				"![cum_reward](plots/cum_reward.png)",
@@ -55,7 +57,7 @@ func TestReport(t *testing.T) {
 			name:     "no regret pdf",
 			fixture:  fixtureNoRegret,
 			format:   "pdf",
-			wantRows: []string{"| sm | 1 | 6 | ", "| lds | 1 | 6 | "},
+			wantRows: []string{"| sm | 6 | 1 | ", "| lds | 6 | 1 | "},
 			wantLinks: []string{
 				"[cum_reward](plots/cum_reward.pdf)",
 				"[plus_count](plots/plus_count.pdf)",
@@ -103,6 +105,12 @@ func TestReport(t *testing.T) {
 func TestReportLinks(t *testing.T) {
 	dir := copyResults(t, fixtureResults)
 	outside := filepath.Join(filepath.Dir(dir), "other dir", "fig.svg")
+	for _, f := range []string{filepath.Join(dir, "plots", "cum_reward.png"), outside} {
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		if err := os.WriteFile(f, []byte("figure"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := Report(dir, []string{filepath.Join(dir, "plots", "cum_reward.png"), outside}); err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func sweepFigure(c draw.Canvas, d *sweepData) error {
 		items = append(items, legendItem{Label: fmt.Sprintf("c/√n (c = %.3g)", cst), Thumbs: []plot.Thumbnailer{gl}})
 	}
 	if hasBand(ss) {
-		items = append(items, legendItem{Label: "95% CI of mean", Thumbs: bandLegend().Thumbs})
+		items = append(items, legendItem{Label: "shaded: 95% CI of mean"})
 	}
 	fixLogRange(p)
 	drawWithLegend(c, p, items)

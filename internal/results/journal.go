@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
 
@@ -33,7 +35,7 @@ type journalLine struct {
 
 type journalEpisode struct {
 	Episode   int       `json:"episode"`
-	Reward    float64   `json:"reward"`
+	Reward    *float64  `json:"reward"` // never null: a reward is always finite
 	Steps     int       `json:"steps"`
 	PlusCount int       `json:"plus_count"`
 	W         []float64 `json:"w"`
@@ -118,7 +120,11 @@ func (j *Journal) dropPartialLine() error {
 
 func openJournal(dir string, flag int) (*Journal, error) {
 	p := filepath.Join(dir, JournalFile)
-	f, err := os.OpenFile(p, flag, 0o644)
+	// Never through a symbolic link planted there: it could name any file.
+	f, err := fsutil.OpenNoFollow(p, flag, 0o644)
+	if errors.Is(err, fsutil.ErrLink) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
@@ -129,7 +135,7 @@ func openJournal(dir string, flag int) (*Journal, error) {
 func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
 	l := journalLine{Agent: t.Agent, Seed: t.Seed, Episodes: make([]journalEpisode, len(eps))}
 	for i, e := range eps {
-		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept)}
+		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: &e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept)}
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -202,18 +208,25 @@ func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 // each checked against want (nil: unchecked). A last line without its
 // newline (a write cut short by a crash) is ignored; a malformed line or
 // a record that disagrees with want is an error naming the file and line.
-// A trial recorded twice keeps its first record (trials are
-// deterministic, so both are the same).
+// A trial recorded twice, or an episode without its reward, is an error
+// too: smrl never writes either.
 func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, error) {
 	p := filepath.Join(dir, JournalFile)
+	if err := fsutil.NoLink(p); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, errs.Invalid(fmt.Errorf("%s: no journal: not a results directory of this smrl version, or the run never started", dir))
 		}
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, errs.Invalid(fmt.Errorf("reading %s: permission denied: make it readable (chmod u+r)", p))
+		}
 		return nil, fmt.Errorf("reading journal: %w", err)
 	}
 	out := map[runner.Trial][]runner.Episode{}
+	first := map[runner.Trial]int{} // the line of each trial
 	r := bufio.NewReader(bytes.NewReader(data))
 	for line := 1; ; line++ {
 		b, err := r.ReadBytes('\n')
@@ -226,7 +239,10 @@ func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, e
 		}
 		eps := make([]runner.Episode, len(l.Episodes))
 		for i, e := range l.Episodes {
-			eps[i] = runner.Episode{Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept)}
+			if e.Reward == nil {
+				return nil, errs.Invalid(fmt.Errorf("%s line %d: agent %s seed %d episode %d has no reward (null or missing); the journal was edited", p, line, l.Agent, l.Seed, e.Episode))
+			}
+			eps[i] = runner.Episode{Episode: e.Episode, Reward: *e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept)}
 		}
 		t := runner.Trial{Agent: l.Agent, Seed: l.Seed}
 		if want != nil {
@@ -234,9 +250,12 @@ func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, e
 				return nil, errs.Invalid(fmt.Errorf("%s line %d: %w; the journal does not belong to this config or was edited", p, line, err))
 			}
 		}
-		if _, dup := out[t]; dup {
-			continue
+		if prev, dup := first[t]; dup {
+			// smrl journals a trial once (a resume runs only the trials
+			// the journal lacks).
+			return nil, errs.Invalid(fmt.Errorf("%s line %d: trial agent %s seed %d is already recorded at line %d; smrl writes each trial once: the journal was edited or concatenated", p, line, t.Agent, t.Seed, prev))
 		}
+		first[t] = line
 		out[t] = eps
 	}
 	return out, nil

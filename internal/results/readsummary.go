@@ -40,6 +40,8 @@ var summaryKinds = map[string]ColumnKind{
 	"final_return_mean": Number, "final_return_lo": Optional, "final_return_hi": Optional,
 	"first_full_median": Optional, "full_seeds": Integer,
 	"w_error_mean": Optional, "beta_mean": Optional, "regret_slope": Optional,
+	"episode_return_mean": Number, "episode_return_lo": Optional, "episode_return_hi": Optional,
+	"episode_length_mean": Number, "episode_length_lo": Optional, "episode_length_hi": Optional,
 }
 
 // episodeKinds are the kinds of the columns of episodes.csv before the W
@@ -70,6 +72,10 @@ func EpisodesColumn(name string) (ColumnKind, bool) {
 	return 0, false
 }
 
+// legacySummaryColumns is the number of columns of summary.csv before the
+// episode_return and episode_length columns were added.
+const legacySummaryColumns = 26
+
 // ReadSummary reads a summary.csv that WriteSummary wrote: the header must
 // be SummaryHeader, every number finite and empty only in the columns that
 // may be undefined (Optional), and the counts integers: episode and seeds
@@ -81,9 +87,12 @@ func ReadSummary(path string) ([]Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) == 0 || !slices.Equal(recs[0], SummaryHeader) {
+	// Files of earlier versions end before the episode_return columns,
+	// which then read as NaN.
+	if len(recs) == 0 || !slices.Equal(recs[0], SummaryHeader) && !slices.Equal(recs[0], SummaryHeader[:legacySummaryColumns]) {
 		return nil, errs.Invalid(fmt.Errorf("%s line 1: want the header %s", path, strings.Join(SummaryHeader, ",")))
 	}
+	header := recs[0]
 	out := make([]Summary, 0, len(recs)-1)
 	for i, rec := range recs[1:] {
 		line := i + 2
@@ -95,8 +104,11 @@ func ReadSummary(path string) ([]Summary, error) {
 		}
 		// Cells by column name (the header is SummaryHeader, checked above).
 		f := map[string]float64{}
+		for _, name := range SummaryHeader[len(header):] {
+			f[name] = math.NaN()
+		}
 		n := map[string]int{}
-		for j := 1; j < len(rec); j++ {
+		for j := 1; j < len(rec) && j < len(header); j++ {
 			name := SummaryHeader[j]
 			var err error
 			switch summaryKinds[name] {
@@ -120,7 +132,8 @@ func ReadSummary(path string) ([]Summary, error) {
 			Reward: stat("reward"), Steps: stat("steps"), CumReward: stat("cum_reward"), CumRegret: stat("cum_regret"),
 			PlusCount: stat("plus_count"), FinalReturn: stat("final_return"),
 			FirstFullMedian: f["first_full_median"], FullSeeds: n["full_seeds"],
-			WErrorMean: f["w_error_mean"], BetaMean: f["beta_mean"], RegretSlope: f["regret_slope"]}
+			WErrorMean: f["w_error_mean"], BetaMean: f["beta_mean"], RegretSlope: f["regret_slope"],
+			EpisodeReturn: stat("episode_return"), EpisodeLength: stat("episode_length")}
 		out = append(out, s)
 	}
 	return out, nil

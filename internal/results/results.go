@@ -7,7 +7,10 @@
 //	              plus_count,w_error,beta,ball_accept,w_0_0,w_0_1,…
 //	summary.csv   per (agent, episode): mean and 95% Student-t interval over
 //	              seeds of cum_reward, cum_regret, plus_count, reward and
-//	              steps; mean w_error and beta; and the agent's regret_slope
+//	              steps; mean w_error and beta; and per agent its
+//	              regret_slope, final_return, first_full_median, full_seeds
+//	              and episode_return, episode_length (the mean return and
+//	              length per episode over all its episodes)
 //	config.yaml   the fully resolved config
 //	metadata.json versions, command line, times
 //
@@ -154,6 +157,10 @@ type Summary struct {
 	FinalReturn     Stat
 	FirstFullMedian float64
 	FullSeeds       int
+	// Per agent, repeated on each of its rows: the mean return and the
+	// mean length per episode over all its episodes (per-seed means, then
+	// mean and 95% interval over seeds).
+	EpisodeReturn, EpisodeLength Stat
 }
 
 // FinalEpisodes is the number of last episodes final_return averages over.
@@ -166,7 +173,9 @@ var SummaryHeader = []string{"agent", "episode", "seeds", "reward_mean", "reward
 	"cum_regret_mean", "cum_regret_lo", "cum_regret_hi",
 	"plus_count_mean", "plus_count_lo", "plus_count_hi",
 	"final_return_mean", "final_return_lo", "final_return_hi", "first_full_median", "full_seeds",
-	"w_error_mean", "beta_mean", "regret_slope"}
+	"w_error_mean", "beta_mean", "regret_slope",
+	"episode_return_mean", "episode_return_lo", "episode_return_hi",
+	"episode_length_mean", "episode_length_lo", "episode_length_hi"}
 
 // Summarise aggregates rows over seeds, per agent (in first-seen order) and
 // episode. horizon is H, for the episodes that lasted it.
@@ -228,9 +237,11 @@ func Summarise(rows []Row, horizon int) []Summary {
 		}
 		slope := RegretSlope(eps, reg)
 		final, firstFull, full := survival(rows, out[lo].Agent, eps[len(eps)-1], horizon)
+		ret, length := perEpisode(rows, out[lo].Agent)
 		for i := lo; i < hi; i++ {
 			out[i].RegretSlope = slope
 			out[i].FinalReturn, out[i].FirstFullMedian, out[i].FullSeeds = final, firstFull, full
+			out[i].EpisodeReturn, out[i].EpisodeLength = ret, length
 		}
 		lo = hi
 	}
@@ -284,6 +295,39 @@ func survival(rows []Row, agent string, lastEp float64, horizon int) (final Stat
 		med = math.NaN()
 	}
 	return MeanCI(means), med, full
+}
+
+// perEpisode returns an agent's mean return and mean length per episode
+// over all its episodes: each seed's mean, then mean and 95% interval over
+// seeds (seeds in first-seen order).
+func perEpisode(rows []Row, agent string) (ret, length Stat) {
+	type acc struct {
+		ret, steps float64
+		n          int
+	}
+	var seeds []int
+	per := map[int]*acc{}
+	for _, r := range rows {
+		if r.Agent != agent {
+			continue
+		}
+		a := per[r.Seed]
+		if a == nil {
+			a = &acc{}
+			per[r.Seed] = a
+			seeds = append(seeds, r.Seed)
+		}
+		a.ret += r.Reward
+		a.steps += float64(r.Steps)
+		a.n++
+	}
+	rs := make([]float64, len(seeds))
+	ls := make([]float64, len(seeds))
+	for i, s := range seeds {
+		a := per[s]
+		rs[i], ls[i] = a.ret/float64(a.n), a.steps/float64(a.n)
+	}
+	return MeanCI(rs), MeanCI(ls)
 }
 
 // RegretSlope is the growth exponent of cumulative regret: the slope b of

@@ -3,12 +3,9 @@ package results
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/fsutil"
@@ -51,6 +48,9 @@ func WriteSummary(w io.Writer, sums []Summary) error {
 		}
 		rec = append(rec, num(s.FinalReturn.Mean), num(s.FinalReturn.Lo), num(s.FinalReturn.Hi), num(s.FirstFullMedian), strconv.Itoa(s.FullSeeds),
 			num(s.WErrorMean), num(s.BetaMean), num(s.RegretSlope))
+		for _, st := range []Stat{s.EpisodeReturn, s.EpisodeLength} {
+			rec = append(rec, num(st.Mean), num(st.Lo), num(st.Hi))
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -62,18 +62,21 @@ func WriteSummary(w io.Writer, sums []Summary) error {
 // Metadata is metadata.json: how and when a results directory was made.
 // It is the one output that differs between identical runs.
 type Metadata struct {
-	Version     string    `json:"smrl_version"`
-	GoVersion   string    `json:"go_version"`
-	GitCommit   string    `json:"git_commit,omitempty"`
-	CommandLine []string  `json:"command_line"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	WallSeconds float64   `json:"wall_seconds"`
-	Workers     int       `json:"workers"`
-	Trials      int       `json:"trials"`
-	Shard       string    `json:"shard,omitempty"`
-	Resumed     bool      `json:"resumed,omitempty"`
-	MergedFrom  []string  `json:"merged_from,omitempty"`
+	Version     string   `json:"smrl_version"`
+	GoVersion   string   `json:"go_version"`
+	GitCommit   string   `json:"git_commit,omitempty"`
+	CommandLine []string `json:"command_line"`
+	// ConfigDescription is the leading comment of the config file the run
+	// was started from (config.Description), for the report.
+	ConfigDescription string    `json:"config_description,omitempty"`
+	Start             time.Time `json:"start"`
+	End               time.Time `json:"end"`
+	WallSeconds       float64   `json:"wall_seconds"`
+	Workers           int       `json:"workers"`
+	Trials            int       `json:"trials"`
+	Shard             string    `json:"shard,omitempty"`
+	Resumed           bool      `json:"resumed,omitempty"`
+	MergedFrom        []string  `json:"merged_from,omitempty"`
 }
 
 // Files names the files of a results directory.
@@ -129,67 +132,4 @@ func WriteDir(dir string, rows []Row, sums []Summary, dpsi, dphi int, configYAML
 		}
 	}
 	return nil
-}
-
-// PaperFinal holds the paper's values after 50 episodes (figure
-// "exp-syn-mdp", means over 5 seeds): cumulative reward and regret.
-var PaperFinal = map[string][2]float64{
-	"oracle": {237, 0},
-	"sm":     {235, 2},
-	"lds":    {170, 65},
-}
-
-// Table writes the final-episode summary per agent; with paper set it adds
-// the paper's values for comparison, and for terminating episodes the
-// final return (mean over the last FinalEpisodes episodes) and the first
-// episode that lasted the whole horizon (median over seeds, with the number
-// of seeds that had one) instead of the plus count.
-func Table(w io.Writer, sums []Summary, paper, terminating bool) error {
-	last := map[string]Summary{}
-	var order []string
-	for _, s := range sums {
-		if _, ok := last[s.Agent]; !ok {
-			order = append(order, s.Agent)
-		}
-		last[s.Agent] = s
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "agent\tepisodes\tseeds\tcum reward [95% CI]\tcum regret [95% CI]\tplus count (last ep)"
-	if terminating {
-		head = fmt.Sprintf("agent\tepisodes\tseeds\treturn, last %d ep [95%% CI]\tfirst full-length episode (seeds)\tcum reward [95%% CI]\tcum regret [95%% CI]", FinalEpisodes)
-	}
-	if paper {
-		head += "\tpaper reward\tpaper regret"
-	}
-	fmt.Fprintln(tw, head)
-	for _, a := range order {
-		s := last[a]
-		line := fmt.Sprintf("%s\t%d\t%d\t%s\t%s\t%.1f", a, s.Episode, s.Seeds, ci(s.CumReward), ci(s.CumRegret), s.PlusCount.Mean)
-		if terminating {
-			first := "never"
-			if !math.IsNaN(s.FirstFullMedian) {
-				first = fmt.Sprintf("%g", s.FirstFullMedian)
-			}
-			line = fmt.Sprintf("%s\t%d\t%d\t%s\t%s (%d of %d)\t%s\t%s", a, s.Episode, s.Seeds, ci(s.FinalReturn), first, s.FullSeeds, s.Seeds, ci(s.CumReward), ci(s.CumRegret))
-		}
-		if paper {
-			if p, ok := PaperFinal[a]; ok {
-				line += fmt.Sprintf("\t≈%g\t≈%g", p[0], p[1])
-			} else {
-				line += "\t-\t-"
-			}
-		}
-		fmt.Fprintln(tw, line)
-	}
-	return tw.Flush()
-}
-
-func ci(s Stat) string {
-	switch {
-	case math.IsNaN(s.Mean):
-		return "-"
-	case math.IsNaN(s.Lo):
-		return fmt.Sprintf("%.1f [n/a: 1 seed]", s.Mean)
-	}
-	return fmt.Sprintf("%.1f [%.1f, %.1f]", s.Mean, s.Lo, s.Hi)
 }

@@ -15,7 +15,13 @@ import (
 // realistic, dense estimate).
 func fittedAgent(b *testing.B, file, name string) (*config.Config, *env.MDP, *agent.Agent) {
 	b.Helper()
-	c, err := config.Load(config.Options{Path: "../../configs/" + file})
+	return fittedAgentEnv(b, file, name, nil)
+}
+
+// fittedAgentEnv is fittedAgent with the SMRL_* variables environ.
+func fittedAgentEnv(b *testing.B, file, name string, environ []string) (*config.Config, *env.MDP, *agent.Agent) {
+	b.Helper()
+	c, err := config.Load(config.Options{Path: "../../configs/" + file, Environ: environ})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -104,6 +110,49 @@ func BenchmarkDecision(b *testing.B) {
 					b.ReportMetric(0, "ns/op")
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkControlDecision is one planning decision with the shipped
+// settings of configs/lq.yaml (cem 32 × 8 with keep_elites; mppi 64 × 4)
+// and configs/acrobot.yaml (iCEM 16 × 2, τ = 11), under the oracle's model
+// (the true transition) and the fitted lds and sm models, from random
+// starts restarted every 30 decisions.
+func BenchmarkControlDecision(b *testing.B) {
+	for _, run := range []struct {
+		file, kind string
+		environ    []string
+	}{{"lq.yaml", "cem", nil}, {"lq.yaml", "mppi", lqMPPI}, {"acrobot.yaml", "cem", nil}} {
+		for _, name := range []string{"oracle", "lds", "sm"} {
+			c, m, ag := fittedAgentEnv(b, run.file, name, run.environ)
+			pl, err := agent.NewFromConfig(c.Planner, m.Actions, &agent.Box{Low: m.Box.Low, High: m.Box.High}, m.Task, m.StateDim())
+			if err != nil {
+				b.Fatal(err)
+			}
+			var seqs int
+			switch k := c.Planner.Section.(type) {
+			case *agent.CEMConfig:
+				seqs = k.Population * k.Iterations
+			case *agent.MPPIConfig:
+				seqs = k.Samples * k.Iterations
+			}
+			b.Run(c.Name+"/"+run.kind+"/"+name, func(b *testing.B) {
+				rng := rand.New(rand.NewPCG(1, 2))
+				s := make([]float64, m.StateDim())
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					if i%30 == 0 {
+						m.Init(rng, s)
+						pl.Reset()
+					}
+					pl.Act(ag.Sim, s, rng)
+				}
+				per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+				b.ReportMetric(per/1e3, "µs/decision")
+				b.ReportMetric(per/float64(seqs*c.Planner.NRollouts*(c.Planner.Tau-1)), "ns/transition")
+				b.ReportMetric(0, "ns/op")
+			})
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
@@ -60,6 +61,9 @@ func Trials(c *config.Config) []Trial {
 // Options controls execution.
 type Options struct {
 	Workers int // <= 0: all cores
+	// Record, when not nil, returns the Recorder of trial i (nil for
+	// none), which receives every transition the trial plays.
+	Record func(i int) Recorder
 	// OnTrial, when not nil, is called with every completed trial (its
 	// index in trials and its episodes), one call at a time, in completion
 	// order. An error stops the run: no new trial starts.
@@ -69,6 +73,11 @@ type Options struct {
 	// Episodes, when not nil, counts completed episodes, so that progress
 	// shows within long trials.
 	Episodes *atomic.Int64
+	// Grace bounds how long the trials in flight run on once ctx is
+	// cancelled (0: until they finish); closing Abandon (after the
+	// cancellation) ends the wait at once. See RunJobs.
+	Grace   time.Duration
+	Abandon <-chan struct{}
 }
 
 // Run runs the given trials of c on mdp. The result's order follows trials,
@@ -82,6 +91,9 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 	jobs := make([]Job, len(trials))
 	for i, t := range trials {
 		jobs[i] = Job{Config: c, MDP: mdp, Trial: t}
+		if opt.Record != nil {
+			jobs[i].Record = opt.Record(i)
+		}
 	}
 	eps, err := RunJobs(ctx, jobs, opt)
 	if eps == nil {
@@ -109,11 +121,15 @@ func finite(x []float64) bool {
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
-	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon})
+	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c)})
 	if err != nil {
 		return nil, err
 	}
 	ds := mdp.StateDim()
+	var ctrl []float64 // the action of an agent that needs no planner (ag.Ctrl)
+	if ag.Ctrl != nil {
+		ctrl = make([]float64, mdp.ActionDim())
+	}
 	pl, err := agent.NewFromConfig(c.Planner, mdp.Actions, plannerBox(mdp), mdp.Task, ds)
 	if err != nil {
 		return nil, err
@@ -124,6 +140,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 	envRng := rand.New(envPCG)
 	truth := mdp.Dynamics.NewSimulator() // private scratch; shared tables
 	ends := mdp.Task.Terminates()
+	rec := recorder(ctx)
 	s, next := make([]float64, ds), make([]float64, ds)
 	w0 := mdp.Model.W0
 	out := make([]Episode, 0, c.Episodes)
@@ -140,12 +157,20 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		var reward float64
 		plus, steps := 0, 0
 		for h := 0; h < mdp.Horizon; h++ {
-			ai := pl.Act(ag.Sim, s, planRng)
-			if err := pl.Err(); err != nil {
-				return nil, fmt.Errorf("episode %d step %d: %w (%s); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, describeW(ag))
+			var ai int
+			var a []float64
+			if ag.Ctrl != nil {
+				ag.Ctrl.Control(s, h, ctrl)
+				ai, a = agent.BoxAction, ctrl
+			} else {
+				ai = pl.Act(ag.Sim, s, planRng)
+				if err := pl.Err(); err != nil {
+					return nil, fmt.Errorf("episode %d step %d: %w (%s); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, describeW(ag))
+				}
+				a = pl.Action(ai)
 			}
-			a := pl.Action(ai)
-			reward += mdp.Task.Reward(s, a)
+			r := mdp.Task.Reward(s, a)
+			reward += r
 			if ai == 0 || (ai == agent.BoxAction && a[0] > 0) {
 				plus++
 			}
@@ -156,12 +181,17 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 			}
 			ag.Observe(s, a, next)
 			steps++
-			s, next = next, s
+			done, bonus := false, 0.0
 			if ends {
-				if done, bonus := mdp.Task.Terminal(s); done {
-					reward += bonus
-					break
-				}
+				done, bonus = mdp.Task.Terminal(next)
+			}
+			if rec != nil {
+				rec.Transition(ep, steps, s, a, next, r+bonus, done)
+			}
+			s, next = next, s
+			if done {
+				reward += bonus
+				break
 			}
 		}
 		if err := ag.EndEpisode(); err != nil {
@@ -202,4 +232,13 @@ func nonFiniteAdvice(mdp *env.MDP) string {
 			"choose a smaller env.w0 or a family with a stronger base measure (env.family.alpha)", mdp.True.W, mdp.True.Dist)
 	}
 	return fmt.Sprintf("the %s dynamics diverged; check the env.%s constants", mdp.Kind, mdp.Kind)
+}
+
+// AgentCV returns the cross-validation settings of the agents for lambda:
+// cv, nil otherwise.
+func AgentCV(c *config.Config) *agent.CVConfig {
+	if !c.LambdaCV {
+		return nil
+	}
+	return &agent.CVConfig{Grid: c.CV.Grid, Folds: c.CV.Folds}
 }

@@ -57,8 +57,9 @@ func ParseShard(s string) (Shard, error) {
 // is given:
 //   - Kubernetes Indexed Jobs: JOB_COMPLETION_INDEX, with the count from
 //     count (--shard-count) or SMRL_SHARD_COUNT;
-//   - Slurm job arrays: SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN (0 when
-//     unset) of SLURM_ARRAY_TASK_COUNT.
+//   - Slurm job arrays: (SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN) /
+//     SLURM_ARRAY_TASK_STEP (MIN 0 and STEP 1 when unset) of
+//     SLURM_ARRAY_TASK_COUNT.
 //
 // ok is false when none of these is set.
 func ShardFromEnv(getenv func(string) string, count int) (s Shard, ok bool, err error) {
@@ -105,7 +106,18 @@ func ShardFromEnv(getenv func(string) string, count int) (s Shard, ok bool, err 
 		if err != nil {
 			return Shard{}, false, err
 		}
-		s, err := checkShard(id-lo, n, "SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN")
+		// A stepped array (--array=1-5:2) numbers its tasks 1, 3, 5.
+		step, stepSet, err := num("SLURM_ARRAY_TASK_STEP")
+		if err != nil {
+			return Shard{}, false, err
+		}
+		if !stepSet {
+			step = 1
+		}
+		if step < 1 || (id-lo)%step != 0 {
+			return Shard{}, false, errs.Invalid(fmt.Errorf("SLURM_ARRAY_TASK_ID %d is not SLURM_ARRAY_TASK_MIN %d plus a multiple of SLURM_ARRAY_TASK_STEP %d: smrl shards an array of evenly stepped tasks (--array=MIN-MAX[:STEP]); for another array give --shard i/n", id, lo, step))
+		}
+		s, err := checkShard((id-lo)/step, n, "(SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_STEP")
 		return s, err == nil, err
 	}
 	return Shard{}, false, nil

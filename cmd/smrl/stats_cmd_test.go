@@ -1,0 +1,136 @@
+package main
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestEstimateLambdaCV: --lambda cv reports the held-out loss of every λ
+// of cv.grid and fits at the λ of the smallest loss; every estimate has
+// standard errors of W's shape and Wald intervals Ŵ ∓ 1.96 se.
+func TestEstimateLambdaCV(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "cv.yaml", "cv:\n  grid: [0.001, 1, 1000]\n  folds: 4\n")
+	r := runJSON(t, "--config", cfg, "--n", "400", "--lambda", "cv")
+	if len(r.CV) != 3 {
+		t.Fatalf("cv = %+v, want 3 points", r.CV)
+	}
+	best := 0
+	for i, p := range r.CV {
+		if p.Loss == nil {
+			t.Fatalf("cv point %d has no loss", i)
+		}
+		if *p.Loss < *r.CV[best].Loss {
+			best = i
+		}
+	}
+	if r.Lambda != r.CV[best].Lambda {
+		t.Errorf("lambda = %g, want the argmin %g of %+v", r.Lambda, r.CV[best].Lambda, r.CV)
+	}
+	for _, e := range r.Estimates {
+		if len(e.SE) != 1 || len(e.SE[0]) != 2 || len(e.WaldLo) != 1 || len(e.WaldHi) != 1 {
+			t.Fatalf("%s: se %v, wald %v %v: want 1×2", e.Method, e.SE, e.WaldLo, e.WaldHi)
+		}
+		for j := range 2 {
+			w, se := e.W[0][j], e.SE[0][j]
+			if !(se > 0) || math.Abs(e.WaldLo[0][j]-(w-1.959963984540054*se)) > 1e-12 || math.Abs(e.WaldHi[0][j]-(w+1.959963984540054*se)) > 1e-12 {
+				t.Errorf("%s entry %d: W %g se %g wald [%g, %g]", e.Method, j, w, se, e.WaldLo[0][j], e.WaldHi[0][j])
+			}
+		}
+		want := map[string]string{"sm": "sandwich", "lds": "sandwich", "mle": "information"}[e.Method]
+		if e.SEKind != want {
+			t.Errorf("%s: se_kind %q, want %q", e.Method, e.SEKind, want)
+		}
+	}
+	r2 := runJSON(t, "--n", "400", "--method", "mle", "--mle-se", "sandwich", "--hc1")
+	if r2.Estimates[0].SEKind != "sandwich-hc1" || r2.CV != nil {
+		t.Errorf("--mle-se sandwich --hc1: se_kind %q, cv %v", r2.Estimates[0].SEKind, r2.CV)
+	}
+}
+
+// TestStatsBadInput: bad cross-validation and statistics settings are
+// exit 2 with a message naming the key.
+func TestStatsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "three.csv", "s,a,s_next\n0.1,1,0.2\n0.3,-1,0.1\n-0.2,1,0.4\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"cv with fewer drawn transitions than folds", []string{"estimate", "--n", "3", "--lambda", "cv"}, "lambda"},
+		{"cv with fewer data rows than folds", []string{"estimate", "--data", data, "--lambda", "cv"}, "cv.folds = 5"},
+		{"non-positive grid value", []string{"estimate", "--config", writeFile(t, dir, "g.yaml", "cv:\n  grid: [1, 0]\n"), "--lambda", "cv"}, "cv.grid"},
+		{"negative grid value", []string{"estimate", "--config", writeFile(t, dir, "g2.yaml", "cv:\n  grid: [-1]\n")}, "cv.grid"},
+		{"one fold", []string{"estimate", "--config", writeFile(t, dir, "f.yaml", "cv:\n  folds: 1\n")}, "cv.folds"},
+		{"bootstrap_reps 0", []string{"estimate", "--config", writeFile(t, dir, "b.yaml", "stats:\n  bootstrap_reps: 0\n")}, "stats.bootstrap_reps"},
+		{"bootstrap_reps 0 in a run", []string{"run", "--config", writeFile(t, dir, "b2.yaml", "stats:\n  bootstrap_reps: 0\n"), "--out", dir + "/r"}, "stats.bootstrap_reps"},
+		{"unknown score", []string{"estimate", "--config", writeFile(t, dir, "s.yaml", "stats:\n  score: best\n")}, "stats.score"},
+		{"lambda word", []string{"estimate", "--config", writeFile(t, dir, "l.yaml", "lambda: auto\n")}, "lambda"},
+		{"lambda cv in a run", []string{"run", "--config", writeFile(t, dir, "l2.yaml", "lambda: cv\n"), "--out", dir + "/r2"}, "lambda"},
+		{"bad --lambda", []string{"estimate", "--lambda", "x"}, "--lambda"},
+		{"bad --mle-se", []string{"estimate", "--mle-se", "x"}, "--mle-se"},
+	} {
+		code, _, errOut := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 naming %q", tc.name, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestAggregatesDeterministic: run (1 and 2 workers) and the merge of two
+// shards write byte-identical aggregate.csv, improvement.csv and
+// profile.csv, and the figures and report section go with them.
+func TestAggregatesDeterministic(t *testing.T) {
+	base := t.TempDir()
+	a, b, merged := base+"/a", base+"/b", base+"/m"
+	mustRun(t, "run", "--config", quickConfig, "--out", a, "-q", "--workers", "1")
+	mustRun(t, "run", "--config", quickConfig, "--out", b, "-q", "--no-plots", "--workers", "2")
+	s0, s1 := base+"/s0", base+"/s1"
+	mustRun(t, "run", "--config", quickConfig, "--out", s0, "-q", "--no-plots", "--shard", "0/2")
+	mustRun(t, "run", "--config", quickConfig, "--out", s1, "-q", "--no-plots", "--shard", "1/2")
+	mustRun(t, "merge", s0, s1, "--out", merged, "-q", "--no-plots")
+	for _, f := range []string{"aggregate.csv", "improvement.csv", "profile.csv", "episodes.csv"} {
+		x := readFile(t, a+"/"+f)
+		for _, d := range []string{b, merged} {
+			if y := readFile(t, d+"/"+f); x != y {
+				t.Errorf("%s differs between %s and %s", f, a, d)
+			}
+		}
+	}
+	if agg := readFile(t, a+"/aggregate.csv"); !strings.HasPrefix(agg, "agent,metric,value,lo,hi\n") || !strings.Contains(agg, "\nsm,iqm,") || !strings.Contains(agg, "\nlds,optimality_gap,") {
+		t.Errorf("aggregate.csv:\n%s", agg)
+	}
+	if imp := readFile(t, a+"/improvement.csv"); !strings.HasPrefix(imp, "agent_x,agent_y,probability,lo,hi\n") {
+		t.Errorf("improvement.csv:\n%s", imp)
+	}
+	rep := readFile(t, a+"/report.md")
+	for _, want := range []string{"## Aggregate metrics", "plots/interval_estimates.png", "plots/performance_profile.png", "Probability of improvement"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestRunLambdaCV: a run with lambda: cv and the agents sm and oracle
+// completes and is the same for any number of workers.
+func TestRunLambdaCV(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "cv.yaml", "seeds: 2\nepisodes: 4\nlambda: cv\nagents: [sm, oracle]\nplanner:\n  n_rollouts: 10\n")
+	mustRun(t, "run", "--config", cfg, "--out", dir+"/a", "-q", "--no-plots", "--workers", "1")
+	mustRun(t, "run", "--config", cfg, "--out", dir+"/b", "-q", "--no-plots", "--workers", "2")
+	if readFile(t, dir+"/a/episodes.csv") != readFile(t, dir+"/b/episodes.csv") {
+		t.Error("episodes.csv of lambda: cv differs between 1 and 2 workers")
+	}
+}

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// This file holds the config of issue 22 (standard errors, cross-validated
+// hyperparameters, aggregate metrics): the cv: and stats: sections, the
+// word "cv" of the top-level lambda, and their validation.
+
+// LambdaCVWord is the value of the top-level lambda that asks smrl
+// estimate to choose λ by cross-validation on the grid cv.grid.
+const LambdaCVWord = "cv"
+
+// DefaultCVGrid is the default λ grid of cross-validation: 10⁻⁶, …, 10⁴.
+var DefaultCVGrid = []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1e3, 1e4}
+
+// CV configures cross-validated hyperparameters: K-fold held-out
+// score-matching loss over contiguous folds (see estimator.CrossValidate).
+type CV struct {
+	Grid  []float64 `mapstructure:"grid" yaml:"grid"`   // λ values, each > 0
+	Folds int       `mapstructure:"folds" yaml:"folds"` // K >= 2
+}
+
+// Stats configures the aggregate metrics written after run, compare, merge
+// and sweep (package aggregate).
+type Stats struct {
+	// Score is the per-seed score: "mean" (the mean return per episode) or
+	// "final" (the mean return of the last final_episodes episodes).
+	Score         string `mapstructure:"score" yaml:"score"`
+	FinalEpisodes int    `mapstructure:"final_episodes" yaml:"final_episodes"`
+	// BootstrapReps is the number of bootstrap draws of the intervals.
+	BootstrapReps int `mapstructure:"bootstrap_reps" yaml:"bootstrap_reps"`
+}
+
+// ScoreNames are the values of stats.score.
+var ScoreNames = []string{"mean", "final"}
+
+// maxBootstrapReps bounds stats.bootstrap_reps.
+const maxBootstrapReps = 10_000_000
+
+// validateStats checks the cv: and stats: sections and lambda: cv.
+func (c *Config) validateStats(bad func(key, format string, args ...any), agents bool) {
+	if len(c.CV.Grid) == 0 {
+		bad("cv.grid", "must list at least one λ > 0")
+	}
+	for i, l := range c.CV.Grid {
+		if !(l > 0) || math.IsInf(l, 0) || l > 1e6 {
+			bad("cv.grid", "entry %d must be a finite number in (0, 1e6], got %v", i+1, l)
+			break
+		}
+	}
+	if c.CV.Folds < 2 || c.CV.Folds > 1000 {
+		bad("cv.folds", "must be in [2, 1000], got %d", c.CV.Folds)
+	}
+	if c.LambdaCV {
+		if agents {
+			for _, a := range c.Agents {
+				if p, ok := lookup("agents", a); ok && !p.LambdaCV {
+					bad("lambda", "%s (cross-validated λ) is supported by the agents %v only, not %s; give a number", LambdaCVWord, lambdaCVAgents(), a)
+					break
+				}
+			}
+		}
+		if !agents && c.Estimate.N < c.CV.Folds {
+			bad("lambda", "%s needs at least cv.folds = %d transitions, estimate.n is %d", LambdaCVWord, c.CV.Folds, c.Estimate.N)
+		}
+	}
+	if !slices.Contains(ScoreNames, c.Stats.Score) {
+		bad("stats.score", "unknown score %q (known: %v)", c.Stats.Score, ScoreNames)
+	}
+	if c.Stats.FinalEpisodes < 1 || c.Stats.FinalEpisodes > maxCount {
+		bad("stats.final_episodes", "must be in [1, %d], got %d", maxCount, c.Stats.FinalEpisodes)
+	}
+	if c.Stats.BootstrapReps < 1 || c.Stats.BootstrapReps > maxBootstrapReps {
+		bad("stats.bootstrap_reps", "must be in [1, %d], got %d", maxBootstrapReps, c.Stats.BootstrapReps)
+	}
+}
+
+// lambdaCVAgents returns the agents that declare LambdaCV.
+func lambdaCVAgents() []string {
+	var out []string
+	for _, p := range Parts("agents") {
+		if p.LambdaCV {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// isLambdaCV reports whether v, a value of the key lambda from a file, an
+// SMRL_LAMBDA variable or a flag, is the word cv.
+func isLambdaCV(v any) bool {
+	s, ok := v.(string)
+	return ok && s == LambdaCVWord
+}
+
+// lambdaCVText is the message part of a lambda that is neither a number nor cv.
+func lambdaCVText(got string) string {
+	return fmt.Sprintf("want %s or a number, got %q", LambdaCVWord, got)
+}

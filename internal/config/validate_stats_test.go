@@ -1,0 +1,149 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLambdaCV: lambda: cv is read from a file (plain or quoted, with a
+// comment) and from SMRL_LAMBDA, sets LambdaCV and leaves Lambda 0; a
+// number still works, and the cv: and stats: defaults are the documented
+// ones.
+func TestLambdaCV(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, file string
+		env        []string
+		cv         bool
+		lambda     float64
+	}{
+		{"plain", "lambda: cv\n", nil, true, 0},
+		{"quoted with comment", "lambda: \"cv\"   # choose\n", nil, true, 0},
+		{"env", "", []string{"SMRL_LAMBDA=cv"}, true, 0},
+		{"number", "lambda: 0.5\n", nil, false, 0.5},
+		{"default", "", nil, false, 1e-4},
+	} {
+		opt := Options{IgnoreAgents: true, Environ: tc.env}
+		if tc.file != "" {
+			opt.Path = filepath.Join(dir, "c.yaml")
+			if err := os.WriteFile(opt.Path, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := Load(opt)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if c.LambdaCV != tc.cv || c.Lambda != tc.lambda {
+			t.Errorf("%s: LambdaCV %v Lambda %g, want %v %g", tc.name, c.LambdaCV, c.Lambda, tc.cv, tc.lambda)
+		}
+		if !slices.Equal(c.CV.Grid, DefaultCVGrid) || c.CV.Folds != 5 || c.Stats.Score != "mean" || c.Stats.BootstrapReps != 10000 || c.Stats.FinalEpisodes != 10 {
+			t.Errorf("%s: defaults cv %+v stats %+v", tc.name, c.CV, c.Stats)
+		}
+	}
+	if slices.Contains(Keys(), "-") || !slices.Contains(Keys(), "cv.grid") || !slices.Contains(Keys(), "stats.bootstrap_reps") {
+		t.Errorf("Keys() = %v", Keys())
+	}
+}
+
+func TestStatsValidation(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ file, key string }{
+		{"cv:\n  grid: [1, 0]\n", "cv.grid"},
+		{"cv:\n  grid: []\n", "cv.grid"},
+		{"cv:\n  folds: 1\n", "cv.folds"},
+		{"stats:\n  bootstrap_reps: 0\n", "stats.bootstrap_reps"},
+		{"stats:\n  score: best\n", "stats.score"},
+		{"stats:\n  final_episodes: 0\n", "stats.final_episodes"},
+		{"lambda: cv\nestimate:\n  n: 4\n", "lambda"},
+		{"lambda: cvx\n", "lambda"},
+	} {
+		p := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(p, []byte(tc.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(Options{Path: p, IgnoreAgents: true})
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("%q: err %v, want one naming %s", tc.file, err, tc.key)
+		}
+	}
+}
+
+// TestLambdaCVYAML: the rendered config of lambda: cv says cv, so a
+// results directory's config.yaml loads back as the same config.
+func TestLambdaCVYAML(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(p, []byte("lambda: cv\nagents: [sm, oracle]\n"), 0o644)
+	c, err := Load(Options{Path: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := c.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "\nlambda: cv\n") {
+		t.Fatalf("rendered config lacks lambda: cv:\n%s", y)
+	}
+	os.WriteFile(p, y, 0o644)
+	d, err := Load(Options{Path: p})
+	if err != nil || !d.LambdaCV {
+		t.Errorf("reloaded: LambdaCV %v, err %v", d != nil && d.LambdaCV, err)
+	}
+	os.WriteFile(p, []byte("lambda: cv\nagents: [sm, lds]\n"), 0o644)
+	if _, err := Load(Options{Path: p}); err == nil || !strings.Contains(err.Error(), "lambda") {
+		t.Errorf("lambda: cv with lds: %v, want an error naming lambda", err)
+	}
+}
+
+// TestLambdaCVAgents: lambda: cv is accepted for the agents whose part
+// declares LambdaCV (sm, oracle) and refused, naming them, for the others.
+func TestLambdaCVAgents(t *testing.T) {
+	for _, tc := range []struct {
+		agents string
+		ok     bool
+	}{
+		{"[sm]", true},
+		{"[oracle]", true},
+		{"[mle]", false},
+		{"[sm, sm-ucb]", false},
+		{"[lds-ps]", false},
+	} {
+		p := filepath.Join(t.TempDir(), "c.yaml")
+		os.WriteFile(p, []byte("lambda: cv\nagents: "+tc.agents+"\n"), 0o644)
+		_, err := Load(Options{Path: p})
+		if tc.ok && err != nil {
+			t.Errorf("agents %s: %v", tc.agents, err)
+		}
+		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "agents [sm oracle] only")) {
+			t.Errorf("agents %s: %v, want the refusal naming sm and oracle", tc.agents, err)
+		}
+	}
+}
+
+// TestLambdaCVSet: --set lambda=cv (and a sweep's value cv) parses as the
+// word, selects cross-validation and renders back; another word is refused
+// naming both forms.
+func TestLambdaCVSet(t *testing.T) {
+	v, err := ParseValue("lambda", " cv ")
+	if err != nil || v != LambdaCVWord {
+		t.Fatalf("ParseValue(lambda, cv) = %v, %v", v, err)
+	}
+	if _, err := ParseValue("lambda", "cvx"); err == nil || !strings.Contains(err.Error(), `want cv or a number, got "cvx"`) {
+		t.Errorf("ParseValue(lambda, cvx): %v", err)
+	}
+	if v, err := ParseValue("lambda", "1e-3"); err != nil || v != 1e-3 {
+		t.Errorf("ParseValue(lambda, 1e-3) = %v, %v", v, err)
+	}
+	c, err := Load(Options{Set: []Setting{{Key: "lambda", Value: v, Source: "--set"}, {Key: "agents", Value: []string{"sm"}, Source: "--set"}}})
+	if err != nil || !c.LambdaCV || c.Lambda != 0 {
+		t.Fatalf("Load with --set lambda=cv: LambdaCV %v, err %v", c != nil && c.LambdaCV, err)
+	}
+	y, err := c.YAML()
+	if err != nil || !strings.Contains(string(y), "\nlambda: cv\n") {
+		t.Errorf("rendered config lacks lambda: cv (%v):\n%s", err, y)
+	}
+}

@@ -1,0 +1,81 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/runner"
+)
+
+// recordedShard returns the shard dir's metadata.json records (Count 0:
+// the whole run, also when there is no metadata.json).
+func recordedShard(dir string) runner.Shard {
+	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
+		var meta results.Metadata
+		if json.Unmarshal(b, &meta) == nil && meta.Shard != "" {
+			if sh, err := runner.ParseShard(meta.Shard); err == nil {
+				return sh
+			}
+		}
+	}
+	return runner.Shard{}
+}
+
+// checkAgainstJournal checks that dir's episodes.csv and summary.csv are,
+// byte for byte, the files its journal's trials make (as Run and Merge
+// write them from it): an unknown agent, a dropped or renamed column, an
+// empty regret cell where the oracle ran, any edited cell is refused,
+// naming the file and the first line that differs. A directory without a
+// journal (written by an older smrl) is left to the CSV checks of package
+// plotting.
+func checkAgainstJournal(dir string, c *config.Config, mdp *env.MDP) error {
+	jpath := filepath.Join(dir, results.JournalFile)
+	if _, err := os.Lstat(jpath); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	done, err := results.ReadJournal(dir, results.ExpectFor(c, wLens(c, mdp)))
+	if err != nil {
+		return err
+	}
+	all := runner.Trials(c)
+	full := &runner.Result{}
+	for _, k := range recordedShard(dir).Select(len(all)) {
+		eps, ok := done[all[k]]
+		if !ok {
+			return errs.Invalid(fmt.Errorf("%s lacks trial agent %s seed %d: the run did not finish (resume it with smrl run --resume)", jpath, all[k].Agent, all[k].Seed))
+		}
+		full.Trials = append(full.Trials, all[k])
+		full.Episodes = append(full.Episodes, eps)
+	}
+	rows := results.Rows(full)
+	var ep, sum bytes.Buffer
+	if err := results.WriteEpisodes(&ep, rows, results.WDims(rows, mdp.Model.Features.Dim()), mdp.Model.Features.Dim()); err != nil {
+		return err
+	}
+	if err := results.WriteSummary(&sum, results.Summarise(rows, c.Env.Horizon)); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		want []byte
+	}{{results.EpisodesFile, ep.Bytes()}, {results.SummaryFile, sum.Bytes()}} {
+		path := filepath.Join(dir, f.name)
+		got, err := os.ReadFile(path)
+		if err != nil {
+			return errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+		}
+		if !bytes.Equal(got, f.want) {
+			return errs.Invalid(fmt.Errorf("%s is not the file smrl writes from %s (%s): it was edited, cut or comes from another run; smrl draws only the results it wrote",
+				path, results.JournalFile, firstDiffLine(got, f.want)))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,208 @@
+package experiment
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/dataset"
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/estimate"
+)
+
+// lastW returns, from dir/episodes.csv, the W of agent's seed at its last
+// episode, and every episode's reward and steps of that seed.
+func lastW(t *testing.T, dir, agent string, seed int) (w []float64, reward []float64, steps []int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "episodes.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs[1:] {
+		if r[0] != agent || r[1] != strconv.Itoa(seed) {
+			continue
+		}
+		w = w[:0]
+		for j, h := range recs[0] {
+			var a, b int
+			if n, _ := fmt.Sscanf(h, "w_%d_%d", &a, &b); n == 2 && r[j] != "" {
+				v, _ := strconv.ParseFloat(r[j], 64)
+				w = append(w, v)
+			}
+		}
+		x, _ := strconv.ParseFloat(r[3], 64)
+		n, _ := strconv.Atoi(r[4])
+		reward, steps = append(reward, x), append(steps, n)
+	}
+	return w, reward, steps
+}
+
+// The transitions a run saves are the agents' own data: fitted with the
+// same method and λ they give back each agent's final Ŵ to 1e-12; their
+// rewards add up to the episodes' returns, each episode has its steps and
+// only a terminal last step is marked; the file does not depend on the
+// number of workers, and its gzip form holds the same bytes.
+func TestTransitionsRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		config   string
+		agents   []string
+		episodes int
+	}{
+		{"../../configs/quick.yaml", []string{"sm", "lds", "oracle"}, 4},
+		{"../../configs/cartpole.yaml", []string{"sm", "lds"}, 3},
+		{"../../configs/pendulum.yaml", []string{"sm"}, 1}, // a model of s' − s
+	} {
+		t.Run(filepath.Base(tc.config), func(t *testing.T) {
+			c := load(t, tc.config)
+			c.Agents, c.Seeds, c.Episodes = tc.agents, 2, tc.episodes
+			c.Env.Horizon = min(c.Env.Horizon, 60) // a cheaper pendulum: fewer planning steps
+			mdp, err := env.New(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var first []byte
+			var dir string
+			for _, w := range []int{1, 2} {
+				dir = t.TempDir()
+				if err := Run(context.Background(), c, Options{OutDir: dir, Workers: w, SaveTransitions: true, TransitionsGzip: w == 2}); err != nil {
+					t.Fatal(err)
+				}
+				if w == 1 {
+					if first, err = os.ReadFile(filepath.Join(dir, TransitionsFile)); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				f, err := os.Open(filepath.Join(dir, TransitionsGzFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				zr, err := gzip.NewReader(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				if _, err := b.ReadFrom(zr); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+				if !bytes.Equal(b.Bytes(), first) {
+					t.Fatal("transitions.csv.gz with 2 workers does not hold the bytes of transitions.csv with 1")
+				}
+			}
+			path := filepath.Join(dir, TransitionsGzFile)
+			for _, agent := range tc.agents {
+				for seed := range c.Seeds {
+					w, reward, steps := lastW(t, dir, agent, seed)
+					for ep := 1; ep <= c.Episodes; ep++ {
+						checkEpisode(t, first, agent, seed, ep, reward[ep-1], steps[ep-1], mdp.Horizon)
+					}
+					if agent == "oracle" {
+						continue
+					}
+					f, err := dataset.ParseFilter([]string{"agent=" + agent, fmt.Sprintf("seed=%d", seed)})
+					if err != nil {
+						t.Fatal(err)
+					}
+					data, err := dataset.ReadFileFilter(path, f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := estimate.Fit(agent, mdp, estimate.Features(mdp, data), data, c.Lambda)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(got) != len(w) {
+						t.Fatalf("%s seed %d: Ŵ has %d entries, episodes.csv %d", agent, seed, len(got), len(w))
+					}
+					for i := range w {
+						if d := math.Abs(got[i] - w[i]); d > 1e-12*math.Max(1, math.Abs(w[i])) {
+							t.Fatalf("%s seed %d: Ŵ[%d] = %v from transitions.csv, %v in episodes.csv", agent, seed, i, got[i], w[i])
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// checkEpisode checks one episode of a transitions log against its row
+// of episodes.csv.
+func checkEpisode(t *testing.T, log []byte, agent string, seed, ep int, reward float64, steps, horizon int) {
+	t.Helper()
+	prefix := fmt.Sprintf("\n%s,%d,%d,", agent, seed, ep)
+	var sum float64
+	n, terminal := 0, false
+	for rest := string(log); ; {
+		i := strings.Index(rest, prefix)
+		if i < 0 {
+			break
+		}
+		line := rest[i+1:]
+		line = line[:strings.IndexByte(line, '\n')]
+		rest = rest[i+1:]
+		cells := strings.Split(line, ",")
+		n++
+		if s, _ := strconv.Atoi(cells[3]); s != n {
+			t.Fatalf("%s seed %d episode %d: step %s, want %d", agent, seed, ep, cells[3], n)
+		}
+		r, _ := strconv.ParseFloat(cells[len(cells)-2], 64)
+		sum += r
+		if terminal {
+			t.Fatalf("%s seed %d episode %d: a step after the terminal one", agent, seed, ep)
+		}
+		terminal = cells[len(cells)-1] == "1"
+	}
+	if n != steps || terminal != (steps < horizon) {
+		t.Errorf("%s seed %d episode %d: %d steps (terminal %v) in the log, episodes.csv has %d of H = %d", agent, seed, ep, n, terminal, steps, horizon)
+	}
+	if math.Abs(sum-reward) > 1e-9*math.Max(1, math.Abs(reward)) {
+		t.Errorf("%s seed %d episode %d: rewards add up to %v, the return is %v", agent, seed, ep, sum, reward)
+	}
+}
+
+// --save-transitions with --resume is refused before anything is written.
+func TestTransitionsNoResume(t *testing.T) {
+	c := load(t, "../../configs/quick.yaml")
+	err := Run(context.Background(), c, Options{OutDir: t.TempDir(), SaveTransitions: true, Resume: true})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// The example data set examples/data/quick-transitions.csv is exactly what
+// smrl run --config configs/quick.yaml --save-transitions writes.
+func TestExampleTransitionsAreCurrent(t *testing.T) {
+	const example = "../../examples/data/quick-transitions.csv"
+	want, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := load(t, "../../configs/quick.yaml")
+	dir := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: dir, SaveTransitions: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, TransitionsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is not what smrl run --config configs/quick.yaml --save-transitions writes now; regenerate it", example)
+	}
+}

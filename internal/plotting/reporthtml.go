@@ -1,0 +1,192 @@
+package plotting
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/results"
+)
+
+// ReportHTMLFile is the name of the self-contained HTML report written
+// next to report.md.
+const ReportHTMLFile = "report.html"
+
+// report is the content of report.md and report.html.
+type report struct {
+	title, description, command, note string
+	head                              []string
+	rows                              [][]string
+	figures                           []string // paths, in order
+	smooth                            int
+}
+
+// caption returns the caption of the figure name, with the moving window
+// of the per-episode figures.
+func (r *report) caption(name string) string {
+	c := figureCaptions[name]
+	if r.smooth > 1 && (name == FigReturn || name == FigSteps || name == FigPlusCount) {
+		c += fmt.Sprintf(" Smoothed: the mean and both ends of the band are trailing moving averages over %d episodes.", r.smooth)
+	}
+	return c
+}
+
+// newReport gathers a report's content: the results table of sums with
+// info's columns (or those the data allow), the title, description and
+// command line of info.
+func newReport(absDir string, sum *summaryData, figures []string, info ReportInfo) *report {
+	sums := sum.results()
+	col := results.Columns{Cumulative: true, PlusCount: true}
+	if info.Columns != nil {
+		col = *info.Columns
+	} else {
+		first := math.NaN()
+		for _, s := range sums {
+			if math.IsNaN(first) {
+				first = s.Steps.Mean
+			} else if s.Steps.Mean != first {
+				col.Terminating = true
+			}
+		}
+	}
+	r := &report{description: info.Description, figures: figures, smooth: info.Smooth,
+		note: "Values are means over seeds with 95% Student-t intervals in brackets."}
+	r.title = "smrl results: " + filepath.Base(absDir)
+	if info.Name != "" {
+		r.title = "smrl results: " + info.Name
+	}
+	r.command = shellJoin(info.CommandLine)
+	r.head, r.rows = results.TableCells(sums, col)
+	return r
+}
+
+// results converts d to the summaries of package results, for its table.
+func (d *summaryData) results() []results.Summary {
+	st := func(m, lo, hi float64) results.Stat { return results.Stat{Mean: m, Lo: lo, Hi: hi} }
+	var out []results.Summary
+	for _, a := range d.Agents {
+		for _, r := range d.Rows[a] {
+			full := 0
+			if !math.IsNaN(r.FullSeeds) {
+				full = int(r.FullSeeds)
+			}
+			out = append(out, results.Summary{Agent: a, Episode: r.Episode, Seeds: r.Seeds,
+				CumReward: st(r.CumRewardMean, r.CumRewardLo, r.CumRewardHi),
+				CumRegret: st(r.CumRegretMean, r.CumRegretLo, r.CumRegretHi),
+				PlusCount: st(r.PlusCountMean, r.PlusCountLo, r.PlusCountHi),
+				Reward:    st(r.RewardMean, r.RewardLo, r.RewardHi),
+				Steps:     st(r.StepsMean, r.StepsLo, r.StepsHi), WErrorMean: r.WErrorMean,
+				FinalReturn:     st(r.FinalReturnMean, r.FinalReturnLo, r.FinalReturnHi),
+				FirstFullMedian: r.FirstFullMedian, FullSeeds: full,
+				EpisodeReturn: st(r.EpisodeReturn[0], r.EpisodeReturn[1], r.EpisodeReturn[2]),
+				EpisodeLength: st(r.EpisodeLength[0], r.EpisodeLength[1], r.EpisodeLength[2])})
+		}
+	}
+	return out
+}
+
+// shellJoin joins a command line for display, quoting words a shell would
+// split or expand.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}
+
+// htmlFigure is one figure of report.html: inlined as a data URI when a
+// browser shows its format, else linked.
+type htmlFigure struct {
+	Name, Caption string
+	Src           template.URL // data URI; empty for a linked figure
+	Link          string       // the file's name, for a figure that is not inlined
+}
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
+code, pre { font-family: ui-monospace, monospace; background: #f4f4f4; }
+pre { padding: .6rem; overflow-x: auto; white-space: pre-wrap; }
+.table { overflow-x: auto; }
+table { border-collapse: collapse; font-size: .9rem; margin: 1rem 0; }
+th, td { border: 1px solid #ccc; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+td { white-space: nowrap; }
+td { font-family: ui-monospace, monospace; }
+th { background: #f0f0f0; }
+figure { margin: 2rem 0; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: .9rem; color: #444; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+{{if .Description}}<p>{{.Description}}</p>{{end}}
+{{if .Command}}<p>Command:</p>
+<pre>{{.Command}}</pre>{{end}}
+<p>{{.Note}}</p>
+<h2>Results</h2>
+<div class="table"><table>
+<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>
+{{if .Figures}}<h2>Figures</h2>{{end}}
+{{range .Figures}}<figure id="{{.Name}}">
+<h3>{{.Name}}</h3>
+{{if .Src}}<img src="{{.Src}}" alt="{{.Name}}">{{else}}<p><a href="{{.Link}}">{{.Link}}</a> (a format browsers do not show inline; open the file next to this report)</p>{{end}}
+{{if .Caption}}<figcaption>{{.Caption}}</figcaption>{{end}}
+</figure>
+{{end}}</body>
+</html>
+`))
+
+// writeHTML writes r as dir/report.html, atomically: one file with every
+// PNG, SVG or JPEG figure inlined as a data URI, so that any browser opens
+// it without a server or the plots directory.
+func writeHTML(dir string, r *report) error {
+	data := struct {
+		Title, Description, Command, Note string
+		Head                              []string
+		Rows                              [][]string
+		Figures                           []htmlFigure
+	}{Title: r.title, Description: r.description, Command: r.command, Note: r.note, Head: r.head, Rows: r.rows}
+	for _, fig := range r.figures {
+		name := strings.TrimSuffix(filepath.Base(fig), filepath.Ext(fig))
+		f := htmlFigure{Name: name, Caption: r.caption(name)}
+		mime := map[string]string{".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}[strings.ToLower(filepath.Ext(fig))]
+		if mime == "" {
+			f.Link = filepath.Base(fig)
+			if rel, err := relLink(dir, fig); err == nil {
+				f.Link = rel
+			}
+		} else {
+			b, err := os.ReadFile(fig)
+			if err != nil {
+				return fmt.Errorf("inlining %s in %s: %w", fig, ReportHTMLFile, err)
+			}
+			f.Src = template.URL("data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b))
+		}
+		data.Figures = append(data.Figures, f)
+	}
+	var buf bytes.Buffer
+	if err := reportTemplate.Execute(&buf, data); err != nil {
+		return err
+	}
+	return fsutil.WriteFileAtomic(filepath.Join(dir, ReportHTMLFile), buf.Bytes())
+}

@@ -1,0 +1,137 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// PaperFinal holds the paper's values after 50 episodes (figure
+// "exp-syn-mdp", means over 5 seeds): cumulative reward and regret.
+var PaperFinal = map[string][2]float64{
+	"oracle": {237, 0},
+	"sm":     {235, 2},
+	"lds":    {170, 65},
+}
+
+// Columns says which measures suit a run's task, for the results table,
+// the report and the figures.
+type Columns struct {
+	// Paper adds the paper's cumulative reward and regret (PaperFinal).
+	Paper bool
+	// Terminating: episodes can end before H, so their length and the
+	// first episode that lasted H are reported.
+	Terminating bool
+	// Cumulative reports cumulative reward and regret at the last
+	// episode, the paper's measures for its 1-D MDP (env.kind expfam).
+	Cumulative bool
+	// PlusCount reports the number of steps with a = +1, which means
+	// something for discrete ±1 actions only.
+	PlusCount bool
+}
+
+// TableCells returns the final summary per agent (in the order of sums) as
+// a header and rows of text cells, the same cells for the terminal table
+// (Table), report.md and report.html. Every table leads with the mean
+// return per episode over all episodes and, when some agent ran more than
+// FinalEpisodes episodes, over its last FinalEpisodes; the other columns
+// follow col.
+func TableCells(sums []Summary, col Columns) (head []string, rows [][]string) {
+	last := map[string]Summary{}
+	var order []string
+	for _, s := range sums {
+		if _, ok := last[s.Agent]; !ok {
+			order = append(order, s.Agent)
+		}
+		last[s.Agent] = s
+	}
+	// The final window is a column of its own only when some agent has
+	// more episodes than it spans.
+	window := false
+	wErr := false
+	for _, a := range order {
+		window = window || last[a].Episode > FinalEpisodes
+		wErr = wErr || !math.IsNaN(last[a].WErrorMean)
+	}
+	head = []string{"agent", "episodes", "seeds", "return/episode [95% CI]"}
+	if window {
+		head = append(head, fmt.Sprintf("return, last %d ep [95%% CI]", FinalEpisodes))
+	}
+	if col.Terminating {
+		head = append(head, "length/episode [95% CI]", "first full-length episode (seeds)")
+	}
+	if col.Cumulative {
+		head = append(head, "cum reward [95% CI]", "cum regret [95% CI]")
+	}
+	if col.PlusCount {
+		head = append(head, "plus count (last ep)")
+	}
+	if wErr {
+		head = append(head, "|Ŵ−W0|_F (last ep)")
+	}
+	if col.Paper {
+		head = append(head, "paper reward", "paper regret")
+	}
+	for _, a := range order {
+		s := last[a]
+		line := []string{a, fmt.Sprint(s.Episode), fmt.Sprint(s.Seeds), ci(s.EpisodeReturn)}
+		if window {
+			line = append(line, ci(s.FinalReturn))
+		}
+		if col.Terminating {
+			first := "never"
+			if !math.IsNaN(s.FirstFullMedian) {
+				first = fmt.Sprintf("%g", s.FirstFullMedian)
+			}
+			line = append(line, ci(s.EpisodeLength), fmt.Sprintf("%s (%d of %d)", first, s.FullSeeds, s.Seeds))
+		}
+		if col.Cumulative {
+			line = append(line, ci(s.CumReward), ci(s.CumRegret))
+		}
+		if col.PlusCount {
+			line = append(line, fmt.Sprintf("%.1f", s.PlusCount.Mean))
+		}
+		if wErr {
+			w := "-"
+			if !math.IsNaN(s.WErrorMean) {
+				w = fmt.Sprintf("%.3g", s.WErrorMean)
+			}
+			line = append(line, w)
+		}
+		if col.Paper {
+			if p, ok := PaperFinal[a]; ok {
+				line = append(line, fmt.Sprintf("≈%g", p[0]), fmt.Sprintf("≈%g", p[1]))
+			} else {
+				line = append(line, "-", "-")
+			}
+		}
+		rows = append(rows, line)
+	}
+	return head, rows
+}
+
+// Table writes the final summary per agent (TableCells) as an aligned
+// text table.
+func Table(w io.Writer, sums []Summary, col Columns) error {
+	head, rows := TableCells(sums, col)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+// ci formats a mean with its interval to one decimal: "m [lo, hi]", or
+// "m [n/a: 1 seed]" without an interval, "-" without a mean.
+func ci(s Stat) string {
+	switch {
+	case math.IsNaN(s.Mean):
+		return "-"
+	case math.IsNaN(s.Lo):
+		return fmt.Sprintf("%.1f [n/a: 1 seed]", s.Mean)
+	}
+	return fmt.Sprintf("%.1f [%.1f, %.1f]", s.Mean, s.Lo, s.Hi)
+}

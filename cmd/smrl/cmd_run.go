@@ -40,6 +40,8 @@ type RunOptions struct {
 	DryRun    bool
 	// SaveTransitions is --save-transitions: "" (off), "csv" or "gz".
 	SaveTransitions string
+	// SaveModels is --save-models.
+	SaveModels bool
 	// Grace is how long the trials in flight may finish after SIGINT or
 	// SIGTERM.
 	Grace time.Duration
@@ -110,7 +112,8 @@ config.yaml (the keys the run uses), metadata.json, figures (plots/),
 report.md and report.html into the results directory; with
 --save-transitions also every transition played (transitions.csv, or
 transitions.csv.gz with --save-transitions=gz), which smrl estimate --data
-reads.
+reads; with --save-models every learning agent's final model
+(models/<agent>-seed<k>.json), which smrl estimate --model scores.
 
 A results directory that holds completed results is not replaced: --overwrite
 replaces it, --resume continues an interrupted run. --dry-run prints the plan
@@ -191,6 +194,7 @@ func addDataFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.StringVar(&opts.SaveTransitions, "save-transitions", "", "write every trial's transitions to transitions.csv in the results directory (=gz: transitions.csv.gz; not with --resume); smrl estimate --data reads it")
 	f.Lookup("save-transitions").NoOptDefVal = "csv"
 	cmd.RegisterFlagCompletionFunc("save-transitions", completeWords("csv", "gz"))
+	f.BoolVar(&opts.SaveModels, "save-models", false, "write every learning agent's final model to models/<agent>-seed<k>.json in the results directory (not with --resume); smrl estimate --model reads it")
 }
 
 // experimentOptions checks the flags shared by run, compare and sweep and
@@ -252,6 +256,10 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 	if eo.SaveTransitions && opts.Resume {
 		return experiment.Options{}, usageErrorf("--save-transitions cannot be combined with --resume: the transitions of the trials completed before the interruption were not kept; rerun with --overwrite to save them")
 	}
+	if opts.SaveModels && opts.Resume {
+		return experiment.Options{}, usageErrorf("--save-models cannot be combined with --resume: the models of the trials completed before the interruption were not kept; rerun with --overwrite to save them")
+	}
+	eo.SaveModels = opts.SaveModels
 	if !opts.Quiet {
 		eo.Stdout = opts.IO.Out
 		eo.Log = newLogger(opts.IO.ErrOut, opts.LogFormat)

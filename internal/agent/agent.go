@@ -293,6 +293,10 @@ func (a *Agent) EndEpisode() error {
 	return nil
 }
 
+// Method returns the agent's estimator: sm, lds or mle for the learners
+// and their -ucb and -ps variants, oracle or lqr otherwise.
+func (a *Agent) Method() string { return a.base }
+
 // The agents (config key agents), with the keys each reads beyond the
 // shared ones: the lds agents' model (lds, model.lds_features), the
 // confidence set of the optimistic (-ucb) and posterior-sampling (-ps)

@@ -70,6 +70,10 @@ type Options struct {
 	// SaveTransitions writes every trial's transitions to transitions.csv
 	// (transitions.csv.gz with TransitionsGzip).
 	SaveTransitions, TransitionsGzip bool
+	// SaveModels writes the learned model of every trial of a learning
+	// agent to models/<agent>-seed<k>.json, in the format of smrl estimate
+	// --save-model.
+	SaveModels bool
 }
 
 // refuseCompleted refuses a fresh run into dir when dir holds the file
@@ -188,13 +192,16 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if opt.SaveTransitions && opt.Resume {
 		return errs.Invalid(fmt.Errorf("--save-transitions cannot be combined with --resume: the transitions of the trials completed before the interruption were not kept"))
 	}
+	if opt.SaveModels && opt.Resume {
+		return errs.Invalid(fmt.Errorf("--save-models cannot be combined with --resume: the models of the trials completed before the interruption were not kept"))
+	}
 	if !opt.Resume && !opt.Overwrite {
 		if err := refuseCompleted(opt.OutDir, results.EpisodesFile); err != nil {
 			return err
 		}
 	}
 	if opt.DryRun {
-		return printPlan(c, opt)
+		return printPlan(c, mdp, opt)
 	}
 	if opt.ClaimParent && !opt.Resume {
 		// Best effort: a parent the user already filled stays theirs (the
@@ -289,6 +296,10 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if opt.SaveTransitions {
 		logs, ro.Record = trialLogs(todo)
 	}
+	var sinks *modelSinks
+	if opt.SaveModels {
+		sinks, ro.Models = newModelSinks(todo)
+	}
 	res, runErr := runner.Run(ctx, c, mdp, todo, ro)
 	stop()
 	if res != nil {
@@ -327,6 +338,11 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			return err
 		}
 	}
+	if opt.SaveModels {
+		if err := writeModels(opt.OutDir, c, mdp, full.Trials, sinks, cfgYAML); err != nil {
+			return err
+		}
+	}
 	return finish(c, mdp, full, cfgYAML, meta, opt)
 }
 
@@ -343,6 +359,7 @@ func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
 			os.Remove(filepath.Join(dir, plotsDir, name+"."+ext))
 		}
 	}
+	removeModels(dir)
 	if err := fsutil.WriteFileAtomic(filepath.Join(dir, results.ConfigFile), cfgYAML); err != nil {
 		return nil, err
 	}

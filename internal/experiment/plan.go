@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
+	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // printPlan prints what Run would do (smrl run --dry-run): the trials,
 // the shard's share, and the files it would write. It writes nothing.
-func printPlan(c *config.Config, opt Options) error {
+func printPlan(c *config.Config, mdp *env.MDP, opt Options) error {
 	w := opt.Stdout
 	if w == nil {
 		w = io.Discard
@@ -35,6 +38,15 @@ func printPlan(c *config.Config, opt Options) error {
 		fmt.Fprintf(w, "transitions: %s (at most %d rows: trials × episodes × steps)\n",
 			filepath.Join(opt.OutDir, name), len(sel)*c.Episodes*c.Env.Horizon)
 	}
+	if opt.SaveModels {
+		n := 0
+		for _, k := range sel {
+			if learns(all[k].Agent, mdp) {
+				n++
+			}
+		}
+		fmt.Fprintf(w, "models: %s (%d files <agent>-seed<k>.json, one per trial of a learning agent)\n", filepath.Join(opt.OutDir, ModelsDir), n)
+	}
 	return nil
 }
 
@@ -55,4 +67,14 @@ func printSweepPlan(s *grid.Sweep, root string, opt Options) error {
 		fmt.Fprintf(w, "  %s: %d trials -> %s\n", p.Label, len(runner.Trials(p.Config)), filepath.Join(root, p.Name))
 	}
 	return nil
+}
+
+// learns reports whether the named agent has a learned model to save:
+// the sm, lds and mle agents and their variants, not the oracle or lqr,
+// nor an lds agent on its own features (model.lds_features).
+func learns(name string, mdp *env.MDP) bool {
+	if name == "oracle" || name == "lqr" || strings.HasPrefix(name, "oracle-") {
+		return false
+	}
+	return !agent.OwnFeatures(name, mdp.Model)
 }

@@ -26,6 +26,8 @@ type Job struct {
 	Label string
 	// Record, when not nil, receives the trial's transitions.
 	Record Recorder
+	// Models, when not nil, receives the trial's learned model.
+	Models ModelSink
 }
 
 // ErrAbandoned marks a run whose trials in flight were abandoned after
@@ -76,7 +78,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) 
 				j := jobs[i]
 				var eps []Episode
 				err := errs.Protect(func() (err error) {
-					if eps, err = RunTrial(WithRecorder(inFlight, j.Record), j.Config, j.MDP, j.Trial); err == nil && opt.OnTrial != nil {
+					if eps, err = RunTrial(WithModelSink(WithRecorder(inFlight, j.Record), j.Models), j.Config, j.MDP, j.Trial); err == nil && opt.OnTrial != nil {
 						mu.Lock()
 						defer mu.Unlock()
 						if gone {

@@ -64,6 +64,9 @@ type Options struct {
 	// Record, when not nil, returns the Recorder of trial i (nil for
 	// none), which receives every transition the trial plays.
 	Record func(i int) Recorder
+	// Models, when not nil, returns the ModelSink of trial i (nil for
+	// none), which receives the trial's learned model when it ends.
+	Models func(i int) ModelSink
 	// OnTrial, when not nil, is called with every completed trial (its
 	// index in trials and its episodes), one call at a time, in completion
 	// order. An error stops the run: no new trial starts.
@@ -93,6 +96,9 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 		jobs[i] = Job{Config: c, MDP: mdp, Trial: t}
 		if opt.Record != nil {
 			jobs[i].Record = opt.Record(i)
+		}
+		if opt.Models != nil {
+			jobs[i].Models = opt.Models(i)
 		}
 	}
 	eps, err := RunJobs(ctx, jobs, opt)
@@ -213,6 +219,10 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		}
 		out = append(out, e)
 		episodeDone(ctx)
+	}
+	if sink := modelSink(ctx); sink != nil && ag.Last != nil && ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
+		sink.Learned(Learned{Method: ag.Method(), W: append([]float64(nil), ag.Model.W...),
+			DPsi: ag.Model.Dist.StatDim(), DPhi: ag.Model.Feat.Dim(), Lambda: ag.Last.Lambda, N: ag.Last.N})
 	}
 	return out, nil
 }

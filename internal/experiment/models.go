@@ -1,0 +1,104 @@
+package experiment
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/estimate"
+	"github.com/smrl-dev/smrl/internal/runner"
+)
+
+// ModelsDir is the folder of a results directory that holds the learned
+// models a run writes with Options.SaveModels: one model file per
+// (agent, seed), ModelFileName.
+const ModelsDir = "models"
+
+// ModelFileName is the name of the model file of agent on the 0-based
+// seed index seed, e.g. sm-ucb-seed0.json.
+func ModelFileName(agent string, seed int) string {
+	return fmt.Sprintf("%s-seed%d.json", agent, seed)
+}
+
+// modelSinks collects the learned model of every trial of todo.
+type modelSinks struct {
+	mu sync.Mutex
+	m  map[runner.Trial]runner.Learned
+}
+
+type trialSink struct {
+	s *modelSinks
+	t runner.Trial
+}
+
+func (k trialSink) Learned(m runner.Learned) {
+	k.s.mu.Lock()
+	defer k.s.mu.Unlock()
+	k.s.m[k.t] = m
+}
+
+// newModelSinks returns the collector and the runner's Models option
+// that hands out a sink per trial of todo.
+func newModelSinks(todo []runner.Trial) (*modelSinks, func(i int) runner.ModelSink) {
+	s := &modelSinks{m: map[runner.Trial]runner.Learned{}}
+	return s, func(i int) runner.ModelSink { return trialSink{s, todo[i]} }
+}
+
+// writeModels writes the learned model of every trial that has one, in
+// the format of smrl estimate --save-model (package estimate's
+// ModelFile, with the one method of the agent), to
+// dir/models/<agent>-seed<k>.json. The bytes depend only on the trials,
+// never on the number of workers.
+func writeModels(dir string, c *config.Config, mdp *env.MDP, trials []runner.Trial, s *modelSinks, cfgYAML []byte) error {
+	target := "next"
+	if mdp.Model.Delta {
+		target = "delta"
+	}
+	for _, t := range trials {
+		m, ok := s.m[t]
+		if !ok {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(dir, ModelsDir), 0o755); err != nil {
+			return err
+		}
+		w := make([][]float64, m.DPsi)
+		for i := range w {
+			w[i] = m.W[i*m.DPhi : (i+1)*m.DPhi]
+		}
+		mf := &estimate.ModelFile{Format: estimate.ModelFormat, Family: mdp.Model.Family.String(),
+			Features: mdp.Model.Features.String(), Target: target, Lambda: m.Lambda, N: m.N,
+			Data:   fmt.Sprintf("trial %s seed %d", t.Agent, t.Seed),
+			Models: []estimate.SavedModel{{Method: m.Method, W: w}}, Config: string(cfgYAML)}
+		if err := estimate.WriteModel(filepath.Join(dir, ModelsDir, ModelFileName(t.Agent, t.Seed)), mf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeModels removes the model files smrl wrote into dir/models (those
+// that begin as estimate.WriteModel writes) and the folder when it is
+// then empty; other files stay.
+func removeModels(dir string) {
+	md := filepath.Join(dir, ModelsDir)
+	ents, err := os.ReadDir(md)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		p := filepath.Join(md, e.Name())
+		if !e.Type().IsRegular() || filepath.Ext(p) != ".json" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.HasPrefix(b, []byte(estimate.ModelPrefix)) {
+			os.Remove(p)
+		}
+	}
+	os.Remove(md) // only when empty
+}

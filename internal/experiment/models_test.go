@@ -1,0 +1,139 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/dataset"
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/estimate"
+)
+
+// --save-models writes one model file per trial of a learning agent (none
+// for the oracle): the agent's final Ŵ (the last W of episodes.csv, to
+// 1e-12), the λ and the n of its last fit, which a refit of the run's own
+// transitions gives back, and which estimate.ReadModel and Evaluate
+// accept; the files do not depend on the number of workers, and a fresh
+// run without the flag removes them.
+func TestSaveModels(t *testing.T) {
+	c := load(t, "../../configs/quick.yaml")
+	c.Agents, c.Seeds, c.Episodes = []string{"sm", "lds", "mle", "sm-ps", "oracle"}, 2, 3
+	mdp, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	var dir string
+	for _, w := range []int{1, 2} {
+		dir = t.TempDir()
+		if err := Run(context.Background(), c, Options{OutDir: dir, Workers: w, SaveModels: true, SaveTransitions: true}); err != nil {
+			t.Fatal(err)
+		}
+		ents, err := os.ReadDir(filepath.Join(dir, ModelsDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+			b, err := os.ReadFile(filepath.Join(dir, ModelsDir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w == 1 {
+				files[e.Name()] = b
+			} else if !bytes.Equal(b, files[e.Name()]) {
+				t.Errorf("%s differs between 1 and 2 workers", e.Name())
+			}
+		}
+		want := []string{"lds-seed0.json", "lds-seed1.json", "mle-seed0.json", "mle-seed1.json", "sm-ps-seed0.json", "sm-ps-seed1.json", "sm-seed0.json", "sm-seed1.json"}
+		if !slices.Equal(names, want) {
+			t.Fatalf("models/ holds %v, want %v", names, want)
+		}
+	}
+	trans := filepath.Join(dir, TransitionsFile)
+	for _, agent := range []string{"sm", "lds", "mle", "sm-ps"} {
+		method, _, _ := strings.Cut(agent, "-")
+		for seed := range c.Seeds {
+			name := filepath.Join(dir, ModelsDir, ModelFileName(agent, seed))
+			mf, mc, err := estimate.ReadModel(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _, steps := lastW(t, dir, agent, seed)
+			n := 0
+			for _, s := range steps {
+				n += s
+			}
+			if len(mf.Models) != 1 || mf.Models[0].Method != method || mf.N != n || mf.Lambda != c.Lambda || mc.Name != c.Name {
+				t.Fatalf("%s: method %v, n %d, λ %v, config %q; want %s, %d, %v, %q", name, mf.Models, mf.N, mf.Lambda, mc.Name, method, n, c.Lambda, c.Name)
+			}
+			var got []float64
+			for _, row := range mf.Models[0].W {
+				got = append(got, row...)
+			}
+			f, err := dataset.ParseFilter([]string{"agent=" + agent, fmt.Sprintf("seed=%d", seed)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := dataset.ReadFileFilter(trans, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refit, err := estimate.Fit(method, mdp, estimate.Features(mdp, data), data, c.Lambda)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(w) || len(refit) != len(w) {
+				t.Fatalf("%s: W has %d entries, episodes.csv %d, the refit %d", name, len(got), len(w), len(refit))
+			}
+			for i := range w {
+				tol := 1e-12 * math.Max(1, math.Abs(w[i]))
+				if math.Abs(got[i]-w[i]) > tol {
+					t.Fatalf("%s: W[%d] = %v, episodes.csv %v", name, i, got[i], w[i])
+				}
+				// mle is an iterative fit warm-started by the agent: its
+				// optimum agrees to the solver's tolerance only.
+				if d := math.Abs(refit[i] - got[i]); d > tol && (method != "mle" || d > 1e-6) {
+					t.Fatalf("%s: W[%d] = %v, a refit of the trial's transitions %v", name, i, got[i], refit[i])
+				}
+			}
+			ev, err := estimate.Evaluate(context.Background(), mf, mc, trans, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ev) != 1 || ev[0].N != n || math.IsNaN(ev[0].SMLoss) {
+				t.Fatalf("%s: evaluation %+v", name, ev)
+			}
+		}
+	}
+	// A fresh run into the directory without --save-models removes them.
+	if err := Run(context.Background(), c, Options{OutDir: dir, Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ModelsDir)); !os.IsNotExist(err) {
+		t.Errorf("after --overwrite without --save-models: models/ remains (%v)", err)
+	}
+}
+
+// --save-models with --resume is refused before anything is written.
+func TestSaveModelsNoResume(t *testing.T) {
+	c := load(t, "../../configs/quick.yaml")
+	dir := t.TempDir()
+	err := Run(context.Background(), c, Options{OutDir: dir, SaveModels: true, Resume: true})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--save-models") {
+		t.Fatalf("err = %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("refused run wrote %d entries", len(ents))
+	}
+}

@@ -230,7 +230,7 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 			}
 			estMax := 0.0
 			var lines, marks []plot.Plotter
-			for _, ag := range agents {
+			for k, ag := range agents {
 				st := AgentStyle(ag)
 				for _, a := range []float64{1, -1} {
 					d, ok := dens.Estimated(ag, finals[ag].W, s, a)
@@ -250,7 +250,7 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 						return err
 					}
 					line.Color = st.Color
-					line.Width = vg.Points(1.3)
+					line.Width = agentDensityWidth(k, len(agents))
 					line.Dashes = plusDash
 					if a < 0 {
 						line.Dashes = minusDash
@@ -295,12 +295,12 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 		{Label: "true P(·|s, a=+1)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: fillColor(1)}}},
 		{Label: "true P(·|s, a=−1)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: fillColor(-1)}}},
 	}
-	for _, ag := range agents {
+	for k, ag := range agents {
 		if !modelled[ag] {
 			continue
 		}
 		st := AgentStyle(ag)
-		l := &plotter.Line{LineStyle: draw.LineStyle{Color: st.Color, Width: vg.Points(1.5)}}
+		l := &plotter.Line{LineStyle: draw.LineStyle{Color: st.Color, Width: agentDensityWidth(k, len(agents))}}
 		sc := &plotter.Scatter{GlyphStyle: glyphStyle(st, vg.Points(3))}
 		items = append(items, legendItem{Label: ag, Thumbs: []plot.Thumbnailer{l, sc}})
 	}
@@ -327,6 +327,17 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 		}
 	}
 	return nil
+}
+
+// agentDensityWidth is the line width of agent k of n in the densities
+// figure: the first agent's line is the widest and drawn first, each later
+// one thinner on top, so an estimate that lies on another's leaves that
+// one visible as a coloured edge (sm under mle on a Gaussian).
+func agentDensityWidth(k, n int) vg.Length {
+	if n <= 1 {
+		return vg.Points(1.3)
+	}
+	return vg.Points(0.9 + 2.6*float64(n-1-k)/float64(n-1))
 }
 
 // Font sizes of the small density panels.

@@ -341,6 +341,18 @@ func comboColor(j, m int) color.RGBA {
 	return rgb(uint8(r>>8), uint8(g>>8), uint8(b>>8))
 }
 
+// comboDashes are the dash patterns of the lines of a sweep figure's
+// combinations, by index: with the markers they tell lines that lie on
+// one another apart where the colours are close.
+var comboDashes = [][]vg.Length{
+	nil,
+	{vg.Points(7), vg.Points(3)},
+	{vg.Points(2), vg.Points(2)},
+	{vg.Points(7), vg.Points(2.5), vg.Points(1.5), vg.Points(2.5)},
+	{vg.Points(3.5), vg.Points(3.5)},
+	{vg.Points(10), vg.Points(2.5), vg.Points(1.5), vg.Points(2.5), vg.Points(1.5), vg.Points(2.5)},
+}
+
 // gridLine is one line of a sweep figure.
 type gridLine struct {
 	label string
@@ -389,7 +401,7 @@ func (d *GridData) lineFigure(c draw.Canvas, m gridMetric, k int) error {
 			}
 		} else {
 			for j, cc := range combos {
-				st := Style{Color: comboColor(j, len(combos)), Glyph: fallbackGlyphs[j%len(fallbackGlyphs)]}
+				st := Style{Color: comboColor(j, len(combos)), Glyph: fallbackGlyphs[j%len(fallbackGlyphs)], Dashes: comboDashes[j%len(comboDashes)]}
 				specs = append(specs, spec{comboLabels[j], st, agent, cc})
 			}
 		}
@@ -477,7 +489,7 @@ func (d *GridData) lineFigure(c draw.Canvas, m gridMetric, k int) error {
 				}
 				seen[l.label] = true
 				line, _ := plotter.NewLine(l.pts)
-				line.Color, line.Width = l.style.Color, lineWidth
+				line.Color, line.Width, line.Dashes = l.style.Color, lineWidth, l.style.Dashes
 				sc, _ := plotter.NewScatter(l.pts[:1])
 				sc.GlyphStyle = glyphStyle(l.style, vg.Points(4))
 				items = append(items, legendItem{Label: l.label, Thumbs: []plot.Thumbnailer{line, sc}})

@@ -67,8 +67,13 @@ func SweepFigurePath(outPath, format string) (string, error) {
 func sweepFigure(c draw.Canvas, d *sweepData) error {
 	var ss []series
 	maxR := 0
-	for _, m := range d.Methods {
+	for i, m := range d.Methods {
 		s := series{Name: m, Style: AgentStyle(m)}
+		if s.Style.Dashes == nil {
+			// Methods whose errors coincide (sm and mle on a Gaussian) stay
+			// apart by their dashes as well as their colours.
+			s.Style.Dashes = comboDashes[i%len(comboDashes)]
+		}
 		for _, pt := range d.Points[m] {
 			if !(pt.Mean > 0) {
 				return errs.Invalid(fmt.Errorf("method %s at n = %g: mean error %g cannot be drawn on a log axis", m, pt.N, pt.Mean))

@@ -35,7 +35,8 @@ exactly the files smrl run writes for the point's config; sweep.csv holds
 one row per point and agent (final cumulative reward and regret with 95%
 intervals, regret slope, final return), and the sweep figures plot them
 against each key. --resume, --shard (or the Kubernetes and Slurm array
-variables), --grace and smrl merge work as for smrl run.`,
+variables), --grace and smrl merge work as for smrl run. --save-models
+writes each point's learned models as smrl run does.`,
 		Example: `  smrl sweep --config configs/ablation-tau-rollouts.yaml
   smrl sweep --set planner.tau=1,3,5 --set planner.n_rollouts=10,100 --seeds 10
   smrl sweep --config configs/quick.yaml --set lambda=log:1e-6:1e-2:5 --out /tmp/lambda`,
@@ -49,6 +50,7 @@ variables), --grace and smrl merge work as for smrl run.`,
 	// sweep's --set is the grid: one value or several per key.
 	cmd.Flags().Lookup("set").Usage = "sweep a config key: `KEY=VALUES` (V1,V2,..., lin:FROM:TO:COUNT or log:FROM:TO:COUNT; one value sets the key at every point); repeatable"
 	addAgentsFlag(cmd, &opts.RunOptions, "agents to run at every point (config key agents)")
+	cmd.Flags().BoolVar(&opts.SaveModels, "save-models", false, "write every learning agent's final model to models/<agent>-seed<k>.json in each point's directory (not with --resume or --shard); smrl estimate --model reads it")
 	return cmd
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
+	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // --save-models writes one model file per trial of a learning agent (none
@@ -135,5 +136,35 @@ func TestSaveModelsNoResume(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("refused run wrote %d entries", len(ents))
+	}
+}
+
+// A sweep with SaveModels writes each point's models as smrl run writes
+// them for the point's config, byte for byte; with a shard it is refused.
+func TestSweepSaveModels(t *testing.T) {
+	s := tinySweep(t)
+	root := filepath.Join(t.TempDir(), "sweep")
+	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root, Workers: 2, SaveModels: true}}); err != nil {
+		t.Fatal(err)
+	}
+	p := s.Points[len(s.Points)-1]
+	one := t.TempDir()
+	if err := Run(context.Background(), p.Config, Options{OutDir: one, Workers: 1, SaveModels: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{"sm", "lds"} {
+		for seed := range p.Config.Seeds {
+			name := filepath.Join(ModelsDir, ModelFileName(agent, seed))
+			if !bytes.Equal(readFile(t, filepath.Join(root, p.Name), name), readFile(t, one, name)) {
+				t.Errorf("point %s: %s differs from smrl run's", p.Name, name)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, p.Name, ModelsDir, ModelFileName("oracle", 0))); !os.IsNotExist(err) {
+		t.Errorf("the oracle has a model file (%v)", err)
+	}
+	err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: t.TempDir(), SaveModels: true, Shard: runner.Shard{Index: 0, Count: 2}}})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "shard") {
+		t.Fatalf("sharded sweep with SaveModels: err = %v", err)
 	}
 }

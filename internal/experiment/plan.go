@@ -66,6 +66,9 @@ func printSweepPlan(s *grid.Sweep, root string, opt Options) error {
 	for _, p := range s.Points {
 		fmt.Fprintf(w, "  %s: %d trials -> %s\n", p.Label, len(runner.Trials(p.Config)), filepath.Join(root, p.Name))
 	}
+	if opt.SaveModels {
+		fmt.Fprintf(w, "models: %s in each point's directory (<agent>-seed<k>.json, one per trial of a learning agent)\n", ModelsDir)
+	}
 	return nil
 }
 

@@ -62,6 +62,8 @@ type point struct {
 	// stratum holds the per-seed scores of the finished point, for the
 	// sweep's aggregate over points.
 	stratum aggregate.Stratum
+	// models collects the point's learned models (SaveModels).
+	models *modelSinks
 }
 
 // close closes the point's journal and drops its lock.
@@ -209,6 +211,12 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 			return err
 		}
 	}
+	if opt.SaveModels && opt.Resume {
+		return errs.Invalid(fmt.Errorf("--save-models cannot be combined with --resume: the models of the trials completed before the interruption were not kept"))
+	}
+	if opt.SaveModels && opt.Shard.Count > 0 {
+		return errs.Invalid(fmt.Errorf("--save-models cannot be combined with a sweep shard: a shard's points hold only journals, and smrl merge does not gather models"))
+	}
 	if opt.DryRun {
 		return printSweepPlan(s, root, opt.Options)
 	}
@@ -282,8 +290,15 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	var jobs []runner.Job
 	var owner []*point
 	for _, p := range pts {
+		if opt.SaveModels {
+			p.models, _ = newModelSinks(nil)
+		}
 		for _, t := range p.trials {
-			jobs = append(jobs, runner.Job{Config: p.Config, MDP: p.mdp, Trial: t, Label: "sweep point " + p.Label})
+			j := runner.Job{Config: p.Config, MDP: p.mdp, Trial: t, Label: "sweep point " + p.Label}
+			if p.models != nil {
+				j.Models = trialSink{p.models, t}
+			}
+			jobs = append(jobs, j)
 			owner = append(owner, p)
 		}
 	}
@@ -378,6 +393,11 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		pm := *meta
 		pm.Trials = len(p.trials)
 		p.stratum, _ = aggregate.FromRows(results.Rows(full), p.Config.Stats)
+		if p.models != nil {
+			if err := writeModels(p.dir, p.Config, p.mdp, full.Trials, p.models, p.cfgYAML); err != nil {
+				return fmt.Errorf("sweep point %s: %w", p.Label, err)
+			}
+		}
 		if err := finish(p.Config, p.mdp, full, p.cfgYAML, &pm, Options{OutDir: p.dir, Plot: opt.Plot}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", p.Label, err)
 		}

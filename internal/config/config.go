@@ -1234,6 +1234,17 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 			n.Tag, n.Value, n.Style = "!!str", LambdaCVWord, 0
 		}
 	}
+	if !c.Stats.SaveSE {
+		// stats.save_se is off by default: keep the snapshots as they were.
+		if n := mappingValue(&root, "stats"); n != nil {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == "save_se" {
+					n.Content = append(n.Content[:i], n.Content[i+2:]...)
+					break
+				}
+			}
+		}
+	}
 	if !c.LengthCV {
 		// cv.lengths serves model.features.length: cv only: keep the
 		// snapshots of configs that do not use it as they were.

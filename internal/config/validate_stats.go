@@ -47,6 +47,9 @@ type Stats struct {
 	FinalEpisodes int    `mapstructure:"final_episodes" yaml:"final_episodes"`
 	// BootstrapReps is the number of bootstrap draws of the intervals.
 	BootstrapReps int `mapstructure:"bootstrap_reps" yaml:"bootstrap_reps"`
+	// SaveSE records, per episode, the standard errors of Ŵ of the
+	// learning agents (columns se_k_j of episodes.csv, se in the journal).
+	SaveSE bool `mapstructure:"save_se" yaml:"save_se"`
 }
 
 // ScoreNames are the values of stats.score.

@@ -57,6 +57,8 @@ var runKeys = map[string]string{
 	"seeds":    "seeds",
 	"seed":     "seed",
 	"workers":  "workers",
+	// issue 22: the standard errors of Ŵ per episode.
+	"stats.save_se": "save-se",
 }
 
 // agentRunKeys are runKeys with --agents (compare and sweep), which sets
@@ -76,6 +78,7 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.Int("seeds", 0, "trials per agent (config key seeds)")
 	f.Uint64("seed", 0, "master seed (config key seed)")
 	f.Int("workers", 0, "parallel trials, 0 = all cores (config key workers)")
+	f.Bool("save-se", false, "record the standard errors of Ŵ of the learning agents per episode: columns se_k_j of episodes.csv (config key stats.save_se)")
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "do not draw figures")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines and no table")
 	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")

@@ -34,10 +34,17 @@ type Agent struct {
 	Last   *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
 	// Ctrl, when not nil, chooses the actions instead of a planner (the
 	// lqr agent); Sim and Model are then nil.
-	Ctrl    Controller
-	lambda  float64
-	add     func(phi, next []float64)
-	fit     func() (*estimator.Fit, error)
+	Ctrl   Controller
+	lambda float64
+	add    func(phi, next []float64)
+	fit    func() (*estimator.Fit, error)
+	seFn   func(f *estimator.Fit, n int, data estimator.Data) ([]float64, error) // variances of vec(Ŵ), with Config.SaveSE
+	// SE holds the standard errors of vec(Ŵ) (row-major like W) after the
+	// last EndEpisode when Config.SaveSE is set, else nil.
+	SE      []float64
+	sePhi   []float64 // the kept phi_t, with Config.SaveSE
+	seNext  []float64 // the kept targets (s' or s' − s)
+	seDims  [2]int    // d_phi, d_s of the kept rows
 	phi     []float64
 	learner bool
 	delta   bool      // the model is of s' − s (env.ModelSpec.Delta)
@@ -71,6 +78,11 @@ type Config struct {
 	// CV, when not nil, makes the sm agent choose λ by cross-validation at
 	// every refit (config lambda: cv); Lambda is then not used by it.
 	CV *CVConfig
+	// SaveSE makes a learning agent keep its transitions and compute the
+	// standard errors of vec(Ŵ) at every refit (config stats.save_se): the
+	// sandwich for sm and lds (HC0, lds at σ = 1), the inverse observed
+	// information for mle, as smrl estimate computes them.
+	SaveSE bool
 }
 
 // CVConfig is the grid and the number of folds of a cross-validated λ.
@@ -140,6 +152,9 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		if c.CV != nil && mode == "" {
 			a.add, a.fit = cvLearner(e, dphi, dist.StateDim(), *c.CV)
 		}
+		a.seFn = func(f *estimator.Fit, n int, data estimator.Data) ([]float64, error) {
+			return e.Sandwich(f, n, data, estimator.SEOptions{})
+		}
 	case "lds":
 		g, err := LDSFamily(spec.LDSSigma)
 		if err != nil {
@@ -152,6 +167,13 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		a.add = e.Add
 		// Confidence blocks (G + λI)/σ²: the precision of the agent's own model.
 		a.fit = func() (*estimator.Fit, error) { return e.FitNoise(lambda, sigma) }
+		a.seFn = func(_ *estimator.Fit, n int, data estimator.Data) ([]float64, error) {
+			f, err := e.Fit(lambda) // the sandwich of least squares needs σ = 1
+			if err != nil {
+				return nil, err
+			}
+			return e.Sandwich(f, n, data, estimator.SEOptions{})
+		}
 	case "mle":
 		b, ok := dist.(expfam.Blocked)
 		if !ok {
@@ -160,8 +182,14 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		e := estimator.NewMLE(b, dphi)
 		a.add = e.Add
 		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda, a.Model.W) }
+		a.seFn = func(f *estimator.Fit, _ int, _ estimator.Data) ([]float64, error) { return f.InverseDiag() }
 	default:
 		return nil, fmt.Errorf("unknown agent %q", name)
+	}
+	if c.SaveSE && a.learner {
+		a.keepForSE(dphi, dist.StateDim())
+	} else {
+		a.seFn = nil
 	}
 	m, err := expfam.NewModel(dist, feat, w)
 	if err != nil {
@@ -290,6 +318,41 @@ func (a *Agent) EndEpisode() error {
 	}
 	copy(a.Model.W, f.W)
 	a.Last = f
+	if a.seFn != nil {
+		if err := a.updateSE(f); err != nil {
+			return fmt.Errorf("agent %s: standard errors: %w", a.Name, err)
+		}
+	}
+	return nil
+}
+
+// keepForSE wraps a.add to keep every transition (n·(d_phi + d_s) floats)
+// for the standard errors of Config.SaveSE.
+func (a *Agent) keepForSE(dphi, ds int) {
+	inner := a.add
+	a.add = func(phi, next []float64) {
+		a.sePhi = append(a.sePhi, phi[:dphi]...)
+		a.seNext = append(a.seNext, next[:ds]...)
+		inner(phi, next)
+	}
+	a.seDims = [2]int{dphi, ds}
+}
+
+// updateSE sets a.SE to the square roots of a.seFn's variances of the fit f
+// of the kept transitions.
+func (a *Agent) updateSE(f *estimator.Fit) error {
+	dphi, ds := a.seDims[0], a.seDims[1]
+	n := len(a.sePhi) / dphi
+	v, err := a.seFn(f, n, func(t int) ([]float64, []float64) {
+		return a.sePhi[t*dphi : (t+1)*dphi], a.seNext[t*ds : (t+1)*ds]
+	})
+	if err != nil {
+		return err
+	}
+	a.SE = a.SE[:0]
+	for _, x := range v {
+		a.SE = append(a.SE, math.Sqrt(x))
+	}
 	return nil
 }
 

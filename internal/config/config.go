@@ -54,6 +54,10 @@ type Config struct {
 	// LambdaCV is true when lambda is the word cv (validate_stats.go);
 	// Lambda is then 0 and not used.
 	LambdaCV bool `mapstructure:"-" yaml:"-"`
+	// LengthCV is true when model.features.length is the word cv
+	// (validate_stats.go); Model.Features.Length is then the placeholder
+	// 1 and smrl estimate chooses it on cv.lengths.
+	LengthCV bool `mapstructure:"-" yaml:"-"`
 
 	// parts holds the values of the registered parts' sections, by path
 	// ("env.cartpole"): see Section.
@@ -356,7 +360,7 @@ func Load(opt Options) (*Config, error) {
 			continue
 		}
 		x, err := parseEnv(fieldType(key), val)
-		if key == "lambda" && strings.TrimSpace(val) == LambdaCVWord {
+		if cvWordKey(key) && strings.TrimSpace(val) == LambdaCVWord {
 			x, err = LambdaCVWord, nil
 		}
 		if err != nil {
@@ -397,11 +401,15 @@ func Load(opt Options) (*Config, error) {
 	if lambdaCV {
 		v.Set("lambda", 0.0)
 	}
+	lengthCV := isLambdaCV(v.Get(LengthCVKey))
+	if lengthCV {
+		v.Set(LengthCVKey, lengthPlaceholder)
+	}
 	c, err := decode(v, source)
 	if err != nil {
 		return nil, err
 	}
-	c.LambdaCV = lambdaCV
+	c.LambdaCV, c.LengthCV = lambdaCV, lengthCV
 	c.allAgents, c.rank = opt.IgnoreAgents, rank
 	if err := c.resolveAliases(sources, origins); err != nil {
 		return nil, errs.Invalid(attribute(err, strings.Join(paths, ", "), sources))
@@ -1079,10 +1087,10 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 			return fail(fmt.Sprintf("a whole number in [0, %d]", uint64(math.MaxUint64)))
 		}
 	case reflect.Float64:
-		if key == "lambda" && tag == "!!str" && n.Value != LambdaCVWord {
+		if cvWordKey(key) && tag == "!!str" && n.Value != LambdaCVWord {
 			return &LineError{n.Line, key, lambdaCVText(n.Value)}
 		}
-		if tag != "!!int" && tag != "!!float" && !(key == "lambda" && n.Value == LambdaCVWord) {
+		if tag != "!!int" && tag != "!!float" && !(cvWordKey(key) && n.Value == LambdaCVWord) {
 			return fail("a number")
 		}
 		if underflows(n.Value) {
@@ -1226,6 +1234,33 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 			n.Tag, n.Value, n.Style = "!!str", LambdaCVWord, 0
 		}
 	}
+	if !c.Stats.SaveSE {
+		// stats.save_se is off by default: keep the snapshots as they were.
+		if n := mappingValue(&root, "stats"); n != nil {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == "save_se" {
+					n.Content = append(n.Content[:i], n.Content[i+2:]...)
+					break
+				}
+			}
+		}
+	}
+	if !c.LengthCV {
+		// cv.lengths serves model.features.length: cv only: keep the
+		// snapshots of configs that do not use it as they were.
+		if n := mappingValue(&root, "cv"); n != nil {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == "lengths" {
+					n.Content = append(n.Content[:i], n.Content[i+2:]...)
+					break
+				}
+			}
+		}
+	} else {
+		if n := mappingValue(mappingValue(mappingValue(&root, "model"), "features"), "length"); n != nil {
+			n.Tag, n.Value, n.Style = "!!str", LambdaCVWord, 0
+		}
+	}
 	for _, path := range sectionPaths() {
 		v, ok := c.parts[path]
 		if !ok || !used(path) {
@@ -1252,6 +1287,9 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 // mappingValue returns the value node of key k in the mapping n, nil if
 // none.
 func mappingValue(n *yaml.Node, k string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == k {
 			return n.Content[i+1]

@@ -83,11 +83,11 @@ func ParseValue(key, text string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if key == "lambda" && strings.TrimSpace(text) == LambdaCVWord {
+	if cvWordKey(key) && strings.TrimSpace(text) == LambdaCVWord {
 		return LambdaCVWord, nil // --set lambda=cv, a sweep's lambda=1e-4,cv
 	}
 	v, err := parseEnv(t, text)
-	if err != nil && key == "lambda" {
+	if err != nil && cvWordKey(key) {
 		return nil, errs.Invalid(fmt.Errorf("%s: %s", key, lambdaCVText(strings.TrimSpace(text))))
 	}
 	if err != nil {

@@ -22,7 +22,21 @@ var DefaultCVGrid = []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1e
 type CV struct {
 	Grid  []float64 `mapstructure:"grid" yaml:"grid"`   // λ values, each > 0
 	Folds int       `mapstructure:"folds" yaml:"folds"` // K >= 2
+	// Lengths are the rff length scales of model.features.length: cv.
+	Lengths []float64 `mapstructure:"lengths" yaml:"lengths"`
 }
+
+// LengthCVKey is the key that may be the word cv to choose the rff
+// length scale on cv.lengths (smrl estimate only).
+const LengthCVKey = "model.features.length"
+
+// cvWordKey reports whether key may be the word cv.
+func cvWordKey(key string) bool { return key == "lambda" || key == LengthCVKey }
+
+// lengthPlaceholder is the value model.features.length holds while it is
+// cv, so that the feature map's own validation passes; validateStats
+// checks cv.lengths.
+const lengthPlaceholder = 1.0
 
 // Stats configures the aggregate metrics written after run, compare, merge
 // and sweep (package aggregate).
@@ -33,6 +47,9 @@ type Stats struct {
 	FinalEpisodes int    `mapstructure:"final_episodes" yaml:"final_episodes"`
 	// BootstrapReps is the number of bootstrap draws of the intervals.
 	BootstrapReps int `mapstructure:"bootstrap_reps" yaml:"bootstrap_reps"`
+	// SaveSE records, per episode, the standard errors of Ŵ of the
+	// learning agents (columns se_k_j of episodes.csv, se in the journal).
+	SaveSE bool `mapstructure:"save_se" yaml:"save_se"`
 }
 
 // ScoreNames are the values of stats.score.
@@ -66,6 +83,26 @@ func (c *Config) validateStats(bad func(key, format string, args ...any), agents
 		}
 		if !agents && c.Estimate.N < c.CV.Folds {
 			bad("lambda", "%s needs at least cv.folds = %d transitions, estimate.n is %d", LambdaCVWord, c.CV.Folds, c.Estimate.N)
+		}
+	}
+	if c.LengthCV {
+		if len(c.CV.Lengths) == 0 {
+			bad("cv.lengths", "must list at least one length scale > 0")
+		}
+		for i, l := range c.CV.Lengths {
+			if !(l > 0) || math.IsInf(l, 0) || l > 1e6 {
+				bad("cv.lengths", "entry %d must be a finite number in (0, 1e6], got %v", i+1, l)
+				break
+			}
+		}
+		if c.Model.Features.Kind != "rff" {
+			bad(LengthCVKey, "%s is for rff features only, model.features.kind is %q", LambdaCVWord, c.Model.Features.Kind)
+		}
+		if agents {
+			bad(LengthCVKey, "%s (cross-validated rff length) is supported by smrl estimate only: the learning agents' feature map is fixed when they are built; give a number", LambdaCVWord)
+		}
+		if !agents && c.Estimate.N < c.CV.Folds {
+			bad(LengthCVKey, "%s needs at least cv.folds = %d transitions, estimate.n is %d", LambdaCVWord, c.CV.Folds, c.Estimate.N)
 		}
 	}
 	if !slices.Contains(ScoreNames, c.Stats.Score) {

@@ -147,3 +147,70 @@ func TestLambdaCVSet(t *testing.T) {
 		t.Errorf("rendered config lacks lambda: cv (%v):\n%s", err, y)
 	}
 }
+
+// TestLengthCV: model.features.length: cv is read from a file, --set and
+// SMRL_MODEL_FEATURES_LENGTH, renders back as cv, is refused for non-rff
+// features, in runs (naming the key) and with a bad cv.lengths; a file
+// without it keeps cv.lengths out of its snapshot.
+func TestLengthCV(t *testing.T) {
+	dir := t.TempDir()
+	const pend = "env:\n  kind: pendulum\nmodel:\n  features:\n    kind: rff\n    dim: 8\n"
+	for _, tc := range []struct {
+		name, file string
+		env        []string
+		set        []Setting
+		key        string // "" ok, else the key the error must name
+	}{
+		{"file", pend + "    length: cv\n", nil, nil, ""},
+		{"env", pend, []string{"SMRL_MODEL_FEATURES_LENGTH=cv"}, nil, ""},
+		{"word", pend + "    length: cvx\n", nil, nil, LengthCVKey},
+		{"linear", "env:\n  kind: pendulum\nmodel:\n  features:\n    kind: linear\n    length: cv\n", nil, nil, LengthCVKey},
+		{"zero length", pend + "    length: cv\ncv:\n  lengths: [1, 0]\n", nil, nil, "cv.lengths"},
+		{"empty lengths", pend + "    length: cv\ncv:\n  lengths: []\n", nil, nil, "cv.lengths"},
+		{"few data", pend + "    length: cv\nestimate:\n  n: 3\n", nil, nil, LengthCVKey},
+	} {
+		p := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(p, []byte(tc.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(Options{Path: p, IgnoreAgents: true, Environ: tc.env, Set: tc.set})
+		if tc.key != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.key) {
+				t.Errorf("%s: err %v, want one naming %s", tc.name, err, tc.key)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !c.LengthCV || c.LambdaCV || !slices.Equal(c.CV.Lengths, []float64{0.125, 0.25, 0.5, 1, 2, 4, 8}) {
+			t.Errorf("%s: LengthCV %v LambdaCV %v lengths %v", tc.name, c.LengthCV, c.LambdaCV, c.CV.Lengths)
+		}
+		y, err := c.YAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(y), "    length: cv\n") || !strings.Contains(string(y), "  lengths:") {
+			t.Errorf("%s: rendered config lacks length: cv or cv.lengths:\n%s", tc.name, y)
+		}
+		os.WriteFile(p, y, 0o644)
+		if d, err := Load(Options{Path: p, IgnoreAgents: true}); err != nil || !d.LengthCV {
+			t.Errorf("%s: reloaded: err %v", tc.name, err)
+		}
+	}
+	// In a run (agents validated) it is exit 2 naming the key.
+	p := filepath.Join(dir, "c.yaml")
+	os.WriteFile(p, []byte(pend+"    length: cv\n"), 0o644)
+	if _, err := Load(Options{Path: p}); err == nil || !strings.Contains(err.Error(), LengthCVKey) || !strings.Contains(err.Error(), "smrl estimate only") {
+		t.Errorf("run with length: cv: %v", err)
+	}
+	// Without it the snapshot has no cv.lengths.
+	os.WriteFile(p, []byte(pend+"    length: 2\n"), 0o644)
+	c, err := Load(Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y, _ := c.YAML(); strings.Contains(string(y), "lengths") {
+		t.Errorf("snapshot without length: cv mentions lengths:\n%s", y)
+	}
+}

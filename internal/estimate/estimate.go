@@ -89,6 +89,10 @@ type Result struct {
 	// CV is the held-out loss of every λ of cv.grid when lambda is cv;
 	// Lambda is then the λ of the smallest loss.
 	CV []CVPoint `json:"cv,omitempty"`
+	// Length is the chosen rff length scale and LengthCV the held-out loss
+	// of every length of cv.lengths when model.features.length is cv.
+	Length   *float64        `json:"length,omitempty"`
+	LengthCV []LengthCVPoint `json:"length_cv,omitempty"`
 	// Estimates are in the order of Options.Methods.
 	Estimates []Estimate `json:"estimates"`
 }
@@ -164,6 +168,18 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	known = known && w0 != nil // drawn from the true model, which is in the class
 	if known {
 		res.W0 = rows(w0, mdp.Model.Features.Dim())
+	}
+	if c.LengthCV {
+		st.set(fmt.Sprintf("cross-validating the rff length on %d transitions", data.Len()))
+		lc, err := CrossValidateLength(c, data, opt.Data)
+		if err != nil {
+			return nil, err
+		}
+		mdp = lc.MDP
+		l := lc.Length
+		res.Length, res.LengthCV, res.Features = &l, lc.Points, mdp.Model.Features.String()
+		// The truth is not in the class of every candidate length: no W0.
+		known, w0, res.W0 = false, nil, nil
 	}
 	phi := Features(mdp, data)
 	lambda := c.Lambda
@@ -455,6 +471,73 @@ func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid 
 			q.Loss = &l
 		}
 		out.Points = append(out.Points, q)
+	}
+	return out, nil
+}
+
+// LengthCVPoint is the held-out score-matching loss of one rff length
+// scale at its λ (the configured one, or the best of cv.grid when lambda is
+// cv too); Loss is nil (JSON null) when every λ is singular at that length.
+type LengthCVPoint struct {
+	Length float64  `json:"length"`
+	Lambda float64  `json:"lambda"`
+	Loss   *float64 `json:"loss"`
+}
+
+// LengthCVResult is the outcome of CrossValidateLength.
+type LengthCVResult struct {
+	Points []LengthCVPoint
+	Length float64  // the length of the smallest loss (the first of equal ones)
+	MDP    *env.MDP // the model with the chosen length
+}
+
+// CrossValidateLength chooses model.features.length (rff) from cv.lengths
+// by the same folds-fold held-out score-matching loss as lambda: cv. Each
+// length ℓ builds its own feature map (same dim and seed, ω/ℓ), evaluates
+// phi once and runs CrossValidate over cv.grid when lambda is cv, else
+// over the single configured λ; the length of the smallest loss wins. The
+// cost is |cv.lengths| times one λ cross-validation (one pass over the
+// data per length plus a factorisation per fold and λ).
+func CrossValidateLength(c *config.Config, data *dataset.Transitions, name string) (*LengthCVResult, error) {
+	grid := []float64{c.Lambda}
+	if c.LambdaCV {
+		grid = c.CV.Grid
+	}
+	out := &LengthCVResult{}
+	best := math.Inf(1)
+	for _, l := range c.CV.Lengths {
+		cl := *c
+		cl.Model.Features.Length = l
+		mdp, err := env.New(&cl)
+		if err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s: %s at length %v: %w", config.LengthCVKey, config.LambdaCVWord, l, err))
+		}
+		cv, err := CrossValidate(mdp, Features(mdp, data), data, grid, c.CV.Folds, name)
+		if err != nil && errors.Is(err, estimator.ErrSingular) {
+			out.Points = append(out.Points, LengthCVPoint{Length: l, Lambda: math.NaN()})
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		p := LengthCVPoint{Length: l, Lambda: cv.Lambda}
+		for _, q := range cv.Points {
+			if q.Lambda == cv.Lambda {
+				p.Loss = q.Loss
+			}
+		}
+		if p.Loss != nil && *p.Loss < best {
+			best, out.Length, out.MDP = *p.Loss, l, mdp
+		}
+		out.Points = append(out.Points, p)
+	}
+	if out.MDP == nil {
+		return nil, errs.Invalid(fmt.Errorf("%s: %s: every length of cv.lengths is singular: %w", config.LengthCVKey, config.LambdaCVWord, estimator.ErrSingular))
+	}
+	for i := range out.Points {
+		if math.IsNaN(out.Points[i].Lambda) {
+			out.Points[i].Lambda = grid[0]
+		}
 	}
 	return out, nil
 }

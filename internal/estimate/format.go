@@ -21,9 +21,29 @@ func (r *Result) WriteJSON(w io.Writer) error {
 //	method  n  W  se  |W−W0|_F  seconds
 //
 // with "-" for an unknown error, preceded, when λ was cross-validated, by
-// the table lambda, held-out loss with the chosen λ marked.
+// the table lambda, held-out loss with the chosen λ marked, and before
+// that, when the rff length was cross-validated, by the table length,
+// lambda, held-out loss (at the chosen length, the λ table is the
+// cross-validation of λ).
 func (r *Result) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(r.LengthCV) > 0 {
+		fmt.Fprintln(tw, "length\tlambda\theld-out SM loss\t")
+		for _, p := range r.LengthCV {
+			loss, mark := "singular", ""
+			if p.Loss != nil {
+				loss = strconv.FormatFloat(*p.Loss, 'g', 8, 64)
+			}
+			if r.Length != nil && p.Length == *r.Length {
+				mark = "<- chosen"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", formatFloat(p.Length), formatFloat(p.Lambda), loss, mark)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
 	if len(r.CV) > 0 {
 		fmt.Fprintln(tw, "lambda\theld-out SM loss\t")
 		for _, p := range r.CV {

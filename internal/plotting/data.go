@@ -191,6 +191,10 @@ type summaryRow struct {
 type summaryData struct {
 	Agents []string
 	Rows   map[string][]summaryRow
+	// SEBand is, per agent and episode, the mean over seeds of ‖SE(Ŵ)‖_F,
+	// the Frobenius norm of the standard-error matrix of episodes.csv's
+	// se_k_j columns (stats.save_se); nil when the file has none.
+	SEBand map[string]map[int]float64
 }
 
 // summaryNumbers are the numeric columns of summary.csv other than the
@@ -371,6 +375,69 @@ var episodeNumbers = []struct {
 
 // wColumn matches the names of the estimated-W columns, w_i_j.
 var wColumn = regexp.MustCompile(`^w_(\d+)_(\d+)$`)
+
+// seColumn matches the names of the standard-error columns, se_i_j.
+var seColumn = regexp.MustCompile(`^se_(\d+)_(\d+)$`)
+
+// seBands returns, per agent and episode, the mean over seeds of ‖SE‖_F =
+// sqrt(Σ_kj se_kj²) of the rows of episodes.csv at path with se cells
+// (stats.save_se), nil when it has no se columns. Cells are read as
+// readEpisodes validates them (finite, or empty).
+func seBands(path string) (map[string]map[int]float64, error) {
+	t, err := readTable(path, episodeColumns)
+	if err != nil {
+		return nil, err
+	}
+	var cols []string
+	for _, name := range t.header {
+		if seColumn.MatchString(name) {
+			cols = append(cols, name)
+		}
+	}
+	if len(cols) == 0 {
+		return nil, nil
+	}
+	type key struct {
+		agent string
+		ep    int
+	}
+	sum, cnt := map[key]float64{}, map[key]int{}
+	for i := range t.rows {
+		a, err := t.agent(i, "agent")
+		if err != nil {
+			return nil, err
+		}
+		ep, err := t.integer(i, "episode", 1, math.MaxInt32)
+		if err != nil {
+			return nil, err
+		}
+		var q float64
+		has := false
+		for _, c := range cols {
+			v, err := t.optFloat(i, c)
+			if err != nil {
+				return nil, err
+			}
+			if !math.IsNaN(v) {
+				q += v * v
+				has = true
+			}
+		}
+		if has {
+			k := key{a, ep}
+			sum[k] += math.Sqrt(q)
+			cnt[k]++
+		}
+	}
+	out := map[string]map[int]float64{}
+	for k, s := range sum {
+		if out[k.agent] == nil {
+			out[k.agent] = map[int]float64{}
+		}
+		out[k.agent][k.ep] = s / float64(cnt[k])
+	}
+	return out, nil
+}
 
 // finalW is one agent's estimated W at the last episode of its first seed.
 type finalW struct {

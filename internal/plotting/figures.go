@@ -98,6 +98,9 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	if err != nil {
 		return nil, err
 	}
+	if sum.SEBand, err = seBands(epPath); err != nil {
+		return nil, err
+	}
 	agg, err := readAggregate(dir)
 	if err != nil {
 		return nil, err
@@ -241,6 +244,11 @@ func meanNote(sum *summaryData) string {
 
 // bandFigure draws series with bands and a right-hand legend into c.
 func bandFigure(c draw.Canvas, p *plot.Plot, ss []series) error {
+	return bandFigureLabel(c, p, ss, bandLegend())
+}
+
+// bandFigureLabel is bandFigure with the legend entry of the bands.
+func bandFigureLabel(c draw.Canvas, p *plot.Plot, ss []series, band legendItem) error {
 	if len(ss) == 0 {
 		return errNoData
 	}
@@ -249,7 +257,7 @@ func bandFigure(c draw.Canvas, p *plot.Plot, ss []series) error {
 		return err
 	}
 	if hasBand(ss) {
-		items = append(items, bandLegend())
+		items = append(items, band)
 	}
 	fixLogRange(p)
 	drawWithLegend(c, p, items)
@@ -373,16 +381,24 @@ func plusCountFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Optio
 // wErrorFigure draws the mean Frobenius error of the estimated W per
 // agent, on a log axis when every value is positive.
 func wErrorFigure(c draw.Canvas, sum *summaryData) error {
-	ss := summarySeries(sum, nil, func(r summaryRow) (float64, float64, float64) {
-		return r.WErrorMean, math.NaN(), math.NaN()
+	// With stats.save_se the band is ‖Ŵ − W₀‖_F ± the mean over seeds of
+	// ‖SE(Ŵ)‖_F (the Frobenius norm of the standard-error matrix), the lower
+	// edge clipped at 0; without it there is no band.
+	var agent string
+	ss := summarySeries(sum, func(a string) bool { agent = a; return false }, func(r summaryRow) (float64, float64, float64) {
+		b, ok := sum.SEBand[agent][r.Episode]
+		if !ok || !isFinite(r.WErrorMean) {
+			return r.WErrorMean, math.NaN(), math.NaN()
+		}
+		return r.WErrorMean, math.Max(r.WErrorMean-b, 0), r.WErrorMean + b
 	})
 	if len(ss) == 0 {
 		return errNoData
 	}
 	logY := true
 	for _, s := range ss {
-		for _, y := range s.Y {
-			if isFinite(y) && y <= 0 {
+		for i, y := range s.Y {
+			if isFinite(y) && y <= 0 || s.Lo != nil && isFinite(s.Lo[i]) && s.Lo[i] <= 0 {
 				logY = false
 			}
 		}
@@ -396,7 +412,7 @@ func wErrorFigure(c draw.Canvas, sum *summaryData) error {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = logTicks{}
 	}
-	return bandFigure(c, p, ss)
+	return bandFigureLabel(c, p, ss, legendItem{Label: "shaded: ± mean ‖SE(Ŵ)‖_F"})
 }
 
 // seedLines adds the per-seed lines of column col under ss when

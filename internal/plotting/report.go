@@ -24,7 +24,7 @@ var figureCaptions = map[string]string{
 	FigCumRegret:    "Cumulative regret against the oracle: mean over seeds, shaded " + bandNote,
 	FigRegretLogLog: "Regret growth on log–log axes: mean cumulative regret over seeds against episode k, with the least-squares slope of log regret on log k over the second half of the episodes (k > K/2) in the legend; √k growth is slope 0.5, linear growth slope 1.",
 	FigPlusCount:    "Planner action choices: number of steps per episode with a = +1, mean over seeds, shaded " + bandNote,
-	FigWError:       "Frobenius error of the estimated W against the true W₀, mean over seeds.",
+	FigWError:       "Frobenius error of the estimated W against the true W₀, mean over seeds; with stats.save_se (--save-se) the band is ± the mean over seeds of ‖SE(Ŵ)‖_F, the Frobenius norm of the matrix of standard errors, clipped at 0.",
 	FigMDP:          "The MDP: true transition densities from s = 0.5 for a = ±1, and the reward scaled to their maximum.",
 	FigDensities:    "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
 	FigReturn:       "Return per episode (the sum of the episode's rewards): mean over seeds, shaded " + bandNote,

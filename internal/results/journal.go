@@ -40,6 +40,7 @@ type journalEpisode struct {
 	PlusCount int       `json:"plus_count"`
 	W         []float64 `json:"w"`
 	WError    *float64  `json:"w_error"`
+	SE        []float64 `json:"se,omitempty"` // stats.save_se
 	Beta      *float64  `json:"beta"`
 	Accept    *float64  `json:"ball_accept,omitempty"`
 }
@@ -135,7 +136,7 @@ func openJournal(dir string, flag int) (*Journal, error) {
 func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
 	l := journalLine{Agent: t.Agent, Seed: t.Seed, Episodes: make([]journalEpisode, len(eps))}
 	for i, e := range eps {
-		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: &e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept)}
+		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: &e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept)}
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -242,7 +243,7 @@ func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, e
 			if e.Reward == nil {
 				return nil, errs.Invalid(fmt.Errorf("%s line %d: agent %s seed %d episode %d has no reward (null or missing); the journal was edited", p, line, l.Agent, l.Seed, e.Episode))
 			}
-			eps[i] = runner.Episode{Episode: e.Episode, Reward: *e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept)}
+			eps[i] = runner.Episode{Episode: e.Episode, Reward: *e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept)}
 		}
 		t := runner.Trial{Agent: l.Agent, Seed: l.Seed}
 		if want != nil {

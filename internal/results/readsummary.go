@@ -66,8 +66,10 @@ func EpisodesColumn(name string) (ColumnKind, bool) {
 		return k, true
 	}
 	var i, j int
-	if n, err := fmt.Sscanf(name, "w_%d_%d", &i, &j); err == nil && n == 2 && name == fmt.Sprintf("w_%d_%d", i, j) {
-		return Optional, true
+	for _, p := range []string{"w", "se"} {
+		if n, err := fmt.Sscanf(name, p+"_%d_%d", &i, &j); err == nil && n == 2 && name == fmt.Sprintf("%s_%d_%d", p, i, j) {
+			return Optional, true
+		}
 	}
 	return 0, false
 }

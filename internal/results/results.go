@@ -59,6 +59,7 @@ type Row struct {
 	Beta      float64 // NaN when not applicable
 	Accept    float64 // NaN when not applicable
 	W         []float64
+	SE        []float64 // standard errors of W (stats.save_se), else nil
 }
 
 // Rows flattens a runner result, adding cumulative sums and the regret
@@ -77,7 +78,7 @@ func Rows(res *runner.Result) []Row {
 		for k, e := range res.Episodes[i] {
 			cum += e.Reward
 			r := Row{Agent: t.Agent, Seed: t.Seed, Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, CumReward: cum,
-				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, Accept: e.Accept, W: e.W}
+				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, Accept: e.Accept, W: e.W, SE: e.SE}
 			if hasOracle && k < len(or) {
 				r.Regret = or[k].Reward - e.Reward
 				cumReg += r.Regret
@@ -90,12 +91,19 @@ func Rows(res *runner.Result) []Row {
 }
 
 // EpisodesHeader returns the header of episodes.csv for W of up to d_psi
-// rows and d_phi columns.
-func EpisodesHeader(dpsi, dphi int) []string {
+// rows and d_phi columns, followed, with se, by the columns se_k_j of its
+// standard errors (stats.save_se).
+func EpisodesHeader(dpsi, dphi int, se ...bool) []string {
 	h := []string{"agent", "seed", "episode", "reward", "steps", "cum_reward", "regret", "cum_regret", "plus_count", "w_error", "beta", "ball_accept"}
-	for k := 0; k < dpsi; k++ {
-		for j := 0; j < dphi; j++ {
-			h = append(h, fmt.Sprintf("w_%d_%d", k, j))
+	prefixes := []string{"w"}
+	if len(se) > 0 && se[0] {
+		prefixes = append(prefixes, "se")
+	}
+	for _, p := range prefixes {
+		for k := 0; k < dpsi; k++ {
+			for j := 0; j < dphi; j++ {
+				h = append(h, fmt.Sprintf("%s_%d_%d", p, k, j))
+			}
 		}
 	}
 	return h

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 // WriteEpisodes writes episodes.csv content.
 func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(EpisodesHeader(dpsi, dphi)); err != nil {
+	se := slices.ContainsFunc(rows, func(r Row) bool { return r.SE != nil })
+	if err := cw.Write(EpisodesHeader(dpsi, dphi, se)); err != nil {
 		return err
 	}
 	rec := make([]string, 0, 11+dpsi*dphi)
@@ -26,6 +28,14 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 		}
 		for range dpsi*dphi - len(r.W) {
 			rec = append(rec, "")
+		}
+		if se {
+			for _, v := range r.SE {
+				rec = append(rec, num(v))
+			}
+			for range dpsi*dphi - len(r.SE) {
+				rec = append(rec, "")
+			}
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -35,9 +35,10 @@ type Episode struct {
 	Steps     int     // the episode's length: H, or fewer when it reached a terminal state
 	PlusCount int     // steps that played the first action of env.actions
 	W         []float64
-	WError    float64 // |Ŵ − W0|_F after the end-of-episode update; NaN for the oracle
-	Beta      float64 // β_k of the confidence set planned with; NaN for agents without one
-	Accept    float64 // fraction of the episode's sampled parameters that fell in the ball; NaN when none were drawn
+	SE        []float64 // standard errors of W (stats.save_se), else nil
+	WError    float64   // |Ŵ − W0|_F after the end-of-episode update; NaN for the oracle
+	Beta      float64   // β_k of the confidence set planned with; NaN for agents without one
+	Accept    float64   // fraction of the episode's sampled parameters that fell in the ball; NaN when none were drawn
 }
 
 // Result holds every trial's episodes.
@@ -127,7 +128,7 @@ func finite(x []float64) bool {
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
-	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c)})
+	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
 	if err != nil {
 		return nil, err
 	}
@@ -208,6 +209,9 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		// agent on other features (lds with model.lds_features) has none.
 		if ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
 			e.W = append([]float64(nil), ag.Model.W...)
+			if ag.SE != nil {
+				e.SE = append([]float64(nil), ag.SE...)
+			}
 		}
 		if t.Agent != "oracle" && w0 != nil && len(e.W) == len(w0) {
 			var d2 float64

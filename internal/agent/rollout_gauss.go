@@ -103,7 +103,8 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 }
 
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
-// r0 + Σ_t (the reward of x_t, or the terminal bonus and stop).
+// r0 + Σ_t (the reward of x_t, or the terminal bonus and stop), plus a
+// shaped task's potential Φ at the rollout's last state, as the generic loop.
 func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
 	// Locals, not fields: the compiler reloads a field after every store
 	// into the state vectors.
@@ -111,7 +112,7 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 	w, sigma := g.m.W, g.sigma[:ds]
 	affine, mean, delta, ends := g.affine, g.mean, g.delta, r.ends
 	cur, nxt := r.gcur, r.gnxt
-	last, tau, task := len(act)-1, r.Tau, r.Task
+	last, tau, task, shaped := len(act)-1, r.Tau, r.Task, r.shaped
 	long := dphi >= expfam.LongRow
 	var total float64
 	for k := 0; k < n; k++ {
@@ -166,6 +167,9 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				}
 			}
 			v += task.Reward(x, act[min(t, last)])
+		}
+		if shaped != nil {
+			v += shaped.Potential(cur[:ds])
 		}
 		total += v
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
@@ -26,6 +27,12 @@ func (boxTask) Reward(s, a []float64) float64 {
 func (boxTask) Terminal(s []float64) (bool, float64) { return math.Abs(s[0]) > 1.5, -5 }
 func (t boxTask) Terminates() bool                   { return t.ends }
 
+// shapedBoxTask is boxTask with a potential (env.Shaped) that the rollouts
+// add at a rollout's last state, as Acrobot's height potential.
+type shapedBoxTask struct{ boxTask }
+
+func (shapedBoxTask) Potential(s []float64) float64 { return 3*s[0] - 0.5*s[len(s)-1]*s[len(s)-1] }
+
 // opaqueSim hides a Simulator from the specialised loops (the generic loop
 // steps it), keeping whether it is deterministic.
 type opaqueSim struct {
@@ -39,7 +46,8 @@ func (o opaqueSim) Deterministic() bool { return o.det }
 // the same values to the bit for Gaussian and Coords-of-GaussCoord
 // families, linear, affine and random Fourier features (d_φ on both sides
 // of expfam.LongRow), drawn and mean rollouts, models of s' and of s' − s,
-// terminating and non-terminating tasks; and it steps aside for a
+// terminating and non-terminating tasks, with and without a potential
+// (env.Shaped); and it steps aside for a
 // non-Gaussian coordinate.
 func TestGaussRolloutsEqualGeneric(t *testing.T) {
 	sin, _ := expfam.NewSin(4, 1.7)
@@ -65,7 +73,10 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 					}
 					for _, mean := range []bool{false, true} {
 						for _, delta := range []bool{false, true} {
-							for _, ends := range []bool{false, true} {
+							for _, tc := range []struct {
+								ends, shaped bool
+							}{{false, false}, {true, false}, {false, true}, {true, true}} {
+								ends := tc.ends
 								var sim Simulator = expfam.NewStepper(m)
 								if mean {
 									sim = expfam.NewMeanStepper(m)
@@ -73,8 +84,11 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 								if delta {
 									sim = deltaSim{sim}
 								}
-								name := fmt.Sprintf("d_s=%d d_a=%d %v %v mean=%v delta=%v ends=%v", ds, da, dist, feat, mean, delta, ends)
-								task := boxTask{ends}
+								name := fmt.Sprintf("d_s=%d d_a=%d %v %v mean=%v delta=%v ends=%v shaped=%v", ds, da, dist, feat, mean, delta, ends, tc.shaped)
+								var task env.Task = boxTask{ends}
+								if tc.shaped {
+									task = shapedBoxTask{boxTask{ends}}
+								}
 								fast := newRollouts(task, 7, 5, false, ds)
 								slow := newRollouts(task, 7, 5, false, ds)
 								if _, ok := fast.gaussPath(sim); !ok {

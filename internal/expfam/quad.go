@@ -26,7 +26,8 @@ const logTail = 40
 // evaluating every node (TestCDFSkipBitIdentical).
 const skipLog = -1000
 
-// quadSkip enables the skip; tests turn it off for the reference.
+// quadSkip enables the skip and densSlope's shortcut; tests turn both off
+// for the reference.
 var quadSkip = true
 
 // 5-point Gauss–Legendre nodes and weights on [−1, 1].
@@ -116,11 +117,15 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 	c.cdf[m] = 1
 	// p'(x) = p(x)·(d log q(x) + η ψ'(x)), one-sided inside each panel so the
 	// kink of q is handled.
+	bq, _ := f.(dLogQBounder)
+	if !quadSkip {
+		bq = nil
+	}
 	for p := 0; p < m; p++ {
 		a, b := edges[p], edges[p+1]
 		eps := 1e-9 * (b - a)
-		c.dl[p] = c.dens[p] * (f.DLogQ(a+eps) + eta*f.DPsi(a))
-		c.dr[p] = c.dens[p+1] * (f.DLogQ(b-eps) + eta*f.DPsi(b))
+		c.dl[p] = densSlope(f, bq, c.dens[p], a+eps, eta*f.DPsi(a))
+		c.dr[p] = densSlope(f, bq, c.dens[p+1], b-eps, eta*f.DPsi(b))
 	}
 	c.LogZ = lmax + math.Log(total)
 	c.Mean = s1 / total
@@ -128,6 +133,24 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 	c.MeanX = sx / total
 	c.CovXPsi = sxpsi/total - c.MeanX*c.Mean
 	return c, nil
+}
+
+// dLogQBounder is a Scalar that bounds |(log q)'(x)| cheaply.
+type dLogQBounder interface {
+	// dLogQBound returns B(x) >= |DLogQ(x)|, as computed.
+	dLogQBound(x float64) float64
+}
+
+// densSlope returns dens·(DLogQ(x) + y), the density's derivative. When
+// dens is exactly 0 and |y| > 2·B(x), the sum has y's sign whatever DLogQ(x)
+// is (round to nearest cannot flip the sign of a sum whose larger term
+// dominates), so the product is ±0 with that sign, bit for bit what the
+// full expression gives, without evaluating DLogQ (an exp and a log).
+func densSlope(f Scalar, bq dLogQBounder, dens, x, y float64) float64 {
+	if dens == 0 && bq != nil && math.Abs(y) > 2*bq.dLogQBound(x) {
+		return dens * y
+	}
+	return dens * (f.DLogQ(x) + y)
 }
 
 // Support returns the interval outside which the density is negligible.

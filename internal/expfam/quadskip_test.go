@@ -9,7 +9,8 @@ import (
 // more than -skipLog nats below the maximum leaves every CDF and every
 // table row bit-identical to evaluating every node, on each bounded-ψ and
 // unbounded-ψ family, at η from the linear grid to far out on the geometric
-// grid (where most panels are skipped).
+// grid (where most panels are skipped), and likewise densSlope's shortcut for
+// the density derivative at edges of zero density.
 func TestCDFSkipBitIdentical(t *testing.T) {
 	if math.Exp(skipLog+250) != 0 {
 		t.Fatalf("exp(%d) = %g, want 0: skipLog leaves too little margin", skipLog+250, math.Exp(skipLog+250))

@@ -81,10 +81,23 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 		dl: make([]float64, m), dr: make([]float64, m)}
 	// The log-density at the edges, relative to lmax: first, so that the
 	// quadrature can skip the panels where it is far below exp's underflow.
+	// Where log q <= 0 (logQNonPositive), the computed log q + η ψ − lmax is
+	// at most η ψ − lmax (rounding is monotone), so an edge where that is
+	// below skipLog needs no log q: its stand-in value is below skipLog too,
+	// and its exp, like the true one's, is exactly 0.
+	nonPos := false
+	if n, ok := f.(logQNonPositive); ok && quadSkip {
+		nonPos = n.logQNonPositive()
+	}
 	le := make([]float64, m+1)
 	for p := range edges {
 		x := edges[p]
-		le[p] = f.LogQ(x) + eta*f.Psi(x) - lmax
+		psi := f.Psi(x)
+		if u := eta*psi - lmax; nonPos && u < skipLog {
+			le[p] = u
+			continue
+		}
+		le[p] = f.LogQ(x) + eta*psi - lmax
 	}
 	var total, s1, s2, sx, sxpsi float64
 	for p := 0; p < m; p++ {
@@ -140,6 +153,9 @@ type dLogQBounder interface {
 	// dLogQBound returns B(x) >= |DLogQ(x)|, as computed.
 	dLogQBound(x float64) float64
 }
+
+// logQNonPositive is a Scalar whose LogQ(x) is <= 0 for every x, as computed.
+type logQNonPositive interface{ logQNonPositive() bool }
 
 // densSlope returns dens·(DLogQ(x) + y), the density's derivative. When
 // dens is exactly 0 and |y| > 2·B(x), the sum has y's sign whatever DLogQ(x)

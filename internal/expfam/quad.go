@@ -113,6 +113,9 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 		for k, t := range glNodes {
 			x := mid + half*t
 			psi := f.Psi(x)
+			if nonPos && eta*psi-lmax < skipLog {
+				continue // as at the edges: its exp is exactly 0
+			}
 			w := glWeights[k] * half * math.Exp(f.LogQ(x)+eta*psi-lmax)
 			mass += w
 			s1 += w * psi

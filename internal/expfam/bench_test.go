@@ -120,3 +120,17 @@ func BenchmarkReLUSample(b *testing.B) {
 	}
 	sinkF = s
 }
+
+// BenchmarkTableRowsFar builds, cold, 16 custom-sin rows spread over the
+// geometric grid beyond ±TableGeoEta (η from ±8 to ±8·e^{1400/128} ≈ ±4.6e5),
+// the rows a d_s = 8 run at λ = 1e-4 mostly needs.
+func BenchmarkTableRowsFar(b *testing.B) {
+	sin, _ := NewSin(4, 1.7)
+	for i := 0; i < b.N; i++ {
+		t := NewTable(sin)
+		for k := 0; k < 8; k++ {
+			t.row(2*t.lin + 200*k)
+			t.row(-200*k - 1)
+		}
+	}
+}

@@ -16,6 +16,20 @@ var ErrNotNormalisable = errors.New("density is not normalisable")
 // to count as outside the support: e^{-40} ≈ 4e-18 relative to the mode.
 const logTail = 40
 
+// skipLog is how far below lmax the log-density must be at both edges of a
+// panel for NewCDF to skip the panel's nodes. math.Exp is exactly 0 below
+// −745.14, and within a panel the log-density can rise above the larger of
+// its edge values by at most curv·width²/8 ≤ 1/32 nats (panels are at most
+// 0.5/√curv wide; log q is concave or C¹ at its kink): a margin of 255
+// nats. So every skipped node would add exactly +0 (w·ψ may be −0, and
+// s + (−0) = s for s ≠ 0, +0 + (−0) = +0), and the CDF is bit-identical to
+// evaluating every node (TestCDFSkipBitIdentical).
+const skipLog = -1000
+
+// quadSkip enables the skip and densSlope's shortcut; tests turn both off
+// for the reference.
+var quadSkip = true
+
 // 5-point Gauss–Legendre nodes and weights on [−1, 1].
 var (
 	glNodes   = [5]float64{-0.9061798459386640, -0.5384693101056831, 0, 0.5384693101056831, 0.9061798459386640}
@@ -65,14 +79,43 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 	m := len(edges) - 1
 	c := &CDF{Eta: eta, edges: edges, cdf: make([]float64, m+1), dens: make([]float64, m+1),
 		dl: make([]float64, m), dr: make([]float64, m)}
+	// The log-density at the edges, relative to lmax: first, so that the
+	// quadrature can skip the panels where it is far below exp's underflow.
+	// Where log q <= 0 (logQNonPositive), the computed log q + η ψ − lmax is
+	// at most η ψ − lmax (rounding is monotone), so an edge where that is
+	// below skipLog needs no log q: its stand-in value is below skipLog too,
+	// and its exp, like the true one's, is exactly 0.
+	nonPos := false
+	if n, ok := f.(logQNonPositive); ok && quadSkip {
+		nonPos = n.logQNonPositive()
+	}
+	le := make([]float64, m+1)
+	for p := range edges {
+		x := edges[p]
+		psi := f.Psi(x)
+		if u := eta*psi - lmax; nonPos && u < skipLog {
+			le[p] = u
+			continue
+		}
+		le[p] = f.LogQ(x) + eta*psi - lmax
+	}
 	var total, s1, s2, sx, sxpsi float64
 	for p := 0; p < m; p++ {
 		a, b := edges[p], edges[p+1]
+		if quadSkip && le[p] < skipLog && le[p+1] < skipLog {
+			// Every node's exp underflows to exactly 0 (see skipLog), so
+			// skipping the panel adds the same +0 to every sum.
+			c.cdf[p+1] = total
+			continue
+		}
 		mid, half := 0.5*(a+b), 0.5*(b-a)
 		var mass float64
 		for k, t := range glNodes {
 			x := mid + half*t
 			psi := f.Psi(x)
+			if nonPos && eta*psi-lmax < skipLog {
+				continue // as at the edges: its exp is exactly 0
+			}
 			w := glWeights[k] * half * math.Exp(f.LogQ(x)+eta*psi-lmax)
 			mass += w
 			s1 += w * psi
@@ -84,18 +127,21 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 		c.cdf[p+1] = total
 	}
 	for p := range edges {
-		x := edges[p]
-		c.dens[p] = math.Exp(f.LogQ(x)+eta*f.Psi(x)-lmax) / total
+		c.dens[p] = math.Exp(le[p]) / total
 		c.cdf[p] /= total
 	}
 	c.cdf[m] = 1
 	// p'(x) = p(x)·(d log q(x) + η ψ'(x)), one-sided inside each panel so the
 	// kink of q is handled.
+	bq, _ := f.(dLogQBounder)
+	if !quadSkip {
+		bq = nil
+	}
 	for p := 0; p < m; p++ {
 		a, b := edges[p], edges[p+1]
 		eps := 1e-9 * (b - a)
-		c.dl[p] = c.dens[p] * (f.DLogQ(a+eps) + eta*f.DPsi(a))
-		c.dr[p] = c.dens[p+1] * (f.DLogQ(b-eps) + eta*f.DPsi(b))
+		c.dl[p] = densSlope(f, bq, c.dens[p], a+eps, eta*f.DPsi(a))
+		c.dr[p] = densSlope(f, bq, c.dens[p+1], b-eps, eta*f.DPsi(b))
 	}
 	c.LogZ = lmax + math.Log(total)
 	c.Mean = s1 / total
@@ -103,6 +149,27 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 	c.MeanX = sx / total
 	c.CovXPsi = sxpsi/total - c.MeanX*c.Mean
 	return c, nil
+}
+
+// dLogQBounder is a Scalar that bounds |(log q)'(x)| cheaply.
+type dLogQBounder interface {
+	// dLogQBound returns B(x) >= |DLogQ(x)|, as computed.
+	dLogQBound(x float64) float64
+}
+
+// logQNonPositive is a Scalar whose LogQ(x) is <= 0 for every x, as computed.
+type logQNonPositive interface{ logQNonPositive() bool }
+
+// densSlope returns dens·(DLogQ(x) + y), the density's derivative. When
+// dens is exactly 0 and |y| > 2·B(x), the sum has y's sign whatever DLogQ(x)
+// is (round to nearest cannot flip the sign of a sum whose larger term
+// dominates), so the product is ±0 with that sign, bit for bit what the
+// full expression gives, without evaluating DLogQ (an exp and a log).
+func densSlope(f Scalar, bq dLogQBounder, dens, x, y float64) float64 {
+	if dens == 0 && bq != nil && math.Abs(y) > 2*bq.dLogQBound(x) {
+		return dens * y
+	}
+	return dens * (f.DLogQ(x) + y)
 }
 
 // Support returns the interval outside which the density is negligible.

@@ -66,6 +66,25 @@ func (b genNormalBase) DLogQ(x float64) float64 {
 	return -math.Copysign(math.Exp((b.alpha-1)*math.Log(math.Abs(x))), x)
 }
 
+// logQNonPositive reports that LogQ(x) = −|x|^α/α <= 0 (every branch of
+// LogQ returns a non-positive value).
+func (b genNormalBase) logQNonPositive() bool { return true }
+
+// dLogQBound is a bound on |DLogQ(x)| = |x|^{α−1} without exp or log:
+// 1 for |x| <= 1, else |x|^k with the integer k = ⌈α−1⌉ >= α−1 (+Inf
+// when that overflows, which is no bound the caller can use).
+func (b genNormalBase) dLogQBound(x float64) float64 {
+	ax := math.Abs(x)
+	if ax <= 1 {
+		return 1
+	}
+	v := 1.0
+	for k := math.Ceil(b.alpha - 1); k > 0 && !math.IsInf(v, 1); k-- {
+		v *= ax
+	}
+	return v
+}
+
 func (b genNormalBase) Kink() (float64, bool) { return 0, b.alpha != 2 }
 
 func checkAlpha(alpha float64) error {

@@ -69,9 +69,14 @@ type Env struct {
 	ActionLow   []float64   `mapstructure:"action_low" yaml:"action_low"`
 	ActionHigh  []float64   `mapstructure:"action_high" yaml:"action_high"`
 	Reward      Reward      `mapstructure:"reward" yaml:"reward"`
-	CartPole    CartPole    `mapstructure:"cartpole" yaml:"cartpole"`
-	Pendulum    Pendulum    `mapstructure:"pendulum" yaml:"pendulum"`
-	MountainCar MountainCar `mapstructure:"mountain_car" yaml:"mountain_car"`
+	// Terminal is a boolean expression of s0, s1, …: the states that end
+	// an episode ("" none), with TerminalReward collected on entering one
+	// (see validate_expr.go).
+	Terminal       string      `mapstructure:"terminal" yaml:"terminal,omitempty"`
+	TerminalReward float64     `mapstructure:"terminal_reward" yaml:"terminal_reward,omitempty"`
+	CartPole       CartPole    `mapstructure:"cartpole" yaml:"cartpole"`
+	Pendulum       Pendulum    `mapstructure:"pendulum" yaml:"pendulum"`
+	MountainCar    MountainCar `mapstructure:"mountain_car" yaml:"mountain_car"`
 }
 
 // CartPole configures env.kind cartpole: the Barto–Sutton–Anderson cart-pole
@@ -151,6 +156,9 @@ type Model struct {
 	// LDSFeatures are the LDS agent's features: "linear" [s, a], "affine"
 	// [s, a, 1], or "model", the other learners' model.features.
 	LDSFeatures string `mapstructure:"lds_features" yaml:"lds_features"`
+	// Expression defines the coordinates of model.family "expression": one
+	// family for all of them, or one per such coordinate in order.
+	Expression []ExprFamily `mapstructure:"expression" yaml:"expression,omitempty"`
 }
 
 // Family selects the transition family.
@@ -160,6 +168,20 @@ type Family struct {
 	Alpha float64 `mapstructure:"alpha" yaml:"alpha"`
 	Dim   int     `mapstructure:"dim" yaml:"dim"`
 	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
+	// Kind expression: log q, psi and the support for every coordinate,
+	// or Coords, one family per coordinate (see validate_expr.go).
+	LogQ    string       `mapstructure:"log_q" yaml:"log_q,omitempty"`
+	Psi     []string     `mapstructure:"psi" yaml:"psi,omitempty"`
+	Support []float64    `mapstructure:"support" yaml:"support,omitempty"`
+	Coords  []ExprFamily `mapstructure:"coords" yaml:"coords,omitempty"`
+}
+
+// ExprFamily is a one-dimensional family written as expressions of x:
+// q(x) = exp(log_q), statistics psi, support [lo, hi] (empty: the real line).
+type ExprFamily struct {
+	LogQ    string    `mapstructure:"log_q" yaml:"log_q"`
+	Psi     []string  `mapstructure:"psi" yaml:"psi"`
+	Support []float64 `mapstructure:"support" yaml:"support,omitempty"`
 }
 
 // Features selects phi.
@@ -168,12 +190,18 @@ type Features struct {
 	Dim    int     `mapstructure:"dim" yaml:"dim"`
 	Length float64 `mapstructure:"length" yaml:"length"`
 	Seed   uint64  `mapstructure:"seed" yaml:"seed"`
+	// Phi lists the features of kind expression, expressions of s0, s1, …
+	// and a0, a1, ….
+	Phi []string `mapstructure:"phi" yaml:"phi,omitempty"`
 }
 
 // Reward is r(s) = Σ_k exp(−width·|s − c_k|²).
 type Reward struct {
 	Width   float64   `mapstructure:"width" yaml:"width"`
 	Centers []float64 `mapstructure:"centers" yaml:"centers"`
+	// Expression, when set, is r(s, a) as an expression of s0, s1, … and
+	// a0, a1, … instead of the bumps.
+	Expression string `mapstructure:"expression" yaml:"expression,omitempty"`
 }
 
 // Planner configures the planner every agent plans with: Kind selects the

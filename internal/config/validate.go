@@ -11,15 +11,15 @@ import (
 
 // Catalogs of names accepted in a config.
 var (
-	FamilyKinds   = []string{"custom-sin", "exp-sin", "x-sin", "gaussian"}
-	FeatureKinds  = []string{"linear", "affine", "rff", "per-action", "constant"}
+	FamilyKinds   = []string{"custom-sin", "exp-sin", "x-sin", "gaussian", ExprKind}
+	FeatureKinds  = []string{"linear", "affine", "rff", "per-action", "constant", ExprKind}
 	AgentNames    = []string{"sm", "lds", "mle", "oracle", "sm-ucb", "lds-ucb", "mle-ucb", "sm-ps", "lds-ps", "mle-ps"}
 	PlannerModes  = []string{"constant", "random"}
 	PlannerKinds  = []string{"rss", "cem", "mppi"}
 	EstimateNames = []string{"sm", "lds", "mle"}
 	BetaForms     = []string{"practical", "theory"}
 	EnvKinds      = []string{"expfam", "cartpole", "pendulum", "mountain-car"}
-	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
+	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin", ExprKind}
 	RolloutModes  = []string{"sample", "mean"}
 	CartPoleNoise = []string{"none", "action_flip", "next_state"}
 	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog", "none"}
@@ -170,9 +170,9 @@ func (c *Config) validate(agents bool) error {
 		bad("env.family.kind", "unknown family %q (known: %v)", f.Kind, FamilyKinds)
 	}
 	positive("env.family.dim", f.Dim)
-	if f.Kind != "gaussian" && !(f.Alpha >= 1 && finite(f.Alpha)) {
+	if f.Kind != "gaussian" && f.Kind != ExprKind && !(f.Alpha >= 1 && finite(f.Alpha)) {
 		bad("env.family.alpha", "must be a finite number >= 1, got %v", f.Alpha)
-	} else if f.Kind != "gaussian" && f.Alpha > MaxAlpha {
+	} else if f.Kind != "gaussian" && f.Kind != ExprKind && f.Alpha > MaxAlpha {
 		bad("env.family.alpha", "must be <= %d, got %v: q(x) = exp(−|x|^α/α) steepens with α at |x| = 1 and the quadrature that normalises it would need millions of panels", MaxAlpha, f.Alpha)
 	}
 	if f.Kind == "x-sin" && f.Alpha == 1 {
@@ -240,10 +240,12 @@ func (c *Config) validate(agents bool) error {
 			between("env.actions", a, 0, MaxAbsState, actionWhy)
 		}
 	}
-	if !(e.Reward.Width > 0 && finite(e.Reward.Width)) {
+	if e.Reward.Expression != "" {
+		// The bumps are replaced (validate_expr.go).
+	} else if !(e.Reward.Width > 0 && finite(e.Reward.Width)) {
 		bad("env.reward.width", "must be a finite number > 0, got %v", e.Reward.Width)
 	}
-	if f.Dim >= 1 && (len(e.Reward.Centers) == 0 || len(e.Reward.Centers)%f.Dim != 0) {
+	if e.Reward.Expression == "" && f.Dim >= 1 && (len(e.Reward.Centers) == 0 || len(e.Reward.Centers)%f.Dim != 0) {
 		bad("env.reward.centers", "must hold a whole number of centres of env.family.dim = %d numbers, got %d numbers", f.Dim, len(e.Reward.Centers))
 	}
 	for _, x := range e.Reward.Centers {
@@ -277,6 +279,7 @@ func (c *Config) validate(agents bool) error {
 		between("lds.sigma", c.LDS.Sigma, 1e-3, 1e3, sigmaWhy)
 	}
 	c.validateConfidence(bad, agents)
+	c.validateExpr(bad)
 	for _, n := range c.Estimate.SweepN {
 		if n < 1 {
 			bad("estimate.sweep_n", "sizes must be >= 1, got %d", n)
@@ -340,6 +343,10 @@ func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, 
 				m = max(m, 2)
 			case "relu-mog":
 				m = max(m, 3)
+			case ExprKind:
+				for _, x := range c.Model.Expression {
+					m = max(m, len(x.Psi))
+				}
 			}
 		}
 		da := c.Env.ActionDim
@@ -350,6 +357,8 @@ func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, 
 			dphi = ds + da + 1
 		case "rff":
 			dphi = ft.Dim
+		case ExprKind:
+			dphi = len(ft.Phi)
 		default:
 			return 0, 0, 0, false, "", false
 		}
@@ -795,7 +804,7 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 	}
 	ft := m.Features
 	switch ft.Kind {
-	case "linear", "affine":
+	case "linear", "affine", ExprKind: // expression: validate_expr.go
 	case "rff":
 		if ft.Dim < 1 || ft.Dim > maxCount {
 			bad("model.features.dim", "must lie in [1, %d], got %d", maxCount, ft.Dim)
@@ -806,7 +815,7 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 			bad("model.features.length", "must lie in [1e-3, 1e3], got %v: random Fourier features cos(ω·x/length + b) of the scaled inputs (model.input_scale) with a shorter length are noise, with a longer one constant", ft.Length)
 		}
 	default:
-		bad("model.features.kind", "unknown features %q (known: linear, affine, rff)", ft.Kind)
+		bad("model.features.kind", "unknown features %q (known: linear, affine, rff, expression)", ft.Kind)
 	}
 }
 
@@ -852,6 +861,8 @@ func (c *Config) validateTheory(auto map[string]bool, bad func(key, format strin
 			cs = "(sin s' + s' cos s')²"
 		case "relu", "relu-mog":
 			cs = "ψ'(s')ψ'(s')ᵀ, singular for s' < 0"
+		case ExprKind:
+			cs = "ψ'(s')ψ'(s')ᵀ of the expressions, with no derived lower bound"
 		}
 		bad("confidence.alpha1", "auto gives α₁ = inf C(s') = 0 for the %s family (C(s') = %s vanishes), so the theory β of %v is infinite; use confidence.beta: practical, or give alpha1, b_psi and b_c as numbers", f.Kind, cs, users)
 		return
@@ -872,7 +883,12 @@ func (c *Config) Dims() (dpsi, dphi int, ok bool) {
 		return 0, 0, false
 	}
 	dpsi = ds
+	if e.Family.Kind == ExprKind {
+		dpsi = ExprStats(e.Family.Coordinates())
+	}
 	switch e.Features.Kind {
+	case ExprKind:
+		dphi = len(e.Features.Phi)
 	case "linear":
 		dphi = ds + da
 	case "affine":

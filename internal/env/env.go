@@ -209,6 +209,12 @@ func NewLearnerFeatures(f config.Features, ds, da int, scale []float64) (expfam.
 		return expfam.Linear{DS: ds, DA: da}, nil
 	case "affine":
 		return expfam.Affine{DS: ds, DA: da}, nil
+	case config.ExprKind:
+		e, err := expfam.NewExprFeatures(ds, da, f.Phi)
+		if err != nil {
+			return nil, fmt.Errorf("model.features.%w", err)
+		}
+		return e, nil
 	case "rff":
 		r, err := expfam.NewRFF(ds, da, f.Dim, f.Length, f.Seed)
 		if err != nil {
@@ -240,9 +246,13 @@ func NewLearnerFamily(c config.Model, sigma []float64) (*expfam.Coords, error) {
 		return nil, fmt.Errorf("model.family: %d families for %d state coordinates (give one, or one per coordinate)", len(c.Family), ds)
 	}
 	cs := make([]expfam.Coord, ds)
+	nexpr := 0 // expression entries so far: the next takes model.expression[nexpr]
 	for i, k := range kinds {
 		var err error
 		switch k {
+		case config.ExprKind:
+			cs[i], err = learnerExprCoord(c, nexpr)
+			nexpr++
 		case "gaussian":
 			cs[i], err = expfam.NewGaussCoord(sigma[i])
 		case "relu":

@@ -36,10 +36,28 @@ func newExpfam(c *config.Config) (*MDP, error) {
 	for i := range lds {
 		lds[i] = c.LDS.Sigma
 	}
+	var task Task = &Bumps{Width: c.Env.Reward.Width, Centers: group(c.Env.Reward.Centers, ds)}
+	if c.Env.Reward.Expression != "" || c.Env.Terminal != "" || c.Env.Family.Kind == config.ExprKind || c.Env.Features.Kind == config.ExprKind {
+		states, actions := checkStates(c, ds)
+		if err := checkExprModel(m, "env.family", states, actions); err != nil {
+			return nil, err
+		}
+		if c.Env.Reward.Expression != "" || c.Env.Terminal != "" {
+			bumps, _ := task.(*Bumps)
+			t, err := newExprTask(c.Env, ds, c.Env.ActionDim, bumps)
+			if err != nil {
+				return nil, err
+			}
+			if err := t.checkReward(states, actions); err != nil {
+				return nil, err
+			}
+			task = t
+		}
+	}
 	return &MDP{
 		Dim:      ds,
 		True:     m,
-		Task:     &Bumps{Width: c.Env.Reward.Width, Centers: group(c.Env.Reward.Centers, ds)},
+		Task:     task,
 		Dynamics: modelDynamics{m},
 		Model:    ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: m.W},
 		Init:     uniformInit(c.Env.InitLow, c.Env.InitHigh),
@@ -105,6 +123,8 @@ func NewFamily(c config.Family) (expfam.Distribution, error) {
 		return expfam.NewProduct(s, 1)
 	case "gaussian":
 		return expfam.NewGaussian(c.Dim, c.Sigma)
+	case config.ExprKind:
+		return newExprFamily(c)
 	}
 	return nil, fmt.Errorf("env.family.kind: unknown family %q", c.Kind)
 }
@@ -124,6 +144,12 @@ func NewFeatures(c config.Env, ds int) (expfam.Features, error) {
 		return expfam.NewRFF(ds, da, c.Features.Dim, c.Features.Length, c.Features.Seed)
 	case "per-action":
 		return expfam.PerAction{DS: ds, Actions: group(c.Actions, da)}, nil
+	case config.ExprKind:
+		f, err := expfam.NewExprFeatures(ds, da, c.Features.Phi)
+		if err != nil {
+			return nil, fmt.Errorf("env.features.%w", err)
+		}
+		return f, nil
 	}
 	return nil, fmt.Errorf("env.features.kind: unknown features %q", c.Features.Kind)
 }

@@ -270,14 +270,41 @@ func (p *Program) Eval(x []float64) float64 {
 	return v
 }
 
-func (p *Program) eval(x, s []float64) float64 {
+// Eval2 is Eval at the variables [x, y] (x's len(x) values first), without
+// copying them into one slice: features and rewards of (s, a).
+func (p *Program) Eval2(x, y []float64) float64 {
+	switch n := len(p.tape); {
+	case n <= 8:
+		var s [8]float64
+		return p.evalXY(x, y, s[:n])
+	case n <= 24:
+		var s [24]float64
+		return p.evalXY(x, y, s[:n])
+	case n <= MaxStackSlots:
+		var s [MaxStackSlots]float64
+		return p.evalXY(x, y, s[:n])
+	}
+	buf := p.pool.Get().(*[]float64)
+	v := p.evalXY(x, y, (*buf)[:len(p.tape)])
+	p.pool.Put(buf)
+	return v
+}
+
+func (p *Program) eval(x, s []float64) float64 { return p.evalXY(x, nil, s) }
+
+func (p *Program) evalXY(x, y, s []float64) float64 {
+	nx := int32(len(x))
 	for i, in := range p.tape {
 		var v float64
 		switch in.op {
 		case opConst:
 			v = in.c
 		case opVar:
-			v = x[in.a]
+			if in.a < nx {
+				v = x[in.a]
+			} else {
+				v = y[in.a-nx]
+			}
 		case opAddC:
 			v = s[in.a] + in.c
 		case opMulC:
@@ -354,7 +381,7 @@ func mulNZ(a, b float64) float64 {
 }
 
 // evalD runs the tape on (value, first, second derivative) triples: s, s1,
-// s2. For a unary g at u: (g∘u)' = g'u', (g∘u)'' = g'u'' + g''u'².
+// s2. For a unary g at u: (g∘u)' = g'u', (g∘u)” = g'u” + g”u'².
 func (p *Program) evalD(x []float64, k int, side float64, s, s1, s2 []float64) (float64, float64, float64) {
 	for i, in := range p.tape {
 		var v, d, dd float64

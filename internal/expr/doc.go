@@ -43,7 +43,7 @@
 //	min(u, v), max(u, v) at u = v: the mean of u's and v's derivatives
 //	comparisons, &&, ||, !: derivative 0
 //
-// The δ terms of a second derivative at a kink (relu'' = δ) are not part
+// The δ terms of a second derivative at a kink (relu” = δ) are not part
 // of the tape: a caller that needs them (score matching's kink term) finds
 // the kinks with Kinks and their jumps with EvalSide. u^c for a constant
 // c uses (u^c)' = c u^{c−1} u' and skips a term whose other factor is zero,

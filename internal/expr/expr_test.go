@@ -190,18 +190,18 @@ func TestEvalValues(t *testing.T) {
 	vars := []string{"s0", "s1", "a0"}
 	x := []float64{1.5, -2, 0.25}
 	for src, want := range map[string]float64{
-		"s0 + s1*a0":                        1.5 - 0.5,
-		"-s0^2":                             -2.25,
-		"2^-1":                              0.5,
-		"2^3^2":                             512,
+		"s0 + s1*a0":                         1.5 - 0.5,
+		"-s0^2":                              -2.25,
+		"2^-1":                               0.5,
+		"2^3^2":                              512,
 		"(s0 > 1) && (s1 < -3 || a0 == .25)": 1,
-		"!(s0 >= 1.5)":                      0,
-		"s0 != s1":                          1,
-		"s0 <= -1 || s1 > 0":                0,
-		"1e-2 * 3E2":                        3,
-		"min(s0, s1) + max(s0, a0)":         -0.5,
-		"exp(log(s0))":                      1.5,
-		"+s0 - -s1":                         -0.5,
+		"!(s0 >= 1.5)":                       0,
+		"s0 != s1":                           1,
+		"s0 <= -1 || s1 > 0":                 0,
+		"1e-2 * 3E2":                         3,
+		"min(s0, s1) + max(s0, a0)":          -0.5,
+		"exp(log(s0))":                       1.5,
+		"+s0 - -s1":                          -0.5,
 	} {
 		e, err := Parse(src, vars)
 		if err != nil {
@@ -289,5 +289,17 @@ func TestUses(t *testing.T) {
 	e, _ := Parse("s0 + a0", []string{"s0", "s1", "a0"})
 	if !e.Uses(0) || e.Uses(1) || !e.Uses(2) {
 		t.Error("Uses wrong")
+	}
+}
+
+func TestEval2(t *testing.T) {
+	e, err := Parse("s0*a1 - s1 + a0", []string{"s0", "s1", "a0", "a1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := e.Compile()
+	s, a := []float64{2, 3}, []float64{5, 7}
+	if got, want := p.Eval2(s, a), p.Eval([]float64{2, 3, 5, 7}); got != want || got != 16 {
+		t.Errorf("Eval2 = %g, Eval = %g, want 16", got, want)
 	}
 }

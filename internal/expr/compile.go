@@ -383,190 +383,191 @@ func mulNZ(a, b float64) float64 {
 // evalD runs the tape on (value, first, second derivative) triples: s, s1,
 // s2. For a unary g at u: (g∘u)' = g'u', (g∘u)” = g'u” + g”u'².
 func (p *Program) evalD(x []float64, k int, side float64, s, s1, s2 []float64) (float64, float64, float64) {
+	n := len(s)
+	s1, s2 = s1[:n], s2[:n]
 	for i, in := range p.tape {
-		var v, d, dd float64
+		// A unary g sets v, g1 = g'(a), g2 = g”(a) and leaves chain set;
+		// everything else sets v, d, dd itself.
+		var v, d, dd, g1, g2 float64
+		chain := true
+		a, a1, a2 := 0.0, 0.0, 0.0
+		if in.op != opConst && in.op != opVar {
+			a, a1, a2 = s[in.a], s1[in.a], s2[in.a]
+		}
 		switch in.op {
 		case opConst:
-			v = in.c
+			v, chain = in.c, false
 		case opVar:
-			v = x[in.a]
+			v, chain = x[in.a], false
 			if int(in.a) == k {
 				d = 1
 			}
 		case opAddC:
-			v, d, dd = s[in.a]+in.c, s1[in.a], s2[in.a]
+			v, d, dd, chain = a+in.c, a1, a2, false
 		case opMulC:
-			v, d, dd = s[in.a]*in.c, s1[in.a]*in.c, s2[in.a]*in.c
+			v, d, dd, chain = a*in.c, a1*in.c, a2*in.c, false
 		case opNeg:
-			v, d, dd = -s[in.a], -s1[in.a], -s2[in.a]
+			v, d, dd, chain = -a, -a1, -a2, false
 		case opAdd:
-			v, d, dd = s[in.a]+s[in.b], s1[in.a]+s1[in.b], s2[in.a]+s2[in.b]
+			v, d, dd, chain = a+s[in.b], a1+s1[in.b], a2+s2[in.b], false
 		case opSub:
-			v, d, dd = s[in.a]-s[in.b], s1[in.a]-s1[in.b], s2[in.a]-s2[in.b]
+			v, d, dd, chain = a-s[in.b], a1-s1[in.b], a2-s2[in.b], false
 		case opMul:
-			a, a1, a2 := s[in.a], s1[in.a], s2[in.a]
 			b, b1, b2 := s[in.b], s1[in.b], s2[in.b]
 			v = a * b
 			d = a1*b + a*b1
 			dd = a2*b + 2*a1*b1 + a*b2
+			chain = false
 		case opDiv:
-			// q = a/b: q' = (a' − q b')/b, q'' = (a'' − 2q'b' − q b'')/b.
-			a1, a2 := s1[in.a], s2[in.a]
+			// q = a/b: q' = (a' − q b')/b, q” = (a” − 2q'b' − q b”)/b.
 			b, b1, b2 := s[in.b], s1[in.b], s2[in.b]
-			v = s[in.a] / b
+			v = a / b
 			d = (a1 - mulNZ(v, b1)) / b
 			dd = (a2 - 2*d*b1 - mulNZ(v, b2)) / b
+			chain = false
 		case opRecip:
-			b, b1, b2 := s[in.a], s1[in.a], s2[in.a]
-			v = 1 / b
-			d = -v * v * b1
-			dd = 2*v*v*v*b1*b1 - v*v*b2
-		default:
-			a, a1, a2 := s[in.a], s1[in.a], s2[in.a]
-			var g1, g2 float64 // g'(a), g''(a) of a unary g
-			switch in.op {
-			case opSq:
-				v, g1, g2 = a*a, 2*a, 2
-			case opCube:
-				v, g1, g2 = a*a*a, 3*a*a, 6*a
-			case opQuad:
-				a2sq := a * a
-				v, g1, g2 = a2sq*a2sq, 4*a2sq*a, 12*a2sq
-			case opPowC:
-				c := in.c
-				if a > 0 && a <= math.MaxFloat64 {
-					// One exp and one log: a^{c−1} = a^c/a.
-					v = math.Exp(c * math.Log(a))
-					g1 = c * v / a
-					g2 = (c - 1) * g1 / a
-				} else {
-					v = math.Pow(a, c)
-					if a1 != 0 || a2 != 0 {
-						g1 = c * math.Pow(a, c-1)
-						if a1 != 0 {
-							g2 = c * (c - 1) * math.Pow(a, c-2)
-						}
+			v = 1 / a
+			g1 = -v * v
+			g2 = -2 * g1 * v
+		case opSq:
+			v, g1, g2 = a*a, 2*a, 2
+		case opCube:
+			v, g1, g2 = a*a*a, 3*a*a, 6*a
+		case opQuad:
+			sq := a * a
+			v, g1, g2 = sq*sq, 4*sq*a, 12*sq
+		case opPowC:
+			c := in.c
+			if a > 0 && a <= math.MaxFloat64 {
+				// One exp and one log: a^{c−1} = a^c/a.
+				v = math.Exp(c * math.Log(a))
+				g1 = c * v / a
+				g2 = (c - 1) * g1 / a
+			} else {
+				v = math.Pow(a, c)
+				if a1 != 0 || a2 != 0 {
+					g1 = c * math.Pow(a, c-1)
+					if a1 != 0 {
+						g2 = c * (c - 1) * math.Pow(a, c-2)
 					}
 				}
-			case opSin:
-				sn, cs := math.Sincos(a)
-				v, g1, g2 = sn, cs, -sn
-			case opCos:
-				sn, cs := math.Sincos(a)
-				v, g1, g2 = cs, -sn, -cs
-			case opTan:
-				v = math.Tan(a)
-				g1 = 1 + v*v
-				g2 = 2 * v * g1
-			case opExp:
-				v = math.Exp(a)
-				g1, g2 = v, v
-			case opLog:
-				v = math.Log(a)
-				g1 = 1 / a
-				g2 = -g1 * g1
-			case opLog1p:
-				v = math.Log1p(a)
-				g1 = 1 / (1 + a)
-				g2 = -g1 * g1
-			case opSqrt:
-				v = math.Sqrt(a)
-				g1 = 0.5 / v
-				g2 = -0.5 * g1 / a
-			case opAbs:
-				v = math.Abs(a)
-				switch {
-				case a > 0:
-					g1 = 1
-				case a < 0:
-					g1 = -1
-				case a == 0:
-					g1 = side * sign(a1)
-				default:
-					g1 = a
-				}
-			case opTanh:
-				v = math.Tanh(a)
-				g1 = 1 - v*v
-				g2 = -2 * v * g1
-			case opSigmoid:
-				v = sigmoid(a)
-				g1 = v * (1 - v)
-				g2 = g1 * (1 - 2*v)
-			case opRelu:
-				switch {
-				case a > 0:
-					v, g1 = a, 1
-				case a < 0:
-					v, g1 = 0, 0
-				case a == 0:
-					v, g1 = 0, 0.5*(1+side*sign(a1))
-				default:
-					v, g1 = a, a
-				}
-			case opSign:
-				v = sign(a)
-			case opNot:
-				v = b2f(a == 0)
-			default: // binary: min, max, pow, comparisons, && and ||
-				b, b1, b2 := s[in.b], s1[in.b], s2[in.b]
-				switch in.op {
-				case opMin, opMax:
-					v = apply(in.op, a, b)
-					// pick = 1: a, 0: b, 1/2: the mean at a tie.
-					var pick float64
-					switch {
-					case a == b:
-						// Left of the kink the smaller slope wins for
-						// max (the larger for min), right of it the larger.
-						pick = 0.5
-						if side != 0 && a1 != b1 {
-							bigger := (side > 0) == (a1 > b1) // a grows past b
-							if in.op == opMin {
-								bigger = !bigger
-							}
-							pick = b2f(bigger)
-						}
-					case (a < b) == (in.op == opMin):
-						pick = 1
-					}
-					if math.IsNaN(v) {
-						d, dd = v, v
-					} else {
-						d = pick*a1 + (1-pick)*b1
-						dd = pick*a2 + (1-pick)*b2
-					}
-				case opPow:
-					// a^b = exp(b log a): (b log a)' = b' log a + b a'/a.
-					v = pow(a, b)
-					la := math.Log(a)
-					l1 := b1*la + mulNZ(b/a, a1)
-					l2 := b2*la + 2*mulNZ(b1/a, a1) + mulNZ(b/a, a2) - mulNZ(b/(a*a), a1*a1)
-					d = v * l1
-					dd = v * (l2 + l1*l1)
-					if b1 == 0 && b2 == 0 {
-						// A constant exponent: u^c's rule, valid for a ≤ 0.
-						g1, g2 = 0, 0
-						if a1 != 0 || a2 != 0 {
-							g1 = b * math.Pow(a, b-1)
-							if a1 != 0 {
-								g2 = b * (b - 1) * math.Pow(a, b-2)
-							}
-						}
-						d = mulNZ(g1, a1)
-						dd = mulNZ(g1, a2) + mulNZ(g2, a1*a1)
-					}
-				default:
-					v = apply(in.op, a, b)
-				}
-				s[i], s1[i], s2[i] = v, d, dd
-				continue
 			}
+		case opSin:
+			sn, cs := math.Sincos(a)
+			v, g1, g2 = sn, cs, -sn
+		case opCos:
+			sn, cs := math.Sincos(a)
+			v, g1, g2 = cs, -sn, -cs
+		case opTan:
+			v = math.Tan(a)
+			g1 = 1 + v*v
+			g2 = 2 * v * g1
+		case opExp:
+			v = math.Exp(a)
+			g1, g2 = v, v
+		case opLog:
+			v = math.Log(a)
+			g1 = 1 / a
+			g2 = -g1 * g1
+		case opLog1p:
+			v = math.Log1p(a)
+			g1 = 1 / (1 + a)
+			g2 = -g1 * g1
+		case opSqrt:
+			v = math.Sqrt(a)
+			g1 = 0.5 / v
+			g2 = -0.5 * g1 / a
+		case opAbs:
+			v = math.Abs(a)
+			switch {
+			case a > 0:
+				g1 = 1
+			case a < 0:
+				g1 = -1
+			case a == 0:
+				g1 = side * sign(a1)
+			default:
+				g1 = a
+			}
+		case opTanh:
+			v = math.Tanh(a)
+			g1 = 1 - v*v
+			g2 = -2 * v * g1
+		case opSigmoid:
+			v = sigmoid(a)
+			g1 = v * (1 - v)
+			g2 = g1 * (1 - 2*v)
+		case opRelu:
+			switch {
+			case a > 0:
+				v, g1 = a, 1
+			case a < 0:
+				v, g1 = 0, 0
+			case a == 0:
+				v, g1 = 0, 0.5*(1+side*sign(a1))
+			default:
+				v, g1 = a, a
+			}
+		case opSign:
+			v, chain = sign(a), false
+		case opNot:
+			v, chain = b2f(a == 0), false
+		case opMin, opMax:
+			b, b1, b2 := s[in.b], s1[in.b], s2[in.b]
+			v = apply(in.op, a, b)
+			// pick = 1: a, 0: b, 1/2: the mean at a tie.
+			var pick float64
+			switch {
+			case a == b:
+				// Right of the kink the larger slope wins for max (the
+				// smaller for min), left of it the other.
+				pick = 0.5
+				if side != 0 && a1 != b1 {
+					bigger := (side > 0) == (a1 > b1)
+					if in.op == opMin {
+						bigger = !bigger
+					}
+					pick = b2f(bigger)
+				}
+			case (a < b) == (in.op == opMin):
+				pick = 1
+			}
+			if math.IsNaN(v) {
+				d, dd = v, v
+			} else {
+				d = pick*a1 + (1-pick)*b1
+				dd = pick*a2 + (1-pick)*b2
+			}
+			chain = false
+		case opPow:
+			b, b1, b2 := s[in.b], s1[in.b], s2[in.b]
+			v = pow(a, b)
+			chain = false
+			if b1 == 0 && b2 == 0 {
+				// A constant exponent: u^c's rule, valid for a ≤ 0.
+				if a1 != 0 || a2 != 0 {
+					g1 = b * math.Pow(a, b-1)
+					if a1 != 0 {
+						g2 = b * (b - 1) * math.Pow(a, b-2)
+					}
+				}
+				chain = true
+				break
+			}
+			// a^b = exp(b log a): (b log a)' = b' log a + b a'/a.
+			la := math.Log(a)
+			l1 := b1*la + mulNZ(b/a, a1)
+			l2 := b2*la + 2*mulNZ(b1/a, a1) + mulNZ(b/a, a2) - mulNZ(b/(a*a), a1*a1)
+			d = v * l1
+			dd = v * (l2 + l1*l1)
+		default: // comparisons, && and ||: derivative 0
+			v, chain = apply(in.op, a, s[in.b]), false
+		}
+		if chain {
 			d = mulNZ(g1, a1)
 			dd = mulNZ(g1, a2) + mulNZ(g2, a1*a1)
 		}
 		s[i], s1[i], s2[i] = v, d, dd
 	}
-	n := len(s) - 1
-	return s[n], s1[n], s2[n]
+	return s[n-1], s1[n-1], s2[n-1]
 }

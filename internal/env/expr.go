@@ -221,6 +221,10 @@ func (t *ExprTask) Reward(s, a []float64) float64 {
 	if t.R == nil {
 		return t.Bumps.At(s)
 	}
+	if len(a) < t.DA {
+		// No action (a figure of r(s)): the action reads as 0.
+		a = make([]float64, t.DA)
+	}
 	return t.R.Eval2(s[:t.DS], a[:t.DA])
 }
 

@@ -87,6 +87,15 @@ func checkExprModel(m *expfam.Model, key string, states [][]float64, actions [][
 	eta := make([]float64, d.StatDim())
 	checked := make([]bool, len(blocks))
 	ef, _ := m.Feat.(*expfam.ExprFeatures)
+	// The expressions first, on [−10, 10] (within the support): a NaN there
+	// would otherwise surface as a NaN log Z.
+	for i := range blocks {
+		if _, ch, ok := exprCoordOf(d, i); ok {
+			if err := ch.CheckOn(-10, 10); err != nil {
+				return fmt.Errorf("%s: %w", coordKey(key, i, len(blocks)), err)
+			}
+		}
+	}
 	for _, s := range states {
 		for _, a := range actions {
 			if ef != nil {
@@ -103,10 +112,7 @@ func checkExprModel(m *expfam.Model, key string, states [][]float64, actions [][
 				if !ok {
 					continue
 				}
-				ckey := key
-				if len(blocks) > 1 {
-					ckey = fmt.Sprintf("%s (coordinate %d)", key, i)
-				}
+				ckey := coordKey(key, i, len(blocks))
 				z, err := c.LogPartition(e)
 				if err == nil && (math.IsNaN(z) || math.IsInf(z, 0)) {
 					err = fmt.Errorf("log Z = %v", z)
@@ -275,6 +281,9 @@ func learnerExprCoord(c config.Model, n int) (expfam.Coord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s.%w", key, err)
 	}
+	if err := co.(expfam.ExprChecker).CheckOn(-10, 10); err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
 	lo, hi, err := densitySupport(co, make([]float64, co.StatDim()))
 	if err != nil {
 		lo, hi = -10, 10
@@ -283,4 +292,12 @@ func learnerExprCoord(c config.Model, n int) (expfam.Coord, error) {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
 	return co, nil
+}
+
+// coordKey names coordinate i of n of the family at key.
+func coordKey(key string, i, n int) string {
+	if n > 1 {
+		return fmt.Sprintf("%s (coordinate %d)", key, i)
+	}
+	return key
 }

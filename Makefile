@@ -35,6 +35,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 2400000x ./internal/dataset/
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime 15000x ./internal/config/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSet$$' -fuzztime 120000x ./internal/grid/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 240000x ./internal/expr/
 
 # The paper's experiment at full scale, the flipped MDP, the estimation
 # sweep and its figure, the planner ablation (smrl sweep), then the

@@ -113,9 +113,9 @@ func TestExprCoordGaussianClosedForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := co.(*ExprCoord)
-	const n = 4000
+	const n = 1000 // a draw is a quadrature: about 0.1 ms
 	crit := 1.628 / math.Sqrt(n)
-	for i, m := range []float64{-2, 0, 0.7} {
+	for i, m := range []float64{-2, 0.7} {
 		eta := []float64{m, 1}
 		grad, hess := make([]float64, 2), make([]float64, 4)
 		a, ok := c.Cumulants(eta, grad, hess)

@@ -83,7 +83,15 @@ var ErrNonFinite = errors.New("the planning model produced a non-finite state")
 // ErrNonFiniteReward reports that the task's reward was NaN or infinite
 // at a state a rollout reached (a reward written as an expression outside
 // its domain): an input error.
-var ErrNonFiniteReward = errs.Invalid(errors.New("the reward (env.reward) is not finite at a state the planner's rollouts reached"))
+// It is also an ErrNonFinite.
+var ErrNonFiniteReward error = nonFiniteReward{}
+
+type nonFiniteReward struct{}
+
+func (nonFiniteReward) Error() string {
+	return "the reward (env.reward) is not finite at a state the planner's rollouts reached"
+}
+func (nonFiniteReward) Unwrap() []error { return []error{ErrNonFinite, errs.ErrInvalidInput} }
 
 // Err returns ErrNonFiniteReward once a rollout's reward was not finite,
 // else ErrNonFinite once any rollout value was NaN or infinite (then

@@ -34,6 +34,10 @@ type exprFam struct {
 	hasK   bool
 	weight bool // the support is bounded: score matching is weighted
 	name   string
+	// tilt is log q(x) + Σ_k η_k ψ_k(x) as one program of [x, η_0, …]
+	// (nil when the combined source is too long or deep to parse): the
+	// tilted density of ExprCoord in one pass over one tape.
+	tilt *expr.Program
 }
 
 // compileSpec parses and compiles s; key names the config key in errors.
@@ -77,6 +81,17 @@ func compileSpec(s ExprSpec) (*exprFam, error) {
 		if k > s.Lo && k < s.Hi {
 			f.kink, f.hasK = k, true
 			break
+		}
+	}
+	if len(s.Psi) > 1 {
+		src := "(" + s.LogQ + ")"
+		tv := []string{"x"}
+		for k, p := range s.Psi {
+			src += fmt.Sprintf(" + eta_%d*(%s)", k, p)
+			tv = append(tv, fmt.Sprintf("eta_%d", k))
+		}
+		if e, err := expr.Parse(src, tv); err == nil {
+			f.tilt = e.Compile()
 		}
 	}
 	f.name = fmt.Sprintf("expression(log_q=%q, psi=[%s]", s.LogQ, quoteJoin(s.Psi))
@@ -294,16 +309,26 @@ func (c *ExprCoord) Score(x float64, g, xi []float64) { c.f.score(x, g, xi) }
 func (c *ExprCoord) Kinks() ([]float64, [][]float64) { return c.f.kinks() }
 
 // tilted is the scalar family log q(x) + <η, ψ(x)> with ψ ≡ 0: its CDF at
-// η' = 0 is that of the ExprCoord at η.
+// η' = 0 is that of the ExprCoord at η. buf is [x, η...], the variables of
+// the family's tilt program: a tilted is for one goroutine.
 type tilted struct {
 	f   *exprFam
 	eta []float64
+	buf []float64
+}
+
+func newTilted(f *exprFam, eta []float64) tilted {
+	return tilted{f: f, eta: eta, buf: append([]float64{0}, eta...)}
 }
 
 func (t tilted) String() string { return fmt.Sprintf("%s at η = %v", t.f.name, t.eta) }
 func (t tilted) LogQ(x float64) float64 {
 	if !t.f.in(x) {
 		return math.Inf(-1)
+	}
+	if t.f.tilt != nil {
+		t.buf[0] = x
+		return t.f.tilt.Eval(t.buf)
 	}
 	in := []float64{x}
 	l := t.f.logQ.Eval(in)
@@ -315,6 +340,11 @@ func (t tilted) LogQ(x float64) float64 {
 func (t tilted) DLogQ(x float64) float64 {
 	if !t.f.in(x) {
 		return 0
+	}
+	if t.f.tilt != nil {
+		t.buf[0] = x
+		_, d, _ := t.f.tilt.EvalD(t.buf, 0)
+		return d
 	}
 	in := []float64{x}
 	_, d, _ := t.f.logQ.EvalD(in, 0)
@@ -335,7 +365,7 @@ func (c *ExprCoord) cdf(eta []float64) (*CDF, error) {
 			return nil, fmt.Errorf("%v at η = %v: %w", c, eta, ErrNotNormalisable)
 		}
 	}
-	return NewCDF(tilted{c.f, eta[:len(c.f.psi)]}, 0)
+	return NewCDF(newTilted(c.f, eta[:len(c.f.psi)]), 0)
 }
 
 // Sample inverts the exact CDF at η (NaN where it is not normalisable).
@@ -376,7 +406,7 @@ func (c *ExprCoord) Cumulants(eta, grad, hess []float64) (float64, bool) {
 	m := len(c.f.psi)
 	clear(grad[:m])
 	clear(hess[:m*m])
-	t := tilted{c.f, eta[:m]}
+	t := newTilted(c.f, eta[:m])
 	psi := make([]float64, m)
 	var total float64
 	for p := 0; p+1 < len(cd.edges); p++ {

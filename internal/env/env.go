@@ -14,7 +14,9 @@
 // Kinds (env.kind), each one file registered in kinds:
 //
 //	expfam    the paper's MDP: P_W0(s'|s,a) = q(s') exp(<psi(s'), W0 phi(s,a)> − Z),
-//	          r(s) = Σ_k exp(−width·|s − c_k|²), never terminates
+//	          r(s) = Σ_k exp(−width·|s − c_k|²), never terminates; or any
+//	          family, features, reward and terminal states written as
+//	          expressions (expr.go, docs/expressions.md)
 //	cartpole  the Barto–Sutton–Anderson cart-pole with the SMRL authors' noise
 //	          variants, r = 1 per step, terminal when the pole or cart leaves
 //	          its bounds

@@ -19,6 +19,12 @@
 //     densities. Their normalisation, moments and sampling are computed
 //     by Gauss–Legendre quadrature in log space on a support that adapts to
 //     η, so |η| in the hundreds neither overflows nor underflows (tested to 200).
+//   - Families written as expressions of x (exprfam.go, package expr): log q
+//     and ψ_1, …, ψ_m with exact derivatives from the expression tape, on the
+//     real line or a support [lo, hi] (then score matching's terms carry
+//     the weight h of generalised score matching, see exprFam.Weight). One
+//     statistic is a Scalar (tabulated like custom-sin); more are an
+//     ExprCoord, normalised and sampled exactly at each η by the quadrature.
 //   - The Gaussian family q(x) ∝ exp(−|x|²/(2σ²)), psi(x) = x/σ², for which
 //     s' ~ N(W phi, σ² I) and Z(η) = |η|²/(2σ²) + (d/2) log(2πσ²) in closed form.
 //

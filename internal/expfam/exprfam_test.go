@@ -53,6 +53,24 @@ func TestExprPaperFamilyMatchesCustomSin(t *testing.T) {
 	if k1 != k2 || ok1 != ok2 || !ex.BoundedPsi() {
 		t.Errorf("Kink (%v, %v), custom-sin (%v, %v); BoundedPsi %v", k1, ok1, k2, ok2, ex.BoundedPsi())
 	}
+	// The expression's table samples the built-in's distribution (KS at 1%).
+	const n = 20000
+	crit := 1.628 / math.Sqrt(n)
+	tab := NewTable(ex)
+	for i, eta := range []float64{-2.3, 0.4, 5} {
+		c, err := NewCDF(sin, eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(i), 17))
+		xs := make([]float64, n)
+		for j := range xs {
+			xs[j] = tab.Quantile(eta, rng.Float64())
+		}
+		if d := stats.KS(xs, c.At); d > crit {
+			t.Errorf("η=%g: KS of the expression's sampler against custom-sin's CDF %.4f > %.4f", eta, d, crit)
+		}
+	}
 	for _, eta := range []float64{-6, -1, 0, 0.7, 3, 20} {
 		a, err1 := NewCDF(ex, eta)
 		b, err2 := NewCDF(sin, eta)

@@ -103,6 +103,18 @@ func (f *ReLU) Kinks() (at []float64, jump [][]float64) {
 	return []float64{0}, [][]float64{{0, 1, 1}}
 }
 
+// ReLUWeightCap is the cap C of the ReLU families' default score-matching
+// weight h(x) = min(|x|/(C s), 1), in units of the base scale s: h vanishes
+// at the kink, so the δ of ψ” drops out of the objective and score matching
+// is consistent without a kernel (see package estimator and
+// TestReLUWeightCapChoice, which measures the choice).
+const ReLUWeightCap = 1.0
+
+// DefaultWeight is min(|x|/(ReLUWeightCap·s), 1), vanishing at the kink 0.
+func (f *ReLU) DefaultWeight() Weight {
+	return &DistWeight{Points: []float64{0}, Lo: math.Inf(-1), Hi: math.Inf(1), C: ReLUWeightCap * f.S, P: 1}
+}
+
 // alphas returns the truncation points α₊, α₋ of the two pieces, in units
 // of s.
 func (f *ReLU) alphas(eta []float64) (aPlus, aMinus float64) {

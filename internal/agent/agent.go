@@ -105,11 +105,9 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		}
 		copy(w, spec.W0)
 	case "sm":
-		e := estimator.NewSM(dist, dphi)
-		if spec.KinkBandwidth != nil {
-			if err := e.EstimateKinks(spec.KinkBandwidth); err != nil {
-				return nil, fmt.Errorf("model.kink_bandwidth: %w", err)
-			}
+		e, err := estimator.NewSMFor(dist, dphi, spec.Weights, spec.KinkBandwidth)
+		if err != nil {
+			return nil, err
 		}
 		a.add = e.Add
 		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda) }

@@ -11,7 +11,7 @@ import (
 
 // Catalogs of names accepted in a config.
 var (
-	FamilyKinds   = []string{"custom-sin", "exp-sin", "x-sin", "gaussian"}
+	FamilyKinds   = familyNames() // env.family.kind: the family registry (Families)
 	FeatureKinds  = []string{"linear", "affine", "rff", "per-action", "constant"}
 	AgentNames    = []string{"sm", "lds", "mle", "oracle", "sm-ucb", "lds-ucb", "mle-ucb", "sm-ps", "lds-ps", "mle-ps"}
 	PlannerModes  = []string{"constant", "random"}
@@ -19,7 +19,7 @@ var (
 	EstimateNames = []string{"sm", "lds", "mle"}
 	BetaForms     = []string{"practical", "theory"}
 	EnvKinds      = []string{"expfam", "cartpole", "pendulum", "mountain-car"}
-	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
+	ModelFamilies = familyNames() // model.family: the same registry
 	RolloutModes  = []string{"sample", "mean"}
 	CartPoleNoise = []string{"none", "action_flip", "next_state"}
 	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog", "none"}
@@ -188,9 +188,7 @@ func (c *Config) validate(agents bool) error {
 	} else if f.Kind == "gaussian" {
 		between("env.family.sigma", f.Sigma, 1e-3, 1e3, sigmaWhy)
 	}
-	if (f.Kind == "exp-sin" || f.Kind == "x-sin") && f.Dim != 1 {
-		bad("env.family.dim", "%s is one-dimensional, got dim %d", f.Kind, f.Dim)
-	}
+	c.validateFamilies(bad)
 	ft := e.Features
 	if !slices.Contains(FeatureKinds, ft.Kind) {
 		bad("env.features.kind", "unknown features %q (known: %v)", ft.Kind, FeatureKinds)
@@ -335,11 +333,8 @@ func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, 
 	if ds, ok := physicalStateDims[c.Env.Kind]; ok {
 		m = 1
 		for _, f := range c.Model.Family {
-			switch f {
-			case "relu":
-				m = max(m, 2)
-			case "relu-mog":
-				m = max(m, 3)
+			if info, ok := FamilyByName(f); ok {
+				m = max(m, info.Stats)
 			}
 		}
 		da := c.Env.ActionDim
@@ -363,7 +358,11 @@ func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, 
 	case "per-action":
 		key = "env.actions"
 	}
-	return dpsi, 1, dphi, c.Env.Family.Kind == "gaussian", key, ok
+	m = 1
+	if info, known := FamilyByName(c.Env.Family.Kind); known {
+		m = info.Stats
+	}
+	return dpsi / m, m, dphi, c.Env.Family.Kind == "gaussian", key, ok
 }
 
 // checkTrialMemory refuses model shapes for which an agent's matrices
@@ -872,6 +871,9 @@ func (c *Config) Dims() (dpsi, dphi int, ok bool) {
 		return 0, 0, false
 	}
 	dpsi = ds
+	if info, known := FamilyByName(e.Family.Kind); known {
+		dpsi = ds * info.Stats
+	}
 	switch e.Features.Kind {
 	case "linear":
 		dphi = ds + da

@@ -275,11 +275,9 @@ func Fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	var fit func() (*estimator.Fit, error)
 	switch method {
 	case "sm":
-		e := estimator.NewSM(dist, dphi)
-		if mdp.Model.KinkBandwidth != nil {
-			if err := e.EstimateKinks(mdp.Model.KinkBandwidth); err != nil {
-				return nil, errs.Invalid(fmt.Errorf("model.kink_bandwidth: %w", err))
-			}
+		e, err := estimator.NewSMFor(dist, dphi, mdp.Model.Weights, mdp.Model.KinkBandwidth)
+		if err != nil {
+			return nil, errs.Invalid(err)
 		}
 		acc, fit = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
 	case "lds":

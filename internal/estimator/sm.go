@@ -77,6 +77,26 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 	return e
 }
 
+// NewSMFor returns an empty accumulator for family fam and d_phi features
+// with the score-matching weights w (SetWeights; nil: none) and the kernel
+// kink bandwidths h (EstimateKinks; nil: none): the estimator of an agent or
+// of smrl estimate. Errors name the config key (model.kink_bandwidth,
+// model.kink).
+func NewSMFor(fam expfam.Family, dphi int, w []expfam.Weight, h []float64) (*SM, error) {
+	e := NewSM(fam, dphi)
+	if w != nil {
+		if err := e.SetWeights(w); err != nil {
+			return nil, fmt.Errorf("model.kink: %w", err)
+		}
+	}
+	if h != nil {
+		if err := e.EstimateKinks(h); err != nil {
+			return nil, fmt.Errorf("model.kink_bandwidth: %w", err)
+		}
+	}
+	return e, nil
+}
+
 // initBlocked lays the accumulator out by the blocks of blk: one
 // (m_i·d_phi)² block per coordinate.
 func (e *SM) initBlocked(blk expfam.Blocked) {

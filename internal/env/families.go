@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
@@ -126,20 +127,18 @@ func NewCoord(kind string, p FamilyParams) (expfam.Coord, error) {
 // is weighted (plain score matching) and for families that are not
 // products of Coords.
 func SMWeights(fam expfam.Distribution, kink string) []expfam.Weight {
-	cs, ok := fam.(*expfam.Coords)
-	if !ok {
-		return nil
+	w := estimator.SMWeights(fam)
+	if w == nil || kink == "weighted" {
+		return w
 	}
-	w := make([]expfam.Weight, len(cs.C))
+	cs := fam.(*expfam.Coords) // estimator.SMWeights is nil otherwise
 	set := false
 	for i, c := range cs.C {
-		_, kinked := c.(expfam.Kinked)
 		lo, hi := expfam.SupportOf(c)
-		bounded := !math.IsInf(lo, -1) || !math.IsInf(hi, 1)
-		if bounded || (kinked && kink == "weighted") {
-			w[i] = expfam.DefaultWeight(c)
-			set = set || w[i] != nil
+		if math.IsInf(lo, -1) && math.IsInf(hi, 1) {
+			w[i] = nil // only kinks to weigh: model.kink decides
 		}
+		set = set || w[i] != nil
 	}
 	if !set {
 		return nil

@@ -84,6 +84,9 @@ type Estimate struct {
 	// FrobeniusError is |Ŵ − W0|_F, nil when W0 is not known.
 	FrobeniusError *float64 `json:"frobenius_error,omitempty"`
 	Seconds        float64  `json:"seconds"`
+	// Weight names the score-matching weight of each coordinate (sm only):
+	// see WeightDescription.
+	Weight string `json:"weight,omitempty"`
 }
 
 // Run fits every method of opt on data from opt.Data or drawn from the
@@ -124,6 +127,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		if err := CheckRange(data, opt.Data); err != nil {
 			return nil, err
 		}
+		if err := CheckSupport(mdp, data, opt.Data); err != nil {
+			return nil, err
+		}
 		if err := c.CheckDataMemory(data.Len()); err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %w", opt.Data, err))
 		}
@@ -153,6 +159,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 			return nil, err
 		}
 		e := Estimate{Method: m, W: rows(w, mdp.Model.Features.Dim()), Seconds: secs}
+		if m == "sm" {
+			e.Weight = WeightDescription(mdp.Model)
+		}
 		if known {
 			f := Frobenius(w, w0)
 			e.FrobeniusError = &f
@@ -229,6 +238,60 @@ func CheckRange(data *dataset.Transitions, name string) error {
 		}
 	}
 	return nil
+}
+
+// CheckSupport reports, as invalid input naming the file, line and
+// column, the first next state outside the open support (lo, hi) of its
+// coordinate's family (x <= 0 for exponential and gamma, x outside (0, 1)
+// for beta, outside (low, high) for truncated-gaussian): its density is 0
+// there and its statistic (log x) may not even be finite.
+func CheckSupport(mdp *env.MDP, data *dataset.Transitions, name string) error {
+	cs, ok := mdp.Model.Family.(*expfam.Coords)
+	if !ok {
+		return nil
+	}
+	ds := data.StateDim
+	for j, c := range cs.C {
+		lo, hi := expfam.SupportOf(c)
+		if math.IsInf(lo, -1) && math.IsInf(hi, 1) {
+			continue
+		}
+		col := "s_next"
+		if ds > 1 {
+			col = fmt.Sprintf("s_next%d", j)
+		}
+		for i := range data.Len() {
+			if v := data.NextState(i)[j]; !(v > lo && v < hi) {
+				return errs.Invalid(fmt.Errorf("%s line %d column %q: %v is outside the support (%v, %v) of the %v family of coordinate %d",
+					name, i+2, col, v, lo, hi, c, j))
+			}
+		}
+	}
+	return nil
+}
+
+// WeightDescription names the score-matching weight of a model spec: per
+// coordinate, its weight h (expfam.Weight.String, "1" for none), or the
+// kernel kink term's bandwidths (model.kink kernel), or "1" (plain score
+// matching).
+func WeightDescription(m env.ModelSpec) string {
+	if m.Weights != nil {
+		parts := make([]string, len(m.Weights))
+		for i, w := range m.Weights {
+			h := "h(x) = 1"
+			if w != nil {
+				h = w.String()
+			}
+			parts[i] = fmt.Sprintf("s'_%d: %s", i, h)
+		}
+		return strings.Join(parts, "; ")
+	}
+	for _, h := range m.KinkBandwidth {
+		if h > 0 {
+			return fmt.Sprintf("h(x) = 1, kernel kink term with bandwidths %v", m.KinkBandwidth)
+		}
+	}
+	return "h(x) = 1"
 }
 
 // Draw returns n i.i.d. transitions: s ~ the initial-state distribution

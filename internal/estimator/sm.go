@@ -77,6 +77,27 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 	return e
 }
 
+// SMWeights returns the default weight of every coordinate of a product
+// of expfam.Coords (expfam.DefaultWeight: vanishing at the kinks of ψ and
+// at the ends of the support), or nil for plain score matching when no
+// coordinate has one or fam is not such a product.
+func SMWeights(fam expfam.Family) []expfam.Weight {
+	cs, ok := fam.(*expfam.Coords)
+	if !ok {
+		return nil
+	}
+	w := make([]expfam.Weight, len(cs.C))
+	set := false
+	for i, c := range cs.C {
+		w[i] = expfam.DefaultWeight(c)
+		set = set || w[i] != nil
+	}
+	if !set {
+		return nil
+	}
+	return w
+}
+
 // NewSMFor returns an empty accumulator for family fam and d_phi features
 // with the score-matching weights w (SetWeights; nil: none) and the kernel
 // kink bandwidths h (EstimateKinks; nil: none): the estimator of an agent or

@@ -306,3 +306,13 @@ func TestDistWeight(t *testing.T) {
 		}
 	}
 }
+
+// trigamma against gonum's Hurwitz zeta ζ(2, x), an independent series.
+func TestTrigamma(t *testing.T) {
+	for _, x := range []float64{1e-3, 0.0625, 0.5, 1, 1.5, 3, 9.99, 10, 17, 123.4, 1e5} {
+		want := mathext.Zeta(2, x)
+		if got := trigamma(x); math.Abs(got-want) > 1e-14*want {
+			t.Errorf("trigamma(%g) = %.17g, ζ(2, x) = %.17g", x, got, want)
+		}
+	}
+}

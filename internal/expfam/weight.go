@@ -92,17 +92,26 @@ func NewDistWeight(points []float64, lo, hi, c, p float64) (*DistWeight, error) 
 func (w *DistWeight) String() string {
 	var d []string
 	for _, x := range w.Points {
-		d = append(d, fmt.Sprintf("|x − %g|", x))
+		if x == 0 {
+			d = append(d, "|x|")
+		} else {
+			d = append(d, fmt.Sprintf("|x − %g|", x))
+		}
 	}
-	if !math.IsInf(w.Lo, -1) {
+	if w.Lo == 0 {
+		d = append(d, "x")
+	} else if !math.IsInf(w.Lo, -1) {
 		d = append(d, fmt.Sprintf("x − %g", w.Lo))
 	}
 	if !math.IsInf(w.Hi, 1) {
 		d = append(d, fmt.Sprintf("%g − x", w.Hi))
 	}
 	dist := strings.Join(d, ", ")
-	if len(d) > 1 {
+	switch {
+	case len(d) > 1:
 		dist = "min(" + dist + ")"
+	case strings.Contains(dist, " "):
+		dist = "(" + dist + ")"
 	}
 	if w.P == 1 {
 		return fmt.Sprintf("h(x) = min(%s/%g, 1)", dist, w.C)

@@ -105,7 +105,8 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		}
 		copy(w, spec.W0)
 	case "sm":
-		e, err := estimator.NewSMFor(dist, dphi, spec.Weights, spec.KinkBandwidth)
+		weights, bandwidths := spec.SMSetup(spec.Kink)
+		e, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
 		if err != nil {
 			return nil, err
 		}

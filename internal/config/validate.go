@@ -16,7 +16,7 @@ var (
 	AgentNames    = []string{"sm", "lds", "mle", "oracle", "sm-ucb", "lds-ucb", "mle-ucb", "sm-ps", "lds-ps", "mle-ps"}
 	PlannerModes  = []string{"constant", "random"}
 	PlannerKinds  = []string{"rss", "cem", "mppi"}
-	EstimateNames = []string{"sm", "lds", "mle"}
+	EstimateNames = []string{"sm", "lds", "mle", "sm-kernel", "sm-plain"}
 	BetaForms     = []string{"practical", "theory"}
 	EnvKinds      = []string{"expfam", "cartpole", "pendulum", "mountain-car"}
 	ModelFamilies = familyNames() // model.family: the same registry
@@ -305,7 +305,7 @@ func FitFloats(method string, nblocks, m, dphi int, constC bool) float64 {
 	b := float64(m) * float64(dphi)
 	n := float64(nblocks)
 	switch strings.TrimSuffix(strings.TrimSuffix(method, "-ucb"), "-ps") {
-	case "sm":
+	case "sm", "sm-kernel", "sm-plain":
 		if constC {
 			return 2 * float64(dphi) * float64(dphi)
 		}

@@ -218,7 +218,6 @@ func TestLearnerModel(t *testing.T) {
 	c := cartPoleConfig(t, "none", "normal")
 	c.Model.Family = []string{"relu-mog", "gaussian", "custom-sin", "relu"}
 	c.Model.KinkBandwidth = 0.2
-	c.Model.Kink = "kernel"
 	m, err := New(c)
 	if err != nil {
 		t.Fatal(err)

@@ -80,12 +80,12 @@ type ModelSpec struct {
 	// otherwise. The oracle then plans with P_W0, and agents report |Ŵ − W0|.
 	W0 []float64
 	// KinkBandwidth is, per coordinate, the kernel bandwidth of score
-	// matching's kink term (nil or 0: none; set for model.kink kernel
-	// only); see estimator.SM.EstimateKinks.
+	// matching's kink term (0: ignored), used when Kink is "kernel"; see
+	// estimator.SM.EstimateKinks.
 	KinkBandwidth []float64
-	// Weights are the score-matching weights per coordinate (SMWeights;
-	// nil: plain score matching); see estimator.SM.SetWeights.
-	Weights []expfam.Weight
+	// Kink is model.kink: how score matching treats the kinks of the relu
+	// families (SMSetup gives the weights and bandwidths).
+	Kink string
 	// LDSFeatures are the LDS agent's features; nil: Features.
 	LDSFeatures expfam.Features
 	// Delta is true when the learners model s' − s instead of s': they fit
@@ -319,6 +319,6 @@ func learnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSp
 		lds[i] = c.LDS.Sigma * s
 	}
 	return ModelSpec{Family: fam, Features: feat, LDSSigma: lds, LDSFeatures: ldsFeat,
-		Weights: SMWeights(fam, c.Model.Kink), KinkBandwidth: kinkBandwidths(c.Model, sigma),
+		Kink: c.Model.Kink, KinkBandwidth: kinkBandwidths(c.Model, sigma),
 		Delta: c.Model.Target == "delta"}, nil
 }

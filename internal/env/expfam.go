@@ -42,7 +42,7 @@ func newExpfam(c *config.Config) (*MDP, error) {
 		Task:     &Bumps{Width: c.Env.Reward.Width, Centers: group(c.Env.Reward.Centers, ds)},
 		Dynamics: modelDynamics{m},
 		Model: ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: m.W,
-			Weights: SMWeights(fam, c.Model.Kink), KinkBandwidth: kinkBandwidths(c.Model, familyScales(c.Env.Family, ds))},
+			Kink: c.Model.Kink, KinkBandwidth: kinkBandwidths(c.Model, familyScales(c.Env.Family, ds))},
 		Init: uniformInit(c.Env.InitLow, c.Env.InitHigh),
 	}, nil
 }

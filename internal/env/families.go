@@ -146,15 +146,27 @@ func SMWeights(fam expfam.Distribution, kink string) []expfam.Weight {
 	return w
 }
 
-// kinkBandwidths returns the kernel bandwidths of model.kink kernel,
-// kink_bandwidth·σ_i per coordinate, or nil for the other modes.
+// kinkBandwidths returns the kernel bandwidths kink_bandwidth·σ_i of
+// score matching's kink term per coordinate (used by model.kink kernel).
 func kinkBandwidths(m config.Model, sigma []float64) []float64 {
-	if m.Kink != "kernel" {
-		return nil
-	}
 	h := make([]float64, len(sigma))
 	for i, s := range sigma {
 		h[i] = m.KinkBandwidth * s
 	}
 	return h
+}
+
+// SMSetup returns the score-matching weights and kernel kink bandwidths of
+// the model for a kink mode: "weighted", "kernel" or "none" (model.kink;
+// the boundaries of bounded families are weighted in every mode), or
+// "plain", plain score matching with h ≡ 1 and no kink term everywhere
+// (the authors' estimator). nil entries mean none.
+func (m ModelSpec) SMSetup(mode string) (weights []expfam.Weight, bandwidths []float64) {
+	switch mode {
+	case "plain":
+		return nil, nil
+	case "kernel":
+		return SMWeights(m.Family, mode), m.KinkBandwidth
+	}
+	return SMWeights(m.Family, mode), nil
 }

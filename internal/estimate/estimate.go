@@ -19,14 +19,20 @@ import (
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
-// Methods lists the estimators in their canonical order.
+// Methods lists the estimators in their canonical order: sm (score
+// matching with model.kink), lds, mle, and the score-matching variants
+// sm-kernel (the kernel kink term) and sm-plain (h ≡ 1, no kink term: the
+// authors' estimator), for comparisons.
 var Methods = slices.Clone(config.EstimateNames)
+
+// DefaultMethods are the methods run when none are given.
+var DefaultMethods = []string{"sm", "lds", "mle"}
 
 // streamDraw is the PCG stream of the data drawn by Run.
 const streamDraw = 0x5eed_e571_0a7e
 
 // ParseMethods checks and de-duplicates a list of method names, keeping
-// their order; an empty list means all of Methods. An entry may itself be a
+// their order; an empty list means DefaultMethods. An entry may itself be a
 // comma-separated list. Unknown names are invalid input.
 func ParseMethods(list []string) ([]string, error) {
 	var out []string
@@ -45,7 +51,7 @@ func ParseMethods(list []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return slices.Clone(Methods), nil
+		return slices.Clone(DefaultMethods), nil
 	}
 	return out, nil
 }
@@ -159,8 +165,8 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 			return nil, err
 		}
 		e := Estimate{Method: m, W: rows(w, mdp.Model.Features.Dim()), Seconds: secs}
-		if m == "sm" {
-			e.Weight = WeightDescription(mdp.Model)
+		if strings.HasPrefix(m, "sm") {
+			e.Weight = WeightDescription(mdp.Model.SMSetup(smMode(m, mdp.Model)))
 		}
 		if known {
 			f := Frobenius(w, w0)
@@ -270,28 +276,42 @@ func CheckSupport(mdp *env.MDP, data *dataset.Transitions, name string) error {
 	return nil
 }
 
-// WeightDescription names the score-matching weight of a model spec: per
-// coordinate, its weight h (expfam.Weight.String, "1" for none), or the
-// kernel kink term's bandwidths (model.kink kernel), or "1" (plain score
-// matching).
-func WeightDescription(m env.ModelSpec) string {
-	if m.Weights != nil {
-		parts := make([]string, len(m.Weights))
-		for i, w := range m.Weights {
+// WeightDescription names score matching's weights and kernel kink terms
+// (env.ModelSpec.SMSetup): per coordinate its weight h (expfam.Weight's
+// String, h(x) = 1 for none), or h(x) = 1 for plain score matching, and the
+// kernel bandwidths where there are any.
+func WeightDescription(weights []expfam.Weight, bandwidths []float64) string {
+	s := "h(x) = 1"
+	if weights != nil {
+		parts := make([]string, len(weights))
+		for i, w := range weights {
 			h := "h(x) = 1"
 			if w != nil {
 				h = w.String()
 			}
 			parts[i] = fmt.Sprintf("s'_%d: %s", i, h)
 		}
-		return strings.Join(parts, "; ")
+		s = strings.Join(parts, "; ")
 	}
-	for _, h := range m.KinkBandwidth {
+	kernel := ""
+	for _, h := range bandwidths {
 		if h > 0 {
-			return fmt.Sprintf("h(x) = 1, kernel kink term with bandwidths %v", m.KinkBandwidth)
+			kernel = fmt.Sprintf(", kernel kink term with bandwidths %v", bandwidths)
 		}
 	}
-	return "h(x) = 1"
+	return s + kernel
+}
+
+// smMode is the kink mode of a score-matching method: model.kink for sm,
+// kernel for sm-kernel, plain for sm-plain.
+func smMode(method string, m env.ModelSpec) string {
+	switch method {
+	case "sm-kernel":
+		return "kernel"
+	case "sm-plain":
+		return "plain"
+	}
+	return m.Kink
 }
 
 // Draw returns n i.i.d. transitions: s ~ the initial-state distribution
@@ -337,8 +357,9 @@ func Fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	var acc adder
 	var fit func() (*estimator.Fit, error)
 	switch method {
-	case "sm":
-		e, err := estimator.NewSMFor(dist, dphi, mdp.Model.Weights, mdp.Model.KinkBandwidth)
+	case "sm", "sm-kernel", "sm-plain":
+		weights, bandwidths := mdp.Model.SMSetup(smMode(method, mdp.Model))
+		e, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
 		if err != nil {
 			return nil, errs.Invalid(err)
 		}

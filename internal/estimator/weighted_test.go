@@ -372,3 +372,71 @@ func TestSetWeightsErrors(t *testing.T) {
 		}
 	}
 }
+
+// The confidence set of a weighted fit is the weighted V's: |δ|²_P =
+// δᵀ(V_w + λI)δ and LogDet = log det(V_w/λ + I) with V_w the sum of the
+// per-transition weighted terms, and posterior draws R⁻¹z have |·|_P = |z|.
+func TestWeightedConfidenceUsesWeightedV(t *testing.T) {
+	relu, _ := expfam.NewReLU(0.7, 2)
+	g, _ := expfam.NewGaussCoord(0.4)
+	fam, _ := expfam.NewCoords([]expfam.Coord{relu, g})
+	e := NewSM(fam, 2)
+	tw, _ := expfam.NewDistWeight(nil, -1, 1, 0.5, 1)
+	if err := e.SetWeights([]expfam.Weight{relu.DefaultWeight(), tw}); err != nil {
+		t.Fatal(err)
+	}
+	d := fam.StatDim() * 2
+	v, b := make([]float64, d*d), make([]float64, d)
+	cs, xi := make([]float64, 9), make([]float64, 3)
+	rng := rand.New(rand.NewPCG(8, 9))
+	for range 300 {
+		phi := []float64{2*rng.Float64() - 1, 1}
+		next := []float64{rng.NormFloat64(), 1.8*rng.Float64() - 0.9}
+		e.Add(phi, next)
+		e.AddTransition(phi, next, v, b, cs, xi)
+	}
+	const lambda = 0.3
+	f, err := e.Fit(lambda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			p.SetSym(i, j, v[i*d+j]/lambda)
+		}
+		p.SetSym(i, i, p.At(i, i)+1)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(p) {
+		t.Fatal("V/λ + I not positive definite")
+	}
+	if got, want := f.LogDet(), ch.LogDet(); math.Abs(got-want) > 1e-9*math.Abs(want) {
+		t.Errorf("LogDet %.12g, log det(V_w/λ + I) %.12g", got, want)
+	}
+	delta := make([]float64, d)
+	for i := range delta {
+		delta[i] = rng.NormFloat64()
+	}
+	var q float64
+	for i := range d {
+		q += lambda * delta[i] * delta[i]
+		for j := range d {
+			q += delta[i] * v[i*d+j] * delta[j]
+		}
+	}
+	if got := f.Norm(delta); math.Abs(got*got-q) > 1e-9*q {
+		t.Errorf("|δ|²_P = %.12g, δᵀ(V_w + λI)δ = %.12g", got*got, q)
+	}
+	out := make([]float64, d)
+	if err := f.InvSqrt(delta, out); err != nil {
+		t.Fatal(err)
+	}
+	var z2 float64
+	for _, z := range delta {
+		z2 += z * z
+	}
+	if got := f.Norm(out); math.Abs(got*got-z2) > 1e-9*z2 {
+		t.Errorf("|R⁻¹z|²_P = %.12g, |z|² = %.12g", got*got, z2)
+	}
+}

@@ -26,8 +26,9 @@ import (
 // rows; the ridge λ of the estimators picks the minimum-norm solution.
 //
 // ψ' jumps at the kink 0 by J = [0, 1] (Stats 2) or [0, 1, 1] (Stats 3), so
-// ψ” contains J·δ(x): score matching needs the term E[p(0 | s, a) phi], which
-// package estimator estimates with a kernel (see Kinked).
+// ψ” contains J·δ(x): plain score matching needs the term E[p(0 | s, a) phi],
+// which package estimator can estimate with a kernel (see Kinked); the
+// default weight (DefaultWeight) vanishes at 0 instead and removes it.
 type ReLU struct {
 	S     float64 // scale of the Gaussian base measure
 	Stats int     // 2 or 3

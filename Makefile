@@ -48,6 +48,9 @@ reproduce: build
 	$(BIN) plot --sweep results/estimate-sweep.csv
 	$(BIN) sweep --config configs/ablation-tau-rollouts.yaml --out results/ablation-tau-rollouts
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -run TestFullPaperAcceptance -v ./internal/experiment/
+	$(BIN) estimate --config configs/relu-kink.yaml --method sm,sm-kernel,sm-plain,mle --out results/relu-kink-sweep.csv
+	$(BIN) compare --config configs/relu-kink.yaml --out results/relu-kink
+	SMRL_LONG=1 $(GO) test -count=1 -timeout 60m -run 'TestWeightedSMConsistencyLong|TestReLUWeightCapChoice' -v ./internal/estimator/
 
 # examples/slurm-array.sh on a real one-node Slurm cluster (root: installs
 # slurm-wlm and munge if missing), merged and compared with a local run.

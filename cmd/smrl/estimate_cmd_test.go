@@ -24,6 +24,7 @@ type estimateJSON struct {
 		W              [][]float64 `json:"W"`
 		FrobeniusError *float64    `json:"frobenius_error"`
 		Seconds        float64     `json:"seconds"`
+		Weight         string      `json:"weight"`
 	} `json:"estimates"`
 }
 
@@ -142,7 +143,7 @@ func TestEstimateData(t *testing.T) {
 	}
 	code, out, _ := run(t, "estimate", "--data", p, "--method", "lds")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 6 || f[0] != "lds" || f[1] != "200" || f[4] != "-" {
+	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 7 || f[0] != "lds" || f[1] != "200" || f[4] != "-" {
 		t.Errorf("table for --data (exit %d):\n%s", code, out)
 	}
 }

@@ -140,7 +140,7 @@ type MountainCar struct {
 // env.kind expfam the learners use the true family and features): a product
 // of per-coordinate families for s' with features phi(s, a).
 type Model struct {
-	Family   []string  `mapstructure:"family" yaml:"family"` // per coordinate, or one for all: gaussian | relu | relu-mog | custom-sin
+	Family   []string  `mapstructure:"family" yaml:"family"` // per coordinate, or one for all: a name of Families
 	Sigma    []float64 `mapstructure:"sigma" yaml:"sigma"`   // per-coordinate base scale; empty: the environment's noise scales
 	Alpha    float64   `mapstructure:"alpha" yaml:"alpha"`   // custom-sin: q(x) = exp(−|x|^alpha/alpha)
 	Features Features  `mapstructure:"features" yaml:"features"`
@@ -148,6 +148,16 @@ type Model struct {
 	// of the relu families, in units of the coordinate's base scale (0: the
 	// kink is ignored, as in the authors' estimator).
 	KinkBandwidth float64 `mapstructure:"kink_bandwidth" yaml:"kink_bandwidth"`
+	// Kink is how score matching treats the kink of the relu families:
+	// "weighted", a weight vanishing at the kink (generalised SM, consistent);
+	// "kernel", the kernel estimate of its δ term (bandwidth KinkBandwidth);
+	// "none", ignored (the authors' estimator).
+	Kink string `mapstructure:"kink" yaml:"kink"`
+	// WeightCap is the cap C of the score-matching weights min(d/C, 1)^p
+	// (d the distance to a kink or the boundary of the support): in units of
+	// σ for relu, relu-mog and truncated-gaussian, of x for exponential and
+	// gamma, absolute for beta; 0 is each family's default (1, 1, 1, 0.5).
+	WeightCap float64 `mapstructure:"weight_cap" yaml:"weight_cap"`
 	// Target is what the learners model: "next", s', or "delta", s' − s.
 	Target string `mapstructure:"target" yaml:"target"`
 	// InputScale divides each coordinate of (s, a) before rff features
@@ -168,6 +178,10 @@ type Family struct {
 	Alpha float64 `mapstructure:"alpha" yaml:"alpha"`
 	Dim   int     `mapstructure:"dim" yaml:"dim"`
 	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
+	// Low and High are the support [low, high] of the truncated-gaussian
+	// family (env.family and model.family).
+	Low  float64 `mapstructure:"low" yaml:"low"`
+	High float64 `mapstructure:"high" yaml:"high"`
 	// Kind expression: log q, psi and the support for every coordinate,
 	// or Coords, one family per coordinate (see validate_expr.go).
 	LogQ    string       `mapstructure:"log_q" yaml:"log_q,omitempty"`

@@ -11,15 +11,15 @@ import (
 
 // Catalogs of names accepted in a config.
 var (
-	FamilyKinds   = []string{"custom-sin", "exp-sin", "x-sin", "gaussian", ExprKind}
+	FamilyKinds   = append(familyNames(), ExprKind) // env.family.kind: the family registry (Families) and expressions
 	FeatureKinds  = []string{"linear", "affine", "rff", "per-action", "constant", ExprKind}
 	AgentNames    = []string{"sm", "lds", "mle", "oracle", "sm-ucb", "lds-ucb", "mle-ucb", "sm-ps", "lds-ps", "mle-ps"}
 	PlannerModes  = []string{"constant", "random"}
 	PlannerKinds  = []string{"rss", "cem", "mppi"}
-	EstimateNames = []string{"sm", "lds", "mle"}
+	EstimateNames = []string{"sm", "lds", "mle", "sm-kernel", "sm-plain"}
 	BetaForms     = []string{"practical", "theory"}
 	EnvKinds      = []string{"expfam", "cartpole", "pendulum", "mountain-car"}
-	ModelFamilies = []string{"gaussian", "relu", "relu-mog", "custom-sin", ExprKind}
+	ModelFamilies = append(familyNames(), ExprKind) // model.family: the same registry and expressions
 	RolloutModes  = []string{"sample", "mean"}
 	CartPoleNoise = []string{"none", "action_flip", "next_state"}
 	NoiseDensity  = []string{"normal", "exp", "custom-sin", "mog", "none"}
@@ -188,9 +188,7 @@ func (c *Config) validate(agents bool) error {
 	} else if f.Kind == "gaussian" {
 		between("env.family.sigma", f.Sigma, 1e-3, 1e3, sigmaWhy)
 	}
-	if (f.Kind == "exp-sin" || f.Kind == "x-sin") && f.Dim != 1 {
-		bad("env.family.dim", "%s is one-dimensional, got dim %d", f.Kind, f.Dim)
-	}
+	c.validateFamilies(bad)
 	ft := e.Features
 	if !slices.Contains(FeatureKinds, ft.Kind) {
 		bad("env.features.kind", "unknown features %q (known: %v)", ft.Kind, FeatureKinds)
@@ -310,7 +308,7 @@ func FitFloats(method string, nblocks, m, dphi int, constC bool) float64 {
 	b := float64(m) * float64(dphi)
 	n := float64(nblocks)
 	switch strings.TrimSuffix(strings.TrimSuffix(method, "-ucb"), "-ps") {
-	case "sm":
+	case "sm", "sm-kernel", "sm-plain":
 		if constC {
 			return 2 * float64(dphi) * float64(dphi)
 		}
@@ -338,12 +336,10 @@ func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, 
 	if ds, ok := physicalStateDims[c.Env.Kind]; ok {
 		m = 1
 		for _, f := range c.Model.Family {
-			switch f {
-			case "relu":
-				m = max(m, 2)
-			case "relu-mog":
-				m = max(m, 3)
-			case ExprKind:
+			if info, ok := FamilyByName(f); ok {
+				m = max(m, info.Stats)
+			}
+			if f == ExprKind {
 				for _, x := range c.Model.Expression {
 					m = max(m, len(x.Psi))
 				}
@@ -372,7 +368,11 @@ func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, 
 	case "per-action":
 		key = "env.actions"
 	}
-	return dpsi, 1, dphi, c.Env.Family.Kind == "gaussian", key, ok
+	m = 1
+	if info, known := FamilyByName(c.Env.Family.Kind); known {
+		m = info.Stats
+	}
+	return dpsi / m, m, dphi, c.Env.Family.Kind == "gaussian", key, ok
 }
 
 // checkTrialMemory refuses model shapes for which an agent's matrices
@@ -883,6 +883,9 @@ func (c *Config) Dims() (dpsi, dphi int, ok bool) {
 		return 0, 0, false
 	}
 	dpsi = ds
+	if info, known := FamilyByName(e.Family.Kind); known {
+		dpsi = ds * info.Stats
+	}
 	if e.Family.Kind == ExprKind {
 		dpsi = ExprStats(e.Family.Coordinates())
 	}

@@ -15,7 +15,7 @@ import (
 // tabulated inverse CDF for product families, exact normals for the
 // Gaussian family), and the learners learn in the true family and features.
 func newExpfam(c *config.Config) (*MDP, error) {
-	fam, err := NewFamily(c.Env.Family)
+	fam, err := NewFamily(c.Env.Family, c.Model.WeightCap)
 	if err != nil {
 		return nil, err
 	}
@@ -59,9 +59,20 @@ func newExpfam(c *config.Config) (*MDP, error) {
 		True:     m,
 		Task:     task,
 		Dynamics: modelDynamics{m},
-		Model:    ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: m.W},
-		Init:     uniformInit(c.Env.InitLow, c.Env.InitHigh),
+		Model: ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: m.W,
+			Kink: c.Model.Kink, KinkBandwidth: kinkBandwidths(c.Model, familyScales(c.Env.Family, ds))},
+		Init: uniformInit(c.Env.InitLow, c.Env.InitHigh),
 	}, nil
+}
+
+// familyScales returns the scale σ of env.family per coordinate for the
+// kernel bandwidths of model.kink kernel: env.family.sigma.
+func familyScales(f config.Family, ds int) []float64 {
+	s := make([]float64, ds)
+	for i := range s {
+		s[i] = f.Sigma
+	}
+	return s
 }
 
 // modelDynamics is the transition of an exponential-family model.
@@ -100,8 +111,13 @@ func (r *Bumps) Terminal([]float64) (bool, float64) { return false, 0 }
 // Terminates is false.
 func (r *Bumps) Terminates() bool { return false }
 
-// NewFamily builds the transition family of a config.
-func NewFamily(c config.Family) (expfam.Distribution, error) {
+// NewFamily builds the transition family of a config from the family
+// registry (families): custom-sin, exp-sin and x-sin as tabulated products
+// (expfam.Product) and gaussian in closed form (expfam.Gaussian), as they
+// always were; every other family as a product of Dim registry coordinates
+// (expfam.Coords). weightCap is model.weight_cap, the cap of the learners'
+// score-matching weights.
+func NewFamily(c config.Family, weightCap float64) (expfam.Distribution, error) {
 	switch c.Kind {
 	case "custom-sin":
 		s, err := expfam.NewSin(c.Freq, c.Alpha)
@@ -126,7 +142,18 @@ func NewFamily(c config.Family) (expfam.Distribution, error) {
 	case config.ExprKind:
 		return newExprFamily(c)
 	}
-	return nil, fmt.Errorf("env.family.kind: unknown family %q", c.Kind)
+	if c.Dim < 1 {
+		return nil, fmt.Errorf("env.family.dim must be >= 1, got %d", c.Dim)
+	}
+	p := FamilyParams{Sigma: c.Sigma, Alpha: c.Alpha, Freq: c.Freq, Low: c.Low, High: c.High, Cap: weightCap}
+	cs := make([]expfam.Coord, c.Dim)
+	for i := range cs {
+		var err error
+		if cs[i], err = NewCoord(c.Kind, p); err != nil {
+			return nil, fmt.Errorf("env.family: %w", err)
+		}
+	}
+	return expfam.NewCoords(cs)
 }
 
 // NewFeatures builds phi of env.features for d_s-dimensional states and the

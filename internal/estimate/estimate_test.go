@@ -207,15 +207,15 @@ func TestWriteSweep(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	e := 0.05
-	r := &Result{N: 10, Estimates: []Estimate{{Method: "sm", W: [][]float64{{1.03, 1.04}}, FrobeniusError: &e, Seconds: 0.0001}, {Method: "lds", W: [][]float64{{1, 2}, {3, 4}}}}}
+	r := &Result{N: 10, Estimates: []Estimate{{Method: "sm", W: [][]float64{{1.03, 1.04}}, FrobeniusError: &e, Seconds: 0.0001, Weight: "h(x) = 1"}, {Method: "lds", W: [][]float64{{1, 2}, {3, 4}}}}}
 	var b strings.Builder
 	if err := r.WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := "" +
-		"method  n   W                 |W−W0|_F  seconds\n" +
-		"sm      10  [[1.03, 1.04]]    0.05      0.0001\n" +
-		"lds     10  [[1, 2], [3, 4]]  -         0\n"
+		"method  n   W                 |W−W0|_F  seconds  weight\n" +
+		"sm      10  [[1.03, 1.04]]    0.05      0.0001   h(x) = 1\n" +
+		"lds     10  [[1, 2], [3, 4]]  -         0        -\n"
 	if b.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}

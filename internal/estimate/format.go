@@ -18,18 +18,22 @@ func (r *Result) WriteJSON(w io.Writer) error {
 
 // WriteTable writes r as aligned columns
 //
-//	method  n  W  |W−W0|_F  seconds
+//	method  n  W  |W−W0|_F  seconds  weight
 //
-// with "-" for an unknown error.
+// with "-" for an unknown error and for the weight of lds and mle.
 func (r *Result) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "method\tn\tW\t|W−W0|_F\tseconds")
+	fmt.Fprintln(tw, "method\tn\tW\t|W−W0|_F\tseconds\tweight")
 	for _, e := range r.Estimates {
 		fe := "-"
 		if e.FrobeniusError != nil {
 			fe = formatFloat(*e.FrobeniusError)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", e.Method, r.N, FormatMatrix(e.W), fe, formatFloat(e.Seconds))
+		wt := e.Weight
+		if wt == "" {
+			wt = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", e.Method, r.N, FormatMatrix(e.W), fe, formatFloat(e.Seconds), wt)
 	}
 	return tw.Flush()
 }

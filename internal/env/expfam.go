@@ -140,7 +140,7 @@ func NewFamily(c config.Family, weightCap float64) (expfam.Distribution, error) 
 	case "gaussian":
 		return expfam.NewGaussian(c.Dim, c.Sigma)
 	case config.ExprKind:
-		return newExprFamily(c)
+		return newExprFamily(c, weightCap)
 	}
 	if c.Dim < 1 {
 		return nil, fmt.Errorf("env.family.dim must be >= 1, got %d", c.Dim)

@@ -15,16 +15,20 @@ import (
 // expression, features of kind expression, env.reward.expression and
 // env.terminal, and checks them at load time.
 
-func exprSpec(f config.ExprFamily) expfam.ExprSpec {
+// exprSpec is the family f with the score-matching weight cap wcap
+// (model.weight_cap; 0: the default).
+func exprSpec(f config.ExprFamily, wcap float64) expfam.ExprSpec {
 	lo, hi := f.Bounds()
-	return expfam.ExprSpec{LogQ: f.LogQ, Psi: f.Psi, Lo: lo, Hi: hi}
+	return expfam.ExprSpec{LogQ: f.LogQ, Psi: f.Psi, Lo: lo, Hi: hi, Cap: wcap}
 }
 
 // newExprFamily builds env.family of kind expression: the d-fold product
 // of one tabulated scalar family (expfam.Product, as custom-sin) when every
-// coordinate has the same family of one statistic, else a product of
-// per-coordinate families (expfam.Coords).
-func newExprFamily(c config.Family) (expfam.Distribution, error) {
+// coordinate has the same family of one statistic and no score-matching
+// weight (the real line, no kink of ψ), else a product of per-coordinate
+// families (expfam.Coords), whose weights the learners apply. wcap is
+// model.weight_cap.
+func newExprFamily(c config.Family, wcap float64) (expfam.Distribution, error) {
 	coords := c.Coordinates()
 	key := func(i int) string {
 		if len(c.Coords) > 0 {
@@ -36,16 +40,18 @@ func newExprFamily(c config.Family) (expfam.Distribution, error) {
 		return f.LogQ != coords[0].LogQ || !slices.Equal(f.Psi, coords[0].Psi) || !slices.Equal(f.Support, coords[0].Support)
 	})
 	if same && len(coords[0].Psi) == 1 {
-		s, err := expfam.NewExprScalar(exprSpec(coords[0]))
+		s, err := expfam.NewExprScalar(exprSpec(coords[0], wcap))
 		if err != nil {
 			return nil, fmt.Errorf("%s.%w", key(0), err)
 		}
-		return expfam.NewProduct(s, c.Dim)
+		if s.DefaultWeight() == nil {
+			return expfam.NewProduct(s, c.Dim)
+		}
 	}
 	cs := make([]expfam.Coord, len(coords))
 	for i, f := range coords {
 		var err error
-		if cs[i], err = expfam.NewExprCoord(exprSpec(f)); err != nil {
+		if cs[i], err = expfam.NewExprCoord(exprSpec(f, wcap)); err != nil {
 			return nil, fmt.Errorf("%s.%w", key(i), err)
 		}
 	}
@@ -277,7 +283,7 @@ func learnerExprCoord(c config.Model, n int) (expfam.Coord, error) {
 		return nil, fmt.Errorf("model.expression: %d families for more expression coordinates of model.family", len(c.Expression))
 	}
 	key := fmt.Sprintf("model.expression[%d]", j)
-	co, err := expfam.NewExprCoord(exprSpec(c.Expression[j]))
+	co, err := expfam.NewExprCoord(exprSpec(c.Expression[j], c.WeightCap))
 	if err != nil {
 		return nil, fmt.Errorf("%s.%w", key, err)
 	}

@@ -284,7 +284,14 @@ env:
 	sim := m.Dynamics.NewSimulator()
 	feat := m.Model.Features
 	phi := make([]float64, feat.Dim())
-	sm := estimator.NewSM(m.Model.Family, feat.Dim())
+	if _, ok := m.Model.Family.(*expfam.Coords); !ok {
+		t.Fatalf("family %T, want Coords (a weighted family)", m.Model.Family)
+	}
+	w, h := m.Model.SMSetup(m.Model.Kink)
+	sm, err := estimator.NewSMFor(m.Model.Family, feat.Dim(), w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, next := make([]float64, 1), make([]float64, 1)
 	for range 20000 {
 		m.Init(rng, s)

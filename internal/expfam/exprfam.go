@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/expr"
@@ -12,11 +13,14 @@ import (
 
 // ExprSpec is a one-dimensional family written as expressions of x
 // (package expr): log q(x) = LogQ, ψ(x) = Psi (one expression per
-// statistic), on the support [Lo, Hi] (±Inf for an unbounded side).
+// statistic), on the support [Lo, Hi] (±Inf for an unbounded side). Cap is
+// the cap C of its score-matching weight (see exprFam.defaultWeight; 0:
+// 1).
 type ExprSpec struct {
 	LogQ   string
 	Psi    []string
 	Lo, Hi float64
+	Cap    float64
 }
 
 // ErrBadFamily is wrapped by the errors of an expression family that cannot
@@ -32,7 +36,7 @@ type exprFam struct {
 	psiE   []*expr.Expr
 	kink   float64 // graded quadrature point (see Kink)
 	hasK   bool
-	weight bool // the support is bounded: score matching is weighted
+	weight Weight // the default score-matching weight; nil: h ≡ 1
 	name   string
 	// tilt is log q(x) + Σ_k η_k ψ_k(x) as one program of [x, η_0, …]
 	// (nil when the combined source is too long or deep to parse): the
@@ -56,7 +60,7 @@ func compileSpec(s ExprSpec) (*exprFam, error) {
 	if lq.Bool() {
 		return nil, fmt.Errorf("log_q: %w: %q is a comparison, want a number", ErrBadFamily, s.LogQ)
 	}
-	f := &exprFam{spec: s, logQ: lq.Compile(), weight: !math.IsInf(s.Lo, 0) || !math.IsInf(s.Hi, 0)}
+	f := &exprFam{spec: s, logQ: lq.Compile()}
 	var kinks []float64
 	kinks = append(kinks, lq.Kinks(0)...)
 	for k, src := range s.Psi {
@@ -94,8 +98,11 @@ func compileSpec(s ExprSpec) (*exprFam, error) {
 			f.tilt = e.Compile()
 		}
 	}
+	if err := f.setWeight(); err != nil {
+		return nil, err
+	}
 	f.name = fmt.Sprintf("expression(log_q=%q, psi=[%s]", s.LogQ, quoteJoin(s.Psi))
-	if f.weight {
+	if !math.IsInf(s.Lo, 0) || !math.IsInf(s.Hi, 0) {
 		f.name += fmt.Sprintf(", support=[%g, %g]", s.Lo, s.Hi)
 	}
 	f.name += ")"
@@ -127,73 +134,96 @@ func (f *exprFam) dlogq(x float64) float64 {
 	return d
 }
 
-// Weight returns the weight h(x) of generalised score matching on the
-// support and h'(x): 1 and 0 on the real line;
-//
-//	h(x) = (x − lo)(hi − x)/((hi − lo)/2)²      on [lo, hi],
-//	h(x) = t/(1 + t), t = x − lo (or hi − x)     on a half-line,
-//
-// which vanish at the finite ends, so that the boundary terms of score
-// matching's integration by parts vanish (Hyvärinen 2007; Yu, Drton &
-// Shojaie 2019), and are at most 1.
-func (f *exprFam) Weight(x float64) (h, dh float64) {
+// setWeight sets the family's default score-matching weight (package
+// estimator applies it; see Weight): none on the real line without kinks of
+// ψ; else DistWeight h(x) = min(d(x)/C, 1)^P, d the distance to the kinks of
+// ψ and the finite ends of the support, C the spec's Cap (default 1, at most
+// half the support's width), and P = 1, or P = 2 where ψ' grows without
+// bound towards a finite end (a log statistic), which keeps h ψ'² and h ψ”
+// integrable as Hyvärinen's h(x) = x² does for non-negative data.
+func (f *exprFam) setWeight() error {
 	lo, hi := f.spec.Lo, f.spec.Hi
-	switch {
-	case !f.weight:
-		return 1, 0
-	case !math.IsInf(lo, 0) && !math.IsInf(hi, 0):
-		s := 4 / ((hi - lo) * (hi - lo))
-		return (x - lo) * (hi - x) * s, (lo + hi - 2*x) * s
-	case !math.IsInf(lo, 0):
-		t := x - lo
-		return t / (1 + t), 1 / ((1 + t) * (1 + t))
-	default:
-		t := hi - x
-		return t / (1 + t), -1 / ((1 + t) * (1 + t))
+	kinks := f.psiKinks()
+	if math.IsInf(lo, -1) && math.IsInf(hi, 1) && len(kinks) == 0 {
+		return nil
 	}
-}
-
-// score writes g_k = √h ψ_k'(x) and ξ_k = h((log q)' ψ_k' + ψ_k”) + h' ψ_k'
-// for the weight h of Weight: with h ≡ 1 the terms of score matching, on a
-// bounded support those of generalised score matching, whose objective
-// ½ E[h |∂ log p|²] + E[h ∂² log p + h' ∂ log p] is then what the
-// estimators minimise through C = Σ g gᵀ and ξ.
-func (f *exprFam) score(x float64, g, xi []float64) {
-	in := []float64{x}
-	_, dl, _ := f.logQ.EvalD(in, 0)
-	h, dh := f.Weight(x)
-	rh := math.Sqrt(h)
-	for k, p := range f.psi {
-		_, d, dd := p.EvalD(in, 0)
-		if f.weight {
-			g[k] = rh * d
-			xi[k] = h*(dl*d+dd) + dh*d
-		} else {
-			g[k] = d
-			xi[k] = dl*d + dd
+	c := f.spec.Cap
+	if c == 0 {
+		c = 1
+	}
+	if !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
+		c = math.Min(c, (hi-lo)/2)
+	}
+	p := 1.0
+	for _, end := range []float64{lo, hi} {
+		if math.IsInf(end, 0) {
+			continue
+		}
+		w := math.Min(1, (hi-lo)/2)
+		if end == hi {
+			w = -w
+		}
+		for _, ps := range f.psi {
+			_, near, _ := ps.EvalD([]float64{end + 1e-9*w}, 0)
+			_, far, _ := ps.EvalD([]float64{end + 1e-3*w}, 0)
+			if !(math.Abs(near) <= 10*math.Abs(far)+1) {
+				p = 2
+			}
 		}
 	}
+	w, err := NewDistWeight(kinks, lo, hi, c, p)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadFamily, err)
+	}
+	f.weight = w
+	return nil
 }
 
-// kinks returns the kinks of ψ inside the support and the jumps of ψ' there
-// (times the weight h, as the δ term of generalised score matching).
-func (f *exprFam) kinks() (at []float64, jump [][]float64) {
-	seen := map[float64]bool{}
+// defaultWeight returns the default weight, an untyped nil for none.
+func (f *exprFam) defaultWeight() Weight {
+	if f.weight == nil {
+		return nil
+	}
+	return f.weight
+}
+
+// psiKinks returns the kinks of ψ strictly inside the support, sorted.
+func (f *exprFam) psiKinks() []float64 {
+	var at []float64
 	for _, e := range f.psiE {
 		for _, k := range e.Kinks(0) {
-			if k > f.spec.Lo && k < f.spec.Hi && !seen[k] {
-				seen[k] = true
+			if k > f.spec.Lo && k < f.spec.Hi && !slices.Contains(at, k) {
 				at = append(at, k)
 			}
 		}
 	}
+	slices.Sort(at)
+	return at
+}
+
+// score writes g_k = ψ_k'(x) and ξ_k = (log q)' ψ_k' + ψ_k”: the terms of
+// score matching, which package estimator weights with the family's
+// DefaultWeight.
+func (f *exprFam) score(x float64, g, xi []float64) {
+	in := []float64{x}
+	_, dl, _ := f.logQ.EvalD(in, 0)
+	for k, p := range f.psi {
+		_, d, dd := p.EvalD(in, 0)
+		g[k] = d
+		xi[k] = dl*d + dd
+	}
+}
+
+// kinks returns the kinks of ψ inside the support and the jumps of ψ'
+// there, ψ'(k+) − ψ'(k−).
+func (f *exprFam) kinks() (at []float64, jump [][]float64) {
+	at = f.psiKinks()
 	for _, k := range at {
-		h, _ := f.Weight(k)
 		j := make([]float64, len(f.psi))
 		for i, p := range f.psi {
 			_, dl, _ := p.EvalSide([]float64{k}, 0, -1)
 			_, dr, _ := p.EvalSide([]float64{k}, 0, +1)
-			j[i] = h * (dr - dl)
+			j[i] = dr - dl
 		}
 		jump = append(jump, j)
 	}
@@ -243,17 +273,16 @@ func (s *ExprScalar) BoundedPsi() bool {
 	return s.f.psiE[0].Bounded() || (!math.IsInf(s.f.spec.Lo, 0) && !math.IsInf(s.f.spec.Hi, 0))
 }
 
-// Score returns √h ψ'(x) and ξ(x) = h((log q)'ψ' + ψ”) + h'ψ' (h ≡ 1 on
-// the real line; see exprFam.Weight): one pass over each tape.
+// Score returns ψ'(x) and ξ(x) = (log q)'ψ' + ψ”: one pass over each tape.
 func (s *ExprScalar) Score(x float64) (dpsi, xi float64) {
 	var g, x1 [1]float64
 	s.f.score(x, g[:], x1[:])
 	return g[0], x1[0]
 }
 
-// Weight returns the weight of generalised score matching and its
-// derivative at x (1 and 0 on the real line).
-func (s *ExprScalar) Weight(x float64) (h, dh float64) { return s.f.Weight(x) }
+// DefaultWeight is the family's score-matching weight (see
+// exprFam.setWeight); nil on the real line without kinks of ψ.
+func (s *ExprScalar) DefaultWeight() Weight { return s.f.defaultWeight() }
 
 // ExprScalarCoord is an ExprScalar as a coordinate (ScalarCoord) that also
 // reports the kinks of its ψ.
@@ -264,6 +293,12 @@ type ExprScalarCoord struct {
 
 // Kinks reports the kinks of ψ and the jumps of ψ' there.
 func (c *ExprScalarCoord) Kinks() ([]float64, [][]float64) { return c.S.f.kinks() }
+
+// Support is the family's support (±Inf for an unbounded end).
+func (c *ExprScalarCoord) Support() (lo, hi float64) { return c.S.Support() }
+
+// DefaultWeight is the family's score-matching weight.
+func (c *ExprScalarCoord) DefaultWeight() Weight { return c.S.f.defaultWeight() }
 
 // Score is ExprScalar.Score.
 func (c *ExprScalarCoord) Score(x float64, g, xi []float64) { g[0], xi[0] = c.S.Score(x) }
@@ -307,6 +342,12 @@ func (c *ExprCoord) Score(x float64, g, xi []float64) { c.f.score(x, g, xi) }
 
 // Kinks reports the kinks of ψ and the jumps of ψ' there.
 func (c *ExprCoord) Kinks() ([]float64, [][]float64) { return c.f.kinks() }
+
+// Support is the family's support (±Inf for an unbounded end).
+func (c *ExprCoord) Support() (lo, hi float64) { return c.f.spec.Lo, c.f.spec.Hi }
+
+// DefaultWeight is the family's score-matching weight.
+func (c *ExprCoord) DefaultWeight() Weight { return c.f.defaultWeight() }
 
 // tilted is the scalar family log q(x) + <η, ψ(x)> with ψ ≡ 0: its CDF at
 // η' = 0 is that of the ExprCoord at η. buf is [x, η...], the variables of

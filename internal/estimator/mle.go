@@ -24,6 +24,7 @@ type MLE struct {
 	dpsi, dphi int
 	blocks     []int // m_i per coordinate
 	phi, psi   []float64
+	next       []float64 // the next states, for the score-matching start (startFromSM)
 	buf        []float64
 }
 
@@ -40,6 +41,7 @@ func (e *MLE) Add(phi, next []float64) {
 	e.phi = append(e.phi, phi[:e.dphi]...)
 	e.dist.Psi(next, e.buf)
 	e.psi = append(e.psi, e.buf...)
+	e.next = append(e.next, next[:e.dist.StateDim()]...)
 }
 
 // Fit maximises the penalised log-likelihood
@@ -49,7 +51,12 @@ func (e *MLE) Add(phi, next []float64) {
 // by Newton's method with backtracking, one coordinate block at a time (the
 // blocks decouple for product families: block i holds the m_i rows of W of
 // coordinate i). start, when not nil, is the initial W (warm start);
-// otherwise it starts at 0. The confidence blocks of the result are the
+// otherwise it starts at 0. Where the family is not normalisable at the
+// start for some transition (a family on a half-line or an interval, whose
+// natural parameters are restricted, started at W = 0), the block starts
+// instead at the generalised score-matching estimate with the family's
+// default weights (SMWeights), and fails with ErrNoConvergence when that is
+// not normalisable either. The confidence blocks of the result are the
 // observed information Σ_t Cov_t[psi_i] ⊗ phi_t phi_tᵀ + λI.
 func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 	if lambda < 0 {
@@ -131,7 +138,13 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 	}
 	cur := obj(w, grad, hess)
 	if math.IsInf(cur, -1) {
-		return nil, fmt.Errorf("maximum likelihood: the family is not normalisable at the starting W: %w", ErrNoConvergence)
+		if sm, err := e.startFromSM(lambda); err == nil {
+			copy(w, sm[row*dphi:row*dphi+d])
+			cur = obj(w, grad, hess)
+		}
+	}
+	if math.IsInf(cur, -1) {
+		return nil, fmt.Errorf("maximum likelihood: the family is not normalisable at the starting W nor at the score-matching estimate: %w", ErrNoConvergence)
 	}
 	for it := 0; it < 100; it++ {
 		c, err := factor(hess, d, lambda, "maximum likelihood", n)
@@ -183,4 +196,25 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 		}
 	}
 	return nil, fmt.Errorf("maximum likelihood: coordinate %d after 100 Newton steps (n = %d, λ = %g): %w", i, n, lambda, ErrNoConvergence)
+}
+
+// startFromSM returns the generalised score-matching estimate of W from
+// the stored transitions, with the default weights of SMWeights: the
+// starting point of Newton's method where W = 0 is not admissible.
+func (e *MLE) startFromSM(lambda float64) ([]float64, error) {
+	sm := NewSM(e.dist, e.dphi)
+	if w := SMWeights(e.dist); w != nil {
+		if err := sm.SetWeights(w); err != nil {
+			return nil, err
+		}
+	}
+	ds := e.dist.StateDim()
+	for t := range e.N() {
+		sm.Add(e.phi[t*e.dphi:(t+1)*e.dphi], e.next[t*ds:(t+1)*ds])
+	}
+	f, err := sm.Fit(max(lambda, 1e-10))
+	if err != nil {
+		return nil, err
+	}
+	return f.W, nil
 }

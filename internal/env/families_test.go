@@ -1,0 +1,108 @@
+package env
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/expfam"
+)
+
+// Every family of the registry is a part of env.family.kind and of
+// model.family (one registration serves both), and builds as env.family
+// and as model.family with the part's number of statistics.
+func TestFamilyRegistryServesBothGroups(t *testing.T) {
+	var names []string
+	for _, f := range Families {
+		names = append(names, f.Name)
+	}
+	slices.Sort(names)
+	for _, g := range []string{"env.family.kind", "model.family"} {
+		var got []string
+		for _, p := range config.Parts(g) {
+			got = append(got, p.Name)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, names) {
+			t.Errorf("%s lists %v, the registry %v", g, got, names)
+		}
+	}
+	oneDim := []string{"exp-sin", "x-sin"}
+	bounded := []string{"exponential", "gamma", "beta", "truncated-gaussian"}
+	for _, info := range Families {
+		if info.Build == nil {
+			continue // expression: its statistics are the config's psi
+		}
+		dim := 2
+		if slices.Contains(oneDim, info.Name) {
+			dim = 1
+		}
+		stats := max(info.Stats, 1)
+		f := config.Family{Kind: info.Name, Dim: dim, Sigma: 0.5, Alpha: 1.7, Freq: 4, Low: -1, High: 1}
+		d, err := NewFamily(f, 0)
+		if err != nil {
+			t.Fatalf("env.family %s: %v", info.Name, err)
+		}
+		if d.StateDim() != dim || d.StatDim() != dim*stats {
+			t.Errorf("env.family %s: d_s %d, d_psi %d; want %d, %d", info.Name, d.StateDim(), d.StatDim(), dim, dim*stats)
+		}
+		m := config.Model{Family: []string{info.Name}, Alpha: 2}
+		c, err := NewLearnerFamily(m, []float64{0.5, 0.5}, -1, 1)
+		if err != nil {
+			t.Fatalf("model.family %s: %v", info.Name, err)
+		}
+		if c.StatDim() != 2*stats {
+			t.Errorf("model.family %s: d_psi %d, want %d", info.Name, c.StatDim(), 2*stats)
+		}
+		lo, hi := expfam.SupportOf(c.C[0])
+		if b := !math.IsInf(lo, -1) || !math.IsInf(hi, 1); b != slices.Contains(bounded, info.Name) {
+			t.Errorf("%s: support (%v, %v), want bounded = %v", info.Name, lo, hi, !b)
+		}
+	}
+}
+
+// SMSetup: relu's kink is weighted, kernel-estimated or ignored by mode,
+// bounded families are always weighted (but for plain), smooth families
+// on the line never; model.weight_cap sets the cap.
+func TestSMSetupModes(t *testing.T) {
+	m := config.Model{Family: []string{"relu", "gaussian", "beta"}, KinkBandwidth: 0.2, WeightCap: 0}
+	fam, err := NewLearnerFamily(m, []float64{2, 1, 1}, -1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := ModelSpec{Family: fam, KinkBandwidth: []float64{0.4, 0.2, 0.2}}
+	for _, tc := range []struct {
+		mode   string
+		weight [3]bool
+		kernel bool
+	}{
+		{"weighted", [3]bool{true, false, true}, false},
+		{"kernel", [3]bool{false, false, true}, true},
+		{"none", [3]bool{false, false, true}, false},
+		{"plain", [3]bool{false, false, false}, false},
+	} {
+		w, h := spec.SMSetup(tc.mode)
+		for i, want := range tc.weight {
+			if got := w != nil && w[i] != nil; got != want {
+				t.Errorf("%s: coordinate %d weighted %v, want %v", tc.mode, i, got, want)
+			}
+		}
+		if (h != nil) != tc.kernel {
+			t.Errorf("%s: bandwidths %v", tc.mode, h)
+		}
+	}
+	w, _ := spec.SMSetup("weighted")
+	if got := w[0].String(); got != "h(x) = min(|x|/2, 1)" {
+		t.Errorf("relu weight with σ = 2: %s", got)
+	}
+	m.WeightCap = 0.25
+	fam, _ = NewLearnerFamily(m, []float64{2, 1, 1}, -1, 1)
+	w, _ = ModelSpec{Family: fam}.SMSetup("weighted")
+	if got := w[0].String(); got != "h(x) = min(|x|/0.5, 1)" {
+		t.Errorf("relu weight with σ = 2, cap 0.25: %s", got)
+	}
+	if got := w[2].String(); got != "h(x) = min(min(x, 1 − x)/0.25, 1)^2" {
+		t.Errorf("beta weight with cap 0.25: %s", got)
+	}
+}

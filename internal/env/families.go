@@ -170,3 +170,56 @@ func (m ModelSpec) SMSetup(mode string) (weights []expfam.Weight, bandwidths []f
 	}
 	return SMWeights(m.Family, mode), nil
 }
+
+// checkNaturalParameters refuses a true model whose natural parameters
+// η = W0 phi(s, a) leave the natural parameter space of a restricted
+// family (expfam.Restricted: exponential, gamma, beta) at a corner of the
+// initial box [init_low, init_high]^{d_s} for some action: there the
+// family is not normalisable, and the data smrl estimate draws (s uniform
+// on the box) would come from no model of the family. With features
+// linear in s (linear, affine, constant, per-action) η is linear in s on
+// the box, so the corners decide; other features and the states an episode
+// reaches later are not checked (the samplers clamp η there, see
+// expfam.MinRate).
+func checkNaturalParameters(m *expfam.Model, actions [][]float64, lo, hi float64) error {
+	cs, ok := m.Dist.(*expfam.Coords)
+	if !ok {
+		return nil
+	}
+	switch m.Feat.(type) {
+	case expfam.Linear, expfam.Affine, expfam.Constant, expfam.PerAction:
+	default:
+		return nil
+	}
+	ds := m.Feat.StateDim()
+	if ds > 16 {
+		return nil
+	}
+	phi, eta := make([]float64, m.Feat.Dim()), make([]float64, m.Dist.StatDim())
+	s := make([]float64, ds)
+	for corner := range 1 << ds {
+		for i := range s {
+			s[i] = lo
+			if corner>>i&1 == 1 {
+				s[i] = hi
+			}
+		}
+		for _, a := range actions {
+			m.Eta(s, a, phi, eta)
+			off := 0
+			for i, c := range cs.C {
+				k := c.StatDim()
+				if r, ok := c.(expfam.Restricted); ok {
+					for j, low := range r.EtaLowerBounds() {
+						if e := eta[off+j]; !(e > low) {
+							return fmt.Errorf("env.w0: η = W0·phi(s, a) has η_%d = %g at s = %v, a = %v (coordinate %d), outside the natural parameter space of the %v family (η_%d > %g needed)",
+								off+j, e, s, a, i, c, j, low)
+						}
+					}
+				}
+				off += k
+			}
+		}
+	}
+	return nil
+}

@@ -182,7 +182,7 @@ func TestWeightedSMConsistencyLong(t *testing.T) {
 
 // TestReLUWeightCapChoice measures the choice of expfam.ReLUWeightCap
 // (SMRL_LONG=1): the RMS error of weighted SM for h = min(|x|/(C s), 1) and
-// several C, of the kernel kink term and of MLE, at n = 10⁵ over 10 seeds on
+// several C, of the kernel kink term and of MLE, at n = 10⁵ over 40 seeds on
 // the relu test problem.
 func TestReLUWeightCapChoice(t *testing.T) {
 	if os.Getenv("SMRL_LONG") == "" {
@@ -190,8 +190,8 @@ func TestReLUWeightCapChoice(t *testing.T) {
 	}
 	relu, _ := expfam.NewReLU(1, 2)
 	w0 := []float64{0.5, 0.3, 1.0, -0.5}
-	const n, seeds = 100000, 10
-	caps := []float64{0.25, 0.5, 1, 2, 4, 1e9}
+	const n, seeds = 100000, 40
+	caps := []float64{0.25, 0.5, 0.75, 1, 2, 4, 1e9}
 	rms := make([]float64, len(caps)+2)
 	for s := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(s), 99))

@@ -104,11 +104,11 @@ func TestNaturalParameterCheck(t *testing.T) {
 		w0         [][]float64
 		ok         bool
 	}{
-		{"exponential", "linear", [][]float64{{0.5, 2}}, false},       // a = −1: η = −2 ± 0.5
-		{"exponential", "affine", [][]float64{{0.5, 0.2, 2}}, true},   // η in [1.3, 2.7]
-		{"exponential", "affine", [][]float64{{2.5, 0.2, 2}}, false},  // s = −1, a = −1: η = −0.7
+		{"exponential", "linear", [][]float64{{0.5, 2}}, false},      // a = −1: η = −2 ± 0.5
+		{"exponential", "affine", [][]float64{{0.5, 0.2, 2}}, true},  // η in [1.3, 2.7]
+		{"exponential", "affine", [][]float64{{2.5, 0.2, 2}}, false}, // s = −1, a = −1: η = −0.7
 		{"gamma", "affine", [][]float64{{0, 0, -0.5}, {0, 0, 1}}, true},
-		{"gamma", "affine", [][]float64{{0, 0, -1}, {0, 0, 1}}, false}, // shape 0
+		{"gamma", "affine", [][]float64{{0, 0, -1}, {0, 0, 1}}, false},  // shape 0
 		{"beta", "affine", [][]float64{{0, 0, 0}, {1, 0, -0.5}}, false}, // s = −1: η₂ = −1.5
 		{"relu", "linear", [][]float64{{5, 5}, {-5, 5}}, true},          // every η is valid
 	} {

@@ -55,7 +55,9 @@ func NewCmdEstimate(io *IOStreams) *cobra.Command {
 P_W(s'|s,a) = q(s') exp(<psi(s'), W phi(s,a)> − Z) from transitions, with
 score matching (sm), ridge least squares (lds) and maximum likelihood (mle),
 and report each estimate, its distance |Ŵ − W0|_F from the true W0 and the
-time it took.
+time it took. Score matching is weighted where the family needs it (the relu
+kink with model.kink weighted, bounded supports), and the output names its
+weight; sm-kernel and sm-plain are its kernel and unweighted variants.
 
 The transitions come from --data, a CSV file with header s,a,s_next (or
 s0,…,a0,…,s_next0,… for more dimensions), or are drawn from the config's
@@ -97,7 +99,7 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.StringVarP(&opts.ConfigPath, "config", "c", "", "experiment config `FILE` (default: the paper's settings)")
 	f.StringVar(&opts.DataPath, "data", "", "CSV `FILE` of transitions (default: draw them from the config's true model)")
 	f.Int("n", 0, "number of transitions to draw (config estimate.n, default 1000)")
-	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle (default all)")
+	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle, and for comparison sm-kernel (kernel kink term), sm-plain (h ≡ 1, the authors' SM) (default sm, lds, mle)")
 	f.Float64("lambda", 0, "ridge regularisation λ >= 0 (config lambda, default 1e-4)")
 	f.Uint64("seed", 0, "master seed of the drawn data (config seed, default 1)")
 	f.StringVar(&opts.Format, "format", "table", "output format: table or json")

@@ -851,6 +851,8 @@ func (c *Config) validateTheory(auto map[string]bool, bad func(key, format strin
 			cs = "(sin s' + s' cos s')²"
 		case "relu", "relu-mog":
 			cs = "ψ'(s')ψ'(s')ᵀ, singular for s' < 0"
+		default: // the bounded families: score matching weighs C by h
+			cs = "h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"
 		}
 		bad("confidence.alpha1", "auto gives α₁ = inf C(s') = 0 for the %s family (C(s') = %s vanishes), so the theory β of %v is infinite; use confidence.beta: practical, or give alpha1, b_psi and b_c as numbers", f.Kind, cs, users)
 		return

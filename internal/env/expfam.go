@@ -31,6 +31,9 @@ func newExpfam(c *config.Config) (*MDP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("env.w0: %w", err)
 	}
+	if err := checkNaturalParameters(m, actionCorners(c.Env), c.Env.InitLow, c.Env.InitHigh); err != nil {
+		return nil, err
+	}
 	ds := fam.StateDim()
 	lds := make([]float64, ds)
 	for i := range lds {
@@ -73,6 +76,30 @@ func familyScales(f config.Family, ds int) []float64 {
 		s[i] = f.Sigma
 	}
 	return s
+}
+
+// actionCorners returns the discrete actions, or the corners of a box of
+// continuous actions (η is linear in a for linear features).
+func actionCorners(e config.Env) [][]float64 {
+	if e.ActionSpace != "box" {
+		return group(e.Actions, e.ActionDim)
+	}
+	da := len(e.ActionLow)
+	if da > 12 || len(e.ActionHigh) != da {
+		return nil
+	}
+	var out [][]float64
+	for corner := range 1 << da {
+		a := make([]float64, da)
+		for i := range a {
+			a[i] = e.ActionLow[i]
+			if corner>>i&1 == 1 {
+				a[i] = e.ActionHigh[i]
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // modelDynamics is the transition of an exponential-family model.

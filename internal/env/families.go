@@ -96,16 +96,16 @@ var Families = []Family{
 		Uses: kinkUses, Stats: 3, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0"), Validate: validateKinked},
 		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma,
 		Build: func(p FamilyParams) (expfam.Coord, error) { return newReLU(p, 3) }},
-	{Part: config.Part{Name: "exponential", Doc: "on [0, ∞): q(x) = 1, psi(x) = x; weighted score matching",
+	{Part: config.Part{Name: "exponential", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"), Doc: "on [0, ∞): q(x) = 1, psi(x) = x; weighted score matching",
 		Uses: []string{"model.weight_cap"}, Validate: validateWeightCap(0)},
 		Build: func(p FamilyParams) (expfam.Coord, error) { return expfam.NewExponential(capOr(p.Cap, 1)) }},
-	{Part: config.Part{Name: "gamma", Doc: "on (0, ∞): q(x) = 1, psi(x) = [x, log x]; weighted score matching",
+	{Part: config.Part{Name: "gamma", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"), Doc: "on (0, ∞): q(x) = 1, psi(x) = [x, log x]; weighted score matching",
 		Uses: []string{"model.weight_cap"}, Stats: 2, Validate: validateWeightCap(0)},
 		Build: func(p FamilyParams) (expfam.Coord, error) { return expfam.NewGamma(capOr(p.Cap, 1)) }},
-	{Part: config.Part{Name: "beta", Doc: "on (0, 1): q(x) = 1, psi(x) = [log x, log(1 − x)]; weighted score matching",
+	{Part: config.Part{Name: "beta", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"), Doc: "on (0, 1): q(x) = 1, psi(x) = [log x, log(1 − x)]; weighted score matching",
 		Uses: []string{"model.weight_cap"}, Stats: 2, Validate: validateWeightCap(0.5)},
 		Build: func(p FamilyParams) (expfam.Coord, error) { return expfam.NewBeta(capOr(p.Cap, 0.5)) }},
-	{Part: config.Part{Name: "truncated-gaussian", Doc: "N(W phi, σ²) truncated to [env.family.low, env.family.high]; weighted score matching",
+	{Part: config.Part{Name: "truncated-gaussian", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"), Doc: "N(W phi, σ²) truncated to [env.family.low, env.family.high]; weighted score matching",
 		Uses: []string{"model.weight_cap", "env.family.low", "env.family.high"}, Validate: validateTruncated},
 		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma,
 		Build: func(p FamilyParams) (expfam.Coord, error) {
@@ -328,4 +328,57 @@ func (m ModelSpec) SMSetup(mode string) (weights []expfam.Weight, bandwidths []f
 		return SMWeights(m.Family, mode), m.KinkBandwidth
 	}
 	return SMWeights(m.Family, mode), nil
+}
+
+// checkNaturalParameters refuses a true model whose natural parameters
+// η = W0 phi(s, a) leave the natural parameter space of a restricted
+// family (expfam.Restricted: exponential, gamma, beta) at a corner of the
+// initial box [init_low, init_high]^{d_s} for some action: there the
+// family is not normalisable, and the data smrl estimate draws (s uniform
+// on the box) would come from no model of the family. With features
+// linear in s (linear, affine, constant, per-action) η is linear in s on
+// the box, so the corners decide; other features and the states an episode
+// reaches later are not checked (the samplers clamp η there, see
+// expfam.MinRate).
+func checkNaturalParameters(m *expfam.Model, actions [][]float64, lo, hi float64) error {
+	cs, ok := m.Dist.(*expfam.Coords)
+	if !ok {
+		return nil
+	}
+	switch m.Feat.(type) {
+	case expfam.Linear, expfam.Affine, expfam.Constant, expfam.PerAction:
+	default:
+		return nil
+	}
+	ds := m.Feat.StateDim()
+	if ds > 16 {
+		return nil
+	}
+	phi, eta := make([]float64, m.Feat.Dim()), make([]float64, m.Dist.StatDim())
+	s := make([]float64, ds)
+	for corner := range 1 << ds {
+		for i := range s {
+			s[i] = lo
+			if corner>>i&1 == 1 {
+				s[i] = hi
+			}
+		}
+		for _, a := range actions {
+			m.Eta(s, a, phi, eta)
+			off := 0
+			for i, c := range cs.C {
+				k := c.StatDim()
+				if r, ok := c.(expfam.Restricted); ok {
+					for j, low := range r.EtaLowerBounds() {
+						if e := eta[off+j]; !(e > low) {
+							return fmt.Errorf("env.w0: η = W0·phi(s, a) has η_%d = %g at s = %v, a = %v (coordinate %d), outside the natural parameter space of the %v family (η_%d > %g needed)",
+								off+j, e, s, a, i, c, j, low)
+						}
+					}
+				}
+				off += k
+			}
+		}
+	}
+	return nil
 }

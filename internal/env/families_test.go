@@ -3,6 +3,7 @@ package env
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -104,5 +105,41 @@ func TestSMSetupModes(t *testing.T) {
 	}
 	if got := w[2].String(); got != "h(x) = min(min(x, 1 − x)/0.25, 1)^2" {
 		t.Errorf("beta weight with cap 0.25: %s", got)
+	}
+}
+
+// A true W0 whose η leaves the natural parameter space at a corner of the
+// initial box, for some action, is refused naming env.w0; one inside is
+// accepted.
+func TestNaturalParameterCheck(t *testing.T) {
+	for _, tc := range []struct {
+		kind, feat string
+		w0         [][]float64
+		ok         bool
+	}{
+		{"exponential", "linear", [][]float64{{0.5, 2}}, false},      // a = −1: η = −2 ± 0.5
+		{"exponential", "affine", [][]float64{{0.5, 0.2, 2}}, true},  // η in [1.3, 2.7]
+		{"exponential", "affine", [][]float64{{2.5, 0.2, 2}}, false}, // s = −1, a = −1: η = −0.7
+		{"gamma", "affine", [][]float64{{0, 0, -0.5}, {0, 0, 1}}, true},
+		{"gamma", "affine", [][]float64{{0, 0, -1}, {0, 0, 1}}, false},  // shape 0
+		{"beta", "affine", [][]float64{{0, 0, 0}, {1, 0, -0.5}}, false}, // s = −1: η₂ = −1.5
+		{"relu", "linear", [][]float64{{5, 5}, {-5, 5}}, true},          // every η is valid
+	} {
+		c := &config.Config{}
+		c.Env.Family = config.Family{Kind: tc.kind, Dim: 1, Sigma: 1}
+		c.Env.Features.Kind = tc.feat
+		c.Env.ActionDim, c.Env.Actions = 1, []float64{1, -1}
+		c.Env.InitLow, c.Env.InitHigh = -1, 1
+		c.Env.W0 = tc.w0
+		c.Env.Reward.Width, c.Env.Reward.Centers = 1, []float64{0}
+		c.Model.Kink = "weighted"
+		c.LDS.Sigma = 1
+		_, err := newExpfam(c)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s %s W0 %v: error %v, want ok = %v", tc.kind, tc.feat, tc.w0, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "env.w0: η = W0·phi(s, a)") {
+			t.Errorf("%s: error %q does not name env.w0", tc.kind, err)
+		}
 	}
 }

@@ -182,7 +182,7 @@ func TestWeightedSMConsistencyLong(t *testing.T) {
 
 // TestReLUWeightCapChoice measures the choice of expfam.ReLUWeightCap
 // (SMRL_LONG=1): the RMS error of weighted SM for h = min(|x|/(C s), 1) and
-// several C, of the kernel kink term and of MLE, at n = 10⁵ over 10 seeds on
+// several C, of the kernel kink term and of MLE, at n = 10⁵ over 40 seeds on
 // the relu test problem.
 func TestReLUWeightCapChoice(t *testing.T) {
 	if os.Getenv("SMRL_LONG") == "" {
@@ -190,8 +190,8 @@ func TestReLUWeightCapChoice(t *testing.T) {
 	}
 	relu, _ := expfam.NewReLU(1, 2)
 	w0 := []float64{0.5, 0.3, 1.0, -0.5}
-	const n, seeds = 100000, 10
-	caps := []float64{0.25, 0.5, 1, 2, 4, 1e9}
+	const n, seeds = 100000, 40
+	caps := []float64{0.25, 0.5, 0.75, 1, 2, 4, 1e9}
 	rms := make([]float64, len(caps)+2)
 	for s := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(s), 99))
@@ -216,4 +216,36 @@ func TestReLUWeightCapChoice(t *testing.T) {
 	}
 	t.Logf("%-18s RMS |Ŵ − W0| %.4g (%.2f × MLE)", "kernel h = 0.15 s", math.Sqrt(rms[len(caps)]), math.Sqrt(rms[len(caps)])/mle)
 	t.Logf("%-18s RMS |Ŵ − W0| %.4g", "MLE", mle)
+}
+
+// MLE of a restricted family starts inside the natural parameter space
+// even from a handful of transitions, where W = 0 and the SM estimate may
+// both lie outside: feasibleStart finds a point, and Fit converges with λ > 0.
+func TestMLERestrictedFamiliesTinyData(t *testing.T) {
+	for _, c := range consistencyCases(t)[1:4] { // exponential, gamma, beta
+		fam, _ := expfam.NewCoords([]expfam.Coord{c.c})
+		lower := c.c.(expfam.Restricted).EtaLowerBounds()
+		for seed := range uint64(20) {
+			n := 2 + int(seed%6)
+			phi, next := consistencyData(c.c, c.w0, n, rand.New(rand.NewPCG(seed, 5)))
+			e := NewMLE(fam, 2)
+			for i := range next {
+				e.Add(phi[2*i:2*i+2], next[i:i+1])
+			}
+			w := []float64{-3, -3, -3, -3}[:2*c.c.StatDim()]
+			if !e.feasibleStart(0, c.c.StatDim(), w) {
+				t.Fatalf("%s seed %d: no feasible start", c.name, seed)
+			}
+			for i := range next {
+				for k, lo := range lower {
+					if eta := w[2*k]*phi[2*i] + w[2*k+1]*phi[2*i+1]; !(eta > lo) {
+						t.Fatalf("%s seed %d: η_%d = %g at transition %d, want > %g", c.name, seed, k, eta, i, lo)
+					}
+				}
+			}
+			if _, err := e.Fit(1e-2, nil); err != nil {
+				t.Errorf("%s seed %d, n = %d: %v", c.name, seed, n, err)
+			}
+		}
+	}
 }

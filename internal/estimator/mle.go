@@ -55,8 +55,9 @@ func (e *MLE) Add(phi, next []float64) {
 // start for some transition (a family on a half-line or an interval, whose
 // natural parameters are restricted, started at W = 0), the block starts
 // instead at the generalised score-matching estimate with the family's
-// default weights (SMWeights), and fails with ErrNoConvergence when that is
-// not normalisable either. The confidence blocks of the result are the
+// default weights (SMWeights), or where that is not admissible either (few
+// transitions) at a point of the natural parameter space found by
+// feasibleStart; it fails with ErrNoConvergence when there is none. The confidence blocks of the result are the
 // observed information Σ_t Cov_t[psi_i] ⊗ phi_t phi_tᵀ + λI.
 func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 	if lambda < 0 {
@@ -143,8 +144,11 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 			cur = obj(w, grad, hess)
 		}
 	}
+	if math.IsInf(cur, -1) && e.feasibleStart(i, m, w) {
+		cur = obj(w, grad, hess)
+	}
 	if math.IsInf(cur, -1) {
-		return nil, fmt.Errorf("maximum likelihood: the family is not normalisable at the starting W nor at the score-matching estimate: %w", ErrNoConvergence)
+		return nil, fmt.Errorf("maximum likelihood: coordinate %d: no W found at which the family is normalisable for every transition (n = %d): %w", i, n, ErrNoConvergence)
 	}
 	for it := 0; it < 100; it++ {
 		c, err := factor(hess, d, lambda, "maximum likelihood", n)
@@ -196,6 +200,59 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 		}
 	}
 	return nil, fmt.Errorf("maximum likelihood: coordinate %d after 100 Newton steps (n = %d, λ = %g): %w", i, n, lambda, ErrNoConvergence)
+}
+
+// feasibleStart moves coordinate i's parameters w (m rows of d_phi) into
+// the natural parameter space of an expfam.Restricted coordinate for every
+// stored transition, η_k(phi_t) = <w_k, phi_t> >= lower_k + 1/4, by the
+// relaxation method for linear inequalities (Agmon; Motzkin & Schoenberg
+// 1954): project w_k onto each violated half-space in turn, up to 1000
+// sweeps. It reports whether every inequality holds; it fails when the
+// constraints have no interior (a feature vector of zeros, say).
+func (e *MLE) feasibleStart(i, m int, w []float64) bool {
+	cs, ok := e.dist.(*expfam.Coords)
+	if !ok {
+		return false
+	}
+	r, ok := cs.C[i].(expfam.Restricted)
+	if !ok {
+		return false
+	}
+	lower := r.EtaLowerBounds()
+	dphi := e.dphi
+	for k := range m {
+		wk := w[k*dphi : (k+1)*dphi]
+		target := lower[k] + 0.25
+		for sweep := 0; ; sweep++ {
+			if sweep == 1000 {
+				return false
+			}
+			moved := false
+			for t := range e.N() {
+				phi := e.phi[t*dphi : (t+1)*dphi]
+				var v, p2 float64
+				for j, p := range phi {
+					v += wk[j] * p
+					p2 += p * p
+				}
+				if v >= target {
+					continue
+				}
+				if p2 == 0 {
+					return false
+				}
+				step := (target - v) * 1.01 / p2 // a little past the half-space's boundary
+				for j, p := range phi {
+					wk[j] += step * p
+				}
+				moved = true
+			}
+			if !moved {
+				break
+			}
+		}
+	}
+	return true
 }
 
 // startFromSM returns the generalised score-matching estimate of W from

@@ -38,6 +38,22 @@ const (
 	TinyDraw = 1e-150
 )
 
+// Restricted is a Coord whose natural parameters are restricted to
+// η_k > EtaLowerBounds()[k] for every k: the exponential, gamma and beta
+// families. Maximum likelihood uses it to find an admissible start.
+type Restricted interface {
+	EtaLowerBounds() []float64
+}
+
+// EtaLowerBounds is [0]: the rate is positive.
+func (f *Exponential) EtaLowerBounds() []float64 { return []float64{0} }
+
+// EtaLowerBounds is [−1, 0]: shape η₁ + 1 > 0, rate η₂ > 0.
+func (f *Gamma) EtaLowerBounds() []float64 { return []float64{-1, 0} }
+
+// EtaLowerBounds is [−1, −1]: α = η₁ + 1 > 0, β = η₂ + 1 > 0.
+func (f *Beta) EtaLowerBounds() []float64 { return []float64{-1, -1} }
+
 // capWeight is the capped distance to the boundary, (min(d/c, 1))^p.
 func capWeight(lo, hi, c, p float64) Weight {
 	return &DistWeight{Lo: lo, Hi: hi, C: c, P: p}

@@ -316,3 +316,35 @@ func TestTrigamma(t *testing.T) {
 		}
 	}
 }
+
+// Densities and marginals of a bounded family are 0 outside its support
+// (figures evaluate them on a grid over the real line), and integrate to 1
+// inside.
+func TestBoundedDensityOutsideSupport(t *testing.T) {
+	be, _ := NewBeta(0.5)
+	fam, _ := NewCoords([]Coord{be})
+	m, err := NewModel(fam, Affine{DS: 1, DA: 0}, []float64{0.5, 1, -0.3, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.Density([]float64{0.2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mg, err := Marginal(fam, []float64{1.1, 1.94}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []float64{-3, -1e-300, 0, 1, 1.5} {
+		if v := d([]float64{x}); v != 0 {
+			t.Errorf("density at %g = %v, want 0", x, v)
+		}
+		if v := mg(x); v != 0 {
+			t.Errorf("marginal at %g = %v, want 0", x, v)
+		}
+	}
+	z := onSupport(0, 1, 1, func(x, _ float64) float64 { return d([]float64{x}) })
+	if math.Abs(z-1) > 1e-10 {
+		t.Errorf("density integrates to %.12g", z)
+	}
+}

@@ -160,3 +160,20 @@ func (w *DistWeight) At(x float64) (h, dh float64) {
 	h = math.Pow(u, w.P)
 	return h, w.P * h / u * sign / w.C
 }
+
+// InSupport reports whether x lies in the support of d: inside (lo, hi)
+// for every Supported coordinate of a Coords product, always otherwise.
+func InSupport(d Distribution, x []float64) bool {
+	cs, ok := d.(*Coords)
+	if !ok {
+		return true
+	}
+	for i, c := range cs.C {
+		if s, ok := c.(Supported); ok {
+			if lo, hi := s.Support(); !(x[i] > lo && x[i] < hi) {
+				return false
+			}
+		}
+	}
+	return true
+}

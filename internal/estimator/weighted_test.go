@@ -440,3 +440,97 @@ func TestWeightedConfidenceUsesWeightedV(t *testing.T) {
 		t.Errorf("|R⁻¹z|²_P = %.12g, |z|² = %.12g", got*got, z2)
 	}
 }
+
+// The sandwich of a weighted fit (and of one with kernel kink terms) equals
+// the dense A⁻¹ (Σ_t g_t g_tᵀ) A⁻¹, A = Σ_t V_t + λI, g_t = V_t ŵ + b_t,
+// built from the dense per-transition V_t and b_t of AddTransition: the
+// weights reach the sandwich (and, through the same terms, CV) as they
+// reach Add.
+func TestWeightedSandwichEqualsDense(t *testing.T) {
+	const dphi, n, lambda = 3, 80, 0.1
+	for _, c := range weightedCases(t) {
+		e := newWeightedSM(t, c, dphi)
+		ds, dpsi := c.fam.StateDim(), c.fam.StatDim()
+		d := dpsi * dphi
+		rng := rand.New(rand.NewPCG(3, 4))
+		var phis, nexts [][]float64
+		for range n {
+			phi, next := make([]float64, dphi), make([]float64, ds)
+			for j := range phi {
+				phi[j] = 2*rng.Float64() - 1
+			}
+			c.draw(rng, next)
+			phis, nexts = append(phis, phi), append(nexts, next)
+			e.Add(phi, next)
+		}
+		f, err := e.Fit(lambda)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got, err := e.Sandwich(f, n, func(i int) ([]float64, []float64) { return phis[i], nexts[i] }, SEOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		// Dense: per-transition V_t, b_t into fresh buffers.
+		cs, xi := make([]float64, dpsi*dpsi), make([]float64, dpsi)
+		vts, bts := make([][]float64, n), make([][]float64, n)
+		a := mat.NewSymDense(d, nil)
+		for t0 := range n {
+			vts[t0], bts[t0] = make([]float64, d*d), make([]float64, d)
+			e.AddTransition(phis[t0], nexts[t0], vts[t0], bts[t0], cs, xi)
+			for i := range d {
+				for j := i; j < d; j++ {
+					a.SetSym(i, j, a.At(i, j)+vts[t0][i*d+j])
+				}
+			}
+		}
+		for i := range d {
+			a.SetSym(i, i, a.At(i, i)+lambda)
+		}
+		// ŵ from the dense normal equations A w = −Σ b_t.
+		rhs := mat.NewVecDense(d, nil)
+		for _, bt := range bts {
+			for i, x := range bt {
+				rhs.SetVec(i, rhs.AtVec(i)-x)
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(a) {
+			t.Fatalf("%s: dense A not positive definite", c.name)
+		}
+		var w mat.VecDense
+		if err := ch.SolveVecTo(&w, rhs); err != nil {
+			t.Fatal(err)
+		}
+		for i := range d {
+			if math.Abs(f.W[i]-w.AtVec(i)) > 1e-9*(1+math.Abs(w.AtVec(i))) {
+				t.Fatalf("%s: W[%d] = %.12g, dense %.12g", c.name, i, f.W[i], w.AtVec(i))
+			}
+		}
+		meat := mat.NewSymDense(d, nil)
+		g := make([]float64, d)
+		for t0 := range n {
+			for i := range d {
+				s := bts[t0][i]
+				for j := range d {
+					s += vts[t0][i*d+j] * w.AtVec(j)
+				}
+				g[i] = s
+			}
+			meat.SymRankOne(meat, 1, mat.NewVecDense(d, g))
+		}
+		var inv mat.SymDense
+		if err := ch.InverseTo(&inv); err != nil {
+			t.Fatal(err)
+		}
+		var tmp, cov mat.Dense
+		tmp.Mul(&inv, meat)
+		cov.Mul(&tmp, &inv)
+		for i := range d {
+			want := cov.At(i, i)
+			if math.Abs(got[i]-want) > 1e-8*math.Abs(want)+1e-300 {
+				t.Errorf("%s: sandwich variance[%d] = %.12g, dense %.12g", c.name, i, got[i], want)
+			}
+		}
+	}
+}

@@ -155,15 +155,10 @@ func (c *Config) validateExpr(bad func(key, format string, args ...any)) {
 		default:
 			checkExprFamily(bad, "env.family", ExprFamily{LogQ: f.LogQ, Psi: f.Psi, Support: f.Support})
 		}
-	} else if f.LogQ != "" || len(f.Psi) > 0 || len(f.Support) > 0 || len(f.Coords) > 0 {
-		bad("env.family.kind", "log_q, psi, support and coords are for env.family.kind: expression, got kind %q", f.Kind)
-	}
+	} // under another kind these keys are exit 2 (env.family.kind expression owns them)
 	checkFeatures := func(key string, ft Features, ds int) {
 		if ft.Kind != ExprKind {
-			if len(ft.Phi) > 0 {
-				bad(key+".phi", "is for %s.kind: expression, got kind %q", key, ft.Kind)
-			}
-			return
+			return // phi of another kind is exit 2 (the expression features own it)
 		}
 		if len(ft.Phi) == 0 {
 			bad(key+".phi", "must list at least one feature, an expression of %s", strings.Join(TaskVars(ds, da), ", "))

@@ -54,7 +54,7 @@ func TestExprKeysErrors(t *testing.T) {
 		{"env:\n  family: {kind: expression, log_q: \"0\", psi: [\"x\"], support: [0, 5000]}\n", "finite ends must lie in"},
 		{"env:\n  family: {kind: expression, log_q: \"0\", psi: [\"x < 1\"]}\n", "env.family.psi[0]: \"x < 1\" is a condition"},
 		{"env:\n  family: {kind: expression, log_q: \"0\", psi: []}\n", "env.family.psi: must list at least one"},
-		{"env:\n  features: {kind: linear, phi: [\"s0\"]}\n", "env.features.phi: is for env.features.kind: expression"},
+		{"env:\n  features: {kind: linear, phi: [\"s0\"]}\n", "env.features.phi: is set but env.features.kind is linear"}, // issue 18: a key of an unselected part,
 		{"env:\n  features: {kind: expression}\n", "env.features.phi: must list at least one feature, an expression of s0, a0"},
 		{"env:\n  terminal: \"s1 > 0\"\n", `env.terminal: "s1 > 0" column 1: unknown name "s1" (variables here: s0)`},
 		{"env:\n  kind: pendulum\n  reward: {expression: \"1\"}\n", "env.reward.expression: is for env.kind expfam"},

@@ -253,7 +253,7 @@ func TestExprLoadErrors(t *testing.T) {
 		{"env:\n  features: {kind: expression, phi: [\"s0\", \"a1\"]}\n  w0: [[1, 1]]\n", `env.features.phi[1]: "a1" column 1: unknown name "a1"`},
 		{"env:\n  features: {kind: expression, phi: [\"s0\", \"1/a0\"]}\n  actions: [1, 0]\n", `features: phi[1]: "1/a0" is +Inf`},
 		{"env:\n  family: {kind: expression, log_q: \"-x^2\", psi: [\"x\"], support: [1, 0]}\n", "env.family.support: must be [lo, hi] with lo < hi"},
-		{"env:\n  family: {kind: custom-sin, psi: [\"x\"]}\n", "env.family.kind: log_q, psi, support and coords are for env.family.kind: expression"},
+		{"env:\n  family: {kind: custom-sin, psi: [\"x\"]}\n", "env.family.psi: is set but env.family.kind is custom-sin"}, // issue 18: a key of an unselected part,
 	} {
 		c2, err := loadYAML(t, c.yaml)
 		if err == nil {

@@ -35,6 +35,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime 2400000x ./internal/dataset/
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime 15000x ./internal/config/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseSet$$' -fuzztime 120000x ./internal/grid/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 240000x ./internal/expr/
 
 # The paper's experiment at full scale, the flipped MDP, the estimation
 # sweep and its figure, the planner ablation (smrl sweep), then the
@@ -47,6 +48,9 @@ reproduce: build
 	$(BIN) plot --sweep results/estimate-sweep.csv
 	$(BIN) sweep --config configs/ablation-tau-rollouts.yaml --out results/ablation-tau-rollouts --overwrite
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -run TestFullPaperAcceptance -v ./internal/experiment/
+	$(BIN) estimate --config configs/relu-kink.yaml --method sm,sm-kernel,sm-plain,mle --out results/relu-kink-sweep.csv
+	$(BIN) compare --config configs/relu-kink.yaml --out results/relu-kink
+	SMRL_LONG=1 $(GO) test -count=1 -timeout 60m -run 'TestWeightedSMConsistencyLong|TestReLUWeightCapChoice' -v ./internal/estimator/
 
 # report.html of two small runs in headless Chromium (root: installs
 # chromium if missing); every image must load.

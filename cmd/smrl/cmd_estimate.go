@@ -68,7 +68,10 @@ score matching (sm), ridge least squares (lds) and maximum likelihood (mle),
 and report each estimate with its standard errors (se: sandwich for sm and
 lds, the inverse observed information for mle unless --mle-se sandwich; JSON
 also gives the 95% Wald intervals Ŵ ∓ 1.96 se), its distance |Ŵ − W0|_F from
-the true W0 and the time it took.
+the true W0 and the time it took. Score matching is weighted where the
+family needs it (the relu kink with model.kink weighted, bounded supports),
+and the output names its weight; sm-kernel and sm-plain are its kernel and
+unweighted variants.
 
 --lambda cv chooses λ from the grid cv.grid by cv.folds-fold held-out
 score-matching loss (contiguous folds of the data in order) and prints the
@@ -123,7 +126,7 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no \"wrote ...\" lines (the estimates of --format are still printed)")
 	f.StringVar(&opts.DataPath, "data", "", "CSV `FILE` of transitions (default: draw them from the config's true model)")
 	f.Int("n", 0, "number of transitions to draw (config estimate.n, default 1000)")
-	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle (default all)")
+	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle, and for comparison sm-kernel (kernel kink term), sm-plain (h ≡ 1, the authors' SM) (default sm, lds, mle)")
 	f.String("lambda", "", "ridge regularisation λ >= 0, or cv to choose it on cv.grid by cv.folds-fold held-out score-matching loss (config lambda, default 1e-4)")
 	f.StringVar(&opts.MLESE, "mle-se", "information", "standard errors of mle: information (inverse observed Fisher) or sandwich")
 	f.BoolVar(&opts.HC1, "hc1", false, "multiply sandwich variances by n/(n − d) (HC1; default HC0, no small-sample factor)")

@@ -32,6 +32,7 @@ type estimateJSON struct {
 		WaldHi         [][]float64 `json:"wald95_hi"`
 		FrobeniusError *float64    `json:"frobenius_error"`
 		Seconds        float64     `json:"seconds"`
+		Weight         string      `json:"weight"`
 	} `json:"estimates"`
 }
 
@@ -150,7 +151,7 @@ func TestEstimateData(t *testing.T) {
 	}
 	code, out, _ := run(t, "estimate", "--data", p, "--method", "lds")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 8 || f[0] != "lds" || f[1] != "200" || f[6] != "-" {
+	if f := strings.Fields(lines[len(lines)-1]); code != ExitOK || len(f) != 9 || f[0] != "lds" || f[1] != "200" || f[6] != "-" || f[8] != "-" {
 		t.Errorf("table for --data (exit %d):\n%s", code, out)
 	}
 }

@@ -141,11 +141,10 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		}
 		copy(w, spec.W0)
 	case "sm":
-		e := estimator.NewSM(dist, dphi)
-		if spec.KinkBandwidth != nil {
-			if err := e.EstimateKinks(spec.KinkBandwidth); err != nil {
-				return nil, fmt.Errorf("model.kink_bandwidth: %w", err)
-			}
+		weights, bandwidths := spec.SMSetup(spec.Kink)
+		e, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
+		if err != nil {
+			return nil, err
 		}
 		a.add = e.Add
 		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda) }

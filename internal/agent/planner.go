@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 )
 
 // Simulator draws s' ~ P(· | s, a) into out. *expfam.Stepper is one.
@@ -100,9 +101,27 @@ type Planner struct {
 // value: its W puts η outside the range the family can be normalised in.
 var ErrNonFinite = errors.New("the planning model produced a non-finite state")
 
-// Err returns ErrNonFinite once any rollout value was NaN or infinite (then
+// ErrNonFiniteReward reports that the task's reward was NaN or infinite
+// at a state a rollout reached (a reward written as an expression outside
+// its domain): an input error.
+// It is also an ErrNonFinite.
+var ErrNonFiniteReward error = nonFiniteReward{}
+
+type nonFiniteReward struct{}
+
+func (nonFiniteReward) Error() string {
+	return "the reward (env.reward) is not finite at a state the planner's rollouts reached"
+}
+func (nonFiniteReward) Unwrap() []error { return []error{ErrNonFinite, errs.ErrInvalidInput} }
+
+// Err returns ErrNonFiniteReward once a rollout's reward was not finite,
+// else ErrNonFinite once any rollout value was NaN or infinite (then
 // the chosen action means nothing), and clears the flag.
 func (p *Planner) Err() error {
+	if p.Rollouts.badReward {
+		p.Rollouts.badReward, p.Rollouts.bad = false, false
+		return ErrNonFiniteReward
+	}
 	if p.Rollouts.bad {
 		p.Rollouts.bad = false
 		return ErrNonFinite

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -150,7 +151,7 @@ func TestCEMSkipsNonFiniteValues(t *testing.T) {
 			t.Errorf("box: elite %d has value %v", e, r)
 		}
 	}
-	if err := pl.Err(); err != ErrNonFinite {
+	if err := pl.Err(); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("box: Err() = %v, want ErrNonFinite", err)
 	}
 
@@ -167,7 +168,7 @@ func TestCEMSkipsNonFiniteValues(t *testing.T) {
 	if ai != 3 || math.Abs(v-want) > 1e-15 {
 		t.Errorf("discrete: action %d value %v, want 3 (0.4) value %v", ai, v, want)
 	}
-	if err := pl.Err(); err != ErrNonFinite {
+	if err := pl.Err(); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("discrete: Err() = %v, want ErrNonFinite", err)
 	}
 
@@ -180,7 +181,7 @@ func TestCEMSkipsNonFiniteValues(t *testing.T) {
 	if a := pl.Action(ai); a[0] != 0 || a[1] != 0 || !math.IsInf(v, -1) {
 		t.Errorf("all NaN: chose %v with value %v, want the centre (0, 0) and −Inf", a, v)
 	}
-	if err := pl.Err(); err != ErrNonFinite {
+	if err := pl.Err(); !errors.Is(err, ErrNonFinite) {
 		t.Errorf("all NaN: Err() = %v, want ErrNonFinite", err)
 	}
 }

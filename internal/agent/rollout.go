@@ -35,6 +35,7 @@ type Rollouts struct {
 	crnRand      *rand.Rand
 	s1, s2       uint64
 	bad          bool       // a rollout's value was not finite
+	badReward    bool       // a rollout's reward was not finite (see Planner.Err)
 	ends         bool       // Task.Terminates()
 	shaped       env.Shaped // the task's potential, added at a rollout's last state; nil: none
 }
@@ -71,6 +72,9 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 	}
 	last := len(act) - 1
 	r0 := r.Task.Reward(s, act[0])
+	if math.IsNaN(r0) || math.IsInf(r0, 0) {
+		r.badReward = true
+	}
 	n := r.N
 	if d, ok := sim.(deterministic); ok && d.Deterministic() {
 		n = 1
@@ -102,7 +106,11 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 					break
 				}
 			}
-			v += r.Task.Reward(r.x, act[min(t, last)])
+			rw := r.Task.Reward(r.x, act[min(t, last)])
+			if math.IsNaN(rw) || math.IsInf(rw, 0) {
+				r.badReward = true
+			}
+			v += rw
 		}
 		if r.shaped != nil {
 			v += r.shaped.Potential(r.x)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -166,7 +167,11 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 					break
 				}
 			}
-			v += task.Reward(x, act[min(t, last)])
+			rw := task.Reward(x, act[min(t, last)])
+			if math.IsNaN(rw) || math.IsInf(rw, 0) {
+				r.badReward = true
+			}
+			v += rw
 		}
 		if shaped != nil {
 			v += shaped.Potential(cur[:ds])

@@ -88,13 +88,18 @@ type Env struct {
 	ActionLow   []float64   `mapstructure:"action_low" yaml:"action_low"`
 	ActionHigh  []float64   `mapstructure:"action_high" yaml:"action_high"`
 	Reward      Reward      `mapstructure:"reward" yaml:"reward"`
+	// Terminal is a boolean expression of s0, s1, …: the states that end
+	// an episode ("" none), with TerminalReward collected on entering one
+	// (see validate_expr.go).
+	Terminal       string  `mapstructure:"terminal" yaml:"terminal,omitempty"`
+	TerminalReward float64 `mapstructure:"terminal_reward" yaml:"terminal_reward,omitempty"`
 }
 
 // Model configures the learners' model in the physical environments (in
 // env.kind expfam the learners use the true family and features): a product
 // of per-coordinate families for s' with features phi(s, a).
 type Model struct {
-	Family   []string  `mapstructure:"family" yaml:"family"` // per coordinate, or one for all: gaussian | relu | relu-mog | custom-sin
+	Family   []string  `mapstructure:"family" yaml:"family"` // per coordinate, or one for all: a name of Families
 	Sigma    []float64 `mapstructure:"sigma" yaml:"sigma"`   // per-coordinate base scale; empty: the environment's noise scales
 	Alpha    float64   `mapstructure:"alpha" yaml:"alpha"`   // custom-sin: q(x) = exp(−|x|^alpha/alpha)
 	Features Features  `mapstructure:"features" yaml:"features"`
@@ -102,6 +107,16 @@ type Model struct {
 	// of the relu families, in units of the coordinate's base scale (0: the
 	// kink is ignored, as in the authors' estimator).
 	KinkBandwidth float64 `mapstructure:"kink_bandwidth" yaml:"kink_bandwidth"`
+	// Kink is how score matching treats the kink of the relu families:
+	// "weighted", a weight vanishing at the kink (generalised SM, consistent);
+	// "kernel", the kernel estimate of its δ term (bandwidth KinkBandwidth);
+	// "none", ignored (the authors' estimator).
+	Kink string `mapstructure:"kink" yaml:"kink"`
+	// WeightCap is the cap C of the score-matching weights min(d/C, 1)^p
+	// (d the distance to a kink or the boundary of the support): in units of
+	// σ for relu, relu-mog and truncated-gaussian, of x for exponential and
+	// gamma, absolute for beta; 0 is each family's default (1, 1, 1, 0.5).
+	WeightCap float64 `mapstructure:"weight_cap" yaml:"weight_cap"`
 	// Target is what the learners model: "next", s', or "delta", s' − s.
 	Target string `mapstructure:"target" yaml:"target"`
 	// InputScale divides each coordinate of (s, a) before rff features
@@ -110,6 +125,9 @@ type Model struct {
 	// LDSFeatures are the LDS agent's features: "linear" [s, a], "affine"
 	// [s, a, 1], or "model", the other learners' model.features.
 	LDSFeatures string `mapstructure:"lds_features" yaml:"lds_features"`
+	// Expression defines the coordinates of model.family "expression": one
+	// family for all of them, or one per such coordinate in order.
+	Expression []ExprFamily `mapstructure:"expression" yaml:"expression,omitempty"`
 }
 
 // Family selects the transition family.
@@ -119,6 +137,24 @@ type Family struct {
 	Alpha float64 `mapstructure:"alpha" yaml:"alpha"`
 	Dim   int     `mapstructure:"dim" yaml:"dim"`
 	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
+	// Low and High are the support [low, high] of the truncated-gaussian
+	// family (env.family and model.family).
+	Low  float64 `mapstructure:"low" yaml:"low"`
+	High float64 `mapstructure:"high" yaml:"high"`
+	// Kind expression: log q, psi and the support for every coordinate,
+	// or Coords, one family per coordinate (see validate_expr.go).
+	LogQ    string       `mapstructure:"log_q" yaml:"log_q,omitempty"`
+	Psi     []string     `mapstructure:"psi" yaml:"psi,omitempty"`
+	Support []float64    `mapstructure:"support" yaml:"support,omitempty"`
+	Coords  []ExprFamily `mapstructure:"coords" yaml:"coords,omitempty"`
+}
+
+// ExprFamily is a one-dimensional family written as expressions of x:
+// q(x) = exp(log_q), statistics psi, support [lo, hi] (empty: the real line).
+type ExprFamily struct {
+	LogQ    string    `mapstructure:"log_q" yaml:"log_q"`
+	Psi     []string  `mapstructure:"psi" yaml:"psi"`
+	Support []float64 `mapstructure:"support" yaml:"support,omitempty"`
 }
 
 // Features selects phi.
@@ -127,12 +163,18 @@ type Features struct {
 	Dim    int     `mapstructure:"dim" yaml:"dim"`
 	Length float64 `mapstructure:"length" yaml:"length"`
 	Seed   uint64  `mapstructure:"seed" yaml:"seed"`
+	// Phi lists the features of kind expression, expressions of s0, s1, …
+	// and a0, a1, ….
+	Phi []string `mapstructure:"phi" yaml:"phi,omitempty"`
 }
 
 // Reward is r(s) = Σ_k exp(−width·|s − c_k|²).
 type Reward struct {
 	Width   float64   `mapstructure:"width" yaml:"width"`
 	Centers []float64 `mapstructure:"centers" yaml:"centers"`
+	// Expression, when set, is r(s, a) as an expression of s0, s1, … and
+	// a0, a1, … instead of the bumps.
+	Expression string `mapstructure:"expression" yaml:"expression,omitempty"`
 }
 
 // Planner configures the planner every agent plans with: Kind selects the
@@ -1307,6 +1349,14 @@ func prune(n *yaml.Node, key string, used func(string) bool) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := joinKey(key, n.Content[i].Value)
 			if !used(k) {
+				// An unused section may hold keys a selected part owns
+				// (model.kink of env.family.kind relu in env.kind expfam).
+				if v := n.Content[i+1]; v.Kind == yaml.MappingNode {
+					prune(v, k, used)
+					if len(v.Content) > 0 {
+						kept = append(kept, n.Content[i], v)
+					}
+				}
 				continue
 			}
 			prune(n.Content[i+1], k, used)

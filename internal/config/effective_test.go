@@ -49,7 +49,7 @@ func TestUsesFollowsRegistry(t *testing.T) {
 		want string
 	}{
 		{"env.cartpole.dt", 0.1, "env.cartpole.dt: is set but env.kind is expfam"},
-		{"env.family.sigma", 2.0, "env.family.sigma: is set but env.family.kind is custom-sin (it is used by env.family.kind gaussian only)"},
+		{"env.family.sigma", 2.0, "env.family.sigma: is set but env.family.kind is custom-sin (it is used by env.family.kind gaussian, relu, relu-mog or truncated-gaussian)"},
 		{"planner.n_sequences", int64(8), "planner.n_sequences: is set but planner.mode is constant"},
 		{"lds.sigma", 2.0, "agents is sm"},
 		{"env.action_low", []float64{-1}, "env.action_low: is set but env.action_space is discrete"},

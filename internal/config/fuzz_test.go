@@ -25,6 +25,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("agents: [sm-ucb]\nconfidence: {beta: theory, b_psi: auto, alpha1: 0.5, lambda: theorem, value: rollout}\n"))
 	f.Add([]byte("episodes: 3\nsweep:\n  planner.tau: [1, 2]\nseeds: 2\n")) // smrl sweep's section: refused here
 	f.Add([]byte("{sweep: {a: 1}, sweep: 2}\n"))
+	f.Add([]byte("env:\n  family: {kind: expression, log_q: \"-abs(x)^1.7/1.7\", psi: [\"sin(4*x)\"], support: [-.inf, 3]}\n  reward: {expression: \"s0*a0\"}\n  terminal: \"s0 > 1\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "fuzz.yaml")
 		if err := os.WriteFile(p, data, 0o644); err != nil {

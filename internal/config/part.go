@@ -75,6 +75,11 @@ type Part struct {
 	Stats     int
 	ConstantC bool
 	C         func(c *Config) string
+	// StatsOf, of a family whose statistics are given by the config (the
+	// expression families: the length of each psi list), returns d_psi
+	// for ds coordinates of s' (for one coordinate: the largest number of
+	// statistics of a coordinate). nil: ds·max(Stats, 1).
+	StatsOf func(c *Config, ds int) int
 	// LambdaCV, of an agent, marks one that can choose its λ by
 	// cross-validation at every refit (lambda: cv; see cv.grid, cv.folds).
 	LambdaCV bool
@@ -343,12 +348,28 @@ func (c *Config) uses(key string, seen map[string]bool) bool {
 		}
 		owners[p.Group] = owners[p.Group] || c.selected(p, seen)
 	}
-	for _, ok := range owners {
-		if !ok {
+	// A group that is not used itself does not veto: a key owned by the
+	// families of env.family.kind and of model.family is used by whichever
+	// of the two the config uses. At least one owning group must select.
+	some := len(owners) == 0
+	for g, ok := range owners {
+		switch {
+		case ok:
+			some = true
+		case c.uses(g, seen):
 			return false
 		}
 	}
-	return true
+	return some
+}
+
+// familyStats returns d_psi of family part p for ds coordinates (see
+// Part.StatsOf).
+func familyStats(c *Config, p Part, ds int) int {
+	if p.StatsOf != nil {
+		return p.StatsOf(c, ds)
+	}
+	return ds * max(p.Stats, 1)
 }
 
 // whyUnused says why key is not used: the group whose value selects none
@@ -360,7 +381,20 @@ func (c *Config) whyUnused(key string) string {
 			groups[p.Group] = append(groups[p.Group], p.Name)
 		}
 	}
-	for _, g := range slices.Sorted(maps.Keys(groups)) {
+	// A used group that selects none of the owners explains it best; an
+	// unused group only when no owning group is used.
+	order := slices.Sorted(maps.Keys(groups))
+	slices.SortStableFunc(order, func(a, b string) int {
+		ua, ub := c.Uses(a), c.Uses(b)
+		switch {
+		case ua && !ub:
+			return -1
+		case ub && !ua:
+			return 1
+		}
+		return 0
+	})
+	for _, g := range order {
 		names := groups[g]
 		if slices.ContainsFunc(names, func(n string) bool { p, _ := lookup(g, n); return c.selected(p, map[string]bool{}) }) {
 			continue

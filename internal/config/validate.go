@@ -11,7 +11,7 @@ import (
 
 // Catalogs of names accepted in a config.
 var (
-	EstimateNames = []string{"sm", "lds", "mle"}
+	EstimateNames = []string{"sm", "lds", "mle", "sm-kernel", "sm-plain"}
 	BetaForms     = []string{"practical", "theory"}
 	RolloutModes  = []string{"sample", "mean"}
 	ChoiceModes   = []string{"episode", "step"}
@@ -165,10 +165,12 @@ func (c *Config) validate(agents bool) error {
 			between("env.actions", a, 0, MaxAbsState, actionWhy)
 		}
 	}
-	if !(e.Reward.Width > 0 && finite(e.Reward.Width)) {
+	if e.Reward.Expression != "" {
+		// The bumps are replaced (validate_expr.go).
+	} else if !(e.Reward.Width > 0 && finite(e.Reward.Width)) {
 		bad("env.reward.width", "must be a finite number > 0, got %v", e.Reward.Width)
 	}
-	if f.Dim >= 1 && (len(e.Reward.Centers) == 0 || len(e.Reward.Centers)%f.Dim != 0) {
+	if e.Reward.Expression == "" && f.Dim >= 1 && (len(e.Reward.Centers) == 0 || len(e.Reward.Centers)%f.Dim != 0) {
 		bad("env.reward.centers", "must hold a whole number of centres of env.family.dim = %d numbers, got %d numbers", f.Dim, len(e.Reward.Centers))
 	}
 	for _, x := range e.Reward.Centers {
@@ -202,6 +204,7 @@ func (c *Config) validate(agents bool) error {
 		between("lds.sigma", c.LDS.Sigma, 1e-3, 1e3, sigmaWhy)
 	}
 	c.validateConfidence(bad, agents)
+	c.validateExpr(bad)
 	for _, n := range c.Estimate.SweepN {
 		if n < 1 {
 			bad("estimate.sweep_n", "sizes must be >= 1, got %d", n)
@@ -240,7 +243,7 @@ func FitFloats(method string, nblocks, m, dphi int, constC bool) float64 {
 		conf = 2
 	}
 	switch strings.TrimSuffix(strings.TrimSuffix(method, "-ucb"), "-ps") {
-	case "sm":
+	case "sm", "sm-kernel", "sm-plain":
 		if constC {
 			return conf * 2 * float64(dphi) * float64(dphi)
 		}
@@ -262,7 +265,7 @@ func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, 
 		m = 1
 		for _, f := range c.Model.Family {
 			if p, ok := lookup("model.family", f); ok {
-				m = max(m, p.Stats)
+				m = max(m, familyStats(c, p, 1))
 			}
 		}
 		da := c.Env.ActionDim
@@ -281,8 +284,12 @@ func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, 
 			key = "env.features." + key
 		}
 	}
+	m = 1
+	if p, known := lookup("env.family.kind", c.Env.Family.Kind); known && p.StatsOf == nil {
+		m = max(p.Stats, 1)
+	}
 	fam, _ := lookup("env.family.kind", c.Env.Family.Kind)
-	return dpsi, max(fam.Stats, 1), dphi, fam.ConstantC, key, ok
+	return dpsi / m, m, dphi, fam.ConstantC, key, ok
 }
 
 // checkTrialMemory refuses model shapes for which an agent's matrices
@@ -557,6 +564,9 @@ func (c *Config) Dims() (dpsi, dphi int, ok bool) {
 		return 0, 0, false
 	}
 	dpsi = ds
+	if p, known := lookup("env.family.kind", e.Family.Kind); known {
+		dpsi = familyStats(c, p, ds)
+	}
 	p, found := lookup("env.features.kind", e.Features.Kind)
 	if !found || p.PhiDim == nil {
 		return 0, 0, false

@@ -14,7 +14,9 @@
 // Kinds (env.kind), each one file registered in kinds:
 //
 //	expfam    the paper's MDP: P_W0(s'|s,a) = q(s') exp(<psi(s'), W0 phi(s,a)> − Z),
-//	          r(s) = Σ_k exp(−width·|s − c_k|²), never terminates
+//	          r(s) = Σ_k exp(−width·|s − c_k|²), never terminates; or any
+//	          family, features, reward and terminal states written as
+//	          expressions (expr.go, docs/expressions.md)
 //	cartpole  the Barto–Sutton–Anderson cart-pole with the SMRL authors' noise
 //	          variants, r = 1 per step, terminal when the pole or cart leaves
 //	          its bounds
@@ -97,8 +99,12 @@ type ModelSpec struct {
 	// otherwise. The oracle then plans with P_W0, and agents report |Ŵ − W0|.
 	W0 []float64
 	// KinkBandwidth is, per coordinate, the kernel bandwidth of score
-	// matching's kink term (0: ignored); see estimator.SM.EstimateKinks.
+	// matching's kink term (0: ignored), used when Kink is "kernel"; see
+	// estimator.SM.EstimateKinks.
 	KinkBandwidth []float64
+	// Kink is model.kink: how score matching treats the kinks of the relu
+	// families (SMSetup gives the weights and bandwidths).
+	Kink string
 	// LDSFeatures are the LDS agent's features; nil: Features.
 	LDSFeatures expfam.Features
 	// Delta is true when the learners model s' − s instead of s': they fit
@@ -247,6 +253,12 @@ func NewLearnerFeatures(f config.Features, ds, da int, scale []float64) (expfam.
 		return expfam.Linear{DS: ds, DA: da}, nil
 	case "affine":
 		return expfam.Affine{DS: ds, DA: da}, nil
+	case config.ExprKind:
+		e, err := expfam.NewExprFeatures(ds, da, f.Phi)
+		if err != nil {
+			return nil, fmt.Errorf("model.features.%w", err)
+		}
+		return e, nil
 	case "rff":
 		r, err := expfam.NewRFF(ds, da, f.Dim, f.Length, f.Seed)
 		if err != nil {
@@ -265,7 +277,8 @@ func NewLearnerFeatures(f config.Features, ds, da int, scale []float64) (expfam.
 // NewLearnerFamily builds the product family of config section model for
 // scales sigma (one per coordinate): model.family lists one kind per
 // coordinate, or one for all.
-func NewLearnerFamily(c config.Model, sigma []float64) (*expfam.Coords, error) {
+// low and high are the support of truncated-gaussian (env.family.low/high).
+func NewLearnerFamily(c config.Model, sigma []float64, low, high float64) (*expfam.Coords, error) {
 	ds := len(sigma)
 	kinds := c.Family
 	if len(kinds) == 1 {
@@ -278,28 +291,19 @@ func NewLearnerFamily(c config.Model, sigma []float64) (*expfam.Coords, error) {
 		return nil, fmt.Errorf("model.family: %d families for %d state coordinates (give one, or one per coordinate)", len(c.Family), ds)
 	}
 	cs := make([]expfam.Coord, ds)
+	nexpr := 0 // expression entries so far: the next takes model.expression[nexpr]
 	for i, k := range kinds {
+		if k == "custom-sin" && 1/sigma[i] > MaxSinFreq {
+			return nil, fmt.Errorf("model.sigma: coordinate %d has σ = %g, so the custom-sin family's frequency 1/σ = %.4g exceeds %d, "+
+				"beyond which its density oscillates too fast for the quadrature of the sampling table; give a larger model.sigma or another model.family",
+				i, sigma[i], 1/sigma[i], MaxSinFreq)
+		}
 		var err error
-		switch k {
-		case "gaussian":
-			cs[i], err = expfam.NewGaussCoord(sigma[i])
-		case "relu":
-			cs[i], err = expfam.NewReLU(sigma[i], 2)
-		case "relu-mog":
-			cs[i], err = expfam.NewReLU(sigma[i], 3)
-		case "custom-sin":
-			if 1/sigma[i] > MaxSinFreq {
-				return nil, fmt.Errorf("model.sigma: coordinate %d has σ = %g, so the custom-sin family's frequency 1/σ = %.4g exceeds %d, "+
-					"beyond which its density oscillates too fast for the quadrature of the sampling table; give a larger model.sigma or another model.family",
-					i, sigma[i], 1/sigma[i], MaxSinFreq)
-			}
-			var s *expfam.SinFamily
-			s, err = expfam.NewSin(1/sigma[i], c.Alpha)
-			if err == nil {
-				cs[i] = expfam.NewScalarCoord(s)
-			}
-		default:
-			err = fmt.Errorf("unknown family %q", k)
+		if k == config.ExprKind {
+			cs[i], err = learnerExprCoord(c, nexpr)
+			nexpr++
+		} else {
+			cs[i], err = NewCoord(k, FamilyParams{Sigma: sigma[i], Alpha: c.Alpha, Freq: 1 / sigma[i], Low: low, High: high, Cap: c.WeightCap})
 		}
 		if err != nil {
 			return nil, fmt.Errorf("model.family (coordinate %d): %w", i, err)
@@ -340,7 +344,7 @@ func LearnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSp
 	if err != nil {
 		return ModelSpec{}, err
 	}
-	fam, err := NewLearnerFamily(c.Model, sigma)
+	fam, err := NewLearnerFamily(c.Model, sigma, c.Env.Family.Low, c.Env.Family.High)
 	if err != nil {
 		return ModelSpec{}, err
 	}
@@ -363,11 +367,10 @@ func LearnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSp
 		ldsFeat = expfam.Affine{DS: len(sigma), DA: da}
 	}
 	lds := make([]float64, len(sigma))
-	h := make([]float64, len(sigma))
 	for i, s := range sigma {
 		lds[i] = c.LDS.Sigma * s
-		h[i] = c.Model.KinkBandwidth * s
 	}
-	return ModelSpec{Family: fam, Features: feat, LDSSigma: lds, KinkBandwidth: h, LDSFeatures: ldsFeat,
+	return ModelSpec{Family: fam, Features: feat, LDSSigma: lds, LDSFeatures: ldsFeat,
+		Kink: c.Model.Kink, KinkBandwidth: kinkBandwidths(c.Model, sigma),
 		Delta: c.Model.Target == "delta"}, nil
 }

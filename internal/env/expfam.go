@@ -15,7 +15,7 @@ import (
 // tabulated inverse CDF for product families, exact normals for the
 // Gaussian family), and the learners learn in the true family and features.
 func newExpfam(c *config.Config) (*MDP, error) {
-	fam, err := NewFamily(c.Env.Family)
+	fam, err := NewFamily(c.Env.Family, c.Model.WeightCap)
 	if err != nil {
 		return nil, err
 	}
@@ -31,19 +31,75 @@ func newExpfam(c *config.Config) (*MDP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("env.w0: %w", err)
 	}
+	if err := checkNaturalParameters(m, actionCorners(c.Env), c.Env.InitLow, c.Env.InitHigh); err != nil {
+		return nil, err
+	}
 	ds := fam.StateDim()
 	lds := make([]float64, ds)
 	for i := range lds {
 		lds[i] = c.LDS.Sigma
 	}
+	var task Task = &Bumps{Width: c.Env.Reward.Width, Centers: group(c.Env.Reward.Centers, ds)}
+	if c.Env.Reward.Expression != "" || c.Env.Terminal != "" || c.Env.Family.Kind == config.ExprKind || c.Env.Features.Kind == config.ExprKind {
+		states, actions := checkStates(c, ds)
+		if err := checkExprModel(m, "env.family", states, actions); err != nil {
+			return nil, err
+		}
+		if c.Env.Reward.Expression != "" || c.Env.Terminal != "" {
+			bumps, _ := task.(*Bumps)
+			t, err := newExprTask(c.Env, ds, c.Env.ActionDim, bumps)
+			if err != nil {
+				return nil, err
+			}
+			if err := t.checkReward(states, actions); err != nil {
+				return nil, err
+			}
+			task = t
+		}
+	}
 	return &MDP{
 		Dim:      ds,
 		True:     m,
-		Task:     &Bumps{Width: c.Env.Reward.Width, Centers: group(c.Env.Reward.Centers, ds)},
+		Task:     task,
 		Dynamics: modelDynamics{m},
-		Model:    ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: m.W},
-		Init:     uniformInit(c.Env.InitLow, c.Env.InitHigh),
+		Model: ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: m.W,
+			Kink: c.Model.Kink, KinkBandwidth: kinkBandwidths(c.Model, familyScales(c.Env.Family, ds))},
+		Init: uniformInit(c.Env.InitLow, c.Env.InitHigh),
 	}, nil
+}
+
+// familyScales returns the scale σ of env.family per coordinate for the
+// kernel bandwidths of model.kink kernel: env.family.sigma.
+func familyScales(f config.Family, ds int) []float64 {
+	s := make([]float64, ds)
+	for i := range s {
+		s[i] = f.Sigma
+	}
+	return s
+}
+
+// actionCorners returns the discrete actions, or the corners of a box of
+// continuous actions (η is linear in a for linear features).
+func actionCorners(e config.Env) [][]float64 {
+	if e.ActionSpace != "box" {
+		return group(e.Actions, e.ActionDim)
+	}
+	da := len(e.ActionLow)
+	if da > 12 || len(e.ActionHigh) != da {
+		return nil
+	}
+	var out [][]float64
+	for corner := range 1 << da {
+		a := make([]float64, da)
+		for i := range a {
+			a[i] = e.ActionLow[i]
+			if corner>>i&1 == 1 {
+				a[i] = e.ActionHigh[i]
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // modelDynamics is the transition of an exponential-family model.
@@ -82,8 +138,13 @@ func (r *Bumps) Terminal([]float64) (bool, float64) { return false, 0 }
 // Terminates is false.
 func (r *Bumps) Terminates() bool { return false }
 
-// NewFamily builds the transition family of a config.
-func NewFamily(c config.Family) (expfam.Distribution, error) {
+// NewFamily builds the transition family of a config from the family
+// registry (families): custom-sin, exp-sin and x-sin as tabulated products
+// (expfam.Product) and gaussian in closed form (expfam.Gaussian), as they
+// always were; every other family as a product of Dim registry coordinates
+// (expfam.Coords). weightCap is model.weight_cap, the cap of the learners'
+// score-matching weights.
+func NewFamily(c config.Family, weightCap float64) (expfam.Distribution, error) {
 	switch c.Kind {
 	case "custom-sin":
 		s, err := expfam.NewSin(c.Freq, c.Alpha)
@@ -105,8 +166,21 @@ func NewFamily(c config.Family) (expfam.Distribution, error) {
 		return expfam.NewProduct(s, 1)
 	case "gaussian":
 		return expfam.NewGaussian(c.Dim, c.Sigma)
+	case config.ExprKind:
+		return newExprFamily(c, weightCap)
 	}
-	return nil, fmt.Errorf("env.family.kind: unknown family %q", c.Kind)
+	if c.Dim < 1 {
+		return nil, fmt.Errorf("env.family.dim must be >= 1, got %d", c.Dim)
+	}
+	p := FamilyParams{Sigma: c.Sigma, Alpha: c.Alpha, Freq: c.Freq, Low: c.Low, High: c.High, Cap: weightCap}
+	cs := make([]expfam.Coord, c.Dim)
+	for i := range cs {
+		var err error
+		if cs[i], err = NewCoord(c.Kind, p); err != nil {
+			return nil, fmt.Errorf("env.family: %w", err)
+		}
+	}
+	return expfam.NewCoords(cs)
 }
 
 // NewFeatures builds phi of env.features for d_s-dimensional states and the
@@ -124,38 +198,26 @@ func NewFeatures(c config.Env, ds int) (expfam.Features, error) {
 		return expfam.NewRFF(ds, da, c.Features.Dim, c.Features.Length, c.Features.Seed)
 	case "per-action":
 		return expfam.PerAction{DS: ds, Actions: group(c.Actions, da)}, nil
+	case config.ExprKind:
+		f, err := expfam.NewExprFeatures(ds, da, c.Features.Phi)
+		if err != nil {
+			return nil, fmt.Errorf("env.features.%w", err)
+		}
+		return f, nil
 	}
 	return nil, fmt.Errorf("env.features.kind: unknown features %q", c.Features.Kind)
 }
 
 // expfamKind registers env.kind expfam (see env.go's registry).
 var expfamKind = Kind{Part: config.Part{Name: "expfam",
-	Doc:  "the paper's MDP: an exponential-family transition P(s'|s,a) = q(s') exp(<psi(s'), W0 phi(s,a)> − Z), reward Σ_k exp(−width·|s − c_k|²)",
-	Uses: []string{"env.family", "env.features", "env.w0", "env.reward", "env.init_low", "env.init_high"}},
+	Doc: "the paper's MDP: an exponential-family transition P(s'|s,a) = q(s') exp(<psi(s'), W0 phi(s,a)> − Z), reward Σ_k exp(−width·|s − c_k|²)",
+	Uses: []string{"env.family", "env.features", "env.w0", "env.reward", "env.terminal", "env.terminal_reward", "env.init_low", "env.init_high",
+		"model.kink", "model.kink_bandwidth", "model.weight_cap"}}, // the learners' score matching of the true family
 	Build: newExpfam}
 
-// The families of env.family.kind and the feature maps of
-// env.features.kind and model.features.kind, with the keys each reads.
+// The feature maps of env.features.kind and model.features.kind, with the
+// keys each reads (the families are in families.go).
 func init() {
-	const q = "q(x) = exp(−|x|^alpha/alpha)"
-	for _, p := range []config.Part{
-		{Name: "custom-sin", Doc: q + ", psi(x) = sin(freq·x), a product over dim coordinates (the paper's)",
-			Uses: []string{"env.family.freq", "env.family.alpha"}, Validate: validateCustomSin,
-			C: func(c *config.Config) string {
-				f := c.Env.Family.Freq
-				return fmt.Sprintf("%g cos²(%g s')", f*f, f)
-			}},
-		{Name: "exp-sin", Doc: q + ", psi(x) = exp(sin x), one-dimensional", Uses: []string{"env.family.alpha"},
-			Validate: validateSinFamily, C: constText("cos²(s') exp(2 sin s')")},
-		{Name: "x-sin", Doc: q + ", psi(x) = x sin x, one-dimensional", Uses: []string{"env.family.alpha"},
-			Validate: validateSinFamily, C: constText("(sin s' + s' cos s')²")},
-		{Name: "gaussian", Doc: "s' = W0 phi(s,a) + N(0, sigma² I)", Uses: []string{"env.family.sigma"},
-			Validate: validateGaussian, ConstantC: true},
-	} {
-		p.Group = "env.family.kind"
-		config.Register(p)
-	}
-
 	for _, section := range []string{"env.features", "model.features"} {
 		rffUses := []string{section + ".dim", section + ".length", section + ".seed"}
 		if section == "model.features" {
@@ -168,6 +230,15 @@ func init() {
 				PhiDim: func(_ *config.Config, _ string, ds, da int) (int, bool) { return ds + da + 1, true }},
 			{Name: "rff", Doc: "dim random Fourier features cos(ω·x/length + b) of x = (s, a), ω ~ N(0, I) drawn with seed",
 				Uses: rffUses, Validate: validateRFF(section), SizeKey: "dim", PhiDim: rffDim},
+			{Name: config.ExprKind, Doc: "phi written as expressions of s0, s1, …, a0, … (docs/expressions.md)",
+				Uses: []string{section + ".phi"}, SizeKey: "phi",
+				PhiDim: func(c *config.Config, section string, _, _ int) (int, bool) {
+					ft := c.Env.Features
+					if section == "model.features" {
+						ft = c.Model.Features
+					}
+					return len(ft.Phi), len(ft.Phi) > 0
+				}},
 		}
 		if section == "env.features" {
 			parts = append(parts,
@@ -180,19 +251,6 @@ func init() {
 			p.Group = section + ".kind"
 			config.Register(p)
 		}
-	}
-
-	for _, p := range []config.Part{
-		{Name: "gaussian", Doc: "N(W phi(s, a), σ_i²) per coordinate", ConstantC: true},
-		{Name: "relu", Doc: "q(x) = exp(−x²/(2σ_i²)), psi(x) = [x, relu(x)] (the authors' custom_for_exp_relu); kink term by model.kink_bandwidth",
-			Uses: []string{"model.kink_bandwidth"}, Stats: 2, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0")},
-		{Name: "relu-mog", Doc: "q(x) = exp(−x²/(2σ_i²)), psi(x) = [x, relu(x), relu(−x)] (the authors' custom_for_mog_relu); kink term by model.kink_bandwidth",
-			Uses: []string{"model.kink_bandwidth"}, Stats: 3, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0")},
-		{Name: "custom-sin", Doc: "q(x) = exp(−|x|^alpha/alpha), psi(x) = sin(x/σ_i) per coordinate",
-			Uses: []string{"model.alpha"}, C: constText("cos²(s'/σ_i)/σ_i²")},
-	} {
-		p.Group = "model.family"
-		config.Register(p)
 	}
 
 	config.Register(config.Part{Group: "env.action_space", Name: "discrete", Doc: "a finite set: the list env.actions, action_dim numbers each", Uses: []string{"env.actions"}})

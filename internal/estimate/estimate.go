@@ -19,14 +19,20 @@ import (
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
-// Methods lists the estimators in their canonical order.
+// Methods lists the estimators in their canonical order: sm (score
+// matching with model.kink), lds, mle, and the score-matching variants
+// sm-kernel (the kernel kink term) and sm-plain (h ≡ 1, no kink term: the
+// authors' estimator), for comparisons.
 var Methods = slices.Clone(config.EstimateNames)
+
+// DefaultMethods are the methods run when none are given.
+var DefaultMethods = []string{"sm", "lds", "mle"}
 
 // streamDraw is the PCG stream of the data drawn by Run.
 const streamDraw = 0x5eed_e571_0a7e
 
 // ParseMethods checks and de-duplicates a list of method names, keeping
-// their order; an empty list means all of Methods. An entry may itself be a
+// their order; an empty list means DefaultMethods. An entry may itself be a
 // comma-separated list. Unknown names are invalid input.
 func ParseMethods(list []string) ([]string, error) {
 	var out []string
@@ -45,7 +51,7 @@ func ParseMethods(list []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return slices.Clone(Methods), nil
+		return slices.Clone(DefaultMethods), nil
 	}
 	return out, nil
 }
@@ -110,6 +116,9 @@ type Estimate struct {
 	// FrobeniusError is |Ŵ − W0|_F, nil when W0 is not known.
 	FrobeniusError *float64 `json:"frobenius_error,omitempty"`
 	Seconds        float64  `json:"seconds"`
+	// Weight names the score-matching weight of each coordinate (sm only):
+	// see WeightDescription.
+	Weight string `json:"weight,omitempty"`
 }
 
 // Run fits every method of opt on data from opt.Data or drawn from the
@@ -148,6 +157,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 			return nil, err
 		}
 		if err := CheckRange(data, opt.Data); err != nil {
+			return nil, err
+		}
+		if err := CheckSupport(mdp, data, opt.Data); err != nil {
 			return nil, err
 		}
 		if err := c.CheckDataMemory(data.Len()); err != nil {
@@ -209,6 +221,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 			lo[i], hi[i] = w[i]-z975*se[i], w[i]+z975*se[i]
 		}
 		e.SE, e.WaldLo, e.WaldHi = rows(se, dphi), rows(lo, dphi), rows(hi, dphi)
+		if strings.HasPrefix(m, "sm") {
+			e.Weight = WeightDescription(mdp.Model.SMSetup(smMode(m, mdp.Model)))
+		}
 		if known {
 			f := Frobenius(w, w0)
 			e.FrobeniusError = &f
@@ -285,6 +300,74 @@ func CheckRange(data *dataset.Transitions, name string) error {
 		}
 	}
 	return nil
+}
+
+// CheckSupport reports, as invalid input naming the file, line and
+// column, the first next state outside the open support (lo, hi) of its
+// coordinate's family (x <= 0 for exponential and gamma, x outside (0, 1)
+// for beta, outside (low, high) for truncated-gaussian): its density is 0
+// there and its statistic (log x) may not even be finite.
+func CheckSupport(mdp *env.MDP, data *dataset.Transitions, name string) error {
+	cs, ok := mdp.Model.Family.(*expfam.Coords)
+	if !ok {
+		return nil
+	}
+	ds := data.StateDim
+	for j, c := range cs.C {
+		lo, hi := expfam.SupportOf(c)
+		if math.IsInf(lo, -1) && math.IsInf(hi, 1) {
+			continue
+		}
+		col := "s_next"
+		if ds > 1 {
+			col = fmt.Sprintf("s_next%d", j)
+		}
+		for i := range data.Len() {
+			if v := data.NextState(i)[j]; !(v > lo && v < hi) {
+				return errs.Invalid(fmt.Errorf("%s line %d column %q: %v is outside the support (%v, %v) of the %v family of coordinate %d",
+					name, i+2, col, v, lo, hi, c, j))
+			}
+		}
+	}
+	return nil
+}
+
+// WeightDescription names score matching's weights and kernel kink terms
+// (env.ModelSpec.SMSetup): per coordinate its weight h (expfam.Weight's
+// String, h(x) = 1 for none), or h(x) = 1 for plain score matching, and the
+// kernel bandwidths where there are any.
+func WeightDescription(weights []expfam.Weight, bandwidths []float64) string {
+	s := "h(x) = 1"
+	if weights != nil {
+		parts := make([]string, len(weights))
+		for i, w := range weights {
+			h := "h(x) = 1"
+			if w != nil {
+				h = w.String()
+			}
+			parts[i] = fmt.Sprintf("s'_%d: %s", i, h)
+		}
+		s = strings.Join(parts, "; ")
+	}
+	kernel := ""
+	for _, h := range bandwidths {
+		if h > 0 {
+			kernel = fmt.Sprintf(", kernel kink term with bandwidths %v", bandwidths)
+		}
+	}
+	return s + kernel
+}
+
+// smMode is the kink mode of a score-matching method: model.kink for sm,
+// kernel for sm-kernel, plain for sm-plain.
+func smMode(method string, m env.ModelSpec) string {
+	switch method {
+	case "sm-kernel":
+		return "kernel"
+	case "sm-plain":
+		return "plain"
+	}
+	return m.Kink
 }
 
 // Draw returns n i.i.d. transitions: s ~ the initial-state distribution
@@ -376,12 +459,11 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 		}
 	}
 	switch method {
-	case "sm":
-		e := estimator.NewSM(dist, dphi)
-		if mdp.Model.KinkBandwidth != nil {
-			if err := e.EstimateKinks(mdp.Model.KinkBandwidth); err != nil {
-				return nil, nil, "", errs.Invalid(fmt.Errorf("model.kink_bandwidth: %w", err))
-			}
+	case "sm", "sm-kernel", "sm-plain":
+		weights, bandwidths := mdp.Model.SMSetup(smMode(method, mdp.Model))
+		e, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
+		if err != nil {
+			return nil, nil, "", errs.Invalid(err)
 		}
 		acc, fitFn = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
 		seFn = func(f *estimator.Fit) ([]float64, error) { return e.Sandwich(f, n, at, so) }
@@ -450,11 +532,10 @@ func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid 
 		}
 		return nil, errs.Invalid(fmt.Errorf("lambda: %s needs at least cv.folds = %d transitions, %s has %d", config.LambdaCVWord, folds, where, n))
 	}
-	proto := estimator.NewSM(mdp.Model.Family, dphi)
-	if mdp.Model.KinkBandwidth != nil {
-		if err := proto.EstimateKinks(mdp.Model.KinkBandwidth); err != nil {
-			return nil, errs.Invalid(fmt.Errorf("model.kink_bandwidth: %w", err))
-		}
+	weights, bandwidths := mdp.Model.SMSetup(smMode("sm", mdp.Model))
+	proto, err := estimator.NewSMFor(mdp.Model.Family, dphi, weights, bandwidths)
+	if err != nil {
+		return nil, errs.Invalid(err)
 	}
 	cv, err := estimator.CrossValidate(proto, n, func(t int) ([]float64, []float64) { return phi[t*dphi : (t+1)*dphi], data.NextState(t) }, folds, grid)
 	if err != nil {

@@ -210,7 +210,7 @@ func TestTable(t *testing.T) {
 	e := 0.05
 	l1, l2 := -1.25, -1.5
 	r := &Result{N: 10, Lambda: 0.1, CV: []CVPoint{{0.1, &l2}, {1, &l1}, {10, nil}},
-		Estimates: []Estimate{{Method: "sm", W: [][]float64{{1.03, 1.04}}, SE: [][]float64{{0.1, 0.2}}, FrobeniusError: &e, Seconds: 0.0001}, {Method: "lds", W: [][]float64{{1, 2}, {3, 4}}}}}
+		Estimates: []Estimate{{Method: "sm", W: [][]float64{{1.03, 1.04}}, SE: [][]float64{{0.1, 0.2}}, FrobeniusError: &e, Seconds: 0.0001, Weight: "h(x) = 1"}, {Method: "lds", W: [][]float64{{1, 2}, {3, 4}}}}}
 	var b strings.Builder
 	if err := r.WriteTable(&b); err != nil {
 		t.Fatal(err)
@@ -221,9 +221,9 @@ func TestTable(t *testing.T) {
 		"1       -1.25             \n" +
 		"10      singular          \n" +
 		"\n" +
-		"method  n   W                 se            |W−W0|_F  seconds\n" +
-		"sm      10  [[1.03, 1.04]]    [[0.1, 0.2]]  0.05      0.0001\n" +
-		"lds     10  [[1, 2], [3, 4]]  -             -         0\n"
+		"method  n   W                 se            |W−W0|_F  seconds  weight\n" +
+		"sm      10  [[1.03, 1.04]]    [[0.1, 0.2]]  0.05      0.0001   h(x) = 1\n" +
+		"lds     10  [[1, 2], [3, 4]]  -             -         0        -\n"
 	if b.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}

@@ -18,13 +18,13 @@ func (r *Result) WriteJSON(w io.Writer) error {
 
 // WriteTable writes r as aligned columns
 //
-//	method  n  W  se  |W−W0|_F  seconds
+//	method  n  W  se  |W−W0|_F  seconds  weight
 //
-// with "-" for an unknown error, preceded, when λ was cross-validated, by
-// the table lambda, held-out loss with the chosen λ marked, and before
-// that, when the rff length was cross-validated, by the table length,
-// lambda, held-out loss (at the chosen length, the λ table is the
-// cross-validation of λ).
+// with "-" for an unknown error and for the weight of lds and mle,
+// preceded, when λ was cross-validated, by the table lambda, held-out loss
+// with the chosen λ marked, and before that, when the rff length was
+// cross-validated, by the table length, lambda, held-out loss (at the
+// chosen length, the λ table is the cross-validation of λ).
 func (r *Result) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(r.LengthCV) > 0 {
@@ -61,7 +61,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(tw, "method\tn\tW\tse\t|W−W0|_F\tseconds")
+	fmt.Fprintln(tw, "method\tn\tW\tse\t|W−W0|_F\tseconds\tweight")
 	for _, e := range r.Estimates {
 		fe := "-"
 		if e.FrobeniusError != nil {
@@ -71,7 +71,11 @@ func (r *Result) WriteTable(w io.Writer) error {
 		if e.SE != nil {
 			se = FormatMatrix(e.SE)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", e.Method, r.N, FormatMatrix(e.W), se, fe, formatFloat(e.Seconds))
+		wt := e.Weight
+		if wt == "" {
+			wt = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Method, r.N, FormatMatrix(e.W), se, fe, formatFloat(e.Seconds), wt)
 	}
 	return tw.Flush()
 }

@@ -172,11 +172,16 @@ func Evaluate(ctx context.Context, mf *ModelFile, c *config.Config, data string,
 		if len(w) != dist.StatDim()*dphi {
 			return nil, errs.Invalid(fmt.Errorf("model %s: W has %d entries, the family %v needs %d × %d", m.Method, len(w), dist, dist.StatDim(), dphi))
 		}
-		sm := estimator.NewSM(dist, dphi)
-		if mdp.Model.KinkBandwidth != nil && m.Method != "lds" {
-			if err := sm.EstimateKinks(mdp.Model.KinkBandwidth); err != nil {
-				return nil, errs.Invalid(fmt.Errorf("model.kink_bandwidth: %w", err))
-			}
+		// The held-out loss is the objective of the model's own estimator
+		// (weighted SM by model.kink for sm and mle, plain for lds).
+		mode := "plain"
+		if m.Method != "lds" {
+			mode = smMode(m.Method, mdp.Model)
+		}
+		weights, bandwidths := mdp.Model.SMSetup(mode)
+		sm, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
+		if err != nil {
+			return nil, errs.Invalid(err)
 		}
 		for i := range d.Len() {
 			sm.Add(phi[i*dphi:(i+1)*dphi], y[i*d.StateDim:(i+1)*d.StateDim])

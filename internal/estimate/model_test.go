@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestModelFileRoundTripAndEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2.Env.Family != c.Env.Family || c2.Lambda != c.Lambda {
+	if !reflect.DeepEqual(c2.Env.Family, c.Env.Family) || c2.Lambda != c.Lambda {
 		t.Errorf("config read back differs: %+v", c2.Env.Family)
 	}
 	for i, m := range back.Models[:3] {

@@ -29,9 +29,14 @@ type CV struct {
 }
 
 // Empty returns an accumulator with no transitions for the same family,
-// features and kink terms as e.
+// features, weights and kink terms as e.
 func (e *SM) Empty() *SM {
 	o := NewSM(e.fam, e.dphi)
+	if e.weights != nil {
+		if err := o.SetWeights(e.weights); err != nil {
+			panic(err) // e accepted the same weights
+		}
+	}
 	o.kinks = append([]kinkTerm(nil), e.kinks...)
 	o.kw = make([]float64, len(e.kinks))
 	return o

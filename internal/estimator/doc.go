@@ -15,6 +15,51 @@
 // and the upper triangle of every block otherwise. Solving costs one or d_psi
 // Cholesky factorisations of d_phi×d_phi matrices in the structured cases.
 //
+// Generalised (weighted) score matching (Hyvärinen 2007; Yu, Drton &
+// Shojaie 2019; Liu, Kanamori & Williams 2019). For a product family, take
+// one coordinate x = s'_i with density p(x) ∝ q(x) exp(<η, ψ(x)>) on an
+// interval (lo, hi), η = W_i phi (W_i the m×d_phi rows of W of the
+// coordinate, ψ ∈ R^m), and a weight h(x) >= 0 with h p → 0 at lo and hi
+// and h = 0 at the kinks of ψ. The weighted Fisher divergence
+//
+//	J(η) = ½ E_p0[ h (∂ log p_η − ∂ log p0)² ]
+//
+// integrates by parts (the boundary terms h p0 ∂ log p_η vanish at lo, hi,
+// and at a kink h ∂ log p_η is continuous because h = 0 there) into
+//
+//	J(η) = E_p0[ ½ h (∂ log p_η)² + ∂(h ∂ log p_η) ] + const
+//	     = E_p0[ ½ h (<ψ', η> + (log q)')² + h'(<ψ', η> + (log q)') + h(<ψ”, η> + (log q)”) ] + const,
+//
+// where ψ” is the function part of ψ” only: its δ at a kink c is multiplied
+// by h(c) = 0. Dropping terms free of η,
+//
+//	J(η) = ½ ηᵀ E[h g gᵀ] η + ηᵀ E[h ξ + h' g] + const,  g = ψ'(x) ∈ R^m,  ξ = (log q)' g + ψ”,
+//
+// which stays quadratic in W. Summing over coordinates and transitions
+// (η_t = W phi_t, so the coordinate's block of vec(W) enters as
+// <g, W_i phi> = (g ⊗ phi)ᵀ vec(W_i)):
+//
+//	V_n = Σ_t blockdiag_i( h_i (g_i ⊗ phi_t)(g_i ⊗ phi_t)ᵀ )       (d×d, blocks (m_i d_phi)²)
+//	b_n = Σ_t [ (h_i ξ_i + h_i' g_i) ⊗ phi_t ]_i                      (d)
+//	vec(Ŵ) = −(V_n + λI)⁻¹ b_n,
+//
+// with h_i, h_i', g_i, ξ_i evaluated at s'_{t,i}. h ≡ 1 is plain score
+// matching. The block structure, the cost (one extra weight evaluation per
+// coordinate and transition) and the closed-form solve are those of plain
+// SM; the confidence set and posterior sampling use this weighted V_n.
+// Weights are expfam.Weight values (SM.SetWeights); per transition,
+// SM.Terms returns the compact c_t = blockdiag(h g gᵀ), ξ_t with
+// V_t = c_t ⊗ phi phiᵀ, b_t = ξ_t ⊗ phi (SM.AddTransition the dense ones).
+//
+// Why weight. The ReLU statistic ψ = [x, relu(x)] has ψ” ∋ J δ(x), so plain
+// SM needs E[p(0 | s, a) phi], which a kernel (EstimateKinks) estimates
+// with an O(bandwidth²) bias that no n removes; a weight vanishing at 0
+// (expfam.ReLU.DefaultWeight, min(|x|/(C s), 1)) removes the term and
+// leaves a consistent estimator. On a half-line or an interval, p0 does not
+// vanish at the ends (exponential, beta with η > 0), the boundary terms of
+// plain SM do not drop and it is inconsistent; the capped distance to the
+// boundary (expfam.DistWeight) restores consistency.
+//
 // LDS is ridge least squares of s' on phi, Ŵ = Y (G + λI)⁻¹ with
 // G = Σ phi phiᵀ and Y = Σ s' phiᵀ: the LDS baseline of the paper. For the
 // Gaussian family SM equals LDS with λ' = λσ⁴ (Proposition "equiv").

@@ -24,6 +24,7 @@ type MLE struct {
 	dpsi, dphi int
 	blocks     []int // m_i per coordinate
 	phi, psi   []float64
+	next       []float64 // the next states, for the score-matching start (startFromSM)
 	buf        []float64
 }
 
@@ -40,6 +41,7 @@ func (e *MLE) Add(phi, next []float64) {
 	e.phi = append(e.phi, phi[:e.dphi]...)
 	e.dist.Psi(next, e.buf)
 	e.psi = append(e.psi, e.buf...)
+	e.next = append(e.next, next[:e.dist.StateDim()]...)
 }
 
 // Fit maximises the penalised log-likelihood
@@ -49,7 +51,13 @@ func (e *MLE) Add(phi, next []float64) {
 // by Newton's method with backtracking, one coordinate block at a time (the
 // blocks decouple for product families: block i holds the m_i rows of W of
 // coordinate i). start, when not nil, is the initial W (warm start);
-// otherwise it starts at 0. The confidence blocks of the result are the
+// otherwise it starts at 0. Where the family is not normalisable at the
+// start for some transition (a family on a half-line or an interval, whose
+// natural parameters are restricted, started at W = 0), the block starts
+// instead at the generalised score-matching estimate with the family's
+// default weights (SMWeights), or where that is not admissible either (few
+// transitions) at a point of the natural parameter space found by
+// feasibleStart; it fails with ErrNoConvergence when there is none. The confidence blocks of the result are the
 // observed information Σ_t Cov_t[psi_i] ⊗ phi_t phi_tᵀ + λI.
 func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 	if lambda < 0 {
@@ -131,7 +139,16 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 	}
 	cur := obj(w, grad, hess)
 	if math.IsInf(cur, -1) {
-		return nil, fmt.Errorf("maximum likelihood: the family is not normalisable at the starting W: %w", ErrNoConvergence)
+		if sm, err := e.startFromSM(lambda); err == nil {
+			copy(w, sm[row*dphi:row*dphi+d])
+			cur = obj(w, grad, hess)
+		}
+	}
+	if math.IsInf(cur, -1) && e.feasibleStart(i, m, w) {
+		cur = obj(w, grad, hess)
+	}
+	if math.IsInf(cur, -1) {
+		return nil, fmt.Errorf("maximum likelihood: coordinate %d: no W found at which the family is normalisable for every transition (n = %d): %w", i, n, ErrNoConvergence)
 	}
 	for it := 0; it < 100; it++ {
 		c, err := factor(hess, d, lambda, "maximum likelihood", n)
@@ -183,4 +200,78 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 		}
 	}
 	return nil, fmt.Errorf("maximum likelihood: coordinate %d after 100 Newton steps (n = %d, λ = %g): %w", i, n, lambda, ErrNoConvergence)
+}
+
+// feasibleStart moves coordinate i's parameters w (m rows of d_phi) into
+// the natural parameter space of an expfam.Restricted coordinate for every
+// stored transition, η_k(phi_t) = <w_k, phi_t> >= lower_k + 1/4, by the
+// relaxation method for linear inequalities (Agmon; Motzkin & Schoenberg
+// 1954): project w_k onto each violated half-space in turn, up to 1000
+// sweeps. It reports whether every inequality holds; it fails when the
+// constraints have no interior (a feature vector of zeros, say).
+func (e *MLE) feasibleStart(i, m int, w []float64) bool {
+	cs, ok := e.dist.(*expfam.Coords)
+	if !ok {
+		return false
+	}
+	r, ok := cs.C[i].(expfam.Restricted)
+	if !ok {
+		return false
+	}
+	lower := r.EtaLowerBounds()
+	dphi := e.dphi
+	for k := range m {
+		wk := w[k*dphi : (k+1)*dphi]
+		target := lower[k] + 0.25
+		for sweep := 0; ; sweep++ {
+			if sweep == 1000 {
+				return false
+			}
+			moved := false
+			for t := range e.N() {
+				phi := e.phi[t*dphi : (t+1)*dphi]
+				var v, p2 float64
+				for j, p := range phi {
+					v += wk[j] * p
+					p2 += p * p
+				}
+				if v >= target {
+					continue
+				}
+				if p2 == 0 {
+					return false
+				}
+				step := (target - v) * 1.01 / p2 // a little past the half-space's boundary
+				for j, p := range phi {
+					wk[j] += step * p
+				}
+				moved = true
+			}
+			if !moved {
+				break
+			}
+		}
+	}
+	return true
+}
+
+// startFromSM returns the generalised score-matching estimate of W from
+// the stored transitions, with the default weights of SMWeights: the
+// starting point of Newton's method where W = 0 is not admissible.
+func (e *MLE) startFromSM(lambda float64) ([]float64, error) {
+	sm := NewSM(e.dist, e.dphi)
+	if w := SMWeights(e.dist); w != nil {
+		if err := sm.SetWeights(w); err != nil {
+			return nil, err
+		}
+	}
+	ds := e.dist.StateDim()
+	for t := range e.N() {
+		sm.Add(e.phi[t*e.dphi:(t+1)*e.dphi], e.next[t*ds:(t+1)*ds])
+	}
+	f, err := sm.Fit(max(lambda, 1e-10))
+	if err != nil {
+		return nil, err
+	}
+	return f.W, nil
 }

@@ -34,7 +34,9 @@ type SM struct {
 	jac, xi, g     []float64
 	cmat           []float64
 	kinks          []kinkTerm
-	kw             []float64 // kernel weight of each kink term (terms)
+	kw             []float64       // kernel weight of each kink term (terms)
+	weights        []expfam.Weight // per coordinate, nil: h ≡ 1; see SetWeights
+	hw             []float64       // Blocked: weight h_i(s'_i) of each block (terms)
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -67,17 +69,7 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 		return e
 	}
 	if blk, ok := fam.(expfam.Blocked); ok {
-		e.blk = blk
-		e.g = make([]float64, e.dpsi)
-		e.off = []int{0}
-		widest := 0
-		for _, m := range blk.Blocks() {
-			widest = max(widest, m)
-			n := m * dphi
-			e.blocks = append(e.blocks, make([]float64, n*n))
-			e.off = append(e.off, e.off[len(e.off)-1]+m)
-		}
-		e.cmat = make([]float64, widest*widest) // g gᵀ of one block
+		e.initBlocked(blk)
 		return e
 	}
 	d := e.dpsi * dphi
@@ -85,6 +77,130 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 	e.jac = make([]float64, e.ds*e.dpsi)
 	e.cmat = make([]float64, e.dpsi*e.dpsi)
 	return e
+}
+
+// SMWeights returns the default weight of every coordinate of a product
+// of expfam.Coords (expfam.DefaultWeight: vanishing at the kinks of ψ and
+// at the ends of the support), or nil for plain score matching when no
+// coordinate has one or fam is not such a product.
+func SMWeights(fam expfam.Family) []expfam.Weight {
+	cs, ok := fam.(*expfam.Coords)
+	if !ok {
+		return nil
+	}
+	w := make([]expfam.Weight, len(cs.C))
+	set := false
+	for i, c := range cs.C {
+		w[i] = expfam.DefaultWeight(c)
+		set = set || w[i] != nil
+	}
+	if !set {
+		return nil
+	}
+	return w
+}
+
+// NewSMFor returns an empty accumulator for family fam and d_phi features
+// with the score-matching weights w (SetWeights; nil: none) and the kernel
+// kink bandwidths h (EstimateKinks; nil: none): the estimator of an agent or
+// of smrl estimate. Errors name the config key (model.kink_bandwidth,
+// model.kink).
+func NewSMFor(fam expfam.Family, dphi int, w []expfam.Weight, h []float64) (*SM, error) {
+	e := NewSM(fam, dphi)
+	if w != nil {
+		if err := e.SetWeights(w); err != nil {
+			return nil, fmt.Errorf("model.kink: %w", err)
+		}
+	}
+	if h != nil {
+		if err := e.EstimateKinks(h); err != nil {
+			return nil, fmt.Errorf("model.kink_bandwidth: %w", err)
+		}
+	}
+	return e, nil
+}
+
+// initBlocked lays the accumulator out by the blocks of blk: one
+// (m_i·d_phi)² block per coordinate.
+func (e *SM) initBlocked(blk expfam.Blocked) {
+	e.sep, e.constant, e.constC = nil, false, 0
+	e.blk = blk
+	e.g = make([]float64, e.dpsi)
+	e.off = []int{0}
+	e.blocks = nil
+	widest := 0
+	for _, m := range blk.Blocks() {
+		widest = max(widest, m)
+		n := m * e.dphi
+		e.blocks = append(e.blocks, make([]float64, n*n))
+		e.off = append(e.off, e.off[len(e.off)-1]+m)
+	}
+	e.cmat = make([]float64, widest*widest) // h g gᵀ of one block
+	e.hw = make([]float64, len(e.blocks))
+}
+
+// SetWeights makes the accumulator generalised score matching with weight
+// w[i] on state coordinate i (nil: h ≡ 1): per transition, coordinate i's
+// block of V gains h (g ⊗ phi)(g ⊗ phi)ᵀ and of b gains (h ξ + h' g) ⊗ phi,
+// with g = ψ_i'(s'_i), ξ = (log q_i)' g + ψ_i” and (h, h') = w[i].At(s'_i)
+// (the derivation is in the package doc). A kernel kink term of
+// EstimateKinks is multiplied by h at the kink, so a weight vanishing there
+// removes it. The family must be Blocked (every product family is); a
+// Separable family switches to its blocked layout. Call before the first
+// Add. With every entry nil it restores plain score matching.
+func (e *SM) SetWeights(w []expfam.Weight) error {
+	if len(w) != e.ds {
+		return fmt.Errorf("score matching: %d weights for %d coordinates", len(w), e.ds)
+	}
+	if e.n > 0 {
+		return fmt.Errorf("score matching: weights must be set before the first transition")
+	}
+	set := false
+	for _, x := range w {
+		set = set || x != nil
+	}
+	if !set {
+		e.weights = nil
+		return nil
+	}
+	blk, ok := e.fam.(expfam.Blocked)
+	if !ok {
+		return fmt.Errorf("score matching: weights need a product family (one weight per coordinate), not %v", e.fam)
+	}
+	if e.blk == nil {
+		e.initBlocked(blk)
+	}
+	e.weights = append([]expfam.Weight(nil), w...)
+	return nil
+}
+
+// Weights returns the weight of each coordinate (nil entries: h ≡ 1), or
+// nil for plain score matching.
+func (e *SM) Weights() []expfam.Weight { return append([]expfam.Weight(nil), e.weights...) }
+
+// weigh applies coordinate i's weight at x to its block of g and xi:
+// xi ← h xi + h' g; it returns h (1 without a weight).
+func (e *SM) weigh(i int, x float64, g, xi []float64) float64 {
+	if e.weights == nil || e.weights[i] == nil {
+		return 1
+	}
+	h, dh := e.weights[i].At(x)
+	for k, gk := range g {
+		xi[k] = h*xi[k] + dh*gk
+	}
+	return h
+}
+
+// kernelAt returns the kernel weight of kink term k at the next state:
+// K_h(s'_i − at), times the coordinate's weight at the kink.
+func (e *SM) kernelAt(k *kinkTerm, next []float64) float64 {
+	z := (next[k.coord] - k.at) / k.h
+	w := (2 - z*z) * math.Exp(-0.5*z*z) / (math.Sqrt(2*math.Pi) * k.h) // K_h, see EstimateKinks
+	if e.weights != nil && e.weights[k.coord] != nil {
+		h, _ := e.weights[k.coord].At(k.at)
+		w *= h
+	}
+	return w
 }
 
 // kinker is a Blocked family that reports the kinks of coordinate i's
@@ -184,7 +300,8 @@ func (e *SM) Add(phi, next []float64) {
 // (+ the kink terms), in the family's structure:
 //   - constant C: C = constC·I, nothing to evaluate but ξ (e.xi);
 //   - Separable: C = diag(e.g²);
-//   - Blocked: C = diag over blocks of g_i g_iᵀ, g_i = e.g[off[i]:off[i+1]];
+//   - Blocked: C = diag over blocks of h_i g_i g_iᵀ, g_i = e.g[off[i]:off[i+1]],
+//     with the weight h_i = e.hw[i] of SetWeights (1 without) and ξ weighted;
 //   - otherwise the upper triangle of C in e.cmat;
 //
 // and ξ in e.xi, the kernel weight K_h(s'_i − c) of kink term k in
@@ -198,9 +315,12 @@ func (e *SM) terms(next []float64) {
 		e.sep.ScoreDiag(next, e.g, e.xi)
 	case e.blk != nil:
 		e.blk.ScoreBlock(next, e.g, e.xi)
-		for i, k := range e.kinks {
-			z := (next[k.coord] - k.at) / k.h
-			e.kw[i] = (2 - z*z) * math.Exp(-0.5*z*z) / (math.Sqrt(2*math.Pi) * k.h) // K_h, see EstimateKinks
+		for i := range e.blocks {
+			lo, hi := e.off[i], e.off[i+1]
+			e.hw[i] = e.weigh(i, next[i], e.g[lo:hi], e.xi[lo:hi])
+		}
+		for i := range e.kinks {
+			e.kw[i] = e.kernelAt(&e.kinks[i], next)
 		}
 	default:
 		e.fam.ScoreTerms(next, e.jac, e.xi)
@@ -235,11 +355,16 @@ func (e *SM) accumulate(phi []float64) {
 		}
 	case e.blk != nil:
 		for i, v := range e.blocks {
+			h := e.hw[i]
+			if h == 0 {
+				continue
+			}
 			g := e.g[e.off[i]:e.off[i+1]]
 			m := len(g)
-			for k, gk := range g { // e.cmat as scratch for g gᵀ
+			for k, gk := range g { // e.cmat as scratch for h g gᵀ
+				hg := h * gk
 				for l := k; l < m; l++ {
-					e.cmat[k*m+l] = gk * g[l]
+					e.cmat[k*m+l] = hg * g[l]
 				}
 			}
 			addUpperKron(v, e.cmat, m, phi)
@@ -287,6 +412,7 @@ func (e *SM) residual(eta, r []float64) {
 			for k := lo; k < hi; k++ {
 				ge += e.g[k] * eta[k]
 			}
+			ge *= e.hw[i]
 			for k := lo; k < hi; k++ {
 				r[k] = e.g[k]*ge + e.xi[k]
 			}

@@ -245,7 +245,12 @@ func Marginal(d Distribution, eta []float64, i int) (func(x float64) float64, er
 	}
 	e = append([]float64(nil), e...)
 	psi := make([]float64, c.StatDim())
+	lo, hi := SupportOf(c)
+	bounded := !math.IsInf(lo, -1) || !math.IsInf(hi, 1)
 	return func(x float64) float64 {
+		if bounded && !(x > lo && x < hi) {
+			return 0
+		}
 		c.Psi(x, psi)
 		l := c.LogQ(x) - z
 		for k, v := range e {

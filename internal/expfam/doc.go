@@ -19,8 +19,24 @@
 //     densities. Their normalisation, moments and sampling are computed
 //     by Gauss–Legendre quadrature in log space on a support that adapts to
 //     η, so |η| in the hundreds neither overflows nor underflows (tested to 200).
+//   - Families written as expressions of x (exprfam.go, package expr): log q
+//     and ψ_1, …, ψ_m with exact derivatives from the expression tape, on the
+//     real line or a support [lo, hi] (then score matching's terms carry
+//     the weight h of generalised score matching, see exprFam.Weight). One
+//     statistic is a Scalar (tabulated like custom-sin); more are an
+//     ExprCoord, normalised and sampled exactly at each η by the quadrature.
 //   - The Gaussian family q(x) ∝ exp(−|x|²/(2σ²)), psi(x) = x/σ², for which
 //     s' ~ N(W phi, σ² I) and Z(η) = |η|²/(2σ²) + (d/2) log(2πσ²) in closed form.
+//   - Products of per-coordinate families (Coords of Coord): the Gaussian,
+//     the ReLU families (kinked statistic, relu.go) and the families on a
+//     half-line or an interval (bounded.go: exponential, gamma, beta,
+//     truncated Gaussian), all with closed-form log-partition functions,
+//     cumulants and exact samplers.
+//
+// Score-matching weights (weight.go): a Coord may report its support
+// (Supported) and a default weight h(x) >= 0 (Weighted) vanishing at the
+// kinks of its statistic and the ends of its support, which makes
+// generalised score matching consistent (package estimator).
 //
 // Every derivative (∂ψ, ∂²ψ, ∂ log q) is analytic; tests check each against
 // central finite differences.

@@ -100,7 +100,8 @@ func (st *Stepper) Step(s, a []float64, rng *rand.Rand, out []float64) {
 	st.M.Dist.Sample(st.eta, rng, out)
 }
 
-// Density returns x ↦ P_W(x | s, a), normalised by exact quadrature once.
+// Density returns x ↦ P_W(x | s, a), normalised by exact quadrature once;
+// 0 outside the family's support.
 func (m *Model) Density(s, a []float64) (func(x []float64) float64, error) {
 	return m.density(s, a, m.Dist.LogPartition)
 }
@@ -136,6 +137,9 @@ func (m *Model) density(s, a []float64, logZ func([]float64) (float64, error)) (
 	}
 	buf := make([]float64, m.Dist.StatDim())
 	return func(x []float64) float64 {
+		if !InSupport(m.Dist, x) {
+			return 0 // outside a bounded support, where ψ may not be finite
+		}
 		return math.Exp(LogDensity(m.Dist, eta, x, z, buf))
 	}, nil
 }

@@ -262,19 +262,45 @@ func (c *CDF) invertPanel(p int, u float64) float64 {
 	return x0 + t*h
 }
 
+// supported is a Scalar whose density vanishes outside [lo, hi] (LogQ is
+// −Inf there); lo or hi may be infinite.
+type supported interface{ Support() (lo, hi float64) }
+
 // support finds [lo, hi] where log q(x) + η ψ(x) is within logTail of its
 // maximum lmax, scanning on a grid of step 0.04 over [−R, R] and doubling R
 // until the outer quarter of the scan is below the threshold. curv is the
-// largest curvature |l”| seen inside the support (at least 1).
+// largest curvature |l”| seen inside the support (at least 1). For a
+// supported family the interval is clipped to the support, and a bounded
+// support is scanned end to end on a grid of at least 256 steps.
 func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
+	slo, shi := math.Inf(-1), math.Inf(1)
+	if s, ok := f.(supported); ok {
+		slo, shi = s.Support()
+	}
+	logd := func(x float64) float64 { return f.LogQ(x) + eta*f.Psi(x) }
+	if !math.IsInf(slo, 0) && !math.IsInf(shi, 0) {
+		step := math.Min(0.04, (shi-slo)/256)
+		n := int(math.Ceil((shi - slo) / step))
+		at := func(i int) float64 { return math.Min(slo+float64(i)*step, shi) }
+		lmax = math.Inf(-1)
+		for i := 0; i <= n; i++ {
+			lmax = math.Max(lmax, logd(at(i)))
+		}
+		if math.IsNaN(lmax) || math.IsInf(lmax, 0) {
+			return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density %v on its support)", f, eta, ErrNotNormalisable, lmax)
+		}
+		lo, hi, curv = tighten(logd, at, n, step, lmax)
+		return math.Max(lo, slo), math.Min(hi, shi), lmax, curv, nil
+	}
 	const step = 0.04
 	for r := 8.0; r <= 1024; r *= 2 {
 		n := int(math.Round(2 * r / step))
+		at := func(i int) float64 { return -r + float64(i)*step }
 		lmax = math.Inf(-1)
 		outer := math.Inf(-1)
 		for i := 0; i <= n; i++ {
-			x := -r + float64(i)*step
-			l := f.LogQ(x) + eta*f.Psi(x)
+			x := at(i)
+			l := logd(x)
 			if l > lmax {
 				lmax = l
 			}
@@ -288,29 +314,36 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 		if outer > lmax-logTail {
 			continue
 		}
-		// Tighten to the first and last grid points above the threshold.
-		lo, hi = math.Inf(1), math.Inf(-1)
-		curv = 1
-		prev2, prev1 := math.NaN(), math.NaN()
-		for i := 0; i <= n; i++ {
-			x := -r + float64(i)*step
-			l := f.LogQ(x) + eta*f.Psi(x)
-			if l > lmax-logTail {
-				if x < lo {
-					lo = x
-				}
-				hi = x
-				if !math.IsNaN(prev2) {
-					if c := math.Abs(l-2*prev1+prev2) / (step * step); c > curv {
-						curv = c
-					}
-				}
-			}
-			prev2, prev1 = prev1, l
-		}
-		return lo - step, hi + step, lmax, curv, nil
+		lo, hi, curv = tighten(logd, at, n, step, lmax)
+		return math.Max(lo, slo), math.Min(hi, shi), lmax, curv, nil
 	}
 	return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density does not decay within |x| <= 1024)", f, eta, ErrNotNormalisable)
+}
+
+// tighten returns the first and last grid points at(0..n) where logd is
+// within logTail of lmax, widened by a step, and the largest curvature
+// there (at least 1).
+func tighten(logd func(float64) float64, at func(int) float64, n int, step, lmax float64) (lo, hi, curv float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	curv = 1
+	prev2, prev1 := math.NaN(), math.NaN()
+	for i := 0; i <= n; i++ {
+		x := at(i)
+		l := logd(x)
+		if l > lmax-logTail {
+			if x < lo {
+				lo = x
+			}
+			hi = x
+			if !math.IsNaN(prev2) && !math.IsInf(prev2, 0) && !math.IsInf(prev1, 0) {
+				if c := math.Abs(l-2*prev1+prev2) / (step * step); c > curv {
+					curv = c
+				}
+			}
+		}
+		prev2, prev1 = prev1, l
+	}
+	return lo - step, hi + step, curv
 }
 
 // MaxPanels bounds the quadrature panels of one CDF: 2^20 panels take

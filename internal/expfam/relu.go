@@ -26,8 +26,9 @@ import (
 // rows; the ridge λ of the estimators picks the minimum-norm solution.
 //
 // ψ' jumps at the kink 0 by J = [0, 1] (Stats 2) or [0, 1, 1] (Stats 3), so
-// ψ” contains J·δ(x): score matching needs the term E[p(0 | s, a) phi], which
-// package estimator estimates with a kernel (see Kinked).
+// ψ” contains J·δ(x): plain score matching needs the term E[p(0 | s, a) phi],
+// which package estimator can estimate with a kernel (see Kinked); the
+// default weight (DefaultWeight) vanishes at 0 instead and removes it.
 type ReLU struct {
 	S     float64 // scale of the Gaussian base measure
 	Stats int     // 2 or 3
@@ -101,6 +102,18 @@ func (f *ReLU) Kinks() (at []float64, jump [][]float64) {
 		return []float64{0}, [][]float64{{0, 1}}
 	}
 	return []float64{0}, [][]float64{{0, 1, 1}}
+}
+
+// ReLUWeightCap is the cap C of the ReLU families' default score-matching
+// weight h(x) = min(|x|/(C s), 1), in units of the base scale s: h vanishes
+// at the kink, so the δ of ψ” drops out of the objective and score matching
+// is consistent without a kernel (see package estimator and
+// TestReLUWeightCapChoice, which measures the choice).
+const ReLUWeightCap = 1.0
+
+// DefaultWeight is min(|x|/(ReLUWeightCap·s), 1), vanishing at the kink 0.
+func (f *ReLU) DefaultWeight() Weight {
+	return &DistWeight{Points: []float64{0}, Lo: math.Inf(-1), Hi: math.Inf(1), C: ReLUWeightCap * f.S, P: 1}
 }
 
 // alphas returns the truncation points α₊, α₋ of the two pieces, in units

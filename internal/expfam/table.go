@@ -119,6 +119,9 @@ func NewTable(f Scalar) *Table {
 	return t
 }
 
+// Family returns the scalar family the table tabulates.
+func (t *Table) Family() Scalar { return t.f }
+
 // The grid of η: row i is at t.gridEta(i). Inside the linear grid, ±t.edge,
 // the step is 1/TableEtaRes (row t.lin is η = 0). For a family whose ψ is
 // bounded (custom-sin, exp-sin: BoundedPsi) the linear grid ends at

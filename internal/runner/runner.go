@@ -10,6 +10,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -171,12 +172,18 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 				ai, a = agent.BoxAction, ctrl
 			} else {
 				ai = pl.Act(ag.Sim, s, planRng)
-				if err := pl.Err(); err != nil {
+				if err := pl.Err(); errors.Is(err, agent.ErrNonFiniteReward) {
+					return nil, fmt.Errorf("episode %d step %d: %w", ep, h+1, err)
+				} else if err != nil {
 					return nil, fmt.Errorf("episode %d step %d: %w (%s); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, describeW(ag))
 				}
 				a = pl.Action(ai)
 			}
 			r := mdp.Task.Reward(s, a)
+			if math.IsNaN(r) || math.IsInf(r, 0) {
+				// A reward written as an expression can leave its domain.
+				return nil, errs.Invalid(fmt.Errorf("episode %d step %d: env.reward is %v at s = %v, a = %v", ep, h+1, r, s, a))
+			}
 			reward += r
 			if ai == 0 || (ai == agent.BoxAction && a[0] > 0) {
 				plus++

@@ -1,0 +1,71 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func loadText(t *testing.T, text string) (*Config, error) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Load(Options{Path: p})
+}
+
+func TestExprKeysValidate(t *testing.T) {
+	c, err := loadText(t, `
+env:
+  family:
+    kind: expression
+    dim: 2
+    coords:
+      - {log_q: "-x^2/2", psi: ["x", "x^2"], support: [-.inf, 4]}
+      - {log_q: "-abs(x)", psi: ["sin(x)"]}
+  features: {kind: expression, phi: ["s0", "s1*a0", "1"]}
+  w0: [[1, 0, 0], [0, 1, -1], [0, 0, 1]]
+  reward: {expression: "s0 - a0^2"}
+  terminal: "s0 > 3 && !(s1 < 0)"
+  terminal_reward: -1
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dpsi, dphi, ok := c.Dims(); !ok || dpsi != 3 || dphi != 3 {
+		t.Errorf("Dims = %d, %d, %v; want 3, 3", dpsi, dphi, ok)
+	}
+	if lo, hi := c.Env.Family.Coords[0].Bounds(); !(lo < -1e308) || hi != 4 {
+		t.Errorf("support [%v, %v]", lo, hi)
+	}
+	y, err := c.YAML()
+	if err != nil || !strings.Contains(string(y), "terminal: s0 > 3") {
+		t.Errorf("YAML: %v\n%s", err, y)
+	}
+}
+
+func TestExprKeysErrors(t *testing.T) {
+	for _, c := range []struct{ yaml, frag string }{
+		{"env:\n  family: {kind: expression, dim: 2, coords: [{log_q: \"0\", psi: [\"x\"]}]}\n", "env.family.coords: has 1 families for env.family.dim = 2"},
+		{"env:\n  family: {kind: expression, log_q: \"0\", psi: [\"x\"], coords: [{log_q: \"0\", psi: [\"x\"]}]}\n", "not both"},
+		{"env:\n  family: {kind: expression, log_q: \"0\", psi: [\"x\"], support: [0]}\n", "env.family.support: must be [lo, hi], two numbers"},
+		{"env:\n  family: {kind: expression, log_q: \"0\", psi: [\"x\"], support: [0, 5000]}\n", "finite ends must lie in"},
+		{"env:\n  family: {kind: expression, log_q: \"0\", psi: [\"x < 1\"]}\n", "env.family.psi[0]: \"x < 1\" is a condition"},
+		{"env:\n  family: {kind: expression, log_q: \"0\", psi: []}\n", "env.family.psi: must list at least one"},
+		{"env:\n  features: {kind: linear, phi: [\"s0\"]}\n", "env.features.phi: is set but env.features.kind is linear"}, // issue 18: a key of an unselected part,
+		{"env:\n  features: {kind: expression}\n", "env.features.phi: must list at least one feature, an expression of s0, a0"},
+		{"env:\n  terminal: \"s1 > 0\"\n", `env.terminal: "s1 > 0" column 1: unknown name "s1" (variables here: s0)`},
+		{"env:\n  kind: pendulum\n  reward: {expression: \"1\"}\n", "env.reward.expression: is for env.kind expfam"},
+		{"env:\n  kind: pendulum\nmodel:\n  family: [expression]\n", "model.expression: must define the family"},
+		{"env:\n  kind: pendulum\nmodel:\n  family: [gaussian, expression, expression]\n  expression: [{log_q: \"0\", psi: [\"x\"]}, {log_q: \"0\", psi: [\"x\"]}, {log_q: \"0\", psi: [\"x\"]}]\n", "model.expression: has 3 families for 2 expression coordinates"},
+		{"env:\n  kind: pendulum\nmodel:\n  family: [expression]\n  expression: [{log_q: \"-y\", psi: [\"x\"]}]\n", `model.expression[0].log_q: "-y" column 2: unknown name "y"`},
+		{"env:\n  kind: pendulum\nmodel:\n  features: {kind: expression, phi: [\"s3\"]}\n", `model.features.phi[0]: "s3" column 1: unknown name "s3"`},
+	} {
+		_, err := loadText(t, c.yaml)
+		if err == nil || !strings.Contains(err.Error(), c.frag) {
+			t.Errorf("%s: error %v, want %q", c.yaml, err, c.frag)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package env
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/expfam"
+)
+
+// Every family of the registry is a part of env.family.kind and of
+// model.family (one registration serves both), and builds as env.family
+// and as model.family with the part's number of statistics.
+func TestFamilyRegistryServesBothGroups(t *testing.T) {
+	var names []string
+	for _, f := range Families {
+		names = append(names, f.Name)
+	}
+	slices.Sort(names)
+	for _, g := range []string{"env.family.kind", "model.family"} {
+		var got []string
+		for _, p := range config.Parts(g) {
+			got = append(got, p.Name)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, names) {
+			t.Errorf("%s lists %v, the registry %v", g, got, names)
+		}
+	}
+	oneDim := []string{"exp-sin", "x-sin"}
+	bounded := []string{"exponential", "gamma", "beta", "truncated-gaussian"}
+	for _, info := range Families {
+		if info.Build == nil {
+			continue // expression: its statistics are the config's psi
+		}
+		dim := 2
+		if slices.Contains(oneDim, info.Name) {
+			dim = 1
+		}
+		stats := max(info.Stats, 1)
+		f := config.Family{Kind: info.Name, Dim: dim, Sigma: 0.5, Alpha: 1.7, Freq: 4, Low: -1, High: 1}
+		d, err := NewFamily(f, 0)
+		if err != nil {
+			t.Fatalf("env.family %s: %v", info.Name, err)
+		}
+		if d.StateDim() != dim || d.StatDim() != dim*stats {
+			t.Errorf("env.family %s: d_s %d, d_psi %d; want %d, %d", info.Name, d.StateDim(), d.StatDim(), dim, dim*stats)
+		}
+		m := config.Model{Family: []string{info.Name}, Alpha: 2}
+		c, err := NewLearnerFamily(m, []float64{0.5, 0.5}, -1, 1)
+		if err != nil {
+			t.Fatalf("model.family %s: %v", info.Name, err)
+		}
+		if c.StatDim() != 2*stats {
+			t.Errorf("model.family %s: d_psi %d, want %d", info.Name, c.StatDim(), 2*stats)
+		}
+		lo, hi := expfam.SupportOf(c.C[0])
+		if b := !math.IsInf(lo, -1) || !math.IsInf(hi, 1); b != slices.Contains(bounded, info.Name) {
+			t.Errorf("%s: support (%v, %v), want bounded = %v", info.Name, lo, hi, !b)
+		}
+	}
+}
+
+// SMSetup: relu's kink is weighted, kernel-estimated or ignored by mode,
+// bounded families are always weighted (but for plain), smooth families
+// on the line never; model.weight_cap sets the cap.
+func TestSMSetupModes(t *testing.T) {
+	m := config.Model{Family: []string{"relu", "gaussian", "beta"}, KinkBandwidth: 0.2, WeightCap: 0}
+	fam, err := NewLearnerFamily(m, []float64{2, 1, 1}, -1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := ModelSpec{Family: fam, KinkBandwidth: []float64{0.4, 0.2, 0.2}}
+	for _, tc := range []struct {
+		mode   string
+		weight [3]bool
+		kernel bool
+	}{
+		{"weighted", [3]bool{true, false, true}, false},
+		{"kernel", [3]bool{false, false, true}, true},
+		{"none", [3]bool{false, false, true}, false},
+		{"plain", [3]bool{false, false, false}, false},
+	} {
+		w, h := spec.SMSetup(tc.mode)
+		for i, want := range tc.weight {
+			if got := w != nil && w[i] != nil; got != want {
+				t.Errorf("%s: coordinate %d weighted %v, want %v", tc.mode, i, got, want)
+			}
+		}
+		if (h != nil) != tc.kernel {
+			t.Errorf("%s: bandwidths %v", tc.mode, h)
+		}
+	}
+	w, _ := spec.SMSetup("weighted")
+	if got := w[0].String(); got != "h(x) = min(|x|/2, 1)" {
+		t.Errorf("relu weight with σ = 2: %s", got)
+	}
+	m.WeightCap = 0.25
+	fam, _ = NewLearnerFamily(m, []float64{2, 1, 1}, -1, 1)
+	w, _ = ModelSpec{Family: fam}.SMSetup("weighted")
+	if got := w[0].String(); got != "h(x) = min(|x|/0.5, 1)" {
+		t.Errorf("relu weight with σ = 2, cap 0.25: %s", got)
+	}
+	if got := w[2].String(); got != "h(x) = min(min(x, 1 − x)/0.25, 1)^2" {
+		t.Errorf("beta weight with cap 0.25: %s", got)
+	}
+}
+
+// A true W0 whose η leaves the natural parameter space at a corner of the
+// initial box, for some action, is refused naming env.w0; one inside is
+// accepted.
+func TestNaturalParameterCheck(t *testing.T) {
+	for _, tc := range []struct {
+		kind, feat string
+		w0         [][]float64
+		ok         bool
+	}{
+		{"exponential", "linear", [][]float64{{0.5, 2}}, false},      // a = −1: η = −2 ± 0.5
+		{"exponential", "affine", [][]float64{{0.5, 0.2, 2}}, true},  // η in [1.3, 2.7]
+		{"exponential", "affine", [][]float64{{2.5, 0.2, 2}}, false}, // s = −1, a = −1: η = −0.7
+		{"gamma", "affine", [][]float64{{0, 0, -0.5}, {0, 0, 1}}, true},
+		{"gamma", "affine", [][]float64{{0, 0, -1}, {0, 0, 1}}, false},  // shape 0
+		{"beta", "affine", [][]float64{{0, 0, 0}, {1, 0, -0.5}}, false}, // s = −1: η₂ = −1.5
+		{"relu", "linear", [][]float64{{5, 5}, {-5, 5}}, true},          // every η is valid
+	} {
+		c := &config.Config{}
+		c.Env.Family = config.Family{Kind: tc.kind, Dim: 1, Sigma: 1}
+		c.Env.Features.Kind = tc.feat
+		c.Env.ActionDim, c.Env.Actions = 1, []float64{1, -1}
+		c.Env.InitLow, c.Env.InitHigh = -1, 1
+		c.Env.W0 = tc.w0
+		c.Env.Reward.Width, c.Env.Reward.Centers = 1, []float64{0}
+		c.Model.Kink = "weighted"
+		c.LDS.Sigma = 1
+		_, err := newExpfam(c)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s %s W0 %v: error %v, want ok = %v", tc.kind, tc.feat, tc.w0, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "env.w0: η = W0·phi(s, a)") {
+			t.Errorf("%s: error %q does not name env.w0", tc.kind, err)
+		}
+	}
+}

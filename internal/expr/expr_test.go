@@ -1,0 +1,305 @@
+package expr
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+// hand lists every function with its hand-derived first and second
+// derivatives in x.
+var hand = []struct {
+	src       string
+	f, d1, d2 func(x float64) float64
+	xs        []float64
+}{
+	{"sin(2*x)", func(x float64) float64 { return math.Sin(2 * x) }, func(x float64) float64 { return 2 * math.Cos(2*x) }, func(x float64) float64 { return -4 * math.Sin(2*x) }, []float64{-1.3, 0, 0.4, 2}},
+	{"cos(x)", math.Cos, func(x float64) float64 { return -math.Sin(x) }, func(x float64) float64 { return -math.Cos(x) }, []float64{-1.3, 0, 0.4, 2}},
+	{"tan(x)", math.Tan, func(x float64) float64 { return 1 / (math.Cos(x) * math.Cos(x)) }, func(x float64) float64 { return 2 * math.Tan(x) / (math.Cos(x) * math.Cos(x)) }, []float64{-1.3, 0, 0.4}},
+	{"exp(x/2)", func(x float64) float64 { return math.Exp(x / 2) }, func(x float64) float64 { return math.Exp(x/2) / 2 }, func(x float64) float64 { return math.Exp(x/2) / 4 }, []float64{-1.3, 0, 0.4, 2}},
+	{"log(x)", math.Log, func(x float64) float64 { return 1 / x }, func(x float64) float64 { return -1 / (x * x) }, []float64{0.1, 1, 3.5}},
+	{"log1p(x)", math.Log1p, func(x float64) float64 { return 1 / (1 + x) }, func(x float64) float64 { return -1 / ((1 + x) * (1 + x)) }, []float64{-0.5, 0, 3.5}},
+	{"sqrt(x)", math.Sqrt, func(x float64) float64 { return 0.5 / math.Sqrt(x) }, func(x float64) float64 { return -0.25 / (x * math.Sqrt(x)) }, []float64{0.1, 1, 3.5}},
+	{"abs(x)", math.Abs, func(x float64) float64 { return sign(x) }, func(float64) float64 { return 0 }, []float64{-2, -0.1, 0, 0.1, 2}},
+	{"tanh(x)", math.Tanh, func(x float64) float64 { return 1 - math.Tanh(x)*math.Tanh(x) }, func(x float64) float64 { t := math.Tanh(x); return -2 * t * (1 - t*t) }, []float64{-1.3, 0, 0.4, 2}},
+	{"sigmoid(x)", func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, func(x float64) float64 { s := 1 / (1 + math.Exp(-x)); return s * (1 - s) }, func(x float64) float64 { s := 1 / (1 + math.Exp(-x)); return s * (1 - s) * (1 - 2*s) }, []float64{-30, -1.3, 0, 0.4, 2}},
+	{"relu(x)", func(x float64) float64 { return math.Max(x, 0) }, func(x float64) float64 {
+		switch {
+		case x > 0:
+			return 1
+		case x < 0:
+			return 0
+		}
+		return 0.5
+	}, func(float64) float64 { return 0 }, []float64{-2, 0, 2}},
+	{"sign(x)", sign, func(float64) float64 { return 0 }, func(float64) float64 { return 0 }, []float64{-2, 0, 2}},
+	{"min(x, 1-x)", func(x float64) float64 { return math.Min(x, 1-x) }, func(x float64) float64 {
+		switch {
+		case x < 0.5:
+			return 1
+		case x > 0.5:
+			return -1
+		}
+		return 0
+	}, func(float64) float64 { return 0 }, []float64{0, 0.5, 1}},
+	{"max(x^2, 1)", func(x float64) float64 { return math.Max(x*x, 1) }, func(x float64) float64 {
+		if math.Abs(x) > 1 {
+			return 2 * x
+		}
+		return 0
+	}, func(x float64) float64 {
+		if math.Abs(x) > 1 {
+			return 2
+		}
+		return 0
+	}, []float64{-2, 0, 0.5, 2}},
+	{"pow(x, 3)", func(x float64) float64 { return x * x * x }, func(x float64) float64 { return 3 * x * x }, func(x float64) float64 { return 6 * x }, []float64{-2, 0, 1.5}},
+	{"x^2.5", func(x float64) float64 { return math.Pow(x, 2.5) }, func(x float64) float64 { return 2.5 * math.Pow(x, 1.5) }, func(x float64) float64 { return 3.75 * math.Sqrt(x) }, []float64{0.3, 1, 2}},
+	{"x^x", func(x float64) float64 { return math.Pow(x, x) }, func(x float64) float64 { return math.Pow(x, x) * (math.Log(x) + 1) }, func(x float64) float64 {
+		l := math.Log(x) + 1
+		return math.Pow(x, x) * (l*l + 1/x)
+	}, []float64{0.3, 1, 2}},
+	{"2^x", func(x float64) float64 { return math.Pow(2, x) }, func(x float64) float64 { return math.Pow(2, x) * math.Ln2 }, func(x float64) float64 { return math.Pow(2, x) * math.Ln2 * math.Ln2 }, []float64{-1, 0, 2}},
+	{"1/x", func(x float64) float64 { return 1 / x }, func(x float64) float64 { return -1 / (x * x) }, func(x float64) float64 { return 2 / (x * x * x) }, []float64{-2, 0.5, 3}},
+	{"x/(1+x^2)", func(x float64) float64 { return x / (1 + x*x) }, func(x float64) float64 { return (1 - x*x) / ((1 + x*x) * (1 + x*x)) }, func(x float64) float64 {
+		return 2 * x * (x*x - 3) / math.Pow(1+x*x, 3)
+	}, []float64{-2, 0, 0.5, 3}},
+	{"x*sin(x)", func(x float64) float64 { return x * math.Sin(x) }, func(x float64) float64 { return math.Sin(x) + x*math.Cos(x) }, func(x float64) float64 { return 2*math.Cos(x) - x*math.Sin(x) }, []float64{-2, 0, 0.5, 3}},
+	{"-abs(x)^1.7/1.7", func(x float64) float64 { return -math.Pow(math.Abs(x), 1.7) / 1.7 }, func(x float64) float64 { return -sign(x) * math.Pow(math.Abs(x), 0.7) }, func(x float64) float64 {
+		if x == 0 {
+			return 0
+		}
+		return -0.7 * math.Pow(math.Abs(x), -0.3)
+	}, []float64{-2, -0.3, 0, 0.5, 3}},
+	{"x^4/4 - x^3 + x - 7", func(x float64) float64 { return x*x*x*x/4 - x*x*x + x - 7 }, func(x float64) float64 { return x*x*x - 3*x*x + 1 }, func(x float64) float64 { return 3*x*x - 6*x }, []float64{-2, 0, 0.5, 3}},
+	{"-(x-pi)^2 * e", func(x float64) float64 { return -(x - math.Pi) * (x - math.Pi) * math.E }, func(x float64) float64 { return -2 * (x - math.Pi) * math.E }, func(float64) float64 { return -2 * math.E }, []float64{-2, 0, 3}},
+}
+
+func close(a, b, tol float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b))
+}
+
+func TestDerivativesByHand(t *testing.T) {
+	for _, c := range hand {
+		p := MustCompile(c.src, "x")
+		for _, x := range c.xs {
+			v, d, dd := p.EvalD([]float64{x}, 0)
+			if !close(v, c.f(x), 1e-14) || !close(d, c.d1(x), 1e-14) || !close(dd, c.d2(x), 1e-13) {
+				t.Errorf("%s at %g: got (%g, %g, %g), want (%g, %g, %g)", c.src, x, v, d, dd, c.f(x), c.d1(x), c.d2(x))
+			}
+			if e := p.Eval([]float64{x}); e != v {
+				t.Errorf("%s at %g: Eval %g, EvalD %g", c.src, x, e, v)
+			}
+		}
+	}
+}
+
+// TestDerivativesByFiniteDifferences checks every function's first and
+// second derivatives against central differences of the value (step h:
+// errors O(h²) ≈ 1e-8 plus rounding eps/h ≈ 1e-12 for f', eps/h² ≈ 1e-8
+// for f”), away from kinks.
+func TestDerivativesByFiniteDifferences(t *testing.T) {
+	const h = 1e-4
+	for _, c := range hand {
+		p := MustCompile(c.src, "x")
+		for _, x := range c.xs {
+			if len(MustParse(c.src).Kinks(0)) > 0 || c.src == "sign(x)" {
+				continue
+			}
+			_, d, dd := p.EvalD([]float64{x}, 0)
+			f := func(x float64) float64 { return p.Eval([]float64{x}) }
+			fd := (f(x+h) - f(x-h)) / (2 * h)
+			fdd := (f(x+h) - 2*f(x) + f(x-h)) / (h * h)
+			if !close(d, fd, 1e-6) || !close(dd, fdd, 1e-4) {
+				t.Errorf("%s at %g: derivatives (%g, %g), finite differences (%g, %g)", c.src, x, d, dd, fd, fdd)
+			}
+		}
+	}
+}
+
+func MustParse(src string) *Expr {
+	e, err := Parse(src, []string{"x"})
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// TestKinkSides checks one-sided derivatives at kinks against the
+// derivative just beside them.
+func TestKinkSides(t *testing.T) {
+	for _, src := range []string{"abs(x)", "relu(x)", "relu(1-2*x)", "min(x, 1-x)", "max(3*x, x)", "abs(-x)*x + relu(x)", "max(x, 0.5*x) - min(-x, x/3)"} {
+		e := MustParse(src)
+		p := e.Compile()
+		ks := e.Kinks(0)
+		if len(ks) == 0 {
+			t.Fatalf("%s: no kink found", src)
+		}
+		for _, k := range ks {
+			_, dl, _ := p.EvalSide([]float64{k}, 0, -1)
+			_, dr, _ := p.EvalSide([]float64{k}, 0, +1)
+			_, dm, _ := p.EvalD([]float64{k}, 0)
+			_, wl, _ := p.EvalD([]float64{k - 1e-9}, 0)
+			_, wr, _ := p.EvalD([]float64{k + 1e-9}, 0)
+			if !close(dl, wl, 1e-8) || !close(dr, wr, 1e-8) || !close(dm, (wl+wr)/2, 1e-8) {
+				t.Errorf("%s at kink %g: sides (%g, %g, mean %g), beside (%g, %g)", src, k, dl, dr, dm, wl, wr)
+			}
+		}
+	}
+}
+
+func TestKinksFound(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want []float64
+	}{
+		{"-abs(x)^1.7/1.7", []float64{0}},
+		{"relu(2*x - 1) + abs(x + 3) + max(x, 2)", []float64{-3, 0.5, 2}},
+		{"abs(x^2 - 1)", nil},
+		{"sin(x)", nil},
+	} {
+		got := MustParse(c.src).Kinks(0)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: kinks %v, want %v", c.src, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] || (got[i] == 0 && math.Signbit(got[i])) {
+				t.Errorf("%s: kinks %v, want %v", c.src, got, c.want)
+			}
+		}
+	}
+}
+
+func TestBounded(t *testing.T) {
+	for src, want := range map[string]bool{
+		"sin(4*x)": true, "exp(sin(x))": true, "tanh(x)^2 + sigmoid(x)": true, "x": false,
+		"x*sin(x)": false, "1/(1+x^2)": false, "sin(x)^0.5": false, "x > 1": true, "max(sin(x), cos(x))": true,
+	} {
+		if got := MustParse(src).Bounded(); got != want {
+			t.Errorf("%s: Bounded %v, want %v", src, got, want)
+		}
+	}
+}
+
+func TestEvalValues(t *testing.T) {
+	vars := []string{"s0", "s1", "a0"}
+	x := []float64{1.5, -2, 0.25}
+	for src, want := range map[string]float64{
+		"s0 + s1*a0":                         1.5 - 0.5,
+		"-s0^2":                              -2.25,
+		"2^-1":                               0.5,
+		"2^3^2":                              512,
+		"(s0 > 1) && (s1 < -3 || a0 == .25)": 1,
+		"!(s0 >= 1.5)":                       0,
+		"s0 != s1":                           1,
+		"s0 <= -1 || s1 > 0":                 0,
+		"1e-2 * 3E2":                         3,
+		"min(s0, s1) + max(s0, a0)":          -0.5,
+		"exp(log(s0))":                       1.5,
+		"+s0 - -s1":                          -0.5,
+	} {
+		e, err := Parse(src, vars)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if got := e.Compile().Eval(x); !close(got, want, 1e-15) {
+			t.Errorf("%s = %g, want %g", src, got, want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		col  int
+		frag string
+	}{
+		{"", 1, "empty"},
+		{"y", 1, `unknown name "y"`},
+		{"sin(4*y)", 7, `unknown name "y"`},
+		{"sin(x", 6, `expected "," or ")"`},
+		{"(x", 3, `expected ")"`},
+		{"x +", 4, "expected a number"},
+		{"x $ 2", 3, "unexpected character"},
+		{"x 2", 3, "unexpected number 2"},
+		{"foo(x)", 1, "unknown function"},
+		{"sin(x, x)", 1, "takes 1 argument"},
+		{"max(x)", 1, "takes 2 arguments"},
+		{"sin", 1, "parentheses"},
+		{"x > 1 + (x < 2)", 7, "needs a number"},
+		{"x && 1", 3, "needs a comparison"},
+		{"!x", 1, "needs a comparison"},
+		{"1 < x < 2", 7, "do not chain"},
+		{"1.2.3", 1, "malformed number"},
+		{"1e999", 1, "malformed number"},
+		{"sin(x) é", 8, "unexpected character"},
+		{strings.Repeat("(", 100) + "x" + strings.Repeat(")", 100), 0, "nested more than"},
+	} {
+		_, err := Parse(c.src, []string{"x"})
+		var pe *ParseError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrSyntax) {
+			t.Errorf("%q: error %v, want a ParseError", c.src, err)
+			continue
+		}
+		if (c.col != 0 && pe.Column != c.col) || !strings.Contains(pe.Msg, c.frag) || !strings.Contains(err.Error(), "column") {
+			t.Errorf("%q: %v (column %d), want column %d and %q", c.src, err, pe.Column, c.col, c.frag)
+		}
+	}
+}
+
+func TestLongTapeUsesPool(t *testing.T) {
+	src := "x" + strings.Repeat(" + sin(x)", 40)
+	p := MustCompile(src, "x")
+	if p.Len() <= MaxStackSlots {
+		t.Fatalf("tape of %d slots, want more than %d", p.Len(), MaxStackSlots)
+	}
+	v, d, dd := p.EvalD([]float64{0.3}, 0)
+	if !close(v, 0.3+40*math.Sin(0.3), 1e-14) || !close(d, 1+40*math.Cos(0.3), 1e-14) || !close(dd, -40*math.Sin(0.3), 1e-14) {
+		t.Errorf("got (%g, %g, %g)", v, d, dd)
+	}
+	if a := testing.AllocsPerRun(100, func() { p.EvalD([]float64{0.3}, 0) }); a != 0 {
+		t.Errorf("EvalD allocates %v times", a)
+	}
+}
+
+func TestNoAllocation(t *testing.T) {
+	p := MustCompile("-abs(x)^1.7/1.7 + sin(4*x)", "x")
+	x := []float64{0.7}
+	if a := testing.AllocsPerRun(100, func() { p.EvalD(x, 0); p.Eval(x) }); a != 0 {
+		t.Errorf("allocates %v times per evaluation", a)
+	}
+}
+
+func TestConstantFolding(t *testing.T) {
+	p := MustCompile("2*pi/4 + sin(0)", "x")
+	if c, ok := p.Const(); !ok || c != math.Pi/2 {
+		t.Errorf("Const = %v, %v; want pi/2", c, ok)
+	}
+	if _, ok := MustCompile("x*0", "x").Const(); ok {
+		t.Error("x*0 folded to a constant (it is NaN at x = inf)")
+	}
+}
+
+func TestUses(t *testing.T) {
+	e, _ := Parse("s0 + a0", []string{"s0", "s1", "a0"})
+	if !e.Uses(0) || e.Uses(1) || !e.Uses(2) {
+		t.Error("Uses wrong")
+	}
+}
+
+func TestEval2(t *testing.T) {
+	e, err := Parse("s0*a1 - s1 + a0", []string{"s0", "s1", "a0", "a1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := e.Compile()
+	s, a := []float64{2, 3}, []float64{5, 7}
+	if got, want := p.Eval2(s, a), p.Eval([]float64{2, 3, 5, 7}); got != want || got != 16 {
+		t.Errorf("Eval2 = %g, Eval = %g, want 16", got, want)
+	}
+}

@@ -40,18 +40,28 @@ func (d *densities) curve(m *expfam.Model, s, a float64) plotting.Density {
 func (d *densities) True(s, a float64) plotting.Density { return d.curve(d.mdp.True, s, a) }
 
 func (d *densities) Estimated(agent string, w []float64, s, a float64) (plotting.Density, bool) {
-	if agent == "oracle" || w == nil {
-		return nil, false
-	}
-	dist, err := agentpkg.Family(agent, d.mdp.Model)
-	if err != nil {
-		return nil, false
-	}
-	m, err := expfam.NewModel(dist, d.mdp.True.Feat, w)
-	if err != nil {
+	m, ok := learnedModel(agent, d.mdp.Model, d.mdp.True.Feat, w)
+	if !ok {
 		return nil, false
 	}
 	return d.curve(m, s, a), true
+}
+
+// learnedModel is the model of agent's class with parameter w on features
+// feat; false for the oracle, an agent without W or a W that does not fit.
+func learnedModel(agent string, spec env.ModelSpec, feat expfam.Features, w []float64) (*expfam.Model, bool) {
+	if agent == "oracle" || w == nil {
+		return nil, false
+	}
+	dist, err := agentpkg.Family(agent, spec)
+	if err != nil {
+		return nil, false
+	}
+	m, err := expfam.NewModel(dist, feat, w)
+	if err != nil {
+		return nil, false
+	}
+	return m, true
 }
 
 func (d *densities) Reward(s float64) float64 { return d.mdp.Task.Reward([]float64{s}, nil) }
@@ -371,15 +381,8 @@ func (m *marginals) Query() string {
 // Mean returns the agent's predicted mean next state at the query, s'
 // itself or, for a model of s' − s, the query plus the predicted change.
 func (m *marginals) Mean(agent string, w []float64) ([]float64, bool) {
-	if agent == "oracle" || w == nil {
-		return nil, false
-	}
-	dist, err := agentpkg.Family(agent, m.mdp.Model)
-	if err != nil {
-		return nil, false
-	}
-	model, err := expfam.NewModel(dist, m.mdp.Model.Features, w)
-	if err != nil {
+	model, ok := learnedModel(agent, m.mdp.Model, m.mdp.Model.Features, w)
+	if !ok {
 		return nil, false
 	}
 	out := make([]float64, m.mdp.Dim)
@@ -407,22 +410,15 @@ func (m *marginals) TrueSamples(n int) [][]float64 {
 }
 
 func (m *marginals) Estimated(agent string, w []float64) ([]plotting.Density, bool) {
-	if agent == "oracle" || w == nil {
+	model, ok := learnedModel(agent, m.mdp.Model, m.mdp.Model.Features, w)
+	if !ok {
 		return nil, false
 	}
-	dist, err := agentpkg.Family(agent, m.mdp.Model)
-	if err != nil {
-		return nil, false
-	}
-	model, err := expfam.NewModel(dist, m.mdp.Model.Features, w)
-	if err != nil {
-		return nil, false
-	}
-	eta := make([]float64, dist.StatDim())
+	eta := make([]float64, model.Dist.StatDim())
 	model.Eta(m.mdp.Query, m.action(), make([]float64, model.Feat.Dim()), eta)
 	out := make([]plotting.Density, m.mdp.Dim)
 	for i := range out {
-		f, err := expfam.Marginal(dist, eta, i)
+		f, err := expfam.Marginal(model.Dist, eta, i)
 		if err != nil {
 			return nil, false
 		}

@@ -72,10 +72,20 @@ func configDiff(a, b *config.Config) (key, va, vb string, err error) {
 	keys = slices.Compact(keys)
 	for _, k := range keys {
 		if fa[k] != fb[k] {
-			return k, fa[k], fb[k], nil
+			return k, valueOrUnset(fa, k), valueOrUnset(fb, k), nil
 		}
 	}
 	return "", "", "", nil
+}
+
+// valueOrUnset is f[k], or "(not in the snapshot)" for a key a snapshot
+// leaves out (a key the run does not use, or an option left at its
+// default such as stats.save_se), so that a message never ends in "vs ".
+func valueOrUnset(f map[string]string, k string) string {
+	if v, ok := f[k]; ok {
+		return v
+	}
+	return "(not in the snapshot)"
 }
 
 // sameConfig checks that the config a results directory was made with

@@ -164,3 +164,22 @@ func TestShardsMergeToSingleRun(t *testing.T) {
 		t.Errorf("different configs: err = %v", err)
 	}
 }
+
+func TestConfigDiffNamesAKeyMissingFromOneSide(t *testing.T) {
+	a, err := config.Load(config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := config.Load(config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Stats.SaveSE = true
+	key, va, vb, err := configDiff(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "stats.save_se" || va == "" || vb == "" {
+		t.Errorf("configDiff = %q, %q, %q; want stats.save_se with both sides named", key, va, vb)
+	}
+}

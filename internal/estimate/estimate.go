@@ -433,23 +433,7 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	var fitFn func() (*estimator.Fit, error)
 	var seFn func(*estimator.Fit) ([]float64, error)
 	n := data.Len()
-	// A model of s' − s (model.target: delta) is fitted to the
-	// differences, as the agents fit it; at reuses one buffer for them, so
-	// its result is valid until the next call.
-	var diff []float64
-	if mdp.Model.Delta {
-		diff = make([]float64, data.StateDim)
-	}
-	at := func(t int) ([]float64, []float64) {
-		y := data.NextState(t)
-		if diff != nil {
-			for j, s := range data.State(t) {
-				diff[j] = y[j] - s
-			}
-			y = diff
-		}
-		return phi[t*dphi : (t+1)*dphi], y
-	}
+	at := targets(mdp, phi, data)
 	var so estimator.SEOptions
 	if se != nil {
 		so.HC1 = se.HC1
@@ -505,6 +489,29 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	return f.W, variance, kind, nil
 }
 
+// targets returns transition t of data as the estimators see it: its
+// features (row t of phi, n × d_phi) and the target, s' or, for a model of
+// the difference (model.target: delta), s' − s, as the agents fit it. The
+// difference is written to one buffer, so a result is valid until the next
+// call.
+func targets(mdp *env.MDP, phi []float64, data *dataset.Transitions) estimator.Data {
+	dphi := mdp.Model.Features.Dim()
+	var diff []float64
+	if mdp.Model.Delta {
+		diff = make([]float64, data.StateDim)
+	}
+	return func(t int) ([]float64, []float64) {
+		y := data.NextState(t)
+		if diff != nil {
+			for j, s := range data.State(t) {
+				diff[j] = y[j] - s
+			}
+			y = diff
+		}
+		return phi[t*dphi : (t+1)*dphi], y
+	}
+}
+
 // CVPoint is the held-out score-matching loss of one λ; Loss is nil (JSON
 // null) when some fold's system is singular at that λ.
 type CVPoint struct {
@@ -519,8 +526,8 @@ type CVResult struct {
 }
 
 // CrossValidate chooses λ from grid by folds-fold held-out score-matching
-// loss (estimator.CrossValidate) on the transitions with features phi.
-// Fewer transitions than folds is invalid input naming the key lambda and
+// loss (estimator.CrossValidate) on the transitions with features phi and
+// the targets Fit fits (s' − s for a model of the difference). Fewer transitions than folds is invalid input naming the key lambda and
 // the file name (empty: the drawn data).
 func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid []float64, folds int, name string) (*CVResult, error) {
 	dphi := mdp.Model.Features.Dim()
@@ -537,7 +544,7 @@ func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid 
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
-	cv, err := estimator.CrossValidate(proto, n, func(t int) ([]float64, []float64) { return phi[t*dphi : (t+1)*dphi], data.NextState(t) }, folds, grid)
+	cv, err := estimator.CrossValidate(proto, n, targets(mdp, phi, data), folds, grid)
 	if err != nil {
 		if errors.Is(err, estimator.ErrSingular) || errors.Is(err, estimator.ErrFolds) {
 			err = errs.Invalid(fmt.Errorf("lambda: %s: %w", config.LambdaCVWord, err))

@@ -55,6 +55,14 @@ func TestHeldOutLogLik(t *testing.T) {
 	if got := HeldOutLogLik("lds", mdp, w, phi, data); math.Abs(got-wantLDS) > 1e-12 {
 		t.Errorf("lds held-out log-likelihood %.10g, want %.10g", got, wantLDS)
 	}
+	// No allocation per transition: 5 and 50 transitions cost the same.
+	small := Draw(mdp, 5, rand.New(rand.NewPCG(4, 5)))
+	smallPhi := Features(mdp, small)
+	a5 := testing.AllocsPerRun(3, func() { HeldOutLogLik("sm", mdp, w, smallPhi, small) })
+	a50 := testing.AllocsPerRun(3, func() { HeldOutLogLik("sm", mdp, w, phi, data) })
+	if a50 != a5 {
+		t.Errorf("HeldOutLogLik allocates %v times for 50 transitions, %v for 5", a50, a5)
+	}
 }
 
 // TestRelativeEfficiency: MSE_mle / MSE_method per n from hand-computed

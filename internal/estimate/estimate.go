@@ -159,12 +159,14 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		if err := CheckRange(data, opt.Data); err != nil {
 			return nil, err
 		}
-		if err := CheckSupport(mdp, data, opt.Data); err != nil {
-			return nil, err
-		}
 		if err := c.CheckDataMemory(data.Len()); err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %w", opt.Data, err))
 		}
+	}
+	// Drawn data too: a model of s' − s, or of another env's transitions,
+	// need not have its targets in the family's support.
+	if err := CheckSupport(mdp, data, opt.Data); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
@@ -303,29 +305,43 @@ func CheckRange(data *dataset.Transitions, name string) error {
 }
 
 // CheckSupport reports, as invalid input naming the file, line and
-// column, the first next state outside the open support (lo, hi) of its
+// column, the first target outside the open support (lo, hi) of its
 // coordinate's family (x <= 0 for exponential and gamma, x outside (0, 1)
 // for beta, outside (low, high) for truncated-gaussian): its density is 0
-// there and its statistic (log x) may not even be finite.
+// there and its statistic (log x) may not even be finite. The target is
+// what Fit fits: s', or s' − s for a model of the difference
+// (model.target: delta). name is the file; empty for drawn data, which are
+// named by transition.
 func CheckSupport(mdp *env.MDP, data *dataset.Transitions, name string) error {
 	cs, ok := mdp.Model.Family.(*expfam.Coords)
 	if !ok {
 		return nil
 	}
 	ds := data.StateDim
+	col := func(base string, j int) string {
+		if ds > 1 {
+			return fmt.Sprintf("%s%d", base, j)
+		}
+		return base
+	}
+	at := targets(mdp, nil, data)
 	for j, c := range cs.C {
 		lo, hi := expfam.SupportOf(c)
 		if math.IsInf(lo, -1) && math.IsInf(hi, 1) {
 			continue
 		}
-		col := "s_next"
-		if ds > 1 {
-			col = fmt.Sprintf("s_next%d", j)
-		}
 		for i := range data.Len() {
-			if v := data.NextState(i)[j]; !(v > lo && v < hi) {
-				return errs.Invalid(fmt.Errorf("%s line %d column %q: %v is outside the support (%v, %v) of the %v family of coordinate %d",
-					name, i+2, col, v, lo, hi, c, j))
+			_, y := at(i)
+			if v := y[j]; !(v > lo && v < hi) {
+				where := fmt.Sprintf("%s line %d column %q", name, i+2, col("s_next", j))
+				if name == "" {
+					where = fmt.Sprintf("drawn transition %d: %s", i, col("s_next", j))
+				}
+				if mdp.Model.Delta {
+					where += fmt.Sprintf(" − %s (model.target: delta)", col("s", j))
+				}
+				return errs.Invalid(fmt.Errorf("%s: %v is outside the support (%v, %v) of the %v family of coordinate %d",
+					where, v, lo, hi, c, j))
 			}
 		}
 	}
@@ -493,7 +509,7 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 // features (row t of phi, n × d_phi) and the target, s' or, for a model of
 // the difference (model.target: delta), s' − s, as the agents fit it. The
 // difference is written to one buffer, so a result is valid until the next
-// call.
+// call. With phi nil it returns the targets only.
 func targets(mdp *env.MDP, phi []float64, data *dataset.Transitions) estimator.Data {
 	dphi := mdp.Model.Features.Dim()
 	var diff []float64
@@ -507,6 +523,9 @@ func targets(mdp *env.MDP, phi []float64, data *dataset.Transitions) estimator.D
 				diff[j] = y[j] - s
 			}
 			y = diff
+		}
+		if phi == nil {
+			return nil, y
 		}
 		return phi[t*dphi : (t+1)*dphi], y
 	}

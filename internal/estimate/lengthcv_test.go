@@ -3,6 +3,7 @@ package estimate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
 )
 
@@ -153,5 +155,26 @@ func TestCrossValidateDeltaTarget(t *testing.T) {
 		if math.Abs(*q.Loss-w) > 1e-12*math.Max(1, math.Abs(w)) {
 			t.Errorf("λ = %g: loss %.15g, on s' − s %.15g", q.Lambda, *q.Loss, w)
 		}
+	}
+}
+
+// TestCheckSupportDeltaTarget: for a model of s' − s the support of a
+// bounded family is checked on the differences Fit fits, for drawn data as
+// for a --data file (where s' itself is in the support).
+func TestCheckSupportDeltaTarget(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.yaml")
+	os.WriteFile(p, []byte("env:\n  kind: pendulum\nmodel:\n  target: delta\n  family: [exponential]\nestimate:\n  n: 50\n"), 0o644)
+	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), c, Options{Methods: []string{"sm"}}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "s_next0 − s0 (model.target: delta)") {
+		t.Errorf("drawn data: err = %v", err)
+	}
+	data := filepath.Join(dir, "d.csv")
+	os.WriteFile(data, []byte("s0,s1,s2,a0,s_next0,s_next1,s_next2\n0.5,0.5,0.1,1,0.6,0.6,0.2\n0.5,0.5,0.1,1,0.4,0.6,0.2\n"), 0o644)
+	if _, err := Run(context.Background(), c, Options{Methods: []string{"sm"}, Data: data}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), data+` line 3 column "s_next0" − s0`) {
+		t.Errorf("--data: err = %v", err)
 	}
 }

@@ -2,11 +2,17 @@ package estimate
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 )
 
 // TestHeldOutLogLik: the held-out log-likelihood of the paper's custom-sin
@@ -107,5 +113,20 @@ func TestSweepLambdaCV(t *testing.T) {
 		if want := Frobenius(w, mdp.True.W); r.FrobeniusError != want {
 			t.Errorf("repeat %d: error %v, want %v at the cross-validated λ = %g", r.Repeat, r.FrobeniusError, want, cv.Lambda)
 		}
+	}
+}
+
+// TestSweepNeedsTrueModel: a sweep of an environment without a true W0
+// (env.kind pendulum) is invalid input naming the key, not a nil
+// dereference in a worker.
+func TestSweepNeedsTrueModel(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(p, []byte("env:\n  kind: pendulum\nestimate:\n  sweep_n: [20, 40]\n  repeats: 1\n"), 0o644)
+	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Sweep(context.Background(), c, SweepOptions{}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "estimate.sweep_n") || !strings.Contains(err.Error(), "env.kind pendulum") {
+		t.Errorf("err = %v", err)
 	}
 }

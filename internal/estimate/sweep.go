@@ -91,6 +91,9 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
+	if mdp.True == nil {
+		return nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: a sweep measures |Ŵ − W0|_F against the true model of env.kind expfam; env.kind %s has no true W0", c.Env.Kind))
+	}
 
 	type job struct{ n, r int }
 	var jobs []job

@@ -130,3 +130,19 @@ func TestSweepNeedsTrueModel(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestHC1TooFewTransitions: --hc1 with no more transitions than
+// parameters is invalid input naming the flag (n/(n − d) is no factor).
+func TestHC1TooFewTransitions(t *testing.T) {
+	c := defaults(t)
+	mdp, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := Draw(mdp, 2, rand.New(rand.NewPCG(1, 1)))
+	for _, m := range []string{"sm", "lds"} {
+		if _, _, _, err := FitSE(m, mdp, Features(mdp, data), data, 1e-4, SEOptions{HC1: true}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--hc1") {
+			t.Errorf("%s: err = %v", m, err)
+		}
+	}
+}

@@ -496,8 +496,11 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	}
 	if err != nil {
 		err = fmt.Errorf("%s: %w", method, err)
-		if errors.Is(err, estimator.ErrSingular) ||
-			(errors.Is(err, estimator.ErrNoConvergence) && lambda == 0) {
+		switch {
+		case errors.Is(err, estimator.ErrHC1):
+			err = errs.Invalid(fmt.Errorf("--hc1: %w", err))
+		case errors.Is(err, estimator.ErrSingular) ||
+			(errors.Is(err, estimator.ErrNoConvergence) && lambda == 0):
 			err = errs.Invalid(err)
 		}
 		return nil, nil, "", err

@@ -624,7 +624,7 @@ func CrossValidateLength(c *config.Config, data *dataset.Transitions, name strin
 		}
 		cv, err := CrossValidate(mdp, Features(mdp, data), data, grid, c.CV.Folds, name)
 		if err != nil && errors.Is(err, estimator.ErrSingular) {
-			out.Points = append(out.Points, LengthCVPoint{Length: l, Lambda: math.NaN()})
+			out.Points = append(out.Points, LengthCVPoint{Length: l, Lambda: grid[0]})
 			continue
 		}
 		if err != nil {
@@ -643,11 +643,6 @@ func CrossValidateLength(c *config.Config, data *dataset.Transitions, name strin
 	}
 	if out.MDP == nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %s: every length of cv.lengths is singular: %w", config.LengthCVKey, config.LambdaCVWord, estimator.ErrSingular))
-	}
-	for i := range out.Points {
-		if math.IsNaN(out.Points[i].Lambda) {
-			out.Points[i].Lambda = grid[0]
-		}
 	}
 	return out, nil
 }

@@ -157,14 +157,11 @@ func Evaluate(ctx context.Context, mf *ModelFile, c *config.Config, data string,
 	feat := mdp.Model.Features
 	dphi := feat.Dim()
 	phi := Features(mdp, d)
-	y := make([]float64, d.Len()*d.StateDim)
+	y := make([]float64, d.Len()*d.StateDim) // the targets, as Fit fits them
+	at := targets(mdp, nil, d)
 	for i := range d.Len() {
-		copy(y[i*d.StateDim:], d.NextState(i))
-		if mdp.Model.Delta {
-			for j, s := range d.State(i) {
-				y[i*d.StateDim+j] -= s
-			}
-		}
+		_, yi := at(i)
+		copy(y[i*d.StateDim:], yi)
 	}
 	var out []Evaluation
 	for _, m := range mf.Models {

@@ -2,11 +2,17 @@ package estimate
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 )
 
 // TestHeldOutLogLik: the held-out log-likelihood of the paper's custom-sin
@@ -55,6 +61,14 @@ func TestHeldOutLogLik(t *testing.T) {
 	if got := HeldOutLogLik("lds", mdp, w, phi, data); math.Abs(got-wantLDS) > 1e-12 {
 		t.Errorf("lds held-out log-likelihood %.10g, want %.10g", got, wantLDS)
 	}
+	// No allocation per transition: 5 and 50 transitions cost the same.
+	small := Draw(mdp, 5, rand.New(rand.NewPCG(4, 5)))
+	smallPhi := Features(mdp, small)
+	a5 := testing.AllocsPerRun(3, func() { HeldOutLogLik("sm", mdp, w, smallPhi, small) })
+	a50 := testing.AllocsPerRun(3, func() { HeldOutLogLik("sm", mdp, w, phi, data) })
+	if a50 != a5 {
+		t.Errorf("HeldOutLogLik allocates %v times for 50 transitions, %v for 5", a50, a5)
+	}
 }
 
 // TestRelativeEfficiency: MSE_mle / MSE_method per n from hand-computed
@@ -98,6 +112,37 @@ func TestSweepLambdaCV(t *testing.T) {
 		}
 		if want := Frobenius(w, mdp.True.W); r.FrobeniusError != want {
 			t.Errorf("repeat %d: error %v, want %v at the cross-validated λ = %g", r.Repeat, r.FrobeniusError, want, cv.Lambda)
+		}
+	}
+}
+
+// TestSweepNeedsTrueModel: a sweep of an environment without a true W0
+// (env.kind pendulum) is invalid input naming the key, not a nil
+// dereference in a worker.
+func TestSweepNeedsTrueModel(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(p, []byte("env:\n  kind: pendulum\nestimate:\n  sweep_n: [20, 40]\n  repeats: 1\n"), 0o644)
+	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Sweep(context.Background(), c, SweepOptions{}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "estimate.sweep_n") || !strings.Contains(err.Error(), "env.kind pendulum") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestHC1TooFewTransitions: --hc1 with no more transitions than
+// parameters is invalid input naming the flag (n/(n − d) is no factor).
+func TestHC1TooFewTransitions(t *testing.T) {
+	c := defaults(t)
+	mdp, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := Draw(mdp, 2, rand.New(rand.NewPCG(1, 1)))
+	for _, m := range []string{"sm", "lds"} {
+		if _, _, _, err := FitSE(m, mdp, Features(mdp, data), data, 1e-4, SEOptions{HC1: true}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--hc1") {
+			t.Errorf("%s: err = %v", m, err)
 		}
 	}
 }

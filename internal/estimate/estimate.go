@@ -159,12 +159,14 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		if err := CheckRange(data, opt.Data); err != nil {
 			return nil, err
 		}
-		if err := CheckSupport(mdp, data, opt.Data); err != nil {
-			return nil, err
-		}
 		if err := c.CheckDataMemory(data.Len()); err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %w", opt.Data, err))
 		}
+	}
+	// Drawn data too: a model of s' − s, or of another env's transitions,
+	// need not have its targets in the family's support.
+	if err := CheckSupport(mdp, data, opt.Data); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
@@ -303,29 +305,43 @@ func CheckRange(data *dataset.Transitions, name string) error {
 }
 
 // CheckSupport reports, as invalid input naming the file, line and
-// column, the first next state outside the open support (lo, hi) of its
+// column, the first target outside the open support (lo, hi) of its
 // coordinate's family (x <= 0 for exponential and gamma, x outside (0, 1)
 // for beta, outside (low, high) for truncated-gaussian): its density is 0
-// there and its statistic (log x) may not even be finite.
+// there and its statistic (log x) may not even be finite. The target is
+// what Fit fits: s', or s' − s for a model of the difference
+// (model.target: delta). name is the file; empty for drawn data, which are
+// named by transition.
 func CheckSupport(mdp *env.MDP, data *dataset.Transitions, name string) error {
 	cs, ok := mdp.Model.Family.(*expfam.Coords)
 	if !ok {
 		return nil
 	}
 	ds := data.StateDim
+	col := func(base string, j int) string {
+		if ds > 1 {
+			return fmt.Sprintf("%s%d", base, j)
+		}
+		return base
+	}
+	at := targets(mdp, nil, data)
 	for j, c := range cs.C {
 		lo, hi := expfam.SupportOf(c)
 		if math.IsInf(lo, -1) && math.IsInf(hi, 1) {
 			continue
 		}
-		col := "s_next"
-		if ds > 1 {
-			col = fmt.Sprintf("s_next%d", j)
-		}
 		for i := range data.Len() {
-			if v := data.NextState(i)[j]; !(v > lo && v < hi) {
-				return errs.Invalid(fmt.Errorf("%s line %d column %q: %v is outside the support (%v, %v) of the %v family of coordinate %d",
-					name, i+2, col, v, lo, hi, c, j))
+			_, y := at(i)
+			if v := y[j]; !(v > lo && v < hi) {
+				where := fmt.Sprintf("%s line %d column %q", name, i+2, col("s_next", j))
+				if name == "" {
+					where = fmt.Sprintf("drawn transition %d: %s", i, col("s_next", j))
+				}
+				if mdp.Model.Delta {
+					where += fmt.Sprintf(" − %s (model.target: delta)", col("s", j))
+				}
+				return errs.Invalid(fmt.Errorf("%s: %v is outside the support (%v, %v) of the %v family of coordinate %d",
+					where, v, lo, hi, c, j))
 			}
 		}
 	}
@@ -433,23 +449,7 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	var fitFn func() (*estimator.Fit, error)
 	var seFn func(*estimator.Fit) ([]float64, error)
 	n := data.Len()
-	// A model of s' − s (model.target: delta) is fitted to the
-	// differences, as the agents fit it; at reuses one buffer for them, so
-	// its result is valid until the next call.
-	var diff []float64
-	if mdp.Model.Delta {
-		diff = make([]float64, data.StateDim)
-	}
-	at := func(t int) ([]float64, []float64) {
-		y := data.NextState(t)
-		if diff != nil {
-			for j, s := range data.State(t) {
-				diff[j] = y[j] - s
-			}
-			y = diff
-		}
-		return phi[t*dphi : (t+1)*dphi], y
-	}
+	at := targets(mdp, phi, data)
 	var so estimator.SEOptions
 	if se != nil {
 		so.HC1 = se.HC1
@@ -496,13 +496,42 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	}
 	if err != nil {
 		err = fmt.Errorf("%s: %w", method, err)
-		if errors.Is(err, estimator.ErrSingular) ||
-			(errors.Is(err, estimator.ErrNoConvergence) && lambda == 0) {
+		switch {
+		case errors.Is(err, estimator.ErrHC1):
+			err = errs.Invalid(fmt.Errorf("--hc1: %w", err))
+		case errors.Is(err, estimator.ErrSingular) ||
+			(errors.Is(err, estimator.ErrNoConvergence) && lambda == 0):
 			err = errs.Invalid(err)
 		}
 		return nil, nil, "", err
 	}
 	return f.W, variance, kind, nil
+}
+
+// targets returns transition t of data as the estimators see it: its
+// features (row t of phi, n × d_phi) and the target, s' or, for a model of
+// the difference (model.target: delta), s' − s, as the agents fit it. The
+// difference is written to one buffer, so a result is valid until the next
+// call. With phi nil it returns the targets only.
+func targets(mdp *env.MDP, phi []float64, data *dataset.Transitions) estimator.Data {
+	dphi := mdp.Model.Features.Dim()
+	var diff []float64
+	if mdp.Model.Delta {
+		diff = make([]float64, data.StateDim)
+	}
+	return func(t int) ([]float64, []float64) {
+		y := data.NextState(t)
+		if diff != nil {
+			for j, s := range data.State(t) {
+				diff[j] = y[j] - s
+			}
+			y = diff
+		}
+		if phi == nil {
+			return nil, y
+		}
+		return phi[t*dphi : (t+1)*dphi], y
+	}
 }
 
 // CVPoint is the held-out score-matching loss of one λ; Loss is nil (JSON
@@ -519,8 +548,8 @@ type CVResult struct {
 }
 
 // CrossValidate chooses λ from grid by folds-fold held-out score-matching
-// loss (estimator.CrossValidate) on the transitions with features phi.
-// Fewer transitions than folds is invalid input naming the key lambda and
+// loss (estimator.CrossValidate) on the transitions with features phi and
+// the targets Fit fits (s' − s for a model of the difference). Fewer transitions than folds is invalid input naming the key lambda and
 // the file name (empty: the drawn data).
 func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid []float64, folds int, name string) (*CVResult, error) {
 	dphi := mdp.Model.Features.Dim()
@@ -537,7 +566,7 @@ func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid 
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
-	cv, err := estimator.CrossValidate(proto, n, func(t int) ([]float64, []float64) { return phi[t*dphi : (t+1)*dphi], data.NextState(t) }, folds, grid)
+	cv, err := estimator.CrossValidate(proto, n, targets(mdp, phi, data), folds, grid)
 	if err != nil {
 		if errors.Is(err, estimator.ErrSingular) || errors.Is(err, estimator.ErrFolds) {
 			err = errs.Invalid(fmt.Errorf("lambda: %s: %w", config.LambdaCVWord, err))
@@ -595,7 +624,7 @@ func CrossValidateLength(c *config.Config, data *dataset.Transitions, name strin
 		}
 		cv, err := CrossValidate(mdp, Features(mdp, data), data, grid, c.CV.Folds, name)
 		if err != nil && errors.Is(err, estimator.ErrSingular) {
-			out.Points = append(out.Points, LengthCVPoint{Length: l, Lambda: math.NaN()})
+			out.Points = append(out.Points, LengthCVPoint{Length: l, Lambda: grid[0]})
 			continue
 		}
 		if err != nil {
@@ -614,11 +643,6 @@ func CrossValidateLength(c *config.Config, data *dataset.Transitions, name strin
 	}
 	if out.MDP == nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %s: every length of cv.lengths is singular: %w", config.LengthCVKey, config.LambdaCVWord, estimator.ErrSingular))
-	}
-	for i := range out.Points {
-		if math.IsNaN(out.Points[i].Lambda) {
-			out.Points[i].Lambda = grid[0]
-		}
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package estimate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
 )
 
@@ -108,5 +110,71 @@ func TestLengthCVEqualsRefit(t *testing.T) {
 		if err := res.WriteTable(&buf); err != nil || !strings.Contains(buf.String(), "length  lambda  held-out SM loss") {
 			t.Errorf("table: %v\n%s", err, buf.String())
 		}
+	}
+}
+
+// TestCrossValidateDeltaTarget: for a model of s' − s (model.target:
+// delta) λ is cross-validated on the differences that Fit fits, not on s':
+// every point's loss equals estimator.CrossValidate on (phi, s' − s).
+func TestCrossValidateDeltaTarget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(p, []byte("env:\n  kind: pendulum\nmodel:\n  target: delta\nestimate:\n  n: 200\ncv:\n  grid: [1.0e-3, 1, 100]\n  folds: 4\n"), 0o644)
+	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdp, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mdp.Model.Delta {
+		t.Fatal("model.target: delta did not make a model of the difference")
+	}
+	data := Draw(mdp, c.Estimate.N, rand.New(rand.NewPCG(c.Seed, streamDraw)))
+	phi := Features(mdp, data)
+	dphi := mdp.Model.Features.Dim()
+	got, err := CrossValidate(mdp, phi, data, c.CV.Grid, c.CV.Folds, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := estimator.CrossValidate(estimator.NewSM(mdp.Model.Family, dphi), data.Len(), func(i int) ([]float64, []float64) {
+		y := append([]float64(nil), data.NextState(i)...)
+		for j, s := range data.State(i) {
+			y[j] -= s
+		}
+		return phi[i*dphi : (i+1)*dphi], y
+	}, c.CV.Folds, c.CV.Grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range got.Points {
+		w := want.Points[i].Loss
+		if q.Loss == nil {
+			t.Fatalf("λ = %g: no loss, on s' − s %.15g", q.Lambda, w)
+		}
+		if math.Abs(*q.Loss-w) > 1e-12*math.Max(1, math.Abs(w)) {
+			t.Errorf("λ = %g: loss %.15g, on s' − s %.15g", q.Lambda, *q.Loss, w)
+		}
+	}
+}
+
+// TestCheckSupportDeltaTarget: for a model of s' − s the support of a
+// bounded family is checked on the differences Fit fits, for drawn data as
+// for a --data file (where s' itself is in the support).
+func TestCheckSupportDeltaTarget(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.yaml")
+	os.WriteFile(p, []byte("env:\n  kind: pendulum\nmodel:\n  target: delta\n  family: [exponential]\nestimate:\n  n: 50\n"), 0o644)
+	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), c, Options{Methods: []string{"sm"}}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "s_next0 − s0 (model.target: delta)") {
+		t.Errorf("drawn data: err = %v", err)
+	}
+	data := filepath.Join(dir, "d.csv")
+	os.WriteFile(data, []byte("s0,s1,s2,a0,s_next0,s_next1,s_next2\n0.5,0.5,0.1,1,0.6,0.6,0.2\n0.5,0.5,0.1,1,0.4,0.6,0.2\n"), 0o644)
+	if _, err := Run(context.Background(), c, Options{Methods: []string{"sm"}, Data: data}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), data+` line 3 column "s_next0" − s0`) {
+		t.Errorf("--data: err = %v", err)
 	}
 }

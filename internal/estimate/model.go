@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
@@ -96,6 +98,11 @@ func ReadModel(path string) (*ModelFile, *config.Config, error) {
 	if len(mf.Models) == 0 {
 		return nil, nil, errs.Invalid(fmt.Errorf("%s: no models", path))
 	}
+	for i, m := range mf.Models {
+		if !slices.Contains(Methods, m.Method) {
+			return nil, nil, errs.Invalid(fmt.Errorf("%s: model %d: unknown method %q (known: %s)", path, i, m.Method, strings.Join(Methods, ", ")))
+		}
+	}
 	// config.Load reads files: the embedded config goes through one.
 	tmp, err := os.MkdirTemp("", "smrl-model-")
 	if err != nil {
@@ -141,17 +148,20 @@ func Evaluate(ctx context.Context, mf *ModelFile, c *config.Config, data string,
 	if err := CheckDims(c, mdp, d, data); err != nil {
 		return nil, err
 	}
+	if err := CheckRange(d, data); err != nil {
+		return nil, err
+	}
+	if err := CheckSupport(mdp, d, data); err != nil {
+		return nil, err
+	}
 	feat := mdp.Model.Features
 	dphi := feat.Dim()
 	phi := Features(mdp, d)
-	y := make([]float64, d.Len()*d.StateDim)
+	y := make([]float64, d.Len()*d.StateDim) // the targets, as Fit fits them
+	at := targets(mdp, nil, d)
 	for i := range d.Len() {
-		copy(y[i*d.StateDim:], d.NextState(i))
-		if mdp.Model.Delta {
-			for j, s := range d.State(i) {
-				y[i*d.StateDim+j] -= s
-			}
-		}
+		_, yi := at(i)
+		copy(y[i*d.StateDim:], yi)
 	}
 	var out []Evaluation
 	for _, m := range mf.Models {
@@ -186,28 +196,16 @@ func Evaluate(ctx context.Context, mf *ModelFile, c *config.Config, data string,
 		for i := range d.Len() {
 			sm.Add(phi[i*dphi:(i+1)*dphi], y[i*d.StateDim:(i+1)*d.StateDim])
 		}
-		e := Evaluation{Method: m.Method, N: d.Len(), SMLoss: smLoss(sm.V(), sm.B(), w) / float64(d.Len())}
+		e := Evaluation{Method: m.Method, N: d.Len(), SMLoss: sm.Objective(w) / float64(d.Len())}
+		if math.IsNaN(e.SMLoss) || math.IsInf(e.SMLoss, 0) {
+			return nil, errs.Invalid(fmt.Errorf("model %s: its score-matching loss on %s is %v (not finite: W is too large for these data)", m.Method, data, e.SMLoss))
+		}
 		if ll, ok := logLik(dist, feat, w, d, y); ok {
 			e.LogLik = &ll
 		}
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-// smLoss returns ½ wᵀVw + bᵀw for V dense d × d.
-func smLoss(v, b, w []float64) float64 {
-	d := len(w)
-	var q, l float64
-	for i := range d {
-		var vi float64
-		for j := range d {
-			vi += v[i*d+j] * w[j]
-		}
-		q += w[i] * vi
-		l += b[i] * w[i]
-	}
-	return 0.5*q + l
 }
 
 // logLik returns the mean log-likelihood of the targets y (n × d_s) under

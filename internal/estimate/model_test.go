@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -98,6 +99,7 @@ func TestModelFileRoundTripAndEvaluate(t *testing.T) {
 		"other.json":  `{"format": "something-else/1", "models": []}`,
 		"broken.json": `{"format": `,
 		"empty.json":  `{"format": "smrl-model/1", "models": []}`,
+		"method.json": `{"format": "smrl-model/1", "models": [{"method": "bogus", "W": [[1, 2]]}]}`,
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(content), 0o644)
@@ -109,6 +111,31 @@ func TestModelFileRoundTripAndEvaluate(t *testing.T) {
 	back.Models[0].W = [][]float64{{1, 2, 3}}
 	if _, err := Evaluate(context.Background(), back, c2, held, dataset.Filter{}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "d_phi = 2") {
 		t.Errorf("wrong shape: err = %v", err)
+	}
+	// A W whose loss overflows is named instead of reported as NaN (which
+	// --format json cannot encode).
+	back.Models[0].W = [][]float64{{1e308, 1e308}}
+	if _, err := Evaluate(context.Background(), back, c2, held, dataset.Filter{}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "model sm: its score-matching loss") {
+		t.Errorf("huge W: err = %v", err)
+	}
+}
+
+// Data outside the support of a bounded family are refused naming the
+// line and column, as smrl estimate --data refuses them, not scored.
+func TestEvaluateChecksSupport(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.yaml")
+	os.WriteFile(p, []byte("env:\n  family:\n    kind: beta\n  w0: [[0.5, 0.1], [0.3, 0.1]]\n  init_low: 0.1\n  init_high: 0.9\n"), 0o644)
+	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "d.csv")
+	os.WriteFile(data, []byte("s,a,s_next\n0.5,1,0.25\n0.5,-1,1.5\n"), 0o644)
+	mf := &ModelFile{Format: ModelFormat, Models: []SavedModel{{Method: "sm", W: [][]float64{{0.5, 0.1}, {0.3, 0.1}}}}}
+	_, err = Evaluate(context.Background(), mf, c, data, dataset.Filter{})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), data+` line 3 column "s_next"`) {
+		t.Errorf("err = %v", err)
 	}
 }
 

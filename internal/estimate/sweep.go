@@ -91,6 +91,9 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
+	if mdp.True == nil {
+		return nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: a sweep measures |Ŵ − W0|_F against the true model of env.kind expfam; env.kind %s has no true W0", c.Env.Kind))
+	}
 
 	type job struct{ n, r int }
 	var jobs []job
@@ -268,8 +271,9 @@ func HeldOutLogLik(method string, mdp *env.MDP, w, phi []float64, data *dataset.
 	dpsi := dist.StatDim()
 	eta := make([]float64, dpsi)
 	psi := make([]float64, dpsi)
+	blocks := dist.Blocks()
 	widest := 0
-	for _, m := range dist.Blocks() {
+	for _, m := range blocks {
 		widest = max(widest, m)
 	}
 	grad, hess := make([]float64, widest), make([]float64, widest*widest)
@@ -277,7 +281,7 @@ func HeldOutLogLik(method string, mdp *env.MDP, w, phi []float64, data *dataset.
 		linearRows(w, phi[t*dphi:(t+1)*dphi], eta)
 		var logZ float64
 		row := 0
-		for i, m := range dist.Blocks() {
+		for i, m := range blocks {
 			a, ok := dist.BlockCumulants(i, eta[row:row+m], grad[:m], hess[:m*m])
 			if !ok || math.IsInf(a, 0) || math.IsNaN(a) {
 				return math.NaN()

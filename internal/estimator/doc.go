@@ -47,9 +47,7 @@
 // matching. The block structure, the cost (one extra weight evaluation per
 // coordinate and transition) and the closed-form solve are those of plain
 // SM; the confidence set and posterior sampling use this weighted V_n.
-// Weights are expfam.Weight values (SM.SetWeights); per transition,
-// SM.Terms returns the compact c_t = blockdiag(h g gᵀ), ξ_t with
-// V_t = c_t ⊗ phi phiᵀ, b_t = ξ_t ⊗ phi (SM.AddTransition the dense ones).
+// Weights are expfam.Weight values (SM.SetWeights).
 //
 // Why weight. The ReLU statistic ψ = [x, relu(x)] has ψ” ∋ J δ(x), so plain
 // SM needs E[p(0 | s, a) phi], which a kernel (EstimateKinks) estimates

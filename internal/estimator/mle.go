@@ -68,10 +68,19 @@ func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 	if start != nil {
 		copy(f.W, start)
 	}
+	// The score-matching start, fitted once for every block that needs it.
+	var smW []float64
+	var smErr error
+	smStart := func() ([]float64, error) {
+		if smW == nil && smErr == nil {
+			smW, smErr = e.startFromSM(lambda)
+		}
+		return smW, smErr
+	}
 	row := 0
 	for i, m := range e.blocks {
 		d := m * e.dphi
-		c, err := e.fitBlock(i, row, m, f.W[row*e.dphi:row*e.dphi+d], lambda)
+		c, err := e.fitBlock(i, row, m, f.W[row*e.dphi:row*e.dphi+d], lambda, smStart)
 		if err != nil {
 			return nil, err
 		}
@@ -83,8 +92,9 @@ func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 
 // fitBlock runs Newton's method on coordinate i's parameters w (the m rows
 // of W from row on, updated in place) and returns the factorised negative
-// Hessian at the optimum.
-func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesky, error) {
+// Hessian at the optimum. Where w is not admissible it starts at the
+// block's rows of smStart's score-matching estimate of W.
+func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64, smStart func() ([]float64, error)) (*mat.Cholesky, error) {
 	n := e.N()
 	dphi := e.dphi
 	d := m * dphi
@@ -139,7 +149,7 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64) (*mat.Cholesk
 	}
 	cur := obj(w, grad, hess)
 	if math.IsInf(cur, -1) {
-		if sm, err := e.startFromSM(lambda); err == nil {
+		if sm, err := smStart(); err == nil {
 			copy(w, sm[row*dphi:row*dphi+d])
 			cur = obj(w, grad, hess)
 		}

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -12,6 +13,10 @@ import (
 // Data yields transition t (0 <= t < n) of a data set: its features
 // phi = phi(s_t, a_t) and next state s'_t. The slices are read only.
 type Data func(t int) (phi, next []float64)
+
+// ErrHC1 is returned by the sandwiches with SEOptions.HC1 when there are
+// no more transitions than parameters: n/(n − d) is then not a factor.
+var ErrHC1 = errors.New("HC1 needs more transitions than parameters")
 
 // SEOptions selects the variance estimate of Sandwich.
 type SEOptions struct {
@@ -154,7 +159,7 @@ func sandwich(f *Fit, n int, opt SEOptions, resid func(t int) (r, phi []float64)
 	}
 	if opt.HC1 {
 		if n <= d {
-			return nil, fmt.Errorf("sandwich: HC1 needs more transitions (%d) than parameters (%d)", n, d)
+			return nil, fmt.Errorf("sandwich: %d transitions, %d parameters: %w", n, d, ErrHC1)
 		}
 		c := float64(n) / float64(n-d)
 		for i := range out {

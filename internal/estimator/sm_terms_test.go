@@ -1,5 +1,10 @@
 package estimator
 
+// Terms and AddTransition are the tests' dense oracle of one transition's
+// V_t and b_t, built from terms independently of the structured
+// accumulate, residual and Objective that Add, Sandwich and CrossValidate
+// use.
+
 // Terms writes one transition's score-matching terms in compact form:
 // the d_psi×d_psi matrix c (row-major) and the vector xi (len d_psi) with
 //
@@ -11,11 +16,11 @@ package estimator
 // kernel terms). The gradient of transition t's loss at W is then
 // (c η_t + xi) ⊗ phi_t with η_t = W phi_t, which is what a sandwich
 // covariance needs. c and xi are overwritten; Terms does not count the
-// transition and does not allocate.
+// transition.
 func (e *SM) Terms(next, c, xi []float64) {
 	d := e.dpsi
 	clear(c[:d*d])
-	e.terms(next) // the one place V_t and b_t are built (Add, Sandwich, CV)
+	e.terms(next)
 	copy(xi[:d], e.xi)
 	switch {
 	case e.constant:

@@ -250,29 +250,13 @@ func apply(o op, a, b float64) float64 {
 
 // Eval returns the value of the program at the variables x (len ≥ the
 // number of variables it was parsed with).
-func (p *Program) Eval(x []float64) float64 {
-	// Scratch on the stack in three sizes: zeroing 64 slots would cost
-	// more than evaluating a short tape.
-	switch n := len(p.tape); {
-	case n <= 8:
-		var s [8]float64
-		return p.eval(x, s[:n])
-	case n <= 24:
-		var s [24]float64
-		return p.eval(x, s[:n])
-	case n <= MaxStackSlots:
-		var s [MaxStackSlots]float64
-		return p.eval(x, s[:n])
-	}
-	buf := p.pool.Get().(*[]float64)
-	v := p.eval(x, (*buf)[:len(p.tape)])
-	p.pool.Put(buf)
-	return v
-}
+func (p *Program) Eval(x []float64) float64 { return p.Eval2(x, nil) }
 
 // Eval2 is Eval at the variables [x, y] (x's len(x) values first), without
 // copying them into one slice: features and rewards of (s, a).
 func (p *Program) Eval2(x, y []float64) float64 {
+	// Scratch on the stack in three sizes: zeroing 64 slots would cost
+	// more than evaluating a short tape.
 	switch n := len(p.tape); {
 	case n <= 8:
 		var s [8]float64
@@ -289,8 +273,6 @@ func (p *Program) Eval2(x, y []float64) float64 {
 	p.pool.Put(buf)
 	return v
 }
-
-func (p *Program) eval(x, s []float64) float64 { return p.evalXY(x, nil, s) }
 
 func (p *Program) evalXY(x, y, s []float64) float64 {
 	nx := int32(len(x))

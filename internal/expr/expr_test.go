@@ -274,11 +274,26 @@ func TestLongTapeUsesPool(t *testing.T) {
 	}
 }
 
+// TestNoAllocation: every way of evaluating allocates nothing, for a tape
+// of each of the three stack sizes and one on the pool.
 func TestNoAllocation(t *testing.T) {
-	p := MustCompile("-abs(x)^1.7/1.7 + sin(4*x)", "x")
-	x := []float64{0.7}
-	if a := testing.AllocsPerRun(100, func() { p.EvalD(x, 0); p.Eval(x) }); a != 0 {
-		t.Errorf("allocates %v times per evaluation", a)
+	x, y := []float64{0.7}, []float64{-0.2}
+	for _, src := range []string{
+		"sin(4*x)",
+		"-abs(x)^1.7/1.7 + sin(4*x)*y + cos(x*y)^2",
+		"x" + strings.Repeat(" + sin(x*y)", 10),
+		"x" + strings.Repeat(" + sin(x*y)", 30),
+	} {
+		p := MustCompile(src, "x", "y")
+		xy := []float64{x[0], y[0]}
+		if a := testing.AllocsPerRun(100, func() {
+			p.EvalD(xy, 0)
+			p.EvalSide(xy, 1, -1)
+			p.Eval(xy)
+			p.Eval2(x, y)
+		}); a != 0 {
+			t.Errorf("%d slots: allocates %v times per evaluation", p.Len(), a)
+		}
 	}
 }
 

@@ -106,7 +106,7 @@ func checkExprModel(m *expfam.Model, key string, states [][]float64, actions [][
 		for _, a := range actions {
 			if ef != nil {
 				if err := ef.CheckAt(s, a); err != nil {
-					return fmt.Errorf("features: %w", err)
+					return fmt.Errorf("env.features.%w", err)
 				}
 			}
 			m.Eta(s, a, phi, eta)

@@ -255,7 +255,9 @@ func TestExprLoadErrors(t *testing.T) {
 		{"env:\n  terminal: \"s0 == s0\"\n", `env.terminal: "s0 == s0" holds at every start state checked`},
 		{"env:\n  terminal: \"abs(s0) < 5\"\n  init_low: -2\n  init_high: 2\n", "holds at every start state checked ([[-2] [2] [0]])"},
 		{"env:\n  features: {kind: expression, phi: [\"s0\", \"a1\"]}\n  w0: [[1, 1]]\n", `env.features.phi[1]: "a1" column 1: unknown name "a1"`},
-		{"env:\n  features: {kind: expression, phi: [\"s0\", \"1/a0\"]}\n  actions: [1, 0]\n", `features: phi[1]: "1/a0" is +Inf`},
+		{"env:\n  features: {kind: expression, phi: [\"s0\", \"1/a0\"]}\n  actions: [1, 0]\n", `env.features.phi[1]: "1/a0" is +Inf`},
+		{"env:\n  features: {kind: expression, phi: [\"s0\", \"0/0\"]}\n", `env.features.phi[1]: "0/0" is NaN`},
+		{"env:\n  features: {kind: expression, phi: [\"s0\", \"exp(1000*a0)\"]}\n", `env.features.phi[1]: "exp(1000*a0)" is +Inf`},
 		{"env:\n  family: {kind: expression, log_q: \"-x^2\", psi: [\"x\"], support: [1, 0]}\n", "env.family.support: must be [lo, hi] with lo < hi"},
 		{"env:\n  family: {kind: custom-sin, psi: [\"x\"]}\n", "env.family.psi: is set but env.family.kind is custom-sin"}, // issue 18: a key of an unselected part,
 	} {

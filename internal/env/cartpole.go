@@ -253,10 +253,7 @@ func validateCartPole(c *config.Config, bad config.Bad) {
 	if p.XThreshold > config.MaxAbsState {
 		bad("env.cartpole.x_threshold", "must be <= %d, got %v: %s", config.MaxAbsState, p.XThreshold, config.StateWhy)
 	}
-	for _, k := range []struct {
-		key string
-		v   float64
-	}{{"gravity", p.Gravity}, {"mass_cart", p.MassCart}, {"mass_pole", p.MassPole}, {"length", p.Length},
+	for _, k := range []keyValue{{"gravity", p.Gravity}, {"mass_cart", p.MassCart}, {"mass_pole", p.MassPole}, {"length", p.Length},
 		{"force_mag", p.ForceMag}, {"dt", p.DT}, {"x_threshold", p.XThreshold}, {"theta_threshold", p.ThetaThreshold},
 		{"noise_scale", p.NoiseScale}} {
 		pos(k.key, k.v)
@@ -309,15 +306,23 @@ func stepBounds(bad config.Bad, section string, dt, gravity float64) {
 	}
 }
 
-// physicsConstant reports (through bad) a physics constant of section
+// keyValue is a number of a config section and its key in the section.
+type keyValue struct {
+	key string
+	v   float64
+}
+
+// physicsConstants reports (through bad) each physics constant of section
 // (env.pendulum, env.mountain_car) outside [config.MinPhysics,
 // config.MaxPhysics] or not finite: "> 0" let a subnormal mass (1e-320)
 // through, which then failed deep inside the run (exit 1, with a hint
 // about lambda), because the dynamics divide by it and the model's
 // coordinate scales derive from it.
-func physicsConstant(bad config.Bad, section, key string, v float64) {
-	if !(v >= config.MinPhysics && v <= config.MaxPhysics) || !finite(v) {
-		bad(section+"."+key, "must lie in [1e-6, 1e6], got %v: the dynamics divide by it or scale by it, and under- or overflow beyond", v)
+func physicsConstants(bad config.Bad, section string, constants ...keyValue) {
+	for _, k := range constants {
+		if !(k.v >= config.MinPhysics && k.v <= config.MaxPhysics) || !finite(k.v) {
+			bad(section+"."+k.key, "must lie in [1e-6, 1e6], got %v: the dynamics divide by it or scale by it, and under- or overflow beyond", k.v)
+		}
 	}
 }
 

@@ -54,6 +54,9 @@ func newExpfam(c *config.Config) (*MDP, error) {
 			if err := t.checkReward(states, actions); err != nil {
 				return nil, err
 			}
+			if err := t.checkTerminal(states); err != nil {
+				return nil, err
+			}
 			task = t
 		}
 	}

@@ -106,7 +106,7 @@ func checkExprModel(m *expfam.Model, key string, states [][]float64, actions [][
 		for _, a := range actions {
 			if ef != nil {
 				if err := ef.CheckAt(s, a); err != nil {
-					return fmt.Errorf("features: %w", err)
+					return fmt.Errorf("env.features.%w", err)
 				}
 			}
 			m.Eta(s, a, phi, eta)
@@ -224,6 +224,13 @@ func newExprTask(c config.Env, ds, da int, bumps *Bumps) (*ExprTask, error) {
 			return nil, fmt.Errorf("env.terminal: %q is a number, want a condition", src)
 		}
 		t.Term = e.Compile()
+		if v, ok := t.Term.Const(); ok {
+			what := "true: every episode would end after its first step"
+			if v == 0 {
+				what = "false: no episode would end on it"
+			}
+			return nil, fmt.Errorf("env.terminal: %q is always %s", src, what)
+		}
 	}
 	return t, nil
 }
@@ -265,6 +272,21 @@ func (t *ExprTask) checkReward(states, actions [][]float64) error {
 		}
 	}
 	return nil
+}
+
+// checkTerminal fails when env.terminal holds at every representative
+// state: the episodes would start in the set they end on entering, and a
+// condition true everywhere (such as s0 == s0) ends each after one step.
+func (t *ExprTask) checkTerminal(states [][]float64) error {
+	if t.Term == nil {
+		return nil
+	}
+	for _, s := range states {
+		if done, _ := t.Terminal(s); !done {
+			return nil
+		}
+	}
+	return fmt.Errorf("env.terminal: %q holds at every start state checked (%v): every episode would end after its first step", t.Term, states)
 }
 
 // learnerExprCoord builds the n-th expression coordinate of model.family

@@ -104,16 +104,8 @@ var mountainCarKind = Kind{Part: config.Part{Name: "mountain-car", Aliases: []co
 // number (the force).
 func validateMountainCar(c *config.Config, bad config.Bad) {
 	p := config.Section[MountainCarConfig](c, "env.mountain_car")
-	for _, k := range []struct {
-		key string
-		v   float64
-	}{{"power", p.Power}, {"max_speed", p.MaxSpeed}} {
-		physicsConstant(bad, "env.mountain_car", k.key, k.v)
-	}
-	for _, k := range []struct {
-		key string
-		v   float64
-	}{{"min_position", p.MinPosition}, {"max_position", p.MaxPosition}, {"goal_position", p.GoalPosition},
+	physicsConstants(bad, "env.mountain_car", keyValue{"power", p.Power}, keyValue{"max_speed", p.MaxSpeed})
+	for _, k := range []keyValue{{"min_position", p.MinPosition}, {"max_position", p.MaxPosition}, {"goal_position", p.GoalPosition},
 		{"goal_velocity", p.GoalVelocity}, {"goal_reward", p.GoalReward}, {"init_low", p.InitLow}, {"init_high", p.InitHigh}} {
 		if !finite(k.v) || math.Abs(k.v) > 1e6 {
 			bad("env.mountain_car."+k.key, "must be a finite number with |value| <= 1e6, got %v", k.v)

@@ -108,13 +108,8 @@ var pendulumKind = Kind{Part: config.Part{Name: "pendulum", Aliases: []config.Al
 // (the torque).
 func validatePendulum(c *config.Config, bad config.Bad) {
 	p := config.Section[PendulumConfig](c, "env.pendulum")
-	for _, k := range []struct {
-		key string
-		v   float64
-	}{{"gravity", p.Gravity}, {"mass", p.Mass}, {"length", p.Length}, {"dt", p.DT},
-		{"max_speed", p.MaxSpeed}, {"max_torque", p.MaxTorque}} {
-		physicsConstant(bad, "env.pendulum", k.key, k.v)
-	}
+	physicsConstants(bad, "env.pendulum", keyValue{"gravity", p.Gravity}, keyValue{"mass", p.Mass}, keyValue{"length", p.Length},
+		keyValue{"dt", p.DT}, keyValue{"max_speed", p.MaxSpeed}, keyValue{"max_torque", p.MaxTorque})
 	stepBounds(bad, "env.pendulum", p.DT, p.Gravity)
 	if !(p.InitTheta >= 0) || p.InitTheta > math.Pi {
 		bad("env.pendulum.init_theta", "must lie in [0, π], got %v", p.InitTheta)

@@ -168,9 +168,6 @@ func sign(x float64) float64 {
 	return x // NaN
 }
 
-// pow is a^b with u^c's convention for integer b (math.Pow).
-func pow(a, b float64) float64 { return math.Pow(a, b) }
-
 // apply evaluates the value of op on a (and b).
 func apply(o op, a, b float64) float64 {
 	switch o {
@@ -185,7 +182,7 @@ func apply(o op, a, b float64) float64 {
 	case opDiv:
 		return a / b
 	case opPow:
-		return pow(a, b)
+		return math.Pow(a, b)
 	case opSin:
 		return math.Sin(a)
 	case opCos:
@@ -250,29 +247,13 @@ func apply(o op, a, b float64) float64 {
 
 // Eval returns the value of the program at the variables x (len ≥ the
 // number of variables it was parsed with).
-func (p *Program) Eval(x []float64) float64 {
-	// Scratch on the stack in three sizes: zeroing 64 slots would cost
-	// more than evaluating a short tape.
-	switch n := len(p.tape); {
-	case n <= 8:
-		var s [8]float64
-		return p.eval(x, s[:n])
-	case n <= 24:
-		var s [24]float64
-		return p.eval(x, s[:n])
-	case n <= MaxStackSlots:
-		var s [MaxStackSlots]float64
-		return p.eval(x, s[:n])
-	}
-	buf := p.pool.Get().(*[]float64)
-	v := p.eval(x, (*buf)[:len(p.tape)])
-	p.pool.Put(buf)
-	return v
-}
+func (p *Program) Eval(x []float64) float64 { return p.Eval2(x, nil) }
 
 // Eval2 is Eval at the variables [x, y] (x's len(x) values first), without
 // copying them into one slice: features and rewards of (s, a).
 func (p *Program) Eval2(x, y []float64) float64 {
+	// Scratch on the stack in three sizes: zeroing 64 slots would cost
+	// more than evaluating a short tape.
 	switch n := len(p.tape); {
 	case n <= 8:
 		var s [8]float64
@@ -289,8 +270,6 @@ func (p *Program) Eval2(x, y []float64) float64 {
 	p.pool.Put(buf)
 	return v
 }
-
-func (p *Program) eval(x, s []float64) float64 { return p.evalXY(x, nil, s) }
 
 func (p *Program) evalXY(x, y, s []float64) float64 {
 	nx := int32(len(x))
@@ -371,6 +350,20 @@ func (p *Program) EvalSide(x []float64, k int, side float64) (v, d, dd float64) 
 	return v, d, dd
 }
 
+// powDerivs returns g' = c a^{c−1} and g” = c(c−1) a^{c−2} of g(a) = a^c
+// by math.Pow, each only where the chain rule multiplies it by a nonzero
+// derivative of the argument (a1 for g', and a1² for g”; g'·a2 needs g'
+// when a2 ≠ 0): so |x|^1.7 at 0 has derivatives 0, not 0·Inf = NaN.
+func powDerivs(a, c, a1, a2 float64) (g1, g2 float64) {
+	if a1 != 0 || a2 != 0 {
+		g1 = c * math.Pow(a, c-1)
+		if a1 != 0 {
+			g2 = c * (c - 1) * math.Pow(a, c-2)
+		}
+	}
+	return g1, g2
+}
+
 // mulNZ returns a·b, and 0 when b is 0 whatever a (an infinite a times a
 // zero derivative is a term that is not there).
 func mulNZ(a, b float64) float64 {
@@ -445,12 +438,7 @@ func (p *Program) evalD(x []float64, k int, side float64, s, s1, s2 []float64) (
 				g2 = (c - 1) * g1 / a
 			} else {
 				v = math.Pow(a, c)
-				if a1 != 0 || a2 != 0 {
-					g1 = c * math.Pow(a, c-1)
-					if a1 != 0 {
-						g2 = c * (c - 1) * math.Pow(a, c-2)
-					}
-				}
+				g1, g2 = powDerivs(a, c, a1, a2)
 			}
 		case opSin:
 			sn, cs := math.Sincos(a)
@@ -541,16 +529,11 @@ func (p *Program) evalD(x []float64, k int, side float64, s, s1, s2 []float64) (
 			chain = false
 		case opPow:
 			b, b1, b2 := s[in.b], s1[in.b], s2[in.b]
-			v = pow(a, b)
+			v = math.Pow(a, b)
 			chain = false
 			if b1 == 0 && b2 == 0 {
 				// A constant exponent: u^c's rule, valid for a ≤ 0.
-				if a1 != 0 || a2 != 0 {
-					g1 = b * math.Pow(a, b-1)
-					if a1 != 0 {
-						g2 = b * (b - 1) * math.Pow(a, b-2)
-					}
-				}
+				g1, g2 = powDerivs(a, b, a1, a2)
 				chain = true
 				break
 			}

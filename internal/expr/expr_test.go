@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // hand lists every function with its hand-derived first and second
@@ -239,6 +240,8 @@ func TestParseErrors(t *testing.T) {
 		{"1e999", 1, "malformed number"},
 		{"sin(x) é", 8, "unexpected character"},
 		{strings.Repeat("(", 100) + "x" + strings.Repeat(")", 100), 0, "nested more than"},
+		{strings.Repeat("x+", MaxLen/2) + "x", 1, "longer than"},
+		{strings.Repeat("ψ", MaxLen), 1, "longer than"},
 	} {
 		_, err := Parse(c.src, []string{"x"})
 		var pe *ParseError
@@ -248,6 +251,10 @@ func TestParseErrors(t *testing.T) {
 		}
 		if (c.col != 0 && pe.Column != c.col) || !strings.Contains(pe.Msg, c.frag) || !strings.Contains(err.Error(), "column") {
 			t.Errorf("%q: %v (column %d), want column %d and %q", c.src, err, pe.Column, c.col, c.frag)
+		}
+		// The message quotes a source too long to parse only in part.
+		if msg := err.Error(); len(c.src) > MaxLen && (len(msg) > 200 || !utf8.ValidString(msg)) {
+			t.Errorf("%.40q…: error of %d bytes (valid UTF-8 %v), want at most 200", c.src, len(msg), utf8.ValidString(msg))
 		}
 	}
 }
@@ -267,11 +274,26 @@ func TestLongTapeUsesPool(t *testing.T) {
 	}
 }
 
+// TestNoAllocation: every way of evaluating allocates nothing, for a tape
+// of each of the three stack sizes and one on the pool.
 func TestNoAllocation(t *testing.T) {
-	p := MustCompile("-abs(x)^1.7/1.7 + sin(4*x)", "x")
-	x := []float64{0.7}
-	if a := testing.AllocsPerRun(100, func() { p.EvalD(x, 0); p.Eval(x) }); a != 0 {
-		t.Errorf("allocates %v times per evaluation", a)
+	x, y := []float64{0.7}, []float64{-0.2}
+	for _, src := range []string{
+		"sin(4*x)",
+		"-abs(x)^1.7/1.7 + sin(4*x)*y + cos(x*y)^2",
+		"x" + strings.Repeat(" + sin(x*y)", 10),
+		"x" + strings.Repeat(" + sin(x*y)", 30),
+	} {
+		p := MustCompile(src, "x", "y")
+		xy := []float64{x[0], y[0]}
+		if a := testing.AllocsPerRun(100, func() {
+			p.EvalD(xy, 0)
+			p.EvalSide(xy, 1, -1)
+			p.Eval(xy)
+			p.Eval2(x, y)
+		}); a != 0 {
+			t.Errorf("%d slots: allocates %v times per evaluation", p.Len(), a)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParse feeds arbitrary text to the parser. It must never panic: it
@@ -24,7 +25,8 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &pe) {
 				t.Fatalf("%q: error %v is not a ParseError", src, err)
 			}
-			if pe.Column < 1 || pe.Column > len(src)+1 {
+			// Columns count characters, not bytes.
+			if pe.Column < 1 || pe.Column > utf8.RuneCountInString(src)+1 {
 				t.Fatalf("%q: column %d outside the expression", src, pe.Column)
 			}
 			return

@@ -21,8 +21,17 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("%q column %d: %s", e.Src, e.Column, e.Msg)
+	src := e.Src
+	if len(src) > MaxLen {
+		// Too long to parse, too long to quote: its first characters.
+		src = strings.ToValidUTF8(src[:quoteLen], "") + "…"
+	}
+	return fmt.Sprintf("%q column %d: %s", src, e.Column, e.Msg)
 }
+
+// quoteLen is how much of an expression longer than MaxLen an error quotes,
+// in bytes (cut to whole characters).
+const quoteLen = 64
 
 // Unwrap returns ErrSyntax.
 func (e *ParseError) Unwrap() error { return ErrSyntax }

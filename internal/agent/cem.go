@@ -146,18 +146,13 @@ func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 			seq := p.seqs[m*n : (m+1)*n]
 			if p.keep && it == 0 && m == 0 {
 				copy(seq, p.mean) // the warm start itself
-				for t := range p.act {
-					p.act[t] = seq[t*da : (t+1)*da]
-				}
-				p.ret[m] = p.r.Value(sim, s, p.act, rng)
-				best = p.insertElite(m, best)
-				continue
-			}
-			for i := range da {
-				p.sample(rng)
-				for t, e := range p.eps {
-					j := t*da + i
-					seq[j] = p.box.clamp(i, p.mean[j]+p.sd[j]*e)
+			} else {
+				for i := range da {
+					p.sample(rng)
+					for t, e := range p.eps {
+						j := t*da + i
+						seq[j] = p.box.clamp(i, p.mean[j]+p.sd[j]*e)
+					}
 				}
 			}
 			for t := range p.act {

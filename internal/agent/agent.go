@@ -42,9 +42,7 @@ type Agent struct {
 	// SE holds the standard errors of vec(Ŵ) (row-major like W) after the
 	// last EndEpisode when Config.SaveSE is set, else nil.
 	SE      []float64
-	sePhi   []float64 // the kept phi_t, with Config.SaveSE
-	seNext  []float64 // the kept targets (s' or s' − s)
-	seDims  [2]int    // d_phi, d_s of the kept rows
+	kept    *transitions // every transition, for a cross-validated λ or Config.SaveSE; else nil
 	phi     []float64
 	learner bool
 	delta   bool      // the model is of s' − s (env.ModelSpec.Delta)
@@ -149,7 +147,8 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		a.add = e.Add
 		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda) }
 		if c.CV != nil && mode == "" {
-			a.add, a.fit = cvLearner(e, dphi, dist.StateDim(), *c.CV)
+			a.kept = &transitions{dphi: dphi, ds: dist.StateDim()}
+			a.add, a.fit = cvLearner(e, a.kept, *c.CV)
 		}
 		a.seFn = func(f *estimator.Fit, n int, data estimator.Data) ([]float64, error) {
 			return e.Sandwich(f, n, data, estimator.SEOptions{})
@@ -186,7 +185,9 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		return nil, fmt.Errorf("unknown agent %q", name)
 	}
 	if c.SaveSE && a.learner {
-		a.keepForSE(dphi, dist.StateDim())
+		if a.kept == nil { // a cross-validating learner keeps them already
+			a.keepTransitions(dphi, dist.StateDim())
+		}
 	} else {
 		a.seFn = nil
 	}
@@ -325,26 +326,41 @@ func (a *Agent) EndEpisode() error {
 	return nil
 }
 
-// keepForSE wraps a.add to keep every transition (n·(d_phi + d_s) floats)
-// for the standard errors of Config.SaveSE.
-func (a *Agent) keepForSE(dphi, ds int) {
+// transitions keeps every transition an agent observes, n·(d_phi + d_s)
+// floats: the rows φ_t and the targets (s' or s' − s).
+type transitions struct {
+	phi, next []float64
+	dphi, ds  int
+}
+
+func (k *transitions) add(phi, next []float64) {
+	k.phi = append(k.phi, phi[:k.dphi]...)
+	k.next = append(k.next, next[:k.ds]...)
+}
+
+// n is the number of transitions kept.
+func (k *transitions) n() int { return len(k.phi) / k.dphi }
+
+// row returns transition t (an estimator.Data).
+func (k *transitions) row(t int) ([]float64, []float64) {
+	return k.phi[t*k.dphi : (t+1)*k.dphi], k.next[t*k.ds : (t+1)*k.ds]
+}
+
+// keepTransitions wraps a.add to keep every transition in a.kept (for the
+// standard errors of Config.SaveSE).
+func (a *Agent) keepTransitions(dphi, ds int) {
+	a.kept = &transitions{dphi: dphi, ds: ds}
 	inner := a.add
 	a.add = func(phi, next []float64) {
-		a.sePhi = append(a.sePhi, phi[:dphi]...)
-		a.seNext = append(a.seNext, next[:ds]...)
+		a.kept.add(phi, next)
 		inner(phi, next)
 	}
-	a.seDims = [2]int{dphi, ds}
 }
 
 // updateSE sets a.SE to the square roots of a.seFn's variances of the fit f
 // of the kept transitions.
 func (a *Agent) updateSE(f *estimator.Fit) error {
-	dphi, ds := a.seDims[0], a.seDims[1]
-	n := len(a.sePhi) / dphi
-	v, err := a.seFn(f, n, func(t int) ([]float64, []float64) {
-		return a.sePhi[t*dphi : (t+1)*dphi], a.seNext[t*ds : (t+1)*ds]
-	})
+	v, err := a.seFn(f, a.kept.n(), a.kept.row)
 	if err != nil {
 		return err
 	}
@@ -391,20 +407,14 @@ func init() {
 }
 
 // cvLearner returns the add and fit of an sm agent whose λ is chosen at
-// every refit by estimator.CrossValidate on all transitions so far (kept,
-// n·(d_phi + d_s) floats), over cv.Grid with cv.Folds contiguous folds; a
+// every refit by estimator.CrossValidate on all transitions so far (kept
+// in kept), over cv.Grid with cv.Folds contiguous folds; a
 // refit costs one pass over the transitions and one factorisation per
 // (fold, λ). With fewer transitions than folds it fits at the largest λ
 // of the grid.
-func cvLearner(proto *estimator.SM, dphi, ds int, cv CVConfig) (func(phi, next []float64), func() (*estimator.Fit, error)) {
-	var phis, nexts []float64
-	add := func(phi, next []float64) {
-		phis = append(phis, phi[:dphi]...)
-		nexts = append(nexts, next[:ds]...)
-	}
+func cvLearner(proto *estimator.SM, kept *transitions, cv CVConfig) (func(phi, next []float64), func() (*estimator.Fit, error)) {
 	fit := func() (*estimator.Fit, error) {
-		n := len(phis) / dphi
-		data := func(t int) ([]float64, []float64) { return phis[t*dphi : (t+1)*dphi], nexts[t*ds : (t+1)*ds] }
+		n, data := kept.n(), kept.row
 		if n < cv.Folds {
 			e := proto.Empty()
 			for t := range n {
@@ -418,5 +428,5 @@ func cvLearner(proto *estimator.SM, dphi, ds int, cv CVConfig) (func(phi, next [
 		}
 		return res.All.Fit(res.Points[res.Best].Lambda)
 	}
-	return add, fit
+	return kept.add, fit
 }

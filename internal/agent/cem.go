@@ -146,18 +146,13 @@ func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 			seq := p.seqs[m*n : (m+1)*n]
 			if p.keep && it == 0 && m == 0 {
 				copy(seq, p.mean) // the warm start itself
-				for t := range p.act {
-					p.act[t] = seq[t*da : (t+1)*da]
-				}
-				p.ret[m] = p.r.Value(sim, s, p.act, rng)
-				best = p.insertElite(m, best)
-				continue
-			}
-			for i := range da {
-				p.sample(rng)
-				for t, e := range p.eps {
-					j := t*da + i
-					seq[j] = p.box.clamp(i, p.mean[j]+p.sd[j]*e)
+			} else {
+				for i := range da {
+					p.sample(rng)
+					for t, e := range p.eps {
+						j := t*da + i
+						seq[j] = p.box.clamp(i, p.mean[j]+p.sd[j]*e)
+					}
 				}
 			}
 			for t := range p.act {
@@ -370,15 +365,11 @@ var cemKind = Kind{Part: config.Part{Name: "cem",
 
 func validateCEM(c *config.Config, bad config.Bad) {
 	k := config.Section[CEMConfig](c, "planner.cem")
-	if k.Population < 1 || k.Population > 100_000 {
-		bad("planner.cem.population", "must lie in [1, 100000], got %d", k.Population)
-	}
+	intIn(bad, "planner.cem.population", k.Population, 1, 100_000)
 	if k.Elites < 1 || k.Elites > k.Population {
 		bad("planner.cem.elites", "must lie in [1, planner.cem.population = %d], got %d", k.Population, k.Elites)
 	}
-	if k.Iterations < 1 || k.Iterations > 1000 {
-		bad("planner.cem.iterations", "must lie in [1, 1000], got %d", k.Iterations)
-	}
+	intIn(bad, "planner.cem.iterations", k.Iterations, 1, 1000)
 	inUnit(bad, "planner.cem.alpha", k.Alpha, 0, 1, false)
 	inUnit(bad, "planner.cem.init_std", k.InitStd, 0, 1e3, true)
 	inUnit(bad, "planner.cem.beta", k.Beta, 0, 10, false)
@@ -391,6 +382,13 @@ func validateCEM(c *config.Config, bad config.Bad) {
 		bad("planner.cem.keep_elites", "applies to box actions (env.action_space: box); over a discrete set cem refits action frequencies and keeps no sequences")
 	}
 	c.CheckSequenceMemory(bad, "planner.cem.population", k.Population)
+}
+
+// intIn reports key unless lo <= v <= hi.
+func intIn(bad config.Bad, key string, v, lo, hi int) {
+	if v < lo || v > hi {
+		bad(key, "must lie in [%d, %d], got %d", lo, hi, v)
+	}
 }
 
 // inUnit reports key unless lo <= v <= hi (lo < v with open).

@@ -16,7 +16,7 @@ func TestCVLearner(t *testing.T) {
 	sin, _ := expfam.NewSin(4, 1.7)
 	prod, _ := expfam.NewProduct(sin, 1)
 	cv := CVConfig{Grid: []float64{1e-4, 0.1, 10, 1000}, Folds: 4}
-	add, fit := cvLearner(estimator.NewSM(prod, 2), 2, 1, cv)
+	add, fit := cvLearner(estimator.NewSM(prod, 2), &transitions{dphi: 2, ds: 1}, cv)
 	rng := rand.New(rand.NewPCG(9, 9))
 	var phis, nexts [][]float64
 	for k := range 60 {

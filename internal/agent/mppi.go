@@ -141,14 +141,10 @@ var mppiKind = Kind{Part: config.Part{Name: "mppi",
 
 func validateMPPI(c *config.Config, bad config.Bad) {
 	k := config.Section[MPPIConfig](c, "planner.mppi")
-	if k.Samples < 1 || k.Samples > 100_000 {
-		bad("planner.mppi.samples", "must lie in [1, 100000], got %d", k.Samples)
-	}
+	intIn(bad, "planner.mppi.samples", k.Samples, 1, 100_000)
 	inUnit(bad, "planner.mppi.temperature", k.Temperature, 0, 1e12, true)
 	inUnit(bad, "planner.mppi.noise_std", k.NoiseStd, 0, 1e3, true)
-	if k.Iterations < 1 || k.Iterations > 1000 {
-		bad("planner.mppi.iterations", "must lie in [1, 1000], got %d", k.Iterations)
-	}
+	intIn(bad, "planner.mppi.iterations", k.Iterations, 1, 1000)
 	if c.Env.ActionSpace != "box" {
 		bad("planner.kind", "mppi perturbs continuous actions and needs env.action_space: box (with a discrete set use rss or cem)")
 	}

@@ -363,3 +363,34 @@ func TestCEMKeepElitesScoresWarmStart(t *testing.T) {
 		}
 	}
 }
+
+// With keep_elites the best sequence seen stays among the elites: after a
+// decision the first elite's value is the value estimate (the best of all
+// rounds), for every seed; without it the last round's elites often miss
+// an earlier round's best (the check that the invariant is not vacuous).
+func TestCEMKeepElitesKeepsTheBest(t *testing.T) {
+	task := quadTask{g: []float64{0.7, -0.35}}
+	box := &Box{Low: []float64{-1, -1}, High: []float64{1, 1}}
+	for _, keep := range []bool{false, true} {
+		lost := 0
+		for seed := range uint64(20) {
+			c := plannerConfig("cem")
+			*cemOf(&c) = CEMConfig{Population: 4, Elites: 2, Iterations: 4, Alpha: 0, InitStd: 0.5, KeepElites: keep}
+			pl, err := NewFromConfig(c, nil, box, task, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, v := pl.Best(detDrift{}, []float64{0, 0}, rand.New(rand.NewPCG(seed, 6)))
+			m := pl.Method.(*cem)
+			if first := m.ret[m.elite[0]]; first != v {
+				lost++
+				if keep {
+					t.Errorf("keep_elites, seed %d: first elite's value %v, value estimate %v", seed, first, v)
+				}
+			}
+		}
+		if !keep && lost == 0 {
+			t.Error("without keep_elites the last round's elites held the best of every decision: the check tells nothing")
+		}
+	}
+}

@@ -70,11 +70,7 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 		r.crn.Seed(r.s1, r.s2)
 		rng = r.crnRand
 	}
-	last := len(act) - 1
-	r0 := r.Task.Reward(s, act[0])
-	if math.IsNaN(r0) || math.IsInf(r0, 0) {
-		r.badReward = true
-	}
+	r0 := r.reward(s, act[0])
 	n := r.N
 	if d, ok := sim.(deterministic); ok && d.Deterministic() {
 		n = 1
@@ -82,43 +78,62 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 	var total float64
 	if f, ok := r.fastPath(sim); ok {
 		total = f.value(s, act, n, r.Tau, r0, rng, r.phi, r.phiNext)
-		if math.IsNaN(total) || math.IsInf(total, 0) {
-			r.bad = true
-		}
-		return total / float64(n)
-	}
-	if g, ok := r.gaussPath(sim); ok {
+	} else if g, ok := r.gaussPath(sim); ok {
 		total = g.value(r, s, act, n, r0, rng)
-		if math.IsNaN(total) || math.IsInf(total, 0) {
-			r.bad = true
-		}
-		return total / float64(n)
+	} else {
+		total = r.generic(sim, s, act, n, r0, rng)
 	}
+	if math.IsNaN(total) || math.IsInf(total, 0) {
+		r.bad = true
+	}
+	return total / float64(n)
+}
+
+// generic is Value's loop for any simulator: the sum over n rollouts of r0
+// plus what each later state scores (see score), plus a shaped task's
+// potential Φ at the rollout's last state.
+func (r *Rollouts) generic(sim Simulator, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
+	last := len(act) - 1
+	var total float64
 	for k := 0; k < n; k++ {
 		copy(r.x, s)
 		v := r0
 		for t := 1; t < r.Tau; t++ {
 			sim.Step(r.x, act[t-1], rng, r.next)
 			r.x, r.next = r.next, r.x
-			if r.ends {
-				if done, bonus := r.Task.Terminal(r.x); done {
-					v += bonus
-					break
-				}
-			}
-			rw := r.Task.Reward(r.x, act[min(t, last)])
-			if math.IsNaN(rw) || math.IsInf(rw, 0) {
-				r.badReward = true
-			}
+			rw, stop := r.score(r.x, act[min(t, last)])
 			v += rw
+			if stop {
+				break
+			}
 		}
 		if r.shaped != nil {
 			v += r.shaped.Potential(r.x)
 		}
 		total += v
 	}
-	if math.IsNaN(total) || math.IsInf(total, 0) {
-		r.bad = true
+	return total
+}
+
+// score returns what the state x_t (t >= 1) of a rollout adds to its
+// return, and whether the rollout stops there: the terminal reward of a
+// terminal state (stop), else r(x_t, a_min(t, L−1)) (see reward). The
+// generic and the Gaussian loop share it.
+func (r *Rollouts) score(x, a []float64) (v float64, stop bool) {
+	if r.ends {
+		if done, bonus := r.Task.Terminal(x); done {
+			return bonus, true
+		}
 	}
-	return total / float64(n)
+	return r.reward(x, a), false
+}
+
+// reward returns r(x, a), and sets the flag Planner.Err reports as
+// ErrNonFiniteReward when it is not finite.
+func (r *Rollouts) reward(x, a []float64) float64 {
+	rw := r.Task.Reward(x, a)
+	if math.IsNaN(rw) || math.IsInf(rw, 0) {
+		r.badReward = true
+	}
+	return rw
 }

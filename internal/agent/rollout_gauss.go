@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -104,16 +103,16 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 }
 
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
-// r0 + Σ_t (the reward of x_t, or the terminal bonus and stop), plus a
-// shaped task's potential Φ at the rollout's last state, as the generic loop.
+// r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop), plus
+// a shaped task's potential Φ at the rollout's last state.
 func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
 	// Locals, not fields: the compiler reloads a field after every store
 	// into the state vectors.
 	ds, da, dphi := g.ds, g.da, g.dphi
 	w, sigma := g.m.W, g.sigma[:ds]
-	affine, mean, delta, ends := g.affine, g.mean, g.delta, r.ends
+	affine, mean, delta := g.affine, g.mean, g.delta
 	cur, nxt := r.gcur, r.gnxt
-	last, tau, task, shaped := len(act)-1, r.Tau, r.Task, r.shaped
+	last, tau, shaped := len(act)-1, r.Tau, r.shaped
 	long := dphi >= expfam.LongRow
 	var total float64
 	for k := 0; k < n; k++ {
@@ -160,18 +159,11 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				}
 			}
 			cur, nxt = nxt, cur
-			x := cur[:ds]
-			if ends {
-				if done, bonus := task.Terminal(x); done {
-					v += bonus
-					break
-				}
-			}
-			rw := task.Reward(x, act[min(t, last)])
-			if math.IsNaN(rw) || math.IsInf(rw, 0) {
-				r.badReward = true
-			}
+			rw, stop := r.score(cur[:ds], act[min(t, last)])
 			v += rw
+			if stop {
+				break
+			}
 		}
 		if shaped != nil {
 			v += shaped.Potential(cur[:ds])

@@ -43,9 +43,9 @@ type rss struct {
 	act    [][]float64 // the actions of the candidate being valued, per step
 	boxSeq [][]float64 // box: the sampled sequence's actions
 	chosen []float64   // box: the first action of the best sequence (Result)
-	votes  []int       // vote: per first action, the best-valued sequences
-	count  []int       // mean: per first action, the sequences
-	sum    []float64   // mean: per first action, the sum of their values
+	votes  []int       // vote only (else nil): per first action, the best-valued sequences
+	count  []int       // mean only (else nil): per first action, the sequences
+	sum    []float64   // mean only: per first action, the sum of their values
 }
 
 func newRSS(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error) {
@@ -77,8 +77,12 @@ func newRSS(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Metho
 			p.boxSeq[t] = make([]float64, len(box.Low))
 		}
 		p.chosen = make([]float64, len(box.Low))
-	} else {
-		p.votes, p.count, p.sum = make([]int, len(actions)), make([]int, len(actions)), make([]float64, len(actions))
+	}
+	switch tb {
+	case "vote":
+		p.votes = make([]int, len(actions))
+	case "mean":
+		p.count, p.sum = make([]int, len(actions)), make([]float64, len(actions))
 	}
 	return p, nil
 }
@@ -118,11 +122,8 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 		}
 		return BoxAction, bestValue
 	}
-	if p.tieBreak != "first" {
-		clear(p.votes)
-		clear(p.count)
-		clear(p.sum)
-	}
+	clear(p.count) // vote's are cleared at the first sequence
+	clear(p.sum)
 	for j := 0; j < p.nSequences; j++ {
 		for t := range p.seq {
 			p.seq[t] = rng.IntN(len(p.actions))
@@ -134,10 +135,10 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 			best, bestValue = first, v
 			clear(p.votes)
 		}
-		if p.tieBreak != "first" {
-			if v == bestValue {
-				p.votes[first]++
-			}
+		if p.votes != nil && v == bestValue {
+			p.votes[first]++
+		}
+		if p.count != nil {
 			p.count[first]++
 			p.sum[first] += v
 		}

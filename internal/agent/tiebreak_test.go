@@ -88,3 +88,75 @@ func TestTieBreak(t *testing.T) {
 		}
 	}
 }
+
+// scriptTask pays the next of its values at t = 1 (with pairSim and τ = 3:
+// one value per sequence, in the order the sequences are valued), whatever
+// the actions.
+type scriptTask struct {
+	vals []float64
+	next *int
+}
+
+func (p scriptTask) Reward(s, _ []float64) float64 {
+	if s[1] != 1 {
+		return 0
+	}
+	v := p.vals[*p.next]
+	*p.next++
+	return v
+}
+func (scriptTask) Terminal([]float64) (bool, float64) { return false, 0 }
+func (scriptTask) Terminates() bool                   { return false }
+
+// Each rule counts only what it says, against the replayed draw of a
+// scripted value sequence V_j = 0.5 + 0.001 j rising to a unique best
+// V_{n−1} = 1: vote counts only the sequences of the final best value (not
+// those that were best so far: then it would play the most frequent first
+// action), mean divides each action's sum by its count (not the sum: then
+// it would play the most frequent one too). The seed is one whose draw
+// tells these apart.
+func TestTieBreakCounts(t *testing.T) {
+	const n, seed = 60, 2
+	vals := make([]float64, n)
+	for j := range vals {
+		vals[j] = 0.5 + 0.001*float64(j)
+	}
+	vals[n-1] = 1
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var count [3]int
+	var sum [3]float64
+	var lastFirst int
+	for j := range n {
+		a0, _ := rng.IntN(3), rng.IntN(3)
+		count[a0]++
+		sum[a0] += vals[j]
+		lastFirst = a0
+	}
+	wantMean, mostFrequent := 0, 0
+	for i := range 3 {
+		if sum[i]/float64(count[i]) > sum[wantMean]/float64(count[wantMean]) {
+			wantMean = i
+		}
+		if count[i] > count[mostFrequent] {
+			mostFrequent = i
+		}
+	}
+	if lastFirst == mostFrequent || wantMean == mostFrequent {
+		t.Fatalf("seed %d does not tell the rules from counting: best sequence's first action %d, best mean %d, most frequent %d (counts %v)",
+			seed, lastFirst, wantMean, mostFrequent, count)
+	}
+	for _, c := range []struct {
+		rule string
+		want int
+	}{{"vote", lastFirst}, {"mean", wantMean}} {
+		var next int
+		pl, err := NewFromConfig(config.Planner{Kind: "rss", Mode: "random", NRollouts: 1, Tau: 3, NSequences: n, TieBreak: c.rule},
+			[][]float64{{0}, {1}, {2}}, nil, scriptTask{vals, &next}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, v := pl.Best(pairSim{}, []float64{0, 0}, rand.New(rand.NewPCG(seed, 3))); a != c.want || v != 1 || next != n {
+			t.Errorf("tie_break %s: played %d with value %v after %d values, want %d with value 1 after %d", c.rule, a, v, next, c.want, n)
+		}
+	}
+}

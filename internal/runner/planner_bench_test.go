@@ -77,38 +77,33 @@ func BenchmarkPendulumTransition(b *testing.B) {
 
 // BenchmarkDecision is one planning decision of each planner kind, with the
 // settings of the config of each continuous-control experiment
-// (pendulum.yaml, mountain-car.yaml, cartpole-mppi.yaml: the same horizon
-// τ and sequence budget for every kind), under the oracle's model (the true
-// transition), the lds agent's and the sm agent's. Decisions follow the
-// warm start from a random start, restarted every 50 decisions.
+// (pendulum.yaml, mountain-car.yaml, cartpole-mppi.yaml: the shipped kind,
+// and the others with the settings each file ships commented out, the same
+// horizon τ), under the oracle's model (the true transition), the lds
+// agent's and the sm agent's. Decisions follow the warm start from a random
+// start, restarted every 50 decisions.
 func BenchmarkDecision(b *testing.B) {
-	for _, file := range []string{"pendulum.yaml", "mountain-car.yaml", "cartpole-mppi.yaml"} {
+	// The SMRL_* variables that select the other kinds with the blocks the
+	// files comment out (a key of an unselected planner is an error).
+	rss := func(n string) []string {
+		return []string{"SMRL_PLANNER_KIND=rss", "SMRL_PLANNER_MODE=random", "SMRL_PLANNER_N_SEQUENCES=" + n}
+	}
+	cem := func(iters string) []string {
+		return []string{"SMRL_PLANNER_KIND=cem", "SMRL_PLANNER_CEM_POPULATION=16", "SMRL_PLANNER_CEM_ELITES=3",
+			"SMRL_PLANNER_CEM_ITERATIONS=" + iters, "SMRL_PLANNER_CEM_INIT_STD=1"}
+	}
+	mppi := []string{"SMRL_PLANNER_KIND=mppi", "SMRL_PLANNER_MPPI_SAMPLES=32", "SMRL_PLANNER_MPPI_TEMPERATURE=0.3", "SMRL_PLANNER_MPPI_NOISE_STD=1"}
+	for _, file := range []struct {
+		name    string
+		environ map[string][]string // per kind; nil: the shipped one
+	}{
+		{"pendulum.yaml", map[string][]string{"rss": rss("48"), "cem": cem("3")}},
+		{"mountain-car.yaml", map[string][]string{"rss": rss("32"), "mppi": mppi}},
+		{"cartpole-mppi.yaml", map[string][]string{"rss": rss("32"), "cem": cem("2")}},
+	} {
 		for _, kind := range []string{"rss", "cem", "mppi"} {
 			for _, name := range []string{"oracle", "lds", "sm"} {
-				c, m, ag := fittedAgent(b, file, name)
-				c.Planner.Kind = kind
-				pl, err := agent.NewFromConfig(c.Planner, m.Actions, &agent.Box{Low: m.Box.Low, High: m.Box.High}, m.Task, m.StateDim())
-				if err != nil {
-					b.Fatal(err)
-				}
-				seqs := map[string]int{"rss": c.Planner.NSequences, "cem": (*config.Section[agent.CEMConfig](c, "planner.cem")).Population * (*config.Section[agent.CEMConfig](c, "planner.cem")).Iterations,
-					"mppi": (*config.Section[agent.MPPIConfig](c, "planner.mppi")).Samples}[kind]
-				b.Run(c.Name+"/"+kind+"/"+name, func(b *testing.B) {
-					rng := rand.New(rand.NewPCG(1, 2))
-					s := make([]float64, m.StateDim())
-					b.ReportAllocs()
-					for i := 0; i < b.N; i++ {
-						if i%50 == 0 {
-							m.Init(rng, s)
-							pl.Reset()
-						}
-						pl.Act(ag.Sim, s, rng)
-					}
-					per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-					b.ReportMetric(per/1e3, "µs/decision")
-					b.ReportMetric(per/float64(seqs*c.Planner.NRollouts*(c.Planner.Tau-1)), "ns/transition")
-					b.ReportMetric(0, "ns/op")
-				})
+				benchDecision(b, file.name, kind, name, file.environ[kind], 50)
 			}
 		}
 	}
@@ -125,34 +120,48 @@ func BenchmarkControlDecision(b *testing.B) {
 		environ    []string
 	}{{"lq.yaml", "cem", nil}, {"lq.yaml", "mppi", lqMPPI}, {"acrobot.yaml", "cem", nil}} {
 		for _, name := range []string{"oracle", "lds", "sm"} {
-			c, m, ag := fittedAgentEnv(b, run.file, name, run.environ)
-			pl, err := agent.NewFromConfig(c.Planner, m.Actions, &agent.Box{Low: m.Box.Low, High: m.Box.High}, m.Task, m.StateDim())
-			if err != nil {
-				b.Fatal(err)
-			}
-			var seqs int
-			switch k := c.Planner.Section.(type) {
-			case *agent.CEMConfig:
-				seqs = k.Population * k.Iterations
-			case *agent.MPPIConfig:
-				seqs = k.Samples * k.Iterations
-			}
-			b.Run(c.Name+"/"+run.kind+"/"+name, func(b *testing.B) {
-				rng := rand.New(rand.NewPCG(1, 2))
-				s := make([]float64, m.StateDim())
-				b.ReportAllocs()
-				for i := 0; i < b.N; i++ {
-					if i%30 == 0 {
-						m.Init(rng, s)
-						pl.Reset()
-					}
-					pl.Act(ag.Sim, s, rng)
-				}
-				per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				b.ReportMetric(per/1e3, "µs/decision")
-				b.ReportMetric(per/float64(seqs*c.Planner.NRollouts*(c.Planner.Tau-1)), "ns/transition")
-				b.ReportMetric(0, "ns/op")
-			})
+			benchDecision(b, run.file, run.kind, name, run.environ, 30)
 		}
 	}
+}
+
+// benchDecision runs the sub-benchmark <config name>/kind/agent: decisions
+// of the planner of file (with the SMRL_* variables environ) under the
+// agent's fitted model, from a random start restarted every restart
+// decisions, reported per decision and per model transition.
+func benchDecision(b *testing.B, file, kind, agentName string, environ []string, restart int) {
+	b.Helper()
+	c, m, ag := fittedAgentEnv(b, file, agentName, environ)
+	if c.Planner.Kind != kind {
+		b.Fatalf("%s with %v: planner.kind %s, want %s", file, environ, c.Planner.Kind, kind)
+	}
+	pl, err := agent.NewFromConfig(c.Planner, m.Actions, &agent.Box{Low: m.Box.Low, High: m.Box.High}, m.Task, m.StateDim())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var seqs int // sequences valued per decision
+	switch k := c.Planner.Section.(type) {
+	case *agent.CEMConfig:
+		seqs = k.Population * k.Iterations
+	case *agent.MPPIConfig:
+		seqs = k.Samples * k.Iterations
+	default:
+		seqs = c.Planner.NSequences
+	}
+	b.Run(c.Name+"/"+kind+"/"+agentName, func(b *testing.B) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		s := make([]float64, m.StateDim())
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if i%restart == 0 {
+				m.Init(rng, s)
+				pl.Reset()
+			}
+			pl.Act(ag.Sim, s, rng)
+		}
+		per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		b.ReportMetric(per/1e3, "µs/decision")
+		b.ReportMetric(per/float64(seqs*c.Planner.NRollouts*(c.Planner.Tau-1)), "ns/transition")
+		b.ReportMetric(0, "ns/op")
+	})
 }

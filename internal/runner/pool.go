@@ -78,7 +78,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) 
 				j := jobs[i]
 				var eps []Episode
 				err := errs.Protect(func() (err error) {
-					if eps, err = RunTrial(WithModelSink(WithRecorder(inFlight, j.Record), j.Models), j.Config, j.MDP, j.Trial); err == nil && opt.OnTrial != nil {
+					if eps, err = runTrial(inFlight, j); err == nil && opt.OnTrial != nil {
 						mu.Lock()
 						defer mu.Unlock()
 						if gone {

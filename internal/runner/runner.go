@@ -129,6 +129,13 @@ func finite(x []float64) bool {
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
 func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
+	return runTrial(ctx, Job{Config: c, MDP: mdp, Trial: t})
+}
+
+// runTrial is RunTrial of j, reporting to j.Record and j.Models when they
+// are set.
+func runTrial(ctx context.Context, j Job) ([]Episode, error) {
+	c, mdp, t := j.Config, j.MDP, j.Trial
 	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
 	if err != nil {
 		return nil, err
@@ -148,7 +155,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 	envRng := rand.New(envPCG)
 	truth := mdp.Dynamics.NewSimulator() // private scratch; shared tables
 	ends := mdp.Task.Terminates()
-	rec := recorder(ctx)
+	rec := j.Record
 	s, next := make([]float64, ds), make([]float64, ds)
 	w0 := mdp.Model.W0
 	out := make([]Episode, 0, c.Episodes)
@@ -231,7 +238,7 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]E
 		out = append(out, e)
 		episodeDone(ctx)
 	}
-	if sink := modelSink(ctx); sink != nil && ag.Last != nil && ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
+	if sink := j.Models; sink != nil && ag.Last != nil && ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
 		sink.Learned(Learned{Method: ag.Method(), W: append([]float64(nil), ag.Model.W...),
 			DPsi: ag.Model.Dist.StatDim(), DPhi: ag.Model.Feat.Dim(), Lambda: ag.Last.Lambda, N: ag.Last.N})
 	}

@@ -370,6 +370,13 @@ func TestExprFamilyErrors(t *testing.T) {
 	if _, err := NewCDF(mustExprScalar(t, "x^2", "x", -inf, inf), 0); !errors.Is(err, ErrNotNormalisable) {
 		t.Errorf("log q = x²: %v, want ErrNotNormalisable", err)
 	}
+	// ψ = exp(x²) at η = 1 reaches a log-density near 1e28 within the scan,
+	// where lmax − logTail rounds to lmax: refused, with a range that is not
+	// reversed or infinite in its message.
+	_, err := NewCDF(mustExprScalar(t, "-x^2/2", "exp(x^2)", -inf, inf), 1)
+	if !errors.Is(err, ErrNotNormalisable) || strings.Contains(err.Error(), "Inf") {
+		t.Errorf("ψ = exp(x²): %v, want ErrNotNormalisable without an infinite range", err)
+	}
 }
 
 func TestExprFeatures(t *testing.T) {

@@ -290,6 +290,9 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 			return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density %v on its support)", f, eta, ErrNotNormalisable, lmax)
 		}
 		lo, hi, curv = tighten(logd, at, n, step, lmax)
+		if !(lo <= hi) {
+			return 0, 0, 0, 0, tooLarge(f, eta, lmax)
+		}
 		return math.Max(lo, slo), math.Min(hi, shi), lmax, curv, nil
 	}
 	const step = 0.04
@@ -315,9 +318,19 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 			continue
 		}
 		lo, hi, curv = tighten(logd, at, n, step, lmax)
+		if !(lo <= hi) {
+			return 0, 0, 0, 0, tooLarge(f, eta, lmax)
+		}
 		return math.Max(lo, slo), math.Min(hi, shi), lmax, curv, nil
 	}
 	return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density does not decay within |x| <= 1024)", f, eta, ErrNotNormalisable)
+}
+
+// tooLarge is the error of a log-density whose maximum lmax is so large
+// that lmax − logTail rounds to lmax: no grid point then lies within
+// logTail of it, and the quadrature cannot resolve the density.
+func tooLarge(f Scalar, eta, lmax float64) error {
+	return fmt.Errorf("%v at η = %g: %w (the log-density reaches %g, too large to normalise in float64)", f, eta, ErrNotNormalisable, lmax)
 }
 
 // tighten returns the first and last grid points at(0..n) where logd is

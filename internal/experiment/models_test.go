@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -82,18 +81,8 @@ func TestSaveModels(t *testing.T) {
 			for _, row := range mf.Models[0].W {
 				got = append(got, row...)
 			}
-			f, err := dataset.ParseFilter([]string{"agent=" + agent, fmt.Sprintf("seed=%d", seed)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := dataset.ReadFileFilter(trans, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			refit, err := estimate.Fit(method, mdp, estimate.Features(mdp, data), data, c.Lambda)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := dataset.Filter{Agent: agent, Seeds: []int{seed}}
+			refit := refitLog(t, trans, f, method, mdp, c.Lambda)
 			if len(got) != len(w) || len(refit) != len(w) {
 				t.Fatalf("%s: W has %d entries, episodes.csv %d, the refit %d", name, len(got), len(w), len(refit))
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
@@ -24,21 +23,13 @@ import (
 // episode, and every episode's reward and steps of that seed.
 func lastW(t *testing.T, dir, agent string, seed int) (w []float64, reward []float64, steps []int) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "episodes.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs[1:] {
+	header, _, rows := readEpisodes(t, dir)
+	for _, r := range rows {
 		if r[0] != agent || r[1] != strconv.Itoa(seed) {
 			continue
 		}
 		w = w[:0]
-		for j, h := range recs[0] {
+		for j, h := range header {
 			var a, b int
 			if n, _ := fmt.Sscanf(h, "w_%d_%d", &a, &b); n == 2 && r[j] != "" {
 				v, _ := strconv.ParseFloat(r[j], 64)
@@ -50,6 +41,21 @@ func lastW(t *testing.T, dir, agent string, seed int) (w []float64, reward []flo
 		reward, steps = append(reward, x), append(steps, n)
 	}
 	return w, reward, steps
+}
+
+// refitLog fits method with penalty lambda to the rows f selects of the
+// transitions log at path, as an agent on mdp fits its data.
+func refitLog(t *testing.T, path string, f dataset.Filter, method string, mdp *env.MDP, lambda float64) []float64 {
+	t.Helper()
+	data, err := dataset.ReadFileFilter(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := estimate.Fit(method, mdp, estimate.Features(mdp, data), data, lambda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
 
 // The transitions a run saves are the agents' own data: fitted with the
@@ -115,18 +121,7 @@ func TestTransitionsRoundTrip(t *testing.T) {
 					if agent == "oracle" {
 						continue
 					}
-					f, err := dataset.ParseFilter([]string{"agent=" + agent, fmt.Sprintf("seed=%d", seed)})
-					if err != nil {
-						t.Fatal(err)
-					}
-					data, err := dataset.ReadFileFilter(path, f)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := estimate.Fit(agent, mdp, estimate.Features(mdp, data), data, c.Lambda)
-					if err != nil {
-						t.Fatal(err)
-					}
+					got := refitLog(t, path, dataset.Filter{Agent: agent, Seeds: []int{seed}}, agent, mdp, c.Lambda)
 					if len(got) != len(w) {
 						t.Fatalf("%s seed %d: Ŵ has %d entries, episodes.csv %d", agent, seed, len(got), len(w))
 					}

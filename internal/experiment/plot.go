@@ -198,6 +198,9 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	if err := fsutil.NoLink(figDir); err != nil {
 		return nil, err
 	}
+	if err := checkFigureOutputs(figDir, reportDir, fo.Format); err != nil {
+		return nil, err
+	}
 	opt, dens, err := figureInputs(dir, fo.Format)
 	if err != nil {
 		return nil, err
@@ -211,6 +214,28 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 		return figs, err
 	}
 	return figs, plotting.ReportTo(dir, reportDir, figs, reportInfo(dir, opt))
+}
+
+// checkFigureOutputs refuses, as invalid input naming it, a path figures
+// writes (a figure of plotting.FigureNames in format in figDir, or a
+// report in reportDir) that holds a folder or another file that is
+// neither regular nor a link (which a rename replaces): writing it would
+// fail only after the figures before it were replaced.
+func checkFigureOutputs(figDir, reportDir, format string) error {
+	paths := []string{filepath.Join(reportDir, plotting.ReportFile), filepath.Join(reportDir, plotting.ReportHTMLFile)}
+	for _, name := range plotting.FigureNames {
+		paths = append(paths, filepath.Join(figDir, name+"."+format))
+	}
+	for _, p := range paths {
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
+			what := "a folder"
+			if !fi.IsDir() {
+				what = "not a regular file (" + fi.Mode().Type().String() + ")"
+			}
+			return errs.Invalid(fmt.Errorf("%s is %s, where smrl writes that figure or report: remove or rename it", p, what))
+		}
+	}
+	return nil
 }
 
 // reportInfo describes the run of the results directory dir for its

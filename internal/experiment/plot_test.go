@@ -133,3 +133,42 @@ func TestPlotOutSameAsIn(t *testing.T) {
 		t.Errorf("figures written flat into the results directory: %v", ents)
 	}
 }
+
+// A figure or report path of the results directory that holds a folder
+// is refused, naming it, before any figure is redrawn.
+func TestPlotRefusesFolderAtOutput(t *testing.T) {
+	c := quick(t)
+	base := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: base}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Plot(base, "", "png"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{
+		filepath.Join(plotsDir, "return.png"),
+		filepath.Join(plotsDir, "performance_profile.png"),
+		"report.md",
+		"report.html",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "r")
+			if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, name)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(p, "inside"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, dir)
+			_, err := Plot(dir, "", "png")
+			if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), p+" is a folder") {
+				t.Fatalf("err = %v, want invalid input naming %s", err, p)
+			}
+			sameTree(t, dir, before, "refused plot")
+		})
+	}
+}

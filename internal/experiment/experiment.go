@@ -226,6 +226,11 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 			return err
 		}
 	}
+	if opt.SaveTransitions {
+		if err := checkFileTargets(filepath.Join(opt.OutDir, transitionsName(opt.TransitionsGzip))); err != nil {
+			return err
+		}
+	}
 	if opt.Resume {
 		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
 			return err

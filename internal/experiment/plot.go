@@ -216,23 +216,30 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	return figs, plotting.ReportTo(dir, reportDir, figs, reportInfo(dir, opt))
 }
 
-// checkFigureOutputs refuses, as invalid input naming it, a path figures
-// writes (a figure of plotting.FigureNames in format in figDir, or a
-// report in reportDir) that holds a folder or another file that is
-// neither regular nor a link (which a rename replaces): writing it would
-// fail only after the figures before it were replaced.
+// checkFigureOutputs refuses (checkFileTargets) a figure of
+// plotting.FigureNames in format in figDir, or a report in reportDir,
+// that smrl could not write.
 func checkFigureOutputs(figDir, reportDir, format string) error {
 	paths := []string{filepath.Join(reportDir, plotting.ReportFile), filepath.Join(reportDir, plotting.ReportHTMLFile)}
 	for _, name := range plotting.FigureNames {
 		paths = append(paths, filepath.Join(figDir, name+"."+format))
 	}
+	return checkFileTargets(paths...)
+}
+
+// checkFileTargets refuses, as invalid input naming it, any of paths (files
+// of smrl's own that it writes by a rename, which replaces a regular file
+// or a link) that holds a folder or another file that is neither: the
+// rename would fail only after the work before it, with the old files
+// replaced or removed.
+func checkFileTargets(paths ...string) error {
 	for _, p := range paths {
 		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
 			what := "a folder"
 			if !fi.IsDir() {
 				what = "not a regular file (" + fi.Mode().Type().String() + ")"
 			}
-			return errs.Invalid(fmt.Errorf("%s is %s, where smrl writes that figure or report: remove or rename it", p, what))
+			return errs.Invalid(fmt.Errorf("%s is %s, where smrl writes a file of that name: remove or rename it", p, what))
 		}
 	}
 	return nil

@@ -201,3 +201,35 @@ func TestExampleTransitionsAreCurrent(t *testing.T) {
 		t.Errorf("%s is not what smrl run --config configs/quick.yaml --save-transitions writes now; regenerate it", example)
 	}
 }
+
+// With SaveTransitions, a folder where the transitions log goes in smrl's
+// own results directory is refused, naming it, before anything changes
+// (the rename failed after the trials, with exit 1 and the old results
+// removed).
+func TestSaveTransitionsRefusesFolder(t *testing.T) {
+	c := load(t, "../../configs/quick.yaml")
+	c.Seeds, c.Episodes = 1, 2
+	base := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: base}); err != nil {
+		t.Fatal(err)
+	}
+	for _, gz := range []bool{false, true} {
+		name := transitionsName(gz)
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "r")
+			if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Join(p, "inside"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, dir)
+			err := Run(context.Background(), c, Options{OutDir: dir, Overwrite: true, SaveTransitions: true, TransitionsGzip: gz})
+			if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), p+" is a folder") {
+				t.Fatalf("err = %v, want invalid input naming %s", err, p)
+			}
+			sameTree(t, dir, before, "refused run")
+		})
+	}
+}

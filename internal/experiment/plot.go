@@ -250,7 +250,7 @@ func checkFileTargets(paths ...string) error {
 // into opt), the description and command line of its metadata.json.
 func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
 	info := plotting.ReportInfo{Columns: opt.Columns, Smooth: opt.Smooth}
-	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)}); err == nil {
+	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile), Snapshot: true}); err == nil {
 		info.Name = c.Name
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
@@ -262,29 +262,44 @@ func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
 	return info
 }
 
-// figureInputs returns the figure options and densities of the results
-// directory dir, from its config.yaml when it has one (which it checks
-// dir's CSV files against: complete, and episodes, seeds and steps within
-// the config's).
-func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource, error) {
-	opt := plotting.Options{Format: format}
+// runConfig returns the config of the results directory dir, read from
+// its config.yaml as a snapshot (which may hold sections of parts the run
+// did not use, as earlier smrl versions wrote them), and its MDP.
+func runConfig(dir string) (*config.Config, *env.MDP, error) {
 	cfgPath := filepath.Join(dir, results.ConfigFile)
 	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
 		// Without it the CSV files cannot be checked: a truncated or
 		// partial file would be drawn as if it were a finished run.
-		return opt, nil, errs.Invalid(fmt.Errorf("%s not found: smrl draws a results directory only with the config.yaml its run wrote, against which it checks that the CSV files are complete", cfgPath))
+		return nil, nil, errs.Invalid(fmt.Errorf("%s not found: smrl draws a results directory only with the config.yaml its run wrote, against which it checks that the CSV files are complete", cfgPath))
 	} else if err != nil {
-		return opt, nil, fmt.Errorf("reading %s: %w", cfgPath, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", cfgPath, err)
 	}
 	c, err := config.Load(config.Options{Path: cfgPath, Snapshot: true})
 	if err != nil {
-		return opt, nil, err
+		return nil, nil, err
 	}
 	m, err := env.New(c)
 	if err != nil {
-		return opt, nil, errs.Invalid(fmt.Errorf("%s: %w", cfgPath, err))
+		return nil, nil, errs.Invalid(fmt.Errorf("%s: %w", cfgPath, err))
 	}
-	opt.Horizon, opt.Episodes, opt.Seeds = c.Env.Horizon, c.Episodes, c.Seeds
+	return c, m, nil
+}
+
+// figureInputs returns the figure options and densities of the results
+// directory dir, from its config.yaml (runConfig), which it checks dir's
+// CSV files against: complete, and episodes, seeds and steps within the
+// config's.
+func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource, error) {
+	c, m, err := runConfig(dir)
+	if err != nil {
+		return plotting.Options{Format: format}, nil, err
+	}
+	return figureOptions(dir, format, c, m)
+}
+
+// figureOptions is figureInputs for the config c of dir and its MDP m.
+func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.Options, plotting.DensitySource, error) {
+	opt := plotting.Options{Format: format, Horizon: c.Env.Horizon, Episodes: c.Episodes, Seeds: c.Seeds}
 	if err := checkComplete(dir, c); err != nil {
 		return opt, nil, err
 	}
@@ -303,20 +318,16 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 // Beyond what drawing needs (every cell as smrl writes it), the CSV files
 // must be exactly those the directory's journal makes (checkAgainstJournal).
 func checkFigureInputs(dir, format string) error {
-	opt, _, err := figureInputs(dir, format)
+	c, m, err := runConfig(dir)
+	if err != nil {
+		return err
+	}
+	opt, _, err := figureOptions(dir, format, c, m)
 	if err != nil {
 		return err
 	}
 	if err := plotting.CheckResults(dir, opt); err != nil {
 		return err
-	}
-	c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)})
-	if err != nil {
-		return err
-	}
-	m, err := env.New(c)
-	if err != nil {
-		return errs.Invalid(err)
 	}
 	return checkAgainstJournal(dir, c, m)
 }

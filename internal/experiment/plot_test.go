@@ -172,3 +172,46 @@ func TestPlotRefusesFolderAtOutput(t *testing.T) {
 		})
 	}
 }
+
+// A results directory whose config.yaml holds the section of a part the
+// run did not use (as the snapshots of earlier smrl versions hold every
+// section) is drawn, and its report is titled after the config; a sweep
+// point's likewise.
+func TestPlotSnapshotWithUnusedSection(t *testing.T) {
+	addMPPI := func(t *testing.T, dir string) {
+		t.Helper()
+		p := filepath.Join(dir, results.ConfigFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Replace(string(b), "\nplanner:\n", "\nplanner:\n  mppi:\n    temperature: 1\n", 1)
+		if s == string(b) {
+			t.Fatalf("%s has no planner section", p)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := quick(t)
+	dir := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	addMPPI(t, dir)
+	if _, err := Plot(dir, "", "png"); err != nil {
+		t.Fatalf("plot of a snapshot with an unused section: %v", err)
+	}
+	if md := readFile(t, dir, "report.md"); !bytes.HasPrefix(md, []byte("# smrl results: "+c.Name+"\n")) {
+		t.Errorf("report.md is not titled after the config %q:\n%.80s", c.Name, md)
+	}
+	s := tinySweep(t)
+	root := filepath.Join(t.TempDir(), "sweep")
+	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root}}); err != nil {
+		t.Fatal(err)
+	}
+	addMPPI(t, filepath.Join(root, s.Points[0].Name))
+	if _, err := PlotSweep(root, "", "png"); err != nil {
+		t.Fatalf("plot of a sweep whose point snapshot has an unused section: %v", err)
+	}
+}

@@ -218,7 +218,7 @@ func ParseFilter(terms []string) (Filter, error) {
 func parseRange(s string, open bool) (lo, hi int, err error) {
 	a, b, isRange := strings.Cut(s, "-")
 	if lo, err = strconv.Atoi(a); err != nil || lo < 0 {
-		return 0, 0, fmt.Errorf("%q is not a non-negative integer", a)
+		return 0, 0, fmt.Errorf("%q does not start with a non-negative integer", s)
 	}
 	if !isRange {
 		return lo, lo, nil
@@ -227,7 +227,7 @@ func parseRange(s string, open bool) (lo, hi int, err error) {
 		return lo, 0, nil
 	}
 	if hi, err = strconv.Atoi(b); err != nil || hi < lo {
-		return 0, 0, fmt.Errorf("%q is not an integer of at least %d", b, lo)
+		return 0, 0, fmt.Errorf("in %q, %q is not an integer of at least %d", s, b, lo)
 	}
 	if hi-lo > 1<<20 {
 		return 0, 0, fmt.Errorf("range %s is too wide", s)

@@ -96,9 +96,27 @@ func TestReadLogErrors(t *testing.T) {
 			}
 		})
 	}
-	for _, where := range [][]string{{"agent"}, {"seed=a"}, {"episodes=0"}, {"seed=3-1"}, {"colour=red"}, {"agent=a", "agent=b"}} {
-		if _, err := ParseFilter(where); !errors.Is(err, errs.ErrInvalidInput) {
-			t.Errorf("ParseFilter(%q): err = %v, want invalid input", where, err)
+	// Each error names the term and what is wrong with it.
+	for _, tc := range []struct {
+		where []string
+		want  string
+	}{
+		{[]string{"agent"}, `"agent": not key=value`},
+		{[]string{"agent="}, `"agent=": not key=value`},
+		{[]string{"seed=a"}, `"a" does not start with a non-negative integer`},
+		{[]string{"seed=-1"}, `"-1" does not start with a non-negative integer`},
+		{[]string{"episodes=abc"}, `"abc" does not start with a non-negative integer`},
+		{[]string{"episodes=0"}, "episodes count from 1"},
+		{[]string{"seed=3-1"}, `in "3-1", "1" is not an integer of at least 3`},
+		{[]string{"seed=5-2"}, `in "5-2", "2" is not an integer of at least 5`},
+		{[]string{"seed=1-"}, `in "1-", "" is not an integer of at least 1`},
+		{[]string{"seed=0-99999999"}, "range 0-99999999 is too wide"},
+		{[]string{"colour=red"}, `unknown key "colour"`},
+		{[]string{"agent=a", "agent=b"}, "key agent given twice"},
+	} {
+		_, err := ParseFilter(tc.where)
+		if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseFilter(%q): err = %v, want invalid input with %q", tc.where, err, tc.want)
 		}
 	}
 }

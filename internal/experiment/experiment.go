@@ -147,8 +147,10 @@ const plotsDir = "plots"
 
 // linkedEntries are the entries of smrl's own directory that smrl opens
 // for writing or deletes files in, which must not be symbolic links (the
-// other files are replaced by a rename, which replaces a link itself).
-var linkedEntries = []string{results.JournalFile, plotsDir}
+// other files are replaced by a rename, which replaces a link itself):
+// startFresh deletes smrl's model files in models/, which through a link
+// would be the user's.
+var linkedEntries = []string{results.JournalFile, plotsDir, ModelsDir}
 
 // wLens returns the number of entries of the W each agent of c records
 // on mdp: its model's, built as the runner builds it. An agent that cannot
@@ -219,6 +221,16 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		return err
 	}
 	defer release()
+	if opt.SaveModels {
+		if err := checkModelsDir(opt.OutDir); err != nil {
+			return err
+		}
+	}
+	if opt.SaveTransitions {
+		if err := checkFileTargets(filepath.Join(opt.OutDir, transitionsName(opt.TransitionsGzip))); err != nil {
+			return err
+		}
+	}
 	if opt.Resume {
 		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/results"
 )
 
 func load(t *testing.T, path string) *config.Config {
@@ -53,11 +54,11 @@ func TestEpisodesIdenticalForAnyWorkers(t *testing.T) {
 	}
 }
 
-// final returns, per agent, the final cumulative reward of every seed and
-// the plus counts per episode.
-func final(t *testing.T, dir string) (cum map[string][]float64, plus map[string]map[int][]float64) {
+// readEpisodes returns the header of dir/episodes.csv, the index of each
+// of its columns and its rows.
+func readEpisodes(t *testing.T, dir string) (header []string, col map[string]int, rows [][]string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "episodes.csv"))
+	f, err := os.Open(filepath.Join(dir, results.EpisodesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +67,21 @@ func final(t *testing.T, dir string) (cum map[string][]float64, plus map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
-	cum, plus = map[string][]float64{}, map[string]map[int][]float64{}
-	last := map[[2]string]float64{} // (agent, seed) → cumulative reward so far
-	col := map[string]int{}
+	col = map[string]int{}
 	for i, name := range recs[0] {
 		col[name] = i
 	}
-	for _, r := range recs[1:] {
+	return recs[0], col, recs[1:]
+}
+
+// final returns, per agent, the final cumulative reward of every seed and
+// the plus counts per episode.
+func final(t *testing.T, dir string) (cum map[string][]float64, plus map[string]map[int][]float64) {
+	t.Helper()
+	_, col, rows := readEpisodes(t, dir)
+	cum, plus = map[string][]float64{}, map[string]map[int][]float64{}
+	last := map[[2]string]float64{} // (agent, seed) → cumulative reward so far
+	for _, r := range rows {
 		ep, _ := strconv.Atoi(r[col["episode"]])
 		c, _ := strconv.ParseFloat(r[col["cum_reward"]], 64)
 		p, _ := strconv.ParseFloat(r[col["plus_count"]], 64)
@@ -231,21 +240,9 @@ func TestReducedCartPole(t *testing.T) {
 	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, "episodes.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := map[string]int{}
-	for i, name := range recs[0] {
-		col[name] = i
-	}
+	_, col, rows := readEpisodes(t, dir)
 	early, late := map[string][]float64{}, map[string][]float64{}
-	for _, r := range recs[1:] {
+	for _, r := range rows {
 		ep, _ := strconv.Atoi(r[col["episode"]])
 		steps, _ := strconv.ParseFloat(r[col["steps"]], 64)
 		switch {

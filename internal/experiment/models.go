@@ -9,6 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
@@ -46,6 +47,18 @@ func (k trialSink) Learned(m runner.Learned) {
 func newModelSinks(todo []runner.Trial) (*modelSinks, func(i int) runner.ModelSink) {
 	s := &modelSinks{m: map[runner.Trial]runner.Learned{}}
 	return s, func(i int) runner.ModelSink { return trialSink{s, todo[i]} }
+}
+
+// checkModelsDir refuses, as invalid input naming it, an entry ModelsDir
+// of smrl's own directory dir that is not a folder (a file of the user's):
+// writeModels could not make the folder there, and the run would fail
+// only after its trials. A link is refused before, by linkedEntries.
+func checkModelsDir(dir string) error {
+	p := filepath.Join(dir, ModelsDir)
+	if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+		return errs.Invalid(fmt.Errorf("%s exists and is not a folder; --save-models writes the models into that folder: remove or rename it", p))
+	}
+	return nil
 }
 
 // writeModels writes the learned model of every trial that has one, in

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -82,18 +81,8 @@ func TestSaveModels(t *testing.T) {
 			for _, row := range mf.Models[0].W {
 				got = append(got, row...)
 			}
-			f, err := dataset.ParseFilter([]string{"agent=" + agent, fmt.Sprintf("seed=%d", seed)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := dataset.ReadFileFilter(trans, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			refit, err := estimate.Fit(method, mdp, estimate.Features(mdp, data), data, c.Lambda)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := dataset.Filter{Agent: agent, Seeds: []int{seed}}
+			refit := refitLog(t, trans, f, method, mdp, c.Lambda)
 			if len(got) != len(w) || len(refit) != len(w) {
 				t.Fatalf("%s: W has %d entries, episodes.csv %d, the refit %d", name, len(got), len(w), len(refit))
 			}
@@ -123,6 +112,80 @@ func TestSaveModels(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ModelsDir)); !os.IsNotExist(err) {
 		t.Errorf("after --overwrite without --save-models: models/ remains (%v)", err)
+	}
+}
+
+// A models/ of smrl's own results directory that is a link (to a folder
+// of the user's holding a model smrl wrote, which a fresh run would
+// delete through it) or, with --save-models, a file of the user's is
+// refused as invalid input naming it, before anything is changed: by a
+// run and by a sweep point.
+func TestModelsDirRefused(t *testing.T) {
+	c := load(t, "../../configs/quick.yaml")
+	c.Seeds, c.Episodes = 1, 2
+	base := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: base, SaveModels: true}); err != nil {
+		t.Fatal(err)
+	}
+	model := readFile(t, filepath.Join(base, ModelsDir), ModelFileName("sm", 0))
+	s := tinySweep(t)
+	sweepRoot := filepath.Join(t.TempDir(), "sweep")
+	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: sweepRoot, SaveModels: true}}); err != nil {
+		t.Fatal(err)
+	}
+	link := func(dir, user string) error { return os.Symlink(user, filepath.Join(dir, ModelsDir)) }
+	file := func(dir, _ string) error { return os.WriteFile(filepath.Join(dir, ModelsDir), []byte("mine\n"), 0o644) }
+	for _, tc := range []struct {
+		name       string
+		plant      func(dir, user string) error
+		saveModels bool
+		sweep      bool
+		frag       string
+	}{
+		{"link, run without --save-models", link, false, false, "is a symbolic link"},
+		{"link, run with --save-models", link, true, false, "is a symbolic link"},
+		{"file, run with --save-models", file, true, false, "is not a folder"},
+		{"link, sweep", link, false, true, "is a symbolic link"},
+		{"file, sweep with --save-models", file, true, true, "is not a folder"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "out")
+			src, dir := base, root
+			if tc.sweep {
+				src, dir = sweepRoot, filepath.Join(root, s.Points[0].Name)
+			}
+			if err := os.CopyFS(root, os.DirFS(src)); err != nil {
+				t.Fatal(err)
+			}
+			user := t.TempDir()
+			if err := os.WriteFile(filepath.Join(user, "kept.json"), model, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(filepath.Join(dir, ModelsDir)); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.plant(dir, user); err != nil {
+				t.Fatal(err)
+			}
+			before, userBefore := snapshot(t, root), snapshot(t, user)
+			opt := Options{OutDir: root, Overwrite: true, SaveModels: tc.saveModels}
+			var err error
+			if tc.sweep {
+				err = RunSweep(context.Background(), s, SweepOptions{Options: opt})
+			} else {
+				err = Run(context.Background(), c, opt)
+			}
+			if !errors.Is(err, errs.ErrInvalidInput) {
+				t.Fatalf("err = %v, want ErrInvalidInput", err)
+			}
+			for _, f := range []string{filepath.Join(dir, ModelsDir), tc.frag} {
+				if !strings.Contains(err.Error(), f) {
+					t.Errorf("error %q does not mention %q", err, f)
+				}
+			}
+			sameTree(t, root, before, "refused run")
+			sameTree(t, user, userBefore, "the user's folder")
+		})
 	}
 }
 

@@ -31,12 +31,8 @@ func printPlan(c *config.Config, mdp *env.MDP, opt Options) error {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "output: %s\n", opt.OutDir)
 	if opt.SaveTransitions {
-		name := TransitionsFile
-		if opt.TransitionsGzip {
-			name = TransitionsGzFile
-		}
 		fmt.Fprintf(w, "transitions: %s (at most %d rows: trials × episodes × steps)\n",
-			filepath.Join(opt.OutDir, name), len(sel)*c.Episodes*c.Env.Horizon)
+			filepath.Join(opt.OutDir, transitionsName(opt.TransitionsGzip)), len(sel)*c.Episodes*c.Env.Horizon)
 	}
 	if opt.SaveModels {
 		n := 0

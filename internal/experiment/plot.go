@@ -198,6 +198,9 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	if err := fsutil.NoLink(figDir); err != nil {
 		return nil, err
 	}
+	if err := checkFigureOutputs(figDir, reportDir, fo.Format); err != nil {
+		return nil, err
+	}
 	opt, dens, err := figureInputs(dir, fo.Format)
 	if err != nil {
 		return nil, err
@@ -213,12 +216,41 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	return figs, plotting.ReportTo(dir, reportDir, figs, reportInfo(dir, opt))
 }
 
+// checkFigureOutputs refuses (checkFileTargets) a figure of
+// plotting.FigureNames in format in figDir, or a report in reportDir,
+// that smrl could not write.
+func checkFigureOutputs(figDir, reportDir, format string) error {
+	paths := []string{filepath.Join(reportDir, plotting.ReportFile), filepath.Join(reportDir, plotting.ReportHTMLFile)}
+	for _, name := range plotting.FigureNames {
+		paths = append(paths, filepath.Join(figDir, name+"."+format))
+	}
+	return checkFileTargets(paths...)
+}
+
+// checkFileTargets refuses, as invalid input naming it, any of paths (files
+// of smrl's own that it writes by a rename, which replaces a regular file
+// or a link) that holds a folder or another file that is neither: the
+// rename would fail only after the work before it, with the old files
+// replaced or removed.
+func checkFileTargets(paths ...string) error {
+	for _, p := range paths {
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
+			what := "a folder"
+			if !fi.IsDir() {
+				what = "not a regular file (" + fi.Mode().Type().String() + ")"
+			}
+			return errs.Invalid(fmt.Errorf("%s is %s, where smrl writes a file of that name: remove or rename it", p, what))
+		}
+	}
+	return nil
+}
+
 // reportInfo describes the run of the results directory dir for its
 // report: the config's name (from config.yaml, when figureInputs read it
 // into opt), the description and command line of its metadata.json.
 func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
 	info := plotting.ReportInfo{Columns: opt.Columns, Smooth: opt.Smooth}
-	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)}); err == nil {
+	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile), Snapshot: true}); err == nil {
 		info.Name = c.Name
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
@@ -230,29 +262,44 @@ func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
 	return info
 }
 
-// figureInputs returns the figure options and densities of the results
-// directory dir, from its config.yaml when it has one (which it checks
-// dir's CSV files against: complete, and episodes, seeds and steps within
-// the config's).
-func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource, error) {
-	opt := plotting.Options{Format: format}
+// runConfig returns the config of the results directory dir, read from
+// its config.yaml as a snapshot (which may hold sections of parts the run
+// did not use, as earlier smrl versions wrote them), and its MDP.
+func runConfig(dir string) (*config.Config, *env.MDP, error) {
 	cfgPath := filepath.Join(dir, results.ConfigFile)
 	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
 		// Without it the CSV files cannot be checked: a truncated or
 		// partial file would be drawn as if it were a finished run.
-		return opt, nil, errs.Invalid(fmt.Errorf("%s not found: smrl draws a results directory only with the config.yaml its run wrote, against which it checks that the CSV files are complete", cfgPath))
+		return nil, nil, errs.Invalid(fmt.Errorf("%s not found: smrl draws a results directory only with the config.yaml its run wrote, against which it checks that the CSV files are complete", cfgPath))
 	} else if err != nil {
-		return opt, nil, fmt.Errorf("reading %s: %w", cfgPath, err)
+		return nil, nil, fmt.Errorf("reading %s: %w", cfgPath, err)
 	}
 	c, err := config.Load(config.Options{Path: cfgPath, Snapshot: true})
 	if err != nil {
-		return opt, nil, err
+		return nil, nil, err
 	}
 	m, err := env.New(c)
 	if err != nil {
-		return opt, nil, errs.Invalid(fmt.Errorf("%s: %w", cfgPath, err))
+		return nil, nil, errs.Invalid(fmt.Errorf("%s: %w", cfgPath, err))
 	}
-	opt.Horizon, opt.Episodes, opt.Seeds = c.Env.Horizon, c.Episodes, c.Seeds
+	return c, m, nil
+}
+
+// figureInputs returns the figure options and densities of the results
+// directory dir, from its config.yaml (runConfig), which it checks dir's
+// CSV files against: complete, and episodes, seeds and steps within the
+// config's.
+func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource, error) {
+	c, m, err := runConfig(dir)
+	if err != nil {
+		return plotting.Options{Format: format}, nil, err
+	}
+	return figureOptions(dir, format, c, m)
+}
+
+// figureOptions is figureInputs for the config c of dir and its MDP m.
+func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.Options, plotting.DensitySource, error) {
+	opt := plotting.Options{Format: format, Horizon: c.Env.Horizon, Episodes: c.Episodes, Seeds: c.Seeds}
 	if err := checkComplete(dir, c); err != nil {
 		return opt, nil, err
 	}
@@ -271,20 +318,16 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 // Beyond what drawing needs (every cell as smrl writes it), the CSV files
 // must be exactly those the directory's journal makes (checkAgainstJournal).
 func checkFigureInputs(dir, format string) error {
-	opt, _, err := figureInputs(dir, format)
+	c, m, err := runConfig(dir)
+	if err != nil {
+		return err
+	}
+	opt, _, err := figureOptions(dir, format, c, m)
 	if err != nil {
 		return err
 	}
 	if err := plotting.CheckResults(dir, opt); err != nil {
 		return err
-	}
-	c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile)})
-	if err != nil {
-		return err
-	}
-	m, err := env.New(c)
-	if err != nil {
-		return errs.Invalid(err)
 	}
 	return checkAgainstJournal(dir, c, m)
 }

@@ -133,3 +133,85 @@ func TestPlotOutSameAsIn(t *testing.T) {
 		t.Errorf("figures written flat into the results directory: %v", ents)
 	}
 }
+
+// A figure or report path of the results directory that holds a folder
+// is refused, naming it, before any figure is redrawn.
+func TestPlotRefusesFolderAtOutput(t *testing.T) {
+	c := quick(t)
+	base := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: base}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Plot(base, "", "png"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{
+		filepath.Join(plotsDir, "return.png"),
+		filepath.Join(plotsDir, "performance_profile.png"),
+		"report.md",
+		"report.html",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "r")
+			if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, name)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(p, "inside"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, dir)
+			_, err := Plot(dir, "", "png")
+			if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), p+" is a folder") {
+				t.Fatalf("err = %v, want invalid input naming %s", err, p)
+			}
+			sameTree(t, dir, before, "refused plot")
+		})
+	}
+}
+
+// A results directory whose config.yaml holds the section of a part the
+// run did not use (as the snapshots of earlier smrl versions hold every
+// section) is drawn, and its report is titled after the config; a sweep
+// point's likewise.
+func TestPlotSnapshotWithUnusedSection(t *testing.T) {
+	addMPPI := func(t *testing.T, dir string) {
+		t.Helper()
+		p := filepath.Join(dir, results.ConfigFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Replace(string(b), "\nplanner:\n", "\nplanner:\n  mppi:\n    temperature: 1\n", 1)
+		if s == string(b) {
+			t.Fatalf("%s has no planner section", p)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := quick(t)
+	dir := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	addMPPI(t, dir)
+	if _, err := Plot(dir, "", "png"); err != nil {
+		t.Fatalf("plot of a snapshot with an unused section: %v", err)
+	}
+	if md := readFile(t, dir, "report.md"); !bytes.HasPrefix(md, []byte("# smrl results: "+c.Name+"\n")) {
+		t.Errorf("report.md is not titled after the config %q:\n%.80s", c.Name, md)
+	}
+	s := tinySweep(t)
+	root := filepath.Join(t.TempDir(), "sweep")
+	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root}}); err != nil {
+		t.Fatal(err)
+	}
+	addMPPI(t, filepath.Join(root, s.Points[0].Name))
+	if _, err := PlotSweep(root, "", "png"); err != nil {
+		t.Fatalf("plot of a sweep whose point snapshot has an unused section: %v", err)
+	}
+}

@@ -16,12 +16,18 @@ import (
 	"github.com/smrl-dev/smrl/internal/runner"
 )
 
-// snapshot reads every regular file below dir (path → content).
+// snapshot reads every regular file below dir (path → content; a symbolic
+// link, which it does not follow, → "-> " and its target).
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
+			return err
+		}
+		if d.Type()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
+			out[p] = "-> " + target
 			return err
 		}
 		b, err := os.ReadFile(p)

@@ -269,6 +269,11 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		if err := p.claim(opt.Resume); err != nil {
 			return err
 		}
+		if opt.SaveModels {
+			if err := checkModelsDir(p.dir); err != nil {
+				return err
+			}
+		}
 	}
 	if opt.Resume {
 		if err := checkResumedShard(pts, opt.Shard); err != nil {

@@ -227,7 +227,7 @@ func checkPointConfig(p *point) error {
 	if _, err := os.Stat(path); err != nil {
 		return errs.Invalid(fmt.Errorf("sweep point %s: %s not found: the point directory is incomplete", p.Name, path))
 	}
-	c, err := config.Load(config.Options{Path: path})
+	c, err := config.Load(config.Options{Path: path, Snapshot: true})
 	if err != nil {
 		return fmt.Errorf("sweep point %s: %w", p.Name, err)
 	}

@@ -17,6 +17,15 @@ const (
 	TransitionsGzFile = "transitions.csv.gz"
 )
 
+// transitionsName is the name of the transitions log, gzip-compressed
+// with gz.
+func transitionsName(gz bool) string {
+	if gz {
+		return TransitionsGzFile
+	}
+	return TransitionsFile
+}
+
 // trialLog collects one trial's transitions as lines of a transitions log
 // (dataset.LogHeader).
 type trialLog struct {
@@ -45,11 +54,7 @@ func trialLogs(todo []runner.Trial) (map[runner.Trial]*trialLog, func(i int) run
 // to dir/transitions.csv.gz. The bytes depend only on the transitions,
 // never on the number of workers (the gzip header has no time or name).
 func writeTransitions(dir string, trials []runner.Trial, logs map[runner.Trial]*trialLog, ds, da int, gz bool) error {
-	name := TransitionsFile
-	if gz {
-		name = TransitionsGzFile
-	}
-	return fsutil.WriteAtomic(filepath.Join(dir, name), func(w io.Writer) error {
+	return fsutil.WriteAtomic(filepath.Join(dir, transitionsName(gz)), func(w io.Writer) error {
 		if gz {
 			zw := gzip.NewWriter(w)
 			if err := writeLogs(zw, trials, logs, ds, da); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
@@ -24,21 +23,13 @@ import (
 // episode, and every episode's reward and steps of that seed.
 func lastW(t *testing.T, dir, agent string, seed int) (w []float64, reward []float64, steps []int) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "episodes.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs[1:] {
+	header, _, rows := readEpisodes(t, dir)
+	for _, r := range rows {
 		if r[0] != agent || r[1] != strconv.Itoa(seed) {
 			continue
 		}
 		w = w[:0]
-		for j, h := range recs[0] {
+		for j, h := range header {
 			var a, b int
 			if n, _ := fmt.Sscanf(h, "w_%d_%d", &a, &b); n == 2 && r[j] != "" {
 				v, _ := strconv.ParseFloat(r[j], 64)
@@ -50,6 +41,21 @@ func lastW(t *testing.T, dir, agent string, seed int) (w []float64, reward []flo
 		reward, steps = append(reward, x), append(steps, n)
 	}
 	return w, reward, steps
+}
+
+// refitLog fits method with penalty lambda to the rows f selects of the
+// transitions log at path, as an agent on mdp fits its data.
+func refitLog(t *testing.T, path string, f dataset.Filter, method string, mdp *env.MDP, lambda float64) []float64 {
+	t.Helper()
+	data, err := dataset.ReadFileFilter(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := estimate.Fit(method, mdp, estimate.Features(mdp, data), data, lambda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
 
 // The transitions a run saves are the agents' own data: fitted with the
@@ -115,18 +121,7 @@ func TestTransitionsRoundTrip(t *testing.T) {
 					if agent == "oracle" {
 						continue
 					}
-					f, err := dataset.ParseFilter([]string{"agent=" + agent, fmt.Sprintf("seed=%d", seed)})
-					if err != nil {
-						t.Fatal(err)
-					}
-					data, err := dataset.ReadFileFilter(path, f)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := estimate.Fit(agent, mdp, estimate.Features(mdp, data), data, c.Lambda)
-					if err != nil {
-						t.Fatal(err)
-					}
+					got := refitLog(t, path, dataset.Filter{Agent: agent, Seeds: []int{seed}}, agent, mdp, c.Lambda)
 					if len(got) != len(w) {
 						t.Fatalf("%s seed %d: Ŵ has %d entries, episodes.csv %d", agent, seed, len(got), len(w))
 					}
@@ -204,5 +199,37 @@ func TestExampleTransitionsAreCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s is not what smrl run --config configs/quick.yaml --save-transitions writes now; regenerate it", example)
+	}
+}
+
+// With SaveTransitions, a folder where the transitions log goes in smrl's
+// own results directory is refused, naming it, before anything changes
+// (the rename failed after the trials, with exit 1 and the old results
+// removed).
+func TestSaveTransitionsRefusesFolder(t *testing.T) {
+	c := load(t, "../../configs/quick.yaml")
+	c.Seeds, c.Episodes = 1, 2
+	base := t.TempDir()
+	if err := Run(context.Background(), c, Options{OutDir: base}); err != nil {
+		t.Fatal(err)
+	}
+	for _, gz := range []bool{false, true} {
+		name := transitionsName(gz)
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "r")
+			if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, name)
+			if err := os.MkdirAll(filepath.Join(p, "inside"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, dir)
+			err := Run(context.Background(), c, Options{OutDir: dir, Overwrite: true, SaveTransitions: true, TransitionsGzip: gz})
+			if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), p+" is a folder") {
+				t.Fatalf("err = %v, want invalid input naming %s", err, p)
+			}
+			sameTree(t, dir, before, "refused run")
+		})
 	}
 }

@@ -252,83 +252,99 @@ func aggregateTitle(what string, sum *summaryData) string {
 	return fmt.Sprintf("%s (%d seeds per agent)", what, sum.maxSeeds())
 }
 
-// improvementTable returns the Markdown table of dir/improvement.csv, or
-// "" when the file is missing.
-func improvementTable(dir string) (string, error) {
+// improvementTable returns the table of dir/improvement.csv, without rows
+// when the file is missing or has no pairs (a run of one agent).
+func improvementTable(dir string) (reportTable, error) {
+	t := reportTable{Head: []string{"X", "Y", "P(X > Y) [95% CI]"}}
 	path := filepath.Join(dir, improvementFile)
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && strings.Count(strings.TrimSpace(string(raw)), "\n") == 0) {
-		return "", nil // no file, or a header only (a run of one agent)
+		return t, nil
 	}
-	t, err := readTable(path, []string{"agent_x", "agent_y", "probability", "lo", "hi"})
+	csv, err := readTable(path, []string{"agent_x", "agent_y", "probability", "lo", "hi"})
 	if err != nil {
-		return "", err
+		return t, err
 	}
-	var b strings.Builder
-	b.WriteString("| X | Y | P(X > Y) [95% CI] |\n|---|---|---|\n")
-	for i := range t.rows {
-		x, err := t.agent(i, "agent_x")
+	for i := range csv.rows {
+		x, err := csv.agent(i, "agent_x")
 		if err != nil {
-			return "", err
+			return t, err
 		}
-		y, err := t.agent(i, "agent_y")
+		y, err := csv.agent(i, "agent_y")
 		if err != nil {
-			return "", err
+			return t, err
 		}
 		var e estimate
-		if e.value, err = t.float(i, "probability"); err == nil {
-			if e.lo, err = t.float(i, "lo"); err == nil {
-				e.hi, err = t.float(i, "hi")
+		if e.value, err = csv.float(i, "probability"); err == nil {
+			if e.lo, err = csv.float(i, "lo"); err == nil {
+				e.hi, err = csv.float(i, "hi")
 			}
 		}
 		if err != nil {
-			return "", err
+			return t, err
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", mdEscape(x), mdEscape(y), interval(e.value, e.lo, e.hi))
+		t.Rows = append(t.Rows, []string{x, y, interval(e.value, e.lo, e.hi)})
 	}
-	return b.String(), nil
+	return t, nil
 }
 
-// aggregateSection returns the report's section of the aggregate metrics
-// of dir, or "" when dir has none.
-func aggregateSection(dir string, d *aggregateData) (string, error) {
+// aggregateIntro explains the aggregate tables of a report (Markdown code
+// spans in backquotes).
+const aggregateIntro = "Per-seed score: the seed's mean return per episode (or over its final episodes with `stats.score: final`). " +
+	"95% stratified percentile-bootstrap intervals (rliable); IQM is the mean of the middle 50% of the runs; " +
+	"the optimality gap is the mean shortfall against the oracle on the same seed. Data: `aggregate.csv`, `improvement.csv`, `profile.csv`."
+
+// improvementIntro introduces the probability-of-improvement table.
+const improvementIntro = "Probability of improvement, P(X > Y) + ½ P(X = Y) over all pairs of seeds:"
+
+// aggregateReport is a report's section of the aggregate metrics: a row
+// per agent with its metrics, and the probability of improvement of every
+// ordered pair of agents.
+type aggregateReport struct {
+	metrics, improvement reportTable
+}
+
+// aggregateTables returns the aggregate section of the report of dir,
+// whose aggregate files d holds (nil: none, and so no section).
+func aggregateTables(dir string, d *aggregateData) (*aggregateReport, error) {
 	if d == nil {
-		return "", nil
+		return nil, nil
 	}
-	var b strings.Builder
-	b.WriteString("\n## Aggregate metrics\n\n")
-	b.WriteString("Per-seed score: the seed's mean return per episode (or over its final episodes with `stats.score: final`). ")
-	b.WriteString("95% stratified percentile-bootstrap intervals (rliable); IQM is the mean of the middle 50% of the runs; ")
-	b.WriteString("the optimality gap is the mean shortfall against the oracle on the same seed. Data: `aggregate.csv`, `improvement.csv`, `profile.csv`.\n\n")
-	b.WriteString("| agent |")
+	r := &aggregateReport{metrics: reportTable{Head: []string{"agent"}}}
 	var ms []string
 	for _, m := range aggregateMetrics {
 		if len(d.Metrics[m.name]) > 0 {
 			ms = append(ms, m.name)
-			b.WriteString(" " + m.label + " |")
+			r.metrics.Head = append(r.metrics.Head, m.label)
 		}
 	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(ms)) + "\n")
 	for _, a := range d.Agents {
-		b.WriteString("| " + mdEscape(a) + " |")
+		row := []string{a}
 		for _, m := range ms {
-			e, ok := d.Metrics[m][a]
-			if !ok {
-				b.WriteString(" – |")
-				continue
+			cell := "–"
+			if e, ok := d.Metrics[m][a]; ok {
+				cell = interval(e.value, e.lo, e.hi)
 			}
-			b.WriteString(" " + interval(e.value, e.lo, e.hi) + " |")
+			row = append(row, cell)
 		}
-		b.WriteString("\n")
+		r.metrics.Rows = append(r.metrics.Rows, row)
 	}
-	imp, err := improvementTable(dir)
-	if err != nil {
-		return "", err
+	var err error
+	r.improvement, err = improvementTable(dir)
+	return r, err
+}
+
+// markdown returns the section in Markdown ("" for nil r), its
+// explanation led by lead.
+func (r *aggregateReport) markdown(lead string) string {
+	if r == nil {
+		return ""
 	}
-	if imp != "" {
-		b.WriteString("\nProbability of improvement, P(X > Y) + ½ P(X = Y) over all pairs of seeds:\n\n" + imp)
+	s := "\n## Aggregate metrics\n\n" + lead + aggregateIntro + "\n\n" + r.metrics.markdown()
+	if len(r.improvement.Rows) > 0 {
+		s += "\n" + improvementIntro + "\n\n" + r.improvement.markdown()
 	}
-	return b.String(), nil
+	return s
 }
 
 // AggregateFigures draws the interval-estimates and performance-profile

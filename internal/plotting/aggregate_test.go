@@ -41,10 +41,11 @@ func TestAggregateFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec, err := aggregateSection(dir, agg)
+	tabs, err := aggregateTables(dir, agg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sec := tabs.markdown("")
 	for _, want := range []string{"| sm | 4.6 [4.4, 4.8] | 4.6 [4.3, 4.9] | 4.59 [4.35, 4.85] | 0.02 [0.01, 0.03] |", "| sm | lds | 1 [1, 1] |"} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("report section lacks %q:\n%s", want, sec)

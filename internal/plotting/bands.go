@@ -33,9 +33,9 @@ type seedSpans struct {
 
 // readSeedSpans reads the ranges of the columns cols of episodes.csv at
 // path, which readEpisodes has validated (cells it cannot parse are
-// skipped: they are empty, undefined values). A column the file lacks has
-// no ranges.
-func readSeedSpans(path string, cols []string) (seedSpans, error) {
+// skipped: they are empty, undefined values), and with seedLines each
+// seed's values too. A column the file lacks has no ranges.
+func readSeedSpans(path string, cols []string, seedLines bool) (seedSpans, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return seedSpans{}, fmt.Errorf("reading %s: %w", path, err)
@@ -58,7 +58,10 @@ func readSeedSpans(path string, cols []string) (seedSpans, error) {
 			out.seeds[c] = map[string]map[int]plotter.XYs{}
 		}
 	}
-	seedCol := slices.Index(head, "seed")
+	seedCol := -1 // no seed lines
+	if seedLines {
+		seedCol = slices.Index(head, "seed")
+	}
 	if agentCol < 0 || epCol < 0 {
 		return out, nil
 	}

@@ -22,9 +22,15 @@ func TestBandsClippedToSeedRange(t *testing.T) {
 	if err := os.WriteFile(path, []byte(episodes), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spans, err := readSeedSpans(path, []string{"reward", "steps", "missing"})
+	spans, err := readSeedSpans(path, []string{"reward", "steps", "missing"}, true)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(spans.seeds["reward"]["sm"]) != 2 {
+		t.Errorf("with seed lines: %d seeds of sm, want 2", len(spans.seeds["reward"]["sm"]))
+	}
+	if off, err := readSeedSpans(path, []string{"reward"}, false); err != nil || len(off.seeds["reward"]) != 0 || off.r["reward"]["sm"][1] != (span{40, 200}) {
+		t.Errorf("without seed lines: seeds %v, ranges %v, err %v; want no seeds and the same ranges", off.seeds, off.r, err)
 	}
 	for _, tc := range []struct {
 		values []float64

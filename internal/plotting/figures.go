@@ -105,7 +105,7 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	spans, err := readSeedSpans(epPath, []string{"reward", "steps", "cum_reward", "cum_regret", "plus_count"})
+	spans, err := readSeedSpans(epPath, []string{"reward", "steps", "cum_reward", "cum_regret", "plus_count"}, opt.SeedLines)
 	if err != nil {
 		return nil, err
 	}

@@ -101,11 +101,11 @@ func GridReport(d *GridData, reportDir string, figs, pointDirs []string) error {
 		if err != nil {
 			return err
 		}
-		sec, err := aggregateSection(d.AggregateDir, agg)
+		sec, err := aggregateTables(d.AggregateDir, agg)
 		if err != nil {
 			return err
 		}
-		b.WriteString(strings.Replace(sec, "Per-seed score:", "Over every point, resampling seeds within each point (stratified). Per-seed score:", 1))
+		b.WriteString(sec.markdown("Over every point, resampling seeds within each point (stratified). "))
 	}
 	caption := func(name string) string {
 		if c, ok := figureCaptions[name]; ok && (name == FigIntervals || name == FigProfile) {

@@ -77,12 +77,7 @@ func marginalsFigure(c draw.Canvas, src MarginalSource, finals map[string]finalW
 		}
 	}
 
-	cols := min(ds, marginalCols)
-	rows := (ds + cols - 1) / cols
-	plots := make([][]*plot.Plot, rows)
-	for r := range rows {
-		plots[r] = make([]*plot.Plot, cols)
-	}
+	plots, cols := panelGrid(ds)
 	for i := range ds {
 		col := make([]float64, len(samples))
 		for k, s := range samples {
@@ -140,11 +135,6 @@ func marginalsFigure(c draw.Canvas, src MarginalSource, finals map[string]finalW
 		p.Y.Max = top * 1.05
 		plots[i/cols][i%cols] = p
 	}
-	for i := ds; i < rows*cols; i++ {
-		plots[i/cols][i%cols] = panelPlot("")
-		plots[i/cols][i%cols].HideAxes()
-	}
-
 	items := []legendItem{{Label: "true s' (histogram of 20 000 draws)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: fillColor(1)}}}}
 	for _, a := range agents {
 		if _, ok := ests[a]; ok {
@@ -154,7 +144,35 @@ func marginalsFigure(c draw.Canvas, src MarginalSource, finals map[string]finalW
 		}
 	}
 	title := fmt.Sprintf("Next-state marginals at %s: true and learned (final W of seed 0)", src.Query())
-	gc := titledPanels(c, title, items)
+	drawPanelGrid(titledPanels(c, title, items), plots)
+	return nil
+}
+
+// panelGrid returns the grid of the marginals figure for n panels, one
+// per coordinate: rows of marginalCols (n when fewer), panel i at
+// [i/cols][i%cols], to be filled by the caller; drawPanelGrid blanks the
+// cells past the last panel.
+func panelGrid(n int) (plots [][]*plot.Plot, cols int) {
+	cols = min(n, marginalCols)
+	plots = make([][]*plot.Plot, (n+cols-1)/cols)
+	for r := range plots {
+		plots[r] = make([]*plot.Plot, cols)
+	}
+	return plots, cols
+}
+
+// drawPanelGrid draws the panels of a panelGrid, aligned, on gc; a cell
+// left nil is drawn blank.
+func drawPanelGrid(gc draw.Canvas, plots [][]*plot.Plot) {
+	rows, cols := len(plots), len(plots[0])
+	for _, row := range plots {
+		for k, p := range row {
+			if p == nil {
+				row[k] = panelPlot("")
+				row[k].HideAxes()
+			}
+		}
+	}
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(10), PadY: vg.Points(8), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
 	canvases := plot.Align(plots, tiles, gc)
 	for r := range rows {
@@ -162,7 +180,6 @@ func marginalsFigure(c draw.Canvas, src MarginalSource, finals map[string]finalW
 			plots[r][k].Draw(canvases[r][k])
 		}
 	}
-	return nil
 }
 
 // addHistogram adds the normalised histogram of sorted xs on [lo, hi] to p
@@ -230,12 +247,7 @@ func meansFigure(c draw.Canvas, src MarginalSource, mm MarginalMeans, truth []fl
 			means[a] = m
 		}
 	}
-	cols := min(ds, marginalCols)
-	rows := (ds + cols - 1) / cols
-	plots := make([][]*plot.Plot, rows)
-	for r := range rows {
-		plots[r] = make([]*plot.Plot, cols)
-	}
+	plots, cols := panelGrid(ds)
 	for i := range ds {
 		lo, hi := truth[i], truth[i]
 		for _, a := range shown {
@@ -265,10 +277,6 @@ func meansFigure(c draw.Canvas, src MarginalSource, mm MarginalMeans, truth []fl
 		p.Y.Tick.Marker = plot.ConstantTicks(ticks)
 		plots[i/cols][i%cols] = p
 	}
-	for i := ds; i < rows*cols; i++ {
-		plots[i/cols][i%cols] = panelPlot("")
-		plots[i/cols][i%cols].HideAxes()
-	}
 	items := []legendItem{{Label: "true s' (deterministic)", Thumbs: []plot.Thumbnailer{
 		&plotter.Line{LineStyle: draw.LineStyle{Color: rewardGrey, Width: vg.Points(2)}}}}}
 	for _, a := range shown {
@@ -276,14 +284,7 @@ func meansFigure(c draw.Canvas, src MarginalSource, mm MarginalMeans, truth []fl
 		items = append(items, legendItem{Label: a + " predicted mean", Thumbs: []plot.Thumbnailer{sc}})
 	}
 	title := fmt.Sprintf("Predicted next state at %s: each agent's mean E[s'] (final W of seed 0) and the true s'", src.Query())
-	gc := titledPanels(c, title, items)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(10), PadY: vg.Points(8), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
-	canvases := plot.Align(plots, tiles, gc)
-	for r := range rows {
-		for k := range cols {
-			plots[r][k].Draw(canvases[r][k])
-		}
-	}
+	drawPanelGrid(titledPanels(c, title, items), plots)
 	return nil
 }
 

@@ -92,21 +92,15 @@ func ReportTo(dir, reportDir string, figures []string, info ReportInfo) error {
 	fmt.Fprintf(&b, "Generated from `%s` and `%s`%s. %s\n\n",
 		summaryFile, episodesFile, fromElsewhere(absDir, absReport), rep.note)
 	b.WriteString("## Results\n\n")
-	b.WriteString("| " + strings.Join(mdCells(rep.head), " | ") + " |\n")
-	b.WriteString("|---" + strings.Repeat("|---", len(rep.head)-1) + "|\n")
-	for _, r := range rep.rows {
-		b.WriteString("| " + strings.Join(mdCells(r), " | ") + " |\n")
-	}
-
+	b.WriteString(rep.results.markdown())
 	agg, err := readAggregate(dir)
 	if err != nil {
 		return err
 	}
-	sec, err := aggregateSection(dir, agg)
-	if err != nil {
+	if rep.aggregate, err = aggregateTables(dir, agg); err != nil {
 		return err
 	}
-	b.WriteString(sec)
+	b.WriteString(rep.aggregate.markdown(""))
 	if err := writeFigures(&b, absReport, figures, rep.caption); err != nil {
 		return err
 	}
@@ -114,6 +108,24 @@ func ReportTo(dir, reportDir string, figures []string, info ReportInfo) error {
 		return err
 	}
 	return writeHTML(absReport, rep)
+}
+
+// table is a table of a report, which report.md and report.html both
+// render: its header cells and its rows of cells.
+type reportTable struct {
+	Head []string
+	Rows [][]string
+}
+
+// markdown returns t as a Markdown table, its cells escaped (mdCells).
+func (t reportTable) markdown() string {
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(mdCells(t.Head), " | ") + " |\n")
+	b.WriteString("|---" + strings.Repeat("|---", len(t.Head)-1) + "|\n")
+	for _, r := range t.Rows {
+		b.WriteString("| " + strings.Join(mdCells(r), " | ") + " |\n")
+	}
+	return b.String()
 }
 
 // mdCells escapes the characters that would break a Markdown table cell

@@ -1,6 +1,7 @@
 package plotting
 
 import (
+	"html/template"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +131,60 @@ func TestReportMissingSummary(t *testing.T) {
 	err := Report(dir, nil)
 	if want := filepath.Join(dir, summaryFile); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want it to name %s", err, want)
+	}
+}
+
+// report.html holds the tables of report.md, cell for cell (the results,
+// the aggregate metrics and the probability of improvement), and inlines
+// every PNG figure.
+func TestReportHTMLHasEveryTable(t *testing.T) {
+	dir := copyResults(t, fixtureResults)
+	for name, body := range map[string]string{aggregateFile: testAggregate, profileFile: testProfile,
+		improvementFile: "agent_x,agent_y,probability,lo,hi\nsm,lds,1,1,1\nlds,sm,0,0,0\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	figs, err := RunFigures(dir, filepath.Join(dir, "plots"), gaussSource{sigma: 0.6}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Report(dir, figs); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, ReportHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(html)
+	unescape := strings.NewReplacer(`\|`, "|", "\\`", "`")
+	rows := 0
+	for _, line := range strings.Split(string(md), "\n") {
+		if !strings.HasPrefix(line, "| ") {
+			continue
+		}
+		cells := strings.Split(strings.TrimSuffix(strings.TrimPrefix(line, "| "), " |"), " | ")
+		tag := "td"
+		if rows == 0 || strings.HasPrefix(line, "| agent |") || strings.HasPrefix(line, "| X |") {
+			tag = "th"
+		}
+		var want strings.Builder
+		for _, c := range cells {
+			want.WriteString("<" + tag + ">" + template.HTMLEscapeString(unescape.Replace(c)) + "</" + tag + ">")
+		}
+		if !strings.Contains(page, "<tr>"+want.String()+"</tr>") {
+			t.Errorf("report.html lacks the row %q of report.md", line)
+		}
+		rows++
+	}
+	if rows < 2+4 || !strings.Contains(string(md), "| sm | lds | 1 [1, 1] |") {
+		t.Fatalf("report.md has %d table lines, without the aggregate tables:\n%s", rows, md)
+	}
+	if n := strings.Count(page, `src="data:image/png;base64,`); n != len(figs) {
+		t.Errorf("report.html inlines %d figures, want %d", n, len(figs))
 	}
 }

@@ -21,9 +21,9 @@ const ReportHTMLFile = "report.html"
 // report is the content of report.md and report.html.
 type report struct {
 	title, description, command, note string
-	head                              []string
-	rows                              [][]string
-	figures                           []string // paths, in order
+	results                           reportTable
+	aggregate                         *aggregateReport // nil: no aggregate files
+	figures                           []string         // paths, in order
 	smooth                            int
 }
 
@@ -62,7 +62,7 @@ func newReport(absDir string, sum *summaryData, figures []string, info ReportInf
 		r.title = "smrl results: " + info.Name
 	}
 	r.command = shellJoin(info.CommandLine)
-	r.head, r.rows = results.TableCells(sums, col)
+	r.results.Head, r.results.Rows = results.TableCells(sums, col)
 	return r
 }
 
@@ -112,7 +112,7 @@ type htmlFigure struct {
 	Link          string       // the file's name, for a figure that is not inlined
 }
 
-var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"code": codeSpans}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -140,13 +140,13 @@ figcaption { font-size: .9rem; color: #444; }
 <pre>{{.Command}}</pre>{{end}}
 <p>{{.Note}}</p>
 <h2>Results</h2>
-<div class="table"><table>
-<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table></div>
-{{if .Figures}}<h2>Figures</h2>{{end}}
+{{template "table" .Results}}
+{{with .Aggregate}}<h2>Aggregate metrics</h2>
+<p>{{code .Intro}}</p>
+{{template "table" .Metrics}}
+{{if .Improvement.Rows}}<p>{{.ImprovementIntro}}</p>
+{{template "table" .Improvement}}
+{{end}}{{end}}{{if .Figures}}<h2>Figures</h2>{{end}}
 {{range .Figures}}<figure id="{{.Name}}">
 <h3>{{.Name}}</h3>
 {{if .Src}}<img src="{{.Src}}" alt="{{.Name}}">{{else}}<p><a href="{{.Link}}">{{.Link}}</a> (a format browsers do not show inline; open the file next to this report)</p>{{end}}
@@ -154,7 +154,32 @@ figcaption { font-size: .9rem; color: #444; }
 </figure>
 {{end}}</body>
 </html>
-`))
+{{define "table"}}<div class="table"><table>
+<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>{{end}}`))
+
+// htmlAggregate is the aggregate section for the template.
+type htmlAggregate struct {
+	Intro, ImprovementIntro string
+	Metrics, Improvement    reportTable
+}
+
+// codeSpans escapes s for HTML with its Markdown code spans (text in
+// backquotes) as code elements.
+func codeSpans(s string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.Split(s, "`") {
+		if i%2 == 1 {
+			b.WriteString("<code>" + template.HTMLEscapeString(part) + "</code>")
+		} else {
+			b.WriteString(template.HTMLEscapeString(part))
+		}
+	}
+	return template.HTML(b.String())
+}
 
 // writeHTML writes r as dir/report.html, atomically: one file with every
 // PNG, SVG or JPEG figure inlined as a data URI, so that any browser opens
@@ -162,10 +187,14 @@ figcaption { font-size: .9rem; color: #444; }
 func writeHTML(dir string, r *report) error {
 	data := struct {
 		Title, Description, Command, Note string
-		Head                              []string
-		Rows                              [][]string
+		Results                           reportTable
+		Aggregate                         *htmlAggregate
 		Figures                           []htmlFigure
-	}{Title: r.title, Description: r.description, Command: r.command, Note: r.note, Head: r.head, Rows: r.rows}
+	}{Title: r.title, Description: r.description, Command: r.command, Note: r.note, Results: r.results}
+	if a := r.aggregate; a != nil {
+		data.Aggregate = &htmlAggregate{Intro: aggregateIntro, ImprovementIntro: improvementIntro,
+			Metrics: a.metrics, Improvement: a.improvement}
+	}
 	for _, fig := range r.figures {
 		name := strings.TrimSuffix(filepath.Base(fig), filepath.Ext(fig))
 		f := htmlFigure{Name: name, Caption: r.caption(name)}

@@ -165,19 +165,23 @@ type Expect struct {
 	// model's d_psi·d_phi; 0 for an agent without a model); an agent
 	// missing from WLen is not checked.
 	WLen map[string]int
+	// SaveSE is stats.save_se: only then may an episode record standard
+	// errors of its W.
+	SaveSE bool
 }
 
 // ExpectFor returns the expectation of config c, whose agents record W of
 // the lengths wlen.
 func ExpectFor(c *config.Config, wlen map[string]int) *Expect {
-	return &Expect{Agents: c.Agents, Seeds: c.Seeds, Episodes: c.Episodes, Horizon: c.Env.Horizon, WLen: wlen}
+	return &Expect{Agents: c.Agents, Seeds: c.Seeds, Episodes: c.Episodes, Horizon: c.Env.Horizon, WLen: wlen, SaveSE: c.Stats.SaveSE}
 }
 
 // Check reports the first way trial t's record eps disagrees with the
 // config: an agent or seed the config does not have, a number of
 // episodes other than K, episode numbers other than 1..K in order, steps
-// outside [1, H], a plus_count outside [0, steps], or a W of the wrong
-// length. A field added to runner.Episode gets its check here.
+// outside [1, H], a plus_count outside [0, steps], a W of the wrong
+// length, or standard errors without stats.save_se, of another length
+// than W or negative. A field added to runner.Episode gets its check here.
 func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 	if !slices.Contains(x.Agents, t.Agent) {
 		return fmt.Errorf("agent %q is not one of the config's agents %v", t.Agent, x.Agents)
@@ -200,6 +204,12 @@ func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 			return fmt.Errorf("%s: plus_count %d is outside [0, %d] (its steps)", where, e.PlusCount, e.Steps)
 		case checkW && len(e.W) != wlen:
 			return fmt.Errorf("%s: W has %d entries, the agent's model has d_psi·d_phi = %d", where, len(e.W), wlen)
+		case len(e.SE) > 0 && !x.SaveSE:
+			return fmt.Errorf("%s: standard errors (se) are recorded, but stats.save_se is off", where)
+		case len(e.SE) > 0 && len(e.SE) != len(e.W):
+			return fmt.Errorf("%s: se has %d entries, W %d", where, len(e.SE), len(e.W))
+		case slices.ContainsFunc(e.SE, func(v float64) bool { return v < 0 }):
+			return fmt.Errorf("%s: se has a negative standard error", where)
 		}
 	}
 	return nil

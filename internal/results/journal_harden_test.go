@@ -81,19 +81,29 @@ func TestReadJournalChecksRecords(t *testing.T) {
 	plus[0].PlusCount = 11
 	steps := episodes(3, 2)
 	steps[2].Steps = 0
+	withSE := func(se ...float64) []runner.Episode {
+		eps := episodes(3, 2)
+		eps[1].SE = se
+		return eps
+	}
 	for _, tc := range []struct {
-		name  string
-		trial runner.Trial
-		eps   []runner.Episode
-		frag  string
+		name   string
+		trial  runner.Trial
+		eps    []runner.Episode
+		frag   string
+		saveSE bool
 	}{
-		{"too few episodes", runner.Trial{Agent: "sm", Seed: 1}, episodes(2, 2), "has 2 episodes, the config has 3"},
-		{"duplicated episode", runner.Trial{Agent: "sm", Seed: 1}, dup, "episode 3 is numbered 2"},
-		{"wrong W length", runner.Trial{Agent: "sm", Seed: 1}, shortW, "W has 1 entries"},
-		{"unknown agent", runner.Trial{Agent: "lds", Seed: 0}, good, `agent "lds"`},
-		{"seed out of range", runner.Trial{Agent: "sm", Seed: 2}, good, "seed 2"},
-		{"plus_count above its steps", runner.Trial{Agent: "sm", Seed: 1}, plus, "plus_count 11"},
-		{"no steps", runner.Trial{Agent: "sm", Seed: 1}, steps, "steps 0 is outside [1, 10]"},
+		{"too few episodes", runner.Trial{Agent: "sm", Seed: 1}, episodes(2, 2), "has 2 episodes, the config has 3", false},
+		{"duplicated episode", runner.Trial{Agent: "sm", Seed: 1}, dup, "episode 3 is numbered 2", false},
+		{"wrong W length", runner.Trial{Agent: "sm", Seed: 1}, shortW, "W has 1 entries", false},
+		{"unknown agent", runner.Trial{Agent: "lds", Seed: 0}, good, `agent "lds"`, false},
+		{"seed out of range", runner.Trial{Agent: "sm", Seed: 2}, good, "seed 2", false},
+		{"plus_count above its steps", runner.Trial{Agent: "sm", Seed: 1}, plus, "plus_count 11", false},
+		{"no steps", runner.Trial{Agent: "sm", Seed: 1}, steps, "steps 0 is outside [1, 10]", false},
+		{"se without stats.save_se", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2), "stats.save_se is off", false},
+		{"se shorter than W", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1), "se has 1 entries, W 2", true},
+		{"se longer than W", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2, 0.3), "se has 3 entries, W 2", true},
+		{"negative se", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, -0.2), "negative standard error", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -101,7 +111,9 @@ func TestReadJournalChecksRecords(t *testing.T) {
 			j.Append(runner.Trial{Agent: "sm", Seed: 0}, good)
 			j.Append(tc.trial, tc.eps)
 			j.Close()
-			_, err := ReadJournal(dir, want)
+			want := *want
+			want.SaveSE = tc.saveSE
+			_, err := ReadJournal(dir, &want)
 			if !errors.Is(err, errs.ErrInvalidInput) {
 				t.Fatalf("ReadJournal: %v, want ErrInvalidInput", err)
 			}

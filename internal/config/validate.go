@@ -176,7 +176,7 @@ func (c *Config) validate(agents bool) error {
 	for _, x := range e.Reward.Centers {
 		between("env.reward.centers", x, 0, MaxAbsState, StateWhy)
 	}
-	if dpsi, dphi, ok := c.Dims(); ok {
+	if dpsi, dphi, ok := c.Dims(); ok && c.Uses("env.w0") {
 		if len(e.W0) != dpsi {
 			bad("env.w0", "has %d rows, want d_psi = %d for family %s with dim %d", len(e.W0), dpsi, f.Kind, f.Dim)
 		}

@@ -41,9 +41,10 @@ func plainFlagError(err error) error {
 }
 
 // emptyStringFlag refuses a text flag given with an empty value
-// (--config ”, --out ”), or a repeatable one (--config, --set) given
-// once with an empty value: it silently meant the flag's default, which
-// the user did not ask for by giving the flag.
+// (--config ”, --out ”), a repeatable one (--config, --set) given once
+// with an empty value, or a list flag (--method, --where, --agents) given
+// no item: it silently meant the flag's default, which the user did not
+// ask for by giving the flag.
 func emptyStringFlag(cmd *cobra.Command) error {
 	var err error
 	cmd.Flags().Visit(func(f *pflag.Flag) {
@@ -51,8 +52,13 @@ func emptyStringFlag(cmd *cobra.Command) error {
 			return
 		}
 		empty := f.Value.Type() == "string" && f.Value.String() == ""
-		if a, ok := f.Value.(pflag.SliceValue); ok && f.Value.Type() == "stringArray" {
-			empty = slices.Contains(a.GetSlice(), "")
+		if a, ok := f.Value.(pflag.SliceValue); ok {
+			switch f.Value.Type() {
+			case "stringArray":
+				empty = slices.Contains(a.GetSlice(), "")
+			case "stringSlice": // --where '' parses to no item at all
+				empty = len(a.GetSlice()) == 0
+			}
 		}
 		if empty {
 			err = usageErrorf("--%s: empty value; leave the flag out for its default", f.Name)

@@ -406,6 +406,17 @@ func TestLowSeverityCases(t *testing.T) {
 		{name: "--config ''", setup: func(t *testing.T, dir string) []string {
 			return []string{"run", "--config", "", "--out", filepath.Join(dir, "out")}
 		}, code: ExitUsage, has: []string{"--config: empty value; leave the flag out for its default"}},
+		// A list flag given an empty value meant its default (all
+		// estimators, no --where filter) with exit 0.
+		{name: "--method ''", setup: func(t *testing.T, dir string) []string {
+			return []string{"estimate", "--n", "20", "--method", ""}
+		}, code: ExitUsage, has: []string{"--method: empty value; leave the flag out for its default"}},
+		{name: "--where ''", setup: func(t *testing.T, dir string) []string {
+			return []string{"estimate", "--data", writeFile(t, dir, "d.csv", "s,a,s_next\n0.5,1,0.25\n"), "--where", ""}
+		}, code: ExitUsage, has: []string{"--where: empty value"}},
+		{name: "--agents ''", setup: func(t *testing.T, dir string) []string {
+			return append(tinyArgs(t, dir), "--agents", "")
+		}, code: ExitUsage, has: []string{"--agents: empty value"}, check: noEntry("out")},
 		{name: "a layered --config ''", setup: func(t *testing.T, dir string) []string {
 			return append(tinyArgs(t, dir), "--config", "")
 		}, code: ExitUsage, has: []string{"--config: empty value"}, check: noEntry("out")},

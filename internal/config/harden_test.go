@@ -56,6 +56,10 @@ func TestNumericBounds(t *testing.T) {
 		{"env:\n  kind: mountain-car\n  horizon: 999\n  action_space: box\n  action_low: [-1]\n  action_high: [1]\n  mountain_car: {goal_position: 1.5}\nplanner:\n  kind: mppi\n", "env.mountain_car.goal_position: must be at most max_position = 0.6"},
 		{"env:\n  kind: mountain-car\n  horizon: 999\n  action_space: box\n  action_low: [-1]\n  action_high: [1]\n  mountain_car: {goal_velocity: 1.5}\nplanner:\n  kind: mppi\n", "env.mountain_car.goal_velocity: must be at most max_speed = 0.07"},
 		{"env:\n  kind: pendulum\n  horizon: 200\n  action_space: box\n  action_low: [-2]\n  action_high: [2]\nplanner:\n  kind: mppi\nmodel:\n  features: {kind: rff, dim: 10, length: 1e308}\n", "model.features.length: must lie in [1e-3, 1e3]"},
+		// env.kind expfam reads model.kink_bandwidth but not the model
+		// section: NaN passed and a run failed (exit 1) after writing.
+		{"env:\n  family: {kind: relu, dim: 1, sigma: 1}\n  features: {kind: affine}\n  w0: [[0.3, 0.8, 1], [0.2, -1.2, -2.5]]\nmodel:\n  kink: kernel\n  kink_bandwidth: .nan\n", "model.kink_bandwidth: must lie in [0, 10]"},
+		{"env:\n  family: {kind: relu, dim: 1, sigma: 1}\n  features: {kind: affine}\n  w0: [[0.3, 0.8, 1], [0.2, -1.2, -2.5]]\nmodel:\n  kink: kernel\n  kink_bandwidth: 1e300\n", "model.kink_bandwidth: must lie in [0, 10]"},
 		{"name: \"\"\n", `name: must be a file name`},
 		{"confidence: {b_psi: true}\n", `line 1: confidence.b_psi: want auto or a number, got "true"`},
 		{"env: {kind: 2024-01-01}\n", `line 1: env.kind: want text (quote it if you mean it: "2024-01-01")`},

@@ -130,6 +130,11 @@ func (c *Config) validate(agents bool) error {
 	if c.Uses("model") {
 		c.validateModel(bad)
 	}
+	// Outside validateModel: env.kind expfam reads model.kink_bandwidth
+	// (its learners' score matching of the true family) but not model.
+	if kb := c.Model.KinkBandwidth; c.Uses("model.kink_bandwidth") && (!(kb >= 0) || !finite(kb) || kb > 10) {
+		bad("model.kink_bandwidth", "must lie in [0, 10] (units of the coordinate's scale), got %v", kb)
+	}
 	if !finite(e.InitLow) || !finite(e.InitHigh) || e.InitLow > e.InitHigh {
 		bad("env.init_low", "must be finite and <= env.init_high, got [%v, %v]", e.InitLow, e.InitHigh)
 	} else {
@@ -176,7 +181,7 @@ func (c *Config) validate(agents bool) error {
 	for _, x := range e.Reward.Centers {
 		between("env.reward.centers", x, 0, MaxAbsState, StateWhy)
 	}
-	if dpsi, dphi, ok := c.Dims(); ok {
+	if dpsi, dphi, ok := c.Dims(); ok && c.Uses("env.w0") {
 		if len(e.W0) != dpsi {
 			bad("env.w0", "has %d rows, want d_psi = %d for family %s with dim %d", len(e.W0), dpsi, f.Kind, f.Dim)
 		}
@@ -489,9 +494,6 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 	}
 	if !(m.Alpha >= 1) || !finite(m.Alpha) || m.Alpha > 16 {
 		bad("model.alpha", "must lie in [1, 16], got %v", m.Alpha)
-	}
-	if !(m.KinkBandwidth >= 0) || !finite(m.KinkBandwidth) || m.KinkBandwidth > 10 {
-		bad("model.kink_bandwidth", "must lie in [0, 10] (units of the coordinate's scale), got %v", m.KinkBandwidth)
 	}
 	if !slices.Contains(ModelTargets, m.Target) {
 		bad("model.target", "unknown target %q (known: %v)", m.Target, ModelTargets)

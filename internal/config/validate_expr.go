@@ -131,7 +131,10 @@ func checkExprFamily(bad func(key, format string, args ...any), key string, f Ex
 // maxExprStats bounds the statistics of one expression coordinate.
 const maxExprStats = 64
 
-// validateExpr checks the expression keys (see the top of this file).
+// validateExpr checks the expression keys (see the top of this file) that
+// c uses: a key of a part c does not select is reported once, by the
+// registry ("is set but env.kind is pendulum"), or dropped when a source
+// above the key's changed the selection (Load), so it is not checked here.
 func (c *Config) validateExpr(bad func(key, format string, args ...any)) {
 	e := c.Env
 	f := e.Family
@@ -142,7 +145,7 @@ func (c *Config) validateExpr(bad func(key, format string, args ...any)) {
 	if ds < 1 || ds > maxCount || da < 1 || da > maxCount {
 		return // reported elsewhere
 	}
-	if e.Kind == "expfam" && f.Kind == ExprKind {
+	if c.Uses("env.family.log_q") {
 		switch {
 		case len(f.Coords) > 0 && (f.LogQ != "" || len(f.Psi) > 0 || len(f.Support) > 0):
 			bad("env.family.coords", "give either coords (one family per coordinate) or log_q, psi and support (one for all), not both")
@@ -155,10 +158,10 @@ func (c *Config) validateExpr(bad func(key, format string, args ...any)) {
 		default:
 			checkExprFamily(bad, "env.family", ExprFamily{LogQ: f.LogQ, Psi: f.Psi, Support: f.Support})
 		}
-	} // under another kind these keys are exit 2 (env.family.kind expression owns them)
+	}
 	checkFeatures := func(key string, ft Features, ds int) {
-		if ft.Kind != ExprKind {
-			return // phi of another kind is exit 2 (the expression features own it)
+		if !c.Uses(key + ".phi") {
+			return
 		}
 		if len(ft.Phi) == 0 {
 			bad(key+".phi", "must list at least one feature, an expression of %s", strings.Join(TaskVars(ds, da), ", "))
@@ -171,27 +174,22 @@ func (c *Config) validateExpr(bad func(key, format string, args ...any)) {
 		}
 	}
 	checkFeatures("env.features", e.Features, f.Dim)
-	if e.Kind != "expfam" {
-		checkFeatures("model.features", c.Model.Features, ds)
+	checkFeatures("model.features", c.Model.Features, ds)
+	if e.Reward.Expression != "" && c.Uses("env.reward.expression") {
+		checkExpr(bad, "env.reward.expression", e.Reward.Expression, TaskVars(ds, da), false)
 	}
-	if e.Reward.Expression != "" {
-		if e.Kind != "expfam" {
-			bad("env.reward.expression", "is for env.kind expfam; %s has its own reward", e.Kind)
-		} else {
-			checkExpr(bad, "env.reward.expression", e.Reward.Expression, TaskVars(ds, da), false)
-		}
-	}
-	if e.Terminal != "" {
-		if e.Kind != "expfam" {
-			bad("env.terminal", "is for env.kind expfam; %s has its own terminal states", e.Kind)
-		} else {
+	if c.Uses("env.terminal") {
+		if e.Terminal != "" {
 			checkExpr(bad, "env.terminal", e.Terminal, StateVars(ds), true)
 		}
+		if !finite(e.TerminalReward) {
+			bad("env.terminal_reward", "must be a finite number, got %v", e.TerminalReward)
+		} else if e.TerminalReward != 0 && e.Terminal == "" {
+			bad("env.terminal_reward", "needs env.terminal, the states that collect it")
+		}
 	}
-	if !finite(e.TerminalReward) {
-		bad("env.terminal_reward", "must be a finite number, got %v", e.TerminalReward)
-	} else if e.TerminalReward != 0 && e.Terminal == "" {
-		bad("env.terminal_reward", "needs env.terminal, the states that collect it")
+	if !c.Uses("model.expression") {
+		return
 	}
 	// model.family entries "expression" take model.expression in order.
 	n := 0
@@ -205,12 +203,9 @@ func (c *Config) validateExpr(bad func(key, format string, args ...any)) {
 	}
 	m := c.Model.Expression
 	switch {
-	case e.Kind == "expfam":
-	case n == 0 && len(m) > 0:
-		bad("model.expression", "defines expression families, but model.family names none (write expression in model.family)")
-	case n > 0 && len(m) == 0:
+	case len(m) == 0:
 		bad("model.expression", "must define the family of model.family's expression entries: [{log_q: ..., psi: [...]}]")
-	case n > 0 && len(m) != 1 && len(m) != n:
+	case len(m) != 1 && len(m) != n:
 		bad("model.expression", "has %d families for %d expression coordinates of model.family (give one, or one per coordinate)", len(m), n)
 	default:
 		for i, mf := range m {

@@ -57,7 +57,10 @@ func TestExprKeysErrors(t *testing.T) {
 		{"env:\n  features: {kind: linear, phi: [\"s0\"]}\n", "env.features.phi: is set but env.features.kind is linear"}, // issue 18: a key of an unselected part,
 		{"env:\n  features: {kind: expression}\n", "env.features.phi: must list at least one feature, an expression of s0, a0"},
 		{"env:\n  terminal: \"s1 > 0\"\n", `env.terminal: "s1 > 0" column 1: unknown name "s1" (variables here: s0)`},
-		{"env:\n  kind: pendulum\n  reward: {expression: \"1\"}\n", "env.reward.expression: is for env.kind expfam"},
+		{"env:\n  kind: pendulum\n  reward: {expression: \"1\"}\n", "env.reward.expression: is set but env.kind is pendulum (it is used by env.kind expfam only)"},
+		{"env:\n  kind: pendulum\n  terminal_reward: 1\n", "env.terminal_reward: is set but env.kind is pendulum"},
+		{"env:\n  terminal_reward: .nan\n  terminal: \"s0 > 1\"\n", "env.terminal_reward: must be a finite number, got NaN"},
+		{"env:\n  terminal_reward: 1\n", "env.terminal_reward: needs env.terminal"},
 		{"env:\n  kind: pendulum\nmodel:\n  family: [expression]\n", "model.expression: must define the family"},
 		{"env:\n  kind: pendulum\nmodel:\n  family: [gaussian, expression, expression]\n  expression: [{log_q: \"0\", psi: [\"x\"]}, {log_q: \"0\", psi: [\"x\"]}, {log_q: \"0\", psi: [\"x\"]}]\n", "model.expression: has 3 families for 2 expression coordinates"},
 		{"env:\n  kind: pendulum\nmodel:\n  family: [expression]\n  expression: [{log_q: \"-y\", psi: [\"x\"]}]\n", `model.expression[0].log_q: "-y" column 2: unknown name "y"`},
@@ -66,6 +69,33 @@ func TestExprKeysErrors(t *testing.T) {
 		_, err := loadText(t, c.yaml)
 		if err == nil || !strings.Contains(err.Error(), c.frag) {
 			t.Errorf("%s: error %v, want %q", c.yaml, err, c.frag)
+		}
+		// One message per key: validation does not repeat the registry's.
+		if key, _, ok := strings.Cut(c.frag, ": "); ok && err != nil && strings.Count(err.Error(), key+": ") != 1 {
+			t.Errorf("%s: %q named more than once in %v", c.yaml, key, err)
+		}
+	}
+}
+
+// TestExprKeysOverridden: the expression keys of a file whose part a
+// higher source deselects are dropped, as every part's keys are (Load),
+// not checked against a part the run does not use.
+func TestExprKeysOverridden(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		set  []Setting
+	}{
+		{"env:\n  reward: {expression: \"s0*s0\"}\n  terminal: \"s0 > 1\"\n  terminal_reward: 2\n", []Setting{{Key: "env.kind", Value: "cartpole", Source: "--set"}}},
+		{"env:\n  features: {kind: expression, phi: [\"s7\"]}\n", []Setting{{Key: "env.kind", Value: "cartpole", Source: "--set"}}},
+		{"env:\n  kind: pendulum\nmodel:\n  family: [expression]\n  expression: [{log_q: \"-x*x/2\", psi: [\"x\"]}]\n", []Setting{{Key: "model.family", Value: []string{"gaussian"}, Source: "--set"}}},
+		{"env:\n  kind: pendulum\nmodel:\n  features: {kind: expression, phi: [\"s9\"]}\n", []Setting{{Key: "model.features.kind", Value: "linear", Source: "--set"}}},
+	} {
+		p := filepath.Join(t.TempDir(), "c.yaml")
+		if err := os.WriteFile(p, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(Options{Path: p, Set: c.set}); err != nil {
+			t.Errorf("%s with %v: %v", c.yaml, c.set, err)
 		}
 	}
 }

@@ -319,7 +319,8 @@ type Options struct {
 
 // NonConfigEnv are the SMRL_* variables that smrl (or its tests) reads
 // other than config keys; they are not reported as misspelt keys.
-var NonConfigEnv = []string{"SMRL_SHARD_COUNT", "SMRL_REPRODUCE", "SMRL_PLOTCHECK_DIR", "SMRL_CACHE_DIR", "SMRL_TABLE_SURVEY"}
+var NonConfigEnv = []string{"SMRL_SHARD_COUNT", "SMRL_REPRODUCE", "SMRL_PLOTCHECK_DIR", "SMRL_CACHE_DIR", "SMRL_TABLE_SURVEY",
+	"SMRL_NOSIMD", "SMRL_LONG", "SMRL_DOCS", "SMRL_TEST_ARGS"}
 
 // noteOverride lists the keys for which a flag that overrides the file's or
 // the environment's value is worth a note: the agents decide what runs.

@@ -218,7 +218,7 @@ func TestEnvironment(t *testing.T) {
 	}
 	var warnings []string
 	warn := func(m string) { warnings = append(warnings, m) }
-	env := []string{"SMRL_EPISODS=3", "SMRL_SHARD_COUNT=2", "SMRL_REPRODUCE=1", "SMRL_PLANER_TAU=3"}
+	env := []string{"SMRL_EPISODS=3", "SMRL_SHARD_COUNT=2", "SMRL_REPRODUCE=1", "SMRL_PLANER_TAU=3", "SMRL_NOSIMD=1", "SMRL_LONG=1", "SMRL_DOCS=1"}
 	if _, err := Load(Options{Environ: env, Warn: warn}); err != nil {
 		t.Fatal(err)
 	}

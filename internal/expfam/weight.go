@@ -89,19 +89,26 @@ func NewDistWeight(points []float64, lo, hi, c, p float64) (*DistWeight, error) 
 	return &DistWeight{Points: append([]float64(nil), points...), Lo: lo, Hi: hi, C: c, P: p}, nil
 }
 
+// minus writes x − c with c's sign folded into the operator: x − 1, x + 1,
+// and x for c = 0.
+func minus(c float64) string {
+	switch {
+	case c == 0:
+		return "x"
+	case c < 0:
+		return fmt.Sprintf("x + %g", -c)
+	default:
+		return fmt.Sprintf("x − %g", c)
+	}
+}
+
 func (w *DistWeight) String() string {
 	var d []string
 	for _, x := range w.Points {
-		if x == 0 {
-			d = append(d, "|x|")
-		} else {
-			d = append(d, fmt.Sprintf("|x − %g|", x))
-		}
+		d = append(d, "|"+minus(x)+"|")
 	}
-	if w.Lo == 0 {
-		d = append(d, "x")
-	} else if !math.IsInf(w.Lo, -1) {
-		d = append(d, fmt.Sprintf("x − %g", w.Lo))
+	if !math.IsInf(w.Lo, -1) {
+		d = append(d, minus(w.Lo))
 	}
 	if !math.IsInf(w.Hi, 1) {
 		d = append(d, fmt.Sprintf("%g − x", w.Hi))
@@ -110,7 +117,7 @@ func (w *DistWeight) String() string {
 	switch {
 	case len(d) > 1:
 		dist = "min(" + dist + ")"
-	case strings.Contains(dist, " "):
+	case strings.Contains(dist, " ") && !strings.HasPrefix(dist, "|"):
 		dist = "(" + dist + ")"
 	}
 	if w.P == 1 {

@@ -37,7 +37,7 @@ func TestColumnKindsAgreeWithResults(t *testing.T) {
 	for _, c := range episodeNumbers {
 		optional[c.name] = c.optional
 	}
-	check(episodesFile, results.EpisodesHeader(1, 2), optional, []string{"agent", "seed", "episode", "steps", "plus_count"}, results.EpisodesColumn)
+	check(episodesFile, results.EpisodesHeader(1, 2, false, true), optional, []string{"agent", "seed", "episode", "steps", "plus_count"}, results.EpisodesColumn)
 }
 
 // What smrl writes passes the readers with the run's config as bounds:

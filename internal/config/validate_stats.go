@@ -18,8 +18,10 @@ const LambdaCVWord = "cv"
 // DefaultCVGrid is the default λ grid of cross-validation: 10⁻⁶, …, 10⁴.
 var DefaultCVGrid = []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1e3, 1e4}
 
-// CV configures cross-validated hyperparameters: K-fold held-out
-// score-matching loss over contiguous folds (see estimator.CrossValidate).
+// CV configures cross-validated hyperparameters: K-fold held-out loss
+// over contiguous folds (score matching for smrl estimate; in runs each
+// learning agent's own: see estimator.CrossValidate, CrossValidateLDS and
+// MLE.CrossValidate).
 type CV struct {
 	Grid  []float64 `mapstructure:"grid" yaml:"grid"`   // λ values, each > 0
 	Folds int       `mapstructure:"folds" yaml:"folds"` // K >= 2

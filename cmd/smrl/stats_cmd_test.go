@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/csv"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,7 +71,10 @@ func TestStatsBadInput(t *testing.T) {
 		{"bootstrap_reps 0 in a run", []string{"run", "--config", writeFile(t, dir, "b2.yaml", "stats:\n  bootstrap_reps: 0\n"), "--out", dir + "/r"}, "stats.bootstrap_reps"},
 		{"unknown score", []string{"estimate", "--config", writeFile(t, dir, "s.yaml", "stats:\n  score: best\n")}, "stats.score"},
 		{"lambda word", []string{"estimate", "--config", writeFile(t, dir, "l.yaml", "lambda: auto\n")}, "lambda"},
-		{"lambda cv in a run", []string{"run", "--config", writeFile(t, dir, "l2.yaml", "lambda: cv\n"), "--out", dir + "/r2"}, "lambda"},
+		{"lambda cv with confidence.lambda theorem in a run", []string{"run", "--config", writeFile(t, dir, "l2.yaml",
+			"lambda: cv\nagents: [sm-ucb]\nconfidence:\n  beta: theory\n  lambda: theorem\n  b_psi: 1\n  alpha1: 1\n"), "--out", dir + "/r2"}, "lambda: cv cannot be combined with confidence.lambda: theorem"},
+		{"lambda cv with a grid below 1e-12 for -ps in a run", []string{"run", "--config", writeFile(t, dir, "l3.yaml",
+			"lambda: cv\nagents: [lds-ps]\ncv:\n  grid: [1.0e-13]\n"), "--out", dir + "/r3"}, "cv.grid"},
 		{"bad --lambda", []string{"estimate", "--lambda", "x"}, "--lambda"},
 		{"bad --mle-se", []string{"estimate", "--mle-se", "x"}, "--mle-se"},
 	} {
@@ -123,14 +128,46 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-// TestRunLambdaCV: a run with lambda: cv and the agents sm and oracle
-// completes and is the same for any number of workers.
+// TestRunLambdaCV: a run with lambda: cv and learners of every estimator,
+// greedy and -ps, completes and is the same for any number of workers;
+// episodes.csv ends with the column lambda, a value of cv.grid on every
+// learner's row and empty on the oracle's; a run without cv has no such
+// column.
 func TestRunLambdaCV(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "cv.yaml", "seeds: 2\nepisodes: 4\nlambda: cv\nagents: [sm, oracle]\nplanner:\n  n_rollouts: 10\n")
+	cfg := writeFile(t, dir, "cv.yaml", "seeds: 2\nepisodes: 4\nlambda: cv\nagents: [sm, lds, mle, lds-ps, sm-ps, oracle]\nplanner:\n  n_rollouts: 10\ncv:\n  grid: [0.001, 1, 1000]\n")
 	mustRun(t, "run", "--config", cfg, "--out", dir+"/a", "-q", "--no-plots", "--workers", "1")
 	mustRun(t, "run", "--config", cfg, "--out", dir+"/b", "-q", "--no-plots", "--workers", "2")
-	if readFile(t, dir+"/a/episodes.csv") != readFile(t, dir+"/b/episodes.csv") {
+	ep := readFile(t, dir+"/a/episodes.csv")
+	if ep != readFile(t, dir+"/b/episodes.csv") {
 		t.Error("episodes.csv of lambda: cv differs between 1 and 2 workers")
+	}
+	rows, err := csv.NewReader(strings.NewReader(ep)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(rows[0]) - 1
+	if rows[0][last] != "lambda" {
+		t.Fatalf("the last column of episodes.csv is %q, want lambda", rows[0][last])
+	}
+	for _, r := range rows[1:] {
+		switch l := r[last]; {
+		case r[0] == "oracle" && l != "":
+			t.Errorf("oracle row %v has λ %q", r[:3], l)
+		case r[0] != "oracle" && !slices.Contains([]string{"0.001", "1", "1000"}, l):
+			t.Errorf("%s row %v has λ %q, not one of cv.grid", r[0], r[:3], l)
+		}
+	}
+	// The journal keeps λ: the merge of two shards writes the same file.
+	mustRun(t, "run", "--config", cfg, "--out", dir+"/s0", "-q", "--no-plots", "--shard", "0/2")
+	mustRun(t, "run", "--config", cfg, "--out", dir+"/s1", "-q", "--no-plots", "--shard", "1/2")
+	mustRun(t, "merge", dir+"/s0", dir+"/s1", "--out", dir+"/m", "-q", "--no-plots")
+	if readFile(t, dir+"/m/episodes.csv") != ep {
+		t.Error("episodes.csv of the merge of two lambda: cv shards differs from the run's")
+	}
+	plain := writeFile(t, dir, "plain.yaml", "seeds: 1\nepisodes: 2\nagents: [sm]\nplanner:\n  n_rollouts: 10\n")
+	mustRun(t, "run", "--config", plain, "--out", dir+"/p", "-q", "--no-plots")
+	if h, _, _ := strings.Cut(readFile(t, dir+"/p/episodes.csv"), "\n"); strings.Contains(h, "lambda") {
+		t.Errorf("a run without lambda: cv has the header %q", h)
 	}
 }

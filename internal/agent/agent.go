@@ -42,7 +42,8 @@ type Agent struct {
 	// SE holds the standard errors of vec(Ŵ) (row-major like W) after the
 	// last EndEpisode when Config.SaveSE is set, else nil.
 	SE      []float64
-	kept    *transitions // every transition, for a cross-validated λ or Config.SaveSE; else nil
+	kept    *transitions // every transition, for a cross-validated λ (sm, lds) or Config.SaveSE; else nil
+	cv      *CVConfig    // Config.CV of a learner, else nil
 	phi     []float64
 	learner bool
 	delta   bool      // the model is of s' − s (env.ModelSpec.Delta)
@@ -73,8 +74,10 @@ type Config struct {
 	Horizon int // H: the -ucb agents' simulated episodes (confidence.value rollout); lqr's horizon
 	// Box is the box of continuous actions (the lqr agent clamps to it).
 	Box *env.Box
-	// CV, when not nil, makes the sm agent choose λ by cross-validation at
-	// every refit (config lambda: cv); Lambda is then not used by it.
+	// CV, when not nil, makes a learning agent (sm, lds, mle and their
+	// -ucb and -ps variants) choose λ by cross-validation at every refit
+	// (config lambda: cv, cvFit); Lambda is then not used. The oracle and
+	// lqr, which fit nothing, ignore it.
 	CV *CVConfig
 	// SaveSE makes a learning agent keep its transitions and compute the
 	// standard errors of vec(Ŵ) at every refit (config stats.save_se): the
@@ -125,6 +128,12 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		a.diff = make([]float64, dist.StateDim())
 	}
 	w := make([]float64, dist.StatDim()*dphi)
+	// fitAt fits all transitions so far at a λ; choose, with Config.CV,
+	// cross-validates λ on them (estimator.CV; only once there are at
+	// least cv.Folds).
+	var fitAt func(lambda float64) (*estimator.Fit, error)
+	var choose func(cv CVConfig) (*estimator.CV, error)
+	var count func() int // transitions so far
 	switch base {
 	case "oracle":
 		a.learner = false
@@ -144,11 +153,10 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		if err != nil {
 			return nil, err
 		}
-		a.add = e.Add
-		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda) }
-		if c.CV != nil && mode == "" {
-			a.kept = &transitions{dphi: dphi, ds: dist.StateDim()}
-			a.add, a.fit = cvLearner(e, a.kept, *c.CV)
+		a.add, count = e.Add, e.N
+		fitAt = e.Fit
+		choose = func(cv CVConfig) (*estimator.CV, error) {
+			return estimator.CrossValidate(e, a.kept.n(), a.kept.row, cv.Folds, cv.Grid)
 		}
 		a.seFn = func(f *estimator.Fit, n int, data estimator.Data) ([]float64, error) {
 			return e.Sandwich(f, n, data, estimator.SEOptions{})
@@ -162,15 +170,18 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		w = make([]float64, g.StatDim()*dphi)
 		e := estimator.NewLDS(g.StateDim(), dphi)
 		sigma := spec.LDSSigma
-		a.add = e.Add
+		a.add, count = e.Add, e.N
 		// Confidence blocks (G + λI)/σ²: the precision of the agent's own model.
-		a.fit = func() (*estimator.Fit, error) { return e.FitNoise(lambda, sigma) }
-		a.seFn = func(_ *estimator.Fit, n int, data estimator.Data) ([]float64, error) {
-			f, err := e.Fit(lambda) // the sandwich of least squares needs σ = 1
+		fitAt = func(l float64) (*estimator.Fit, error) { return e.FitNoise(l, sigma) }
+		choose = func(cv CVConfig) (*estimator.CV, error) {
+			return estimator.CrossValidateLDS(e, a.kept.n(), a.kept.row, cv.Folds, cv.Grid, sigma)
+		}
+		a.seFn = func(f *estimator.Fit, n int, data estimator.Data) ([]float64, error) {
+			g, err := e.Fit(f.Lambda) // the sandwich of least squares needs σ = 1
 			if err != nil {
 				return nil, err
 			}
-			return e.Sandwich(f, n, data, estimator.SEOptions{})
+			return e.Sandwich(g, n, data, estimator.SEOptions{})
 		}
 	case "mle":
 		b, ok := dist.(expfam.Blocked)
@@ -178,11 +189,25 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 			return nil, fmt.Errorf("agent mle: the family %v is not a product family, so its likelihood does not decouple", dist)
 		}
 		e := estimator.NewMLE(b, dphi)
-		a.add = e.Add
-		a.fit = func() (*estimator.Fit, error) { return e.Fit(lambda, a.Model.W) }
+		a.add, count = e.Add, e.N
+		fitAt = func(l float64) (*estimator.Fit, error) { return e.Fit(l, a.Model.W) }
+		// The MLE keeps every transition itself: no a.kept for choose.
+		choose = func(cv CVConfig) (*estimator.CV, error) { return e.CrossValidate(cv.Folds, cv.Grid, a.Model.W) }
 		a.seFn = func(f *estimator.Fit, _ int, _ estimator.Data) ([]float64, error) { return f.InverseDiag() }
 	default:
 		return nil, fmt.Errorf("unknown agent %q", name)
+	}
+	a.fit = func() (*estimator.Fit, error) { return fitAt(lambda) }
+	if c.CV != nil && a.learner {
+		if mode == "ucb" && c.Confidence.Lambda == "theorem" {
+			return nil, fmt.Errorf("agent %s: lambda: cv and confidence.lambda: theorem both set its λ", name)
+		}
+		cv := *c.CV
+		a.cv = &cv
+		if base != "mle" {
+			a.keepTransitions(dphi, dist.StateDim())
+		}
+		a.fit = cvFit(cv, count, choose, fitAt)
 	}
 	if c.SaveSE && a.learner {
 		if a.kept == nil { // a cross-validating learner keeps them already
@@ -346,8 +371,8 @@ func (k *transitions) row(t int) ([]float64, []float64) {
 	return k.phi[t*k.dphi : (t+1)*k.dphi], k.next[t*k.ds : (t+1)*k.ds]
 }
 
-// keepTransitions wraps a.add to keep every transition in a.kept (for the
-// standard errors of Config.SaveSE).
+// keepTransitions wraps a.add to keep every transition in a.kept (for a
+// cross-validated λ and the standard errors of Config.SaveSE).
 func (a *Agent) keepTransitions(dphi, ds int) {
 	a.kept = &transitions{dphi: dphi, ds: ds}
 	inner := a.add
@@ -371,6 +396,17 @@ func (a *Agent) updateSE(f *estimator.Fit) error {
 	return nil
 }
 
+// CVLambda returns the λ of the last refit of an agent that chooses λ by
+// cross-validation (Config.CV): the grid's λ of the smallest held-out
+// loss, or its largest while there were fewer transitions than folds. It
+// is 0 for the other agents and before the first refit.
+func (a *Agent) CVLambda() float64 {
+	if a.cv == nil || a.Last == nil {
+		return 0
+	}
+	return a.Last.Lambda
+}
+
 // Method returns the agent's estimator: sm, lds or mle for the learners
 // and their -ucb and -ps variants, oracle or lqr otherwise.
 func (a *Agent) Method() string { return a.base }
@@ -389,10 +425,9 @@ func init() {
 		if strings.HasPrefix(name, "lds") {
 			uses = append(uses, "lds", "model.lds_features")
 		}
-		// sm and oracle refit by score matching and can choose λ by
-		// cross-validation at every refit (lambda: cv, cvLearner).
-		cv := name == "sm" || name == "oracle"
-		config.Register(config.Part{Group: "agents", Name: name, Doc: doc, Uses: uses, LambdaCV: cv})
+		// Every learner chooses λ by cross-validation at every refit with
+		// lambda: cv (cvFit); the oracle fits nothing and ignores it.
+		config.Register(config.Part{Group: "agents", Name: name, Doc: doc, Uses: uses, LambdaCV: true})
 	}
 	for _, b := range base {
 		reg(b.name, b.doc)
@@ -406,27 +441,26 @@ func init() {
 	}
 }
 
-// cvLearner returns the add and fit of an sm agent whose λ is chosen at
-// every refit by estimator.CrossValidate on all transitions so far (kept
-// in kept), over cv.Grid with cv.Folds contiguous folds; a
-// refit costs one pass over the transitions and one factorisation per
-// (fold, λ). With fewer transitions than folds it fits at the largest λ
-// of the grid.
-func cvLearner(proto *estimator.SM, kept *transitions, cv CVConfig) (func(phi, next []float64), func() (*estimator.Fit, error)) {
-	fit := func() (*estimator.Fit, error) {
-		n, data := kept.n(), kept.row
-		if n < cv.Folds {
-			e := proto.Empty()
-			for t := range n {
-				e.Add(data(t))
+// cvFit returns the fit of an agent whose λ is chosen at every refit by
+// cross-validation on all transitions so far: choose scores cv.Grid with
+// cv.Folds contiguous folds by the estimator's held-out loss
+// (estimator.CrossValidate for sm, CrossValidateLDS for lds,
+// MLE.CrossValidate for mle) and fitAt fits every transition at the λ of
+// the smallest loss. The fit carries that λ (Fit.Lambda) in its precision
+// V + λI, so the -ucb and -ps agents' confidence set and posterior use the
+// λ of their refit. With fewer transitions (count) than folds it fits at
+// the largest λ of the grid, the strongest ridge: also the prior set of
+// the -ucb and -ps agents before any data.
+func cvFit(cv CVConfig, count func() int, choose func(CVConfig) (*estimator.CV, error), fitAt func(float64) (*estimator.Fit, error)) func() (*estimator.Fit, error) {
+	return func() (*estimator.Fit, error) {
+		lambda := slices.Max(cv.Grid)
+		if count() >= cv.Folds {
+			res, err := choose(cv)
+			if err != nil {
+				return nil, fmt.Errorf("lambda: cv: %w", err)
 			}
-			return e.Fit(slices.Max(cv.Grid))
+			lambda = res.Lambda()
 		}
-		res, err := estimator.CrossValidate(proto, n, data, cv.Folds, cv.Grid)
-		if err != nil {
-			return nil, err
-		}
-		return res.All.Fit(res.Points[res.Best].Lambda)
+		return fitAt(lambda)
 	}
-	return kept.add, fit
 }

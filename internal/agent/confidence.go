@@ -27,9 +27,14 @@ func (c *candidateSet) Candidates() []Simulator { return c.sims }
 // initConfidence allocates the candidate models of a -ucb or -ps agent,
 // settles the constants of the theory β and fits the empty data set, so
 // that the first episode plans with the prior confidence set
-// {W : |vec(W)|_{λI} ≤ β_1} centred at Ŵ = 0.
+// {W : |vec(W)|_{λI} ≤ β_1} centred at Ŵ = 0 (with lambda: cv, λ the
+// largest of cv.grid: cvFit).
 func (a *Agent) initConfidence(ldsSigma []float64) error {
-	if !(a.lambda > 0) {
+	if a.cv != nil {
+		if lo := slices.Min(a.cv.Grid); !(lo > 0) {
+			return fmt.Errorf("agent %s: cv.grid must be > 0 for a confidence set, got %v", a.Name, lo)
+		}
+	} else if !(a.lambda > 0) {
 		return fmt.Errorf("agent %s: lambda must be > 0 for a confidence set, got %v", a.Name, a.lambda)
 	}
 	n := 1

@@ -118,9 +118,10 @@ func (c *lqr) Control(s []float64, h int, out []float64) {
 }
 
 // The lqr agent (config key agents): it reads env.lq through the
-// environment and needs env.kind lq.
+// environment and needs env.kind lq. It fits nothing, so it ignores λ and
+// lambda: cv.
 func init() {
-	config.Register(config.Part{Group: "agents", Name: "lqr",
+	config.Register(config.Part{Group: "agents", Name: "lqr", LambdaCV: true,
 		Doc: "plays the exact finite-horizon Riccati controller of env.kind lq (clamped to the box)",
 		Validate: func(c *config.Config, bad config.Bad) {
 			if c.Env.Kind != "lq" {

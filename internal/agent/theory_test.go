@@ -13,7 +13,7 @@ import (
 )
 
 // gaussTruth is s' = W0 phi + N(0, σ² I) on R² with affine features.
-func gaussTruth(t *testing.T, sigma float64) *expfam.Model {
+func gaussTruth(t testing.TB, sigma float64) *expfam.Model {
 	t.Helper()
 	g, err := expfam.NewGaussian(2, sigma)
 	if err != nil {
@@ -39,7 +39,7 @@ func specOf(m *expfam.Model, ldsSigma float64) env.ModelSpec {
 	return env.ModelSpec{Family: m.Dist, Features: m.Feat, LDSSigma: s, W0: m.W}
 }
 
-func defaultConfidence(t *testing.T) config.Confidence {
+func defaultConfidence(t testing.TB) config.Confidence {
 	t.Helper()
 	c, err := config.Load(config.Options{})
 	if err != nil {

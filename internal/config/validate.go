@@ -428,7 +428,9 @@ func (c *Config) validateConfidence(bad func(key, format string, args ...any), a
 			users = append(users, a)
 		}
 	}
-	if len(users) > 0 && c.Lambda == 0 {
+	if c.LambdaCV {
+		c.validateCVConfidence(bad, users)
+	} else if len(users) > 0 && c.Lambda == 0 {
 		bad("lambda", "must be > 0 for agents %v, whose confidence set |W − Ŵ|_{V+λI} ≤ β needs V + λI invertible, got 0", users)
 	} else if len(users) > 0 && c.Lambda < 1e-12 {
 		bad("lambda", "must be >= 1e-12 for agents %v, got %v: their β needs log det(V/λ + I) and their draws lie about β/sqrt(λ) from Ŵ, both of which overflow for smaller λ", users, c.Lambda)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // This file holds the config of issue 22 (standard errors, cross-validated
@@ -17,8 +18,10 @@ const LambdaCVWord = "cv"
 // DefaultCVGrid is the default λ grid of cross-validation: 10⁻⁶, …, 10⁴.
 var DefaultCVGrid = []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1e3, 1e4}
 
-// CV configures cross-validated hyperparameters: K-fold held-out
-// score-matching loss over contiguous folds (see estimator.CrossValidate).
+// CV configures cross-validated hyperparameters: K-fold held-out loss
+// over contiguous folds (score matching for smrl estimate; in runs each
+// learning agent's own: see estimator.CrossValidate, CrossValidateLDS and
+// MLE.CrossValidate).
 type CV struct {
 	Grid  []float64 `mapstructure:"grid" yaml:"grid"`   // λ values, each > 0
 	Folds int       `mapstructure:"folds" yaml:"folds"` // K >= 2
@@ -137,4 +140,20 @@ func isLambdaCV(v any) bool {
 // lambdaCVText is the message part of a lambda that is neither a number nor cv.
 func lambdaCVText(got string) string {
 	return fmt.Sprintf("want %s or a number, got %q", LambdaCVWord, got)
+}
+
+// validateCVConfidence checks lambda: cv for the agents users that plan
+// with a confidence set: every λ of cv.grid must be one their β and draws
+// can use (>= 1e-12, as a fixed lambda), and confidence.lambda: theorem,
+// which fixes the -ucb agents' λ to 1/b_star², cannot be combined with it.
+func (c *Config) validateCVConfidence(bad func(key, format string, args ...any), users []string) {
+	if len(users) == 0 {
+		return
+	}
+	if len(c.CV.Grid) > 0 && slices.Min(c.CV.Grid) < 1e-12 {
+		bad("cv.grid", "every λ must be >= 1e-12 for agents %v with lambda: %s, got %v: their β needs log det(V/λ + I) and their draws lie about β/sqrt(λ) from Ŵ, both of which overflow for smaller λ", users, LambdaCVWord, slices.Min(c.CV.Grid))
+	}
+	if c.Confidence.Lambda == "theorem" && slices.ContainsFunc(users, func(a string) bool { return strings.HasSuffix(a, "-ucb") }) {
+		bad("lambda", "%s cannot be combined with confidence.lambda: theorem, which sets the -ucb agents' λ to 1/b_star²: give a number, or confidence.lambda: shared", LambdaCVWord)
+	}
 }

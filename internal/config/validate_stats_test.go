@@ -93,34 +93,51 @@ func TestLambdaCVYAML(t *testing.T) {
 	if err != nil || !d.LambdaCV {
 		t.Errorf("reloaded: LambdaCV %v, err %v", d != nil && d.LambdaCV, err)
 	}
-	os.WriteFile(p, []byte("lambda: cv\nagents: [sm, lds]\n"), 0o644)
-	if _, err := Load(Options{Path: p}); err == nil || !strings.Contains(err.Error(), "lambda") {
-		t.Errorf("lambda: cv with lds: %v, want an error naming lambda", err)
+	os.WriteFile(p, []byte("lambda: cv\nagents: [sm, lds, mle-ps]\n"), 0o644)
+	if _, err := Load(Options{Path: p}); err != nil {
+		t.Errorf("lambda: cv with lds and mle-ps: %v", err)
 	}
 }
 
-// TestLambdaCVAgents: lambda: cv is accepted for the agents whose part
-// declares LambdaCV (sm, oracle) and refused, naming them, for the others.
+// TestLambdaCVAgents: lambda: cv is accepted for every agent (the
+// learners cross-validate, the oracle and lqr fit nothing); with agents
+// that plan with a confidence set, a grid λ below 1e-12 is refused naming
+// cv.grid, and confidence.lambda: theorem with a -ucb agent naming lambda.
 func TestLambdaCVAgents(t *testing.T) {
 	for _, tc := range []struct {
-		agents string
-		ok     bool
+		file string
+		want string // "" accepted, else a text of the error
 	}{
-		{"[sm]", true},
-		{"[oracle]", true},
-		{"[mle]", false},
-		{"[sm, sm-ucb]", false},
-		{"[lds-ps]", false},
+		{"agents: [sm]\n", ""},
+		{"agents: [oracle]\n", ""},
+		{"agents: [mle]\n", ""},
+		{"agents: [sm, sm-ucb]\n", ""},
+		{"agents: [lds-ps, lds, mle-ps, mle-ucb, lds-ucb, sm-ps]\n", ""},
+		{"agents: [sm]\ncv:\n  grid: [1.0e-13, 1]\n", ""},
+		{"agents: [sm-ps]\ncv:\n  grid: [1.0e-13, 1]\n", "cv.grid: every λ must be >= 1e-12 for agents [sm-ps]"},
+		{"agents: [sm-ucb]\nconfidence:\n  beta: theory\n  lambda: theorem\n  b_psi: 1\n  alpha1: 1\n", "lambda: cv cannot be combined with confidence.lambda: theorem"},
+		{"agents: [sm-ps]\nconfidence:\n  beta: theory\n  lambda: theorem\n  b_psi: 1\n  alpha1: 1\n", ""},
 	} {
 		p := filepath.Join(t.TempDir(), "c.yaml")
-		os.WriteFile(p, []byte("lambda: cv\nagents: "+tc.agents+"\n"), 0o644)
+		os.WriteFile(p, []byte("lambda: cv\n"+tc.file), 0o644)
 		_, err := Load(Options{Path: p})
-		if tc.ok && err != nil {
-			t.Errorf("agents %s: %v", tc.agents, err)
+		if tc.want == "" && err != nil {
+			t.Errorf("%q: %v", tc.file, err)
 		}
-		if !tc.ok && (err == nil || !strings.Contains(err.Error(), "agents [sm oracle] only")) {
-			t.Errorf("agents %s: %v, want the refusal naming sm and oracle", tc.agents, err)
+		if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%q: %v, want an error with %q", tc.file, err, tc.want)
 		}
+	}
+	// lqr (configs/lq.yaml's env) ignores λ.
+	lq, err := os.ReadFile("../../configs/lq.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := strings.Replace(strings.Replace(string(lq), "\nlambda: 0.001", "\nlambda: cv", 1), "[lqr, oracle, sm, lds]", "[lqr, oracle, lds-ps, mle]", 1)
+	p := filepath.Join(t.TempDir(), "lq.yaml")
+	os.WriteFile(p, []byte(y), 0o644)
+	if c, err := Load(Options{Path: p}); err != nil || !c.LambdaCV || !slices.Contains(c.Agents, "lqr") {
+		t.Errorf("lq with lambda: cv and lqr: %v", err)
 	}
 }
 

@@ -73,7 +73,12 @@
 // is Fit.InverseDiag. Cross-validation (cv.go): CrossValidate scores a λ
 // grid by K-fold held-out SM loss Σ_{t in fold} (½ ŵᵀ V_t ŵ + b_tᵀ ŵ) from
 // per-fold sums of V and b. Both use SM's per-transition terms (terms,
-// residual), the same as Add.
+// residual), the same as Add. CrossValidateLDS scores LDS by the SM loss
+// of its Gaussian model, Σ_i σ_i⁻⁴ (½ ŵ_iᵀ G ŵ_i − ŵ_i·Y_i) from per-fold
+// sums of G and Y, and MLE.CrossValidate the MLE by held-out negative
+// log-likelihood Σ_t Z(Ŵ phi_t) − <psi(s'_t), Ŵ phi_t>, a Newton fit per
+// (fold, λ); all three share one fold rule (scoreGrid): contiguous folds
+// in order, the loss of a λ the sum over folds divided by n.
 //
 // Fit carries the factorised precision P = S (V + λI) of the estimate (S
 // scales rows: 1 for SM and MLE, 1/σ² for the LDS fit of FitNoise), so the

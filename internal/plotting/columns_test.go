@@ -37,12 +37,12 @@ func TestColumnKindsAgreeWithResults(t *testing.T) {
 	for _, c := range episodeNumbers {
 		optional[c.name] = c.optional
 	}
-	check(episodesFile, results.EpisodesHeader(1, 2), optional, []string{"agent", "seed", "episode", "steps", "plus_count"}, results.EpisodesColumn)
+	check(episodesFile, results.EpisodesHeader(1, 2, false, true), optional, []string{"agent", "seed", "episode", "steps", "plus_count"}, results.EpisodesColumn)
 }
 
 // What smrl writes passes the readers with the run's config as bounds:
-// empty cells (one seed's intervals, no oracle, β and ball_accept of
-// agents without them) and episodes that end before the horizon included.
+// empty cells (one seed's intervals, no oracle, β, ball_accept and lambda
+// of agents without them) and episodes that end before the horizon included.
 func TestReadersAcceptWhatResultsWrites(t *testing.T) {
 	const seeds, episodes, horizon = 1, 4, 10
 	res := &runner.Result{}
@@ -54,6 +54,7 @@ func TestReadersAcceptWhatResultsWrites(t *testing.T) {
 				WError: 1 / float64(k), Beta: math.NaN(), Accept: math.NaN(), W: []float64{1, float64(k)}}
 			if a == "sm-ucb" {
 				e.Beta, e.Accept = 2, 0.5
+				e.Lambda = 0.1 // lambda: cv (the sm rows leave the cell empty)
 			}
 			eps = append(eps, e)
 		}

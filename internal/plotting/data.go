@@ -363,14 +363,14 @@ var episodeColumns = []string{
 // episodeNumbers are the numeric columns of episodes.csv other than the
 // counts and W, in the kinds smrl writes them (results.EpisodesColumn):
 // optional ones are empty where undefined. beta and ball_accept are absent
-// in older files.
+// in older files, lambda without lambda: cv.
 var episodeNumbers = []struct {
 	name     string
 	optional bool
 }{
 	{"reward", false}, {"cum_reward", false},
 	{"regret", true}, {"cum_regret", true}, {"w_error", true},
-	{"beta", true}, {"ball_accept", true},
+	{"beta", true}, {"ball_accept", true}, {"lambda", true},
 }
 
 // wColumn matches the names of the estimated-W columns, w_i_j.

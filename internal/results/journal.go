@@ -43,6 +43,7 @@ type journalEpisode struct {
 	SE        []float64 `json:"se,omitempty"` // stats.save_se
 	Beta      *float64  `json:"beta"`
 	Accept    *float64  `json:"ball_accept,omitempty"`
+	Lambda    float64   `json:"lambda,omitempty"` // lambda: cv
 }
 
 func nullable(v float64) *float64 {
@@ -136,7 +137,7 @@ func openJournal(dir string, flag int) (*Journal, error) {
 func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
 	l := journalLine{Agent: t.Agent, Seed: t.Seed, Episodes: make([]journalEpisode, len(eps))}
 	for i, e := range eps {
-		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: &e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept)}
+		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: &e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept), Lambda: e.Lambda}
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -168,20 +169,28 @@ type Expect struct {
 	// SaveSE is stats.save_se: only then may an episode record standard
 	// errors of its W.
 	SaveSE bool
+	// CVGrid is cv.grid with lambda: cv, else nil: an episode's recorded
+	// λ must be one of it.
+	CVGrid []float64
 }
 
 // ExpectFor returns the expectation of config c, whose agents record W of
 // the lengths wlen.
 func ExpectFor(c *config.Config, wlen map[string]int) *Expect {
-	return &Expect{Agents: c.Agents, Seeds: c.Seeds, Episodes: c.Episodes, Horizon: c.Env.Horizon, WLen: wlen, SaveSE: c.Stats.SaveSE}
+	x := &Expect{Agents: c.Agents, Seeds: c.Seeds, Episodes: c.Episodes, Horizon: c.Env.Horizon, WLen: wlen, SaveSE: c.Stats.SaveSE}
+	if c.LambdaCV {
+		x.CVGrid = c.CV.Grid
+	}
+	return x
 }
 
 // Check reports the first way trial t's record eps disagrees with the
 // config: an agent or seed the config does not have, a number of
 // episodes other than K, episode numbers other than 1..K in order, steps
 // outside [1, H], a plus_count outside [0, steps], a W of the wrong
-// length, or standard errors without stats.save_se, of another length
-// than W or negative. A field added to runner.Episode gets its check here.
+// length, standard errors without stats.save_se, of another length
+// than W or negative, or a λ (lambda) that is not one of cv.grid with
+// lambda: cv. A field added to runner.Episode gets its check here.
 func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 	if !slices.Contains(x.Agents, t.Agent) {
 		return fmt.Errorf("agent %q is not one of the config's agents %v", t.Agent, x.Agents)
@@ -210,6 +219,10 @@ func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 			return fmt.Errorf("%s: se has %d entries, W %d", where, len(e.SE), len(e.W))
 		case slices.ContainsFunc(e.SE, func(v float64) bool { return v < 0 }):
 			return fmt.Errorf("%s: se has a negative standard error", where)
+		case e.Lambda != 0 && x.CVGrid == nil:
+			return fmt.Errorf("%s: a cross-validated λ (lambda) is recorded, but lambda is not cv", where)
+		case e.Lambda != 0 && !slices.Contains(x.CVGrid, e.Lambda):
+			return fmt.Errorf("%s: lambda %v is not one of cv.grid %v", where, e.Lambda, x.CVGrid)
 		}
 	}
 	return nil
@@ -253,7 +266,7 @@ func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, e
 			if e.Reward == nil {
 				return nil, errs.Invalid(fmt.Errorf("%s line %d: agent %s seed %d episode %d has no reward (null or missing); the journal was edited", p, line, l.Agent, l.Seed, e.Episode))
 			}
-			eps[i] = runner.Episode{Episode: e.Episode, Reward: *e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept)}
+			eps[i] = runner.Episode{Episode: e.Episode, Reward: *e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept), Lambda: e.Lambda}
 		}
 		t := runner.Trial{Agent: l.Agent, Seed: l.Seed}
 		if want != nil {

@@ -86,24 +86,32 @@ func TestReadJournalChecksRecords(t *testing.T) {
 		eps[1].SE = se
 		return eps
 	}
+	withLambda := func(l float64) []runner.Episode {
+		eps := episodes(3, 2)
+		eps[2].Lambda = l
+		return eps
+	}
 	for _, tc := range []struct {
 		name   string
 		trial  runner.Trial
 		eps    []runner.Episode
 		frag   string
 		saveSE bool
+		grid   []float64 // cv.grid with lambda: cv
 	}{
-		{"too few episodes", runner.Trial{Agent: "sm", Seed: 1}, episodes(2, 2), "has 2 episodes, the config has 3", false},
-		{"duplicated episode", runner.Trial{Agent: "sm", Seed: 1}, dup, "episode 3 is numbered 2", false},
-		{"wrong W length", runner.Trial{Agent: "sm", Seed: 1}, shortW, "W has 1 entries", false},
-		{"unknown agent", runner.Trial{Agent: "lds", Seed: 0}, good, `agent "lds"`, false},
-		{"seed out of range", runner.Trial{Agent: "sm", Seed: 2}, good, "seed 2", false},
-		{"plus_count above its steps", runner.Trial{Agent: "sm", Seed: 1}, plus, "plus_count 11", false},
-		{"no steps", runner.Trial{Agent: "sm", Seed: 1}, steps, "steps 0 is outside [1, 10]", false},
-		{"se without stats.save_se", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2), "stats.save_se is off", false},
-		{"se shorter than W", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1), "se has 1 entries, W 2", true},
-		{"se longer than W", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2, 0.3), "se has 3 entries, W 2", true},
-		{"negative se", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, -0.2), "negative standard error", true},
+		{"too few episodes", runner.Trial{Agent: "sm", Seed: 1}, episodes(2, 2), "has 2 episodes, the config has 3", false, nil},
+		{"duplicated episode", runner.Trial{Agent: "sm", Seed: 1}, dup, "episode 3 is numbered 2", false, nil},
+		{"wrong W length", runner.Trial{Agent: "sm", Seed: 1}, shortW, "W has 1 entries", false, nil},
+		{"unknown agent", runner.Trial{Agent: "lds", Seed: 0}, good, `agent "lds"`, false, nil},
+		{"seed out of range", runner.Trial{Agent: "sm", Seed: 2}, good, "seed 2", false, nil},
+		{"plus_count above its steps", runner.Trial{Agent: "sm", Seed: 1}, plus, "plus_count 11", false, nil},
+		{"no steps", runner.Trial{Agent: "sm", Seed: 1}, steps, "steps 0 is outside [1, 10]", false, nil},
+		{"se without stats.save_se", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2), "stats.save_se is off", false, nil},
+		{"se shorter than W", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1), "se has 1 entries, W 2", true, nil},
+		{"se longer than W", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2, 0.3), "se has 3 entries, W 2", true, nil},
+		{"negative se", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, -0.2), "negative standard error", true, nil},
+		{"lambda without lambda: cv", runner.Trial{Agent: "sm", Seed: 1}, withLambda(0.1), "lambda is not cv", false, nil},
+		{"lambda off the grid", runner.Trial{Agent: "sm", Seed: 1}, withLambda(0.5), "lambda 0.5 is not one of cv.grid [0.1 1]", false, []float64{0.1, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -112,7 +120,7 @@ func TestReadJournalChecksRecords(t *testing.T) {
 			j.Append(tc.trial, tc.eps)
 			j.Close()
 			want := *want
-			want.SaveSE = tc.saveSE
+			want.SaveSE, want.CVGrid = tc.saveSE, tc.grid
 			_, err := ReadJournal(dir, &want)
 			if !errors.Is(err, errs.ErrInvalidInput) {
 				t.Fatalf("ReadJournal: %v, want ErrInvalidInput", err)
@@ -123,5 +131,15 @@ func TestReadJournalChecksRecords(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A λ of cv.grid under lambda: cv is accepted.
+	dir := t.TempDir()
+	j, _ := CreateJournal(dir)
+	j.Append(runner.Trial{Agent: "sm", Seed: 0}, withLambda(1))
+	j.Close()
+	cv := *want
+	cv.CVGrid = []float64{0.1, 1}
+	if got, err := ReadJournal(dir, &cv); err != nil || got[runner.Trial{Agent: "sm", Seed: 0}][2].Lambda != 1 {
+		t.Errorf("λ of cv.grid: %v, %v", got, err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
-	e := runner.Episode{Episode: 3, Reward: 1.0 / 3, Steps: 9, PlusCount: 7, W: []float64{0.1, -2e-300}, SE: []float64{0.01, 3e-310}, WError: math.Pi, Beta: 2.5, Accept: 0.75}
+	e := runner.Episode{Episode: 3, Reward: 1.0 / 3, Steps: 9, PlusCount: 7, W: []float64{0.1, -2e-300}, SE: []float64{0.01, 3e-310}, WError: math.Pi, Beta: 2.5, Accept: 0.75, Lambda: 1e-5}
 	// If Episode gains a field, set it above and teach the journal about it.
 	v := reflect.ValueOf(e)
 	for i := 0; i < v.NumField(); i++ {

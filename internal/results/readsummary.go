@@ -44,12 +44,13 @@ var summaryKinds = map[string]ColumnKind{
 	"episode_length_mean": Number, "episode_length_lo": Optional, "episode_length_hi": Optional,
 }
 
-// episodeKinds are the kinds of the columns of episodes.csv before the W
-// columns, as WriteEpisodes writes them; every w_i_j is Optional.
+// episodeKinds are the kinds of the columns of episodes.csv other than W
+// and its standard errors, as WriteEpisodes writes them; every w_i_j and
+// se_i_j is Optional.
 var episodeKinds = map[string]ColumnKind{
 	"agent": Name, "seed": Integer, "episode": Integer, "reward": Number, "steps": Integer,
 	"cum_reward": Number, "regret": Optional, "cum_regret": Optional, "plus_count": Integer,
-	"w_error": Optional, "beta": Optional, "ball_accept": Optional,
+	"w_error": Optional, "beta": Optional, "ball_accept": Optional, "lambda": Optional,
 }
 
 // SummaryColumn returns the kind of the summary.csv column name, and

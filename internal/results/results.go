@@ -23,6 +23,10 @@
 // planned with in the episode (empty for other agents); ball_accept = the
 // fraction of the parameters a -ucb or -ps agent drew in the episode that
 // fell in the ball |W|_F ≤ max(b_star, |Ŵ|_F) (empty when none were drawn).
+// With stats.save_se the columns se_i_j of the standard errors of Ŵ follow
+// the w_i_j; with lambda: cv the last column, lambda, is the λ the
+// episode's refit chose by cross-validation (empty for agents that fit
+// nothing).
 // regret_slope is the
 // slope b of the least-squares fit log R̄_k = a + b log k over the second
 // half of the episodes (k > K/2, K the agent's last episode) with R̄_k the
@@ -60,6 +64,7 @@ type Row struct {
 	Accept    float64 // NaN when not applicable
 	W         []float64
 	SE        []float64 // standard errors of W (stats.save_se), else nil
+	Lambda    float64   // the cross-validated λ of the episode's refit (lambda: cv), else 0
 }
 
 // Rows flattens a runner result, adding cumulative sums and the regret
@@ -78,7 +83,7 @@ func Rows(res *runner.Result) []Row {
 		for k, e := range res.Episodes[i] {
 			cum += e.Reward
 			r := Row{Agent: t.Agent, Seed: t.Seed, Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, CumReward: cum,
-				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, Accept: e.Accept, W: e.W, SE: e.SE}
+				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, Accept: e.Accept, W: e.W, SE: e.SE, Lambda: e.Lambda}
 			if hasOracle && k < len(or) {
 				r.Regret = or[k].Reward - e.Reward
 				cumReg += r.Regret
@@ -92,11 +97,12 @@ func Rows(res *runner.Result) []Row {
 
 // EpisodesHeader returns the header of episodes.csv for W of up to d_psi
 // rows and d_phi columns, followed, with se, by the columns se_k_j of its
-// standard errors (stats.save_se).
-func EpisodesHeader(dpsi, dphi int, se ...bool) []string {
+// standard errors (stats.save_se) and, with lambda, by the column lambda
+// of the cross-validated λ (lambda: cv).
+func EpisodesHeader(dpsi, dphi int, se bool, lambda bool) []string {
 	h := []string{"agent", "seed", "episode", "reward", "steps", "cum_reward", "regret", "cum_regret", "plus_count", "w_error", "beta", "ball_accept"}
 	prefixes := []string{"w"}
-	if len(se) > 0 && se[0] {
+	if se {
 		prefixes = append(prefixes, "se")
 	}
 	for _, p := range prefixes {
@@ -105,6 +111,9 @@ func EpisodesHeader(dpsi, dphi int, se ...bool) []string {
 				h = append(h, fmt.Sprintf("%s_%d_%d", p, k, j))
 			}
 		}
+	}
+	if lambda {
+		h = append(h, "lambda")
 	}
 	return h
 }

@@ -254,7 +254,7 @@ func TestColumnKinds(t *testing.T) {
 			t.Errorf("summary.csv column %s has no kind", c)
 		}
 	}
-	for _, c := range EpisodesHeader(2, 3) {
+	for _, c := range EpisodesHeader(2, 3, true, true) {
 		if _, ok := EpisodesColumn(c); !ok {
 			t.Errorf("episodes.csv column %s has no kind", c)
 		}
@@ -264,5 +264,31 @@ func TestColumnKinds(t *testing.T) {
 		if ok != want || ok && k != Optional {
 			t.Errorf("EpisodesColumn(%q) = %v, %v", name, k, ok)
 		}
+	}
+}
+
+// TestEpisodesLambdaColumn: the column lambda exists only when some row
+// has a cross-validated λ; it is last, after the se columns, and empty on
+// the rows of agents without one.
+func TestEpisodesLambdaColumn(t *testing.T) {
+	rows := []Row{
+		{Agent: "sm", Seed: 0, Episode: 1, W: []float64{1, 2}, SE: []float64{0.1, 0.2}, Lambda: 1e-3, Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()},
+		{Agent: "oracle", Seed: 0, Episode: 1, W: []float64{1, 2}, Regret: math.NaN(), CumRegret: math.NaN(), WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()},
+	}
+	var b strings.Builder
+	if err := WriteEpisodes(&b, rows, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if !strings.HasSuffix(lines[0], ",w_0_0,w_0_1,se_0_0,se_0_1,lambda") || !strings.HasSuffix(lines[1], ",1,2,0.1,0.2,0.001") || !strings.HasSuffix(lines[2], ",1,2,,,") {
+		t.Errorf("episodes.csv with a cross-validated λ:\n%s", b.String())
+	}
+	b.Reset()
+	rows[0].Lambda = 0
+	if err := WriteEpisodes(&b, rows, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "lambda") {
+		t.Errorf("episodes.csv without a cross-validated λ has the column:\n%s", b.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,7 +17,8 @@ import (
 func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 	cw := csv.NewWriter(w)
 	se := slices.ContainsFunc(rows, func(r Row) bool { return r.SE != nil })
-	if err := cw.Write(EpisodesHeader(dpsi, dphi, se)); err != nil {
+	lambda := slices.ContainsFunc(rows, func(r Row) bool { return r.Lambda != 0 })
+	if err := cw.Write(EpisodesHeader(dpsi, dphi, se, lambda)); err != nil {
 		return err
 	}
 	rec := make([]string, 0, 11+dpsi*dphi)
@@ -36,6 +38,13 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 			for range dpsi*dphi - len(r.SE) {
 				rec = append(rec, "")
 			}
+		}
+		if lambda {
+			l := math.NaN() // an agent that does not cross-validate: empty
+			if r.Lambda != 0 {
+				l = r.Lambda
+			}
+			rec = append(rec, num(l))
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

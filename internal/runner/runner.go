@@ -40,6 +40,9 @@ type Episode struct {
 	WError    float64   // |Ŵ − W0|_F after the end-of-episode update; NaN for the oracle
 	Beta      float64   // β_k of the confidence set planned with; NaN for agents without one
 	Accept    float64   // fraction of the episode's sampled parameters that fell in the ball; NaN when none were drawn
+	// Lambda is the λ of the end-of-episode refit of an agent that chooses
+	// it by cross-validation (lambda: cv; agent.Agent.CVLambda), else 0.
+	Lambda float64
 }
 
 // Result holds every trial's episodes.
@@ -218,7 +221,7 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept}
+		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda()}
 		// W is recorded in the columns of the model class's features; an
 		// agent on other features (lds with model.lds_features) has none.
 		if ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {

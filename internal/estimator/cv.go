@@ -54,7 +54,15 @@ func (e *SM) Empty() *SM {
 // merge adds the statistics of o (an accumulator of the same shape) to e.
 func (e *SM) merge(o *SM) {
 	e.n += o.n
+	for i, j := range e.alias {
+		if j >= 0 && o.alias[i] != j {
+			e.unalias(i) // before block j takes o's sums
+		}
+	}
 	for i, b := range o.blocks {
+		if e.alias != nil && e.alias[i] >= 0 {
+			continue // o's block i is its block j, added to e's block j
+		}
 		for j, x := range b {
 			e.blocks[i][j] += x
 		}

@@ -29,14 +29,22 @@ type SM struct {
 	ds, dpsi, dphi int
 	n              int
 	blocks         [][]float64 // upper triangles, see above
-	off            []int       // Blocked: block i starts at row off[i] of W
-	b              []float64
-	jac, xi, g     []float64
-	cmat           []float64
-	kinks          []kinkTerm
-	kw             []float64       // kernel weight of each kink term (terms)
-	weights        []expfam.Weight // per coordinate, nil: h ≡ 1; see SetWeights
-	hw             []float64       // Blocked: weight h_i(s'_i) of each block (terms)
+	// alias, Blocked: alias[i] = j ≥ 0 when block i shares block j's
+	// storage (j < i, alias[j] = −1): every transition so far added the same
+	// update h g gᵀ ⊗ φφᵀ to both (a product of Gaussians of one σ), so their
+	// sums are the same bits and one accumulation serves both. The first
+	// transition whose update differs gives block i its own copy (unalias).
+	alias      []int
+	ci         []float64 // Blocked: h_i g_i g_iᵀ of each block (upper triangle), at coff[i]
+	coff       []int
+	off        []int // Blocked: block i starts at row off[i] of W
+	b          []float64
+	jac, xi, g []float64
+	cmat       []float64
+	kinks      []kinkTerm
+	kw         []float64       // kernel weight of each kink term (terms)
+	weights    []expfam.Weight // per coordinate, nil: h ≡ 1; see SetWeights
+	hw         []float64       // Blocked: weight h_i(s'_i) of each block (terms)
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -128,15 +136,52 @@ func (e *SM) initBlocked(blk expfam.Blocked) {
 	e.g = make([]float64, e.dpsi)
 	e.off = []int{0}
 	e.blocks = nil
-	widest := 0
 	for _, m := range blk.Blocks() {
-		widest = max(widest, m)
 		n := m * e.dphi
 		e.blocks = append(e.blocks, make([]float64, n*n))
 		e.off = append(e.off, e.off[len(e.off)-1]+m)
 	}
-	e.cmat = make([]float64, widest*widest) // h g gᵀ of one block
+	e.cmat = nil
 	e.hw = make([]float64, len(e.blocks))
+	// Blocks of one length start out as one storage (all zero).
+	e.alias = make([]int, len(e.blocks))
+	e.coff = make([]int, len(e.blocks)+1)
+	for i := range e.blocks {
+		m := e.off[i+1] - e.off[i]
+		e.coff[i+1] = e.coff[i] + m*m
+		e.alias[i] = -1
+		for j := range i {
+			if e.alias[j] < 0 && e.off[j+1]-e.off[j] == m {
+				e.alias[i], e.blocks[i] = j, e.blocks[j]
+				break
+			}
+		}
+	}
+	e.ci = make([]float64, e.coff[len(e.blocks)])
+}
+
+// unalias gives block i its own storage, a copy of the block it shared.
+func (e *SM) unalias(i int) {
+	if j := e.alias[i]; j >= 0 {
+		e.blocks[i] = append([]float64(nil), e.blocks[j]...)
+		e.alias[i] = -1
+	}
+}
+
+// sameUpdate reports whether blocks i and j receive the same update from
+// the transition whose terms were just evaluated: none (h = 0) for both,
+// or the same h g gᵀ to the bit.
+func (e *SM) sameUpdate(i, j int) bool {
+	if e.hw[i] == 0 || e.hw[j] == 0 {
+		return e.hw[i] == 0 && e.hw[j] == 0
+	}
+	a, b := e.ci[e.coff[i]:e.coff[i+1]], e.ci[e.coff[j]:e.coff[j+1]]
+	for k := range a {
+		if math.Float64bits(a[k]) != math.Float64bits(b[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // SetWeights makes the accumulator generalised score matching with weight
@@ -354,20 +399,31 @@ func (e *SM) accumulate(phi []float64) {
 			}
 		}
 	case e.blk != nil:
-		for i, v := range e.blocks {
+		for i := range e.blocks {
 			h := e.hw[i]
 			if h == 0 {
 				continue
 			}
 			g := e.g[e.off[i]:e.off[i+1]]
 			m := len(g)
-			for k, gk := range g { // e.cmat as scratch for h g gᵀ
+			c := e.ci[e.coff[i]:e.coff[i+1]]
+			for k, gk := range g {
 				hg := h * gk
 				for l := k; l < m; l++ {
-					e.cmat[k*m+l] = hg * g[l]
+					c[k*m+l] = hg * g[l]
 				}
 			}
-			addUpperKron(v, e.cmat, m, phi)
+		}
+		for i, j := range e.alias {
+			if j >= 0 && !e.sameUpdate(i, j) {
+				e.unalias(i) // before block j takes this transition
+			}
+		}
+		for i, v := range e.blocks {
+			if e.hw[i] == 0 || e.alias[i] >= 0 {
+				continue
+			}
+			addUpperKron(v, e.ci[e.coff[i]:e.coff[i+1]], e.off[i+1]-e.off[i], phi)
 		}
 		for i, k := range e.kinks {
 			w := e.kw[i]

@@ -2,6 +2,7 @@
 GO      ?= go
 BIN     ?= bin/smrl
 STATICCHECK_VERSION ?= v0.8.2
+PYTHON  ?= python3
 # make install puts smrl into $(PREFIX)/bin: by default the first entry of
 # GOPATH, so $(go env GOPATH)/bin, where go install would put it.
 PREFIX  ?= $(firstword $(subst :, ,$(shell $(GO) env GOPATH)))
@@ -24,6 +25,14 @@ test:
 # Benchmarks: estimators, sampler, planner step and a full trial.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+
+# One pendulum MPPI decision under sm's RFF model: smrl's benchmark and the
+# same decision in NumPy (scripts/numpy-pendulum-decision.py), one after the
+# other. Needs python3 with NumPy (Debian: apt-get install python3-numpy).
+.PHONY: bench-numpy
+bench-numpy:
+	$(GO) test -run '^$$' -bench 'BenchmarkDecision/pendulum/mppi/sm$$' -count 3 -cpu 1 ./internal/runner/
+	OPENBLAS_NUM_THREADS=1 $(PYTHON) scripts/numpy-pendulum-decision.py
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

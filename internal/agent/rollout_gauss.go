@@ -21,8 +21,10 @@ import (
 // η_i = W_i·φ by the kernel Model.Eta uses (expfam.Dot below
 // expfam.LongRow features, expfam.Dot4 from it on) with φ = [x, a] or
 // [x, a, 1] kept in place, and by Model.Eta itself for other features
-// (random Fourier features: its vector kernels). The task's reward and
-// terminal test are still interface calls.
+// (random Fourier features: its vector kernels). The deviates N(0, 1) come
+// from the stream's PCG directly when the rollouts know it (source), and a
+// Survival task's states are scored by its closed form; other tasks'
+// reward and terminal test are interface calls.
 type gaussModel struct {
 	m      *expfam.Model
 	ds, da int
@@ -99,12 +101,18 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 	if len(r.gphi) != g.m.Feat.Dim() || len(r.geta) != ds {
 		r.gphi, r.geta = make([]float64, g.m.Feat.Dim()), make([]float64, ds)
 	}
+	if len(r.gz) != ds {
+		r.gz = make([]float64, ds)
+	}
 	return g, true
 }
 
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
-// r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop), plus
-// a shaped task's potential Φ at the rollout's last state.
+// r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop, or
+// the task's closed form Rollouts.surv), plus a shaped task's potential Φ
+// at the rollout's last state. A transition's d_s deviates are drawn
+// first, in the order of the coordinates, as the generic loop draws them:
+// from rng's PCG directly when the rollouts know it (Rollouts.source).
 func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
 	// Locals, not fields: the compiler reloads a field after every store
 	// into the state vectors.
@@ -112,14 +120,25 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 	w, sigma := g.m.W, g.sigma[:ds]
 	affine, mean, delta := g.affine, g.mean, g.delta
 	cur, nxt := r.gcur, r.gnxt
-	last, tau, shaped := len(act)-1, r.Tau, r.shaped
+	last, tau, shaped, surv := len(act)-1, r.Tau, r.shaped, r.surv
 	long := dphi >= expfam.LongRow
+	z := r.gz[:ds]
+	src, bound := r.source(rng)
 	var total float64
 	for k := 0; k < n; k++ {
 		copy(cur[:ds], s)
 		v := r0
 		for t := 1; t < tau; t++ {
 			a := act[t-1][:da]
+			if !mean {
+				if bound {
+					src.normals(z)
+				} else {
+					for i := range z {
+						z[i] = rng.NormFloat64()
+					}
+				}
+			}
 			if dphi > 0 {
 				for j, aj := range a { // a loop, not copy: no call for d_a of 1 or 2
 					cur[ds+j] = aj
@@ -137,7 +156,7 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 						e = expfam.Dot(row, phi)
 					}
 					if !mean {
-						e = e + sigma[i]*rng.NormFloat64()
+						e = e + sigma[i]*z[i]
 					}
 					if delta {
 						e += cur[i]
@@ -150,7 +169,7 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				for i := range ds {
 					e := eta[i]
 					if !mean {
-						e = e + sigma[i]*rng.NormFloat64()
+						e = e + sigma[i]*z[i]
 					}
 					if delta {
 						e += cur[i]
@@ -159,7 +178,16 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				}
 			}
 			cur, nxt = nxt, cur
-			rw, stop := r.score(cur[:ds], act[min(t, last)])
+			var rw float64
+			var stop bool
+			if surv != nil {
+				rw, stop = surv.Reward, surv.Ends(cur[:ds])
+				if stop {
+					rw = surv.Bonus
+				}
+			} else {
+				rw, stop = r.score(cur[:ds], act[min(t, last)])
+			}
 			v += rw
 			if stop {
 				break

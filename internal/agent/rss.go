@@ -124,10 +124,17 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 	}
 	clear(p.count) // vote's are cleared at the first sequence
 	clear(p.sum)
+	src, bound := p.r.source(rng)
 	for j := 0; j < p.nSequences; j++ {
 		for t := range p.seq {
-			p.seq[t] = rng.IntN(len(p.actions))
-			p.act[t] = p.actions[p.seq[t]]
+			var i int
+			if bound {
+				i = src.intN(len(p.actions)) // rng.IntN's draw, without its calls
+			} else {
+				i = rng.IntN(len(p.actions))
+			}
+			p.seq[t] = i
+			p.act[t] = p.actions[i]
 		}
 		first := p.seq[0]
 		v := p.r.Value(sim, s, p.act, rng)

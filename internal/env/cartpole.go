@@ -198,6 +198,11 @@ func (t cartPoleTask) Terminal(s []float64) (bool, float64) {
 }
 func (cartPoleTask) Terminates() bool { return true }
 
+// Survival describes the task for the planners' rollouts (Survival).
+func (t cartPoleTask) Survival() SurvivalSpec {
+	return SurvivalSpec{Reward: 1, Bonus: 0, Bounds: []Bound{{I: 0, Lo: -t.xth, Hi: t.xth}, {I: 2, Lo: -t.thth, Hi: t.thth}}}
+}
+
 // cartPoleNoise and noiseDensity are the values of env.cartpole.noise and
 // env.cartpole.density.
 var (

@@ -276,3 +276,61 @@ func TestKindsMatchConfigCatalog(t *testing.T) {
 		t.Errorf("registered kinds %v, config accepts %v", got, want)
 	}
 }
+
+// The cart-pole's task describes itself (Survival) as it answers Reward
+// and Terminal: the same terminal states, at and next to the bounds, at
+// ±0, ±Inf and NaN in every coordinate and at random states, the same
+// reward and terminal reward.
+func TestCartPoleSurvivalIsItsTask(t *testing.T) {
+	m, err := New(cartPoleConfig(t, "none", "normal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, ok := m.Task.(Survival)
+	if !ok {
+		t.Fatal("the cart-pole's task is not a Survival task")
+	}
+	spec := sv.Survival()
+	xth, thth := 2.4, 0.20943951023931953
+	var special []float64
+	for _, b := range []float64{xth, thth} {
+		for _, v := range []float64{b, math.Nextafter(b, 0), math.Nextafter(b, 10)} {
+			special = append(special, v, -v)
+		}
+	}
+	special = append(special, 0, math.Copysign(0, -1), 1, -7, math.Inf(1), math.Inf(-1), math.NaN())
+	var states [][]float64
+	for i := range 4 {
+		for _, v := range special {
+			s := []float64{0.01, -0.02, 0.03, -0.04}
+			s[i] = v
+			states = append(states, s)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		states = append(states, []float64{6 * (rng.Float64() - 0.5), 4 * rng.NormFloat64(), 0.6 * (rng.Float64() - 0.5), 4 * rng.NormFloat64()})
+	}
+	ends := 0
+	for _, s := range states {
+		done, bonus := m.Task.Terminal(s)
+		if got := spec.Ends(s); got != done {
+			t.Fatalf("s = %v: Survival ends %v, Terminal %v", s, got, done)
+		}
+		if done {
+			ends++
+			if bonus != spec.Bonus {
+				t.Fatalf("s = %v: terminal reward %v, Survival's %v", s, bonus, spec.Bonus)
+			}
+			continue
+		}
+		for _, a := range m.Actions {
+			if r := m.Task.Reward(s, a); r != spec.Reward {
+				t.Fatalf("s = %v, a = %v: reward %v, Survival's %v", s, a, r, spec.Reward)
+			}
+		}
+	}
+	if ends < 1000 || ends > len(states)-1000 {
+		t.Fatalf("%d of %d states terminal: the states do not probe both sides", ends, len(states))
+	}
+}

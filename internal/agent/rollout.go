@@ -133,22 +133,23 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 func (r *Rollouts) generic(sim Simulator, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
 	last := len(act) - 1
 	var total float64
-	surv := r.surv
+	surv, tau := r.surv, r.Tau
+	x, next := r.x, r.next // two scratch states, swapped at every step
 	for k := 0; k < n; k++ {
-		copy(r.x, s)
+		copy(x, s)
 		v := r0
-		for t := 1; t < r.Tau; t++ {
-			sim.Step(r.x, act[t-1], rng, r.next)
-			r.x, r.next = r.next, r.x
+		for t := 1; t < tau; t++ {
+			sim.Step(x, act[t-1], rng, next)
+			x, next = next, x
 			var rw float64
 			var stop bool
 			if surv != nil {
-				rw, stop = surv.Reward, surv.Ends(r.x)
+				rw, stop = surv.Reward, surv.Ends(x)
 				if stop {
 					rw = surv.Bonus
 				}
 			} else {
-				rw, stop = r.score(r.x, act[min(t, last)])
+				rw, stop = r.score(x, act[min(t, last)])
 			}
 			v += rw
 			if stop {
@@ -156,7 +157,7 @@ func (r *Rollouts) generic(sim Simulator, s []float64, act [][]float64, n int, r
 			}
 		}
 		if r.shaped != nil {
-			v += r.shaped.Potential(r.x)
+			v += r.shaped.Potential(x)
 		}
 		total += v
 	}

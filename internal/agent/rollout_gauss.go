@@ -146,23 +146,7 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				if affine {
 					cur[ds+da] = 1
 				}
-				phi := cur[:dphi]
-				for i, off := 0, 0; i < ds; i, off = i+1, off+dphi {
-					row := w[off : off+dphi : off+dphi]
-					var e float64
-					if long {
-						e = expfam.Dot4(row, phi)
-					} else {
-						e = expfam.Dot(row, phi)
-					}
-					if !mean {
-						e = e + sigma[i]*z[i]
-					}
-					if delta {
-						e += cur[i]
-					}
-					nxt[i] = e
-				}
+				linearStep(w, cur[:dphi], sigma, z, nxt[:ds], long, mean, delta)
 			} else {
 				eta := r.geta
 				g.m.Eta(cur[:ds], a, r.gphi, eta)
@@ -199,4 +183,37 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 		total += v
 	}
 	return total
+}
+
+// linearStep writes the next state of a model on features φ kept in place
+// (φ = [x, a] or [x, a, 1], so x = φ[:d_s]) into out (d_s entries):
+//
+//	out_i = W_i·φ [+ σ_i z_i unless mean] [+ x_i for s' − s],
+//
+// W_i·φ by expfam.Dot4 for long rows, else expfam.Dot, as Model.Eta. It
+// is a function of its own, not part of the rollout loop, so that its
+// few variables stay in registers.
+func linearStep(w, phi, sigma, z, out []float64, long, mean, delta bool) {
+	dphi := len(phi)
+	sigma, z = sigma[:len(out)], z[:len(out)]
+	if long {
+		for i := range out {
+			out[i] = expfam.Dot4(w[i*dphi:(i+1)*dphi], phi)
+		}
+	} else {
+		// No call in this loop: its variables stay in registers.
+		for i, off := 0, 0; i < len(out); i, off = i+1, off+dphi {
+			out[i] = expfam.Dot(w[off:off+dphi:off+dphi], phi)
+		}
+	}
+	for i := range out {
+		e := out[i]
+		if !mean {
+			e = e + sigma[i]*z[i]
+		}
+		if delta {
+			e += phi[i]
+		}
+		out[i] = e
+	}
 }

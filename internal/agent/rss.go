@@ -124,14 +124,18 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 	}
 	clear(p.count) // vote's are cleared at the first sequence
 	clear(p.sum)
+	// With the stream's PCG known and a power-of-two set, rng.IntN's draw
+	// is the low bits of one PCG draw (source.intN), made here inline.
 	src, bound := p.r.source(rng)
+	n := len(p.actions)
+	pow2, mask := bound && n&(n-1) == 0, uint64(n-1)
 	for j := 0; j < p.nSequences; j++ {
 		for t := range p.seq {
 			var i int
-			if bound {
-				i = src.intN(len(p.actions)) // rng.IntN's draw, without its calls
+			if pow2 {
+				i = int(src.pcg.Uint64() & mask)
 			} else {
-				i = rng.IntN(len(p.actions))
+				i = rng.IntN(n)
 			}
 			p.seq[t] = i
 			p.act[t] = p.actions[i]

@@ -334,3 +334,29 @@ func TestCartPoleSurvivalIsItsTask(t *testing.T) {
 		t.Fatalf("%d of %d states terminal: the states do not probe both sides", ends, len(states))
 	}
 }
+
+// The cart-pole's inline sincos is math.Sincos to the bit: on a fine grid
+// of [−1, 1] (both sides of its inline range |x| < 0.7), at random points,
+// next to its edges, and at ±0, tiny and subnormal arguments, large ones,
+// ±Inf and NaN.
+func TestCartPoleSincosIsMathSincos(t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1e-300, -1e-300, 1e-8, 0.7, -0.7,
+		math.Nextafter(0.7, 0), -math.Nextafter(0.7, 0), math.Pi / 4, 3, -100, 1e9, math.Inf(1), math.Inf(-1), math.NaN()}
+	for i := -200000; i <= 200000; i++ {
+		xs = append(xs, float64(i)/200000)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 200000 {
+		xs = append(xs, 1.4*(rng.Float64()-0.5))
+	}
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+	}
+	for _, x := range xs {
+		s, c := sincos(x)
+		ws, wc := math.Sincos(x)
+		if !same(s, ws) || !same(c, wc) {
+			t.Fatalf("sincos(%v) = %v, %v; math.Sincos %v, %v", x, s, c, ws, wc)
+		}
+	}
+}

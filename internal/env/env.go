@@ -80,7 +80,8 @@ type SurvivalSpec struct {
 
 // Ends reports whether s is terminal: some s_I < Lo or s_I > Hi.
 func (sp *SurvivalSpec) Ends(s []float64) bool {
-	for _, b := range sp.Bounds {
+	for i := range sp.Bounds {
+		b := &sp.Bounds[i]
 		if x := s[b.I]; x < b.Lo || x > b.Hi {
 			return true
 		}

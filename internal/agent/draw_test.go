@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
 // countSource is a rand.Source that returns first, then zeros, counting
@@ -122,4 +124,65 @@ func TestBindSource(t *testing.T) {
 		}
 	}()
 	pl.BindSource(rand.New(rand.NewPCG(1, 1)), p)
+}
+
+// A planner told its stream's PCG (Planner.BindSource) plans exactly as
+// one that draws through the rand.Rand: the same actions and values over
+// a walk of decisions, and the stream ends in the same place. RSS over 2
+// actions (drawn inline) and 3 (through IntN), a Gaussian model of s' − s
+// on [s, a] (CartPole's learners) and a Survival task, with and without
+// common random numbers.
+func TestBoundPlannerPlansAsUnbound(t *testing.T) {
+	const ds = 4
+	cs := make([]expfam.Coord, ds)
+	for i := range cs {
+		cs[i], _ = expfam.NewGaussCoord(0.02 + 0.01*float64(i))
+	}
+	dist, _ := expfam.NewCoords(cs)
+	feat := expfam.Linear{DS: ds, DA: 1}
+	w := make([]float64, ds*feat.Dim())
+	for i := range w {
+		w[i] = 0.05 * math.Sin(0.7*float64(i)+0.3)
+	}
+	m, err := expfam.NewModel(dist, feat, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := deltaSim{expfam.NewStepper(m)}
+	for _, actions := range [][][]float64{{{-1}, {1}}, {{-1}, {0}, {1}}} {
+		for _, crn := range []bool{false, true} {
+			mk := func() *Planner {
+				p, err := NewPlanner("random", 1, 11, 40, crn, actions, nil, survTask{ds}, ds)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			bound, plain := mk(), mk()
+			pb, pp := rand.NewPCG(3, 4), rand.NewPCG(3, 4)
+			rb, rp := rand.New(pb), rand.New(pp)
+			bound.BindSource(rb, pb)
+			s := []float64{0.1, -0.2, 0.05, 0.3}
+			ends := 0
+			for step := range 300 {
+				ab, vb := bound.Best(sim, s, rb)
+				ap, vp := plain.Best(sim, s, rp)
+				if ab != ap || math.Float64bits(vb) != math.Float64bits(vp) {
+					t.Fatalf("%d actions, crn %v, decision %d: bound %d (value %v), unbound %d (%v)", len(actions), crn, step, ab, vb, ap, vp)
+				}
+				if vb < 10 {
+					ends++ // some rollout of the best sequence ended early
+				}
+				for i := range s {
+					s[i] = 1.3 * math.Sin(float64(3*step+i))
+				}
+			}
+			if a, b := rb.Uint64(), rp.Uint64(); a != b {
+				t.Fatalf("%d actions, crn %v: the streams end in different places", len(actions), crn)
+			}
+			if ends == 0 {
+				t.Fatalf("%d actions, crn %v: no decision saw a terminal state", len(actions), crn)
+			}
+		}
+	}
 }

@@ -76,4 +76,11 @@
 // action, such as W = 0 with per-action features). In random mode over a
 // discrete set, planner.tie_break vote or mean chooses among equally valued
 // sequences by their first actions instead (rss.go).
+//
+// Speed without other values: Rollouts.Value has specialised loops for
+// the paper's models (rollout_fast.go) and for Gaussian models
+// (rollout_gauss.go), bit-identical to the generic loop; a task that is an
+// env.Survival is scored by its closed form; and a stream the planner is
+// told the PCG of (Planner.BindSource, as the runner does) is drawn from
+// through that PCG directly, with rand.Rand's values (draw.go).
 package agent

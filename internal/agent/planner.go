@@ -182,8 +182,27 @@ func NewFromConfig(c config.Planner, actions [][]float64, box *Box, task env.Tas
 		return nil, err
 	}
 	opt := rand.NewPCG(0, 0)
-	return &Planner{Method: m, Rollouts: r, Actions: actions, Box: box,
-		saved: make([]float64, len(m.Result())), opt: opt, optRand: rand.New(opt)}, nil
+	p := &Planner{Method: m, Rollouts: r, Actions: actions, Box: box,
+		saved: make([]float64, len(m.Result())), opt: opt, optRand: rand.New(opt)}
+	r.bind(p.optRand, p.opt)
+	return p, nil
+}
+
+// BindSource tells the planner that rng draws from pcg (rng =
+// rand.New(pcg)). The planner then draws rng's deviates (the Gaussian
+// rollouts' normal deviates, RSS's uniform action indices) from pcg
+// directly: bit for bit the values of rng's methods, with the stream left
+// where they would leave it, but without an interface call per draw. Act
+// takes any rng still; an unbound one is drawn from through its methods.
+// It panics when rng does not draw from pcg (it checks with one draw
+// through rng, which then came from rng's own source).
+func (p *Planner) BindSource(rng *rand.Rand, pcg *rand.PCG) {
+	if _, ok := p.Rollouts.source(rng); ok {
+		return
+	}
+	if !p.Rollouts.bind(rng, pcg) {
+		panic("agent: Planner.BindSource: rng does not draw from pcg")
+	}
 }
 
 // Action returns the action vector of an index returned by Act or Best.

@@ -31,6 +31,7 @@ type Rollouts struct {
 	gcur, gnxt   []float64 // the Gaussian path's scratch (gaussPath sizes these four)
 	gphi, geta   []float64
 	gsig         []float64
+	gz           []float64 // the Gaussian path's d_s standard normal deviates
 	crn          *rand.PCG
 	crnRand      *rand.Rand
 	s1, s2       uint64
@@ -38,14 +39,51 @@ type Rollouts struct {
 	badReward    bool       // a rollout's reward was not finite (see Planner.Err)
 	ends         bool       // Task.Terminates()
 	shaped       env.Shaped // the task's potential, added at a rollout's last state; nil: none
+	// surv is the task's closed form (env.Survival) when it terminates and
+	// its rewards are finite; nil otherwise. The loops then score a state
+	// without the task's two calls.
+	surv *env.SurvivalSpec
+	// srcs are the streams whose PCG source is known (bindSource): the
+	// common random numbers', and those the planner was told of.
+	srcs []source
 }
 
 func newRollouts(task env.Task, tau, n int, crn bool, ds int) *Rollouts {
 	pcg := rand.NewPCG(0, 0)
 	shaped, _ := task.(env.Shaped)
-	return &Rollouts{Task: task, Tau: tau, N: n, CRN: crn, ends: task.Terminates(), shaped: shaped,
+	r := &Rollouts{Task: task, Tau: tau, N: n, CRN: crn, ends: task.Terminates(), shaped: shaped,
 		x: make([]float64, ds), next: make([]float64, ds), crn: pcg, crnRand: rand.New(pcg)}
+	if sv, ok := task.(env.Survival); ok && r.ends {
+		spec := sv.Survival()
+		if finite(spec.Reward) && finite(spec.Bonus) {
+			r.surv = &spec
+		}
+	}
+	r.bind(r.crnRand, r.crn)
+	return r
 }
+
+// bind makes the rollouts draw rng's deviates from pcg directly (source)
+// when rng draws from pcg, and reports whether it does.
+func (r *Rollouts) bind(rng *rand.Rand, pcg *rand.PCG) bool {
+	s, ok := bindSource(rng, pcg)
+	if ok {
+		r.srcs = append(r.srcs, s)
+	}
+	return ok
+}
+
+// source returns the bound source of rng, if any.
+func (r *Rollouts) source(rng *rand.Rand) (source, bool) {
+	for _, s := range r.srcs {
+		if s.rng == rng {
+			return s, true
+		}
+	}
+	return source{}, false
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Steps is the number of actions of a sequence, max(τ−1, 1).
 func (r *Rollouts) Steps() int { return max(r.Tau-1, 1) }
@@ -95,20 +133,31 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 func (r *Rollouts) generic(sim Simulator, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
 	last := len(act) - 1
 	var total float64
+	surv, tau := r.surv, r.Tau
+	x, next := r.x, r.next // two scratch states, swapped at every step
 	for k := 0; k < n; k++ {
-		copy(r.x, s)
+		copy(x, s)
 		v := r0
-		for t := 1; t < r.Tau; t++ {
-			sim.Step(r.x, act[t-1], rng, r.next)
-			r.x, r.next = r.next, r.x
-			rw, stop := r.score(r.x, act[min(t, last)])
+		for t := 1; t < tau; t++ {
+			sim.Step(x, act[t-1], rng, next)
+			x, next = next, x
+			var rw float64
+			var stop bool
+			if surv != nil {
+				rw, stop = surv.Reward, surv.Ends(x)
+				if stop {
+					rw = surv.Bonus
+				}
+			} else {
+				rw, stop = r.score(x, act[min(t, last)])
+			}
 			v += rw
 			if stop {
 				break
 			}
 		}
 		if r.shaped != nil {
-			v += r.shaped.Potential(r.x)
+			v += r.shaped.Potential(x)
 		}
 		total += v
 	}
@@ -118,7 +167,8 @@ func (r *Rollouts) generic(sim Simulator, s []float64, act [][]float64, n int, r
 // score returns what the state x_t (t >= 1) of a rollout adds to its
 // return, and whether the rollout stops there: the terminal reward of a
 // terminal state (stop), else r(x_t, a_min(t, L−1)) (see reward). The
-// generic and the Gaussian loop share it.
+// generic and the Gaussian loop share it; for a Survival task they score
+// by its closed form (r.surv) instead, with the same values.
 func (r *Rollouts) score(x, a []float64) (v float64, stop bool) {
 	if r.ends {
 		if done, bonus := r.Task.Terminal(x); done {

@@ -21,8 +21,10 @@ import (
 // η_i = W_i·φ by the kernel Model.Eta uses (expfam.Dot below
 // expfam.LongRow features, expfam.Dot4 from it on) with φ = [x, a] or
 // [x, a, 1] kept in place, and by Model.Eta itself for other features
-// (random Fourier features: its vector kernels). The task's reward and
-// terminal test are still interface calls.
+// (random Fourier features: its vector kernels). The deviates N(0, 1) come
+// from the stream's PCG directly when the rollouts know it (source), and a
+// Survival task's states are scored by its closed form; other tasks'
+// reward and terminal test are interface calls.
 type gaussModel struct {
 	m      *expfam.Model
 	ds, da int
@@ -99,12 +101,18 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 	if len(r.gphi) != g.m.Feat.Dim() || len(r.geta) != ds {
 		r.gphi, r.geta = make([]float64, g.m.Feat.Dim()), make([]float64, ds)
 	}
+	if len(r.gz) != ds {
+		r.gz = make([]float64, ds)
+	}
 	return g, true
 }
 
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
-// r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop), plus
-// a shaped task's potential Φ at the rollout's last state.
+// r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop, or
+// the task's closed form Rollouts.surv), plus a shaped task's potential Φ
+// at the rollout's last state. A transition's d_s deviates are drawn
+// first, in the order of the coordinates, as the generic loop draws them:
+// from rng's PCG directly when the rollouts know it (Rollouts.source).
 func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
 	// Locals, not fields: the compiler reloads a field after every store
 	// into the state vectors.
@@ -112,14 +120,25 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 	w, sigma := g.m.W, g.sigma[:ds]
 	affine, mean, delta := g.affine, g.mean, g.delta
 	cur, nxt := r.gcur, r.gnxt
-	last, tau, shaped := len(act)-1, r.Tau, r.shaped
+	last, tau, shaped, surv := len(act)-1, r.Tau, r.shaped, r.surv
 	long := dphi >= expfam.LongRow
+	z := r.gz[:ds]
+	src, bound := r.source(rng)
 	var total float64
 	for k := 0; k < n; k++ {
 		copy(cur[:ds], s)
 		v := r0
 		for t := 1; t < tau; t++ {
 			a := act[t-1][:da]
+			if !mean {
+				if bound {
+					src.normals(z)
+				} else {
+					for i := range z {
+						z[i] = rng.NormFloat64()
+					}
+				}
+			}
 			if dphi > 0 {
 				for j, aj := range a { // a loop, not copy: no call for d_a of 1 or 2
 					cur[ds+j] = aj
@@ -127,30 +146,14 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				if affine {
 					cur[ds+da] = 1
 				}
-				phi := cur[:dphi]
-				for i, off := 0, 0; i < ds; i, off = i+1, off+dphi {
-					row := w[off : off+dphi : off+dphi]
-					var e float64
-					if long {
-						e = expfam.Dot4(row, phi)
-					} else {
-						e = expfam.Dot(row, phi)
-					}
-					if !mean {
-						e = e + sigma[i]*rng.NormFloat64()
-					}
-					if delta {
-						e += cur[i]
-					}
-					nxt[i] = e
-				}
+				linearStep(w, cur[:dphi], sigma, z, nxt[:ds], long, mean, delta)
 			} else {
 				eta := r.geta
 				g.m.Eta(cur[:ds], a, r.gphi, eta)
 				for i := range ds {
 					e := eta[i]
 					if !mean {
-						e = e + sigma[i]*rng.NormFloat64()
+						e = e + sigma[i]*z[i]
 					}
 					if delta {
 						e += cur[i]
@@ -159,7 +162,16 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				}
 			}
 			cur, nxt = nxt, cur
-			rw, stop := r.score(cur[:ds], act[min(t, last)])
+			var rw float64
+			var stop bool
+			if surv != nil {
+				rw, stop = surv.Reward, surv.Ends(cur[:ds])
+				if stop {
+					rw = surv.Bonus
+				}
+			} else {
+				rw, stop = r.score(cur[:ds], act[min(t, last)])
+			}
 			v += rw
 			if stop {
 				break
@@ -171,4 +183,37 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 		total += v
 	}
 	return total
+}
+
+// linearStep writes the next state of a model on features φ kept in place
+// (φ = [x, a] or [x, a, 1], so x = φ[:d_s]) into out (d_s entries):
+//
+//	out_i = W_i·φ [+ σ_i z_i unless mean] [+ x_i for s' − s],
+//
+// W_i·φ by expfam.Dot4 for long rows, else expfam.Dot, as Model.Eta. It
+// is a function of its own, not part of the rollout loop, so that its
+// few variables stay in registers.
+func linearStep(w, phi, sigma, z, out []float64, long, mean, delta bool) {
+	dphi := len(phi)
+	sigma, z = sigma[:len(out)], z[:len(out)]
+	if long {
+		for i := range out {
+			out[i] = expfam.Dot4(w[i*dphi:(i+1)*dphi], phi)
+		}
+	} else {
+		// No call in this loop: its variables stay in registers.
+		for i, off := 0, 0; i < len(out); i, off = i+1, off+dphi {
+			out[i] = expfam.Dot(w[off:off+dphi:off+dphi], phi)
+		}
+	}
+	for i := range out {
+		e := out[i]
+		if !mean {
+			e = e + sigma[i]*z[i]
+		}
+		if delta {
+			e += phi[i]
+		}
+		out[i] = e
+	}
 }

@@ -33,6 +33,24 @@ type shapedBoxTask struct{ boxTask }
 
 func (shapedBoxTask) Potential(s []float64) float64 { return 3*s[0] - 0.5*s[len(s)-1]*s[len(s)-1] }
 
+// survTask is a Survival task: 0.7 per step; terminal, with −3, when x_0
+// or x_{d_s−1} leaves [−1.5, 1.2]. hiddenTask hides that it is one.
+type survTask struct{ ds int }
+
+func (survTask) Reward(_, _ []float64) float64 { return 0.7 }
+func (t survTask) Terminal(s []float64) (bool, float64) {
+	if s[0] < -1.5 || s[0] > 1.2 || s[t.ds-1] < -1.5 || s[t.ds-1] > 1.2 {
+		return true, -3
+	}
+	return false, 0
+}
+func (survTask) Terminates() bool { return true }
+func (t survTask) Survival() env.SurvivalSpec {
+	return env.SurvivalSpec{Reward: 0.7, Bonus: -3, Bounds: []env.Bound{{I: 0, Lo: -1.5, Hi: 1.2}, {I: t.ds - 1, Lo: -1.5, Hi: 1.2}}}
+}
+
+type hiddenTask struct{ env.Task }
+
 // opaqueSim hides a Simulator from the specialised loops (the generic loop
 // steps it), keeping whether it is deterministic.
 type opaqueSim struct {
@@ -47,7 +65,8 @@ func (o opaqueSim) Deterministic() bool { return o.det }
 // families, linear, affine and random Fourier features (d_φ on both sides
 // of expfam.LongRow), drawn and mean rollouts, models of s' and of s' − s,
 // terminating and non-terminating tasks, with and without a potential
-// (env.Shaped); and it steps aside for a
+// (env.Shaped), with a Survival task scored by its closed form, drawing
+// through the rand.Rand or from its PCG directly; and it steps aside for a
 // non-Gaussian coordinate.
 func TestGaussRolloutsEqualGeneric(t *testing.T) {
 	sin, _ := expfam.NewSin(4, 1.7)
@@ -74,8 +93,8 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 					for _, mean := range []bool{false, true} {
 						for _, delta := range []bool{false, true} {
 							for _, tc := range []struct {
-								ends, shaped bool
-							}{{false, false}, {true, false}, {false, true}, {true, true}} {
+								ends, shaped, surv bool
+							}{{false, false, false}, {true, false, false}, {false, true, false}, {true, true, false}, {true, false, true}} {
 								ends := tc.ends
 								var sim Simulator = expfam.NewStepper(m)
 								if mean {
@@ -84,15 +103,30 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 								if delta {
 									sim = deltaSim{sim}
 								}
-								name := fmt.Sprintf("d_s=%d d_a=%d %v %v mean=%v delta=%v ends=%v shaped=%v", ds, da, dist, feat, mean, delta, ends, tc.shaped)
+								name := fmt.Sprintf("d_s=%d d_a=%d %v %v mean=%v delta=%v ends=%v shaped=%v survival=%v", ds, da, dist, feat, mean, delta, ends, tc.shaped, tc.surv)
 								var task env.Task = boxTask{ends}
 								if tc.shaped {
 									task = shapedBoxTask{boxTask{ends}}
 								}
+								if tc.surv {
+									task = survTask{ds}
+								}
+								// The generic loop with the task's calls;
+								// the Gaussian loop and, for a Survival
+								// task, the generic loop with its closed
+								// form (the oracle's path).
 								fast := newRollouts(task, 7, 5, false, ds)
-								slow := newRollouts(task, 7, 5, false, ds)
+								slowTask := task
+								if tc.surv {
+									slowTask = hiddenTask{task}
+								}
+								slow := newRollouts(slowTask, 7, 5, false, ds)
+								mid := newRollouts(task, 7, 5, false, ds)
 								if _, ok := fast.gaussPath(sim); !ok {
 									t.Fatalf("%s: the Gaussian path does not take the model", name)
+								}
+								if (fast.surv != nil) != tc.surv || slow.surv != nil {
+									t.Fatalf("%s: the rollouts do not see the Survival task as one", name)
 								}
 								generic := opaqueSim{sim, mean}
 								s := make([]float64, ds)
@@ -107,10 +141,27 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 											act[j][i] = math.Cos(float64(3*j + i + trial))
 										}
 									}
-									a := fast.Value(sim, s, act, rand.New(rand.NewPCG(uint64(trial), 9)))
-									b := slow.Value(generic, s, act, rand.New(rand.NewPCG(uint64(trial), 9)))
+									// Odd trials draw from the PCG directly.
+									pcg := rand.NewPCG(uint64(trial), 9)
+									rng := rand.New(pcg)
+									if trial%2 == 1 && !fast.bind(rng, pcg) {
+										t.Fatalf("%s: cannot bind the stream", name)
+									}
+									a := fast.Value(sim, s, act, rng)
+									after := rng.Uint64()
+									slowRng := rand.New(rand.NewPCG(uint64(trial), 9))
+									b := slow.Value(generic, s, act, slowRng)
 									if math.Float64bits(a) != math.Float64bits(b) {
 										t.Fatalf("%s, trial %d: fast value %v, generic %v", name, trial, a, b)
+									}
+									if slowAfter := slowRng.Uint64(); after != slowAfter {
+										t.Fatalf("%s, trial %d: the fast loop leaves the stream elsewhere", name, trial)
+									}
+									if tc.surv {
+										c := mid.Value(generic, s, act, rand.New(rand.NewPCG(uint64(trial), 9)))
+										if math.Float64bits(c) != math.Float64bits(b) {
+											t.Fatalf("%s, trial %d: generic loop with the closed form %v, with the calls %v", name, trial, c, b)
+										}
 									}
 									n++
 								}

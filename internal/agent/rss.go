@@ -124,10 +124,21 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 	}
 	clear(p.count) // vote's are cleared at the first sequence
 	clear(p.sum)
+	// With the stream's PCG known and a power-of-two set, rng.IntN's draw
+	// is the low bits of one PCG draw (source.intN), made here inline.
+	src, bound := p.r.source(rng)
+	n := len(p.actions)
+	pow2, mask := bound && n&(n-1) == 0, uint64(n-1)
 	for j := 0; j < p.nSequences; j++ {
 		for t := range p.seq {
-			p.seq[t] = rng.IntN(len(p.actions))
-			p.act[t] = p.actions[p.seq[t]]
+			var i int
+			if pow2 {
+				i = int(src.pcg.Uint64() & mask)
+			} else {
+				i = rng.IntN(n)
+			}
+			p.seq[t] = i
+			p.act[t] = p.actions[i]
 		}
 		first := p.seq[0]
 		v := p.r.Value(sim, s, p.act, rng)

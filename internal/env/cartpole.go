@@ -107,7 +107,7 @@ func newCartPole(c *config.Config) (*MDP, error) {
 // physics writes the noise-free Euler step from s under force f into out.
 func (cp *cartPole) physics(s []float64, f float64, out []float64) {
 	x, xdot, theta, thetadot := s[0], s[1], s[2], s[3]
-	sin, cos := math.Sincos(theta)
+	sin, cos := sincos(theta)
 	temp := (f + cp.poleMassLen*thetadot*thetadot*sin) / cp.totalMass
 	thetaacc := (cp.p.Gravity*sin - cos*temp) / (cp.p.Length * (4.0/3.0 - cp.p.MassPole*cos*cos/cp.totalMass))
 	xacc := temp - cp.poleMassLen*thetaacc*cos/cp.totalMass
@@ -116,6 +116,32 @@ func (cp *cartPole) physics(s []float64, f float64, out []float64) {
 	out[1] = xdot + dt*xacc
 	out[2] = theta + dt*thetadot
 	out[3] = thetadot + dt*thetaacc
+}
+
+// sincos is math.Sincos(x) to the bit. For 0 < |x| < 0.7 (the pole's
+// angles: a state beyond |θ| = 12° is terminal) it is math.Sincos's own
+// arithmetic inline: x/(π/4) < 1 there, so Sincos reduces nothing (octant
+// 0, z = |x|) and evaluates its two polynomials in z² with the
+// coefficients below (math/sin.go's _sin and _cos), negating the sine for
+// x < 0. Elsewhere (0, large |x|, NaN, ±Inf) it calls math.Sincos.
+func sincos(x float64) (sin, cos float64) {
+	z := math.Abs(x)
+	if !(z < 0.7) || x == 0 {
+		return math.Sincos(x)
+	}
+	const (
+		s0, s1, s2 = 1.58962301576546568060e-10, -2.50507477628578072866e-8, 2.75573136213857245213e-6
+		s3, s4, s5 = -1.98412698295895385996e-4, 8.33333333332211858878e-3, -1.66666666666666307295e-1
+		c0, c1, c2 = -1.13585365213876817300e-11, 2.08757008419747316778e-9, -2.75573141792967388112e-7
+		c3, c4, c5 = 2.48015872888517045348e-5, -1.38888888888730564116e-3, 4.16666666666665929218e-2
+	)
+	zz := z * z
+	cos = 1.0 - 0.5*zz + zz*zz*((((((c0*zz)+c1)*zz+c2)*zz+c3)*zz+c4)*zz+c5)
+	sin = z + z*zz*((((((s0*zz)+s1)*zz+s2)*zz+s3)*zz+s4)*zz+s5)
+	if x < 0 {
+		sin = -sin
+	}
+	return sin, cos
 }
 
 // noiseEta is the natural parameter of the custom-sin noise at (s, a).
@@ -197,6 +223,11 @@ func (t cartPoleTask) Terminal(s []float64) (bool, float64) {
 	return s[0] < -t.xth || s[0] > t.xth || s[2] < -t.thth || s[2] > t.thth, 0
 }
 func (cartPoleTask) Terminates() bool { return true }
+
+// Survival describes the task for the planners' rollouts (Survival).
+func (t cartPoleTask) Survival() SurvivalSpec {
+	return SurvivalSpec{Reward: 1, Bonus: 0, Bounds: []Bound{{I: 0, Lo: -t.xth, Hi: t.xth}, {I: 2, Lo: -t.thth, Hi: t.thth}}}
+}
 
 // cartPoleNoise and noiseDensity are the values of env.cartpole.noise and
 // env.cartpole.density.

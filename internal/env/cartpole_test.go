@@ -276,3 +276,87 @@ func TestKindsMatchConfigCatalog(t *testing.T) {
 		t.Errorf("registered kinds %v, config accepts %v", got, want)
 	}
 }
+
+// The cart-pole's task describes itself (Survival) as it answers Reward
+// and Terminal: the same terminal states, at and next to the bounds, at
+// ±0, ±Inf and NaN in every coordinate and at random states, the same
+// reward and terminal reward.
+func TestCartPoleSurvivalIsItsTask(t *testing.T) {
+	m, err := New(cartPoleConfig(t, "none", "normal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, ok := m.Task.(Survival)
+	if !ok {
+		t.Fatal("the cart-pole's task is not a Survival task")
+	}
+	spec := sv.Survival()
+	xth, thth := 2.4, 0.20943951023931953
+	var special []float64
+	for _, b := range []float64{xth, thth} {
+		for _, v := range []float64{b, math.Nextafter(b, 0), math.Nextafter(b, 10)} {
+			special = append(special, v, -v)
+		}
+	}
+	special = append(special, 0, math.Copysign(0, -1), 1, -7, math.Inf(1), math.Inf(-1), math.NaN())
+	var states [][]float64
+	for i := range 4 {
+		for _, v := range special {
+			s := []float64{0.01, -0.02, 0.03, -0.04}
+			s[i] = v
+			states = append(states, s)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		states = append(states, []float64{6 * (rng.Float64() - 0.5), 4 * rng.NormFloat64(), 0.6 * (rng.Float64() - 0.5), 4 * rng.NormFloat64()})
+	}
+	ends := 0
+	for _, s := range states {
+		done, bonus := m.Task.Terminal(s)
+		if got := spec.Ends(s); got != done {
+			t.Fatalf("s = %v: Survival ends %v, Terminal %v", s, got, done)
+		}
+		if done {
+			ends++
+			if bonus != spec.Bonus {
+				t.Fatalf("s = %v: terminal reward %v, Survival's %v", s, bonus, spec.Bonus)
+			}
+			continue
+		}
+		for _, a := range m.Actions {
+			if r := m.Task.Reward(s, a); r != spec.Reward {
+				t.Fatalf("s = %v, a = %v: reward %v, Survival's %v", s, a, r, spec.Reward)
+			}
+		}
+	}
+	if ends < 1000 || ends > len(states)-1000 {
+		t.Fatalf("%d of %d states terminal: the states do not probe both sides", ends, len(states))
+	}
+}
+
+// The cart-pole's inline sincos is math.Sincos to the bit: on a fine grid
+// of [−1, 1] (both sides of its inline range |x| < 0.7), at random points,
+// next to its edges, and at ±0, tiny and subnormal arguments, large ones,
+// ±Inf and NaN.
+func TestCartPoleSincosIsMathSincos(t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1e-300, -1e-300, 1e-8, 0.7, -0.7,
+		math.Nextafter(0.7, 0), -math.Nextafter(0.7, 0), math.Pi / 4, 3, -100, 1e9, math.Inf(1), math.Inf(-1), math.NaN()}
+	for i := -200000; i <= 200000; i++ {
+		xs = append(xs, float64(i)/200000)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 200000 {
+		xs = append(xs, 1.4*(rng.Float64()-0.5))
+	}
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+	}
+	for _, x := range xs {
+		s, c := sincos(x)
+		ws, wc := math.Sincos(x)
+		if !same(s, ws) || !same(c, wc) {
+			t.Fatalf("sincos(%v) = %v, %v; math.Sincos %v, %v", x, s, c, ws, wc)
+		}
+	}
+}

@@ -56,6 +56,46 @@ type Task interface {
 	Terminates() bool
 }
 
+// Survival is a Task that describes itself in closed form, so that a
+// planner can score the states of its rollouts without a call per state:
+//
+//	r(s, a) = Reward for every non-terminal s and every a,
+//	s terminal ⇔ s_i < Lo or s_i > Hi for some bound (i, Lo, Hi) of Bounds,
+//	with the terminal reward Bonus
+//
+// (a NaN coordinate is inside its bounds, as the comparisons say). Its
+// Reward, Terminal and Terminates must agree with the description for
+// every state (the cart-pole's task: +1 per step, terminal when the cart or
+// the pole leaves its bounds).
+type Survival interface {
+	Task
+	Survival() SurvivalSpec
+}
+
+// SurvivalSpec is a Survival task's description.
+type SurvivalSpec struct {
+	Reward, Bonus float64
+	Bounds        []Bound
+}
+
+// Ends reports whether s is terminal: some s_I < Lo or s_I > Hi.
+func (sp *SurvivalSpec) Ends(s []float64) bool {
+	for i := range sp.Bounds {
+		b := &sp.Bounds[i]
+		if x := s[b.I]; x < b.Lo || x > b.Hi {
+			return true
+		}
+	}
+	return false
+}
+
+// Bound is one coordinate's bounds, Lo ≤ s_I ≤ Hi, of a Survival task's
+// non-terminal states.
+type Bound struct {
+	I      int
+	Lo, Hi float64
+}
+
 // Shaped is a Task that also gives its planners a potential Φ(s): a
 // planner adds Φ of a rollout's last state to the rollout's return. That
 // is potential-based shaping, r + Φ(s') − Φ(s) summed along the rollout

@@ -56,9 +56,10 @@ const LongRow = 16
 // right: Eta's kernel for rows shorter than LongRow. It is small enough to
 // be inlined.
 func Dot(x, y []float64) float64 {
+	y = y[:len(x)] // one bounds check, not one per term
 	var e float64
-	for j := range x {
-		e += x[j] * y[j]
+	for j, xj := range x {
+		e += xj * y[j]
 	}
 	return e
 }

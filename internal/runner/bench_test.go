@@ -142,3 +142,36 @@ func BenchmarkCartPoleTrial(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/transitions, "ns/transition(max)")
 }
+
+// BenchmarkCartPoleComparison is one trial of each agent of the noise-free
+// CartPole comparison (configs/cartpole.yaml: 100 random ±1 sequences of
+// τ = 11 per decision, sampled Gaussian rollouts for sm and lds, the true
+// physics for the oracle) on a reduced scale: 20 episodes of up to 200
+// steps, seed 0. It reports the time per decision (one real step).
+func BenchmarkCartPoleComparison(b *testing.B) {
+	c, err := config.Load(config.Options{Path: "../../configs/cartpole.yaml"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Episodes = 20
+	m, err := env.New(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"sm", "lds", "oracle"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			var steps int
+			for i := 0; i < b.N; i++ {
+				eps, err := RunTrial(context.Background(), c, m, Trial{Agent: name, Seed: 0})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, e := range eps {
+					steps += e.Steps
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps)/1e3, "µs/decision")
+		})
+	}
+}

@@ -149,7 +149,9 @@ func benchDecision(b *testing.B, file, kind, agentName string, environ []string,
 		seqs = c.Planner.NSequences
 	}
 	b.Run(c.Name+"/"+kind+"/"+agentName, func(b *testing.B) {
-		rng := rand.New(rand.NewPCG(1, 2))
+		pcg := rand.NewPCG(1, 2)
+		rng := rand.New(pcg)
+		pl.BindSource(rng, pcg) // as the runner does
 		s := make([]float64, m.StateDim())
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {

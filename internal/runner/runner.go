@@ -154,6 +154,7 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 	}
 	planPCG := rand.NewPCG(streamSeed(c.Seed, purposePlan, uint64(t.Seed), agentIndex(t.Agent)))
 	planRng := rand.New(planPCG)
+	pl.BindSource(planRng, planPCG) // the same draws, without a call per draw
 	envPCG := rand.NewPCG(0, 0)
 	envRng := rand.New(envPCG)
 	truth := mdp.Dynamics.NewSimulator() // private scratch; shared tables

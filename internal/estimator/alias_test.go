@@ -101,8 +101,25 @@ func TestSharedBlocksAreBitIdentical(t *testing.T) {
 				t.Fatal(err1, err2)
 			}
 			sameBits(t, "W", fs.W, fo.W)
-
+			// Blocks that share their sums share their factorisation, and
+			// the sandwich's shared path agrees with the per-block one.
+			for i, j := range shared.alias {
+				if j >= 0 && fs.blocks[i].f != fs.blocks[j].f {
+					t.Errorf("block %d shares block %d's sums but not its factorisation", i, j)
+				}
+			}
 			data := func(t int) ([]float64, []float64) { return phis[t], nexts[t] }
+			ses, err1 := shared.Sandwich(fs, n, data, SEOptions{})
+			seo, err2 := own.Sandwich(fo, n, data, SEOptions{})
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			for i := range ses {
+				if math.Abs(ses[i]-seo[i]) > 1e-12*math.Abs(seo[i]) {
+					t.Errorf("se[%d] = %v shared, %v per block", i, ses[i], seo[i])
+				}
+			}
+
 			grid := []float64{1e-4, 1e-2, 1}
 			cvs, err1 := CrossValidate(build(false), n, data, 5, grid)
 			cvo, err2 := CrossValidate(build(true), n, data, 5, grid)

@@ -569,6 +569,11 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 	case e.blk != nil:
 		for i, blk := range e.blocks {
 			o, n := e.off[i]*e.dphi, (e.off[i+1]-e.off[i])*e.dphi
+			if j := e.alias[i]; j >= 0 {
+				// The same sums: the same factorisation, computed once.
+				f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: f.blocks[j].f, s: 1})
+				continue
+			}
 			c, err := factor(blk, n, lambda, what, e.n)
 			if err != nil {
 				return nil, err

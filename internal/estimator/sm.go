@@ -18,7 +18,11 @@ import (
 //   - Separable (diagonal C): one d_phi×d_phi block per row of W;
 //   - Blocked (a product of per-coordinate families with m_i statistics
 //     each): one (m_i·d_phi)² block per coordinate, V_i = Σ_t (g_i ⊗ phi)(g_i ⊗ phi)ᵀ
-//     with g_i = ψ_i'(s'_i);
+//     with g_i = ψ_i'(s'_i); when every g_i is one constant g
+//     (expfam.SharedBlocks: Gaussian coordinates of one σ) and there are no
+//     weights, the blocks are equal, and one matrix is kept for all of them
+//     (accumulated and factorised once, with the same arithmetic as each of
+//     the equal blocks, so the estimate is the same to the bit);
 //   - otherwise one dense d×d block.
 type SM struct {
 	fam            expfam.Family
@@ -37,6 +41,9 @@ type SM struct {
 	kw             []float64       // kernel weight of each kink term (terms)
 	weights        []expfam.Weight // per coordinate, nil: h ≡ 1; see SetWeights
 	hw             []float64       // Blocked: weight h_i(s'_i) of each block (terms)
+	// shared: Blocked with equal blocks (expfam.SharedBlocks, no weights):
+	// every entry of blocks is the same slice, written once per transition.
+	shared bool
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -69,7 +76,8 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 		return e
 	}
 	if blk, ok := fam.(expfam.Blocked); ok {
-		e.initBlocked(blk)
+		sb, ok := fam.(expfam.SharedBlocks)
+		e.initBlocked(blk, ok && sb.SharedBlocks())
 		return e
 	}
 	d := e.dpsi * dphi
@@ -121,10 +129,12 @@ func NewSMFor(fam expfam.Family, dphi int, w []expfam.Weight, h []float64) (*SM,
 }
 
 // initBlocked lays the accumulator out by the blocks of blk: one
-// (m_i·d_phi)² block per coordinate.
-func (e *SM) initBlocked(blk expfam.Blocked) {
+// (m_i·d_phi)² block per coordinate, or with share (the blocks are equal:
+// expfam.SharedBlocks) one matrix that every block aliases.
+func (e *SM) initBlocked(blk expfam.Blocked, share bool) {
 	e.sep, e.constant, e.constC = nil, false, 0
 	e.blk = blk
+	e.shared = share
 	e.g = make([]float64, e.dpsi)
 	e.off = []int{0}
 	e.blocks = nil
@@ -132,7 +142,11 @@ func (e *SM) initBlocked(blk expfam.Blocked) {
 	for _, m := range blk.Blocks() {
 		widest = max(widest, m)
 		n := m * e.dphi
-		e.blocks = append(e.blocks, make([]float64, n*n))
+		if share && len(e.blocks) > 0 {
+			e.blocks = append(e.blocks, e.blocks[0])
+		} else {
+			e.blocks = append(e.blocks, make([]float64, n*n))
+		}
 		e.off = append(e.off, e.off[len(e.off)-1]+m)
 	}
 	e.cmat = make([]float64, widest*widest) // h g gᵀ of one block
@@ -167,8 +181,8 @@ func (e *SM) SetWeights(w []expfam.Weight) error {
 	if !ok {
 		return fmt.Errorf("score matching: weights need a product family (one weight per coordinate), not %v", e.fam)
 	}
-	if e.blk == nil {
-		e.initBlocked(blk)
+	if e.blk == nil || e.shared {
+		e.initBlocked(blk, false) // weighted blocks differ
 	}
 	e.weights = append([]expfam.Weight(nil), w...)
 	return nil
@@ -368,6 +382,9 @@ func (e *SM) accumulate(phi []float64) {
 				}
 			}
 			addUpperKron(v, e.cmat, m, phi)
+			if e.shared {
+				break // every block is v, and would gain the same terms
+			}
 		}
 		for i, k := range e.kinks {
 			w := e.kw[i]
@@ -511,13 +528,17 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 		}
 		f.blocks = rowBlocks(e.dpsi, e.dphi, func(k int) *mat.Cholesky { return cs[k] }, nil)
 	case e.blk != nil:
+		var fz *factorised // shared: the one factorisation of every block
 		for i, blk := range e.blocks {
 			o, n := e.off[i]*e.dphi, (e.off[i+1]-e.off[i])*e.dphi
-			c, err := factor(blk, n, lambda, what, e.n)
-			if err != nil {
-				return nil, err
+			if fz == nil || !e.shared {
+				c, err := factor(blk, n, lambda, what, e.n)
+				if err != nil {
+					return nil, err
+				}
+				fz = &factorised{c: c}
 			}
-			f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: &factorised{c: c}, s: 1})
+			f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: fz, s: 1})
 		}
 	default:
 		d := e.dpsi * e.dphi

@@ -45,15 +45,9 @@ func (e *SM) Empty() *SM {
 // merge adds the statistics of o (an accumulator of the same shape) to e.
 func (e *SM) merge(o *SM) {
 	e.n += o.n
-	if e.shared != o.shared || len(e.blocks) != len(o.blocks) {
-		panic("estimator: merge of accumulators of different layouts")
-	}
 	for i, b := range o.blocks {
 		for j, x := range b {
 			e.blocks[i][j] += x
-		}
-		if e.shared {
-			break // every block aliases the first
 		}
 	}
 	for j, x := range o.b {

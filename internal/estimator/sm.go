@@ -18,11 +18,7 @@ import (
 //   - Separable (diagonal C): one d_phi×d_phi block per row of W;
 //   - Blocked (a product of per-coordinate families with m_i statistics
 //     each): one (m_i·d_phi)² block per coordinate, V_i = Σ_t (g_i ⊗ phi)(g_i ⊗ phi)ᵀ
-//     with g_i = ψ_i'(s'_i); when every g_i is one constant g
-//     (expfam.SharedBlocks: Gaussian coordinates of one σ) and there are no
-//     weights, the blocks are equal, and one matrix is kept for all of them
-//     (accumulated and factorised once, with the same arithmetic as each of
-//     the equal blocks, so the estimate is the same to the bit);
+//     with g_i = ψ_i'(s'_i);
 //   - otherwise one dense d×d block.
 type SM struct {
 	fam            expfam.Family
@@ -41,9 +37,6 @@ type SM struct {
 	kw             []float64       // kernel weight of each kink term (terms)
 	weights        []expfam.Weight // per coordinate, nil: h ≡ 1; see SetWeights
 	hw             []float64       // Blocked: weight h_i(s'_i) of each block (terms)
-	// shared: Blocked with equal blocks (expfam.SharedBlocks, no weights):
-	// every entry of blocks is the same slice, written once per transition.
-	shared bool
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -76,8 +69,7 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 		return e
 	}
 	if blk, ok := fam.(expfam.Blocked); ok {
-		sb, ok := fam.(expfam.SharedBlocks)
-		e.initBlocked(blk, ok && sb.SharedBlocks())
+		e.initBlocked(blk)
 		return e
 	}
 	d := e.dpsi * dphi
@@ -129,12 +121,10 @@ func NewSMFor(fam expfam.Family, dphi int, w []expfam.Weight, h []float64) (*SM,
 }
 
 // initBlocked lays the accumulator out by the blocks of blk: one
-// (m_i·d_phi)² block per coordinate, or with share (the blocks are equal:
-// expfam.SharedBlocks) one matrix that every block aliases.
-func (e *SM) initBlocked(blk expfam.Blocked, share bool) {
+// (m_i·d_phi)² block per coordinate.
+func (e *SM) initBlocked(blk expfam.Blocked) {
 	e.sep, e.constant, e.constC = nil, false, 0
 	e.blk = blk
-	e.shared = share
 	e.g = make([]float64, e.dpsi)
 	e.off = []int{0}
 	e.blocks = nil
@@ -142,11 +132,7 @@ func (e *SM) initBlocked(blk expfam.Blocked, share bool) {
 	for _, m := range blk.Blocks() {
 		widest = max(widest, m)
 		n := m * e.dphi
-		if share && len(e.blocks) > 0 {
-			e.blocks = append(e.blocks, e.blocks[0])
-		} else {
-			e.blocks = append(e.blocks, make([]float64, n*n))
-		}
+		e.blocks = append(e.blocks, make([]float64, n*n))
 		e.off = append(e.off, e.off[len(e.off)-1]+m)
 	}
 	e.cmat = make([]float64, widest*widest) // h g gᵀ of one block
@@ -181,8 +167,8 @@ func (e *SM) SetWeights(w []expfam.Weight) error {
 	if !ok {
 		return fmt.Errorf("score matching: weights need a product family (one weight per coordinate), not %v", e.fam)
 	}
-	if e.blk == nil || e.shared {
-		e.initBlocked(blk, false) // weighted blocks differ
+	if e.blk == nil {
+		e.initBlocked(blk)
 	}
 	e.weights = append([]expfam.Weight(nil), w...)
 	return nil
@@ -382,9 +368,6 @@ func (e *SM) accumulate(phi []float64) {
 				}
 			}
 			addUpperKron(v, e.cmat, m, phi)
-			if e.shared {
-				break // every block is v, and would gain the same terms
-			}
 		}
 		for i, k := range e.kinks {
 			w := e.kw[i]
@@ -528,17 +511,13 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 		}
 		f.blocks = rowBlocks(e.dpsi, e.dphi, func(k int) *mat.Cholesky { return cs[k] }, nil)
 	case e.blk != nil:
-		var fz *factorised // shared: the one factorisation of every block
 		for i, blk := range e.blocks {
 			o, n := e.off[i]*e.dphi, (e.off[i+1]-e.off[i])*e.dphi
-			if fz == nil || !e.shared {
-				c, err := factor(blk, n, lambda, what, e.n)
-				if err != nil {
-					return nil, err
-				}
-				fz = &factorised{c: c}
+			c, err := factor(blk, n, lambda, what, e.n)
+			if err != nil {
+				return nil, err
 			}
-			f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: fz, s: 1})
+			f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: &factorised{c: c}, s: 1})
 		}
 	default:
 		d := e.dpsi * e.dphi

@@ -157,21 +157,6 @@ func (p *Coords) Blocks() []int {
 	return m
 }
 
-// SharedBlocks reports whether every coordinate is a GaussCoord of one σ:
-// then ψ_i'(x_i) = 1/σ² for every i and x (see the SharedBlocks interface).
-func (p *Coords) SharedBlocks() bool {
-	g0, ok := p.C[0].(*GaussCoord)
-	if !ok {
-		return false
-	}
-	for _, c := range p.C[1:] {
-		if g, ok := c.(*GaussCoord); !ok || g.Sigma != g0.Sigma {
-			return false
-		}
-	}
-	return true
-}
-
 func (p *Coords) block(v []float64, i int) []float64 { return v[p.off[i]:p.off[i+1]] }
 
 func (p *Coords) Psi(x, out []float64) {

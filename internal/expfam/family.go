@@ -65,17 +65,6 @@ type Blocked interface {
 	BlockCumulants(i int, etaI, grad, hess []float64) (a float64, ok bool)
 }
 
-// SharedBlocks is a Blocked family whose blocks all have the same
-// derivative ψ_i'(x_i) = g, one constant vector for every coordinate i and
-// every x (a product of Gaussian coordinates of one σ: g = 1/σ²). Score
-// matching's unweighted blocks V_i = Σ_t (g ⊗ phi_t)(g ⊗ phi_t)ᵀ are then
-// one and the same matrix, which an accumulator keeps and factorises once.
-type SharedBlocks interface {
-	Blocked
-	// SharedBlocks reports whether the property holds.
-	SharedBlocks() bool
-}
-
 // LogDensity returns log P(x | η) = log q(x) + <psi(x), η> − Z(η) for a
 // distribution d, given Z(η) = logZ from d.LogPartition. buf has length d_psi.
 func LogDensity(d Distribution, eta, x []float64, logZ float64, buf []float64) float64 {

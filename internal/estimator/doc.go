@@ -11,8 +11,10 @@
 // never formed from an (n, d, d_psi) tensor. SM accumulates only the blocks
 // V_kl = Σ_t C_t[k,l] phi_t phi_tᵀ that can be non-zero: one shared
 // d_phi×d_phi Gram matrix when C is constant (the Gaussian family:
-// V = C ⊗ G), d_psi diagonal blocks when C is diagonal (product families),
-// and the upper triangle of every block otherwise. Solving costs one or d_psi
+// V = C ⊗ G, and a product of Gaussian coordinates of one σ, whose equal
+// per-coordinate blocks are kept once: expfam.SharedBlocks), d_psi diagonal
+// blocks when C is diagonal (product families), and the upper triangle of
+// every block otherwise. Solving costs one or d_psi
 // Cholesky factorisations of d_phi×d_phi matrices in the structured cases.
 //
 // Generalised (weighted) score matching (Hyvärinen 2007; Yu, Drton &

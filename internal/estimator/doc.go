@@ -11,10 +11,11 @@
 // never formed from an (n, d, d_psi) tensor. SM accumulates only the blocks
 // V_kl = Σ_t C_t[k,l] phi_t phi_tᵀ that can be non-zero: one shared
 // d_phi×d_phi Gram matrix when C is constant (the Gaussian family:
-// V = C ⊗ G, and a product of Gaussian coordinates of one σ, whose equal
-// per-coordinate blocks are kept once: expfam.SharedBlocks), d_psi diagonal
+// V = C ⊗ G), d_psi diagonal
 // blocks when C is diagonal (product families), and the upper triangle of
-// every block otherwise. Solving costs one or d_psi
+// every block otherwise. Blocks that take the same update at every
+// transition (a product of Gaussian coordinates of one σ) share one storage
+// and one factorisation until an update parts them (SM.alias). Solving costs one or d_psi
 // Cholesky factorisations of d_phi×d_phi matrices in the structured cases.
 //
 // Generalised (weighted) score matching (Hyvärinen 2007; Yu, Drton &

@@ -47,7 +47,7 @@ func TestEstimateEveryFamily(t *testing.T) {
 		{"exponential", "[[0.5, 0.2, 2]]", "s'_0: h(x) = min(x/1, 1)"},
 		{"gamma", "[[0.5, 0.2, 2], [0.2, 0.1, 2]]", "s'_0: h(x) = min(x/1, 1)^2"},
 		{"beta", "[[0.5, 0.2, 2], [0.2, 0.1, 1]]", "s'_0: h(x) = min(min(x, 1 − x)/0.5, 1)^2"},
-		{"truncated-gaussian", "[[0.5, 0.2]]", "s'_0: h(x) = min(min(x − -1, 1 − x)/1, 1)"},
+		{"truncated-gaussian", "[[0.5, 0.2]]", "s'_0: h(x) = min(min(x + 1, 1 − x)/1, 1)"},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			feat := "linear"

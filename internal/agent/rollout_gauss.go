@@ -151,14 +151,7 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				eta := r.geta
 				g.m.Eta(cur[:ds], a, r.gphi, eta)
 				for i := range ds {
-					e := eta[i]
-					if !mean {
-						e = e + sigma[i]*z[i]
-					}
-					if delta {
-						e += cur[i]
-					}
-					nxt[i] = e
+					nxt[i] = nextCoord(eta[i], sigma[i], z[i], cur[i], mean, delta)
 				}
 			}
 			cur, nxt = nxt, cur
@@ -207,13 +200,18 @@ func linearStep(w, phi, sigma, z, out []float64, long, mean, delta bool) {
 		}
 	}
 	for i := range out {
-		e := out[i]
-		if !mean {
-			e = e + sigma[i]*z[i]
-		}
-		if delta {
-			e += phi[i]
-		}
-		out[i] = e
+		out[i] = nextCoord(out[i], sigma[i], z[i], phi[i], mean, delta)
 	}
+}
+
+// nextCoord is one coordinate of the next state from its mean η_i:
+// η_i [+ σ_i z_i unless mean] [+ x_i for s' − s], in this order.
+func nextCoord(eta, sigma, z, x float64, mean, delta bool) float64 {
+	if !mean {
+		eta = eta + sigma*z
+	}
+	if delta {
+		eta += x
+	}
+	return eta
 }

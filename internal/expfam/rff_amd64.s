@@ -41,7 +41,7 @@ TEXT ·rffPhiAVX2(SB), NOSPLIT, $0-73
 block12:                            // three blocks of four features at a time, for ILP
 	LEAQ 96(AX), R13
 	CMPQ R13, R10
-	JG   block8
+	JG   block
 	VMOVUPD (BX)(AX*1), Y0      // z = b[j:j+4], b[j+4:j+8], b[j+8:j+12]
 	VMOVUPD 32(BX)(AX*1), Y4
 	VMOVUPD 64(BX)(AX*1), Y8
@@ -150,86 +150,6 @@ cosine12:                           // the cosine of block (f computed in place 
 	VMOVUPD Y11, 64(DI)(AX*1)
 	ADDQ $96, AX
 	JMP  block12
-block8:                             // two blocks of four features at a time, for ILP
-	LEAQ 64(AX), R13
-	CMPQ R13, R10
-	JG   block
-	VMOVUPD (BX)(AX*1), Y0      // z = b[j:j+4]
-	VMOVUPD 32(BX)(AX*1), Y5    // z' = b[j+4:j+8]
-	LEAQ (SI)(AX*1), R11        // &omegaT[0*d + j]
-	XORQ R12, R12
-input8:
-	CMPQ R12, CX
-	JGE  cosine8
-	VBROADCASTSD (DX)(R12*8), Y10
-	VMULPD (R11), Y10, Y11      // ω_ij x_i
-	VMULPD 32(R11), Y10, Y12
-	VADDPD Y11, Y0, Y0          // z += ω_ij x_i
-	VADDPD Y12, Y5, Y5
-	ADDQ R9, R11
-	INCQ R12
-	JMP  input8
-cosine8:                            // the cosine of block, on Y0–Y4 and on Y5–Y9
-	VANDPD C_ABS(R8), Y0, Y2    // bits of |z|
-	VANDPD C_ABS(R8), Y5, Y7
-	VMOVUPD C_MAX(R8), Y3
-	VMOVUPD C_MAX(R8), Y8
-	VPCMPGTQ Y2, Y3, Y3         // |z| < 2^50 (not NaN, not Inf)
-	VPCMPGTQ Y7, Y8, Y8
-	VPAND Y3, Y15, Y15
-	VPAND Y8, Y15, Y15
-	VMULPD C_INVPI(R8), Y0, Y0  // y = z·(1/π)
-	VMULPD C_INVPI(R8), Y5, Y5
-	VADDPD C_HALF(R8), Y0, Y0   // y += 1/2
-	VADDPD C_HALF(R8), Y5, Y5
-	VADDPD C_MAGIC(R8), Y0, Y1  // t = y + magic
-	VADDPD C_MAGIC(R8), Y5, Y6
-	VSUBPD C_MAGIC(R8), Y1, Y2  // t − magic
-	VSUBPD C_MAGIC(R8), Y6, Y7
-	VSUBPD Y2, Y0, Y2           // f = y − (t − magic)
-	VSUBPD Y7, Y5, Y7
-	VMULPD Y2, Y2, Y3           // u = f²
-	VMULPD Y7, Y7, Y8
-	VMULPD C_P7(R8), Y3, Y4
-	VMULPD C_P7(R8), Y8, Y9
-	VADDPD C_P6(R8), Y4, Y4
-	VADDPD C_P6(R8), Y9, Y9
-	VMULPD Y3, Y4, Y4
-	VMULPD Y8, Y9, Y9
-	VADDPD C_P5(R8), Y4, Y4
-	VADDPD C_P5(R8), Y9, Y9
-	VMULPD Y3, Y4, Y4
-	VMULPD Y8, Y9, Y9
-	VADDPD C_P4(R8), Y4, Y4
-	VADDPD C_P4(R8), Y9, Y9
-	VMULPD Y3, Y4, Y4
-	VMULPD Y8, Y9, Y9
-	VADDPD C_P3(R8), Y4, Y4
-	VADDPD C_P3(R8), Y9, Y9
-	VMULPD Y3, Y4, Y4
-	VMULPD Y8, Y9, Y9
-	VADDPD C_P2(R8), Y4, Y4
-	VADDPD C_P2(R8), Y9, Y9
-	VMULPD Y3, Y4, Y4
-	VMULPD Y8, Y9, Y9
-	VADDPD C_P1(R8), Y4, Y4
-	VADDPD C_P1(R8), Y9, Y9
-	VMULPD Y3, Y4, Y4
-	VMULPD Y8, Y9, Y9
-	VADDPD C_P0(R8), Y4, Y4
-	VADDPD C_P0(R8), Y9, Y9
-	VMULPD Y4, Y2, Y4           // f·P(u)
-	VMULPD Y9, Y7, Y9
-	VPSLLQ $63, Y1, Y1          // parity of n into the sign bit
-	VPSLLQ $63, Y6, Y6
-	VXORPD Y1, Y4, Y4
-	VXORPD Y6, Y9, Y9
-	VMULPD Y14, Y4, Y4          // scale·cos z
-	VMULPD Y14, Y9, Y9
-	VMOVUPD Y4, (DI)(AX*1)
-	VMOVUPD Y9, 32(DI)(AX*1)
-	ADDQ $64, AX
-	JMP  block8
 
 block:
 	CMPQ AX, R10

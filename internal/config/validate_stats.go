@@ -150,7 +150,8 @@ func (c *Config) validateCVConfidence(bad func(key, format string, args ...any),
 	if len(users) == 0 {
 		return
 	}
-	if len(c.CV.Grid) > 0 && slices.Min(c.CV.Grid) < 1e-12 {
+	// A non-positive entry is validateStats's one error, not a second one here.
+	if len(c.CV.Grid) > 0 && slices.Min(c.CV.Grid) > 0 && slices.Min(c.CV.Grid) < 1e-12 {
 		bad("cv.grid", "every λ must be >= 1e-12 for agents %v with lambda: %s, got %v: their β needs log det(V/λ + I) and their draws lie about β/sqrt(λ) from Ŵ, both of which overflow for smaller λ", users, LambdaCVWord, slices.Min(c.CV.Grid))
 	}
 	if c.Confidence.Lambda == "theorem" && slices.ContainsFunc(users, func(a string) bool { return strings.HasSuffix(a, "-ucb") }) {

@@ -115,6 +115,7 @@ func TestLambdaCVAgents(t *testing.T) {
 		{"agents: [lds-ps, lds, mle-ps, mle-ucb, lds-ucb, sm-ps]\n", ""},
 		{"agents: [sm]\ncv:\n  grid: [1.0e-13, 1]\n", ""},
 		{"agents: [sm-ps]\ncv:\n  grid: [1.0e-13, 1]\n", "cv.grid: every λ must be >= 1e-12 for agents [sm-ps]"},
+		{"agents: [sm-ps]\ncv:\n  grid: [-1, 1]\n", "cv.grid: entry 1 must be a finite number in (0, 1e6], got -1"},
 		{"agents: [sm-ucb]\nconfidence:\n  beta: theory\n  lambda: theorem\n  b_psi: 1\n  alpha1: 1\n", "lambda: cv cannot be combined with confidence.lambda: theorem"},
 		{"agents: [sm-ps]\nconfidence:\n  beta: theory\n  lambda: theorem\n  b_psi: 1\n  alpha1: 1\n", ""},
 	} {
@@ -126,6 +127,9 @@ func TestLambdaCVAgents(t *testing.T) {
 		}
 		if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%q: %v, want an error with %q", tc.file, err, tc.want)
+		}
+		if err != nil && strings.Count(err.Error(), "cv.grid") > 1 {
+			t.Errorf("%q: one problem, more than one error: %v", tc.file, err)
 		}
 	}
 	// lqr (configs/lq.yaml's env) ignores λ.

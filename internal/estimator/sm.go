@@ -134,27 +134,27 @@ func (e *SM) initBlocked(blk expfam.Blocked) {
 	e.sep, e.constant, e.constC = nil, false, 0
 	e.blk = blk
 	e.g = make([]float64, e.dpsi)
-	e.off = []int{0}
-	e.blocks = nil
-	for _, m := range blk.Blocks() {
-		n := m * e.dphi
-		e.blocks = append(e.blocks, make([]float64, n*n))
-		e.off = append(e.off, e.off[len(e.off)-1]+m)
-	}
+	ms := blk.Blocks()
+	e.off = make([]int, len(ms)+1)
+	e.coff = make([]int, len(ms)+1)
+	e.blocks = make([][]float64, len(ms))
+	e.alias = make([]int, len(ms))
 	e.cmat = nil
-	e.hw = make([]float64, len(e.blocks))
-	// Blocks of one length start out as one storage (all zero).
-	e.alias = make([]int, len(e.blocks))
-	e.coff = make([]int, len(e.blocks)+1)
-	for i := range e.blocks {
-		m := e.off[i+1] - e.off[i]
+	e.hw = make([]float64, len(ms))
+	for i, m := range ms {
+		e.off[i+1] = e.off[i] + m
 		e.coff[i+1] = e.coff[i] + m*m
+		// Blocks of one length start out as one storage (all zero).
 		e.alias[i] = -1
 		for j := range i {
-			if e.alias[j] < 0 && e.off[j+1]-e.off[j] == m {
+			if e.alias[j] < 0 && ms[j] == m {
 				e.alias[i], e.blocks[i] = j, e.blocks[j]
 				break
 			}
+		}
+		if e.alias[i] < 0 {
+			n := m * e.dphi
+			e.blocks[i] = make([]float64, n*n)
 		}
 	}
 	e.ci = make([]float64, e.coff[len(e.blocks)])

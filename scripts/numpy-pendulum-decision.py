@@ -20,15 +20,27 @@ Prints the median, over --repeats batches, of the wall time per decision.
     python3 scripts/numpy-pendulum-decision.py [--decisions 2000] [--repeats 5]
 """
 import argparse
+import sys
 import time
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:
+    sys.exit("numpy-pendulum-decision.py needs NumPy (Debian: apt-get install python3-numpy)")
+
+
+def positive(text):
+    """An argparse type: an integer >= 1."""
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--decisions", type=int, default=2000, help="decisions per batch")
-    ap.add_argument("--repeats", type=int, default=5, help="batches; the median is printed")
+    ap.add_argument("--decisions", type=positive, default=2000, help="decisions per batch")
+    ap.add_argument("--repeats", type=positive, default=5, help="batches; the median is printed")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 

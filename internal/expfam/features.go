@@ -74,6 +74,11 @@ type RFF struct {
 	Length float64
 	Inputs []float64 // the input scales c_i of ScaleInputs; nil: 1
 	omegaT []float64 // Omega transposed, (DS+DA)×D: Phi runs along j
+
+	// maxBias = max_j |b_j| and maxOmega[i] = max_j |ω_ji| bound every
+	// argument of the cosine: |ω_jᵀz + b_j| ≤ maxBias + Σ_i maxOmega[i]|z_i|.
+	maxBias  float64
+	maxOmega []float64
 }
 
 // NewRFF draws d random Fourier features with length scale ell.
@@ -98,14 +103,33 @@ func NewRFF(ds, da, d int, ell float64, seed uint64) (*RFF, error) {
 	return f, nil
 }
 
+// transpose sets omegaT and the bounds maxBias and maxOmega from Omega and
+// Bias.
 func (f *RFF) transpose() {
 	in, d := f.DS+f.DA, len(f.Bias)
 	f.omegaT = make([]float64, len(f.Omega))
+	f.maxOmega = make([]float64, in)
 	for j := range d {
 		for i := range in {
-			f.omegaT[i*d+j] = f.Omega[j*in+i]
+			w := f.Omega[j*in+i]
+			f.omegaT[i*d+j] = w
+			f.maxOmega[i] = max(f.maxOmega[i], math.Abs(w))
 		}
 	}
+	f.maxBias = 0
+	for _, b := range f.Bias {
+		f.maxBias = max(f.maxBias, math.Abs(b))
+	}
+}
+
+// argBound returns maxBias + Σ_i maxOmega[i]|x_i|, a bound on every
+// argument of the cosine at input x (NaN when an input is NaN).
+func (f *RFF) argBound(x []float64) float64 {
+	bound := f.maxBias
+	for i, v := range x {
+		bound += f.maxOmega[i] * math.Abs(v)
+	}
+	return bound
 }
 
 // ScaleInputs makes f the features of (z_1/c_1, …, z_n/c_n), n = d_s + d_a,

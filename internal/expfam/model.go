@@ -28,9 +28,12 @@ func NewModel(d Distribution, f Features, w []float64) (*Model, error) {
 // Eta computes η = W phi(s, a) into eta, using phi as scratch (len d_phi):
 // each entry by Dot for d_phi < LongRow, by Dot4 from LongRow on.
 func (m *Model) Eta(s, a, phi, eta []float64) {
-	m.Feat.Phi(s, a, phi)
 	dphi := len(phi)
 	long := dphi >= LongRow
+	if f, ok := m.Feat.(*RFF); ok && long && f.etaVector(s, a, m.W, phi, eta) {
+		return // Phi and Dot4 in one pass of the AVX2 kernel
+	}
+	m.Feat.Phi(s, a, phi)
 	if long && dot4Rows(m.W, phi, eta) { // Dot4's partial sums, four lanes at a time
 		return
 	}

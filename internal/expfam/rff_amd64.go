@@ -16,13 +16,12 @@ import (
 var useAVX2 = cpu.X86.HasAVX2 && os.Getenv("SMRL_NOSIMD") == ""
 
 // rffConsts are the constants of the vector cosine, each four times (one
-// 256-bit load): |·| mask, the bits of cosMaxArg, 1/π, 1/2, roundMagic,
-// cosP7, …, cosP0, in the order of the offsets in rff_amd64.s.
-type rffConsts [13][4]uint64
+// 256-bit load): 1/π, 1/2, roundMagic, cosP7, …, cosP0, in the order of the
+// offsets in rff_amd64.s.
+type rffConsts [11][4]uint64
 
 var rffC = func() (c rffConsts) {
-	vals := [13]uint64{
-		1<<63 - 1, cosMaxBits,
+	vals := [11]uint64{
 		math.Float64bits(1 / math.Pi), math.Float64bits(0.5), math.Float64bits(roundMagic),
 		math.Float64bits(cosP7), math.Float64bits(cosP6), math.Float64bits(cosP5), math.Float64bits(cosP4),
 		math.Float64bits(cosP3), math.Float64bits(cosP2), math.Float64bits(cosP1), math.Float64bits(cosP0),
@@ -35,12 +34,13 @@ var rffC = func() (c rffConsts) {
 
 // rffPhiAVX2 sets phi[j] = scale·cos(b_j + Σ_i ω_ij x_i) for j < n4 (a
 // multiple of 4, ≤ d), with omegaT the nin×d transposed frequencies, and
-// reports whether every argument was inside Cos's reduction range
-// (|z| < 2^50, not NaN); when not, phi is garbage and the caller starts over
-// with the scalar loop.
+// adds to part[4k:4k+4] the four partial sums of Dot4 over those n4 entries
+// of row k of w (nrows rows of length d; nrows may be 0, w and part nil).
+// Every argument must be inside Cos's reduction range (|z| < 2^50, not
+// NaN): the kernel does not check.
 //
 //go:noescape
-func rffPhiAVX2(c *rffConsts, omegaT, bias, x *float64, nin, d, n4 int, scale float64, phi *float64) (ok bool)
+func rffPhiAVX2(c *rffConsts, omegaT, bias, x *float64, nin, d, n4 int, scale float64, phi, w *float64, nrows int, part *float64)
 
 // dot4x4AVX2 writes to out[4k:4k+4] the four partial sums of Dot4 over the
 // first n4 (a multiple of 4) entries of row w_k and y, for four rows.
@@ -52,10 +52,29 @@ func dot4x4AVX2(w0, w1, w2, w3, y *float64, n4 int, out *[16]float64)
 // on the stack).
 const maxVecInputs = 32
 
+// maxFusedRows bounds the rows of W whose η etaVector computes in the
+// cosine pass (their partial sums live on the stack).
+const maxFusedRows = 16
+
 // phiVector is Phi with the AVX2 kernel. It returns false, having written
 // nothing meaningful, when the kernel is off or does not apply (then the
 // caller runs phiScalar).
-func (f *RFF) phiVector(s, a, out []float64) bool {
+func (f *RFF) phiVector(s, a, out []float64) bool { return f.phiEtaVector(s, a, out, nil, nil) }
+
+// etaVector sets phi = Phi(s, a) and eta[k] = Dot4(w[k·d : (k+1)·d], phi)
+// for every k < len(eta), d = Dim(), with the AVX2 kernel, which adds each
+// group of features to the rows' partial sums while it is in registers: the
+// bits of Phi followed by Eta's Dot4. It returns false, having written
+// nothing meaningful, when the kernel is off or does not apply.
+func (f *RFF) etaVector(s, a, w, phi, eta []float64) bool {
+	if len(eta) == 0 || len(eta) > maxFusedRows || len(w) < len(eta)*len(f.Bias) {
+		return false
+	}
+	return f.phiEtaVector(s, a, phi, w, eta)
+}
+
+// phiEtaVector is phiVector, and etaVector when eta is not empty.
+func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
 	in, d := f.DS+f.DA, len(f.Bias)
 	if !useAVX2 || in > maxVecInputs || d < 4 {
 		return false
@@ -63,12 +82,22 @@ func (f *RFF) phiVector(s, a, out []float64) bool {
 	var x [maxVecInputs]float64
 	copy(x[:f.DS], s[:f.DS])
 	copy(x[f.DS:in], a[:f.DA])
+	// Half of Cos's range, for the rounding of the bound and of the
+	// arguments; beyond it (and for NaN or ±Inf inputs) the scalar loop
+	// calls math.Cos where it must.
+	if !(f.argBound(x[:in]) < cosMaxArg/2) {
+		return false
+	}
 	out = out[:d]
 	wt := f.omegaT[:in*d]
 	n4 := d &^ 3
-	if !rffPhiAVX2(&rffC, &wt[0], &f.Bias[0], &x[0], in, d, n4, f.Scale, &out[0]) {
-		return false
+	var part [4 * maxFusedRows]float64
+	var wp *float64
+	if len(eta) > 0 {
+		w = w[:len(eta)*d]
+		wp = &w[0]
 	}
+	rffPhiAVX2(&rffC, &wt[0], &f.Bias[0], &x[0], in, d, n4, f.Scale, &out[0], wp, len(eta), &part[0])
 	// The last d mod 4 features, as phiScalar computes them.
 	for j := n4; j < d; j++ {
 		z := f.Bias[j]
@@ -78,6 +107,15 @@ func (f *RFF) phiVector(s, a, out []float64) bool {
 		out[j] = z
 	}
 	scaleCos(out[n4:], f.Scale)
+	for k := range eta {
+		// Dot4's tail and its combination of the four lanes.
+		s0, s1, s2, s3 := part[4*k], part[4*k+1], part[4*k+2], part[4*k+3]
+		row := w[k*d : (k+1)*d]
+		for j := n4; j < d; j++ {
+			s0 += row[j] * out[j]
+		}
+		eta[k] = (s0 + s1) + (s2 + s3)
+	}
 	return true
 }
 

@@ -4,27 +4,32 @@
 
 // The AVX2 kernels of rff_amd64.go. They use separate multiplies and adds
 // (no FMA), in the order of the scalar code, so that each lane rounds as
-// the scalar loop does (see rffKernels). Every function ends with
+// the scalar loop does (see rff_amd64.go). Every function ends with
 // VZEROUPPER: dirty upper halves of the vector registers slow down later
 // SSE code (Go's scalar floating point) by a large factor.
 
 // Offsets into rffConsts: each constant is stored four times (32 bytes).
-#define C_ABS    0
-#define C_MAX    32
-#define C_INVPI  64
-#define C_HALF   96
-#define C_MAGIC  128
-#define C_P7     160
-#define C_P6     192
-#define C_P5     224
-#define C_P4     256
-#define C_P3     288
-#define C_P2     320
-#define C_P1     352
-#define C_P0     384
+#define C_INVPI  0
+#define C_HALF   32
+#define C_MAGIC  64
+#define C_P7     96
+#define C_P6     128
+#define C_P5     160
+#define C_P4     192
+#define C_P3     224
+#define C_P2     256
+#define C_P1     288
+#define C_P0     320
 
-// func rffPhiAVX2(c *rffConsts, omegaT, bias, x *float64, nin, d, n4 int, scale float64, phi *float64) (ok bool)
-TEXT ·rffPhiAVX2(SB), NOSPLIT, $0-73
+// func rffPhiAVX2(c *rffConsts, omegaT, bias, x *float64, nin, d, n4 int, scale float64, phi, w *float64, nrows int, part *float64)
+//
+// Two passes over phi[0:n4]: the arguments z_j = b_j + Σ_i ω_ij x_i, then
+// their cosines in place, twenty features (five independent chains of
+// three registers) per iteration, so that the out-of-order core overlaps
+// the chains' latency. Each group of cosines is added, while it is in
+// registers, to the partial sums of every row of W (Dot4's lanes, in
+// Dot4's order).
+TEXT ·rffPhiAVX2(SB), NOSPLIT, $0-96
 	MOVQ c+0(FP), R8
 	MOVQ omegaT+8(FP), SI
 	MOVQ bias+16(FP), BX
@@ -32,181 +37,276 @@ TEXT ·rffPhiAVX2(SB), NOSPLIT, $0-73
 	MOVQ nin+32(FP), CX
 	MOVQ d+40(FP), R9
 	MOVQ n4+48(FP), R10
-	VBROADCASTSD scale+56(FP), Y14
 	MOVQ phi+64(FP), DI
-	SHLQ $3, R9                 // row stride of omegaT in bytes
+	SHLQ $3, R9                 // row stride of omegaT and w in bytes
 	SHLQ $3, R10                // end of the vector part in bytes
-	VPCMPEQQ Y15, Y15, Y15      // AND of the lanes' in-range masks
 	XORQ AX, AX                 // byte offset of element j
-block12:                            // three blocks of four features at a time, for ILP
-	LEAQ 96(AX), R13
+args16:                             // z for sixteen features at a time
+	LEAQ 128(AX), R13
 	CMPQ R13, R10
-	JG   block
-	VMOVUPD (BX)(AX*1), Y0      // z = b[j:j+4], b[j+4:j+8], b[j+8:j+12]
-	VMOVUPD 32(BX)(AX*1), Y4
-	VMOVUPD 64(BX)(AX*1), Y8
+	JG   args4
+	VMOVUPD (BX)(AX*1), Y0      // z = b[j:j+16]
+	VMOVUPD 32(BX)(AX*1), Y1
+	VMOVUPD 64(BX)(AX*1), Y2
+	VMOVUPD 96(BX)(AX*1), Y3
 	LEAQ (SI)(AX*1), R11        // &omegaT[0*d + j]
 	XORQ R12, R12
-input12:
+in16:
 	CMPQ R12, CX
-	JGE  cosine12
+	JGE  store16
 	VBROADCASTSD (DX)(R12*8), Y12
-	VMULPD (R11), Y12, Y13      // ω_ij x_i
-	VADDPD Y13, Y0, Y0          // z += ω_ij x_i
-	VMULPD 32(R11), Y12, Y13
-	VADDPD Y13, Y4, Y4
-	VMULPD 64(R11), Y12, Y13
-	VADDPD Y13, Y8, Y8
+	VMULPD 0(R11), Y12, Y4      // ω_ij x_i
+	VADDPD Y4, Y0, Y0           // z += ω_ij x_i
+	VMULPD 32(R11), Y12, Y5
+	VADDPD Y5, Y1, Y1
+	VMULPD 64(R11), Y12, Y6
+	VADDPD Y6, Y2, Y2
+	VMULPD 96(R11), Y12, Y7
+	VADDPD Y7, Y3, Y3
 	ADDQ R9, R11
 	INCQ R12
-	JMP  input12
-cosine12:                           // the cosine of block (f computed in place of y), on Y0–Y3, Y4–Y7, Y8–Y11
-	VANDPD C_ABS(R8), Y0, Y2
-	VANDPD C_ABS(R8), Y4, Y6
-	VANDPD C_ABS(R8), Y8, Y10
-	VMOVUPD C_MAX(R8), Y3
-	VMOVUPD C_MAX(R8), Y7
-	VMOVUPD C_MAX(R8), Y11
-	VPCMPGTQ Y2, Y3, Y3
-	VPCMPGTQ Y6, Y7, Y7
-	VPCMPGTQ Y10, Y11, Y11
-	VPAND Y3, Y15, Y15
-	VPAND Y7, Y15, Y15
-	VPAND Y11, Y15, Y15
-	VMULPD C_INVPI(R8), Y0, Y0
-	VMULPD C_INVPI(R8), Y4, Y4
-	VMULPD C_INVPI(R8), Y8, Y8
-	VADDPD C_HALF(R8), Y0, Y0
-	VADDPD C_HALF(R8), Y4, Y4
-	VADDPD C_HALF(R8), Y8, Y8
-	VADDPD C_MAGIC(R8), Y0, Y1
-	VADDPD C_MAGIC(R8), Y4, Y5
-	VADDPD C_MAGIC(R8), Y8, Y9
-	VSUBPD C_MAGIC(R8), Y1, Y2
-	VSUBPD C_MAGIC(R8), Y5, Y6
-	VSUBPD C_MAGIC(R8), Y9, Y10
-	VSUBPD Y2, Y0, Y0
-	VSUBPD Y6, Y4, Y4
-	VSUBPD Y10, Y8, Y8
-	VMULPD Y0, Y0, Y2
-	VMULPD Y4, Y4, Y6
-	VMULPD Y8, Y8, Y10
-	VMULPD C_P7(R8), Y2, Y3
-	VMULPD C_P7(R8), Y6, Y7
-	VMULPD C_P7(R8), Y10, Y11
-	VADDPD C_P6(R8), Y3, Y3
+	JMP  in16
+store16:
+	VMOVUPD Y0, 0(DI)(AX*1)
+	VMOVUPD Y1, 32(DI)(AX*1)
+	VMOVUPD Y2, 64(DI)(AX*1)
+	VMOVUPD Y3, 96(DI)(AX*1)
+	ADDQ $128, AX
+	JMP  args16
+args4:
+	CMPQ AX, R10
+	JGE  cosines
+	VMOVUPD (BX)(AX*1), Y0
+	LEAQ (SI)(AX*1), R11
+	XORQ R12, R12
+in4:
+	CMPQ R12, CX
+	JGE  store4
+	VBROADCASTSD (DX)(R12*8), Y12
+	VMULPD (R11), Y12, Y4
+	VADDPD Y4, Y0, Y0
+	ADDQ R9, R11
+	INCQ R12
+	JMP  in4
+store4:
+	VMOVUPD Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	JMP  args4
+cosines:
+	MOVQ w+72(FP), SI           // rows of W (omegaT, bias, x and nin are done with)
+	MOVQ nrows+80(FP), CX
+	MOVQ part+88(FP), BX        // four partial sums per row
+	VBROADCASTSD scale+56(FP), Y14
+	XORQ AX, AX
+cos20:                              // twenty cosines: five chains on Y0–Y2, Y3–Y5, Y6–Y8, Y9–Y11, Y12, Y13, Y15
+	LEAQ 160(AX), R13
+	CMPQ R13, R10
+	JG   cos4
+	VMOVUPD 0(DI)(AX*1), Y0     // z
+	VMOVUPD 32(DI)(AX*1), Y3
+	VMOVUPD 64(DI)(AX*1), Y6
+	VMOVUPD 96(DI)(AX*1), Y9
+	VMOVUPD 128(DI)(AX*1), Y12
+	VMULPD C_INVPI(R8), Y0, Y0  // y = z·(1/π)
+	VMULPD C_INVPI(R8), Y3, Y3
+	VMULPD C_INVPI(R8), Y6, Y6
+	VMULPD C_INVPI(R8), Y9, Y9
+	VMULPD C_INVPI(R8), Y12, Y12
+	VADDPD C_HALF(R8), Y0, Y0   // y += 1/2
+	VADDPD C_HALF(R8), Y3, Y3
+	VADDPD C_HALF(R8), Y6, Y6
+	VADDPD C_HALF(R8), Y9, Y9
+	VADDPD C_HALF(R8), Y12, Y12
+	VADDPD C_MAGIC(R8), Y0, Y1  // t = y + magic
+	VADDPD C_MAGIC(R8), Y3, Y4
+	VADDPD C_MAGIC(R8), Y6, Y7
+	VADDPD C_MAGIC(R8), Y9, Y10
+	VADDPD C_MAGIC(R8), Y12, Y13
+	VSUBPD C_MAGIC(R8), Y1, Y2  // t − magic
+	VSUBPD C_MAGIC(R8), Y4, Y5
+	VSUBPD C_MAGIC(R8), Y7, Y8
+	VSUBPD C_MAGIC(R8), Y10, Y11
+	VSUBPD C_MAGIC(R8), Y13, Y15
+	VSUBPD Y2, Y0, Y0           // f = y − (t − magic)
+	VSUBPD Y5, Y3, Y3
+	VSUBPD Y8, Y6, Y6
+	VSUBPD Y11, Y9, Y9
+	VSUBPD Y15, Y12, Y12
+	VMULPD Y0, Y0, Y2           // u = f²
+	VMULPD Y3, Y3, Y5
+	VMULPD Y6, Y6, Y8
+	VMULPD Y9, Y9, Y11
+	VMULPD Y12, Y12, Y15
+	VPSLLQ $63, Y1, Y1          // parity of n into the sign bit
+	VPSLLQ $63, Y4, Y4
+	VPSLLQ $63, Y7, Y7
+	VPSLLQ $63, Y10, Y10
+	VPSLLQ $63, Y13, Y13
+	VXORPD Y1, Y0, Y0           // f' = (−1)^n f, off the chain of u
+	VXORPD Y4, Y3, Y3
+	VXORPD Y7, Y6, Y6
+	VXORPD Y10, Y9, Y9
+	VXORPD Y13, Y12, Y12
+	VMULPD C_P7(R8), Y2, Y1     // P(u) by Horner
+	VMULPD C_P7(R8), Y5, Y4
+	VMULPD C_P7(R8), Y8, Y7
+	VMULPD C_P7(R8), Y11, Y10
+	VMULPD C_P7(R8), Y15, Y13
+	VADDPD C_P6(R8), Y1, Y1
+	VADDPD C_P6(R8), Y4, Y4
 	VADDPD C_P6(R8), Y7, Y7
-	VADDPD C_P6(R8), Y11, Y11
-	VMULPD Y2, Y3, Y3
-	VMULPD Y6, Y7, Y7
-	VMULPD Y10, Y11, Y11
-	VADDPD C_P5(R8), Y3, Y3
+	VADDPD C_P6(R8), Y10, Y10
+	VADDPD C_P6(R8), Y13, Y13
+	VMULPD Y2, Y1, Y1
+	VMULPD Y5, Y4, Y4
+	VMULPD Y8, Y7, Y7
+	VMULPD Y11, Y10, Y10
+	VMULPD Y15, Y13, Y13
+	VADDPD C_P5(R8), Y1, Y1
+	VADDPD C_P5(R8), Y4, Y4
 	VADDPD C_P5(R8), Y7, Y7
-	VADDPD C_P5(R8), Y11, Y11
-	VMULPD Y2, Y3, Y3
-	VMULPD Y6, Y7, Y7
-	VMULPD Y10, Y11, Y11
-	VADDPD C_P4(R8), Y3, Y3
+	VADDPD C_P5(R8), Y10, Y10
+	VADDPD C_P5(R8), Y13, Y13
+	VMULPD Y2, Y1, Y1
+	VMULPD Y5, Y4, Y4
+	VMULPD Y8, Y7, Y7
+	VMULPD Y11, Y10, Y10
+	VMULPD Y15, Y13, Y13
+	VADDPD C_P4(R8), Y1, Y1
+	VADDPD C_P4(R8), Y4, Y4
 	VADDPD C_P4(R8), Y7, Y7
-	VADDPD C_P4(R8), Y11, Y11
-	VMULPD Y2, Y3, Y3
-	VMULPD Y6, Y7, Y7
-	VMULPD Y10, Y11, Y11
-	VADDPD C_P3(R8), Y3, Y3
+	VADDPD C_P4(R8), Y10, Y10
+	VADDPD C_P4(R8), Y13, Y13
+	VMULPD Y2, Y1, Y1
+	VMULPD Y5, Y4, Y4
+	VMULPD Y8, Y7, Y7
+	VMULPD Y11, Y10, Y10
+	VMULPD Y15, Y13, Y13
+	VADDPD C_P3(R8), Y1, Y1
+	VADDPD C_P3(R8), Y4, Y4
 	VADDPD C_P3(R8), Y7, Y7
-	VADDPD C_P3(R8), Y11, Y11
-	VMULPD Y2, Y3, Y3
-	VMULPD Y6, Y7, Y7
-	VMULPD Y10, Y11, Y11
-	VADDPD C_P2(R8), Y3, Y3
+	VADDPD C_P3(R8), Y10, Y10
+	VADDPD C_P3(R8), Y13, Y13
+	VMULPD Y2, Y1, Y1
+	VMULPD Y5, Y4, Y4
+	VMULPD Y8, Y7, Y7
+	VMULPD Y11, Y10, Y10
+	VMULPD Y15, Y13, Y13
+	VADDPD C_P2(R8), Y1, Y1
+	VADDPD C_P2(R8), Y4, Y4
 	VADDPD C_P2(R8), Y7, Y7
-	VADDPD C_P2(R8), Y11, Y11
-	VMULPD Y2, Y3, Y3
-	VMULPD Y6, Y7, Y7
-	VMULPD Y10, Y11, Y11
-	VADDPD C_P1(R8), Y3, Y3
+	VADDPD C_P2(R8), Y10, Y10
+	VADDPD C_P2(R8), Y13, Y13
+	VMULPD Y2, Y1, Y1
+	VMULPD Y5, Y4, Y4
+	VMULPD Y8, Y7, Y7
+	VMULPD Y11, Y10, Y10
+	VMULPD Y15, Y13, Y13
+	VADDPD C_P1(R8), Y1, Y1
+	VADDPD C_P1(R8), Y4, Y4
 	VADDPD C_P1(R8), Y7, Y7
-	VADDPD C_P1(R8), Y11, Y11
-	VMULPD Y2, Y3, Y3
-	VMULPD Y6, Y7, Y7
-	VMULPD Y10, Y11, Y11
-	VADDPD C_P0(R8), Y3, Y3
+	VADDPD C_P1(R8), Y10, Y10
+	VADDPD C_P1(R8), Y13, Y13
+	VMULPD Y2, Y1, Y1
+	VMULPD Y5, Y4, Y4
+	VMULPD Y8, Y7, Y7
+	VMULPD Y11, Y10, Y10
+	VMULPD Y15, Y13, Y13
+	VADDPD C_P0(R8), Y1, Y1
+	VADDPD C_P0(R8), Y4, Y4
 	VADDPD C_P0(R8), Y7, Y7
-	VADDPD C_P0(R8), Y11, Y11
-	VMULPD Y3, Y0, Y3
-	VMULPD Y7, Y4, Y7
-	VMULPD Y11, Y8, Y11
-	VPSLLQ $63, Y1, Y1
-	VPSLLQ $63, Y5, Y5
-	VPSLLQ $63, Y9, Y9
-	VXORPD Y1, Y3, Y3
-	VXORPD Y5, Y7, Y7
-	VXORPD Y9, Y11, Y11
-	VMULPD Y14, Y3, Y3
+	VADDPD C_P0(R8), Y10, Y10
+	VADDPD C_P0(R8), Y13, Y13
+	VMULPD Y1, Y0, Y1           // f'·P(u) = (−1)^n f·P(u) = cos z
+	VMULPD Y4, Y3, Y4
+	VMULPD Y7, Y6, Y7
+	VMULPD Y10, Y9, Y10
+	VMULPD Y13, Y12, Y13
+	VMULPD Y14, Y1, Y1          // scale·cos z
+	VMULPD Y14, Y4, Y4
 	VMULPD Y14, Y7, Y7
-	VMULPD Y14, Y11, Y11
-	VMOVUPD Y3, (DI)(AX*1)
-	VMOVUPD Y7, 32(DI)(AX*1)
-	VMOVUPD Y11, 64(DI)(AX*1)
-	ADDQ $96, AX
-	JMP  block12
-
-block:
+	VMULPD Y14, Y10, Y10
+	VMULPD Y14, Y13, Y13
+	VMOVUPD Y1, 0(DI)(AX*1)
+	VMOVUPD Y4, 32(DI)(AX*1)
+	VMOVUPD Y7, 64(DI)(AX*1)
+	VMOVUPD Y10, 96(DI)(AX*1)
+	VMOVUPD Y13, 128(DI)(AX*1)
+	MOVQ SI, R11                // &w[k*d], k = 0
+	MOVQ BX, R13                // &part[4k]
+	MOVQ CX, R12                // rows left
+cos20rows:
+	TESTQ R12, R12
+	JZ   cos20next
+	VMOVUPD (R13), Y0
+	VMULPD 0(R11)(AX*1), Y1, Y2 // w_kj φ_j
+	VADDPD Y2, Y0, Y0           // the lanes' partial sums of Dot4
+	VMULPD 32(R11)(AX*1), Y4, Y2
+	VADDPD Y2, Y0, Y0
+	VMULPD 64(R11)(AX*1), Y7, Y2
+	VADDPD Y2, Y0, Y0
+	VMULPD 96(R11)(AX*1), Y10, Y2
+	VADDPD Y2, Y0, Y0
+	VMULPD 128(R11)(AX*1), Y13, Y2
+	VADDPD Y2, Y0, Y0
+	VMOVUPD Y0, (R13)
+	ADDQ R9, R11
+	ADDQ $32, R13
+	DECQ R12
+	JMP  cos20rows
+cos20next:
+	ADDQ $160, AX
+	JMP  cos20
+cos4:
 	CMPQ AX, R10
 	JGE  done
-	VMOVUPD (BX)(AX*1), Y0      // z = b[j:j+4]
-	LEAQ (SI)(AX*1), R11        // &omegaT[0*d + j]
-	XORQ R12, R12
-
-input:
-	CMPQ R12, CX
-	JGE  cosine
-	VBROADCASTSD (DX)(R12*8), Y1
-	VMULPD (R11), Y1, Y1        // ω_ij x_i
-	VADDPD Y1, Y0, Y0           // z += ω_ij x_i
+	VMOVUPD 0(DI)(AX*1), Y0
+	VMULPD C_INVPI(R8), Y0, Y0
+	VADDPD C_HALF(R8), Y0, Y0
+	VADDPD C_MAGIC(R8), Y0, Y1
+	VSUBPD C_MAGIC(R8), Y1, Y2
+	VSUBPD Y2, Y0, Y0
+	VMULPD Y0, Y0, Y2
+	VPSLLQ $63, Y1, Y1
+	VXORPD Y1, Y0, Y0
+	VMULPD C_P7(R8), Y2, Y1
+	VADDPD C_P6(R8), Y1, Y1
+	VMULPD Y2, Y1, Y1
+	VADDPD C_P5(R8), Y1, Y1
+	VMULPD Y2, Y1, Y1
+	VADDPD C_P4(R8), Y1, Y1
+	VMULPD Y2, Y1, Y1
+	VADDPD C_P3(R8), Y1, Y1
+	VMULPD Y2, Y1, Y1
+	VADDPD C_P2(R8), Y1, Y1
+	VMULPD Y2, Y1, Y1
+	VADDPD C_P1(R8), Y1, Y1
+	VMULPD Y2, Y1, Y1
+	VADDPD C_P0(R8), Y1, Y1
+	VMULPD Y1, Y0, Y1
+	VMULPD Y14, Y1, Y1
+	VMOVUPD Y1, 0(DI)(AX*1)
+	MOVQ SI, R11                // &w[k*d], k = 0
+	MOVQ BX, R13                // &part[4k]
+	MOVQ CX, R12                // rows left
+cos4rows:
+	TESTQ R12, R12
+	JZ   cos4next
+	VMOVUPD (R13), Y0
+	VMULPD 0(R11)(AX*1), Y1, Y2 // w_kj φ_j
+	VADDPD Y2, Y0, Y0           // the lanes' partial sums of Dot4
+	VMOVUPD Y0, (R13)
 	ADDQ R9, R11
-	INCQ R12
-	JMP  input
-
-cosine:
-	VANDPD C_ABS(R8), Y0, Y2    // bits of |z|
-	VMOVUPD C_MAX(R8), Y3
-	VPCMPGTQ Y2, Y3, Y3         // |z| < 2^50 (not NaN, not Inf)
-	VPAND Y3, Y15, Y15
-	VMULPD C_INVPI(R8), Y0, Y0  // y = z·(1/π)
-	VADDPD C_HALF(R8), Y0, Y0   // y += 1/2
-	VADDPD C_MAGIC(R8), Y0, Y1  // t = y + magic
-	VSUBPD C_MAGIC(R8), Y1, Y2  // t − magic
-	VSUBPD Y2, Y0, Y2           // f = y − (t − magic)
-	VMULPD Y2, Y2, Y3           // u = f²
-	VMULPD C_P7(R8), Y3, Y4
-	VADDPD C_P6(R8), Y4, Y4
-	VMULPD Y3, Y4, Y4
-	VADDPD C_P5(R8), Y4, Y4
-	VMULPD Y3, Y4, Y4
-	VADDPD C_P4(R8), Y4, Y4
-	VMULPD Y3, Y4, Y4
-	VADDPD C_P3(R8), Y4, Y4
-	VMULPD Y3, Y4, Y4
-	VADDPD C_P2(R8), Y4, Y4
-	VMULPD Y3, Y4, Y4
-	VADDPD C_P1(R8), Y4, Y4
-	VMULPD Y3, Y4, Y4
-	VADDPD C_P0(R8), Y4, Y4
-	VMULPD Y4, Y2, Y4           // f·P(u)
-	VPSLLQ $63, Y1, Y1          // parity of n into the sign bit
-	VXORPD Y1, Y4, Y4
-	VMULPD Y14, Y4, Y4          // scale·cos z
-	VMOVUPD Y4, (DI)(AX*1)
+	ADDQ $32, R13
+	DECQ R12
+	JMP  cos4rows
+cos4next:
 	ADDQ $32, AX
-	JMP  block
-
+	JMP  cos4
 done:
-	VMOVMSKPD Y15, AX
-	CMPL AX, $15
-	SETEQ ok+72(FP)
 	VZEROUPPER
 	RET
+
 
 // func dot4x4AVX2(w0, w1, w2, w3, y *float64, n4 int, out *[16]float64)
 TEXT ·dot4x4AVX2(SB), NOSPLIT, $0-56

@@ -11,4 +11,6 @@ const useAVX2 = false
 
 func (f *RFF) phiVector(s, a, out []float64) bool { return false }
 
+func (f *RFF) etaVector(s, a, w, phi, eta []float64) bool { return false }
+
 func dot4Rows(w, y, eta []float64) bool { return false }

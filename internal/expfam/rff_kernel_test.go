@@ -108,14 +108,20 @@ func TestRFFPhiVectorIsScalar(t *testing.T) {
 		if differ == 0 {
 			t.Errorf("%+v: every feature equals √(2/D)·math.Cos to the bit: the test cannot tell Cos from math.Cos", tc)
 		}
-		// Out of the reduction range in one feature: the vector kernel
-		// declines, and Phi gives the scalar loop's bits (math.Cos there).
-		for _, big := range []float64{1 << 50, 1e17, math.Inf(1), math.NaN()} {
+		// Arguments that may leave the reduction range (by the bound on
+		// them, or in fact): the vector kernel declines, and Phi gives the
+		// scalar loop's bits (math.Cos there). It accepts exactly when the
+		// bound is below half the range, and then every argument is inside.
+		for _, big := range []float64{1 << 44, 1 << 47, 1 << 50, 1e17, math.Inf(1), math.NaN()} {
 			z := rffInputs(rng, tc.ds+tc.da, 1)
 			z[0] = big
 			s, a := z[:tc.ds], z[tc.ds:]
-			if ok, want := f.phiVector(s, a, got), vectorPartInRange(f, z); ok != want {
-				t.Errorf("%+v, z_0 = %v: the vector kernel accepted %v, want %v", tc, big, ok, want)
+			ok := f.phiVector(s, a, got)
+			if want := f.argBound(z) < cosMaxArg/2; ok != want {
+				t.Errorf("%+v, z_0 = %v: the vector kernel accepted %v, want %v (bound %v)", tc, big, ok, want, f.argBound(z))
+			}
+			if ok && !vectorPartInRange(f, z) {
+				t.Errorf("%+v, z_0 = %v: the vector kernel accepted arguments outside the range", tc, big)
 			}
 			f.phiScalar(s, a, want)
 			f.Phi(s, a, got)
@@ -130,7 +136,8 @@ func TestRFFPhiVectorIsScalar(t *testing.T) {
 
 // vectorPartInRange reports whether the cosine's argument is in its
 // reduction range for every feature the vector kernel computes (those
-// below d − d mod 4; it hands the rest to scaleCos).
+// below d − d mod 4; it hands the rest to scaleCos), and within the bound
+// argBound.
 func vectorPartInRange(f *RFF, z []float64) bool {
 	d, in := len(f.Bias), f.DS+f.DA
 	for j := range d &^ 3 {
@@ -138,7 +145,7 @@ func vectorPartInRange(f *RFF, z []float64) bool {
 		for i := range in {
 			arg += f.omegaT[i*d+j] * z[i]
 		}
-		if !cosInRange(arg) {
+		if !cosInRange(arg) || !(math.Abs(arg) <= f.argBound(z)) {
 			return false
 		}
 	}
@@ -191,29 +198,63 @@ func TestDot4RowsIsDot4(t *testing.T) {
 	}
 }
 
-// Model.Eta with random Fourier features gives the same bits on both paths.
+// Model.Eta with random Fourier features gives the same bits on both paths:
+// the fused kernel (φ and the rows' partial sums in one pass) against
+// phiScalar and Dot4, for every row count it takes (1 to maxFusedRows; more
+// fall back to Phi and dot4Rows), feature counts with every remainder of
+// 16 and of 4, and W of mixed sign and magnitude (so that another order of
+// additions would round differently).
 func TestEtaVectorIsScalar(t *testing.T) {
 	requireVector(t)
-	f, _ := NewRFF(3, 1, 200, 1, 7)
-	_ = f.ScaleInputs([]float64{1, 1, 8, 2})
-	g, _ := NewGaussian(3, 1)
 	rng := rand.New(rand.NewPCG(24, 3))
-	w := rffInputs(rng, 3*200, 2)
-	m, err := NewModel(g, f, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	phi, eta, want := make([]float64, 200), make([]float64, 3), make([]float64, 3)
-	for range 500 {
-		z := rffInputs(rng, 4, 3)
-		m.Eta(z[:3], z[3:], phi, eta)
-		f.phiScalar(z[:3], z[3:], phi)
-		for k := range want {
-			want[k] = Dot4(w[k*200:(k+1)*200], phi)
+	for _, tc := range []struct{ ds, da, d, rows int }{
+		{3, 1, 200, 3}, {3, 1, 200, 1}, {1, 1, 4, 1}, {2, 1, 7, 2}, {2, 2, 16, 4}, {3, 1, 17, 5},
+		{4, 1, 31, 16}, {6, 2, 63, 6}, {3, 1, 130, 17}, {8, 1, 201, 8}, {20, 12, 52, 9},
+	} {
+		f, err := NewRFF(tc.ds, tc.da, tc.d, 1, uint64(tc.d))
+		if err != nil {
+			t.Fatal(err)
 		}
-		for k := range want {
-			if math.Float64bits(eta[k]) != math.Float64bits(want[k]) {
-				t.Fatalf("eta_%d = %v, scalar %v", k, eta[k], want[k])
+		g, _ := NewGaussian(tc.rows, 1)
+		w := make([]float64, tc.rows*tc.d)
+		for i := range w {
+			w[i] = math.Ldexp(2*rng.Float64()-1, rng.IntN(30)-15)
+		}
+		m := &Model{Dist: g, Feat: f, W: w}
+		in := tc.ds + tc.da
+		phi, eta := make([]float64, tc.d), make([]float64, tc.rows)
+		wantPhi, want := make([]float64, tc.d), make([]float64, tc.rows)
+		for range 300 {
+			z := rffInputs(rng, in, 3)
+			s, a := z[:tc.ds], z[tc.ds:]
+			f.phiScalar(s, a, wantPhi)
+			check := func(path string, dot func(x, y []float64) float64) {
+				for j := range wantPhi {
+					if math.Float64bits(phi[j]) != math.Float64bits(wantPhi[j]) {
+						t.Fatalf("%+v, %s: phi_%d = %v, scalar %v", tc, path, j, phi[j], wantPhi[j])
+					}
+				}
+				for k := range want {
+					want[k] = dot(w[k*tc.d:(k+1)*tc.d], wantPhi)
+					if math.Float64bits(eta[k]) != math.Float64bits(want[k]) {
+						t.Fatalf("%+v, %s: eta_%d = %v, scalar %v", tc, path, k, eta[k], want[k])
+					}
+				}
+			}
+			fused := f.etaVector(s, a, w, phi, eta)
+			if fused != (tc.rows <= maxFusedRows) {
+				t.Fatalf("%+v: etaVector took the fused path: %v", tc, fused)
+			}
+			if fused {
+				check("etaVector", Dot4)
+			}
+			clear(phi)
+			clear(eta)
+			m.Eta(s, a, phi, eta)
+			if tc.d >= LongRow {
+				check("Eta", Dot4)
+			} else {
+				check("Eta", Dot)
 			}
 		}
 	}

@@ -185,4 +185,49 @@ func TestBoundPlannerPlansAsUnbound(t *testing.T) {
 			}
 		}
 	}
+	// MPPI's perturbations (two action coordinates, two rounds per
+	// decision): the same sequences, values and stream.
+	box := &Box{Low: []float64{-1, -2}, High: []float64{1, 2}}
+	feat2 := expfam.Linear{DS: ds, DA: 2}
+	w2 := make([]float64, ds*feat2.Dim())
+	for i := range w2 {
+		w2[i] = 0.05 * math.Cos(0.3*float64(i)+0.1)
+	}
+	m2, err := expfam.NewModel(dist, feat2, w2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim2 := deltaSim{expfam.NewStepper(m2)}
+	for _, crn := range []bool{false, true} {
+		mk := func() *Planner {
+			c := plannerConfig("mppi")
+			c.Tau, c.NRollouts, c.CRN = 9, 2, crn
+			mppiOf(&c).Samples, mppiOf(&c).Iterations = 12, 2
+			p, err := NewFromConfig(c, nil, box, survTask{ds}, ds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		bound, plain := mk(), mk()
+		pb, pp := rand.NewPCG(5, 6), rand.NewPCG(5, 6)
+		rb, rp := rand.New(pb), rand.New(pp)
+		bound.BindSource(rb, pb)
+		s := []float64{0.1, -0.2, 0.05, 0.3}
+		for step := range 200 {
+			ib, vb := bound.Best(sim2, s, rb)
+			ip, vp := plain.Best(sim2, s, rp)
+			ab, ap := bound.Action(ib), plain.Action(ip)
+			if math.Float64bits(vb) != math.Float64bits(vp) || math.Float64bits(ab[0]) != math.Float64bits(ap[0]) ||
+				math.Float64bits(ab[1]) != math.Float64bits(ap[1]) {
+				t.Fatalf("mppi, crn %v, decision %d: bound %v (value %v), unbound %v (%v)", crn, step, ab, vb, ap, vp)
+			}
+			for i := range s {
+				s[i] = 1.3 * math.Sin(float64(3*step+i))
+			}
+		}
+		if a, b := rb.Uint64(), rp.Uint64(); a != b {
+			t.Fatalf("mppi, crn %v: the streams end in different places", crn)
+		}
+	}
 }

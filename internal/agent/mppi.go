@@ -39,6 +39,7 @@ type mppi struct {
 	ret       []float64 // K values
 	act       [][]float64
 	weighted  []float64
+	noise     []float64 // L×d_a standard normal deviates of one sequence
 }
 
 func newMPPI(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error) {
@@ -56,7 +57,8 @@ func newMPPI(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Meth
 	iters := max(m.Iterations, 1)
 	p := &mppi{r: r, box: box, k: m.Samples, iters: iters, lambda: m.Temperature, da: da,
 		std: box.halfWidths(m.NoiseStd), warmStart: newWarmStart(steps, box.centre()), weighted: make([]float64, steps*da),
-		seqs: make([]float64, m.Samples*steps*da), ret: make([]float64, m.Samples), act: make([][]float64, steps)}
+		seqs: make([]float64, m.Samples*steps*da), ret: make([]float64, m.Samples), act: make([][]float64, steps),
+		noise: make([]float64, steps*da)}
 	p.Reset()
 	return p, nil
 }
@@ -77,13 +79,24 @@ func (p *mppi) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 func (p *mppi) round(sim Simulator, s, u []float64, rng *rand.Rand) float64 {
 	n := len(u)
 	best := math.Inf(-1)
+	src, bound := p.r.source(rng)
 	for k := range p.k {
 		seq := p.seqs[k*n : (k+1)*n]
+		if k > 0 {
+			// rng's deviates, drawn from its PCG directly when bound (draw.go).
+			if bound {
+				src.normals(p.noise)
+			} else {
+				for j := range p.noise {
+					p.noise[j] = rng.NormFloat64()
+				}
+			}
+		}
 		for j := range seq {
 			i := j % p.da
 			v := u[j]
 			if k > 0 {
-				v += p.std[i] * rng.NormFloat64()
+				v += p.std[i] * p.noise[j]
 			}
 			seq[j] = p.box.clamp(i, v)
 		}

@@ -109,7 +109,7 @@ func wrapAngle(x float64) float64 {
 // step writes the observation after one RK4 step from the observation s
 // under torque tau.
 func (ac *acrobot) step(s []float64, tau float64, out []float64) {
-	x := [4]float64{math.Atan2(s[1], s[0]), math.Atan2(s[3], s[2]), s[4], s[5]}
+	x := [4]float64{atan2(s[1], s[0]), atan2(s[3], s[2]), s[4], s[5]}
 	h := ac.p.DT
 	k1 := acrobotDeriv(x, tau)
 	var y [4]float64

@@ -60,7 +60,7 @@ func newPendulum(c *config.Config) (*MDP, error) {
 // (eTheta, eSpeed) on (θ', θ̇').
 func (pd *pendulum) step(s, a []float64, eTheta, eSpeed float64, out []float64) {
 	p := &pd.p
-	th := math.Atan2(s[1], s[0])
+	th := atan2(s[1], s[0])
 	u := clip(a[0], p.MaxTorque)
 	w := clip(s[2]+(pd.gain*math.Sin(th)+pd.torque*u)*p.DT+eSpeed, p.MaxSpeed)
 	out[1], out[0] = math.Sincos(th + w*p.DT + eTheta)
@@ -73,7 +73,7 @@ func clip(x, m float64) float64 { return min(max(x, -m), m) }
 type pendulumTask struct{ maxTorque float64 }
 
 func (t pendulumTask) Reward(s, a []float64) float64 {
-	th := math.Atan2(s[1], s[0])
+	th := atan2(s[1], s[0])
 	u := clip(a[0], t.maxTorque)
 	return -(th*th + 0.1*s[2]*s[2] + 0.001*u*u)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -295,13 +296,28 @@ func (e *SM) EstimateKinks(h []float64) error {
 func addOuter(block []float64, phi []float64, w float64) {
 	d := len(phi)
 	for j, pj := range phi {
-		wp := w * pj
-		row := block[j*d : (j+1)*d]
-		for m := j; m < d; m++ {
-			row[m] += wp * phi[m]
-		}
+		addScaled(block[j*d+j:(j+1)*d], w*pj, phi[j:])
 	}
 }
+
+// addScaled adds a·x_i to y_i for i < len(y) (len(x) ≥ len(y)): each term
+// rounded as y_i += a·x_i (a multiply, then an add), so that V has the same
+// bits whichever loop ran. Rows from minSIMDRow on run gonum's SSE2 loop
+// (floats.AddScaled, two terms per instruction); shorter ones (the paper's
+// features) a plain loop, which a call would only slow down.
+func addScaled(y []float64, a float64, x []float64) {
+	x = x[:len(y)]
+	if len(y) >= minSIMDRow {
+		floats.AddScaled(y, a, x)
+		return
+	}
+	for i := range y {
+		y[i] += a * x[i]
+	}
+}
+
+// minSIMDRow is the row length from which addScaled calls gonum's loop.
+const minSIMDRow = 16
 
 // addUpperKron adds c ⊗ (phi phiᵀ) to the upper triangle of the
 // (m·d_phi)×(m·d_phi) row-major matrix h, where c is a symmetric m×m matrix
@@ -319,14 +335,11 @@ func addUpperKron(h, c []float64, m int, phi []float64) {
 			}
 			for j, pj := range phi {
 				row := h[(k*dphi+j)*n+l*dphi:]
-				cp := ckl * pj
 				m0 := 0
 				if k == l {
 					m0 = j
 				}
-				for q := m0; q < dphi; q++ {
-					row[q] += cp * phi[q]
-				}
+				addScaled(row[m0:dphi], ckl*pj, phi[m0:])
 			}
 		}
 	}

@@ -54,7 +54,7 @@ const maxVecInputs = 32
 
 // maxFusedRows bounds the rows of W whose η etaVector computes in the
 // cosine pass (their partial sums live on the stack).
-const maxFusedRows = 16
+const maxFusedRows = 8
 
 // phiVector is Phi with the AVX2 kernel. It returns false, having written
 // nothing meaningful, when the kernel is off or does not apply (then the

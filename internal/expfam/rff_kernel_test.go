@@ -209,7 +209,7 @@ func TestEtaVectorIsScalar(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 3))
 	for _, tc := range []struct{ ds, da, d, rows int }{
 		{3, 1, 200, 3}, {3, 1, 200, 1}, {1, 1, 4, 1}, {2, 1, 7, 2}, {2, 2, 16, 4}, {3, 1, 17, 5},
-		{4, 1, 31, 16}, {6, 2, 63, 6}, {3, 1, 130, 17}, {8, 1, 201, 8}, {20, 12, 52, 9},
+		{4, 1, 31, 16}, {4, 1, 33, 8}, {6, 2, 63, 6}, {3, 1, 130, 17}, {8, 1, 201, 8}, {20, 12, 52, 9},
 	} {
 		f, err := NewRFF(tc.ds, tc.da, tc.d, 1, uint64(tc.d))
 		if err != nil {

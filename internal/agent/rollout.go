@@ -131,6 +131,9 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 // plus what each later state scores (see score), plus a shaped task's
 // potential Φ at the rollout's last state.
 func (r *Rollouts) generic(sim Simulator, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
+	if rs, ok := r.rewardStepper(sim); ok {
+		return r.stepScored(rs, s, act, n, r0)
+	}
 	last := len(act) - 1
 	var total float64
 	surv, tau := r.surv, r.Tau
@@ -155,6 +158,50 @@ func (r *Rollouts) generic(sim Simulator, s []float64, act [][]float64, n int, r
 			if stop {
 				break
 			}
+		}
+		if r.shaped != nil {
+			v += r.shaped.Potential(x)
+		}
+		total += v
+	}
+	return total
+}
+
+// rewardStepper returns sim as an env.RewardStepper when it scores r's task
+// and a rollout needs nothing else of its states (no terminal states, at
+// least one step).
+func (r *Rollouts) rewardStepper(sim Simulator) (env.RewardStepper, bool) {
+	rs, ok := sim.(env.RewardStepper)
+	if !ok || r.ends || r.surv != nil || r.Tau < 2 || !rs.Scores(r.Task) {
+		return nil, false
+	}
+	return rs, true
+}
+
+// stepScored is generic's loop for a RewardStepper: each state x_t with
+// 1 ≤ t < τ − 1 is scored with a_t and stepped from with a_t in one call
+// (the two actions are one: generic's step from x_t plays act[t], and t ≤
+// len(act) − 1), the last state is only scored; the same values, in the
+// same order of additions.
+func (r *Rollouts) stepScored(rs env.RewardStepper, s []float64, act [][]float64, n int, r0 float64) float64 {
+	last, tau := len(act)-1, r.Tau
+	var total float64
+	for k := 0; k < n; k++ {
+		x, next := r.x, r.next
+		rs.Step(s, act[0], nil, x)
+		v := r0
+		for t := 1; t < tau; t++ {
+			var rw float64
+			if t < tau-1 {
+				rw = rs.StepReward(x, act[t], next)
+				x, next = next, x
+			} else {
+				rw = r.Task.Reward(x, act[min(t, last)])
+			}
+			if !finite(rw) {
+				r.badReward = true
+			}
+			v += rw
 		}
 		if r.shaped != nil {
 			v += r.shaped.Potential(x)

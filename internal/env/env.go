@@ -114,6 +114,18 @@ type Simulator interface {
 	Step(s, a []float64, rng *rand.Rand, out []float64)
 }
 
+// RewardStepper is a deterministic Simulator that can also score a state:
+// StepReward(s, a, out) writes Step(s, a, ·, out) and returns
+// Reward(s, a) of the task t for which Scores(t) holds, bit for bit those
+// of the two calls, computing what they share once (the pendulum's angle
+// of s). Planners' rollouts, which score every state they step from, use
+// it when Scores(their task) holds.
+type RewardStepper interface {
+	Simulator
+	Scores(t Task) bool
+	StepReward(s, a, out []float64) float64
+}
+
 // Dynamics is the true transition of an environment.
 type Dynamics interface {
 	// NewSimulator returns a simulator of the true transition with its own

@@ -10,6 +10,10 @@ type gaussianStep struct {
 	step  func(s, a []float64, e0, e1 float64, out []float64)
 	std   [2]float64
 	noisy bool
+	// stepReward, when set, is step(s, a, 0, 0, out) returning task's
+	// Reward(s, a), the two sharing their work (RewardStepper).
+	stepReward func(s, a, out []float64) float64
+	task       Task
 }
 
 func (g *gaussianStep) NewSimulator() Simulator { return gaussianStepSim{g} }
@@ -34,3 +38,11 @@ func (g gaussianStepMean) Step(s, a []float64, _ *rand.Rand, out []float64) { g.
 
 // Deterministic reports that the step draws nothing.
 func (gaussianStepMean) Deterministic() bool { return true }
+
+// Scores reports whether StepReward returns t's reward: a system that
+// registered its own (the pendulum), under its own task (not a reward
+// expression that replaced it).
+func (g gaussianStepMean) Scores(t Task) bool { return g.stepReward != nil && t == g.task }
+
+// StepReward is Step and the task's Reward(s, a) in one (see Scores).
+func (g gaussianStepMean) StepReward(s, a, out []float64) float64 { return g.stepReward(s, a, out) }

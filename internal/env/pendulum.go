@@ -41,10 +41,12 @@ func newPendulum(c *config.Config) (*MDP, error) {
 	if err != nil {
 		return nil, err
 	}
+	task := pendulumTask{maxTorque: p.MaxTorque}
 	return &MDP{
-		Dim:      3,
-		Task:     pendulumTask{maxTorque: p.MaxTorque},
-		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal"},
+		Dim:  3,
+		Task: task,
+		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal",
+			stepReward: pd.stepReward, task: task},
 		Model:    spec,
 		Init: func(rng *rand.Rand, s []float64) {
 			th := p.InitTheta * (2*rng.Float64() - 1)
@@ -59,12 +61,25 @@ func newPendulum(c *config.Config) (*MDP, error) {
 // step writes the next observation from s under torque a, with noise
 // (eTheta, eSpeed) on (θ', θ̇').
 func (pd *pendulum) step(s, a []float64, eTheta, eSpeed float64, out []float64) {
+	pd.stepFrom(atan2(s[1], s[0]), s, a, eTheta, eSpeed, out)
+}
+
+// stepFrom is step given θ = atan2(s[1], s[0]).
+func (pd *pendulum) stepFrom(th float64, s, a []float64, eTheta, eSpeed float64, out []float64) {
 	p := &pd.p
-	th := atan2(s[1], s[0])
 	u := clip(a[0], p.MaxTorque)
 	w := clip(s[2]+(pd.gain*math.Sin(th)+pd.torque*u)*p.DT+eSpeed, p.MaxSpeed)
 	out[1], out[0] = math.Sincos(th + w*p.DT + eTheta)
 	out[2] = w
+}
+
+// stepReward is the noise-free step and pendulumTask.Reward(s, a) with one
+// atan2 (env.RewardStepper); out must not alias s.
+func (pd *pendulum) stepReward(s, a, out []float64) float64 {
+	th := atan2(s[1], s[0])
+	r := pendulumReward(th, s, a, pd.p.MaxTorque)
+	pd.stepFrom(th, s, a, 0, 0, out)
+	return r
 }
 
 func clip(x, m float64) float64 { return min(max(x, -m), m) }
@@ -73,8 +88,12 @@ func clip(x, m float64) float64 { return min(max(x, -m), m) }
 type pendulumTask struct{ maxTorque float64 }
 
 func (t pendulumTask) Reward(s, a []float64) float64 {
-	th := atan2(s[1], s[0])
-	u := clip(a[0], t.maxTorque)
+	return pendulumReward(atan2(s[1], s[0]), s, a, t.maxTorque)
+}
+
+// pendulumReward is r(s, a) given θ = atan2(s[1], s[0]).
+func pendulumReward(th float64, s, a []float64, maxTorque float64) float64 {
+	u := clip(a[0], maxTorque)
 	return -(th*th + 0.1*s[2]*s[2] + 0.001*u*u)
 }
 func (pendulumTask) Terminal([]float64) (bool, float64) { return false, 0 }

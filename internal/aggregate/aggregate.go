@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sort"
+	"sync"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -135,25 +139,82 @@ func Compute(strata []Stratum, agents []string, reps int, seed uint64) (*Result,
 			taus[i] = lo + (hi-lo)*float64(i)/float64(ProfilePoints-1)
 		}
 	}
-	res := &Result{}
-	for _, a := range agents {
-		res.agent(strata, a, taus, reps, seed)
-	}
+	// Each agent and each ordered pair draws from its own stream (stream),
+	// so they run in parallel and are put together in order: the same
+	// result on any number of cores.
+	perAgent := make([]Result, len(agents))
+	var pairs [][2]string
 	for _, x := range agents {
 		for _, y := range agents {
 			if x != y {
-				res.Improvement = append(res.Improvement, improvement(strata, x, y, reps, seed))
+				pairs = append(pairs, [2]string{x, y})
 			}
 		}
+	}
+	improvements := make([]ImprovementRow, len(pairs))
+	var wg sync.WaitGroup
+	work := make(chan func(), len(agents)+len(pairs))
+	for i, a := range agents {
+		work <- func() { perAgent[i].agent(strata, a, taus, reps, seed) }
+	}
+	for i, p := range pairs {
+		work <- func() { improvements[i] = improvement(strata, p[0], p[1], reps, seed) }
+	}
+	close(work)
+	for range min(runtime.GOMAXPROCS(0), cap(work)) {
+		wg.Go(func() {
+			for f := range work {
+				f()
+			}
+		})
+	}
+	wg.Wait()
+	res := &Result{Improvement: improvements}
+	for _, r := range perAgent {
+		res.Metrics = append(res.Metrics, r.Metrics...)
+		res.Profile = append(res.Profile, r.Profile...)
 	}
 	return res, nil
 }
 
 // stream returns the random stream of name under the master seed.
-func stream(seed uint64, name string) *rand.Rand {
+func stream(seed uint64, name string) resampler {
 	h := fnv.New64a()
 	h.Write([]byte("smrl aggregate\x00" + name))
-	return rand.New(rand.NewPCG(seed, h.Sum64()))
+	pcg := rand.NewPCG(seed, h.Sum64())
+	return resampler{pcg: pcg, rng: rand.New(pcg)}
+}
+
+// resampler draws the bootstrap's indices from a stream: rng, which draws
+// from pcg.
+type resampler struct {
+	pcg *rand.PCG
+	rng *rand.Rand
+}
+
+// is32bit is math/rand/v2's: there IntN takes another path.
+const is32bit = ^uint(0)>>32 == 0
+
+// intN returns rng.IntN(n) (n > 0), on 64-bit platforms with math/rand/v2's
+// arithmetic (Lemire's multiply-and-reject of Rand.uint64n) on pcg
+// directly: the same values and the same draws, without rand.Rand's
+// interface call per draw. TestResamplerIsIntN checks it.
+func (r resampler) intN(n int) int {
+	if is32bit {
+		return r.rng.IntN(n)
+	}
+	u := uint64(n)
+	if u&(u-1) == 0 {
+		return int(r.pcg.Uint64() & (u - 1))
+	}
+	hi, lo := bits.Mul64(r.pcg.Uint64(), u)
+	if lo < u {
+		thresh := -u % u
+		for lo < thresh {
+			hi, lo = bits.Mul64(r.pcg.Uint64(), u)
+		}
+	}
+	return int(hi)
 }
 
 // gaps returns, per stratum, max(o − x, 0) for each seed of agent a with o
@@ -212,12 +273,12 @@ func (res *Result) agent(strata []Stratum, a string, taus []float64, reps int, s
 	}
 	// The profile's replicate values are k/n: count them per τ instead of
 	// storing and sorting B values for each of the τ.
-	counts := make([]int, len(taus)*(n+1))
+	pc := newProfileCounter(taus, n)
 	for r := range reps {
 		x, gp = x[:0], gp[:0]
 		for k, s := range sc {
 			for range s {
-				j := rng.IntN(len(s))
+				j := rng.intN(len(s))
 				x = append(x, s[j])
 				if hasGap {
 					gp = append(gp, g[k][j])
@@ -229,28 +290,67 @@ func (res *Result) agent(strata []Stratum, a string, taus []float64, reps int, s
 		if hasGap {
 			boot[3][r] = mean(gp)
 		}
-		// x is sorted and taus ascending: one merge walk.
-		j := 0
-		for t, tau := range taus {
-			for j < n && x[j] <= tau {
-				j++
-			}
-			counts[t*(n+1)+n-j]++
-		}
+		pc.add(x)
 	}
+	counts := pc.counts()
 	for m, name := range Metrics {
 		if m == 3 && !hasGap {
 			continue
 		}
-		slices.Sort(boot[m])
-		res.Metrics = append(res.Metrics, MetricRow{Agent: a, Metric: name,
-			Estimate: Estimate{point[m], Percentile(boot[m], 0.025), Percentile(boot[m], 0.975)}})
+		lo, hi := bootInterval(boot[m])
+		res.Metrics = append(res.Metrics, MetricRow{Agent: a, Metric: name, Estimate: Estimate{point[m], lo, hi}})
 	}
 	for t, tau := range taus {
 		c := counts[t*(n+1) : (t+1)*(n+1)]
 		res.Profile = append(res.Profile, ProfileRow{Agent: a, Tau: tau,
 			Estimate: Estimate{prof[t], countPercentile(c, reps, 0.025) / float64(n), countPercentile(c, reps, 0.975) / float64(n)}})
 	}
+}
+
+// profileCounter counts, over replicates of n sorted values, how many
+// replicates have k values above τ_t, for every t and k.
+type profileCounter struct {
+	taus []float64 // ascending
+	n    int
+	diff []int // (len(taus)+1)×(n+1): the counts' differences along t
+}
+
+func newProfileCounter(taus []float64, n int) *profileCounter {
+	return &profileCounter{taus: taus, n: n, diff: make([]int, (len(taus)+1)*(n+1))}
+}
+
+// add counts the replicate x (sorted, n values). #{x ≤ τ_t} is a step
+// function of t with at most n steps, found by binary search: each run of
+// equal counts costs two entries of diff, not one per τ.
+func (c *profileCounter) add(x []float64) {
+	n, taus := c.n, c.taus
+	t := 0
+	for j := 0; j <= n && t < len(taus); j++ {
+		end := len(taus) // #{x ≤ τ} = j on [t, end): x[j] > τ there
+		if j < n {
+			end = t + sort.SearchFloat64s(taus[t:], x[j]) // the first τ ≥ x[j]
+		}
+		if end > t {
+			c.diff[t*(n+1)+n-j]++
+			c.diff[end*(n+1)+n-j]--
+			t = end
+		}
+	}
+}
+
+// counts returns counts[t·(n+1) + k], the number of replicates with k
+// values above τ_t.
+func (c *profileCounter) counts() []int {
+	w := c.n + 1
+	counts := make([]int, len(c.taus)*w)
+	run := make([]int, w)
+	for t := range c.taus {
+		for k := range run {
+			run[k] += c.diff[t*w+k]
+			counts[t*w+k] = run[k]
+		}
+	}
+	return counts
 }
 
 // improvement returns P(X > Y) + ½ P(X = Y), averaged over strata, with
@@ -262,7 +362,6 @@ func improvement(strata []Stratum, x, y string, reps int, seed uint64) Improveme
 		sx[k], sy[k] = s.Scores[x], s.Scores[y]
 		widest = max(widest, len(sx[k]), len(sy[k]))
 	}
-	xs, ys := make([]float64, widest), make([]float64, widest)
 	wins := func(xs, ys []float64) float64 {
 		var w float64
 		for _, u := range xs {
@@ -281,24 +380,56 @@ func improvement(strata []Stratum, x, y string, reps int, seed uint64) Improveme
 		value += wins(sx[k], sy[k])
 	}
 	value /= float64(len(strata))
+	// A replicate is scored from the draws' multiplicities and a table of
+	// the originals' comparisons in half-wins (2: x_i > y_j, 1: equal): its
+	// count c gives wins' w = c/2 exactly, without a branch per pair.
+	half := make([][]int, len(strata))
+	for k := range strata {
+		half[k] = make([]int, len(sx[k])*len(sy[k]))
+		for i, u := range sx[k] {
+			for j, v := range sy[k] {
+				if u > v {
+					half[k][i*len(sy[k])+j] = 2
+				} else if u == v {
+					half[k][i*len(sy[k])+j] = 1
+				}
+			}
+		}
+	}
+	ca, cb := make([]int, widest), make([]int, widest)
 	rng := stream(seed, x+"\x00"+y)
 	boot := make([]float64, reps)
 	for r := range boot {
 		var p float64
 		for k := range strata {
-			a, b := xs[:len(sx[k])], ys[:len(sy[k])]
-			for i := range a {
-				a[i] = sx[k][rng.IntN(len(a))]
+			nx, ny := len(sx[k]), len(sy[k])
+			a, b := ca[:nx], cb[:ny]
+			clear(a)
+			clear(b)
+			for range nx {
+				a[rng.intN(nx)]++
 			}
-			for i := range b {
-				b[i] = sy[k][rng.IntN(len(b))]
+			for range ny {
+				b[rng.intN(ny)]++
 			}
-			p += wins(a, b)
+			c := 0
+			for i, m := range a {
+				if m == 0 {
+					continue
+				}
+				row := half[k][i*ny : (i+1)*ny]
+				s := 0
+				for j, mb := range b {
+					s += mb * row[j]
+				}
+				c += m * s
+			}
+			p += float64(c) / 2 / float64(nx*ny)
 		}
 		boot[r] = p / float64(len(strata))
 	}
-	slices.Sort(boot)
-	return ImprovementRow{X: x, Y: y, Estimate: Estimate{value, Percentile(boot, 0.025), Percentile(boot, 0.975)}}
+	lo, hi := bootInterval(boot)
+	return ImprovementRow{X: x, Y: y, Estimate: Estimate{value, lo, hi}}
 }
 
 // above returns the number of values of the sorted x that exceed tau.
@@ -356,6 +487,72 @@ func Percentile(v []float64, p float64) float64 {
 		return v[len(v)-1]
 	}
 	return v[i] + (h-float64(i))*(v[i+1]-v[i])
+}
+
+// bootInterval returns the 95% percentile interval of the replicates v:
+// Percentile(sorted v, 0.025) and Percentile(sorted v, 0.975), the same
+// bits, from the two pairs of order statistics they need, found by
+// selection (O(len v) against a sort's O(len v · log len v)); v is
+// reordered. No value may be NaN.
+func bootInterval(v []float64) (lo, hi float64) {
+	return selectPercentile(v, 0.025), selectPercentile(v, 0.975)
+}
+
+// selectPercentile is Percentile(sorted v, p) of v in any order (v is
+// reordered).
+func selectPercentile(v []float64, p float64) float64 {
+	h := float64(len(v)-1) * p
+	i := int(math.Floor(h))
+	if i >= len(v)-1 {
+		return nthElement(v, len(v)-1)
+	}
+	a := nthElement(v, i)
+	b := slices.Min(v[i+1:]) // v[:i] ≤ v[i] ≤ v[i+1:] after the selection
+	return a + (h-float64(i))*(b-a)
+}
+
+// nthElement returns the k-th smallest value of v (0-based) and reorders v
+// so that v[:k] ≤ v[k] ≤ v[k+1:]: Hoare's selection with a median-of-three
+// pivot. No value may be NaN.
+func nthElement(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		pivot := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < pivot {
+				i++
+			}
+			for v[j] > pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		// v[lo:j+1] ≤ pivot, v[j+1:i] = pivot, v[i:hi+1] ≥ pivot.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
 }
 
 // countPercentile is Percentile of the reps values k with multiplicities

@@ -1,10 +1,12 @@
 package aggregate
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -252,6 +254,192 @@ func BenchmarkPaperShape(b *testing.B) {
 	for b.Loop() {
 		if _, err := Compute([]Stratum{s}, []string{"sm", "lds", "oracle"}, 10_000, 1); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Selection gives the sorted slice's order statistics and percentiles bit
+// for bit: every k of short slices with many ties, both ends, and
+// bootstrap-sized slices of continuous and of few distinct values.
+func TestSelectionIsSortedOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 8))
+	draw := func(n, distinct int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			if distinct > 0 {
+				v[i] = float64(rng.IntN(distinct))
+			} else {
+				v[i] = rng.NormFloat64() * math.Exp(3*rng.NormFloat64())
+			}
+		}
+		return v
+	}
+	for n := 1; n <= 40; n++ {
+		for _, distinct := range []int{0, 1, 2, 5} {
+			v := draw(n, distinct)
+			sorted := slices.Sorted(slices.Values(v))
+			for k := range n {
+				w := slices.Clone(v)
+				if got := nthElement(w, k); math.Float64bits(got) != math.Float64bits(sorted[k]) {
+					t.Fatalf("n %d, distinct %d: element %d = %v, sorted %v", n, distinct, k, got, sorted[k])
+				}
+				for i := range w {
+					if (i < k && w[i] > w[k]) || (i > k && w[i] < w[k]) {
+						t.Fatalf("n %d: not partitioned around %d: %v", n, k, w)
+					}
+				}
+			}
+			for _, p := range []float64{0, 0.025, 0.5, 0.975, 1} {
+				if got, want := selectPercentile(slices.Clone(v), p), Percentile(sorted, p); math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("n %d, p %v: %v, sorted %v", n, p, got, want)
+				}
+			}
+		}
+	}
+	for _, distinct := range []int{0, 7} {
+		v := draw(10_000, distinct)
+		sorted := slices.Sorted(slices.Values(v))
+		lo, hi := bootInterval(v)
+		if math.Float64bits(lo) != math.Float64bits(Percentile(sorted, 0.025)) || math.Float64bits(hi) != math.Float64bits(Percentile(sorted, 0.975)) {
+			t.Fatalf("distinct %d: interval [%v, %v], sorted [%v, %v]", distinct, lo, hi, Percentile(sorted, 0.025), Percentile(sorted, 0.975))
+		}
+	}
+}
+
+// Agents and pairs are computed in parallel: the result is the one of a
+// single core, row for row and bit for bit.
+func TestComputeIsTheSameOnOneCore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 9))
+	scores := map[string][]float64{}
+	agents := []string{"sm", "lds", "mle", "oracle"}
+	for _, a := range agents {
+		for range 7 {
+			scores[a] = append(scores[a], rng.NormFloat64())
+		}
+	}
+	strata := []Stratum{stratum(scores), stratum(scores)}
+	par, err := Compute(strata, agents, 500, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one, err := Compute(strata, agents, 500, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%#v", par) != fmt.Sprintf("%#v", one) {
+		t.Fatalf("parallel %+v\none core %+v", par, one)
+	}
+	if len(one.Metrics) != 4*len(agents) || len(one.Improvement) != len(agents)*(len(agents)-1) {
+		t.Fatalf("%d metric rows, %d improvement rows", len(one.Metrics), len(one.Improvement))
+	}
+}
+
+// The resampler's intN draws rand.Rand.IntN's values from the same stream:
+// sizes from 1 to beyond 2^32, powers of two among them, and sizes just
+// above a power of two (where the rejection step runs most often).
+func TestResamplerIsIntN(t *testing.T) {
+	r, twin := stream(3, "x"), stream(3, "x")
+	for _, n := range []int{1, 2, 3, 5, 7, 8, 10, 1000, 1<<20 + 1, 1<<33 + 1, 1<<62 + 1, 3 << 61} {
+		for range 20_000 {
+			if got, want := r.intN(n), twin.rng.IntN(n); got != want {
+				t.Fatalf("n %d: intN %d, IntN %d", n, got, want)
+			}
+		}
+	}
+}
+
+// The profile counter's counts are those of a walk over every τ (how many
+// of a replicate's values lie above τ), for replicates with ties, values
+// equal to a τ, and values beyond both ends of the τ.
+func TestProfileCounterIsWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 10))
+	taus := make([]float64, ProfilePoints)
+	for i := range taus {
+		taus[i] = float64(i) / float64(ProfilePoints-1)
+	}
+	for _, n := range []int{1, 2, 5, 13} {
+		pc := newProfileCounter(taus, n)
+		want := make([]int, len(taus)*(n+1))
+		x := make([]float64, n)
+		for range 3000 {
+			for i := range x {
+				switch rng.IntN(4) {
+				case 0:
+					x[i] = taus[rng.IntN(len(taus))] // on a τ
+				case 1:
+					x[i] = float64(rng.IntN(3)) / 2 // ties, and 1 = the last τ
+				default:
+					x[i] = 1.4*rng.Float64() - 0.2 // beyond the ends too
+				}
+			}
+			slices.Sort(x)
+			pc.add(x)
+			for t, tau := range taus {
+				above := 0
+				for _, v := range x {
+					if v > tau {
+						above++
+					}
+				}
+				want[t*(n+1)+above]++
+			}
+		}
+		if got := pc.counts(); !slices.Equal(got, want) {
+			t.Fatalf("n %d: counts differ from the walk", n)
+		}
+	}
+}
+
+// The improvement's bootstrap scored from multiplicities gives the
+// interval of resampling the values and counting wins pair by pair (the
+// definition), bit for bit: strata of different sizes, with ties within
+// and across agents.
+func TestImprovementIsPairwiseResampling(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 11))
+	for trial := range 20 {
+		var strata []Stratum
+		for range 1 + trial%3 {
+			scores := map[string][]float64{}
+			for _, a := range []string{"x", "y"} {
+				for range 2 + rng.IntN(7) {
+					scores[a] = append(scores[a], float64(rng.IntN(4)))
+				}
+			}
+			strata = append(strata, stratum(scores))
+		}
+		got := improvement(strata, "x", "y", 300, uint64(trial))
+		// The definition: resample the values, compare every pair.
+		r := stream(uint64(trial), "x\x00y")
+		boot := make([]float64, 300)
+		for i := range boot {
+			var p float64
+			for _, s := range strata {
+				xs, ys := s.Scores["x"], s.Scores["y"]
+				a, b := make([]float64, len(xs)), make([]float64, len(ys))
+				for j := range a {
+					a[j] = xs[r.intN(len(a))]
+				}
+				for j := range b {
+					b[j] = ys[r.intN(len(b))]
+				}
+				var w float64
+				for _, u := range a {
+					for _, v := range b {
+						if u > v {
+							w++
+						} else if u == v {
+							w += 0.5
+						}
+					}
+				}
+				p += w / float64(len(a)*len(b))
+			}
+			boot[i] = p / float64(len(strata))
+		}
+		slices.Sort(boot)
+		if lo, hi := Percentile(boot, 0.025), Percentile(boot, 0.975); math.Float64bits(got.Lo) != math.Float64bits(lo) || math.Float64bits(got.Hi) != math.Float64bits(hi) {
+			t.Fatalf("trial %d: interval [%v, %v], by pairs [%v, %v]", trial, got.Lo, got.Hi, lo, hi)
 		}
 	}
 }

@@ -63,7 +63,7 @@ func (f Constant) Phi(_, _, out []float64) { out[0] = 1 }
 // Phi allocates nothing, and evaluates the cosine with Cos (within 5e-16
 // of math.Cos for |ω_jᵀz + b_j| ≤ 1, about 3× faster), so a batch of
 // rollouts costs D multiply-adds per input plus D cosines per transition.
-// On amd64 with AVX2 it runs four features at a time (rff_amd64.s), to the
+// On amd64 with AVX2 it runs in vector registers (rff_amd64.s), to the
 // bit as the scalar loop (SMRL_NOSIMD=1 forces that loop).
 type RFF struct {
 	DS, DA int
@@ -171,7 +171,7 @@ func (f *RFF) Phi(s, a, out []float64) {
 }
 
 // phiScalar is Phi's portable loop; phiVector (rff_amd64.go) gives the same
-// bits four features at a time.
+// bits in vector registers.
 func (f *RFF) phiScalar(s, a, out []float64) {
 	d := len(f.Bias)
 	out = out[:d]

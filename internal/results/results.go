@@ -42,6 +42,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/smrl-dev/smrl/internal/runner"
 	"github.com/smrl-dev/smrl/internal/stats"
@@ -151,9 +152,24 @@ func MeanCI(xs []float64) Stat {
 		ss += (x - m) * (x - m)
 	}
 	sd := math.Sqrt(ss / (n - 1))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
-	h := t * sd / math.Sqrt(n)
+	h := t975(len(xs)-1) * sd / math.Sqrt(n)
 	return Stat{m, m - h, m + h}
+}
+
+// tQuantiles holds t975 by degrees of freedom: a run asks for the same
+// few (seeds − 1) once per agent and episode, and the quantile is an
+// inverse incomplete beta function.
+var tQuantiles sync.Map
+
+// t975 returns t_{0.975, df}, the 0.975-quantile of Student's t with df
+// degrees of freedom.
+func t975(df int) float64 {
+	if t, ok := tQuantiles.Load(df); ok {
+		return t.(float64)
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
+	tQuantiles.Store(df, t)
+	return t
 }
 
 // Summary is one line of summary.csv.

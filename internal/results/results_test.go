@@ -14,6 +14,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/runner"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func TestMeanCI(t *testing.T) {
@@ -290,5 +291,18 @@ func TestEpisodesLambdaColumn(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "lambda") {
 		t.Errorf("episodes.csv without a cross-validated λ has the column:\n%s", b.String())
+	}
+}
+
+// t975 is distuv's quantile, on its first call for a df and from its
+// table after.
+func TestT975IsStudentsTQuantile(t *testing.T) {
+	for range 2 {
+		for df := 1; df <= 60; df++ {
+			want := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}.Quantile(0.975)
+			if got := t975(df); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("df %d: %v, distuv %v", df, got, want)
+			}
+		}
 	}
 }

@@ -47,7 +47,7 @@ func newPendulum(c *config.Config) (*MDP, error) {
 		Task: task,
 		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal",
 			stepReward: pd.stepReward, task: task},
-		Model:    spec,
+		Model: spec,
 		Init: func(rng *rand.Rand, s []float64) {
 			th := p.InitTheta * (2*rng.Float64() - 1)
 			s[0], s[1] = math.Cos(th), math.Sin(th)

@@ -23,12 +23,14 @@
 
 // func rffPhiAVX2(c *rffConsts, omegaT, bias, x *float64, nin, d, n4 int, scale float64, phi, w *float64, nrows int, part *float64)
 //
-// Two passes over phi[0:n4]: the arguments z_j = b_j + Σ_i ω_ij x_i, then
-// their cosines in place, twenty features (five independent chains of
-// three registers) per iteration, so that the out-of-order core overlaps
-// the chains' latency. Each group of cosines is added, while it is in
-// registers, to the partial sums of every row of W (Dot4's lanes, in
-// Dot4's order).
+// Two passes over phi[0:n4]. The first computes the arguments
+// z_j = b_j + Σ_i ω_ij x_i, sixteen at a time, and reduces each to
+// f' = (−1)^n f, y = z/π + 1/2 = n + f, storing f' in phi. The second
+// evaluates cos z = f'·P(f'²), scaled, seven chains of two registers at a
+// time (f' is read again from phi for the last multiply), so that the
+// out-of-order core overlaps the chains of the Horner polynomial, and adds
+// each group of cosines, while it is in registers, to the partial sums of
+// every row of W (Dot4's lanes, in Dot4's order).
 TEXT ·rffPhiAVX2(SB), NOSPLIT, $0-96
 	MOVQ c+0(FP), R8
 	MOVQ omegaT+8(FP), SI
@@ -41,7 +43,7 @@ TEXT ·rffPhiAVX2(SB), NOSPLIT, $0-96
 	SHLQ $3, R9                 // row stride of omegaT and w in bytes
 	SHLQ $3, R10                // end of the vector part in bytes
 	XORQ AX, AX                 // byte offset of element j
-args16:                             // z for sixteen features at a time
+args16:                             // f' for sixteen features at a time
 	LEAQ 128(AX), R13
 	CMPQ R13, R10
 	JG   args4
@@ -53,7 +55,7 @@ args16:                             // z for sixteen features at a time
 	XORQ R12, R12
 in16:
 	CMPQ R12, CX
-	JGE  store16
+	JGE  reduce16
 	VBROADCASTSD (DX)(R12*8), Y12
 	VMULPD 0(R11), Y12, Y4      // ω_ij x_i
 	VADDPD Y4, Y0, Y0           // z += ω_ij x_i
@@ -66,7 +68,35 @@ in16:
 	ADDQ R9, R11
 	INCQ R12
 	JMP  in16
-store16:
+reduce16:
+	VMULPD C_INVPI(R8), Y0, Y0  // y = z·(1/π)
+	VMULPD C_INVPI(R8), Y1, Y1
+	VMULPD C_INVPI(R8), Y2, Y2
+	VMULPD C_INVPI(R8), Y3, Y3
+	VADDPD C_HALF(R8), Y0, Y0   // y += 1/2
+	VADDPD C_HALF(R8), Y1, Y1
+	VADDPD C_HALF(R8), Y2, Y2
+	VADDPD C_HALF(R8), Y3, Y3
+	VADDPD C_MAGIC(R8), Y0, Y4  // t = y + magic
+	VADDPD C_MAGIC(R8), Y1, Y5
+	VADDPD C_MAGIC(R8), Y2, Y6
+	VADDPD C_MAGIC(R8), Y3, Y7
+	VSUBPD C_MAGIC(R8), Y4, Y8  // t − magic
+	VSUBPD C_MAGIC(R8), Y5, Y9
+	VSUBPD C_MAGIC(R8), Y6, Y10
+	VSUBPD C_MAGIC(R8), Y7, Y11
+	VSUBPD Y8, Y0, Y0           // f = y − (t − magic)
+	VSUBPD Y9, Y1, Y1
+	VSUBPD Y10, Y2, Y2
+	VSUBPD Y11, Y3, Y3
+	VPSLLQ $63, Y4, Y4          // parity of n into the sign bit
+	VPSLLQ $63, Y5, Y5
+	VPSLLQ $63, Y6, Y6
+	VPSLLQ $63, Y7, Y7
+	VXORPD Y4, Y0, Y0           // f' = (−1)^n f
+	VXORPD Y5, Y1, Y1
+	VXORPD Y6, Y2, Y2
+	VXORPD Y7, Y3, Y3
 	VMOVUPD Y0, 0(DI)(AX*1)
 	VMOVUPD Y1, 32(DI)(AX*1)
 	VMOVUPD Y2, 64(DI)(AX*1)
@@ -81,15 +111,22 @@ args4:
 	XORQ R12, R12
 in4:
 	CMPQ R12, CX
-	JGE  store4
+	JGE  reduce4
 	VBROADCASTSD (DX)(R12*8), Y12
 	VMULPD (R11), Y12, Y4
 	VADDPD Y4, Y0, Y0
 	ADDQ R9, R11
 	INCQ R12
 	JMP  in4
-store4:
-	VMOVUPD Y0, (DI)(AX*1)
+reduce4:
+	VMULPD C_INVPI(R8), Y0, Y0
+	VADDPD C_HALF(R8), Y0, Y0
+	VADDPD C_MAGIC(R8), Y0, Y4
+	VSUBPD C_MAGIC(R8), Y4, Y8
+	VSUBPD Y8, Y0, Y0
+	VPSLLQ $63, Y4, Y4
+	VXORPD Y4, Y0, Y0
+	VMOVUPD Y0, 0(DI)(AX*1)
 	ADDQ $32, AX
 	JMP  args4
 cosines:
@@ -98,204 +135,204 @@ cosines:
 	MOVQ part+88(FP), BX        // four partial sums per row
 	VBROADCASTSD scale+56(FP), Y14
 	XORQ AX, AX
-cos20:                              // twenty cosines: five chains on Y0–Y2, Y3–Y5, Y6–Y8, Y9–Y11, Y12, Y13, Y15
-	LEAQ 160(AX), R13
+cos28:
+	LEAQ 224(AX), R13
 	CMPQ R13, R10
 	JG   cos4
-	VMOVUPD 0(DI)(AX*1), Y0     // z
-	VMOVUPD 32(DI)(AX*1), Y3
-	VMOVUPD 64(DI)(AX*1), Y6
-	VMOVUPD 96(DI)(AX*1), Y9
-	VMOVUPD 128(DI)(AX*1), Y12
-	VMULPD C_INVPI(R8), Y0, Y0  // y = z·(1/π)
-	VMULPD C_INVPI(R8), Y3, Y3
-	VMULPD C_INVPI(R8), Y6, Y6
-	VMULPD C_INVPI(R8), Y9, Y9
-	VMULPD C_INVPI(R8), Y12, Y12
-	VADDPD C_HALF(R8), Y0, Y0   // y += 1/2
-	VADDPD C_HALF(R8), Y3, Y3
-	VADDPD C_HALF(R8), Y6, Y6
-	VADDPD C_HALF(R8), Y9, Y9
-	VADDPD C_HALF(R8), Y12, Y12
-	VADDPD C_MAGIC(R8), Y0, Y1  // t = y + magic
-	VADDPD C_MAGIC(R8), Y3, Y4
-	VADDPD C_MAGIC(R8), Y6, Y7
-	VADDPD C_MAGIC(R8), Y9, Y10
-	VADDPD C_MAGIC(R8), Y12, Y13
-	VSUBPD C_MAGIC(R8), Y1, Y2  // t − magic
-	VSUBPD C_MAGIC(R8), Y4, Y5
-	VSUBPD C_MAGIC(R8), Y7, Y8
-	VSUBPD C_MAGIC(R8), Y10, Y11
-	VSUBPD C_MAGIC(R8), Y13, Y15
-	VSUBPD Y2, Y0, Y0           // f = y − (t − magic)
-	VSUBPD Y5, Y3, Y3
-	VSUBPD Y8, Y6, Y6
-	VSUBPD Y11, Y9, Y9
-	VSUBPD Y15, Y12, Y12
-	VMULPD Y0, Y0, Y2           // u = f²
-	VMULPD Y3, Y3, Y5
-	VMULPD Y6, Y6, Y8
-	VMULPD Y9, Y9, Y11
-	VMULPD Y12, Y12, Y15
-	VPSLLQ $63, Y1, Y1          // parity of n into the sign bit
-	VPSLLQ $63, Y4, Y4
-	VPSLLQ $63, Y7, Y7
-	VPSLLQ $63, Y10, Y10
-	VPSLLQ $63, Y13, Y13
-	VXORPD Y1, Y0, Y0           // f' = (−1)^n f, off the chain of u
-	VXORPD Y4, Y3, Y3
-	VXORPD Y7, Y6, Y6
-	VXORPD Y10, Y9, Y9
-	VXORPD Y13, Y12, Y12
-	VMULPD C_P7(R8), Y2, Y1     // P(u) by Horner
+	VMOVUPD 0(DI)(AX*1), Y0     // f'
+	VMOVUPD 32(DI)(AX*1), Y2
+	VMOVUPD 64(DI)(AX*1), Y4
+	VMOVUPD 96(DI)(AX*1), Y6
+	VMOVUPD 128(DI)(AX*1), Y8
+	VMOVUPD 160(DI)(AX*1), Y10
+	VMOVUPD 192(DI)(AX*1), Y12
+	VMULPD Y0, Y0, Y1           // u = f'² = f²
+	VMULPD Y2, Y2, Y3
+	VMULPD Y4, Y4, Y5
+	VMULPD Y6, Y6, Y7
+	VMULPD Y8, Y8, Y9
+	VMULPD Y10, Y10, Y11
+	VMULPD Y12, Y12, Y13
+	VMULPD C_P7(R8), Y1, Y0     // P(u) by Horner
+	VMULPD C_P7(R8), Y3, Y2
 	VMULPD C_P7(R8), Y5, Y4
-	VMULPD C_P7(R8), Y8, Y7
+	VMULPD C_P7(R8), Y7, Y6
+	VMULPD C_P7(R8), Y9, Y8
 	VMULPD C_P7(R8), Y11, Y10
-	VMULPD C_P7(R8), Y15, Y13
-	VADDPD C_P6(R8), Y1, Y1
+	VMULPD C_P7(R8), Y13, Y12
+	VADDPD C_P6(R8), Y0, Y0
+	VADDPD C_P6(R8), Y2, Y2
 	VADDPD C_P6(R8), Y4, Y4
-	VADDPD C_P6(R8), Y7, Y7
+	VADDPD C_P6(R8), Y6, Y6
+	VADDPD C_P6(R8), Y8, Y8
 	VADDPD C_P6(R8), Y10, Y10
-	VADDPD C_P6(R8), Y13, Y13
-	VMULPD Y2, Y1, Y1
+	VADDPD C_P6(R8), Y12, Y12
+	VMULPD Y1, Y0, Y0
+	VMULPD Y3, Y2, Y2
 	VMULPD Y5, Y4, Y4
-	VMULPD Y8, Y7, Y7
+	VMULPD Y7, Y6, Y6
+	VMULPD Y9, Y8, Y8
 	VMULPD Y11, Y10, Y10
-	VMULPD Y15, Y13, Y13
-	VADDPD C_P5(R8), Y1, Y1
+	VMULPD Y13, Y12, Y12
+	VADDPD C_P5(R8), Y0, Y0
+	VADDPD C_P5(R8), Y2, Y2
 	VADDPD C_P5(R8), Y4, Y4
-	VADDPD C_P5(R8), Y7, Y7
+	VADDPD C_P5(R8), Y6, Y6
+	VADDPD C_P5(R8), Y8, Y8
 	VADDPD C_P5(R8), Y10, Y10
-	VADDPD C_P5(R8), Y13, Y13
-	VMULPD Y2, Y1, Y1
+	VADDPD C_P5(R8), Y12, Y12
+	VMULPD Y1, Y0, Y0
+	VMULPD Y3, Y2, Y2
 	VMULPD Y5, Y4, Y4
-	VMULPD Y8, Y7, Y7
+	VMULPD Y7, Y6, Y6
+	VMULPD Y9, Y8, Y8
 	VMULPD Y11, Y10, Y10
-	VMULPD Y15, Y13, Y13
-	VADDPD C_P4(R8), Y1, Y1
+	VMULPD Y13, Y12, Y12
+	VADDPD C_P4(R8), Y0, Y0
+	VADDPD C_P4(R8), Y2, Y2
 	VADDPD C_P4(R8), Y4, Y4
-	VADDPD C_P4(R8), Y7, Y7
+	VADDPD C_P4(R8), Y6, Y6
+	VADDPD C_P4(R8), Y8, Y8
 	VADDPD C_P4(R8), Y10, Y10
-	VADDPD C_P4(R8), Y13, Y13
-	VMULPD Y2, Y1, Y1
+	VADDPD C_P4(R8), Y12, Y12
+	VMULPD Y1, Y0, Y0
+	VMULPD Y3, Y2, Y2
 	VMULPD Y5, Y4, Y4
-	VMULPD Y8, Y7, Y7
+	VMULPD Y7, Y6, Y6
+	VMULPD Y9, Y8, Y8
 	VMULPD Y11, Y10, Y10
-	VMULPD Y15, Y13, Y13
-	VADDPD C_P3(R8), Y1, Y1
+	VMULPD Y13, Y12, Y12
+	VADDPD C_P3(R8), Y0, Y0
+	VADDPD C_P3(R8), Y2, Y2
 	VADDPD C_P3(R8), Y4, Y4
-	VADDPD C_P3(R8), Y7, Y7
+	VADDPD C_P3(R8), Y6, Y6
+	VADDPD C_P3(R8), Y8, Y8
 	VADDPD C_P3(R8), Y10, Y10
-	VADDPD C_P3(R8), Y13, Y13
-	VMULPD Y2, Y1, Y1
+	VADDPD C_P3(R8), Y12, Y12
+	VMULPD Y1, Y0, Y0
+	VMULPD Y3, Y2, Y2
 	VMULPD Y5, Y4, Y4
-	VMULPD Y8, Y7, Y7
+	VMULPD Y7, Y6, Y6
+	VMULPD Y9, Y8, Y8
 	VMULPD Y11, Y10, Y10
-	VMULPD Y15, Y13, Y13
-	VADDPD C_P2(R8), Y1, Y1
+	VMULPD Y13, Y12, Y12
+	VADDPD C_P2(R8), Y0, Y0
+	VADDPD C_P2(R8), Y2, Y2
 	VADDPD C_P2(R8), Y4, Y4
-	VADDPD C_P2(R8), Y7, Y7
+	VADDPD C_P2(R8), Y6, Y6
+	VADDPD C_P2(R8), Y8, Y8
 	VADDPD C_P2(R8), Y10, Y10
-	VADDPD C_P2(R8), Y13, Y13
-	VMULPD Y2, Y1, Y1
+	VADDPD C_P2(R8), Y12, Y12
+	VMULPD Y1, Y0, Y0
+	VMULPD Y3, Y2, Y2
 	VMULPD Y5, Y4, Y4
-	VMULPD Y8, Y7, Y7
+	VMULPD Y7, Y6, Y6
+	VMULPD Y9, Y8, Y8
 	VMULPD Y11, Y10, Y10
-	VMULPD Y15, Y13, Y13
-	VADDPD C_P1(R8), Y1, Y1
+	VMULPD Y13, Y12, Y12
+	VADDPD C_P1(R8), Y0, Y0
+	VADDPD C_P1(R8), Y2, Y2
 	VADDPD C_P1(R8), Y4, Y4
-	VADDPD C_P1(R8), Y7, Y7
+	VADDPD C_P1(R8), Y6, Y6
+	VADDPD C_P1(R8), Y8, Y8
 	VADDPD C_P1(R8), Y10, Y10
-	VADDPD C_P1(R8), Y13, Y13
-	VMULPD Y2, Y1, Y1
+	VADDPD C_P1(R8), Y12, Y12
+	VMULPD Y1, Y0, Y0
+	VMULPD Y3, Y2, Y2
 	VMULPD Y5, Y4, Y4
-	VMULPD Y8, Y7, Y7
+	VMULPD Y7, Y6, Y6
+	VMULPD Y9, Y8, Y8
 	VMULPD Y11, Y10, Y10
-	VMULPD Y15, Y13, Y13
-	VADDPD C_P0(R8), Y1, Y1
+	VMULPD Y13, Y12, Y12
+	VADDPD C_P0(R8), Y0, Y0
+	VADDPD C_P0(R8), Y2, Y2
 	VADDPD C_P0(R8), Y4, Y4
-	VADDPD C_P0(R8), Y7, Y7
+	VADDPD C_P0(R8), Y6, Y6
+	VADDPD C_P0(R8), Y8, Y8
 	VADDPD C_P0(R8), Y10, Y10
-	VADDPD C_P0(R8), Y13, Y13
-	VMULPD Y1, Y0, Y1           // f'·P(u) = (−1)^n f·P(u) = cos z
-	VMULPD Y4, Y3, Y4
-	VMULPD Y7, Y6, Y7
-	VMULPD Y10, Y9, Y10
-	VMULPD Y13, Y12, Y13
-	VMULPD Y14, Y1, Y1          // scale·cos z
+	VADDPD C_P0(R8), Y12, Y12
+	VMULPD 0(DI)(AX*1), Y0, Y0  // f'·P(u) = (−1)^n f·P(u) = cos z
+	VMULPD 32(DI)(AX*1), Y2, Y2
+	VMULPD 64(DI)(AX*1), Y4, Y4
+	VMULPD 96(DI)(AX*1), Y6, Y6
+	VMULPD 128(DI)(AX*1), Y8, Y8
+	VMULPD 160(DI)(AX*1), Y10, Y10
+	VMULPD 192(DI)(AX*1), Y12, Y12
+	VMULPD Y14, Y0, Y0          // scale·cos z
+	VMULPD Y14, Y2, Y2
 	VMULPD Y14, Y4, Y4
-	VMULPD Y14, Y7, Y7
+	VMULPD Y14, Y6, Y6
+	VMULPD Y14, Y8, Y8
 	VMULPD Y14, Y10, Y10
-	VMULPD Y14, Y13, Y13
-	VMOVUPD Y1, 0(DI)(AX*1)
-	VMOVUPD Y4, 32(DI)(AX*1)
-	VMOVUPD Y7, 64(DI)(AX*1)
-	VMOVUPD Y10, 96(DI)(AX*1)
-	VMOVUPD Y13, 128(DI)(AX*1)
+	VMULPD Y14, Y12, Y12
+	VMOVUPD Y0, 0(DI)(AX*1)
+	VMOVUPD Y2, 32(DI)(AX*1)
+	VMOVUPD Y4, 64(DI)(AX*1)
+	VMOVUPD Y6, 96(DI)(AX*1)
+	VMOVUPD Y8, 128(DI)(AX*1)
+	VMOVUPD Y10, 160(DI)(AX*1)
+	VMOVUPD Y12, 192(DI)(AX*1)
 	MOVQ SI, R11                // &w[k*d], k = 0
 	MOVQ BX, R13                // &part[4k]
 	MOVQ CX, R12                // rows left
-cos20rows:
+cos28rows:
 	TESTQ R12, R12
-	JZ   cos20next
-	VMOVUPD (R13), Y0
-	VMULPD 0(R11)(AX*1), Y1, Y2 // w_kj φ_j
-	VADDPD Y2, Y0, Y0           // the lanes' partial sums of Dot4
-	VMULPD 32(R11)(AX*1), Y4, Y2
-	VADDPD Y2, Y0, Y0
-	VMULPD 64(R11)(AX*1), Y7, Y2
-	VADDPD Y2, Y0, Y0
-	VMULPD 96(R11)(AX*1), Y10, Y2
-	VADDPD Y2, Y0, Y0
-	VMULPD 128(R11)(AX*1), Y13, Y2
-	VADDPD Y2, Y0, Y0
-	VMOVUPD Y0, (R13)
+	JZ   cos28next
+	VMOVUPD (R13), Y1
+	VMULPD 0(R11)(AX*1), Y0, Y15// w_kj φ_j
+	VADDPD Y15, Y1, Y1          // the lanes' partial sums of Dot4
+	VMULPD 32(R11)(AX*1), Y2, Y15
+	VADDPD Y15, Y1, Y1
+	VMULPD 64(R11)(AX*1), Y4, Y15
+	VADDPD Y15, Y1, Y1
+	VMULPD 96(R11)(AX*1), Y6, Y15
+	VADDPD Y15, Y1, Y1
+	VMULPD 128(R11)(AX*1), Y8, Y15
+	VADDPD Y15, Y1, Y1
+	VMULPD 160(R11)(AX*1), Y10, Y15
+	VADDPD Y15, Y1, Y1
+	VMULPD 192(R11)(AX*1), Y12, Y15
+	VADDPD Y15, Y1, Y1
+	VMOVUPD Y1, (R13)
 	ADDQ R9, R11
 	ADDQ $32, R13
 	DECQ R12
-	JMP  cos20rows
-cos20next:
-	ADDQ $160, AX
-	JMP  cos20
+	JMP  cos28rows
+cos28next:
+	ADDQ $224, AX
+	JMP  cos28
 cos4:
 	CMPQ AX, R10
 	JGE  done
 	VMOVUPD 0(DI)(AX*1), Y0
-	VMULPD C_INVPI(R8), Y0, Y0
-	VADDPD C_HALF(R8), Y0, Y0
-	VADDPD C_MAGIC(R8), Y0, Y1
-	VSUBPD C_MAGIC(R8), Y1, Y2
-	VSUBPD Y2, Y0, Y0
-	VMULPD Y0, Y0, Y2
-	VPSLLQ $63, Y1, Y1
-	VXORPD Y1, Y0, Y0
-	VMULPD C_P7(R8), Y2, Y1
-	VADDPD C_P6(R8), Y1, Y1
-	VMULPD Y2, Y1, Y1
-	VADDPD C_P5(R8), Y1, Y1
-	VMULPD Y2, Y1, Y1
-	VADDPD C_P4(R8), Y1, Y1
-	VMULPD Y2, Y1, Y1
-	VADDPD C_P3(R8), Y1, Y1
-	VMULPD Y2, Y1, Y1
-	VADDPD C_P2(R8), Y1, Y1
-	VMULPD Y2, Y1, Y1
-	VADDPD C_P1(R8), Y1, Y1
-	VMULPD Y2, Y1, Y1
-	VADDPD C_P0(R8), Y1, Y1
-	VMULPD Y1, Y0, Y1
-	VMULPD Y14, Y1, Y1
-	VMOVUPD Y1, 0(DI)(AX*1)
+	VMULPD Y0, Y0, Y1
+	VMULPD C_P7(R8), Y1, Y0
+	VADDPD C_P6(R8), Y0, Y0
+	VMULPD Y1, Y0, Y0
+	VADDPD C_P5(R8), Y0, Y0
+	VMULPD Y1, Y0, Y0
+	VADDPD C_P4(R8), Y0, Y0
+	VMULPD Y1, Y0, Y0
+	VADDPD C_P3(R8), Y0, Y0
+	VMULPD Y1, Y0, Y0
+	VADDPD C_P2(R8), Y0, Y0
+	VMULPD Y1, Y0, Y0
+	VADDPD C_P1(R8), Y0, Y0
+	VMULPD Y1, Y0, Y0
+	VADDPD C_P0(R8), Y0, Y0
+	VMULPD 0(DI)(AX*1), Y0, Y0
+	VMULPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(DI)(AX*1)
 	MOVQ SI, R11                // &w[k*d], k = 0
 	MOVQ BX, R13                // &part[4k]
 	MOVQ CX, R12                // rows left
 cos4rows:
 	TESTQ R12, R12
 	JZ   cos4next
-	VMOVUPD (R13), Y0
-	VMULPD 0(R11)(AX*1), Y1, Y2 // w_kj φ_j
-	VADDPD Y2, Y0, Y0           // the lanes' partial sums of Dot4
-	VMOVUPD Y0, (R13)
+	VMOVUPD (R13), Y1
+	VMULPD 0(R11)(AX*1), Y0, Y15// w_kj φ_j
+	VADDPD Y15, Y1, Y1          // the lanes' partial sums of Dot4
+	VMOVUPD Y1, (R13)
 	ADDQ R9, R11
 	ADDQ $32, R13
 	DECQ R12

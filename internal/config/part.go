@@ -327,8 +327,14 @@ func (c *Config) selected(p Part, seen map[string]bool) bool {
 // owns reports whether part p owns key: key is, or lies in, its section or
 // one of the keys it uses.
 func owns(p Part, key string) bool {
-	in := func(s string) bool { return s != "" && (key == s || strings.HasPrefix(key, s+".")) }
+	in := func(s string) bool { return s != "" && within(key, s) }
 	return in(p.Section) || slices.ContainsFunc(p.Uses, in)
+}
+
+// within reports whether key is section or lies in it (section + "." + …),
+// without building the prefix: Uses asks it of every part for every key.
+func within(key, section string) bool {
+	return strings.HasPrefix(key, section) && (len(key) == len(section) || key[len(section)] == '.')
 }
 
 // Uses reports whether the run of c reads key (a key or a section): see

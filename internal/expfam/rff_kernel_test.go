@@ -201,15 +201,17 @@ func TestDot4RowsIsDot4(t *testing.T) {
 // Model.Eta with random Fourier features gives the same bits on both paths:
 // the fused kernel (φ and the rows' partial sums in one pass) against
 // phiScalar and Dot4, for every row count it takes (1 to maxFusedRows; more
-// fall back to Phi and dot4Rows), feature counts with every remainder of
-// 16 and of 4, and W of mixed sign and magnitude (so that another order of
-// additions would round differently).
+// fall back to Phi and dot4Rows; three rows have their own written-out
+// code), feature counts that leave whole groups of the cosine pass (28),
+// groups of four and a scalar tail in every combination, and W of mixed
+// sign and magnitude (so that another order of additions would round
+// differently).
 func TestEtaVectorIsScalar(t *testing.T) {
 	requireVector(t)
 	rng := rand.New(rand.NewPCG(24, 3))
 	for _, tc := range []struct{ ds, da, d, rows int }{
 		{3, 1, 200, 3}, {3, 1, 200, 1}, {1, 1, 4, 1}, {2, 1, 7, 2}, {2, 2, 16, 4}, {3, 1, 17, 5},
-		{4, 1, 31, 16}, {4, 1, 33, 8}, {6, 2, 63, 6}, {3, 1, 130, 17}, {8, 1, 201, 8}, {20, 12, 52, 9},
+		{4, 1, 31, 16}, {4, 1, 33, 8}, {6, 2, 63, 6}, {2, 1, 63, 3}, {5, 2, 31, 3}, {1, 1, 9, 3}, {3, 1, 130, 17}, {8, 1, 201, 8}, {20, 12, 52, 9},
 	} {
 		f, err := NewRFF(tc.ds, tc.da, tc.d, 1, uint64(tc.d))
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/results"
 )
 
@@ -161,14 +162,22 @@ func Compute(strata []Stratum, agents []string, reps int, seed uint64) (*Result,
 		work <- func() { improvements[i] = improvement(strata, p[0], p[1], reps, seed) }
 	}
 	close(work)
-	for range min(runtime.GOMAXPROCS(0), cap(work)) {
+	// A worker's panic is its error (errs.Protect), as in every pool of
+	// smrl: the caller reports it, and the process ends as it should.
+	failed := make([]error, min(runtime.GOMAXPROCS(0), cap(work)))
+	for w := range failed {
 		wg.Go(func() {
 			for f := range work {
-				f()
+				if failed[w] == nil {
+					failed[w] = errs.Protect(func() error { f(); return nil })
+				}
 			}
 		})
 	}
 	wg.Wait()
+	if err := errors.Join(failed...); err != nil {
+		return nil, fmt.Errorf("aggregate: %w", err)
+	}
 	res := &Result{Improvement: improvements}
 	for _, r := range perAgent {
 		res.Metrics = append(res.Metrics, r.Metrics...)

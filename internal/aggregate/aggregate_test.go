@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/results"
 )
 
@@ -306,8 +308,9 @@ func TestSelectionIsSortedOrder(t *testing.T) {
 	}
 }
 
-// Agents and pairs are computed in parallel: the result is the one of a
-// single core, row for row and bit for bit.
+// Agents and pairs are computed in parallel: the result does not depend on
+// the number of cores (one core against GOMAXPROCS), row for row and bit
+// for bit. (On a one-core machine both runs take one core.)
 func TestComputeIsTheSameOnOneCore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(24, 9))
 	scores := map[string][]float64{}
@@ -340,7 +343,11 @@ func TestComputeIsTheSameOnOneCore(t *testing.T) {
 // above a power of two (where the rejection step runs most often).
 func TestResamplerIsIntN(t *testing.T) {
 	r, twin := stream(3, "x"), stream(3, "x")
-	for _, n := range []int{1, 2, 3, 5, 7, 8, 10, 1000, 1<<20 + 1, 1<<33 + 1, 1<<62 + 1, 3 << 61} {
+	for _, u := range []uint64{1, 2, 3, 5, 7, 8, 10, 1000, 1<<20 + 1, 1<<33 + 1, 1<<62 + 1, 3 << 61} {
+		n := int(u)
+		if uint64(n) != u {
+			continue // beyond int on a 32-bit platform
+		}
 		for range 20_000 {
 			if got, want := r.intN(n), twin.rng.IntN(n); got != want {
 				t.Fatalf("n %d: intN %d, IntN %d", n, got, want)
@@ -441,5 +448,18 @@ func TestImprovementIsPairwiseResampling(t *testing.T) {
 		if lo, hi := Percentile(boot, 0.025), Percentile(boot, 0.975); math.Float64bits(got.Lo) != math.Float64bits(lo) || math.Float64bits(got.Hi) != math.Float64bits(hi) {
 			t.Fatalf("trial %d: interval [%v, %v], by pairs [%v, %v]", trial, got.Lo, got.Hi, lo, hi)
 		}
+	}
+}
+
+// A panic inside a worker (here: a stratum whose seeds outnumber its
+// scores, which no caller builds) is Compute's error, wrapping
+// errs.ErrInternal, not the end of the process.
+func TestComputeWorkerPanicIsAnError(t *testing.T) {
+	s := stratum(map[string][]float64{"a": {1, 2}, "oracle": {3, 4}})
+	s.Seeds["a"] = append(s.Seeds["a"], 7)
+	s.Seeds["oracle"] = append(s.Seeds["oracle"], 7)
+	_, err := Compute([]Stratum{s}, []string{"a", "oracle"}, 10, 1)
+	if !errors.Is(err, errs.ErrInternal) {
+		t.Fatalf("Compute = %v, want an error wrapping errs.ErrInternal", err)
 	}
 }

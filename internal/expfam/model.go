@@ -47,6 +47,11 @@ func (m *Model) Eta(s, a, phi, eta []float64) {
 	}
 }
 
+// maxFusedRows bounds the rows of W whose η the AVX2 kernel of random
+// Fourier features sums in its cosine pass (RFF.etaVector; their partial
+// sums live on the stack); Eta runs Phi and dot4Rows for more.
+const maxFusedRows = 8
+
 // LongRow is the d_phi from which Eta sums with four accumulators (Dot4):
 // a single running sum waits on each addition, which dominates for long
 // feature vectors (random Fourier features); short rows keep the plain

@@ -52,10 +52,6 @@ func dot4x4AVX2(w0, w1, w2, w3, y *float64, n4 int, out *[16]float64)
 // on the stack).
 const maxVecInputs = 32
 
-// maxFusedRows bounds the rows of W whose η etaVector computes in the
-// cosine pass (their partial sums live on the stack).
-const maxFusedRows = 8
-
 // phiVector is Phi with the AVX2 kernel. It returns false, having written
 // nothing meaningful, when the kernel is off or does not apply (then the
 // caller runs phiScalar).

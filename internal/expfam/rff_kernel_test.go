@@ -201,8 +201,8 @@ func TestDot4RowsIsDot4(t *testing.T) {
 // Model.Eta with random Fourier features gives the same bits on both paths:
 // the fused kernel (φ and the rows' partial sums in one pass) against
 // phiScalar and Dot4, for every row count it takes (1 to maxFusedRows; more
-// fall back to Phi and dot4Rows; three rows have their own written-out
-// code), feature counts that leave whole groups of the cosine pass (28),
+// fall back to Phi and dot4Rows), feature counts that leave whole groups of
+// the cosine pass (28),
 // groups of four and a scalar tail in every combination, and W of mixed
 // sign and magnitude (so that another order of additions would round
 // differently).

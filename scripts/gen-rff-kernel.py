@@ -10,7 +10,7 @@ rows of W. Edit this script, not the function, and run
 
     python3 scripts/gen-rff-kernel.py
 
-from the repository root; it replaces the function in place (from its
+(from any directory); it replaces the function in place (from its
 "// func rffPhiAVX2" comment to the next "// func") and leaves the rest of
 the file alone. TestRFFPhiVectorIsScalar and TestEtaVectorIsScalar check
 the result against the scalar code bit for bit.
@@ -154,9 +154,18 @@ E("JMP  cos4")
 L("done:")
 E("VZEROUPPER")
 E("RET")
-path = pathlib.Path("internal/expfam/rff_amd64.s")
-text = path.read_text()
-start = text.index("// func rffPhiAVX2")
-end = text.index("// func ", start + 1)
+# The file sits at a fixed place relative to this script, whatever the
+# working directory; a file without the function to replace is refused.
+path = pathlib.Path(__file__).resolve().parent.parent / "internal" / "expfam" / "rff_amd64.s"
+try:
+    text = path.read_text()
+except OSError as e:
+    print(f"gen-rff-kernel: reading {path}: {e.strerror}", file=sys.stderr)
+    sys.exit(2)
+start = text.find("// func rffPhiAVX2")
+end = text.find("// func ", start + 1) if start >= 0 else -1
+if start < 0 or end < 0:
+    print(f"gen-rff-kernel: {path} has no '// func rffPhiAVX2' comment followed by another '// func': nothing written", file=sys.stderr)
+    sys.exit(2)
 path.write_text(text[:start] + "\n".join(out) + "\n\n" + text[end:])
 print("wrote rffPhiAVX2 in", path, file=sys.stderr)

@@ -11,6 +11,16 @@ import (
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
+// addOutside adds the transitions outside fold [lo, hi) to an estimator, in
+// order: the fold's complement, which the fold's held-out loss scores.
+func addOutside(add func(phi, next []float64), phis, nexts [][]float64, lo, hi int) {
+	for j := range phis {
+		if j < lo || j >= hi {
+			add(phis[j], nexts[j])
+		}
+	}
+}
+
 // refitChoice returns the λ of grid whose folds-fold held-out loss is the
 // smallest (the first of equal ones), each fold's complement re-fitted
 // directly (no cross-validation code): sm the score-matching loss of a
@@ -29,12 +39,9 @@ func refitChoice(t *testing.T, base string, dist expfam.Distribution, gaussSigma
 			switch base {
 			case "sm":
 				rest, held := estimator.NewSM(dist, dphi), estimator.NewSM(dist, dphi)
-				for j := range n {
-					if j < lo || j >= hi {
-						rest.Add(phis[j], nexts[j])
-					} else {
-						held.Add(phis[j], nexts[j])
-					}
+				addOutside(rest.Add, phis, nexts, lo, hi)
+				for j := lo; j < hi; j++ {
+					held.Add(phis[j], nexts[j])
 				}
 				f, err := rest.Fit(l)
 				if err != nil {
@@ -44,11 +51,7 @@ func refitChoice(t *testing.T, base string, dist expfam.Distribution, gaussSigma
 				continue
 			case "lds":
 				rest := estimator.NewLDS(len(ldsSigma), dphi)
-				for j := range n {
-					if j < lo || j >= hi {
-						rest.Add(phis[j], nexts[j])
-					}
-				}
+				addOutside(rest.Add, phis, nexts, lo, hi)
 				f, err := rest.Fit(l)
 				if err != nil {
 					t.Fatal(err)
@@ -56,11 +59,7 @@ func refitChoice(t *testing.T, base string, dist expfam.Distribution, gaussSigma
 				w = f.W
 			case "mle":
 				rest := estimator.NewMLE(dist.(expfam.Blocked), dphi)
-				for j := range n {
-					if j < lo || j >= hi {
-						rest.Add(phis[j], nexts[j])
-					}
-				}
+				addOutside(rest.Add, phis, nexts, lo, hi)
 				f, err := rest.Fit(l, nil)
 				if err != nil {
 					t.Fatal(err)

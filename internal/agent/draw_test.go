@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -158,30 +160,15 @@ func TestBoundPlannerPlansAsUnbound(t *testing.T) {
 				}
 				return p
 			}
-			bound, plain := mk(), mk()
-			pb, pp := rand.NewPCG(3, 4), rand.NewPCG(3, 4)
-			rb, rp := rand.New(pb), rand.New(pp)
-			bound.BindSource(rb, pb)
-			s := []float64{0.1, -0.2, 0.05, 0.3}
+			label := fmt.Sprintf("%d actions, crn %v", len(actions), crn)
 			ends := 0
-			for step := range 300 {
-				ab, vb := bound.Best(sim, s, rb)
-				ap, vp := plain.Best(sim, s, rp)
-				if ab != ap || math.Float64bits(vb) != math.Float64bits(vp) {
-					t.Fatalf("%d actions, crn %v, decision %d: bound %d (value %v), unbound %d (%v)", len(actions), crn, step, ab, vb, ap, vp)
-				}
-				if vb < 10 {
+			for _, v := range planBoth(t, label, mk(), mk(), sim, 3, 300) {
+				if v < 10 {
 					ends++ // some rollout of the best sequence ended early
 				}
-				for i := range s {
-					s[i] = 1.3 * math.Sin(float64(3*step+i))
-				}
-			}
-			if a, b := rb.Uint64(), rp.Uint64(); a != b {
-				t.Fatalf("%d actions, crn %v: the streams end in different places", len(actions), crn)
 			}
 			if ends == 0 {
-				t.Fatalf("%d actions, crn %v: no decision saw a terminal state", len(actions), crn)
+				t.Fatalf("%s: no decision saw a terminal state", label)
 			}
 		}
 	}
@@ -209,25 +196,38 @@ func TestBoundPlannerPlansAsUnbound(t *testing.T) {
 			}
 			return p
 		}
-		bound, plain := mk(), mk()
-		pb, pp := rand.NewPCG(5, 6), rand.NewPCG(5, 6)
-		rb, rp := rand.New(pb), rand.New(pp)
-		bound.BindSource(rb, pb)
-		s := []float64{0.1, -0.2, 0.05, 0.3}
-		for step := range 200 {
-			ib, vb := bound.Best(sim2, s, rb)
-			ip, vp := plain.Best(sim2, s, rp)
-			ab, ap := bound.Action(ib), plain.Action(ip)
-			if math.Float64bits(vb) != math.Float64bits(vp) || math.Float64bits(ab[0]) != math.Float64bits(ap[0]) ||
-				math.Float64bits(ab[1]) != math.Float64bits(ap[1]) {
-				t.Fatalf("mppi, crn %v, decision %d: bound %v (value %v), unbound %v (%v)", crn, step, ab, vb, ap, vp)
-			}
-			for i := range s {
-				s[i] = 1.3 * math.Sin(float64(3*step+i))
-			}
+		planBoth(t, fmt.Sprintf("mppi, crn %v", crn), mk(), mk(), sim2, 5, 200)
+	}
+}
+
+// planBoth makes decisions decisions with bound, told its stream's PCG
+// (BindSource), and plain, drawing through its rand.Rand, from the same
+// states and equal streams (seed), and fails unless they play the same
+// actions with the same values, bit for bit, and leave the streams in the
+// same place. It returns the values.
+func planBoth(t *testing.T, label string, bound, plain *Planner, sim Simulator, seed uint64, decisions int) []float64 {
+	t.Helper()
+	pb, pp := rand.NewPCG(seed, seed+1), rand.NewPCG(seed, seed+1)
+	rb, rp := rand.New(pb), rand.New(pp)
+	bound.BindSource(rb, pb)
+	s := []float64{0.1, -0.2, 0.05, 0.3}
+	values := make([]float64, decisions)
+	for step := range decisions {
+		ib, vb := bound.Best(sim, s, rb)
+		ip, vp := plain.Best(sim, s, rp)
+		ab, ap := bound.Action(ib), plain.Action(ip)
+		if ib != ip || math.Float64bits(vb) != math.Float64bits(vp) || !slices.EqualFunc(ab, ap, func(x, y float64) bool {
+			return math.Float64bits(x) == math.Float64bits(y)
+		}) {
+			t.Fatalf("%s, decision %d: bound %d %v (value %v), unbound %d %v (%v)", label, step, ib, ab, vb, ip, ap, vp)
 		}
-		if a, b := rb.Uint64(), rp.Uint64(); a != b {
-			t.Fatalf("mppi, crn %v: the streams end in different places", crn)
+		values[step] = vb
+		for i := range s {
+			s[i] = 1.3 * math.Sin(float64(3*step+i))
 		}
 	}
+	if a, b := rb.Uint64(), rp.Uint64(); a != b {
+		t.Fatalf("%s: the streams end in different places", label)
+	}
+	return values
 }

@@ -147,10 +147,7 @@ func (r *Rollouts) generic(sim Simulator, s []float64, act [][]float64, n int, r
 			var rw float64
 			var stop bool
 			if surv != nil {
-				rw, stop = surv.Reward, surv.Ends(x)
-				if stop {
-					rw = surv.Bonus
-				}
+				rw, stop = surv.Score(x)
 			} else {
 				rw, stop = r.score(x, act[min(t, last)])
 			}

@@ -158,10 +158,7 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 			var rw float64
 			var stop bool
 			if surv != nil {
-				rw, stop = surv.Reward, surv.Ends(cur[:ds])
-				if stop {
-					rw = surv.Bonus
-				}
+				rw, stop = surv.Score(cur[:ds])
 			} else {
 				rw, stop = r.score(cur[:ds], act[min(t, last)])
 			}

@@ -89,6 +89,15 @@ func (sp *SurvivalSpec) Ends(s []float64) bool {
 	return false
 }
 
+// Score returns what reaching s adds to a rollout's return, and whether the
+// rollout stops there: Bonus when s is terminal, Reward otherwise.
+func (sp *SurvivalSpec) Score(s []float64) (reward float64, stop bool) {
+	if sp.Ends(s) {
+		return sp.Bonus, true
+	}
+	return sp.Reward, false
+}
+
 // Bound is one coordinate's bounds, Lo ≤ s_I ≤ Hi, of a Survival task's
 // non-terminal states.
 type Bound struct {

@@ -161,11 +161,7 @@ func TestMLECrossValidateEqualsRefit(t *testing.T) {
 		for k := range folds {
 			lo, hi := k*n/folds, (k+1)*n/folds
 			rest := NewMLE(prod, 2)
-			for j := range n {
-				if j < lo || j >= hi {
-					rest.Add(phis[j], nexts[j])
-				}
-			}
+			addOutside(rest.Add, phis, nexts, lo, hi)
 			f, err := rest.Fit(l, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -199,5 +195,15 @@ func TestMLECrossValidateEqualsRefit(t *testing.T) {
 	}
 	if e.N() != n {
 		t.Errorf("CrossValidate changed the estimator's transitions: %d, want %d", e.N(), n)
+	}
+}
+
+// addOutside adds the transitions outside fold [lo, hi) to an estimator, in
+// order: the fold's complement, whose fit the fold's held-out loss scores.
+func addOutside(add func(phi, next []float64), phis, nexts [][]float64, lo, hi int) {
+	for j := range phis {
+		if j < lo || j >= hi {
+			add(phis[j], nexts[j])
+		}
 	}
 }

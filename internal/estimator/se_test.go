@@ -370,11 +370,7 @@ func TestCrossValidateEqualsRefit(t *testing.T) {
 			for k := range folds {
 				lo, hi := k*n/folds, (k+1)*n/folds
 				rest := NewSM(fam, dphi)
-				for j := range n {
-					if j < lo || j >= hi {
-						rest.Add(phis[j], nexts[j])
-					}
-				}
+				addOutside(rest.Add, phis, nexts, lo, hi)
 				f, err := rest.Fit(l)
 				if err != nil {
 					t.Fatal(err)

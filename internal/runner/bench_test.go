@@ -120,15 +120,7 @@ func BenchmarkModelTransition(b *testing.B) {
 // relu-mog family on a reduced scale: 10 episodes of up to 200 steps, 100
 // random sequences of τ = 11 per decision.
 func BenchmarkCartPoleTrial(b *testing.B) {
-	c, err := config.Load(config.Options{Path: "../../configs/cartpole-mog.yaml"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c.Episodes = 10
-	m, err := env.New(c)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, m := shippedTrial(b, "cartpole-mog.yaml", 10)
 	b.ResetTimer()
 	var transitions float64
 	for i := 0; i < b.N; i++ {
@@ -149,15 +141,7 @@ func BenchmarkCartPoleTrial(b *testing.B) {
 // physics for the oracle) on a reduced scale: 20 episodes of up to 200
 // steps, seed 0. It reports the time per decision (one real step).
 func BenchmarkCartPoleComparison(b *testing.B) {
-	c, err := config.Load(config.Options{Path: "../../configs/cartpole.yaml"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c.Episodes = 20
-	m, err := env.New(c)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c, m := shippedTrial(b, "cartpole.yaml", 20)
 	for _, name := range []string{"sm", "lds", "oracle"} {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -174,4 +158,20 @@ func BenchmarkCartPoleComparison(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps)/1e3, "µs/decision")
 		})
 	}
+}
+
+// shippedTrial returns a shipped config (configs/file) cut to episodes
+// episodes, and its MDP.
+func shippedTrial(b *testing.B, file string, episodes int) (*config.Config, *env.MDP) {
+	b.Helper()
+	c, err := config.Load(config.Options{Path: "../../configs/" + file})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Episodes = episodes
+	m, err := env.New(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, m
 }

@@ -43,6 +43,13 @@ type Rollouts struct {
 	// its rewards are finite; nil otherwise. The loops then score a state
 	// without the task's two calls.
 	surv *env.SurvivalSpec
+	// batch is the task when it scores a rollout's states in one call and
+	// never terminates (the Gaussian loop then keeps the states in bx and
+	// their actions in bacts, and scores them into brw); nil otherwise.
+	batch env.BatchRewarder
+	bx    []float64
+	bacts [][]float64
+	brw   []float64
 	// srcs are the streams whose PCG source is known (bindSource): the
 	// common random numbers', and those the planner was told of.
 	srcs []source
@@ -58,6 +65,10 @@ func newRollouts(task env.Task, tau, n int, crn bool, ds int) *Rollouts {
 		if finite(spec.Reward) && finite(spec.Bonus) {
 			r.surv = &spec
 		}
+	}
+	if br, ok := task.(env.BatchRewarder); ok && !r.ends && tau > 1 {
+		r.batch = br
+		r.bx, r.bacts, r.brw = make([]float64, (tau-1)*ds), make([][]float64, tau-1), make([]float64, tau-1)
 	}
 	r.bind(r.crnRand, r.crn)
 	return r
@@ -220,6 +231,21 @@ func (r *Rollouts) score(x, a []float64) (v float64, stop bool) {
 		}
 	}
 	return r.reward(x, a), false
+}
+
+// batchScore returns v plus the rewards of the m states kept in bx with
+// their actions in bacts, added one by one in their order (as the loops add
+// each state's score), and sets reward's flag when one is not finite.
+func (r *Rollouts) batchScore(v float64, m int) float64 {
+	rw := r.brw[:m]
+	r.batch.Rewards(r.bx[:len(r.bx)/len(r.brw)*m], r.bacts[:m], rw)
+	for _, x := range rw {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			r.badReward = true
+		}
+		v += x
+	}
+	return v
 }
 
 // reward returns r(x, a), and sets the flag Planner.Err reports as

@@ -109,8 +109,9 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
 // r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop, or
-// the task's closed form Rollouts.surv), plus a shaped task's potential Φ
-// at the rollout's last state. A transition's d_s deviates are drawn
+// the task's closed form Rollouts.surv, or all of a rollout's states in
+// one call of an env.BatchRewarder, Rollouts.batchScore), plus a shaped
+// task's potential Φ at the rollout's last state. A transition's d_s deviates are drawn
 // first, in the order of the coordinates, as the generic loop draws them:
 // from rng's PCG directly when the rollouts know it (Rollouts.source).
 func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
@@ -122,6 +123,7 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 	cur, nxt := r.gcur, r.gnxt
 	last, tau, shaped, surv := len(act)-1, r.Tau, r.shaped, r.surv
 	long := dphi >= expfam.LongRow
+	batch := r.batch != nil && len(r.brw) == tau-1 // no state stops a rollout
 	z := r.gz[:ds]
 	src, bound := r.source(rng)
 	var total float64
@@ -155,6 +157,11 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 				}
 			}
 			cur, nxt = nxt, cur
+			if batch {
+				copy(r.bx[(t-1)*ds:t*ds], cur[:ds])
+				r.bacts[t-1] = act[min(t, last)]
+				continue
+			}
 			var rw float64
 			var stop bool
 			if surv != nil {
@@ -166,6 +173,9 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 			if stop {
 				break
 			}
+		}
+		if batch {
+			v = r.batchScore(v, tau-1)
 		}
 		if shaped != nil {
 			v += shaped.Potential(cur[:ds])

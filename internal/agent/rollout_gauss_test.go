@@ -33,6 +33,18 @@ type shapedBoxTask struct{ boxTask }
 
 func (shapedBoxTask) Potential(s []float64) float64 { return 3*s[0] - 0.5*s[len(s)-1]*s[len(s)-1] }
 
+// batchBoxTask is boxTask scoring a batch of states in one call
+// (env.BatchRewarder), each as Reward does; the slow side hides the
+// method (hiddenTask).
+type batchBoxTask struct{ boxTask }
+
+func (b batchBoxTask) Rewards(xs []float64, acts [][]float64, out []float64) {
+	ds := len(xs) / len(out)
+	for t := range out {
+		out[t] = b.Reward(xs[t*ds:(t+1)*ds], acts[t])
+	}
+}
+
 // survTask is a Survival task: 0.7 per step; terminal, with −3, when x_0
 // or x_{d_s−1} leaves [−1.5, 1.2]. hiddenTask hides that it is one.
 type survTask struct{ ds int }
@@ -93,8 +105,9 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 					for _, mean := range []bool{false, true} {
 						for _, delta := range []bool{false, true} {
 							for _, tc := range []struct {
-								ends, shaped, surv bool
-							}{{false, false, false}, {true, false, false}, {false, true, false}, {true, true, false}, {true, false, true}} {
+								ends, shaped, surv, batch bool
+							}{{false, false, false, false}, {true, false, false, false}, {false, true, false, false}, {true, true, false, false}, {true, false, true, false},
+								{false, false, false, true}, {true, false, false, true}} {
 								ends := tc.ends
 								var sim Simulator = expfam.NewStepper(m)
 								if mean {
@@ -103,7 +116,7 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 								if delta {
 									sim = deltaSim{sim}
 								}
-								name := fmt.Sprintf("d_s=%d d_a=%d %v %v mean=%v delta=%v ends=%v shaped=%v survival=%v", ds, da, dist, feat, mean, delta, ends, tc.shaped, tc.surv)
+								name := fmt.Sprintf("d_s=%d d_a=%d %v %v mean=%v delta=%v ends=%v shaped=%v survival=%v batch=%v", ds, da, dist, feat, mean, delta, ends, tc.shaped, tc.surv, tc.batch)
 								var task env.Task = boxTask{ends}
 								if tc.shaped {
 									task = shapedBoxTask{boxTask{ends}}
@@ -111,13 +124,16 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 								if tc.surv {
 									task = survTask{ds}
 								}
+								if tc.batch {
+									task = batchBoxTask{boxTask{ends}}
+								}
 								// The generic loop with the task's calls;
 								// the Gaussian loop and, for a Survival
 								// task, the generic loop with its closed
 								// form (the oracle's path).
 								fast := newRollouts(task, 7, 5, false, ds)
 								slowTask := task
-								if tc.surv {
+								if tc.surv || tc.batch {
 									slowTask = hiddenTask{task}
 								}
 								slow := newRollouts(slowTask, 7, 5, false, ds)
@@ -127,6 +143,9 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 								}
 								if (fast.surv != nil) != tc.surv || slow.surv != nil {
 									t.Fatalf("%s: the rollouts do not see the Survival task as one", name)
+								}
+								if (fast.batch != nil) != (tc.batch && !ends) || slow.batch != nil {
+									t.Fatalf("%s: the rollouts do not see the batch rewards (only of a task that does not terminate)", name)
 								}
 								generic := opaqueSim{sim, mean}
 								s := make([]float64, ds)

@@ -44,3 +44,65 @@ func TestAtan2IsMathAtan2(t *testing.T) {
 		same(s, c)
 	}
 }
+
+// atan2s gives math.Atan2's bits on the same inputs as
+// TestAtan2IsMathAtan2, each of them in every lane of a vector (and in the
+// scalar tail): special values mixed with ordinary ones in one group of
+// four, both sides of each branch point in one group, random pairs.
+func TestAtan2sIsMathAtan2(t *testing.T) {
+	if useAVX2 {
+		one := []float64{1, 1, 1, 1}
+		if n, special := atan2Vector(one, one, make([]float64, 4)); n != 4 || special {
+			t.Fatalf("the AVX2 kernel is selected: atan2Vector of four ordinary pairs returns %d, %v", n, special)
+		}
+	}
+	rng := rand.New(rand.NewPCG(24, 6))
+	var ys, xs []float64
+	special := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(),
+		math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, math.MaxFloat64, -math.MaxFloat64,
+		0.66, math.Nextafter(0.66, 1), 2.41421356237309504880, math.Nextafter(2.41421356237309504880, 3)}
+	for _, y := range special {
+		for _, x := range special {
+			ys, xs = append(ys, y), append(xs, x)
+		}
+	}
+	for range 100_000 {
+		x := math.Ldexp(2*rng.Float64()-1, rng.IntN(20)-10)
+		for _, c := range []float64{0.66, 2.41421356237309504880, 1} {
+			ys, xs = append(ys, x*c*(1+(2*rng.Float64()-1)*1e-6)), append(xs, x)
+		}
+	}
+	for range 500_000 {
+		ys = append(ys, math.Ldexp(2*rng.Float64()-1, rng.IntN(600)-300))
+		xs = append(xs, math.Ldexp(2*rng.Float64()-1, rng.IntN(600)-300))
+	}
+	for range 100_000 {
+		s, c := math.Sincos(2 * math.Pi * (2*rng.Float64() - 1))
+		ys, xs = append(ys, s), append(xs, c)
+	}
+	check := func(ys, xs []float64) {
+		t.Helper()
+		out := make([]float64, len(ys))
+		atan2s(ys, xs, out)
+		for i, got := range out {
+			want := math.Atan2(ys[i], xs[i])
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("atan2s: element %d of %d: atan2(%v, %v) = %v, math.Atan2 %v", i, len(ys), ys[i], xs[i], got, want)
+			}
+		}
+	}
+	// Every input at each of the four lanes and in a tail of 1–3.
+	for shift := range 4 {
+		check(ys[shift:], xs[shift:])
+	}
+	// Random groups: special values beside ordinary ones.
+	perm := rng.Perm(len(ys))
+	py, px := make([]float64, len(ys)), make([]float64, len(xs))
+	for i, j := range perm {
+		py[i], px[i] = ys[j], xs[j]
+	}
+	check(py, px)
+	for n := range 9 { // short batches
+		check(py[:n], px[:n])
+	}
+}

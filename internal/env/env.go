@@ -135,6 +135,19 @@ type RewardStepper interface {
 	StepReward(s, a, out []float64) float64
 }
 
+// BatchRewarder is a Task that scores a batch of states together, faster
+// than one Reward call each and to the same bits: Rewards sets
+//
+//	out[t] = Reward(xs[t·d_s : (t+1)·d_s], acts[t])  for t < len(out),
+//
+// the states laid end to end (xs holds len(out)·d_s numbers, acts
+// len(out) actions). Planners' rollouts of a task that does not terminate
+// score each rollout's states in one call.
+type BatchRewarder interface {
+	Task
+	Rewards(xs []float64, acts [][]float64, out []float64)
+}
+
 // Dynamics is the true transition of an environment.
 type Dynamics interface {
 	// NewSimulator returns a simulator of the true transition with its own

@@ -91,6 +91,24 @@ func (t pendulumTask) Reward(s, a []float64) float64 {
 	return pendulumReward(atan2(s[1], s[0]), s, a, t.maxTorque)
 }
 
+// Rewards is Reward for a batch of states (env.BatchRewarder): their angles
+// by atan2s, 64 at a time.
+func (t pendulumTask) Rewards(xs []float64, acts [][]float64, out []float64) {
+	const batch = 64
+	var sin, cos, th [batch]float64
+	for t0 := 0; t0 < len(out); t0 += batch {
+		n := min(batch, len(out)-t0)
+		for k := range n {
+			s := xs[(t0+k)*3:]
+			sin[k], cos[k] = s[1], s[0]
+		}
+		atan2s(sin[:n], cos[:n], th[:n])
+		for k := range n {
+			out[t0+k] = pendulumReward(th[k], xs[(t0+k)*3:], acts[t0+k], t.maxTorque)
+		}
+	}
+}
+
 // pendulumReward is r(s, a) given θ = atan2(s[1], s[0]).
 func pendulumReward(th float64, s, a []float64, maxTorque float64) float64 {
 	u := clip(a[0], maxTorque)

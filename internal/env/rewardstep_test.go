@@ -60,3 +60,39 @@ func mountainCarTaskOf(t *testing.T) Task {
 	}
 	return mc.Task
 }
+
+// The pendulum's task scores a batch of states (BatchRewarder) to the bits
+// of one Reward call each: batches of every length up to 150 (beyond its
+// chunk of 64), states on and off the unit circle with special values among
+// them (zeros, infinities, NaN: the vector kernel's lanes that atan2
+// computes again), torques beyond the clip.
+func TestPendulumRewardsIsReward(t *testing.T) {
+	mdp, err := New(physicsConfig(t, "pendulum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, ok := mdp.Task.(BatchRewarder)
+	if !ok {
+		t.Fatal("the pendulum's task scores no batch")
+	}
+	rng := rand.New(rand.NewPCG(24, 7))
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e-310, 1e300}
+	for n := range 151 {
+		xs, acts, out := make([]float64, 3*n), make([][]float64, n), make([]float64, n)
+		for k := range n {
+			th, rad := 2*math.Pi*(2*rng.Float64()-1), 0.5+rng.Float64()
+			xs[3*k], xs[3*k+1], xs[3*k+2] = rad*math.Cos(th), rad*math.Sin(th), 10*(2*rng.Float64()-1)
+			if rng.IntN(8) == 0 {
+				xs[3*k+rng.IntN(2)] = special[rng.IntN(len(special))]
+			}
+			acts[k] = []float64{3 * (2*rng.Float64() - 1)}
+		}
+		br.Rewards(xs, acts, out)
+		for k, got := range out {
+			want := mdp.Task.Reward(xs[3*k:3*k+3], acts[k])
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("batch of %d, state %d %v, a %v: Rewards %v, Reward %v", n, k, xs[3*k:3*k+3], acts[k], got, want)
+			}
+		}
+	}
+}

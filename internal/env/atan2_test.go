@@ -3,6 +3,7 @@ package env
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -104,5 +105,13 @@ func TestAtan2sIsMathAtan2(t *testing.T) {
 	check(py, px)
 	for n := range 9 { // short batches
 		check(py[:n], px[:n])
+	}
+}
+
+// SMRL_NOSIMD=1 turns the vector kernel off (.ci/run runs the tests of
+// atan2s so, to exercise the scalar loop on its own).
+func TestNoSIMDSwitch(t *testing.T) {
+	if os.Getenv("SMRL_NOSIMD") != "" && useAVX2 {
+		t.Fatal("SMRL_NOSIMD is set but the vector kernel is on")
 	}
 }

@@ -122,12 +122,16 @@ func (f *RFF) transpose() {
 	}
 }
 
-// argBound returns maxBias + Σ_i maxOmega[i]|x_i|, a bound on every
-// argument of the cosine at input x (NaN when an input is NaN).
-func (f *RFF) argBound(x []float64) float64 {
+// argBound returns maxBias + Σ_i maxOmega[i]|x_i|, x = [s, a], a bound on
+// every argument of the cosine at that input (NaN when an input is NaN).
+func (f *RFF) argBound(s, a []float64) float64 {
 	bound := f.maxBias
-	for i, v := range x {
-		bound += f.maxOmega[i] * math.Abs(v)
+	mo := f.maxOmega[:len(s)+len(a)]
+	for i, v := range s {
+		bound += mo[i] * math.Abs(v)
+	}
+	for i, v := range a {
+		bound += mo[len(s)+i] * math.Abs(v)
 	}
 	return bound
 }

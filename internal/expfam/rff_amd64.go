@@ -33,24 +33,22 @@ var rffC = func() (c rffConsts) {
 }()
 
 // rffPhiAVX2 sets phi[j] = scale·cos(b_j + Σ_i ω_ij x_i) for j < n4 (a
-// multiple of 4, ≤ d), with omegaT the nin×d transposed frequencies, and
-// adds to part[4k:4k+4] the four partial sums of Dot4 over those n4 entries
-// of row k of w (nrows rows of length d; nrows may be 0, w and part nil).
-// Every argument must be inside Cos's reduction range (|z| < 2^50, not
-// NaN): the kernel does not check.
+// multiple of 4, ≤ d), x = [s[0:ds], a[0:da]] (a may be nil when da is 0),
+// with omegaT the (ds+da)×d transposed frequencies, and adds to
+// part[4k:4k+4] the four partial sums of Dot4 over those n4 entries of row
+// k of w (nrows rows of length d; nrows may be 0, w and part nil). When
+// eta is not nil it also sets eta[k] = (s0 + s1) + (s2 + s3) from those
+// sums: Dot4 of the rows when n4 = d. Every argument must be inside Cos's
+// reduction range (|z| < 2^50, not NaN): the kernel does not check.
 //
 //go:noescape
-func rffPhiAVX2(c *rffConsts, omegaT, bias, x *float64, nin, d, n4 int, scale float64, phi, w *float64, nrows int, part *float64)
+func rffPhiAVX2(c *rffConsts, omegaT, bias, s *float64, ds int, a *float64, da, d, n4 int, scale float64, phi, w *float64, nrows int, part, eta *float64)
 
 // dot4x4AVX2 writes to out[4k:4k+4] the four partial sums of Dot4 over the
 // first n4 (a multiple of 4) entries of row w_k and y, for four rows.
 //
 //go:noescape
 func dot4x4AVX2(w0, w1, w2, w3, y *float64, n4 int, out *[16]float64)
-
-// maxVecInputs bounds d_s + d_a for the vector Phi (its input vector lives
-// on the stack).
-const maxVecInputs = 32
 
 // phiVector is Phi with the AVX2 kernel. It returns false, having written
 // nothing meaningful, when the kernel is off or does not apply (then the
@@ -71,34 +69,44 @@ func (f *RFF) etaVector(s, a, w, phi, eta []float64) bool {
 
 // phiEtaVector is phiVector, and etaVector when eta is not empty.
 func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
-	in, d := f.DS+f.DA, len(f.Bias)
-	if !useAVX2 || in > maxVecInputs || d < 4 {
+	ds, da, d := f.DS, f.DA, len(f.Bias)
+	if !useAVX2 || d < 4 || ds < 1 {
 		return false
 	}
-	var x [maxVecInputs]float64
-	copy(x[:f.DS], s[:f.DS])
-	copy(x[f.DS:in], a[:f.DA])
+	s, a = s[:ds], a[:da]
 	// Half of Cos's range, for the rounding of the bound and of the
 	// arguments; beyond it (and for NaN or ±Inf inputs) the scalar loop
 	// calls math.Cos where it must.
-	if !(f.argBound(x[:in]) < cosMaxArg/2) {
+	if !(f.argBound(s, a) < cosMaxArg/2) {
 		return false
 	}
 	out = out[:d]
-	wt := f.omegaT[:in*d]
+	wt := f.omegaT[:(ds+da)*d]
 	n4 := d &^ 3
 	var part [4 * maxFusedRows]float64
-	var wp *float64
+	var wp, ap, ep *float64
 	if len(eta) > 0 {
 		w = w[:len(eta)*d]
 		wp = &w[0]
+		if n4 == d {
+			ep = &eta[0] // the kernel adds the lanes: no tail to add first
+		}
 	}
-	rffPhiAVX2(&rffC, &wt[0], &f.Bias[0], &x[0], in, d, n4, f.Scale, &out[0], wp, len(eta), &part[0])
+	if da > 0 {
+		ap = &a[0]
+	}
+	rffPhiAVX2(&rffC, &wt[0], &f.Bias[0], &s[0], ds, ap, da, d, n4, f.Scale, &out[0], wp, len(eta), &part[0], ep)
+	if n4 == d {
+		return true
+	}
 	// The last d mod 4 features, as phiScalar computes them.
 	for j := n4; j < d; j++ {
 		z := f.Bias[j]
-		for i := range in {
-			z += wt[i*d+j] * x[i]
+		for i, v := range s {
+			z += wt[i*d+j] * v
+		}
+		for i, v := range a {
+			z += wt[(ds+i)*d+j] * v
 		}
 		out[j] = z
 	}

@@ -50,6 +50,7 @@ func TestRFFPhiVectorIsScalar(t *testing.T) {
 	}{
 		{1, 1, 4, 1, false}, {1, 1, 5, 0.3, false}, {2, 1, 6, 2, true}, {3, 1, 7, 1, true},
 		{3, 1, 200, 1, true}, {4, 1, 201, 0.5, false}, {8, 2, 63, 0.7, true}, {20, 12, 130, 3, false},
+		{2, 0, 12, 1, true}, {3, 0, 9, 0.8, false}, {30, 10, 44, 4, true}, // no action; 40 inputs
 	} {
 		f, err := NewRFF(tc.ds, tc.da, tc.d, tc.ell, uint64(tc.d))
 		if err != nil {
@@ -117,8 +118,8 @@ func TestRFFPhiVectorIsScalar(t *testing.T) {
 			z[0] = big
 			s, a := z[:tc.ds], z[tc.ds:]
 			ok := f.phiVector(s, a, got)
-			if want := f.argBound(z) < cosMaxArg/2; ok != want {
-				t.Errorf("%+v, z_0 = %v: the vector kernel accepted %v, want %v (bound %v)", tc, big, ok, want, f.argBound(z))
+			if want := f.argBound(s, a) < cosMaxArg/2; ok != want {
+				t.Errorf("%+v, z_0 = %v: the vector kernel accepted %v, want %v (bound %v)", tc, big, ok, want, f.argBound(s, a))
 			}
 			if ok && !vectorPartInRange(f, z) {
 				t.Errorf("%+v, z_0 = %v: the vector kernel accepted arguments outside the range", tc, big)
@@ -145,7 +146,7 @@ func vectorPartInRange(f *RFF, z []float64) bool {
 		for i := range in {
 			arg += f.omegaT[i*d+j] * z[i]
 		}
-		if !cosInRange(arg) || !(math.Abs(arg) <= f.argBound(z)) {
+		if !cosInRange(arg) || !(math.Abs(arg) <= f.argBound(z[:f.DS], z[f.DS:])) {
 			return false
 		}
 	}
@@ -212,6 +213,7 @@ func TestEtaVectorIsScalar(t *testing.T) {
 	for _, tc := range []struct{ ds, da, d, rows int }{
 		{3, 1, 200, 3}, {3, 1, 200, 1}, {1, 1, 4, 1}, {2, 1, 7, 2}, {2, 2, 16, 4}, {3, 1, 17, 5},
 		{4, 1, 31, 16}, {4, 1, 33, 8}, {6, 2, 63, 6}, {2, 1, 63, 3}, {5, 2, 31, 3}, {1, 1, 9, 3}, {3, 1, 130, 17}, {8, 1, 201, 8}, {20, 12, 52, 9},
+		{2, 0, 200, 3}, {3, 0, 9, 2}, {30, 10, 44, 5},
 	} {
 		f, err := NewRFF(tc.ds, tc.da, tc.d, 1, uint64(tc.d))
 		if err != nil {

@@ -6,7 +6,7 @@ interleaved instructions are easier to get right from a loop than by hand:
 pass 1 computes the arguments z sixteen features at a time and reduces each
 to f' = (-1)^n f (stored in phi); pass 2 evaluates f'·P(f'²)·scale in NCH
 chains of two registers and adds the cosines to the partial sums of the
-rows of W. Edit this script, not the function, and run
+rows of W, which it adds into eta at the end when asked to. Edit this script, not the function, and run
 
     python3 scripts/gen-rff-kernel.py
 

@@ -4,15 +4,14 @@ package env
 
 import (
 	"math"
-	"os"
 
-	"golang.org/x/sys/cpu"
+	"github.com/smrl-dev/smrl/internal/simd"
 )
 
-// useAVX2 selects the AVX2 kernel of atan2s, decided once at start-up: the
-// CPU (and OS) must support AVX2, and SMRL_NOSIMD must be unset or empty
-// (SMRL_NOSIMD=1 forces the scalar loop, which gives the same bits).
-var useAVX2 = cpu.X86.HasAVX2 && os.Getenv("SMRL_NOSIMD") == ""
+// useAVX2 selects the AVX2 kernel of atan2s, decided once at start-up
+// (simd.AVX2: the CPU supports AVX2 and SMRL_NOSIMD is unset); the scalar
+// loop gives the same bits.
+var useAVX2 = simd.AVX2
 
 // atan2Consts are the constants of atan2AVX2, each four times (one 256-bit
 // load), in the order of the offsets in atan2_amd64.s.

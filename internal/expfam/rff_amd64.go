@@ -4,16 +4,15 @@ package expfam
 
 import (
 	"math"
-	"os"
 
-	"golang.org/x/sys/cpu"
+	"github.com/smrl-dev/smrl/internal/simd"
 )
 
 // useAVX2 selects the AVX2 kernels of random Fourier features (rffPhiAVX2)
-// and of long rows of η = W φ (dot4x4AVX2). It is decided once at start-up:
-// the CPU (and OS) must support AVX2, and SMRL_NOSIMD must be unset or
-// empty; SMRL_NOSIMD=1 forces the scalar loops, which give the same bits.
-var useAVX2 = cpu.X86.HasAVX2 && os.Getenv("SMRL_NOSIMD") == ""
+// and of long rows of η = W φ (dot4x4AVX2), decided once at start-up
+// (simd.AVX2: the CPU supports AVX2 and SMRL_NOSIMD is unset); the scalar
+// loops give the same bits.
+var useAVX2 = simd.AVX2
 
 // rffConsts are the constants of the vector cosine, each four times (one
 // 256-bit load): 1/π, 1/2, roundMagic, cosP7, …, cosP0, in the order of the

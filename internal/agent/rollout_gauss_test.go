@@ -36,9 +36,25 @@ func (shapedBoxTask) Potential(s []float64) float64 { return 3*s[0] - 0.5*s[len(
 // batchBoxTask is boxTask scoring a batch of states in one call
 // (env.BatchRewarder), each as Reward does; the slow side hides the
 // method (hiddenTask).
-type batchBoxTask struct{ boxTask }
+// It counts its calls when calls is not nil, and scores +Inf from the
+// state whose first coordinate exceeds infAbove when that is not zero.
+type batchBoxTask struct {
+	boxTask
+	calls    *int
+	infAbove float64
+}
+
+func (b batchBoxTask) Reward(s, a []float64) float64 {
+	if b.infAbove != 0 && s[0] > b.infAbove {
+		return math.Inf(1)
+	}
+	return b.boxTask.Reward(s, a)
+}
 
 func (b batchBoxTask) Rewards(xs []float64, acts [][]float64, out []float64) {
+	if b.calls != nil {
+		*b.calls++
+	}
 	ds := len(xs) / len(out)
 	for t := range out {
 		out[t] = b.Reward(xs[t*ds:(t+1)*ds], acts[t])
@@ -125,7 +141,7 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 									task = survTask{ds}
 								}
 								if tc.batch {
-									task = batchBoxTask{boxTask{ends}}
+									task = batchBoxTask{boxTask: boxTask{ends}}
 								}
 								// The generic loop with the task's calls;
 								// the Gaussian loop and, for a Survival
@@ -200,5 +216,46 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("nothing compared")
+	}
+}
+
+// The Gaussian loop scores a batch task's rollouts with one Rewards call
+// each (not one Reward per state), and a reward that is not finite in the
+// batch sets the flag Planner.Err reports, as in the generic loop.
+func TestGaussRolloutsScoreBatches(t *testing.T) {
+	const ds, da, tau, n = 2, 1, 6, 4
+	gauss, _ := expfam.NewGaussian(ds, 0.3)
+	feat := expfam.Affine{DS: ds, DA: da}
+	w := make([]float64, ds*feat.Dim())
+	for i := range w {
+		w[i] = 0.3 + 0.1*float64(i)
+	}
+	m, err := expfam.NewModel(gauss, feat, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := []float64{0.2, -0.1}
+	act := [][]float64{{0.5}, {-0.5}, {1}, {0.25}, {0}}
+	for _, tc := range []struct {
+		name     string
+		infAbove float64
+		bad      bool
+	}{{"finite", 0, false}, {"an infinite reward", 1.5, true}} {
+		var calls int
+		task := batchBoxTask{calls: &calls, infAbove: tc.infAbove}
+		fast := newRollouts(task, tau, n, false, ds)
+		slow := newRollouts(hiddenTask{task}, tau, n, false, ds)
+		sim := expfam.NewStepper(m)
+		a := fast.Value(sim, s, act, rand.New(rand.NewPCG(1, 2)))
+		b := slow.Value(opaqueSim{sim, false}, s, act, rand.New(rand.NewPCG(1, 2)))
+		if math.Float64bits(a) != math.Float64bits(b) {
+			t.Fatalf("%s: batch value %v, generic %v", tc.name, a, b)
+		}
+		if calls != n {
+			t.Errorf("%s: %d Rewards calls for %d rollouts", tc.name, calls, n)
+		}
+		if fast.badReward != tc.bad || slow.badReward != tc.bad {
+			t.Errorf("%s: the flag of a non-finite reward is %v (batch) and %v (generic), want %v", tc.name, fast.badReward, slow.badReward, tc.bad)
+		}
 	}
 }

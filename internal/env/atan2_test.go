@@ -115,3 +115,33 @@ func TestNoSIMDSwitch(t *testing.T) {
 		t.Fatal("SMRL_NOSIMD is set but the vector kernel is on")
 	}
 }
+
+// The kernel flags a group of four whenever one input is zero, infinite or
+// NaN, whichever lane and side it is on and whatever the other lanes hold:
+// each such value alone among ordinary pairs, in each lane, as y and as x,
+// in a call of its own (the scalar fix-up runs only when flagged).
+func TestAtan2sFlagsEachSpecialLane(t *testing.T) {
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN()}
+	ordinaryY := []float64{-1, 0.5, 3, -0.25}
+	ordinaryX := []float64{-2, -0.75, 1, 4}
+	for _, v := range special {
+		for lane := range 4 {
+			for _, side := range []string{"y", "x"} {
+				ys, xs := append([]float64(nil), ordinaryY...), append([]float64(nil), ordinaryX...)
+				if side == "y" {
+					ys[lane] = v
+				} else {
+					xs[lane] = v
+				}
+				out := make([]float64, 4)
+				atan2s(ys, xs, out)
+				for i, got := range out {
+					want := math.Atan2(ys[i], xs[i])
+					if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+						t.Fatalf("%s = %v in lane %d: atan2(%v, %v) = %v, math.Atan2 %v", side, v, lane, ys[i], xs[i], got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -43,7 +43,7 @@ func newPendulum(c *config.Config) (*MDP, error) {
 	}
 	task := pendulumTask{maxTorque: p.MaxTorque}
 	return &MDP{
-		Dim:  3,
+		Dim:  pendulumDim,
 		Task: task,
 		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal",
 			stepReward: pd.stepReward, task: task},
@@ -84,6 +84,9 @@ func (pd *pendulum) stepReward(s, a, out []float64) float64 {
 
 func clip(x, m float64) float64 { return min(max(x, -m), m) }
 
+// pendulumDim is the dimension of the pendulum's observation (cos θ, sin θ, θ̇).
+const pendulumDim = 3
+
 // pendulumTask is Gymnasium's cost, negated, on the observation.
 type pendulumTask struct{ maxTorque float64 }
 
@@ -99,12 +102,12 @@ func (t pendulumTask) Rewards(xs []float64, acts [][]float64, out []float64) {
 	for t0 := 0; t0 < len(out); t0 += batch {
 		n := min(batch, len(out)-t0)
 		for k := range n {
-			s := xs[(t0+k)*3:]
+			s := xs[(t0+k)*pendulumDim:]
 			sin[k], cos[k] = s[1], s[0]
 		}
 		atan2s(sin[:n], cos[:n], th[:n])
 		for k := range n {
-			out[t0+k] = pendulumReward(th[k], xs[(t0+k)*3:], acts[t0+k], t.maxTorque)
+			out[t0+k] = pendulumReward(th[k], xs[(t0+k)*pendulumDim:], acts[t0+k], t.maxTorque)
 		}
 	}
 }
@@ -136,7 +139,7 @@ type PendulumConfig struct {
 // pendulumKind registers env.kind pendulum (see env.go's registry).
 var pendulumKind = Kind{Part: config.Part{Name: "pendulum", Aliases: []config.Alias{{Name: "Pendulum-v1", Set: map[string]any{"env.horizon": 200, "env.action_space": "box", "env.action_low": []float64{-2}, "env.action_high": []float64{2}}}},
 	Doc:     "Gymnasium's Pendulum-v1 swing-up, state (cos θ, sin θ, θ̇), torque actions",
-	Section: "env.pendulum", Uses: []string{"model"}, Dim: 3, Validate: validatePendulum,
+	Section: "env.pendulum", Uses: []string{"model"}, Dim: pendulumDim, Validate: validatePendulum,
 	Defaults: &PendulumConfig{Gravity: 10, Mass: 1, Length: 1, DT: 0.05, MaxSpeed: 8, MaxTorque: 2,
 		InitTheta: math.Pi, InitSpeed: 1, Noise: "none", NoiseStd: []float64{0.01, 0.1}}},
 	Build: newPendulum}

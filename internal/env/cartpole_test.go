@@ -340,6 +340,9 @@ func TestCartPoleSurvivalIsItsTask(t *testing.T) {
 // next to its edges, and at ±0, tiny and subnormal arguments, large ones,
 // ±Inf and NaN.
 func TestCartPoleSincosIsMathSincos(t *testing.T) {
+	if fusedMulAdd {
+		t.Skip("the inline sincos and math.Sincos may fuse different multiply-adds in this build")
+	}
 	xs := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1e-300, -1e-300, 1e-8, 0.7, -0.7,
 		math.Nextafter(0.7, 0), -math.Nextafter(0.7, 0), math.Pi / 4, 3, -100, 1e9, math.Inf(1), math.Inf(-1), math.NaN()}
 	for i := -200000; i <= 200000; i++ {

@@ -34,7 +34,7 @@ func TestCos(t *testing.T) {
 		check(-x)
 	}
 	if math.Float64bits(cosMaxArg) != cosMaxBits || !cosInRange(math.Nextafter(cosMaxArg, 0)) || !cosInRange(-math.Nextafter(cosMaxArg, 0)) || cosInRange(-cosMaxArg) {
-		t.Fatalf("cosMaxBits %#x, the bits of 2^50 are %#x", cosMaxBits, math.Float64bits(cosMaxArg))
+		t.Fatalf("cosMaxBits %#x, the bits of 2^50 are %#x", uint64(cosMaxBits), math.Float64bits(cosMaxArg))
 	}
 	big := []float64{cosMaxArg, 1 << 51, 1e16, 1e17, 1e20, 1e300, math.MaxFloat64}
 	for _, x := range big {

@@ -183,6 +183,9 @@ func TestTransitionsNoResume(t *testing.T) {
 // The example data set examples/data/quick-transitions.csv is exactly what
 // smrl run --config configs/quick.yaml --save-transitions writes.
 func TestExampleTransitionsAreCurrent(t *testing.T) {
+	if fusedMulAdd {
+		t.Skip("the golden files are a default amd64 build's; this build may fuse multiply-adds, which changes results")
+	}
 	const example = "../../examples/data/quick-transitions.csv"
 	want, err := os.ReadFile(example)
 	if err != nil {

@@ -3,7 +3,7 @@
 
 Its two passes unroll over several independent vector chains, and the
 interleaved instructions are easier to get right from a loop than by hand:
-pass 1 computes the arguments z sixteen features at a time and reduces each
+pass 1 computes the arguments z twenty features at a time and reduces each
 to f' = (-1)^n f (stored in phi); pass 2 evaluates f'·P(f'²)·scale in NCH
 chains of two registers and adds the cosines to the partial sums of the
 rows of W, which it adds into eta at the end when asked to. Edit this script, not the function, and run
@@ -29,7 +29,7 @@ def L(s): out.append(s)
 L("// func rffPhiAVX2(c *rffConsts, omegaT, bias, s *float64, ds int, a *float64, da, d, n4 int, scale float64, phi, w *float64, nrows int, part, eta *float64)")
 L("//")
 L("// Two passes over phi[0:n4]. The first computes the arguments")
-L("// z_j = b_j + Σ_i ω_ij x_i, x = [s, a], sixteen at a time, and reduces each to")
+L("// z_j = b_j + Σ_i ω_ij x_i, x = [s, a], twenty at a time, and reduces each to")
 L("// f' = (−1)^n f, y = z/π + 1/2 = n + f, storing f' in phi. The second")
 L("// evaluates cos z = f'·P(f'²), scaled, %s chains of two registers at a" % {5:"five",6:"six",7:"seven"}[NCH])
 L("// time (f' is read again from phi for the last multiply), so that the")
@@ -59,17 +59,18 @@ def reduce(vs, comments):
     each("VPSLLQ $63, {t}, {t}", "parity of n into the sign bit")
     each("VXORPD {t}, {z}, {z}", "f' = (−1)^n f")
     each("VMOVUPD {z}, {o}(DI)(AX*1)")
-L("args16:                             // f' for sixteen features at a time")
-E("LEAQ 128(AX), R13")
+NB1 = 5  # vectors per block of the first pass: z, t, c of each + the broadcast input = 16 registers
+BR = "Y%d" % (3*NB1)
+blk = [("Y%d" % k, "Y%d" % (NB1+k), "Y%d" % (2*NB1+k)) for k in range(NB1)]
+L("args%d:                             // f' for %d features at a time" % (4*NB1, 4*NB1))
+E("LEAQ %d(AX), R13" % (32*NB1))
 E("CMPQ R13, R10")
 E("JG   args4")
-E("VMOVUPD (BX)(AX*1), Y0", "z = b[j:j+16]")
-E("VMOVUPD 32(BX)(AX*1), Y1")
-E("VMOVUPD 64(BX)(AX*1), Y2")
-E("VMOVUPD 96(BX)(AX*1), Y3")
+for k,(z,t,c) in enumerate(blk):
+    E("VMOVUPD %d(BX)(AX*1), %s" % (32*k, z), "z = b[j:j+%d]" % (4*NB1) if k==0 else None)
 E("LEAQ (SI)(AX*1), R11", "&omegaT[0*d + j]")
 E("XORQ R12, R12")
-def inputs(name, body, done):
+def inputs(name, body, done, br):
     # The inputs x_i: s[0:ds] (DX, CX), then a[0:da] (R14, da+48(FP)).
     for src, n, lbl, nxt in [("DX", "CX", name, name + "a0"), ("R14", "da+48(FP)", name + "a", done)]:
         if src == "R14":
@@ -78,20 +79,20 @@ def inputs(name, body, done):
         L(lbl + ":")
         E("CMPQ R12, " + n)
         E("JGE  " + nxt)
-        E("VBROADCASTSD (%s)(R12*8), Y12" % src)
+        E("VBROADCASTSD (%s)(R12*8), %s" % (src, br))
         body()
         E("ADDQ R9, R11")
         E("INCQ R12")
         E("JMP  " + lbl)
-def body16():
-    for k,(z,t) in enumerate([("Y0","Y4"),("Y1","Y5"),("Y2","Y6"),("Y3","Y7")]):
-        E("VMULPD %d(R11), Y12, %s" % (32*k, t), "ω_ij x_i" if k==0 else None)
+def bodyblk():
+    for k,(z,t,c) in enumerate(blk):
+        E("VMULPD %d(R11), %s, %s" % (32*k, BR, t), "ω_ij x_i" if k==0 else None)
         E("VADDPD %s, %s, %s" % (t, z, z), "z += ω_ij x_i" if k==0 else None)
-inputs("in16", body16, "reduce16")
-L("reduce16:")
-reduce([("Y0","Y4","Y8"),("Y1","Y5","Y9"),("Y2","Y6","Y10"),("Y3","Y7","Y11")], True)
-E("ADDQ $128, AX")
-E("JMP  args16")
+inputs("inblk", bodyblk, "reduceblk", BR)
+L("reduceblk:")
+reduce(blk, True)
+E("ADDQ $%d, AX" % (32*NB1))
+E("JMP  args%d" % (4*NB1))
 L("args4:")
 E("CMPQ AX, R10")
 E("JGE  cosines")
@@ -101,7 +102,7 @@ E("XORQ R12, R12")
 def body4():
     E("VMULPD (R11), Y12, Y4")
     E("VADDPD Y4, Y0, Y0")
-inputs("in4", body4, "reduce4")
+inputs("in4", body4, "reduce4", "Y12")
 L("reduce4:")
 reduce([("Y0","Y4","Y8")], False)
 E("ADDQ $32, AX")

@@ -24,7 +24,7 @@
 // func rffPhiAVX2(c *rffConsts, omegaT, bias, s *float64, ds int, a *float64, da, d, n4 int, scale float64, phi, w *float64, nrows int, part, eta *float64)
 //
 // Two passes over phi[0:n4]. The first computes the arguments
-// z_j = b_j + Σ_i ω_ij x_i, x = [s, a], sixteen at a time, and reduces each to
+// z_j = b_j + Σ_i ω_ij x_i, x = [s, a], twenty at a time, and reduces each to
 // f' = (−1)^n f, y = z/π + 1/2 = n + f, storing f' in phi. The second
 // evaluates cos z = f'·P(f'²), scaled, seven chains of two registers at a
 // time (f' is read again from phi for the last multiply), so that the
@@ -47,83 +47,96 @@ TEXT ·rffPhiAVX2(SB), NOSPLIT, $0-120
 	SHLQ $3, R9                 // row stride of omegaT and w in bytes
 	SHLQ $3, R10                // end of the vector part in bytes
 	XORQ AX, AX                 // byte offset of element j
-args16:                             // f' for sixteen features at a time
-	LEAQ 128(AX), R13
+args20:                             // f' for 20 features at a time
+	LEAQ 160(AX), R13
 	CMPQ R13, R10
 	JG   args4
-	VMOVUPD (BX)(AX*1), Y0      // z = b[j:j+16]
+	VMOVUPD 0(BX)(AX*1), Y0     // z = b[j:j+20]
 	VMOVUPD 32(BX)(AX*1), Y1
 	VMOVUPD 64(BX)(AX*1), Y2
 	VMOVUPD 96(BX)(AX*1), Y3
+	VMOVUPD 128(BX)(AX*1), Y4
 	LEAQ (SI)(AX*1), R11        // &omegaT[0*d + j]
 	XORQ R12, R12
-in16:
+inblk:
 	CMPQ R12, CX
-	JGE  in16a0
-	VBROADCASTSD (DX)(R12*8), Y12
-	VMULPD 0(R11), Y12, Y4      // ω_ij x_i
-	VADDPD Y4, Y0, Y0           // z += ω_ij x_i
-	VMULPD 32(R11), Y12, Y5
-	VADDPD Y5, Y1, Y1
-	VMULPD 64(R11), Y12, Y6
-	VADDPD Y6, Y2, Y2
-	VMULPD 96(R11), Y12, Y7
-	VADDPD Y7, Y3, Y3
+	JGE  inblka0
+	VBROADCASTSD (DX)(R12*8), Y15
+	VMULPD 0(R11), Y15, Y5      // ω_ij x_i
+	VADDPD Y5, Y0, Y0           // z += ω_ij x_i
+	VMULPD 32(R11), Y15, Y6
+	VADDPD Y6, Y1, Y1
+	VMULPD 64(R11), Y15, Y7
+	VADDPD Y7, Y2, Y2
+	VMULPD 96(R11), Y15, Y8
+	VADDPD Y8, Y3, Y3
+	VMULPD 128(R11), Y15, Y9
+	VADDPD Y9, Y4, Y4
 	ADDQ R9, R11
 	INCQ R12
-	JMP  in16
-in16a0:
+	JMP  inblk
+inblka0:
 	XORQ R12, R12
-in16a:
+inblka:
 	CMPQ R12, da+48(FP)
-	JGE  reduce16
-	VBROADCASTSD (R14)(R12*8), Y12
-	VMULPD 0(R11), Y12, Y4      // ω_ij x_i
-	VADDPD Y4, Y0, Y0           // z += ω_ij x_i
-	VMULPD 32(R11), Y12, Y5
-	VADDPD Y5, Y1, Y1
-	VMULPD 64(R11), Y12, Y6
-	VADDPD Y6, Y2, Y2
-	VMULPD 96(R11), Y12, Y7
-	VADDPD Y7, Y3, Y3
+	JGE  reduceblk
+	VBROADCASTSD (R14)(R12*8), Y15
+	VMULPD 0(R11), Y15, Y5      // ω_ij x_i
+	VADDPD Y5, Y0, Y0           // z += ω_ij x_i
+	VMULPD 32(R11), Y15, Y6
+	VADDPD Y6, Y1, Y1
+	VMULPD 64(R11), Y15, Y7
+	VADDPD Y7, Y2, Y2
+	VMULPD 96(R11), Y15, Y8
+	VADDPD Y8, Y3, Y3
+	VMULPD 128(R11), Y15, Y9
+	VADDPD Y9, Y4, Y4
 	ADDQ R9, R11
 	INCQ R12
-	JMP  in16a
-reduce16:
+	JMP  inblka
+reduceblk:
 	VMULPD C_INVPI(R8), Y0, Y0  // y = z·(1/π)
 	VMULPD C_INVPI(R8), Y1, Y1
 	VMULPD C_INVPI(R8), Y2, Y2
 	VMULPD C_INVPI(R8), Y3, Y3
+	VMULPD C_INVPI(R8), Y4, Y4
 	VADDPD C_HALF(R8), Y0, Y0   // y += 1/2
 	VADDPD C_HALF(R8), Y1, Y1
 	VADDPD C_HALF(R8), Y2, Y2
 	VADDPD C_HALF(R8), Y3, Y3
-	VADDPD C_MAGIC(R8), Y0, Y4  // t = y + magic
-	VADDPD C_MAGIC(R8), Y1, Y5
-	VADDPD C_MAGIC(R8), Y2, Y6
-	VADDPD C_MAGIC(R8), Y3, Y7
-	VSUBPD C_MAGIC(R8), Y4, Y8  // t − magic
-	VSUBPD C_MAGIC(R8), Y5, Y9
-	VSUBPD C_MAGIC(R8), Y6, Y10
-	VSUBPD C_MAGIC(R8), Y7, Y11
-	VSUBPD Y8, Y0, Y0           // f = y − (t − magic)
-	VSUBPD Y9, Y1, Y1
-	VSUBPD Y10, Y2, Y2
-	VSUBPD Y11, Y3, Y3
-	VPSLLQ $63, Y4, Y4          // parity of n into the sign bit
-	VPSLLQ $63, Y5, Y5
+	VADDPD C_HALF(R8), Y4, Y4
+	VADDPD C_MAGIC(R8), Y0, Y5  // t = y + magic
+	VADDPD C_MAGIC(R8), Y1, Y6
+	VADDPD C_MAGIC(R8), Y2, Y7
+	VADDPD C_MAGIC(R8), Y3, Y8
+	VADDPD C_MAGIC(R8), Y4, Y9
+	VSUBPD C_MAGIC(R8), Y5, Y10 // t − magic
+	VSUBPD C_MAGIC(R8), Y6, Y11
+	VSUBPD C_MAGIC(R8), Y7, Y12
+	VSUBPD C_MAGIC(R8), Y8, Y13
+	VSUBPD C_MAGIC(R8), Y9, Y14
+	VSUBPD Y10, Y0, Y0          // f = y − (t − magic)
+	VSUBPD Y11, Y1, Y1
+	VSUBPD Y12, Y2, Y2
+	VSUBPD Y13, Y3, Y3
+	VSUBPD Y14, Y4, Y4
+	VPSLLQ $63, Y5, Y5          // parity of n into the sign bit
 	VPSLLQ $63, Y6, Y6
 	VPSLLQ $63, Y7, Y7
-	VXORPD Y4, Y0, Y0           // f' = (−1)^n f
-	VXORPD Y5, Y1, Y1
-	VXORPD Y6, Y2, Y2
-	VXORPD Y7, Y3, Y3
+	VPSLLQ $63, Y8, Y8
+	VPSLLQ $63, Y9, Y9
+	VXORPD Y5, Y0, Y0           // f' = (−1)^n f
+	VXORPD Y6, Y1, Y1
+	VXORPD Y7, Y2, Y2
+	VXORPD Y8, Y3, Y3
+	VXORPD Y9, Y4, Y4
 	VMOVUPD Y0, 0(DI)(AX*1)
 	VMOVUPD Y1, 32(DI)(AX*1)
 	VMOVUPD Y2, 64(DI)(AX*1)
 	VMOVUPD Y3, 96(DI)(AX*1)
-	ADDQ $128, AX
-	JMP  args16
+	VMOVUPD Y4, 128(DI)(AX*1)
+	ADDQ $160, AX
+	JMP  args20
 args4:
 	CMPQ AX, R10
 	JGE  cosines

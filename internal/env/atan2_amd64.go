@@ -18,19 +18,14 @@ var useAVX2 = simd.AVX2
 type atan2Consts [20][4]uint64
 
 var atan2C = func() (c atan2Consts) {
-	vals := [20]float64{
-		math.Float64frombits(1<<63 - 1), // |·| mask
-		math.Float64frombits(1 << 63),   // sign mask
+	masks := []uint64{1<<63 - 1, 1 << 63} // |·|, sign
+	simd.Broadcast(c[:], append(masks, simd.Float64s(
 		1, 0.66, tan3pio8,
 		xatanP0, xatanP1, xatanP2, xatanP3, xatanP4,
 		xatanQ0, xatanQ1, xatanQ2, xatanQ3, xatanQ4,
-		math.Pi / 2, math.Pi / 4, morebits, 0.5 * morebits,
+		math.Pi/2, math.Pi/4, morebits, 0.5*morebits,
 		math.Inf(1), // its bits bound those of finite magnitudes
-	}
-	for i, v := range vals {
-		b := math.Float64bits(v)
-		c[i] = [4]uint64{b, b, b, b}
-	}
+	)...)...)
 	return c
 }()
 

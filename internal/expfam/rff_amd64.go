@@ -20,14 +20,8 @@ var useAVX2 = simd.AVX2
 type rffConsts [11][4]uint64
 
 var rffC = func() (c rffConsts) {
-	vals := [11]uint64{
-		math.Float64bits(1 / math.Pi), math.Float64bits(0.5), math.Float64bits(roundMagic),
-		math.Float64bits(cosP7), math.Float64bits(cosP6), math.Float64bits(cosP5), math.Float64bits(cosP4),
-		math.Float64bits(cosP3), math.Float64bits(cosP2), math.Float64bits(cosP1), math.Float64bits(cosP0),
-	}
-	for i, v := range vals {
-		c[i] = [4]uint64{v, v, v, v}
-	}
+	simd.Broadcast(c[:], simd.Float64s(1/math.Pi, 0.5, roundMagic,
+		cosP7, cosP6, cosP5, cosP4, cosP3, cosP2, cosP1, cosP0)...)
 	return c
 }()
 

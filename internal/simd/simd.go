@@ -6,6 +6,8 @@
 package simd
 
 import (
+	"fmt"
+	"math"
 	"os"
 
 	"golang.org/x/sys/cpu"
@@ -17,3 +19,26 @@ import (
 // kernels also need its build to have them: amd64, without the purego tag,
 // below GOAMD64=v3.
 var AVX2 = cpu.X86.HasAVX2 && os.Getenv("SMRL_NOSIMD") == ""
+
+// Broadcast sets dst[i] to four copies of bits[i], the layout in which the
+// kernels load a constant into all four lanes with one 256-bit load. It
+// panics unless len(dst) == len(bits): the constants' offsets in the
+// assembly follow their order.
+func Broadcast(dst [][4]uint64, bits ...uint64) {
+	if len(dst) != len(bits) {
+		panic(fmt.Sprintf("simd.Broadcast: %d constants for %d slots", len(bits), len(dst)))
+	}
+	for i, b := range bits {
+		dst[i] = [4]uint64{b, b, b, b}
+	}
+}
+
+// Float64s returns the bit patterns of vals (math.Float64bits), for
+// Broadcast.
+func Float64s(vals ...float64) []uint64 {
+	bits := make([]uint64, len(vals))
+	for i, v := range vals {
+		bits[i] = math.Float64bits(v)
+	}
+	return bits
+}

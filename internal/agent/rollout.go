@@ -238,9 +238,9 @@ func (r *Rollouts) score(x, a []float64) (v float64, stop bool) {
 // each state's score), and sets reward's flag when one is not finite.
 func (r *Rollouts) batchScore(v float64, m int) float64 {
 	rw := r.brw[:m]
-	r.batch.Rewards(r.bx[:len(r.bx)/len(r.brw)*m], r.bacts[:m], rw)
+	r.batch.Rewards(r.bx[:m*len(r.x)], r.bacts[:m], rw)
 	for _, x := range rw {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if !finite(x) {
 			r.badReward = true
 		}
 		v += x

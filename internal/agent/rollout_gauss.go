@@ -111,9 +111,10 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 // r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop, or
 // the task's closed form Rollouts.surv, or all of a rollout's states in
 // one call of an env.BatchRewarder, Rollouts.batchScore), plus a shaped
-// task's potential Φ at the rollout's last state. A transition's d_s deviates are drawn
-// first, in the order of the coordinates, as the generic loop draws them:
-// from rng's PCG directly when the rollouts know it (Rollouts.source).
+// task's potential Φ at the rollout's last state. A transition's d_s
+// deviates are drawn first, in the order of the coordinates, as the
+// generic loop draws them: from rng's PCG directly when the rollouts know
+// it (Rollouts.source).
 func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
 	// Locals, not fields: the compiler reloads a field after every store
 	// into the state vectors.

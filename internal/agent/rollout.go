@@ -126,7 +126,7 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 	}
 	var total float64
 	if f, ok := r.fastPath(sim); ok {
-		total = f.value(s, act, n, r.Tau, r0, rng, r.phi, r.phiNext)
+		total = f.value(s, act, n, r.Tau, r0, rng, r.phi, r.phiNext, r.bx, r.brw)
 	} else if g, ok := r.gaussPath(sim); ok {
 		total = g.value(r, s, act, n, r0, rng)
 	} else {

@@ -15,7 +15,8 @@ import (
 // calls no interface per transition: φ = [x, a] kept in place, each η_i
 // by the kernel Model.Eta uses for that d_φ (expfam.Dot, inlined, below
 // expfam.LongRow, expfam.Dot4 from it on), one uniform and one table lookup
-// per coordinate, the bumps of the new state.
+// per coordinate, and the bumps of a rollout's states together in one
+// Bumps.Rewards call (their exponentials in vector lanes).
 //
 // It draws the coordinates itself rather than through
 // (*expfam.Product).Sample, which would also be a call without an
@@ -34,7 +35,7 @@ type fastModel struct {
 // ok = false when sim, its model or the task is of another kind. It sizes
 // the rollouts' two φ scratch vectors for the model on first use.
 func (r *Rollouts) fastPath(sim Simulator) (f fastModel, ok bool) {
-	if r.ends {
+	if r.ends || r.batch == nil {
 		return f, false
 	}
 	b, ok := r.Task.(*env.Bumps)
@@ -60,9 +61,11 @@ func (r *Rollouts) fastPath(sim Simulator) (f fastModel, ok bool) {
 }
 
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
-// r0 + Σ_{t=1}^{τ−1} r(x_t). cur and nxt are scratch of length d_φ: φ_t =
-// [x_t, a_t] is kept in cur, and x_{t+1} is drawn into nxt[:d_s].
-func (f *fastModel) value(s []float64, act [][]float64, n, tau int, r0 float64, rng *rand.Rand, cur, nxt []float64) float64 {
+// r0 + Σ_{t=1}^{τ−1} r(x_t), the rewards added in t's order. cur and nxt
+// are scratch of length d_φ: φ_t = [x_t, a_t] is kept in cur, and x_{t+1}
+// is drawn into nxt[:d_s]. xs (τ−1 states) and rw (τ−1) keep a rollout's
+// states and their rewards.
+func (f *fastModel) value(s []float64, act [][]float64, n, tau int, r0 float64, rng *rand.Rand, cur, nxt, xs, rw []float64) float64 {
 	ds, dphi := f.ds, f.ds+f.da
 	tab := f.tab
 	long := dphi >= expfam.LongRow
@@ -85,7 +88,11 @@ func (f *fastModel) value(s []float64, act [][]float64, n, tau int, r0 float64, 
 				nxt[i] = tab.Quantile(e, rng.Float64())
 			}
 			cur, nxt = nxt, cur
-			v += f.bumps.At(cur[:ds])
+			copy(xs[(t-1)*ds:t*ds], cur[:ds])
+		}
+		f.bumps.Rewards(xs[:(tau-1)*ds], nil, rw[:tau-1])
+		for _, r := range rw[:tau-1] {
+			v += r
 		}
 		total += v
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/vmath"
 )
 
 // newExpfam builds the paper's kind of MDP: an exponential-family transition
@@ -122,14 +123,75 @@ type Bumps struct {
 func (r *Bumps) At(s []float64) float64 {
 	var v float64
 	for _, c := range r.Centers {
-		var d2 float64
-		for i, x := range c {
-			d := s[i] - x
-			d2 += d * d
-		}
-		v += math.Exp(-r.Width * d2)
+		v += math.Exp(r.exponent(s, c))
 	}
 	return v
+}
+
+// exponent is −width·|s − c|², the exponent of the bump at c.
+func (r *Bumps) exponent(s, c []float64) float64 {
+	var d2 float64
+	for i, x := range c {
+		d := s[i] - x
+		d2 += d * d
+	}
+	return -r.Width * d2
+}
+
+// Rewards sets out[t] = At(xs[t·d_s : (t+1)·d_s]) (BatchRewarder; the
+// actions play no part): the exponentials of up to 64 bumps at a time in
+// one vmath.Exps call, each state's bumps then added in At's order, so
+// the same bits.
+func (r *Bumps) Rewards(xs []float64, _ [][]float64, out []float64) {
+	const batch = 64
+	nc := len(r.Centers)
+	if len(out) == 0 {
+		return
+	}
+	ds := len(xs) / len(out)
+	per := batch / max(nc, 1) // states per batch
+	if per == 0 {
+		for t := range out {
+			out[t] = r.At(xs[t*ds : (t+1)*ds])
+		}
+		return
+	}
+	var buf [batch]float64
+	for t0 := 0; t0 < len(out); t0 += per {
+		m := min(per, len(out)-t0)
+		e := buf[:m*nc]
+		r.exponents(e, xs[t0*ds:(t0+m)*ds], ds)
+		vmath.Exps(e, e)
+		for t := range m {
+			var v float64
+			for _, b := range e[t*nc : (t+1)*nc] {
+				v += b
+			}
+			out[t0+t] = v
+		}
+	}
+}
+
+// exponents sets e[t·n_c + k] = exponent(xs[t·d_s : (t+1)·d_s], c_k), the
+// arithmetic of exponent centre by centre, with a loop of its own for
+// states of one coordinate (the paper's).
+func (r *Bumps) exponents(e, xs []float64, ds int) {
+	nc := len(r.Centers)
+	for k, c := range r.Centers {
+		if len(c) == 1 && ds == 1 {
+			c0, w := c[0], -r.Width
+			for t, x := range xs {
+				var d2 float64
+				d := x - c0
+				d2 += d * d
+				e[t*nc+k] = w * d2
+			}
+			continue
+		}
+		for t := range len(xs) / ds {
+			e[t*nc+k] = r.exponent(xs[t*ds:(t+1)*ds], c)
+		}
+	}
 }
 
 // Reward is r(s).

@@ -96,3 +96,41 @@ func TestPendulumRewardsIsReward(t *testing.T) {
 		}
 	}
 }
+
+// Bumps.Rewards gives At's bits for every state of a batch: 1–3 state
+// coordinates; no centre, a few, and more than one vector batch holds
+// (over 64: state by state); batches of 0–150 states in which some
+// coordinates are far off (exponentials that underflow), infinite or NaN.
+func TestBumpsRewardsIsAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 8))
+	special := []float64{math.Inf(1), math.Inf(-1), math.NaN(), 9, -40, 1e300}
+	for _, ds := range []int{1, 2, 3} {
+		for _, nc := range []int{0, 1, 2, 3, 5, 33, 64, 70} {
+			b := &Bumps{Width: 0.5 + 20*rng.Float64()}
+			for range nc {
+				c := make([]float64, ds)
+				for i := range c {
+					c[i] = 2 * (2*rng.Float64() - 1)
+				}
+				b.Centers = append(b.Centers, c)
+			}
+			var br BatchRewarder = b
+			for n := range 151 {
+				xs, out := make([]float64, ds*n), make([]float64, n)
+				for i := range xs {
+					xs[i] = 3 * (2*rng.Float64() - 1)
+					if rng.IntN(16) == 0 {
+						xs[i] = special[rng.IntN(len(special))]
+					}
+				}
+				br.Rewards(xs, nil, out)
+				for k, got := range out {
+					want := b.At(xs[ds*k : ds*(k+1)])
+					if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+						t.Fatalf("d_s %d, %d centres, batch of %d, state %d %v: Rewards %v, At %v", ds, nc, n, k, xs[ds*k:ds*(k+1)], got, want)
+					}
+				}
+			}
+		}
+	}
+}

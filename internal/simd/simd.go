@@ -1,8 +1,8 @@
 // Package simd decides, once at start-up, whether smrl's vector kernels
 // run: the AVX2 assembly of random Fourier features and η = Wφ
-// (internal/expfam) and of the pendulum's angles (internal/env). Each
-// kernel gives the bits of its package's scalar loop, so the decision
-// changes speed, never results.
+// (internal/expfam), of the pendulum's angles (internal/env) and of exp
+// (internal/vmath). Each kernel gives the bits of its package's scalar
+// loop, so the decision changes speed, never results.
 package simd
 
 import (

@@ -1,0 +1,13 @@
+// Package vmath evaluates elementary functions over slices, each element
+// to the bit of package math's function of it:
+//
+//	Exps(dst, x):  dst[i] = math.Exp(x[i])   for i < len(dst)
+//
+// Where the CPU allows, a kernel runs math's arithmetic in four vector
+// lanes at once: the same operations in the same order on each element,
+// so the same roundings. Elements that take a branch of math's code other
+// than its common path (NaN, ±Inf, results that overflow or are subnormal)
+// go to math's function itself. The kernels are a matter of speed, never
+// of results: SMRL_NOSIMD=1 (internal/simd) turns them off, and the tests
+// compare both paths with package math bit for bit.
+package vmath

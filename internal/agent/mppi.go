@@ -80,6 +80,9 @@ func (p *mppi) round(sim Simulator, s, u []float64, rng *rand.Rand) float64 {
 	n := len(u)
 	best := math.Inf(-1)
 	src, bound := p.r.source(rng)
+	// A simulator that draws nothing leaves rng to the perturbations: the
+	// K sequences are drawn first and then evaluated together.
+	batched := p.r.Batched(sim)
 	for k := range p.k {
 		seq := p.seqs[k*n : (k+1)*n]
 		if k > 0 {
@@ -100,12 +103,19 @@ func (p *mppi) round(sim Simulator, s, u []float64, rng *rand.Rand) float64 {
 			}
 			seq[j] = p.box.clamp(i, v)
 		}
-		for t := range p.act {
-			p.act[t] = seq[t*p.da : (t+1)*p.da]
+		if !batched {
+			for t := range p.act {
+				p.act[t] = seq[t*p.da : (t+1)*p.da]
+			}
+			p.ret[k] = p.r.Value(sim, s, p.act, rng)
 		}
-		p.ret[k] = p.r.Value(sim, s, p.act, rng)
-		if k == 0 || p.ret[k] > best {
-			best = p.ret[k]
+	}
+	if batched {
+		p.r.Values(sim, s, p.seqs, p.da, p.ret)
+	}
+	for k, v := range p.ret {
+		if k == 0 || v > best {
+			best = v
 		}
 	}
 	// U ← Σ w_k V_k / Σ w_k, w_k = exp((R_k − max R)/λ) ∈ (0, 1], w = 1 at

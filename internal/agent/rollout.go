@@ -50,6 +50,11 @@ type Rollouts struct {
 	bx    []float64
 	bacts [][]float64
 	brw   []float64
+	// The K rollouts of Values, stepped together: their states, next
+	// states, actions of one step, rewards of one step and returns so far
+	// (sized on first use).
+	kx, knext, krw, kv []float64
+	kacts              [][]float64
 	// srcs are the streams whose PCG source is known (bindSource): the
 	// common random numbers', and those the planner was told of.
 	srcs []source
@@ -217,6 +222,90 @@ func (r *Rollouts) stepScored(rs env.RewardStepper, s []float64, act [][]float64
 		total += v
 	}
 	return total
+}
+
+// batchStepper returns sim as an env.BatchRewardStepper when Values can
+// step the rollouts of many sequences together under it: it scores the
+// rollouts' task as it steps (rewardStepper: no terminal states, τ ≥ 2),
+// steps batches, the task scores batches, and no potential is added at a
+// rollout's end.
+func (r *Rollouts) batchStepper(sim Simulator) (env.BatchRewardStepper, bool) {
+	rs, ok := r.rewardStepper(sim)
+	if !ok || r.shaped != nil || r.batch == nil {
+		return nil, false
+	}
+	b, ok := rs.(env.BatchRewardStepper)
+	return b, ok
+}
+
+// Batched reports whether Values evaluates sequences under sim together.
+func (r *Rollouts) Batched(sim Simulator) bool {
+	_, ok := r.batchStepper(sim)
+	return ok
+}
+
+// Values sets rets[k] = Value(sim, s, act_k, ·) for the K = len(rets)
+// sequences laid end to end in seqs (sequence k's actions at step t are
+// seqs[k·n + t·d_a : k·n + (t+1)·d_a], n = len(seqs)/K), bit for bit K
+// Value calls and with the same flags, by stepping the K rollouts together
+// (one StepRewards call per step, one Rewards call for their last states).
+// sim must be Batched; it draws nothing, so Values takes no stream.
+func (r *Rollouts) Values(sim Simulator, s []float64, seqs []float64, da int, rets []float64) {
+	b, _ := r.batchStepper(sim)
+	if r.CRN {
+		r.crn.Seed(r.s1, r.s2) // as each Value call does
+	}
+	k, ds, tau := len(rets), len(s), r.Tau
+	n := len(seqs) / k
+	last := n/da - 1
+	if len(r.kv) < k {
+		r.kx, r.knext = make([]float64, k*ds), make([]float64, k*ds)
+		r.krw, r.kv, r.kacts = make([]float64, k), make([]float64, k), make([][]float64, k)
+	}
+	x, next, rw, v, acts := r.kx[:k*ds], r.knext[:k*ds], r.krw[:k], r.kv[:k], r.kacts[:k]
+	setActs := func(t int) {
+		for j := range acts {
+			acts[j] = seqs[j*n+t*da : j*n+(t+1)*da]
+		}
+	}
+	// x_1 and r(s, a_0), Value's r0, in one call.
+	for j := range k {
+		copy(x[j*ds:(j+1)*ds], s)
+	}
+	setActs(0)
+	b.StepRewards(x, acts, next, rw)
+	x, next = next, x
+	for j, r0 := range rw {
+		if !finite(r0) {
+			r.badReward = true
+		}
+		v[j] = r0
+	}
+	// stepScored's loop, step by step across the rollouts.
+	for t := 1; t < tau; t++ {
+		if t < tau-1 {
+			setActs(t)
+			b.StepRewards(x, acts, next, rw)
+			x, next = next, x
+		} else {
+			setActs(min(t, last))
+			r.batch.Rewards(x, acts, rw)
+		}
+		for j, w := range rw {
+			if !finite(w) {
+				r.badReward = true
+			}
+			v[j] += w
+		}
+	}
+	for j := range rets {
+		var total float64
+		total += v[j]
+		if !finite(total) {
+			r.bad = true
+		}
+		rets[j] = total / 1 // Value's total / n, n = 1
+	}
 }
 
 // score returns what the state x_t (t >= 1) of a rollout adds to its

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -68,5 +69,110 @@ func TestStepScoredIsGeneric(t *testing.T) {
 	}
 	if fused.calls == 0 {
 		t.Fatal("the fused loop never ran")
+	}
+}
+
+// Values steps the rollouts of many sequences together under the
+// pendulum's oracle and gives K Value calls' values and flags bit for bit:
+// horizons from the shortest on, 1–70 sequences (more than one batch of
+// 64), with and without common random numbers, sequences with torques
+// beyond the box and states with a non-finite speed (flags set).
+func TestValuesIsValue(t *testing.T) {
+	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := m.Dynamics.NewMean()
+	rng := rand.New(rand.NewPCG(24, 8))
+	for _, tau := range []int{1, 2, 3, 16} {
+		for _, crn := range []bool{false, true} {
+			batch := newRollouts(m.Task, tau, 3, crn, 3)
+			one := newRollouts(m.Task, tau, 3, crn, 3)
+			if batch.Batched(sim) != (tau >= 2) {
+				t.Fatalf("τ %d: Batched %v", tau, batch.Batched(sim))
+			}
+			if tau < 2 {
+				continue
+			}
+			batch.Begin(rand.New(rand.NewPCG(1, uint64(tau))))
+			one.Begin(rand.New(rand.NewPCG(1, uint64(tau))))
+			steps := batch.Steps()
+			for trial := range 300 {
+				k := 1 + rng.IntN(70)
+				th := 2 * math.Pi * (2*rng.Float64() - 1)
+				s := []float64{math.Cos(th), math.Sin(th), 8 * (2*rng.Float64() - 1)}
+				if trial%50 == 7 {
+					s[2] = math.Inf(1)
+				}
+				seqs := make([]float64, k*steps)
+				for i := range seqs {
+					seqs[i] = 2.5 * (2*rng.Float64() - 1)
+				}
+				got := make([]float64, k)
+				batch.Values(sim, s, seqs, 1, got)
+				for j := range k {
+					act := make([][]float64, steps)
+					for t := range act {
+						act[t] = seqs[j*steps+t : j*steps+t+1]
+					}
+					want := one.Value(sim, s, act, rng)
+					if math.Float64bits(got[j]) != math.Float64bits(want) && !(math.IsNaN(got[j]) && math.IsNaN(want)) {
+						t.Fatalf("τ %d, crn %v, %d sequences, s %v, sequence %d: Values %v, Value %v", tau, crn, k, s, j, got[j], want)
+					}
+				}
+				if batch.bad != one.bad || batch.badReward != one.badReward {
+					t.Fatalf("τ %d, s %v: flags bad %v, badReward %v; Value's %v, %v", tau, s, batch.bad, batch.badReward, one.bad, one.badReward)
+				}
+			}
+			if !batch.badReward || !batch.bad {
+				t.Fatalf("τ %d: an infinite speed set no flag", tau)
+			}
+		}
+	}
+}
+
+// An MPPI decision with a simulator that steps batches (its K sequences
+// evaluated together by Values) plays the action and value of one whose
+// simulator hides that (K Value calls), decision after decision.
+func TestMPPIBatchedIsSequential(t *testing.T) {
+	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := m.Dynamics.NewMean()
+	hidden := struct{ env.RewardStepper }{sim.(env.RewardStepper)}
+	box := &Box{Low: []float64{-2}, High: []float64{2}}
+	plan := func() *mppi {
+		mt, err := newMPPI(c.Planner, newRollouts(m.Task, c.Planner.Tau, 1, false, 3), nil, box)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mt.(*mppi)
+	}
+	a, b := plan(), plan()
+	if !a.r.Batched(sim) || b.r.Batched(hidden) {
+		t.Fatal("the batch path is not the one under test")
+	}
+	ra, rb := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+	s := []float64{-1, 0, 0}
+	for step := range 60 {
+		_, va := a.Plan(sim, s, ra)
+		_, vb := b.Plan(hidden, s, rb)
+		if math.Float64bits(va) != math.Float64bits(vb) || fmt.Sprint(a.Result()) != fmt.Sprint(b.Result()) {
+			t.Fatalf("decision %d: batched plays %v (value %v), sequential %v (value %v)", step, a.Result(), va, b.Result(), vb)
+		}
+		next := make([]float64, 3)
+		sim.Step(s, a.Result()[:1], nil, next)
+		s = next
+		a.Commit()
+		b.Commit()
 	}
 }

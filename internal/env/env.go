@@ -135,6 +135,20 @@ type RewardStepper interface {
 	StepReward(s, a, out []float64) float64
 }
 
+// BatchRewardStepper is a RewardStepper that steps a batch of states
+// together, faster than one StepReward call each and to the same bits:
+// StepRewards sets
+//
+//	rw[k] = StepReward(xs[k·d_s : (k+1)·d_s], acts[k], out[k·d_s : (k+1)·d_s])
+//
+// for k < len(rw), the states laid end to end (out must not alias xs).
+// Planners evaluate the sequences of one decision together through it
+// (Rollouts.Values) when their simulator draws nothing.
+type BatchRewardStepper interface {
+	RewardStepper
+	StepRewards(xs []float64, acts [][]float64, out, rw []float64)
+}
+
 // BatchRewarder is a Task that scores a batch of states together, faster
 // than one Reward call each and to the same bits: Rewards sets
 //

@@ -13,11 +13,20 @@ type gaussianStep struct {
 	// stepReward, when set, is step(s, a, 0, 0, out) returning task's
 	// Reward(s, a), the two sharing their work (RewardStepper).
 	stepReward func(s, a, out []float64) float64
-	task       Task
+	// stepRewards, when set, is stepReward for a batch of states
+	// (BatchRewardStepper).
+	stepRewards func(xs []float64, acts [][]float64, out, rw []float64)
+	task        Task
 }
 
 func (g *gaussianStep) NewSimulator() Simulator { return gaussianStepSim{g} }
-func (g *gaussianStep) NewMean() Simulator      { return gaussianStepMean{g} }
+
+func (g *gaussianStep) NewMean() Simulator {
+	if g.stepRewards != nil {
+		return gaussianStepMeanBatch{gaussianStepMean{g}}
+	}
+	return gaussianStepMean{g}
+}
 
 type gaussianStepSim struct{ *gaussianStep }
 
@@ -46,3 +55,12 @@ func (g gaussianStepMean) Scores(t Task) bool { return g.stepReward != nil && t 
 
 // StepReward is Step and the task's Reward(s, a) in one (see Scores).
 func (g gaussianStepMean) StepReward(s, a, out []float64) float64 { return g.stepReward(s, a, out) }
+
+// gaussianStepMeanBatch is the noise-free step of a system that also steps
+// batches (BatchRewardStepper).
+type gaussianStepMeanBatch struct{ gaussianStepMean }
+
+// StepRewards is StepReward for a batch of states.
+func (g gaussianStepMeanBatch) StepRewards(xs []float64, acts [][]float64, out, rw []float64) {
+	g.stepRewards(xs, acts, out, rw)
+}

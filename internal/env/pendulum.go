@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/vmath"
 )
 
 // pendulum is Gymnasium's Pendulum-v1, the inverted-pendulum swing-up. Its
@@ -46,7 +47,7 @@ func newPendulum(c *config.Config) (*MDP, error) {
 		Dim:  pendulumDim,
 		Task: task,
 		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal",
-			stepReward: pd.stepReward, task: task},
+			stepReward: pd.stepReward, stepRewards: pd.stepRewards, task: task},
 		Model: spec,
 		Init: func(rng *rand.Rand, s []float64) {
 			th := p.InitTheta * (2*rng.Float64() - 1)
@@ -80,6 +81,41 @@ func (pd *pendulum) stepReward(s, a, out []float64) float64 {
 	r := pendulumReward(th, s, a, pd.p.MaxTorque)
 	pd.stepFrom(th, s, a, 0, 0, out)
 	return r
+}
+
+// stepRewards is stepReward for a batch of states (env.BatchRewardStepper),
+// 64 at a time: their angles by atan2s, sin θ by vmath.Sins and the next
+// (sin θ', cos θ') by vmath.Sincoss, each in vector lanes; the rest is
+// stepFrom's and pendulumReward's arithmetic, state by state.
+func (pd *pendulum) stepRewards(xs []float64, acts [][]float64, out, rw []float64) {
+	const batch = 64
+	p := &pd.p
+	var y, x, th, sin, next [batch]float64
+	for k0 := 0; k0 < len(rw); k0 += batch {
+		n := min(batch, len(rw)-k0)
+		for k := range n {
+			s := xs[(k0+k)*pendulumDim:]
+			y[k], x[k] = s[1], s[0]
+		}
+		atan2s(y[:n], x[:n], th[:n])
+		vmath.Sins(sin[:n], th[:n])
+		for k := range n {
+			s, a := xs[(k0+k)*pendulumDim:][:pendulumDim], acts[k0+k]
+			rw[k0+k] = pendulumReward(th[k], s, a, p.MaxTorque)
+			// stepFrom with no noise: the same expressions, eSpeed and
+			// eTheta 0 added (x + 0 is not x for x = −0).
+			u := clip(a[0], p.MaxTorque)
+			w := clip(s[2]+(pd.gain*sin[k]+pd.torque*u)*p.DT+0, p.MaxSpeed)
+			next[k] = th[k] + w*p.DT + 0
+			out[(k0+k)*pendulumDim+2] = w
+		}
+		// The next observation's sin θ' and cos θ', in place of y and x.
+		vmath.Sincoss(y[:n], x[:n], next[:n])
+		for k := range n {
+			o := out[(k0+k)*pendulumDim:]
+			o[1], o[0] = y[k], x[k]
+		}
+	}
 }
 
 func clip(x, m float64) float64 { return min(max(x, -m), m) }

@@ -134,3 +134,57 @@ func TestBumpsRewardsIsAt(t *testing.T) {
 		}
 	}
 }
+
+// The pendulum's noise-free simulator steps batches: StepRewards gives
+// StepReward's next states and rewards, bit for bit, for batches of 0–150
+// states (more than one batch of 64), with angles all around the circle,
+// speeds and torques beyond their clips, signed zeros where the step adds
+// its zero noise (s = (1, −0, −0) with a = −0, and s = (1, −0, −2⁻¹⁰⁷⁴)
+// whose θ + θ̇'·dt is −0 + −0), and infinite or NaN entries.
+func TestPendulumStepRewardsIsStepReward(t *testing.T) {
+	mdp, err := New(physicsConfig(t, "pendulum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	brs, ok := mdp.Dynamics.NewMean().(BatchRewardStepper)
+	if !ok {
+		t.Fatal("the pendulum's noise-free simulator steps no batch")
+	}
+	negZero := math.Copysign(0, -1)
+	rng := rand.New(rand.NewPCG(24, 10))
+	special := []float64{0, negZero, math.Inf(1), math.Inf(-1), math.NaN(), 1e-310, 1e300}
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+	}
+	for n := range 151 {
+		xs, acts := make([]float64, 3*n), make([][]float64, n)
+		for k := range n {
+			th, rad := 2*math.Pi*(2*rng.Float64()-1), 0.5+rng.Float64()
+			xs[3*k], xs[3*k+1], xs[3*k+2] = rad*math.Cos(th), rad*math.Sin(th), 10*(2*rng.Float64()-1)
+			acts[k] = []float64{3 * (2*rng.Float64() - 1)}
+			switch rng.IntN(10) {
+			case 0:
+				xs[3*k+rng.IntN(3)] = special[rng.IntN(len(special))]
+			case 1:
+				xs[3*k], xs[3*k+1], xs[3*k+2], acts[k][0] = 1, negZero, negZero, negZero
+			case 2:
+				xs[3*k], xs[3*k+1], xs[3*k+2], acts[k][0] = 1, negZero, -math.SmallestNonzeroFloat64, 0
+			}
+		}
+		out, rw := make([]float64, 3*n), make([]float64, n)
+		brs.StepRewards(xs, acts, out, rw)
+		want := make([]float64, 3)
+		for k := range n {
+			s := xs[3*k : 3*k+3]
+			r := brs.StepReward(s, acts[k], want)
+			if !same(rw[k], r) {
+				t.Fatalf("batch of %d, state %d %v, a %v: StepRewards' reward %v, StepReward's %v", n, k, s, acts[k], rw[k], r)
+			}
+			for i := range want {
+				if !same(out[3*k+i], want[i]) {
+					t.Fatalf("batch of %d, state %d %v, a %v: StepRewards' s'_%d %v, StepReward's %v", n, k, s, acts[k], i, out[3*k+i], want[i])
+				}
+			}
+		}
+	}
+}

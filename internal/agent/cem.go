@@ -124,6 +124,9 @@ func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 		p.sd[j] = p.sd0[j%da]
 	}
 	best := math.Inf(-1)
+	// A simulator that draws nothing leaves rng to the sampling: a round's
+	// population is drawn first and then evaluated together.
+	batched := p.r.Batched(sim)
 	for it := range p.iters {
 		nk := 0
 		if p.keep && it > 0 {
@@ -155,11 +158,20 @@ func (p *cem) Plan(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
 					}
 				}
 			}
+			if batched {
+				continue
+			}
 			for t := range p.act {
 				p.act[t] = seq[t*da : (t+1)*da]
 			}
 			p.ret[m] = p.r.Value(sim, s, p.act, rng)
 			best = p.insertElite(m, best)
+		}
+		if batched {
+			p.r.Values(sim, s, p.seqs[:p.pop*n], da, p.ret[:p.pop])
+			for m := range p.pop {
+				best = p.insertElite(m, best)
+			}
 		}
 		if len(p.elite) == 0 {
 			continue

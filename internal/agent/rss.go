@@ -43,6 +43,9 @@ type rss struct {
 	act    [][]float64 // the actions of the candidate being valued, per step
 	boxSeq [][]float64 // box: the sampled sequence's actions
 	chosen []float64   // box: the first action of the best sequence (Result)
+	// box, under a simulator that steps batches (planBoxBatched): all
+	// sequences, end to end, and their values (sized on first use).
+	boxSeqs, boxRet []float64
 	votes  []int       // vote only (else nil): per first action, the best-valued sequences
 	count  []int       // mean only (else nil): per first action, the sequences
 	sum    []float64   // mean only: per first action, the sum of their values
@@ -87,6 +90,35 @@ func newRSS(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Metho
 	return p, nil
 }
 
+// planBoxBatched is Plan's box mode under a simulator that draws nothing
+// (Rollouts.Batched): the sequences are drawn in Plan's order, then valued
+// together, then compared in that order; the same choice and value.
+func (p *rss) planBoxBatched(sim Simulator, s []float64, rng *rand.Rand) (int, float64) {
+	da := len(p.box.Low)
+	n := len(p.boxSeq) * da
+	if len(p.boxRet) != p.nSequences {
+		p.boxSeqs, p.boxRet = make([]float64, p.nSequences*n), make([]float64, p.nSequences)
+	}
+	for j := range p.nSequences {
+		seq := p.boxSeqs[j*n : (j+1)*n]
+		for t := range p.boxSeq {
+			a := seq[t*da : (t+1)*da]
+			for k := range a {
+				a[k] = p.box.Low[k] + (p.box.High[k]-p.box.Low[k])*rng.Float64()
+			}
+		}
+	}
+	p.r.Values(sim, s, p.boxSeqs, da, p.boxRet)
+	var bestValue float64
+	for j, v := range p.boxRet {
+		if j == 0 || v > bestValue {
+			bestValue = v
+			copy(p.chosen, p.boxSeqs[j*n:j*n+da])
+		}
+	}
+	return BoxAction, bestValue
+}
+
 func (p *rss) Result() []float64 { return p.chosen }
 func (p *rss) Commit()           {}
 func (p *rss) Reset()            {}
@@ -107,6 +139,9 @@ func (p *rss) Plan(sim Simulator, s []float64, rng *rand.Rand) (action int, valu
 		return best, bestValue
 	}
 	if p.box != nil {
+		if p.r.Batched(sim) {
+			return p.planBoxBatched(sim, s, rng)
+		}
 		for j := 0; j < p.nSequences; j++ {
 			for t, a := range p.boxSeq {
 				for k := range a {

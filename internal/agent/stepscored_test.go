@@ -135,10 +135,13 @@ func TestValuesIsValue(t *testing.T) {
 	}
 }
 
-// An MPPI decision with a simulator that steps batches (its K sequences
-// evaluated together by Values) plays the action and value of one whose
-// simulator hides that (K Value calls), decision after decision.
-func TestMPPIBatchedIsSequential(t *testing.T) {
+// A decision of each planner with a simulator that steps batches (its
+// sequences drawn first, then valued together by Values) plays the action
+// and value of one whose simulator hides that (one Value call per
+// sequence), decision after decision: MPPI with one and two rounds, CEM
+// plain, iCEM with kept elites and the warm start scored, and random
+// shooting.
+func TestBatchedPlansAreSequential(t *testing.T) {
 	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
 	if err != nil {
 		t.Fatal(err)
@@ -150,29 +153,48 @@ func TestMPPIBatchedIsSequential(t *testing.T) {
 	sim := m.Dynamics.NewMean()
 	hidden := struct{ env.RewardStepper }{sim.(env.RewardStepper)}
 	box := &Box{Low: []float64{-2}, High: []float64{2}}
-	plan := func() *mppi {
-		mt, err := newMPPI(c.Planner, newRollouts(m.Task, c.Planner.Tau, 1, false, 3), nil, box)
-		if err != nil {
-			t.Fatal(err)
+	mppi2 := *c.Planner.Section.(*MPPIConfig)
+	mppi2.Iterations = 2
+	icem := CEMConfig{Population: 12, Elites: 3, Iterations: 3, Alpha: 0.1, InitStd: 0.5, Beta: 2, KeepElites: true}
+	cemPlain := CEMConfig{Population: 16, Elites: 3, Iterations: 2, Alpha: 0, InitStd: 1}
+	for _, tc := range []struct {
+		name    string
+		section any
+		kind    string
+		build   func(config.Planner, *Rollouts, [][]float64, *Box) (Method, error)
+	}{
+		{"mppi", c.Planner.Section, "mppi", newMPPI},
+		{"mppi, 2 rounds", &mppi2, "mppi", newMPPI},
+		{"cem", &cemPlain, "cem", newCEM},
+		{"icem, kept elites", &icem, "cem", newCEM},
+		{"rss", nil, "rss", newRSS},
+	} {
+		pc := c.Planner
+		pc.Kind, pc.Section, pc.Mode, pc.NSequences = tc.kind, tc.section, "random", 40
+		plan := func() Method {
+			mt, err := tc.build(pc, newRollouts(m.Task, pc.Tau, 1, false, 3), nil, box)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return mt
 		}
-		return mt.(*mppi)
+		a, b := plan(), plan()
+		ra, rb := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+		s := []float64{-1, 0, 0}
+		for step := range 40 {
+			_, va := a.Plan(sim, s, ra)
+			_, vb := b.Plan(hidden, s, rb)
+			if math.Float64bits(va) != math.Float64bits(vb) || fmt.Sprint(a.Result()) != fmt.Sprint(b.Result()) {
+				t.Fatalf("%s, decision %d: batched plays %v (value %v), sequential %v (value %v)", tc.name, step, a.Result(), va, b.Result(), vb)
+			}
+			next := make([]float64, 3)
+			sim.Step(s, a.Result()[:1], nil, next)
+			s = next
+			a.Commit()
+			b.Commit()
+		}
 	}
-	a, b := plan(), plan()
-	if !a.r.Batched(sim) || b.r.Batched(hidden) {
+	if r := newRollouts(m.Task, c.Planner.Tau, 1, false, 3); !r.Batched(sim) || r.Batched(hidden) {
 		t.Fatal("the batch path is not the one under test")
-	}
-	ra, rb := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
-	s := []float64{-1, 0, 0}
-	for step := range 60 {
-		_, va := a.Plan(sim, s, ra)
-		_, vb := b.Plan(hidden, s, rb)
-		if math.Float64bits(va) != math.Float64bits(vb) || fmt.Sprint(a.Result()) != fmt.Sprint(b.Result()) {
-			t.Fatalf("decision %d: batched plays %v (value %v), sequential %v (value %v)", step, a.Result(), va, b.Result(), vb)
-		}
-		next := make([]float64, 3)
-		sim.Step(s, a.Result()[:1], nil, next)
-		s = next
-		a.Commit()
-		b.Commit()
 	}
 }

@@ -46,9 +46,9 @@ type rss struct {
 	// box, under a simulator that steps batches (planBoxBatched): all
 	// sequences, end to end, and their values (sized on first use).
 	boxSeqs, boxRet []float64
-	votes  []int       // vote only (else nil): per first action, the best-valued sequences
-	count  []int       // mean only (else nil): per first action, the sequences
-	sum    []float64   // mean only: per first action, the sum of their values
+	votes           []int     // vote only (else nil): per first action, the best-valued sequences
+	count           []int     // mean only (else nil): per first action, the sequences
+	sum             []float64 // mean only: per first action, the sum of their values
 }
 
 func newRSS(c config.Planner, r *Rollouts, actions [][]float64, box *Box) (Method, error) {

@@ -43,9 +43,10 @@ type Rollouts struct {
 	// its rewards are finite; nil otherwise. The loops then score a state
 	// without the task's two calls.
 	surv *env.SurvivalSpec
-	// batch is the task when it scores a rollout's states in one call and
-	// never terminates (the Gaussian loop then keeps the states in bx and
-	// their actions in bacts, and scores them into brw); nil otherwise.
+	// batch is the task when it scores a batch of states in one call and
+	// never terminates (the Gaussian loop and the fast loop then keep the
+	// states of all N rollouts in bx and their actions in bacts, and score
+	// them into brw); nil otherwise.
 	batch env.BatchRewarder
 	bx    []float64
 	bacts [][]float64
@@ -73,7 +74,8 @@ func newRollouts(task env.Task, tau, n int, crn bool, ds int) *Rollouts {
 	}
 	if br, ok := task.(env.BatchRewarder); ok && !r.ends && tau > 1 {
 		r.batch = br
-		r.bx, r.bacts, r.brw = make([]float64, (tau-1)*ds), make([][]float64, tau-1), make([]float64, tau-1)
+		m := n * (tau - 1) // the states of N rollouts
+		r.bx, r.bacts, r.brw = make([]float64, m*ds), make([][]float64, m), make([]float64, m)
 	}
 	r.bind(r.crnRand, r.crn)
 	return r
@@ -322,19 +324,31 @@ func (r *Rollouts) score(x, a []float64) (v float64, stop bool) {
 	return r.reward(x, a), false
 }
 
-// batchScore returns v plus the rewards of the m states kept in bx with
-// their actions in bacts, added one by one in their order (as the loops add
-// each state's score), and sets reward's flag when one is not finite.
-func (r *Rollouts) batchScore(v float64, m int) float64 {
-	rw := r.brw[:m]
-	r.batch.Rewards(r.bx[:m*len(r.x)], r.bacts[:m], rw)
-	for _, x := range rw {
-		if !finite(x) {
-			r.badReward = true
+// batchScore returns the sum over the n rollouts whose m states each are
+// kept in bx (rollout by rollout, their actions in bacts) of r0 plus their
+// rewards, added one by one in their order (as the loops add each state's
+// score), plus a shaped task's potential at each rollout's last state; all
+// rewards come from one Rewards call. It sets reward's flag when one is not
+// finite.
+func (r *Rollouts) batchScore(r0 float64, n, m int) float64 {
+	ds := len(r.x)
+	rw := r.brw[:n*m]
+	r.batch.Rewards(r.bx[:n*m*ds], r.bacts[:n*m], rw)
+	var total float64
+	for k := range n {
+		v := r0
+		for _, x := range rw[k*m : (k+1)*m] {
+			if !finite(x) {
+				r.badReward = true
+			}
+			v += x
 		}
-		v += x
+		if r.shaped != nil {
+			v += r.shaped.Potential(r.bx[((k+1)*m-1)*ds : (k+1)*m*ds])
+		}
+		total += v
 	}
-	return v
+	return total
 }
 
 // reward returns r(x, a), and sets the flag Planner.Err reports as

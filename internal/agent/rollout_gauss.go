@@ -109,8 +109,8 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
 // r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop, or
-// the task's closed form Rollouts.surv, or all of a rollout's states in
-// one call of an env.BatchRewarder, Rollouts.batchScore), plus a shaped
+// the task's closed form Rollouts.surv, or the states of all n rollouts
+// in one call of an env.BatchRewarder, Rollouts.batchScore), plus a shaped
 // task's potential Φ at the rollout's last state. A transition's d_s
 // deviates are drawn first, in the order of the coordinates, as the
 // generic loop draws them: from rng's PCG directly when the rollouts know
@@ -124,7 +124,8 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 	cur, nxt := r.gcur, r.gnxt
 	last, tau, shaped, surv := len(act)-1, r.Tau, r.shaped, r.surv
 	long := dphi >= expfam.LongRow
-	batch := r.batch != nil && len(r.brw) == tau-1 // no state stops a rollout
+	m := tau - 1                                 // states per rollout after s
+	batch := r.batch != nil && len(r.brw) >= n*m // no state stops a rollout
 	z := r.gz[:ds]
 	src, bound := r.source(rng)
 	var total float64
@@ -159,8 +160,8 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 			}
 			cur, nxt = nxt, cur
 			if batch {
-				copy(r.bx[(t-1)*ds:t*ds], cur[:ds])
-				r.bacts[t-1] = act[min(t, last)]
+				copy(r.bx[(k*m+t-1)*ds:(k*m+t)*ds], cur[:ds])
+				r.bacts[k*m+t-1] = act[min(t, last)]
 				continue
 			}
 			var rw float64
@@ -176,12 +177,15 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 			}
 		}
 		if batch {
-			v = r.batchScore(v, tau-1)
+			continue // scored with the other rollouts below
 		}
 		if shaped != nil {
 			v += shaped.Potential(cur[:ds])
 		}
 		total += v
+	}
+	if batch {
+		return r.batchScore(r0, n, m)
 	}
 	return total
 }

@@ -79,6 +79,16 @@ func (t survTask) Survival() env.SurvivalSpec {
 
 type hiddenTask struct{ env.Task }
 
+// shapedBatchBoxTask is batchBoxTask with shapedBoxTask's potential;
+// hiddenShapedTask hides that it scores batches, not its potential.
+type shapedBatchBoxTask struct{ batchBoxTask }
+
+func (shapedBatchBoxTask) Potential(s []float64) float64 { return shapedBoxTask{}.Potential(s) }
+
+type hiddenShapedTask struct{ hiddenTask }
+
+func (hiddenShapedTask) Potential(s []float64) float64 { return shapedBoxTask{}.Potential(s) }
+
 // opaqueSim hides a Simulator from the specialised loops (the generic loop
 // steps it), keeping whether it is deterministic.
 type opaqueSim struct {
@@ -126,7 +136,7 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 							for _, tc := range []struct {
 								ends, shaped, surv, batch bool
 							}{{false, false, false, false}, {true, false, false, false}, {false, true, false, false}, {true, true, false, false}, {true, false, true, false},
-								{false, false, false, true}, {true, false, false, true}} {
+								{false, false, false, true}, {true, false, false, true}, {false, true, false, true}} {
 								ends := tc.ends
 								var sim Simulator = expfam.NewStepper(m)
 								if mean {
@@ -145,6 +155,9 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 								}
 								if tc.batch {
 									task = batchBoxTask{boxTask: boxTask{ends}}
+									if tc.shaped {
+										task = shapedBatchBoxTask{batchBoxTask{boxTask: boxTask{ends}}}
+									}
 								}
 								// The generic loop with the task's calls;
 								// the Gaussian loop and, for a Survival
@@ -154,6 +167,9 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 								slowTask := task
 								if tc.surv || tc.batch {
 									slowTask = hiddenTask{task}
+									if tc.batch && tc.shaped {
+										slowTask = hiddenShapedTask{hiddenTask{task}}
+									}
 								}
 								slow := newRollouts(slowTask, 7, 5, false, ds)
 								mid := newRollouts(task, 7, 5, false, ds)
@@ -222,9 +238,10 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 	}
 }
 
-// The Gaussian loop scores a batch task's rollouts with one Rewards call
-// each (not one Reward per state), and a reward that is not finite in the
-// batch sets the flag Planner.Err reports, as in the generic loop.
+// The Gaussian loop scores the states of all of a sequence's rollouts with
+// one Rewards call (not one Reward per state), and a reward that is not
+// finite in the batch sets the flag Planner.Err reports, as in the generic
+// loop.
 func TestGaussRolloutsScoreBatches(t *testing.T) {
 	const ds, da, tau, n = 2, 1, 6, 4
 	gauss, _ := expfam.NewGaussian(ds, 0.3)
@@ -254,8 +271,8 @@ func TestGaussRolloutsScoreBatches(t *testing.T) {
 		if math.Float64bits(a) != math.Float64bits(b) {
 			t.Fatalf("%s: batch value %v, generic %v", tc.name, a, b)
 		}
-		if calls != n {
-			t.Errorf("%s: %d Rewards calls for %d rollouts", tc.name, calls, n)
+		if calls != 1 {
+			t.Errorf("%s: %d Rewards calls for the %d rollouts of one sequence", tc.name, calls, n)
 		}
 		if fast.badReward != tc.bad || slow.badReward != tc.bad {
 			t.Errorf("%s: the flag of a non-finite reward is %v (batch) and %v (generic), want %v", tc.name, fast.badReward, slow.badReward, tc.bad)

@@ -162,12 +162,14 @@ func (r *Bumps) Rewards(xs []float64, _ [][]float64, out []float64) {
 		e := buf[:m*nc]
 		r.exponents(e, xs[t0*ds:(t0+m)*ds], ds)
 		vmath.Exps(e, e)
-		for t := range m {
-			var v float64
-			for _, b := range e[t*nc : (t+1)*nc] {
-				v += b
+		// Each state's bumps added in At's order, 0 + e_0 + e_1 + …,
+		// centre by centre across the states.
+		o := out[t0 : t0+m]
+		clear(o)
+		for k := range nc {
+			for t := range o {
+				o[t] += e[t*nc+k]
 			}
-			out[t0+t] = v
 		}
 	}
 }

@@ -160,7 +160,10 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 			}
 			cur, nxt = nxt, cur
 			if batch {
-				copy(r.bx[(k*m+t-1)*ds:(k*m+t)*ds], cur[:ds])
+				x := r.bx[(k*m+t-1)*ds:][:ds]
+				for i := range x { // a loop, not copy: no call for a few coordinates
+					x[i] = cur[i]
+				}
 				r.bacts[k*m+t-1] = act[min(t, last)]
 				continue
 			}

@@ -45,9 +45,10 @@ type Rollouts struct {
 	surv *env.SurvivalSpec
 	// batch is the task when it scores a batch of states in one call and
 	// never terminates (the Gaussian loop and the fast loop then keep the
-	// states of all N rollouts in bx and their actions in bacts, and score
-	// them into brw); nil otherwise.
+	// states of bn rollouts at a time in bx, the Gaussian loop their
+	// actions in bacts, and score them into brw); nil otherwise.
 	batch env.BatchRewarder
+	bn    int // rollouts per batch: N, up to batchStates states
 	bx    []float64
 	bacts [][]float64
 	brw   []float64
@@ -74,7 +75,8 @@ func newRollouts(task env.Task, tau, n int, crn bool, ds int) *Rollouts {
 	}
 	if br, ok := task.(env.BatchRewarder); ok && !r.ends && tau > 1 {
 		r.batch = br
-		m := n * (tau - 1) // the states of N rollouts
+		r.bn = max(1, min(n, batchStates/(tau-1)))
+		m := r.bn * (tau - 1)
 		r.bx, r.bacts, r.brw = make([]float64, m*ds), make([][]float64, m), make([]float64, m)
 	}
 	r.bind(r.crnRand, r.crn)
@@ -133,7 +135,7 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 	}
 	var total float64
 	if f, ok := r.fastPath(sim); ok {
-		total = f.value(s, act, n, r.Tau, r0, rng, r.phi, r.phiNext, r.bx, r.brw)
+		total = f.value(s, act, n, r.Tau, r.bn, r0, rng, r.phi, r.phiNext, r.bx, r.brw)
 	} else if g, ok := r.gaussPath(sim); ok {
 		total = g.value(r, s, act, n, r0, rng)
 	} else {
@@ -227,14 +229,17 @@ func (r *Rollouts) stepScored(rs env.RewardStepper, s []float64, act [][]float64
 }
 
 // batchStepper returns sim as an env.BatchRewardStepper when Values can
-// step the rollouts of many sequences together under it: it scores the
-// rollouts' task as it steps (rewardStepper: no terminal states, τ ≥ 2),
-// steps batches, the task scores batches, and no potential is added at a
-// rollout's end.
+// step the rollouts of many sequences together under it: it draws nothing,
+// scores the rollouts' task as it steps (rewardStepper: no terminal
+// states, τ ≥ 2), steps batches, the task scores batches, and no potential
+// is added at a rollout's end.
 func (r *Rollouts) batchStepper(sim Simulator) (env.BatchRewardStepper, bool) {
 	rs, ok := r.rewardStepper(sim)
 	if !ok || r.shaped != nil || r.batch == nil {
 		return nil, false
+	}
+	if d, ok := sim.(deterministic); !ok || !d.Deterministic() {
+		return nil, false // Values rolls out once
 	}
 	b, ok := rs.(env.BatchRewardStepper)
 	return b, ok
@@ -324,17 +329,20 @@ func (r *Rollouts) score(x, a []float64) (v float64, stop bool) {
 	return r.reward(x, a), false
 }
 
-// batchScore returns the sum over the n rollouts whose m states each are
-// kept in bx (rollout by rollout, their actions in bacts) of r0 plus their
-// rewards, added one by one in their order (as the loops add each state's
-// score), plus a shaped task's potential at each rollout's last state; all
-// rewards come from one Rewards call. It sets reward's flag when one is not
-// finite.
-func (r *Rollouts) batchScore(r0 float64, n, m int) float64 {
+// batchStates bounds the states a batch of rollouts keeps (Rollouts.bn):
+// their memory stays small whatever n_rollouts and τ.
+const batchStates = 4096
+
+// batchScore adds to total, rollout by rollout, the value of each of the n
+// rollouts whose m states each are kept in bx (rollout by rollout, their
+// actions in bacts): r0 plus their rewards, added one by one in their order
+// (as the loops add each state's score), plus a shaped task's potential at
+// the rollout's last state. The rewards come from one Rewards call. It
+// sets reward's flag when one is not finite.
+func (r *Rollouts) batchScore(total, r0 float64, n, m int) float64 {
 	ds := len(r.x)
 	rw := r.brw[:n*m]
 	r.batch.Rewards(r.bx[:n*m*ds], r.bacts[:n*m], rw)
-	var total float64
 	for k := range n {
 		v := r0
 		for _, x := range rw[k*m : (k+1)*m] {

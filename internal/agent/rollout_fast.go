@@ -15,8 +15,8 @@ import (
 // calls no interface per transition: φ = [x, a] kept in place, each η_i
 // by the kernel Model.Eta uses for that d_φ (expfam.Dot, inlined, below
 // expfam.LongRow, expfam.Dot4 from it on), one uniform and one table lookup
-// per coordinate, and the bumps of all rollouts' states together in one
-// Bumps.Rewards call (their exponentials in vector lanes).
+// per coordinate, and the bumps of a batch of rollouts' states together in
+// one Bumps.Rewards call (their exponentials in vector lanes).
 //
 // It draws the coordinates itself rather than through
 // (*expfam.Product).Sample, which would also be a call without an
@@ -63,44 +63,47 @@ func (r *Rollouts) fastPath(sim Simulator) (f fastModel, ok bool) {
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
 // r0 + Σ_{t=1}^{τ−1} r(x_t), the rewards added in t's order. cur and nxt
 // are scratch of length d_φ: φ_t = [x_t, a_t] is kept in cur, and x_{t+1}
-// is drawn into nxt[:d_s]. xs and rw hold the states of all n rollouts
-// (n·(τ−1)·d_s and n·(τ−1)), scored in one Bumps.Rewards call after the
-// last rollout.
-func (f *fastModel) value(s []float64, act [][]float64, n, tau int, r0 float64, rng *rand.Rand, cur, nxt, xs, rw []float64) float64 {
+// is drawn into nxt[:d_s]. xs and rw hold the states of bn rollouts
+// (bn·(τ−1)·d_s and bn·(τ−1)), scored in one Bumps.Rewards call when bn
+// rollouts (or the last) are done.
+func (f *fastModel) value(s []float64, act [][]float64, n, tau, bn int, r0 float64, rng *rand.Rand, cur, nxt, xs, rw []float64) float64 {
 	ds, dphi := f.ds, f.ds+f.da
 	tab := f.tab
 	long := dphi >= expfam.LongRow
 	m := tau - 1 // states per rollout after s
-	xs, rw = xs[:n*m*ds], rw[:n*m]
-	for k := 0; k < n; k++ {
-		copy(cur[:ds], s)
-		for t := 1; t < tau; t++ {
-			for j, aj := range act[t-1][:f.da] {
-				cur[ds+j] = aj
-			}
-			x := xs[(k*m+t-1)*ds:][:ds] // x_t, kept for the rewards
-			for i := range x {
-				row := f.w[i*dphi : (i+1)*dphi]
-				var e float64
-				if long {
-					e = expfam.Dot4(row, cur)
-				} else {
-					e = expfam.Dot(row, cur)
-				}
-				q := tab.Quantile(e, rng.Float64())
-				nxt[i], x[i] = q, q
-			}
-			cur, nxt = nxt, cur
-		}
-	}
-	f.bumps.Rewards(xs, nil, rw)
 	var total float64
-	for k := 0; k < n; k++ {
-		v := r0
-		for _, r := range rw[k*m : (k+1)*m] {
-			v += r
+	for k0 := 0; k0 < n; k0 += bn {
+		nb := min(bn, n-k0)
+		xs, rw := xs[:nb*m*ds], rw[:nb*m]
+		for k := range nb {
+			copy(cur[:ds], s)
+			for t := 1; t < tau; t++ {
+				for j, aj := range act[t-1][:f.da] {
+					cur[ds+j] = aj
+				}
+				x := xs[(k*m+t-1)*ds:][:ds] // x_t, kept for the rewards
+				for i := range x {
+					row := f.w[i*dphi : (i+1)*dphi]
+					var e float64
+					if long {
+						e = expfam.Dot4(row, cur)
+					} else {
+						e = expfam.Dot(row, cur)
+					}
+					q := tab.Quantile(e, rng.Float64())
+					nxt[i], x[i] = q, q
+				}
+				cur, nxt = nxt, cur
+			}
 		}
-		total += v
+		f.bumps.Rewards(xs, nil, rw)
+		for k := range nb {
+			v := r0
+			for _, r := range rw[k*m : (k+1)*m] {
+				v += r
+			}
+			total += v
+		}
 	}
 	return total
 }

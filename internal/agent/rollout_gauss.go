@@ -109,8 +109,8 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
 // r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop, or
-// the task's closed form Rollouts.surv, or the states of all n rollouts
-// in one call of an env.BatchRewarder, Rollouts.batchScore), plus a shaped
+// the task's closed form Rollouts.surv, or the states of a batch of
+// rollouts in one call of an env.BatchRewarder, Rollouts.batchScore), plus a shaped
 // task's potential Φ at the rollout's last state. A transition's d_s
 // deviates are drawn first, in the order of the coordinates, as the
 // generic loop draws them: from rng's PCG directly when the rollouts know
@@ -124,8 +124,8 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 	cur, nxt := r.gcur, r.gnxt
 	last, tau, shaped, surv := len(act)-1, r.Tau, r.shaped, r.surv
 	long := dphi >= expfam.LongRow
-	m := tau - 1                                 // states per rollout after s
-	batch := r.batch != nil && len(r.brw) >= n*m // no state stops a rollout
+	m := tau - 1            // states per rollout after s
+	batch := r.batch != nil // no state stops a rollout
 	z := r.gz[:ds]
 	src, bound := r.source(rng)
 	var total float64
@@ -160,11 +160,11 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 			}
 			cur, nxt = nxt, cur
 			if batch {
-				x := r.bx[(k*m+t-1)*ds:][:ds]
+				x := r.bx[((k%r.bn)*m+t-1)*ds:][:ds]
 				for i := range x { // a loop, not copy: no call for a few coordinates
 					x[i] = cur[i]
 				}
-				r.bacts[k*m+t-1] = act[min(t, last)]
+				r.bacts[(k%r.bn)*m+t-1] = act[min(t, last)]
 				continue
 			}
 			var rw float64
@@ -180,15 +180,17 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 			}
 		}
 		if batch {
-			continue // scored with the other rollouts below
+			// Scored with the other rollouts of its batch, when that is
+			// full or this is the last.
+			if nb := k%r.bn + 1; nb == r.bn || k == n-1 {
+				total = r.batchScore(total, r0, nb, m)
+			}
+			continue
 		}
 		if shaped != nil {
 			v += shaped.Potential(cur[:ds])
 		}
 		total += v
-	}
-	if batch {
-		return r.batchScore(r0, n, m)
 	}
 	return total
 }

@@ -279,3 +279,58 @@ func TestGaussRolloutsScoreBatches(t *testing.T) {
 		}
 	}
 }
+
+// Long rollouts are scored in batches of at most batchStates states: the
+// paper's fast loop and the Gaussian loop (shaped or not) give the generic
+// loop's values bit for bit when a sequence's rollouts take one batch,
+// several full ones and a short last one, or one batch each, and the kept
+// states stay within the bound.
+func TestRolloutBatchesAreBounded(t *testing.T) {
+	const ds, n = 2, 7
+	sin, _ := expfam.NewSin(4, 1.7)
+	prod, _ := expfam.NewProduct(sin, ds)
+	lin := expfam.Linear{DS: ds, DA: 1}
+	w := make([]float64, ds*lin.Dim())
+	for i := range w {
+		w[i] = 0.3 - 0.1*float64(i%4)
+	}
+	paper, _ := expfam.NewModel(prod, lin, w)
+	gauss, _ := expfam.NewGaussian(ds, 0.3)
+	aff := expfam.Affine{DS: ds, DA: 1}
+	wg := make([]float64, ds*aff.Dim())
+	for i := range wg {
+		wg[i] = 0.2 + 0.05*float64(i)
+	}
+	gm, _ := expfam.NewModel(gauss, aff, wg)
+	bumps := &env.Bumps{Width: 2, Centers: [][]float64{{0.4, -0.2}, {-1, 0.5}}}
+	for _, tau := range []int{2, 5, 700, 1400, 5000} {
+		for _, tc := range []struct {
+			name string
+			task env.Task
+			slow env.Task
+			sim  Simulator
+		}{
+			{"paper", bumps, hiddenTask{bumps}, expfam.NewStepper(paper)},
+			{"gauss", batchBoxTask{}, hiddenTask{batchBoxTask{}}, expfam.NewStepper(gm)},
+			{"gauss, shaped", shapedBatchBoxTask{}, hiddenShapedTask{hiddenTask{shapedBatchBoxTask{}}}, expfam.NewStepper(gm)},
+		} {
+			if fusedMulAdd && tc.name != "paper" {
+				continue // the Gaussian and the generic loop may fuse different multiply-adds
+			}
+			fast, slow := newRollouts(tc.task, tau, n, false, ds), newRollouts(tc.slow, tau, n, false, ds)
+			if want := max(1, min(n, batchStates/(tau-1))); fast.bn != want || len(fast.bx) != want*(tau-1)*ds {
+				t.Fatalf("%s, τ %d: %d rollouts per batch, %d kept numbers; want %d, %d", tc.name, tau, fast.bn, len(fast.bx), want, want*(tau-1)*ds)
+			}
+			act := make([][]float64, tau-1)
+			for i := range act {
+				act[i] = []float64{0.7 * math.Sin(float64(i))}
+			}
+			s := []float64{0.3, -0.6}
+			a := fast.Value(tc.sim, s, act, rand.New(rand.NewPCG(5, uint64(tau))))
+			b := slow.Value(opaqueSim{tc.sim, false}, s, act, rand.New(rand.NewPCG(5, uint64(tau))))
+			if math.Float64bits(a) != math.Float64bits(b) {
+				t.Fatalf("%s, τ %d (%d rollouts per batch): batched %v, generic %v", tc.name, tau, fast.bn, a, b)
+			}
+		}
+	}
+}

@@ -75,11 +75,13 @@ func TestStepScoredIsGeneric(t *testing.T) {
 // Values steps the rollouts of many sequences together under the
 // pendulum's oracle and gives K Value calls' values and flags bit for bit:
 // horizons from the shortest on, 1–70 sequences (more than one batch of
-// 64), with and without common random numbers, sequences with torques
-// beyond the box and states with a non-finite speed (flags set).
+// 64), with and without common random numbers (whose stream Values leaves
+// where Value does), sequences with torques beyond the box, states with a
+// non-finite speed (flags set), and the upright pendulum at rest without
+// torque, whose rewards are all −0 and whose value is +0.
 func TestValuesIsValue(t *testing.T) {
 	if fusedMulAdd {
-		t.Skip("the batch and the one-state step may fuse different multiply-adds in this build")
+		t.Skip("the pendulum steps no batch in a build whose compiler may fuse multiply-adds")
 	}
 	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
 	if err != nil {
@@ -115,6 +117,10 @@ func TestValuesIsValue(t *testing.T) {
 				for i := range seqs {
 					seqs[i] = 2.5 * (2*rng.Float64() - 1)
 				}
+				if trial%50 == 13 { // upright at rest, no torque: every reward −0, the value +0
+					s = []float64{1, 0, 0}
+					clear(seqs)
+				}
 				got := make([]float64, k)
 				batch.Values(sim, s, seqs, 1, got)
 				for j := range k {
@@ -129,6 +135,11 @@ func TestValuesIsValue(t *testing.T) {
 				}
 				if batch.bad != one.bad || batch.badReward != one.badReward {
 					t.Fatalf("τ %d, s %v: flags bad %v, badReward %v; Value's %v, %v", tau, s, batch.bad, batch.badReward, one.bad, one.badReward)
+				}
+				sb, _ := batch.crn.MarshalBinary()
+				so, _ := one.crn.MarshalBinary()
+				if string(sb) != string(so) {
+					t.Fatalf("τ %d, crn %v: the common random numbers' stream is left elsewhere than by Value", tau, crn)
 				}
 			}
 			if !batch.badReward || !batch.bad {
@@ -146,7 +157,7 @@ func TestValuesIsValue(t *testing.T) {
 // shooting.
 func TestBatchedPlansAreSequential(t *testing.T) {
 	if fusedMulAdd {
-		t.Skip("the batch and the one-state step may fuse different multiply-adds in this build")
+		t.Skip("the pendulum steps no batch in a build whose compiler may fuse multiply-adds")
 	}
 	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
 	if err != nil {

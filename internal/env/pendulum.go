@@ -43,11 +43,15 @@ func newPendulum(c *config.Config) (*MDP, error) {
 		return nil, err
 	}
 	task := pendulumTask{maxTorque: p.MaxTorque}
+	var stepRewards func(xs []float64, acts [][]float64, out, rw []float64)
+	if !compilerFuses { // else the batch step might round unlike stepReward
+		stepRewards = pd.stepRewards
+	}
 	return &MDP{
 		Dim:  pendulumDim,
 		Task: task,
 		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal",
-			stepReward: pd.stepReward, stepRewards: pd.stepRewards, task: task},
+			stepReward: pd.stepReward, stepRewards: stepRewards, task: task},
 		Model: spec,
 		Init: func(rng *rand.Rand, s []float64) {
 			th := p.InitTheta * (2*rng.Float64() - 1)

@@ -8,8 +8,9 @@
 // Where the CPU allows, a kernel runs math's arithmetic in four vector
 // lanes at once: the same operations in the same order on each element,
 // so the same roundings. Elements that take a branch of math's code other
-// than its common path (zeros for the sine, NaN, ±Inf, huge arguments,
-// results that overflow or are subnormal) go to math's function itself.
+// than its common path (zeros for the sine, NaN, ±Inf, huge arguments;
+// for exp, results that overflow and those below 2⁻¹⁰²² that math reaches
+// by its denormal branch) go to math's function itself.
 // The sine's kernel is left out of builds with GOAMD64=v3 or later, where
 // the compiler may fuse math's own Go code (math's exp is assembly, the
 // same in every build). The kernels are a matter of speed, never of

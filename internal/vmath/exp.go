@@ -6,9 +6,10 @@ import "math"
 // least as long as dst. dst may be x itself, but must not otherwise
 // overlap it.
 //
-// On amd64 with AVX2 and FMA, math.Exp is Go's assembly (exp_amd64.s: a
-// reduction by ln 2 and a Taylor polynomial, with fused multiply-adds on
-// such CPUs); expVector runs that sequence on four elements at a time.
+// On amd64, math.Exp is Go's assembly (exp_amd64.s: a reduction by ln 2
+// and a Taylor polynomial, with fused multiply-adds on CPUs with AVX and
+// FMA); on such CPUs with AVX2, expVector runs that sequence on four
+// elements at a time.
 func Exps(dst, x []float64) {
 	x = x[:len(dst)]
 	for i := expVector(dst, x); i < len(dst); i++ {

@@ -13,8 +13,9 @@
 //	exp x = p · 2^e                    (the bits (e + 1023) << 52)
 //
 // A lane leaves that path when x is NaN, x > Overflow or e lies outside
-// [−1022, 1023] (infinities, overflow, subnormal results). The exponent
-// test covers the other two: a NaN or an infinity converts to the integer
+// [−1022, 1023] (infinities, overflow, and the results math scales by its
+// denormal branch; e = −1022 may still give a subnormal, on the path). The
+// exponent test covers the other two: a NaN or an infinity converts to the integer
 // −2³¹, and every x above 1023.5·ln 2 ≈ 709.44 rounds to e ≥ 1024. The kernel
 // stops before the first group of four that holds such a lane, without
 // writing it, and returns the group's index. It ends with VZEROUPPER: dirty upper halves of the

@@ -111,11 +111,11 @@ func TestExpsStopsAtEachSpecialLane(t *testing.T) {
 	}
 }
 
-// SMRL_NOSIMD=1 turns the vector kernel off (.ci/run runs Exps's tests so,
-// to exercise the scalar loop on its own).
+// SMRL_NOSIMD=1 turns the vector kernels off (.ci/run runs the tests of
+// Exps and Sincoss so, to exercise the scalar loops on their own).
 func TestNoSIMDSwitch(t *testing.T) {
-	if os.Getenv("SMRL_NOSIMD") != "" && useExpAVX2 {
-		t.Fatal("SMRL_NOSIMD is set but the vector kernel is on")
+	if os.Getenv("SMRL_NOSIMD") != "" && (useExpAVX2 || useSincosAVX2) {
+		t.Fatalf("SMRL_NOSIMD is set but a vector kernel is on (exp %v, sincos %v)", useExpAVX2, useSincosAVX2)
 	}
 }
 

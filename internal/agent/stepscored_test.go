@@ -33,14 +33,7 @@ func (c *countingStepper) Deterministic() bool { return true }
 // for every horizon from the shortest on. (A RewardStepper is
 // deterministic, so Value runs one rollout whatever the rollout count.)
 func TestStepScoredIsGeneric(t *testing.T) {
-	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := env.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := load(t, "../../configs/pendulum.yaml")
 	rs, ok := m.Dynamics.NewMean().(env.RewardStepper)
 	if !ok {
 		t.Fatal("the pendulum's mean simulator is not a RewardStepper")
@@ -83,14 +76,7 @@ func TestValuesIsValue(t *testing.T) {
 	if fusedMulAdd {
 		t.Skip("the pendulum steps no batch in a build whose compiler may fuse multiply-adds")
 	}
-	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := env.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m := load(t, "../../configs/pendulum.yaml")
 	sim := m.Dynamics.NewMean()
 	rng := rand.New(rand.NewPCG(24, 8))
 	for _, tau := range []int{1, 2, 3, 16} {
@@ -159,14 +145,7 @@ func TestBatchedPlansAreSequential(t *testing.T) {
 	if fusedMulAdd {
 		t.Skip("the pendulum steps no batch in a build whose compiler may fuse multiply-adds")
 	}
-	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := env.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, m := load(t, "../../configs/pendulum.yaml")
 	sim := m.Dynamics.NewMean()
 	hidden := struct{ env.RewardStepper }{sim.(env.RewardStepper)}
 	box := &Box{Low: []float64{-2}, High: []float64{2}}

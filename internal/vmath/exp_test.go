@@ -8,16 +8,22 @@ import (
 	"testing"
 )
 
+// specials are the values every function's tests include: ±0, ±1, ±Inf,
+// NaN, the smallest and the largest magnitudes.
+func specials() []float64 {
+	return []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(),
+		math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, math.MaxFloat64, -math.MaxFloat64}
+}
+
 // expInputs are the inputs on which Exps must give math.Exp's bits: the
 // special values, both sides of every edge of math's common path (the
 // overflow threshold, the exponents −1022 and 1023, subnormal and zero
 // results), the points where the rounding of x·log₂e changes the exponent,
 // and random numbers over the whole range of exp and around zero.
 func expInputs(rng *rand.Rand) []float64 {
-	xs := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(),
-		math.SmallestNonzeroFloat64, -math.SmallestNonzeroFloat64, math.MaxFloat64, -math.MaxFloat64,
+	xs := append(specials(),
 		7.09782712893384e+02, math.Nextafter(7.09782712893384e+02, 800), 709, 708, -708, -709,
-		-745.1332191019412, -745.1332191019411, -746, -1e10, 1e10, 1e-300, -1e-300}
+		-745.1332191019412, -745.1332191019411, -746, -1e10, 1e10, 1e-300, -1e-300)
 	for _, edge := range []float64{1022.5, 1023.5, -1021.5, -1022.5, -1074.5, 0.5, -0.5} {
 		x := edge * math.Ln2
 		for k := -8; k <= 8; k++ {
@@ -129,10 +135,7 @@ func BenchmarkExp(b *testing.B) {
 		d := 2*rng.Float64() - 1
 		xs[i] = -10 * d * d
 	}
-	perExp := func(b *testing.B) {
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/exp")
-		b.ReportMetric(0, "ns/op")
-	}
+	perExp := func(b *testing.B) { perElement(b, n, "ns/exp") }
 	b.Run("scalar", func(b *testing.B) {
 		for b.Loop() {
 			for i, x := range xs {
@@ -147,4 +150,11 @@ func BenchmarkExp(b *testing.B) {
 		}
 		perExp(b)
 	})
+}
+
+// perElement reports a benchmark's time per element of its n-element
+// calls, in place of the time per call.
+func perElement(b *testing.B, n int, unit string) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), unit)
+	b.ReportMetric(0, "ns/op")
 }

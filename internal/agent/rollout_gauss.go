@@ -110,9 +110,9 @@ func (r *Rollouts) gaussPath(sim Simulator) (g gaussModel, ok bool) {
 // value is Rollouts.Value's loop for this model: the sum over n rollouts of
 // r0 + Σ_t (what x_t scores: Rollouts.score, as in the generic loop, or
 // the task's closed form Rollouts.surv, or the states of a batch of
-// rollouts in one call of an env.BatchRewarder, Rollouts.batchScore), plus a shaped
-// task's potential Φ at the rollout's last state. A transition's d_s
-// deviates are drawn first, in the order of the coordinates, as the
+// rollouts in one call of an env.BatchRewarder, Rollouts.batchScore), plus
+// a shaped task's potential Φ at the rollout's last state. A transition's
+// d_s deviates are drawn first, in the order of the coordinates, as the
 // generic loop draws them: from rng's PCG directly when the rollouts know
 // it (Rollouts.source).
 func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 float64, rng *rand.Rand) float64 {
@@ -132,6 +132,10 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 	for k := 0; k < n; k++ {
 		copy(cur[:ds], s)
 		v := r0
+		var kb int // the rollout's place in its batch
+		if batch {
+			kb = k % r.bn
+		}
 		for t := 1; t < tau; t++ {
 			a := act[t-1][:da]
 			if !mean {
@@ -160,11 +164,11 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 			}
 			cur, nxt = nxt, cur
 			if batch {
-				x := r.bx[((k%r.bn)*m+t-1)*ds:][:ds]
+				x := r.bx[(kb*m+t-1)*ds:][:ds]
 				for i := range x { // a loop, not copy: no call for a few coordinates
 					x[i] = cur[i]
 				}
-				r.bacts[(k%r.bn)*m+t-1] = act[min(t, last)]
+				r.bacts[kb*m+t-1] = act[min(t, last)]
 				continue
 			}
 			var rw float64
@@ -182,7 +186,7 @@ func (g *gaussModel) value(r *Rollouts, s []float64, act [][]float64, n int, r0 
 		if batch {
 			// Scored with the other rollouts of its batch, when that is
 			// full or this is the last.
-			if nb := k%r.bn + 1; nb == r.bn || k == n-1 {
+			if nb := kb + 1; nb == r.bn || k == n-1 {
 				total = r.batchScore(total, r0, nb, m)
 			}
 			continue

@@ -97,11 +97,7 @@ func (pd *pendulum) stepRewards(xs []float64, acts [][]float64, out, rw []float6
 	var y, x, th, sin, next [batch]float64
 	for k0 := 0; k0 < len(rw); k0 += batch {
 		n := min(batch, len(rw)-k0)
-		for k := range n {
-			s := xs[(k0+k)*pendulumDim:]
-			y[k], x[k] = s[1], s[0]
-		}
-		atan2s(y[:n], x[:n], th[:n])
+		pendulumAngles(xs[k0*pendulumDim:], y[:n], x[:n], th[:n])
 		vmath.Sins(sin[:n], th[:n])
 		for k := range n {
 			s, a := xs[(k0+k)*pendulumDim:][:pendulumDim], acts[k0+k]
@@ -141,15 +137,22 @@ func (t pendulumTask) Rewards(xs []float64, acts [][]float64, out []float64) {
 	var sin, cos, th [batch]float64
 	for t0 := 0; t0 < len(out); t0 += batch {
 		n := min(batch, len(out)-t0)
-		for k := range n {
-			s := xs[(t0+k)*pendulumDim:]
-			sin[k], cos[k] = s[1], s[0]
-		}
-		atan2s(sin[:n], cos[:n], th[:n])
+		pendulumAngles(xs[t0*pendulumDim:], sin[:n], cos[:n], th[:n])
 		for k := range n {
 			out[t0+k] = pendulumReward(th[k], xs[(t0+k)*pendulumDim:], acts[t0+k], t.maxTorque)
 		}
 	}
+}
+
+// pendulumAngles sets th[k] = atan2(sin θ, cos θ) of the k-th observation
+// laid end to end in xs, for k < len(th), by atan2s (sin and cos are its
+// scratch, as long as th).
+func pendulumAngles(xs, sin, cos, th []float64) {
+	for k := range th {
+		s := xs[k*pendulumDim:]
+		sin[k], cos[k] = s[1], s[0]
+	}
+	atan2s(sin, cos, th)
 }
 
 // pendulumReward is r(s, a) given θ = atan2(s[1], s[0]).

@@ -74,6 +74,25 @@ type Options struct {
 	// agent to models/<agent>-seed<k>.json, in the format of smrl estimate
 	// --save-model.
 	SaveModels bool
+
+	// journaled, when not nil, is called after each trial's journal line is
+	// written (tests: an interrupt after exactly n trials, whatever the
+	// machine's load).
+	journaled func()
+}
+
+// journalAppend returns OnTrial's journal write followed by opt.journaled.
+func (opt Options) journalAppend(appendTrial func(i int, eps []runner.Episode) error) func(int, []runner.Episode) error {
+	if opt.journaled == nil {
+		return appendTrial
+	}
+	return func(i int, eps []runner.Episode) error {
+		if err := appendTrial(i, eps); err != nil {
+			return err
+		}
+		opt.journaled()
+		return nil
+	}
 }
 
 // refuseCompleted refuses a fresh run into dir when dir holds the file
@@ -300,7 +319,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		Workers:  workers,
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
-		OnTrial:  func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) },
+		OnTrial:  opt.journalAppend(func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) }),
 		Grace:    opt.Grace,
 		Abandon:  opt.Abandon,
 	}

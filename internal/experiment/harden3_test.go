@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -59,24 +58,16 @@ func TestMergeRemovesStaleFiguresFirst(t *testing.T) {
 	}
 }
 
-// Item 8, interrupted: a shard stopped before any trial finished has no
+// Item 8, interrupted: a shard stopped after its first trial has no
 // summary yet, but its metadata.json (written when the trials start)
 // already records the shard, so a resume without it is refused.
 func TestInterruptedShardRecordsShard(t *testing.T) {
 	c := quick(t)
 	c.Seeds = 40
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { // cancel as soon as the trials start
-		for {
-			if _, err := os.Stat(filepath.Join(dir, results.MetadataFile)); err == nil {
-				cancel()
-				return
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}()
-	if err := Run(ctx, c, Options{OutDir: dir, Workers: 1, Shard: runner.Shard{Index: 1, Count: 3}}); !errors.Is(err, errs.ErrInterrupted) {
+	ctx, cancel, journaled := cancelAfter(1) // as the first trial ends
+	defer cancel()
+	if err := Run(ctx, c, Options{OutDir: dir, Workers: 1, Shard: runner.Shard{Index: 1, Count: 3}, journaled: journaled}); !errors.Is(err, errs.ErrInterrupted) {
 		t.Fatalf("Run = %v, want interrupted", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, results.SummaryFile)); err == nil {

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -37,19 +37,18 @@ func journalLines(dir string) int {
 	return bytes.Count(b, []byte("\n"))
 }
 
-// cancelAfter cancels ctx once dir's journal holds n trials.
-func cancelAfter(dir string, n int) (context.Context, context.CancelFunc) {
+// cancelAfter returns a context cancelled as the n-th trial is journaled
+// and the hook for Options.journaled that does it: synchronously, so that
+// exactly n trials are journaled by one worker however loaded the machine
+// is (a poller of the journal could let the whole run finish first).
+func cancelAfter(n int) (context.Context, context.CancelFunc, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for ctx.Err() == nil {
-			if journalLines(dir) >= n {
-				cancel()
-				return
-			}
-			time.Sleep(100 * time.Microsecond)
+	var done atomic.Int64
+	return ctx, cancel, func() {
+		if done.Add(1) == int64(n) {
+			cancel()
 		}
-	}()
-	return ctx, cancel
+	}
 }
 
 func TestResumeAfterInterruptEqualsUninterruptedRun(t *testing.T) {
@@ -59,9 +58,9 @@ func TestResumeAfterInterruptEqualsUninterruptedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	ctx, cancel := cancelAfter(dir, 2)
+	ctx, cancel, journaled := cancelAfter(2)
 	defer cancel()
-	err := Run(ctx, c, Options{OutDir: dir, Workers: 1, ResumeHint: "smrl run --resume"})
+	err := Run(ctx, c, Options{OutDir: dir, Workers: 1, ResumeHint: "smrl run --resume", journaled: journaled})
 	if !errors.Is(err, errs.ErrInterrupted) || !strings.Contains(err.Error(), "smrl run --resume") {
 		t.Fatalf("interrupted run: err = %v, want ErrInterrupted with a resume hint", err)
 	}

@@ -342,7 +342,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		Workers:  workers,
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
-		OnTrial:  func(i int, e []runner.Episode) error { return todoOwner[i].journal.Append(todo[i].Trial, e) },
+		OnTrial:  opt.journalAppend(func(i int, e []runner.Episode) error { return todoOwner[i].journal.Append(todo[i].Trial, e) }),
 		Grace:    opt.Grace,
 		Abandon:  opt.Abandon,
 	})

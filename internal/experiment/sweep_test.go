@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -191,18 +190,9 @@ func TestSweepResumeAfterInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "sweep")
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel, journaled := cancelAfter(8)
 	defer cancel()
-	go func() {
-		for ctx.Err() == nil {
-			if sweepJournalLines(s, dir) >= 8 {
-				cancel()
-				return
-			}
-			time.Sleep(100 * time.Microsecond)
-		}
-	}()
-	err := RunSweep(ctx, s, SweepOptions{Options: Options{OutDir: dir, Workers: 1, ResumeHint: "smrl sweep --resume"}})
+	err := RunSweep(ctx, s, SweepOptions{Options: Options{OutDir: dir, Workers: 1, ResumeHint: "smrl sweep --resume", journaled: journaled}})
 	if !errors.Is(err, errs.ErrInterrupted) || !strings.Contains(err.Error(), "smrl sweep --resume") {
 		t.Fatalf("interrupted sweep: err = %v", err)
 	}

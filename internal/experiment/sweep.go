@@ -150,7 +150,7 @@ func newPoints(ctx context.Context, s *grid.Sweep, root string, trials bool) ([]
 		if ctx.Err() != nil {
 			return nil, grid.Interrupted(i, len(s.Points))
 		}
-		mdp, err := env.New(gp.Config)
+		mdp, err := Check(gp.Config)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("sweep point %s: %w", gp.Label, err))
 		}

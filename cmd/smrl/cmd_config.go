@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/experiment"
 	"github.com/spf13/cobra"
 )
 
@@ -23,8 +24,10 @@ func NewCmdConfig(io *IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config [flags]",
 		Short: "Print the resolved config (the config.yaml a run would write)",
-		Long: `Resolve a config as smrl run does, validate it and print it as YAML: exactly
-the keys the run uses, as config.yaml of a results directory holds them.
+		Long: `Resolve a config as smrl run does, validate it as run does (its keys, then
+its environment: an expression family finite on its grid, a density
+normalisable at W0) and print it as YAML: exactly the keys the run uses, as
+config.yaml of a results directory holds them.
 
 The sources, highest first: --set KEY=VALUE, SMRL_* environment variables
 (the key upper-cased with dots as underscores: SMRL_PLANNER_TAU), the
@@ -49,6 +52,11 @@ Gymnasium id that set it (env.kind Pendulum-v1).`,
 func configRun(opts *ConfigOptions) error {
 	c, err := loadConfig(opts.Cmd, &opts.Config, nil)
 	if err != nil {
+		return err
+	}
+	// The checks of the MDP too, as run makes them: a config printed here
+	// runs.
+	if _, err := experiment.Check(c); err != nil {
 		return err
 	}
 	y := c.YAML

@@ -268,3 +268,16 @@ func TestOldSnapshotsStillLoad(t *testing.T) {
 		t.Errorf("merge of an old snapshot: %s", stderr)
 	}
 }
+
+// Issue 35, item 7: smrl config validates as run does, the environment
+// included: an expression family not finite on its grid is exit 2 under
+// both, with one message.
+func TestConfigChecksTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "c.yaml", "env:\n  family: {kind: expression, log_q: \"-x^2/2\", psi: [\"1/x\"]}\n")
+	const want = `env.family: psi[0]: invalid expression family: "1/x" has the value +Inf at x = 0`
+	code, stdout, stderr := run(t, "config", "--config", cfg)
+	wantUsage(t, code, stdout, stderr, want)
+	code, stdout, stderr = run(t, "run", "--config", cfg, "--dry-run", "--out", filepath.Join(dir, "out"))
+	wantUsage(t, code, stdout, stderr, want)
+}

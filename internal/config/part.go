@@ -345,6 +345,9 @@ func (c *Config) uses(key string, seen map[string]bool) bool {
 	if seen[key] {
 		return true // a cycle of ownership: a registration error, treated as used
 	}
+	if c.replacedBy(key) != "" {
+		return false
+	}
 	seen[key] = true
 	defer delete(seen, key)
 	owners := map[string]bool{} // group → one of its owners of key is selected
@@ -369,6 +372,33 @@ func (c *Config) uses(key string, seen map[string]bool) bool {
 	return some
 }
 
+// replacement is a key whose value, when set, replaces keys beside it in
+// the same part: a choice within a part that no group key makes.
+type replacement struct {
+	by   string   // the key that replaces, when not empty
+	keys []string // the keys (or sections) it replaces
+	what string   // what by gives instead, for messages
+}
+
+// replacements are the choices made by a key's value. The reward is the
+// bumps of width and centers, or the expression.
+var replacements = []replacement{
+	{"env.reward.expression", []string{"env.reward.width", "env.reward.centers"}, "the reward is that expression, not the bumps of env.reward.width and env.reward.centers"},
+}
+
+// replacedBy returns the key whose set value replaces key in c, or "".
+func (c *Config) replacedBy(key string) string {
+	for _, r := range replacements {
+		if !slices.ContainsFunc(r.keys, func(k string) bool { return within(key, k) }) {
+			continue
+		}
+		if v, err := c.value(r.by); err == nil && !reflect.ValueOf(v).IsZero() {
+			return r.by
+		}
+	}
+	return ""
+}
+
 // familyStats returns d_psi of family part p for ds coordinates (see
 // Part.StatsOf).
 func familyStats(c *Config, p Part, ds int) int {
@@ -381,6 +411,10 @@ func familyStats(c *Config, p Part, ds int) int {
 // whyUnused says why key is not used: the group whose value selects none
 // of key's owners ("env.kind is expfam").
 func (c *Config) whyUnused(key string) string {
+	if by := c.replacedBy(key); by != "" {
+		i := slices.IndexFunc(replacements, func(r replacement) bool { return r.by == by })
+		return fmt.Sprintf("%s is set: %s", by, replacements[i].what)
+	}
 	groups := map[string][]string{}
 	for _, p := range allParts() {
 		if owns(p, key) {
@@ -491,7 +525,7 @@ func (c *Config) Equal(d *Config) bool {
 // onlyAgentsUnselect reports whether key is unused only because the
 // agents listed do not read it.
 func (c *Config) onlyAgentsUnselect(key string) bool {
-	if c.Uses(key) {
+	if c.Uses(key) || c.replacedBy(key) != "" {
 		return false
 	}
 	for _, p := range allParts() {
@@ -508,6 +542,12 @@ func (c *Config) onlyAgentsUnselect(key string) bool {
 // that is itself unused for that reason.
 func (c *Config) overridden(key string, rank map[string]int) bool {
 	r, ok := rank[key]
+	if by := c.replacedBy(key); by != "" {
+		// A source above key's set the replacing key (an expression
+		// reward by --set over a file's bumps).
+		rb, set := rank[by]
+		return ok && set && rb > r
+	}
 	return ok && c.overriddenAbove(key, r, map[string]bool{})
 }
 

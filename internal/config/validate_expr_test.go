@@ -59,6 +59,10 @@ func TestExprKeysErrors(t *testing.T) {
 		{"env:\n  terminal: \"s1 > 0\"\n", `env.terminal: "s1 > 0" column 1: unknown name "s1" (variables here: s0)`},
 		{"env:\n  kind: pendulum\n  reward: {expression: \"1\"}\n", "env.reward.expression: is set but env.kind is pendulum (it is used by env.kind expfam only)"},
 		{"env:\n  kind: pendulum\n  terminal_reward: 1\n", "env.terminal_reward: is set but env.kind is pendulum"},
+		// Issue 35, item 11: the bumps' keys beside the expression that
+		// replaces them.
+		{"env:\n  reward: {expression: \"s0\", width: 3}\n", "env.reward.width: is set but env.reward.expression is set: the reward is that expression, not the bumps of env.reward.width and env.reward.centers"},
+		{"env:\n  reward: {expression: \"s0\", centers: [1]}\n", "env.reward.centers: is set but env.reward.expression is set"},
 		{"env:\n  terminal_reward: .nan\n  terminal: \"s0 > 1\"\n", "env.terminal_reward: must be a finite number, got NaN"},
 		{"env:\n  terminal_reward: 1\n", "env.terminal_reward: needs env.terminal"},
 		{"env:\n  kind: pendulum\nmodel:\n  family: [expression]\n", "model.expression: must define the family"},
@@ -89,6 +93,8 @@ func TestExprKeysOverridden(t *testing.T) {
 		{"env:\n  features: {kind: expression, phi: [\"s7\"]}\n", []Setting{{Key: "env.kind", Value: "cartpole", Source: "--set"}}},
 		{"env:\n  kind: pendulum\nmodel:\n  family: [expression]\n  expression: [{log_q: \"-x*x/2\", psi: [\"x\"]}]\n", []Setting{{Key: "model.family", Value: []string{"gaussian"}, Source: "--set"}}},
 		{"env:\n  kind: pendulum\nmodel:\n  features: {kind: expression, phi: [\"s9\"]}\n", []Setting{{Key: "model.features.kind", Value: "linear", Source: "--set"}}},
+		// A file's bumps, replaced by an expression set above the file.
+		{"env:\n  reward: {width: 3, centers: [1]}\n", []Setting{{Key: "env.reward.expression", Value: "s0", Source: "--set"}}},
 	} {
 		p := filepath.Join(t.TempDir(), "c.yaml")
 		if err := os.WriteFile(p, []byte(c.yaml), 0o644); err != nil {
@@ -97,5 +103,31 @@ func TestExprKeysOverridden(t *testing.T) {
 		if _, err := Load(Options{Path: p, Set: c.set}); err != nil {
 			t.Errorf("%s with %v: %v", c.yaml, c.set, err)
 		}
+	}
+}
+
+// Issue 35, item 11: an expression reward replaces the bumps, so their
+// keys are not used: the snapshot drops them, and a file that sets one
+// beside the expression is refused (TestExprKeysErrors).
+func TestRewardExpressionReplacesBumps(t *testing.T) {
+	c, err := loadText(t, "env:\n  reward: {expression: \"s0\"}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Uses("env.reward.width") || c.Uses("env.reward.centers") || !c.Uses("env.reward.expression") || !c.Uses("env.reward") {
+		t.Errorf("Uses: width %v, centers %v, expression %v, reward %v", c.Uses("env.reward.width"), c.Uses("env.reward.centers"),
+			c.Uses("env.reward.expression"), c.Uses("env.reward"))
+	}
+	y, err := c.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "  reward:\n    expression: s0\n") || strings.Contains(string(y), "width:") {
+		t.Errorf("snapshot:\n%s", y)
+	}
+	// The bumps, without an expression, are the reward.
+	c, err = loadText(t, "env:\n  reward: {width: 3}\n")
+	if err != nil || !c.Uses("env.reward.width") || !c.Uses("env.reward.centers") {
+		t.Errorf("bumps: %v", err)
 	}
 }

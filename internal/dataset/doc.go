@@ -25,8 +25,9 @@
 // Each data line must have exactly as many fields as the header. A field is a
 // floating-point number in decimal notation (for example 1, -0.25 or 3e-8;
 // not the hexadecimal 0x1p-4 or the underscored 1_0 that strconv.ParseFloat
-// also takes); NaN and ±Inf are rejected, as are numbers too large for a
-// float64 (a number too small underflows to zero).
+// also takes); NaN and ±Inf are rejected, as are numbers out of the range
+// of a float64: too large (1e400), or not zero but so small that they
+// would be read as 0 (1e-400; a subnormal such as 5e-324 is kept).
 //
 // Whitespace around header names and fields is ignored, including whitespace
 // inside quotes; a quoted field must still begin and end with its quote, as

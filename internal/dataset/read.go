@@ -26,7 +26,7 @@ const headerHint = "(header must be s,a,s_next or s0,…,a0,…,s_next0,…)"
 // form "name line N: what is wrong". An error returned by r itself does not
 // wrap errs.ErrInvalidInput.
 func Read(r io.Reader, name string) (*Transitions, error) {
-	return read(r, name, sizeHint(r), Filter{})
+	return read(r, name, sizeHint(r), Filter{}, true)
 }
 
 // ReadFile reads the data set in the file at path, which is also the name
@@ -36,7 +36,8 @@ func ReadFile(path string) (*Transitions, error) { return ReadFileFilter(path, F
 
 // ReadFileFilter is ReadFile keeping only the transitions that f selects,
 // which needs the run columns of a transitions log (LogHeader). A file
-// whose name ends in .gz is read through gzip.
+// whose name ends in .gz is read through gzip, whose trailer (length and
+// CRC-32) tells a cut file: its last line need not end with a newline.
 func ReadFileFilter(path string, f Filter) (*Transitions, error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -60,9 +61,21 @@ func ReadFileFilter(path string, f Filter) (*Transitions, error) {
 			return nil, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
 		}
 		defer zr.Close()
-		return read(zr, path, -1, f)
+		return read(gzData{zr}, path, -1, f, false)
 	}
-	return read(fh, path, hint, f)
+	return read(fh, path, hint, f, true)
+}
+
+// gzData reads a gzip stream, marking its errors (a cut stream's
+// unexpected EOF, a checksum that does not match) as the file's fault.
+type gzData struct{ r io.Reader }
+
+func (g gzData) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = errs.Invalid(fmt.Errorf("%w (the gzip stream is cut short or corrupt)", err))
+	}
+	return n, err
 }
 
 // sizeHint returns the number of bytes left in r if r can tell cheaply,
@@ -93,12 +106,14 @@ type parser struct {
 }
 
 // read implements Read. hint is the number of bytes in r, or negative if
-// unknown; it is only used to size the slices up front.
-func read(r io.Reader, name string, hint int64, f Filter) (*Transitions, error) {
+// unknown; it is only used to size the slices up front. newline requires
+// the last transition's line to end with a newline (see lastByte).
+func read(r io.Reader, name string, hint int64, f Filter, newline bool) (*Transitions, error) {
 	if name == "" {
 		name = "input"
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	tail := &lastByte{r: r}
+	br := bufio.NewReaderSize(tail, 64<<10)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3)
 		hint -= 3
@@ -216,7 +231,27 @@ func read(r io.Reader, name string, hint int64, f Filter) (*Transitions, error) 
 	if t.Len() == 0 {
 		return nil, errs.Invalid(fmt.Errorf("%s: no transitions after the header", name))
 	}
+	// A blank line after the last transition ends it with a newline.
+	if newline && firstBlank == 0 && tail.last != '\n' {
+		return nil, p.errorf(prevEnd, "no newline at the end of the file: it may have been cut short (a number cut in the middle still reads as a number); end its last line with a newline if the line is complete")
+	}
 	return t, nil
+}
+
+// lastByte is a reader that remembers the last byte it read. A plain
+// file cut in the middle of its last number (a copy or download stopped
+// short) reads as a shorter number: only the missing newline tells.
+type lastByte struct {
+	r    io.Reader
+	last byte
+}
+
+func (l *lastByte) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.last = p[n-1]
+	}
+	return n, err
 }
 
 // estimateRows guesses the number of data rows from the size of the input
@@ -257,7 +292,7 @@ func isBlank(rec []string) bool {
 func (p *parser) parse(rec []string, j int) (float64, error) {
 	s := strings.TrimSpace(rec[j])
 	v, err := strconv.ParseFloat(s, 64)
-	if err == nil && v-v == 0 && decimal(s) { // v-v is NaN for NaN and ±Inf
+	if err == nil && v-v == 0 && decimal(s) && !underflows(s, v) { // v-v is NaN for NaN and ±Inf
 		return v, nil
 	}
 	var msg string
@@ -265,7 +300,9 @@ func (p *parser) parse(rec []string, j int) (float64, error) {
 	case s == "":
 		msg = "empty field"
 	case errors.Is(err, strconv.ErrRange):
-		msg = quote(s) + " is too large for a float64"
+		msg = quote(s) + " is out of range: too large for a float64"
+	case err == nil && decimal(s) && underflows(s, v):
+		msg = quote(s) + " is out of range: too small for a float64 (it would be 0)"
 	case err != nil:
 		msg = quote(s) + " is not a number"
 	case v-v == 0:
@@ -380,6 +417,17 @@ func quote(s string) string {
 		n--
 	}
 	return strconv.Quote(s[:n]) + "…"
+}
+
+// underflows reports whether the number s, parsed as v, is not zero but
+// rounds to 0 (1e-400): read as 0 it would be another number than written.
+// A subnormal such as 5e-324 is kept: it is the float64 written.
+func underflows(s string, v float64) bool {
+	if v != 0 {
+		return false
+	}
+	mant, _, _ := strings.Cut(strings.ToLower(s), "e")
+	return strings.ContainsAny(mant, "123456789")
 }
 
 // decimal reports whether s is written in decimal notation: digits, sign,

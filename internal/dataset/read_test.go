@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"io/fs"
@@ -68,8 +70,8 @@ func TestReadValid(t *testing.T) {
 			want: Transitions{StateDim: 1, ActionDim: 1, S: []float64{1}, A: []float64{2}, Next: []float64{3}},
 		},
 		{
-			name: "no final newline",
-			in:   "s,a,s_next\n1,2,3",
+			name: "blank last line without a newline",
+			in:   "s,a,s_next\n1,2,3\n \t",
 			want: Transitions{StateDim: 1, ActionDim: 1, S: []float64{1}, A: []float64{2}, Next: []float64{3}},
 		},
 		{
@@ -89,7 +91,7 @@ func TestReadValid(t *testing.T) {
 		},
 		{
 			name: "number syntax",
-			in:   "s,a,s_next\n-0,1e-3,0.25\n+5,.5,5.\n1e-400,4.9e-324,-1.7976931348623157e308\n",
+			in:   "s,a,s_next\n-0,1e-3,0.25\n+5,.5,5.\n0e-400,4.9e-324,-1.7976931348623157e308\n",
 			want: Transitions{StateDim: 1, ActionDim: 1,
 				S:    []float64{math.Copysign(0, -1), 5, 0},
 				A:    []float64{1e-3, 0.5, 5e-324},
@@ -114,6 +116,7 @@ func TestReadValid(t *testing.T) {
 }
 
 func TestReadInvalid(t *testing.T) {
+	const noNewline = "no newline at the end of the file: it may have been cut short (a number cut in the middle still reads as a number); end its last line with a newline if the line is complete"
 	const h = "s,a,s_next\n"
 	for _, test := range []struct {
 		name string
@@ -126,6 +129,11 @@ func TestReadInvalid(t *testing.T) {
 		{"only whitespace", "  \n\t\n", `data.csv: empty file (no header)`},
 		{"header only", h, `data.csv: no transitions after the header`},
 		{"header only without newline", "s,a,s_next", `data.csv: no transitions after the header`},
+		// Issue 35, item 5: a file cut in its last number (6.25 → 6.2)
+		// still parses; only the missing newline tells.
+		{"cut in the last number", h + "1,2,3\n4,5,6.2", `data.csv line 3: ` + noNewline},
+		{"no final newline, CRLF", "s,a,s_next\r\n1,2,3\r\n4,5,6", `data.csv line 3: ` + noNewline},
+		{"no final newline after a multi-line field", h + "1,\"2\n\",3", `data.csv line 3: ` + noNewline},
 		{"header and empty lines", h + "\n\n", `data.csv: no transitions after the header`},
 
 		// The header.
@@ -166,7 +174,10 @@ func TestReadInvalid(t *testing.T) {
 		{"+Inf", h + "1,+Inf,3\n", `data.csv line 2 column "a": +Inf is not allowed`},
 		{"inf", h + "1,2,inf\n", `data.csv line 2 column "s_next": +Inf is not allowed`},
 		{"-Infinity", h + "-Infinity,2,3\n", `data.csv line 2 column "s": -Inf is not allowed`},
-		{"overflow", h + "1,2,1e400\n", `data.csv line 2 column "s_next": "1e400" is too large for a float64`},
+		{"overflow", h + "1,2,1e400\n", `data.csv line 2 column "s_next": "1e400" is out of range: too large for a float64`},
+		// Issue 35, item 12: a number that is not zero is not read as 0.
+		{"underflow", h + "1,2,3\n1e-400,2,3\n", `data.csv line 3 column "s": "1e-400" is out of range: too small for a float64 (it would be 0)`},
+		{"underflow, point and capital E", h + "1,-0.5E-330,3\n", `data.csv line 2 column "a": "-0.5E-330" is out of range: too small for a float64 (it would be 0)`},
 		{"empty field", h + "1,,3\n", `data.csv line 2 column "a": empty field`},
 		{"blank field", h + "1,2, \t\n", `data.csv line 2 column "s_next": empty field`},
 		{"comma decimal", h + "\"1,5\",2,3\n", `data.csv line 2 column "s": "1,5" is not a number`},
@@ -357,4 +368,38 @@ func sameBits(x, y []float64) bool {
 		}
 	}
 	return true
+}
+
+// A plain file must end its last transition with a newline (a file cut in
+// its last number reads as another number); a .gz file need not, since
+// gzip's trailer tells a cut file, which is refused.
+func TestReadFileFinalNewline(t *testing.T) {
+	dir := t.TempDir()
+	body := []byte("s,a,s_next\n1,2,3\n4,5,6.25")
+	plain := filepath.Join(dir, "cut.csv")
+	if err := os.WriteFile(plain, body[:len(body)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(plain); err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.HasPrefix(err.Error(), plain+" line 3: no newline at the end of the file") {
+		t.Errorf("plain file cut in its last number: error %v", err)
+	}
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(body)
+	zw.Close()
+	gz := filepath.Join(dir, "whole.csv.gz")
+	if err := os.WriteFile(gz, zb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(gz)
+	if err != nil || got.Len() != 2 || got.Next[1] != 6.25 {
+		t.Fatalf("whole .gz file without a final newline: %v, %+v", err, got)
+	}
+	cut := filepath.Join(dir, "cut.csv.gz")
+	if err := os.WriteFile(cut, zb.Bytes()[:zb.Len()-4], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(cut); err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "cut short or corrupt") {
+		t.Errorf("cut .gz file: error %v", err)
+	}
 }

@@ -156,7 +156,7 @@ func TestTerminalExpression(t *testing.T) {
 env:
   family: {dim: 2}
   w0: [[1, 0, 1], [0, 1, -1]]
-  reward: {expression: "s0*a0 - s1^2", centers: []}
+  reward: {expression: "s0*a0 - s1^2"}
   terminal: "s0 > 2 || abs(s1) >= 3"
   terminal_reward: 5
 `)

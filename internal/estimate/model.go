@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,6 +21,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/fsutil"
+	"go.yaml.in/yaml/v3"
 )
 
 // ModelFormat identifies the format of a model file.
@@ -50,6 +52,13 @@ type SavedModel struct {
 
 // ModelOf returns the model file of a result fitted with config c.
 func ModelOf(r *Result, c *config.Config) (*ModelFile, error) {
+	if r.Length != nil {
+		// The features are those of the length cross-validation chose:
+		// the config must say so, or it would load with another length.
+		cl := *c
+		cl.Model.Features.Length, cl.LengthCV = *r.Length, false
+		c = &cl
+	}
 	y, err := c.YAML()
 	if err != nil {
 		return nil, err
@@ -79,8 +88,10 @@ func WriteModel(path string, mf *ModelFile) error {
 	})
 }
 
-// ReadModel reads a model file and the config it was fitted with. Errors
-// wrap errs.ErrInvalidInput and name the file.
+// ReadModel reads a model file and the config it was fitted with. Every
+// field is checked against that config (checkModel): the file is not
+// trusted. Errors wrap errs.ErrInvalidInput and name the file and the
+// field.
 func ReadModel(path string) (*ModelFile, *config.Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -95,13 +106,11 @@ func ReadModel(path string) (*ModelFile, *config.Config, error) {
 	if mf.Format != ModelFormat {
 		return nil, nil, errs.Invalid(fmt.Errorf("%s: format %q, want %q (a file smrl estimate --save-model wrote)", path, mf.Format, ModelFormat))
 	}
-	if len(mf.Models) == 0 {
-		return nil, nil, errs.Invalid(fmt.Errorf("%s: no models", path))
-	}
-	for i, m := range mf.Models {
-		if !slices.Contains(Methods, m.Method) {
-			return nil, nil, errs.Invalid(fmt.Errorf("%s: model %d: unknown method %q (known: %s)", path, i, m.Method, strings.Join(Methods, ", ")))
-		}
+	// An empty config would load as the defaults: the paper's family,
+	// whatever the models were fitted with.
+	var top map[string]any // nil for "", a comment, null or {}
+	if yaml.Unmarshal([]byte(mf.Config), &top) == nil && len(top) == 0 {
+		return nil, nil, errs.Invalid(fmt.Errorf("%s: config: empty; a model file holds the resolved config its models were fitted with", path))
 	}
 	// config.Load reads files: the embedded config goes through one.
 	tmp, err := os.MkdirTemp("", "smrl-model-")
@@ -117,7 +126,54 @@ func ReadModel(path string) (*ModelFile, *config.Config, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: its config: %w", path, err)
 	}
+	if err := checkModel(&mf, c); err != nil {
+		return nil, nil, errs.Invalid(fmt.Errorf("%s: %w", path, err))
+	}
 	return &mf, c, nil
+}
+
+// checkModel checks every field of mf against c, its embedded config:
+// family, features and target as c's MDP has them, λ ≥ 0, n ≥ 1, and at
+// least one model, each of a known method listed once. The errors name
+// the field.
+func checkModel(mf *ModelFile, c *config.Config) error {
+	mdp, err := env.New(c)
+	if err != nil {
+		return fmt.Errorf("its config: %w", err)
+	}
+	target := "next"
+	if mdp.Model.Delta {
+		target = "delta"
+	}
+	for _, f := range []struct{ key, got, want string }{
+		{"family", mf.Family, mdp.Model.Family.String()},
+		{"features", mf.Features, mdp.Model.Features.String()},
+		{"target", mf.Target, target},
+	} {
+		if f.got != f.want {
+			return fmt.Errorf("%s: %q, but its config gives %q", f.key, f.got, f.want)
+		}
+	}
+	if !(mf.Lambda >= 0) { // JSON has no NaN or Inf
+		return fmt.Errorf("lambda: must be >= 0, got %v", mf.Lambda)
+	}
+	if mf.N < 1 {
+		return fmt.Errorf("n: must be at least 1 (the transitions fitted), got %d", mf.N)
+	}
+	if len(mf.Models) == 0 {
+		return errors.New("models: none")
+	}
+	first := map[string]int{}
+	for i, m := range mf.Models {
+		if !slices.Contains(Methods, m.Method) {
+			return fmt.Errorf("models: model %d: unknown method %q (known: %s)", i, m.Method, strings.Join(Methods, ", "))
+		}
+		if j, ok := first[m.Method]; ok {
+			return fmt.Errorf("models: model %d: method %s listed twice (model %d is %s too)", i, m.Method, j, m.Method)
+		}
+		first[m.Method] = i
+	}
+	return nil
 }
 
 // Evaluation is how well one saved model fits held-out transitions.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,8 +45,6 @@ func TestModelFileRoundTripAndEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The true W0 as a fourth model, under a method name of the same family.
-	mf.Models = append(mf.Models, SavedModel{Method: "sm", W: rows(mdp.Model.W0, mdp.Model.Features.Dim())})
 	path := filepath.Join(dir, "model.json")
 	if err := WriteModel(path, mf); err != nil {
 		t.Fatal(err)
@@ -65,6 +64,9 @@ func TestModelFileRoundTripAndEvaluate(t *testing.T) {
 			t.Errorf("model %d = %+v, fitted %+v", i, m, res.Estimates[i])
 		}
 	}
+	// The true W0 as a fourth model, under a method name of the same
+	// family (a file lists each method once: this one is in memory).
+	back.Models = append(back.Models, SavedModel{Method: "sm", W: rows(mdp.Model.W0, mdp.Model.Features.Dim())})
 	ev, err := Evaluate(context.Background(), back, c2, train, dataset.Filter{})
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +138,100 @@ func TestEvaluateChecksSupport(t *testing.T) {
 	_, err = Evaluate(context.Background(), mf, c, data, dataset.Filter{})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), data+` line 3 column "s_next"`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Issue 35, item 4: every field of a model file is checked against its
+// embedded config, and a disagreement is invalid input naming the field:
+// an empty config loaded as the defaults and scored a Gaussian model as
+// custom-sin.
+func TestReadModelChecksEveryField(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.yaml")
+	os.WriteFile(p, []byte("env:\n  family: {kind: gaussian}\nestimate:\n  n: 50\n"), 0o644)
+	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), c, Options{Methods: []string{"sm", "lds"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := ModelOf(res, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper, err := defaults(t).YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		field string
+		edit  func(*ModelFile)
+		want  string
+	}{
+		{"none", func(*ModelFile) {}, ""},
+		{"config", func(m *ModelFile) { m.Config = "" }, "config: empty"},
+		{"config", func(m *ModelFile) { m.Config = "\n# nothing\n" }, "config: empty"},
+		{"config", func(m *ModelFile) { m.Config = "{}" }, "config: empty"},
+		{"family", func(m *ModelFile) { m.Config = string(paper) }, `family: "gaussian(dim=1, sigma=1)", but its config gives "custom-sin(freq=4, alpha=1.7)"`},
+		{"features", func(m *ModelFile) { m.Features = "rff(dim=3)" }, `features: "rff(dim=3)", but its config gives`},
+		{"target", func(m *ModelFile) { m.Target = "bogus" }, `target: "bogus", but its config gives "next"`},
+		{"target", func(m *ModelFile) { m.Target = "delta" }, `target: "delta", but its config gives "next"`},
+		{"lambda", func(m *ModelFile) { m.Lambda = -1 }, "lambda: must be >= 0, got -1"},
+		{"n", func(m *ModelFile) { m.N = -5 }, "n: must be at least 1 (the transitions fitted), got -5"},
+		{"n", func(m *ModelFile) { m.N = 0 }, "n: must be at least 1"},
+		{"models", func(m *ModelFile) { m.Models = nil }, "models: none"},
+		{"models", func(m *ModelFile) { m.Models = append(m.Models, m.Models[0]) }, "models: model 2: method sm listed twice (model 0 is sm too)"},
+		{"models", func(m *ModelFile) { m.Models[1].Method = "bogus" }, `models: model 1: unknown method "bogus"`},
+	} {
+		mf := *good
+		mf.Models = slices.Clone(good.Models)
+		tc.edit(&mf)
+		path := filepath.Join(dir, tc.field+".json")
+		if err := WriteModel(path, &mf); err != nil {
+			t.Fatal(err)
+		}
+		_, c2, err := ReadModel(path)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("the file as written: %v", err)
+		case tc.want == "" && c2.Env.Family.Kind != "gaussian":
+			t.Errorf("the file as written: family %s", c2.Env.Family.Kind)
+		case tc.want != "" && (!errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), path+": "+tc.want)):
+			t.Errorf("%s: err = %v, want %q", tc.field, err, path+": "+tc.want)
+		}
+	}
+}
+
+// A model fitted at the length cross-validation chose embeds a config of
+// that length (it said length: cv, and loaded with another), so that
+// the file reads back with its features.
+func TestModelOfLengthCV(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(p, []byte("env:\n  kind: pendulum\nmodel:\n  features:\n    kind: rff\n    dim: 6\n    length: cv\nestimate:\n  n: 120\ncv:\n  lengths: [0.25, 4]\n  folds: 3\n"), 0o644)
+	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := ModelOf(res, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(filepath.Dir(p), "m.json")
+	if err := WriteModel(path, mf); err != nil {
+		t.Fatal(err)
+	}
+	_, c2, err := ReadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.LengthCV || c2.Model.Features.Length != *res.Length {
+		t.Errorf("config read back: length %v (cv %v), chosen %v", c2.Model.Features.Length, c2.LengthCV, *res.Length)
 	}
 }
 

@@ -190,6 +190,20 @@ func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 	return out
 }
 
+// Check builds the MDP of a config that config.Load resolved and
+// validated, with the checks only the MDP can make: an expression family
+// finite on its grid, a density normalisable at W0 at the initial states,
+// features and reward finite there. run, compare, sweep (each point) and
+// smrl config share it, so that a config smrl config prints is one that
+// runs. Errors wrap errs.ErrInvalidInput and name the key.
+func Check(c *config.Config) (*env.MDP, error) {
+	mdp, err := env.New(c)
+	if err != nil {
+		return nil, errs.Invalid(err)
+	}
+	return mdp, nil
+}
+
 // Run executes the trials of c (all, or the shard's) and writes the
 // results directory. Completed trials go to the journal as they finish; on
 // cancellation (SIGINT/SIGTERM) the trials in flight finish, the journal
@@ -200,9 +214,9 @@ func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 // run.
 func Run(ctx context.Context, c *config.Config, opt Options) error {
 	start := time.Now()
-	mdp, err := env.New(c)
+	mdp, err := Check(c)
 	if err != nil {
-		return errs.Invalid(err)
+		return err
 	}
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("%s is a sweep directory (smrl sweep): write the run into another --out", opt.OutDir))

@@ -52,15 +52,16 @@ func printSweepPlan(s *grid.Sweep, root string, opt Options) error {
 	if w == nil {
 		w = io.Discard
 	}
+	// Counted, not listed: the plan needs no trial in memory.
 	trials := 0
 	for _, p := range s.Points {
-		trials += len(runner.Trials(p.Config))
+		trials += len(p.Config.Agents) * p.Config.Seeds
 	}
 	fmt.Fprintf(w, "dry run: nothing is written\n")
 	fmt.Fprintf(w, "sweep %s: %d points, %d trials\n", s.Base.Name, len(s.Points), trials)
 	fmt.Fprintf(w, "output: %s\n", root)
 	for _, p := range s.Points {
-		fmt.Fprintf(w, "  %s: %d trials -> %s\n", p.Label, len(runner.Trials(p.Config)), filepath.Join(root, p.Name))
+		fmt.Fprintf(w, "  %s: %d trials -> %s\n", p.Label, len(p.Config.Agents)*p.Config.Seeds, filepath.Join(root, p.Name))
 	}
 	if opt.SaveModels {
 		fmt.Fprintf(w, "models: %s in each point's directory (<agent>-seed<k>.json, one per trial of a learning agent)\n", ModelsDir)

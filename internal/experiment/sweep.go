@@ -140,16 +140,17 @@ func checkResumedShard(pts []*point, shard runner.Shard) error {
 	return nil
 }
 
-// newPoints builds every point's MDP, before anything is written. (The
-// points' MDPs share their sampling tables: package expfam keeps one table
-// per family per process.)
-func newPoints(ctx context.Context, s *grid.Sweep, root string) ([]*point, error) {
+// newPoints builds every point's MDP, before anything is written, and
+// with trials its list of trials (a dry run needs only their number).
+// (The points' MDPs share their sampling tables: package expfam keeps one
+// table per family per process.)
+func newPoints(ctx context.Context, s *grid.Sweep, root string, trials bool) ([]*point, error) {
 	pts := make([]*point, len(s.Points))
 	for i, gp := range s.Points {
 		if ctx.Err() != nil {
 			return nil, grid.Interrupted(i, len(s.Points))
 		}
-		mdp, err := env.New(gp.Config)
+		mdp, err := Check(gp.Config)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("sweep point %s: %w", gp.Label, err))
 		}
@@ -157,7 +158,10 @@ func newPoints(ctx context.Context, s *grid.Sweep, root string) ([]*point, error
 		if err != nil {
 			return nil, err
 		}
-		pts[i] = &point{Point: gp, dir: filepath.Join(root, gp.Name), mdp: mdp, cfgYAML: y, trials: runner.Trials(gp.Config)}
+		pts[i] = &point{Point: gp, dir: filepath.Join(root, gp.Name), mdp: mdp, cfgYAML: y}
+		if trials {
+			pts[i].trials = runner.Trials(gp.Config)
+		}
 	}
 	return pts, nil
 }
@@ -195,7 +199,7 @@ func checkDirs(s *grid.Sweep, root string, fresh bool) error {
 func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	start := time.Now()
 	root := opt.OutDir
-	pts, err := newPoints(ctx, s, root)
+	pts, err := newPoints(ctx, s, root, !opt.DryRun)
 	if err != nil {
 		return err
 	}

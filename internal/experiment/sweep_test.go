@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -335,5 +336,32 @@ func TestPlotSweepRefusesEditedCells(t *testing.T) {
 				t.Errorf("the refused plot wrote %s", out)
 			}
 		})
+	}
+}
+
+// Issue 35, item 3: smrl sweep --dry-run of a sweep at grid.MaxTrials
+// lists no trial: it counts them. (It took 1.6 GB for 10 points of
+// 1 000 000 seeds.)
+func TestSweepDryRunCountsTrials(t *testing.T) {
+	s, err := grid.Load(config.Options{Environ: []string{"SMRL_SEEDS=500000", "SMRL_AGENTS=sm"}}, []string{"planner.tau=1,2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	opt := SweepOptions{Options: Options{OutDir: filepath.Join(t.TempDir(), "sweep"), DryRun: true, Stdout: &out}}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := RunSweep(context.Background(), s, opt); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	// A list of the 1 000 000 trials alone is 24 MB.
+	t.Logf("allocated %d bytes", after.TotalAlloc-before.TotalAlloc)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("the dry run allocated %d bytes, want at most 4 MiB", got)
+	}
+	if !strings.Contains(out.String(), "2 points, 1000000 trials") || !strings.Contains(out.String(), "planner.tau=2: 500000 trials") {
+		t.Errorf("plan:\n%s", out.String())
 	}
 }

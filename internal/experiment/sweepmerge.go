@@ -51,7 +51,7 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 		}
 	}
 	root := opt.OutDir
-	pts, err := newPoints(ctx, s, root)
+	pts, err := newPoints(ctx, s, root, true)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	pts, err := newPoints(context.Background(), s, dir)
+	pts, err := newPoints(context.Background(), s, dir, true)
 	if err != nil {
 		return nil, err
 	}

@@ -217,6 +217,24 @@ func (p *parser) errAt(col int, msg string) error {
 	return &ParseError{Src: p.src, Column: col, Msg: msg}
 }
 
+// numberError describes what is wrong with the number literal text,
+// parsed as v with error err, or returns "" when nothing is. A literal out
+// of the range of a float64, too large (1e400) or not zero but read as 0
+// (1e-400), is refused as a data file's number is (package dataset), in
+// the same words.
+func numberError(text string, v float64, err error) string {
+	switch {
+	case errors.Is(err, strconv.ErrRange) || err == nil && math.IsInf(v, 0):
+		return fmt.Sprintf("%q is out of range: too large for a float64", text)
+	case err != nil:
+		return fmt.Sprintf("malformed number %q", text)
+	}
+	if mant, _, _ := strings.Cut(strings.ToLower(text), "e"); v == 0 && strings.ContainsAny(mant, "123456789") {
+		return fmt.Sprintf("%q is out of range: too small for a float64 (it would be 0)", text)
+	}
+	return ""
+}
+
 var twoChar = []string{"<=", ">=", "==", "!=", "&&", "||"}
 
 func (p *parser) lex() error {
@@ -248,8 +266,8 @@ func (p *parser) lex() error {
 			}
 			text := s[i:j]
 			v, err := strconv.ParseFloat(text, 64)
-			if err != nil || math.IsInf(v, 0) {
-				return p.errAt(col, fmt.Sprintf("malformed number %q", text))
+			if msg := numberError(text, v, err); msg != "" {
+				return p.errAt(col, msg)
 			}
 			p.toks = append(p.toks, token{kind: tNum, s: text, num: v, col: col})
 			col += j - i

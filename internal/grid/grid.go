@@ -49,6 +49,13 @@ const (
 // MaxPoints bounds the number of grid points of a sweep.
 const MaxPoints = 10_000
 
+// MaxTrials bounds the trials of a sweep, Σ over its points of agents ×
+// seeds: a sweep holds a few words per trial (its journal keys, its jobs)
+// before any runs, and 10 points of 1 000 000 seeds took 1.6 GB just to
+// print the plan of --dry-run. One run's limits (seeds ≤ 1 000 000) are
+// per point; the sum is bounded here.
+const MaxTrials = 1_000_000
+
 // maxRange bounds n of one range.
 const maxRange = 10_000
 

@@ -552,3 +552,23 @@ func TestSetListGrammar(t *testing.T) {
 		}
 	}
 }
+
+// Issue 35, item 3: a sweep of more than MaxTrials trials (points × agents
+// × seeds) is refused when it is loaded, naming the count; at the cap it
+// loads.
+func TestLoadTrialCap(t *testing.T) {
+	env := []string{"SMRL_SEEDS=1000000", "SMRL_AGENTS=sm"}
+	_, err := Load(config.Options{Environ: env}, []string{"planner.tau=1,2"})
+	want := "the sweep has 2000000 trials (points × agents × seeds: 2 × 1 × up to 1000000), more than the 1000000 a sweep may run"
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), want) {
+		t.Errorf("2 000 000 trials: %v, want %q", err, want)
+	}
+	// Seeds swept: the points' trials add up.
+	_, err = Load(config.Options{Environ: []string{"SMRL_AGENTS=sm,lds"}}, []string{"seeds=1,500000"})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "the sweep has 1000002 trials") {
+		t.Errorf("1 000 002 trials: %v", err)
+	}
+	if _, err := Load(config.Options{Environ: []string{"SMRL_AGENTS=sm", "SMRL_SEEDS=500000"}}, []string{"planner.tau=1,2"}); err != nil {
+		t.Errorf("MaxTrials trials: %v", err)
+	}
+}

@@ -137,7 +137,7 @@ type Sweep struct {
 // POINTDIR/config.yaml writes to a directory of its own. A bad key or value,
 // or a point whose config is invalid, is an error (wrapping
 // errs.ErrInvalidInput) naming the point, the key and the value; so are
-// two points with the same config.
+// two points with the same config, and more than MaxTrials trials.
 func Load(opt config.Options, set []string) (*Sweep, error) {
 	return LoadContext(context.Background(), opt, set)
 }
@@ -213,7 +213,25 @@ func LoadContext(ctx context.Context, opt config.Options, set []string) (*Sweep,
 	default:
 		return nil, fmt.Errorf("%w (and %d more invalid points)", bad[0], len(bad)-1)
 	}
+	if err := checkTrials(points); err != nil {
+		return nil, err
+	}
 	return &Sweep{Grid: g, Base: base, Points: points}, nil
+}
+
+// checkTrials refuses a sweep of more than MaxTrials trials, counted from
+// the points' configs before anything is allocated per trial.
+func checkTrials(points []Point) error {
+	total, most := 0, 0 // most: the seeds of the point with the most
+	for _, p := range points {
+		total += len(p.Config.Agents) * p.Config.Seeds
+		most = max(most, p.Config.Seeds)
+	}
+	if total <= MaxTrials {
+		return nil
+	}
+	return errs.Invalid(fmt.Errorf("the sweep has %d trials (points × agents × seeds: %d × %d × up to %d), more than the %d a sweep may run: "+
+		"give fewer seeds or points, or split the grid into several sweeps", total, len(points), len(points[0].Config.Agents), most, MaxTrials))
 }
 
 // unusedKeys returns the keys c does not use (config.Unused).

@@ -137,7 +137,7 @@ type Family struct {
 	Alpha float64 `mapstructure:"alpha" yaml:"alpha"`
 	Dim   int     `mapstructure:"dim" yaml:"dim"`
 	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
-	// Low and High are the support [low, high] of the truncated-gaussian
+	// Low and High are the support (low, high) of the truncated-gaussian
 	// family (env.family and model.family).
 	Low  float64 `mapstructure:"low" yaml:"low"`
 	High float64 `mapstructure:"high" yaml:"high"`

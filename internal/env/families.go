@@ -1,9 +1,11 @@
 package env
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -39,19 +41,61 @@ type Family struct {
 	EnvValidate, ModelValidate func(c *config.Config, bad config.Bad)
 	NoEnv, NoModel             bool
 	Build                      familyBuilder // nil: built elsewhere (expression)
+	// Formula is the family's density, from which init writes Part.Doc
+	// (empty for the expression family, whose Doc is written by hand).
+	Formula Formula
+}
+
+// Formula is a built-in family's density p(x | η) ∝ q(x) exp(<ψ(x), η>)
+// in the expression language of docs/expressions.md, a function of x and
+// of the parameters sigma, alpha, freq, low and high (FamilyParams), as
+// smrl list families prints it: "on (0, ∞): log q(x) = 0, psi(x) = -x;
+// weighted score matching". The support is the open interval (Lo, Hi),
+// "" for an infinite end: data at a finite end are outside it (smrl
+// estimate refuses them). TestFamilyDocsMatchCode evaluates the printed
+// text against the family's LogQ, Psi and Support.
+type Formula struct {
+	LogQ   string
+	Psi    []string
+	Lo, Hi string
+	Note   string // after the formula: where the parameters come from, …
+}
+
+// Doc returns the one-line description of smrl list.
+func (f Formula) Doc() string {
+	support := "ℝ"
+	if f.Lo != "" || f.Hi != "" {
+		lo, hi := cmp.Or(f.Lo, "−∞"), cmp.Or(f.Hi, "∞")
+		support = "(" + lo + ", " + hi + ")"
+	}
+	psi := f.Psi[0]
+	if len(f.Psi) > 1 {
+		psi = "[" + strings.Join(f.Psi, ", ") + "]"
+	}
+	s := fmt.Sprintf("on %s: log q(x) = %s, psi(x) = %s", support, f.LogQ, psi)
+	if f.Note != "" {
+		s += "; " + f.Note
+	}
+	return s
 }
 
 // KinkModes are the values of model.kink, a key of the relu families: how
 // score matching treats the kink of their statistic.
 var KinkModes = []string{"weighted", "kernel", "none"}
 
-const qSin = "q(x) = exp(−|x|^alpha/alpha)"
+// The base measures and notes shared by several families' Formula.
+const (
+	logQSin      = "-abs(x)^alpha/alpha"
+	logQGauss    = "-x^2/(2*sigma^2)"
+	sigmaNote    = "sigma = env.family.sigma, or σ_i in model.family"
+	weightedNote = "weighted score matching"
+)
 
 var kinkUses = []string{"model.kink", "model.kink_bandwidth", "model.weight_cap"}
 
 // Families is the family registry, in the order smrl list shows them.
 var Families = []Family{
-	{Part: config.Part{Name: "custom-sin", Doc: qSin + ", psi(x) = sin(freq·x) (env.family: a product over dim coordinates, the paper's; model.family: freq = 1/σ_i)",
+	{Part: config.Part{Name: "custom-sin",
 		C: func(c *config.Config) string {
 			if c.Env.Kind != "expfam" {
 				return "cos²(s'/σ_i)/σ_i²"
@@ -59,6 +103,7 @@ var Families = []Family{
 			f := c.Env.Family.Freq
 			return fmt.Sprintf("%g cos²(%g s')", f*f, f)
 		}},
+		Formula: Formula{LogQ: logQSin, Psi: []string{"sin(freq*x)"}, Note: "alpha, freq = env.family.alpha, env.family.freq (env.family: a product over dim coordinates, the paper's), or model.alpha, 1/σ_i (model.family)"},
 		EnvUses: []string{"env.family.freq", "env.family.alpha"}, EnvValidate: validateCustomSin, ModelUses: []string{"model.alpha"},
 		Build: func(p FamilyParams) (expfam.Coord, error) {
 			s, err := expfam.NewSin(p.Freq, p.Alpha)
@@ -67,7 +112,8 @@ var Families = []Family{
 			}
 			return expfam.NewScalarCoord(s), nil
 		}},
-	{Part: config.Part{Name: "exp-sin", Doc: qSin + ", psi(x) = exp(sin x), one-dimensional", C: constText("cos²(s') exp(2 sin s')")},
+	{Part: config.Part{Name: "exp-sin", C: constText("cos²(s') exp(2 sin s')")},
+		Formula: Formula{LogQ: logQSin, Psi: []string{"exp(sin(x))"}, Note: "alpha = env.family.alpha or model.alpha; one-dimensional"},
 		EnvUses: []string{"env.family.alpha"}, EnvValidate: validateSinFamily, ModelUses: []string{"model.alpha"},
 		Build: func(p FamilyParams) (expfam.Coord, error) {
 			s, err := expfam.NewExpSin(p.Alpha)
@@ -76,7 +122,8 @@ var Families = []Family{
 			}
 			return expfam.NewScalarCoord(s), nil
 		}},
-	{Part: config.Part{Name: "x-sin", Doc: qSin + ", psi(x) = x sin x, one-dimensional", C: constText("(sin s' + s' cos s')²")},
+	{Part: config.Part{Name: "x-sin", C: constText("(sin s' + s' cos s')²")},
+		Formula: Formula{LogQ: logQSin, Psi: []string{"x*sin(x)"}, Note: "alpha = env.family.alpha or model.alpha; one-dimensional"},
 		EnvUses: []string{"env.family.alpha"}, EnvValidate: validateSinFamily, ModelUses: []string{"model.alpha"},
 		Build: func(p FamilyParams) (expfam.Coord, error) {
 			s, err := expfam.NewXSin(p.Alpha)
@@ -85,28 +132,35 @@ var Families = []Family{
 			}
 			return expfam.NewScalarCoord(s), nil
 		}},
-	{Part: config.Part{Name: "gaussian", Doc: "s' = W phi(s,a) + N(0, σ² I) (env.family.sigma; model.family: σ_i)", ConstantC: true},
+	{Part: config.Part{Name: "gaussian", ConstantC: true},
+		Formula: Formula{LogQ: logQGauss, Psi: []string{"x/sigma^2"}, Note: "s' = W phi(s, a) + N(0, sigma² I); sigma = env.family.sigma, or σ_i in model.family"},
 		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateGaussian,
 		Build: func(p FamilyParams) (expfam.Coord, error) { return expfam.NewGaussCoord(p.Sigma) }},
-	{Part: config.Part{Name: "relu", Doc: "q(x) = exp(−x²/(2σ²)), psi(x) = [x, relu(x)] (the authors' custom_for_exp_relu); the kink by model.kink",
+	{Part: config.Part{Name: "relu",
 		Uses: kinkUses, Stats: 2, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0"), Validate: validateKinked},
+		Formula: Formula{LogQ: logQGauss, Psi: []string{"x", "relu(x)"}, Note: sigmaNote + "; the authors' custom_for_exp_relu; the kink by model.kink"},
 		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma,
 		Build: func(p FamilyParams) (expfam.Coord, error) { return newReLU(p, 2) }},
-	{Part: config.Part{Name: "relu-mog", Doc: "q(x) = exp(−x²/(2σ²)), psi(x) = [x, relu(x), relu(−x)] (the authors' custom_for_mog_relu); the kink by model.kink",
+	{Part: config.Part{Name: "relu-mog",
 		Uses: kinkUses, Stats: 3, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0"), Validate: validateKinked},
+		Formula: Formula{LogQ: logQGauss, Psi: []string{"x", "relu(x)", "relu(-x)"}, Note: sigmaNote + "; the authors' custom_for_mog_relu; the kink by model.kink"},
 		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma,
 		Build: func(p FamilyParams) (expfam.Coord, error) { return newReLU(p, 3) }},
-	{Part: config.Part{Name: "exponential", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"), Doc: "on [0, ∞): q(x) = 1, psi(x) = x; weighted score matching",
+	{Part: config.Part{Name: "exponential", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"),
 		Uses: []string{"model.weight_cap"}, Validate: validateWeightCap(0)},
-		Build: func(p FamilyParams) (expfam.Coord, error) { return expfam.NewExponential(capOr(p.Cap, 1)) }},
-	{Part: config.Part{Name: "gamma", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"), Doc: "on (0, ∞): q(x) = 1, psi(x) = [x, log x]; weighted score matching",
+		Formula: Formula{Lo: "0", LogQ: "0", Psi: []string{"-x"}, Note: weightedNote},
+		Build:   func(p FamilyParams) (expfam.Coord, error) { return expfam.NewExponential(capOr(p.Cap, 1)) }},
+	{Part: config.Part{Name: "gamma", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"),
 		Uses: []string{"model.weight_cap"}, Stats: 2, Validate: validateWeightCap(0)},
-		Build: func(p FamilyParams) (expfam.Coord, error) { return expfam.NewGamma(capOr(p.Cap, 1)) }},
-	{Part: config.Part{Name: "beta", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"), Doc: "on (0, 1): q(x) = 1, psi(x) = [log x, log(1 − x)]; weighted score matching",
+		Formula: Formula{Lo: "0", LogQ: "0", Psi: []string{"log(x)", "-x"}, Note: weightedNote},
+		Build:   func(p FamilyParams) (expfam.Coord, error) { return expfam.NewGamma(capOr(p.Cap, 1)) }},
+	{Part: config.Part{Name: "beta", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"),
 		Uses: []string{"model.weight_cap"}, Stats: 2, Validate: validateWeightCap(0.5)},
-		Build: func(p FamilyParams) (expfam.Coord, error) { return expfam.NewBeta(capOr(p.Cap, 0.5)) }},
-	{Part: config.Part{Name: "truncated-gaussian", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"), Doc: "N(W phi, σ²) truncated to [env.family.low, env.family.high]; weighted score matching",
+		Formula: Formula{Lo: "0", Hi: "1", LogQ: "0", Psi: []string{"log(x)", "log(1-x)"}, Note: weightedNote},
+		Build:   func(p FamilyParams) (expfam.Coord, error) { return expfam.NewBeta(capOr(p.Cap, 0.5)) }},
+	{Part: config.Part{Name: "truncated-gaussian", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"),
 		Uses: []string{"model.weight_cap", "env.family.low", "env.family.high"}, Validate: validateTruncated},
+		Formula: Formula{Lo: "low", Hi: "high", LogQ: logQGauss, Psi: []string{"x/sigma^2"}, Note: "N(W phi, sigma²) truncated to (low, high) = (env.family.low, env.family.high), " + sigmaNote + "; " + weightedNote},
 		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma,
 		Build: func(p FamilyParams) (expfam.Coord, error) {
 			f, err := expfam.NewTruncGauss(p.Sigma, p.Low, p.High)
@@ -123,6 +177,11 @@ var Families = []Family{
 }
 
 func init() {
+	for i := range Families {
+		if f := &Families[i]; f.Formula.LogQ != "" {
+			f.Doc = f.Formula.Doc()
+		}
+	}
 	models := []string{"gaussian", "relu", "relu-mog", "custom-sin"} // int's order first
 	for _, f := range Families {
 		if !slices.Contains(models, f.Name) {

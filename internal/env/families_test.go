@@ -1,6 +1,7 @@
 package env
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/expr"
 )
 
 // Every family of the registry is a part of env.family.kind and of
@@ -142,4 +144,109 @@ func TestNaturalParameterCheck(t *testing.T) {
 			t.Errorf("%s: error %q does not name env.w0", tc.kind, err)
 		}
 	}
+}
+
+// The description smrl list families prints for a built-in family, "on
+// (0, ∞): log q(x) = 0, psi(x) = [log(x), -x]; …", is the family's code:
+// the support is expfam.SupportOf's, and log q (up to a constant) and
+// every ψ_k, evaluated as expressions of x and the parameters, agree with
+// LogQ and Psi at points across the support.
+func TestFamilyDocsMatchCode(t *testing.T) {
+	vars := []string{"x", "sigma", "alpha", "freq", "low", "high"}
+	p := FamilyParams{Sigma: 0.7, Alpha: 1.6, Freq: 2.5, Low: -0.4, High: 1.3}
+	eval := func(src string, x float64) float64 {
+		t.Helper()
+		e, err := expr.Parse(src, vars)
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		return e.Compile().Eval([]float64{x, p.Sigma, p.Alpha, p.Freq, p.Low, p.High})
+	}
+	for _, g := range []string{"env.family.kind", "model.family"} {
+		for _, part := range config.Parts(g) {
+			f := familyByName(part.Name)
+			if f.Build == nil {
+				continue // expression: the config writes its formula
+			}
+			lo, hi, logQ, psi, err := parseFamilyDoc(part.Doc)
+			if err != nil {
+				t.Errorf("%s %s: %q: %v", g, part.Name, part.Doc, err)
+				continue
+			}
+			c, err := f.Build(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			end := func(src string, inf float64) float64 {
+				if src == "" {
+					return inf
+				}
+				return eval(src, 0)
+			}
+			a, b := end(lo, math.Inf(-1)), end(hi, math.Inf(1))
+			if ca, cb := expfam.SupportOf(c); ca != a || cb != b {
+				t.Errorf("%s: listed support (%v, %v), the code's (%v, %v)", part.Name, a, b, ca, cb)
+			}
+			if len(psi) != c.StatDim() {
+				t.Errorf("%s: %d statistics listed, the code has %d", part.Name, len(psi), c.StatDim())
+				continue
+			}
+			a, b = max(a, -3), min(b, 3)
+			got := make([]float64, len(psi))
+			x0 := a + (b-a)/22
+			for i := range 11 {
+				x := a + (b-a)*(float64(i)+0.5)/11
+				c.Psi(x, got)
+				for k, src := range psi {
+					if want := eval(src, x); !(math.Abs(got[k]-want) <= 1e-12*(1+math.Abs(want))) {
+						t.Errorf("%s: psi[%d] = %s is %v at x = %v, the code's %v", part.Name, k, src, want, x, got[k])
+					}
+				}
+				want, lq := eval(logQ, x)-eval(logQ, x0), c.LogQ(x)-c.LogQ(x0)
+				if !(math.Abs(lq-want) <= 1e-12*(1+math.Abs(want))) {
+					t.Errorf("%s: log q(x) − log q(%v) = %v by %s at x = %v, the code's %v", part.Name, x0, want, logQ, x, lq)
+				}
+			}
+		}
+	}
+}
+
+// parseFamilyDoc splits a description "on S: log q(x) = L, psi(x) = P;
+// note" into the ends of S ("(lo, hi)", "" for ±∞, or ℝ), L and the
+// statistics of P ("[ψ_1, ψ_2]" or one ψ).
+func parseFamilyDoc(doc string) (lo, hi, logQ string, psi []string, err error) {
+	support, rest, ok := strings.Cut(strings.TrimPrefix(doc, "on "), ": log q(x) = ")
+	if !ok || !strings.HasPrefix(doc, "on ") {
+		return "", "", "", nil, fmt.Errorf(`want "on S: log q(x) = …"`)
+	}
+	logQ, rest, ok = strings.Cut(rest, ", psi(x) = ")
+	if !ok {
+		return "", "", "", nil, fmt.Errorf(`want ", psi(x) = …" after log q`)
+	}
+	rest, _, _ = strings.Cut(rest, "; ")
+	if support != "ℝ" {
+		l, h, ok := strings.Cut(strings.TrimSuffix(strings.TrimPrefix(support, "("), ")"), ", ")
+		if !ok || support[0] != '(' || !strings.HasSuffix(support, ")") {
+			return "", "", "", nil, fmt.Errorf("support %q: want ℝ or an open interval (lo, hi)", support)
+		}
+		lo, hi = strings.TrimPrefix(l, "−∞"), strings.TrimPrefix(h, "∞")
+	}
+	if !strings.HasPrefix(rest, "[") {
+		return lo, hi, logQ, []string{rest}, nil
+	}
+	depth, from := 0, 1
+	for i, r := range rest {
+		switch r {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case ',':
+			if depth == 1 {
+				psi = append(psi, strings.TrimSpace(rest[from:i]))
+				from = i + 1
+			}
+		}
+	}
+	return lo, hi, logQ, append(psi, strings.TrimSpace(strings.TrimSuffix(rest[from:], "]"))), nil
 }

@@ -36,7 +36,8 @@ type exprFam struct {
 	psiE   []*expr.Expr
 	kink   float64 // graded quadrature point (see Kink)
 	hasK   bool
-	weight Weight // the default score-matching weight; nil: h ≡ 1
+	lqKink []float64 // the kinks of log q (expr.Expr.Kinks)
+	weight Weight    // the default score-matching weight; nil: h ≡ 1
 	name   string
 	// tilt is log q(x) + Σ_k η_k ψ_k(x) as one program of [x, η_0, …]
 	// (nil when the combined source is too long or deep to parse): the
@@ -60,9 +61,8 @@ func compileSpec(s ExprSpec) (*exprFam, error) {
 	if lq.Bool() {
 		return nil, fmt.Errorf("log_q: %w: %q is a comparison, want a number", ErrBadFamily, s.LogQ)
 	}
-	f := &exprFam{spec: s, logQ: lq.Compile()}
-	var kinks []float64
-	kinks = append(kinks, lq.Kinks(0)...)
+	f := &exprFam{spec: s, logQ: lq.Compile(), lqKink: lq.Kinks(0)}
+	kinks := slices.Clone(f.lqKink)
 	for k, src := range s.Psi {
 		e, err := expr.Parse(src, vars)
 		if err != nil {

@@ -379,6 +379,36 @@ func TestExprFamilyErrors(t *testing.T) {
 	}
 }
 
+// At a kink the tape's derivative is each primitive's mean of its one-sided
+// values, which hides an infinite pair: abs(x)^0.5 has ψ'(0) = 0 on the
+// tape and ∓Inf from the sides. CheckOn evaluates the one-sided
+// derivatives at the kinks of log q and ψ, 0 and ±1 and refuses such a
+// family, naming the expression, the side and the point; a kink with
+// finite one-sided derivatives (relu(x)^2, the paper's log q) passes.
+func TestExprCheckOneSidedDerivatives(t *testing.T) {
+	for _, c := range []struct {
+		logq, psi string
+		frag      string
+	}{
+		{"-x^2/2", "abs(x)^0.5", `psi[0]: invalid expression family: "abs(x)^0.5" has the derivative from the left -Inf at x = 0`},
+		{"-x^2/2", "relu(x)^0.5", `"relu(x)^0.5" has the derivative +Inf at x = 0`},
+		{"-x^2/2", "sqrt(abs(x - 0.3))", `"sqrt(abs(x - 0.3))" has the derivative from the left -Inf at x = 0.3`},
+		{"-x^2/2", "abs(x)^1.5", `"abs(x)^1.5" has the second derivative from the left +Inf at x = 0`},
+		{"-x^2/2 - abs(x - 0.7)^0.5", "x", `log_q: invalid expression family: "-x^2/2 - abs(x - 0.7)^0.5" has the derivative from the left +Inf at x = 0.7`},
+		{"-x^2/2", "abs(x^2)^0.25", `"abs(x^2)^0.25" has the second derivative +Inf at x = 0`},
+	} {
+		err := mustExprScalar(t, c.logq, c.psi, -inf, inf).CheckOn(-3, 3)
+		if err == nil || !strings.Contains(err.Error(), c.frag) || !errors.Is(err, ErrBadFamily) {
+			t.Errorf("%s, %s: CheckOn error %v, want %q", c.logq, c.psi, err, c.frag)
+		}
+	}
+	for _, c := range [][2]string{{"-x^2/2", "relu(x)^2"}, {"-abs(x)^1.7/1.7", "sin(4*x)"}, {"-x^2/2", "abs(x - 0.3)"}, {"-x^2/2", "max(x, 2*x)^2"}} {
+		if err := mustExprScalar(t, c[0], c[1], -inf, inf).CheckOn(-3, 3); err != nil {
+			t.Errorf("%s, %s: %v", c[0], c[1], err)
+		}
+	}
+}
+
 func TestExprFeatures(t *testing.T) {
 	f, err := NewExprFeatures(2, 1, []string{"s0", "s1", "a0", "s0*a0", "1"})
 	if err != nil {

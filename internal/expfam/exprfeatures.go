@@ -90,8 +90,9 @@ func (c *ExprCoord) CheckOn(lo, hi float64) error { return c.f.checkOn(lo, hi) }
 const checkPoints = 2000
 
 // checkOn evaluates every expression with its derivatives on a grid of
-// checkPoints points of [lo, hi] ∩ support (ends excluded), at the kinks
-// and at 0 when they lie inside.
+// checkPoints points of [lo, hi] ∩ support (ends excluded), and at the
+// kinks of log q and ψ, 0 and ±1 when they lie inside, where it also
+// checks the one-sided derivatives (checkSides).
 func (f *exprFam) checkOn(lo, hi float64) error {
 	lo, hi = math.Max(lo, f.spec.Lo), math.Min(hi, f.spec.Hi)
 	if !(lo < hi) {
@@ -104,27 +105,26 @@ func (f *exprFam) checkOn(lo, hi float64) error {
 	for i := 1; i < checkPoints; i++ {
 		xs = append(xs, lo+(hi-lo)*float64(i)/checkPoints)
 	}
-	extra := []float64{0, 1, -1}
+	extra := append([]float64{0, 1, -1}, f.lqKink...)
 	for _, e := range f.psiE {
 		extra = append(extra, e.Kinks(0)...)
 	}
+	var sides []float64
 	for _, x := range extra {
 		if x > lo && x < hi {
 			xs = append(xs, x)
+			sides = append(sides, x)
 		}
-	}
-	bad := func(key, src string, what string, v, x float64) error {
-		return fmt.Errorf("%s: %w: %q has %s %v at x = %g", key, ErrBadFamily, src, what, v, x)
 	}
 	moves := make([]bool, len(f.psi))
 	for _, x := range xs {
 		in := []float64{x}
 		v, d, _ := f.logQ.EvalD(in, 0)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return bad("log_q", f.spec.LogQ, "the value", v, x)
+			return badExpr("log_q", f.spec.LogQ, "the value", v, x)
 		}
 		if math.IsNaN(d) || math.IsInf(d, 0) {
-			return bad("log_q", f.spec.LogQ, "the derivative", d, x)
+			return badExpr("log_q", f.spec.LogQ, "the derivative", d, x)
 		}
 		for k, p := range f.psi {
 			v, d, dd := p.EvalD(in, 0)
@@ -133,7 +133,7 @@ func (f *exprFam) checkOn(lo, hi float64) error {
 				v    float64
 			}{{"the value", v}, {"the derivative", d}, {"the second derivative", dd}} {
 				if math.IsNaN(c.v) || math.IsInf(c.v, 0) {
-					return bad(fmt.Sprintf("psi[%d]", k), f.spec.Psi[k], c.what, c.v, x)
+					return badExpr(fmt.Sprintf("psi[%d]", k), f.spec.Psi[k], c.what, c.v, x)
 				}
 			}
 			if d != 0 {
@@ -141,9 +141,46 @@ func (f *exprFam) checkOn(lo, hi float64) error {
 			}
 		}
 	}
+	for _, x := range sides {
+		if err := f.checkSides(x); err != nil {
+			return err
+		}
+	}
 	for k, m := range moves {
 		if !m {
 			return fmt.Errorf("psi[%d]: %w: %q is constant on [%g, %g]: a constant statistic has no natural parameter to learn", k, ErrBadFamily, f.spec.Psi[k], lo, hi)
+		}
+	}
+	return nil
+}
+
+// badExpr is the error of expression src (key: log_q, psi[k]) whose what is v at x.
+func badExpr(key, src, what string, v, x float64) error {
+	return fmt.Errorf("%s: %w: %q has %s %v at x = %g", key, ErrBadFamily, src, what, v, x)
+}
+
+// checkSides fails where (log q)', ψ' or ψ” from the left or the right of
+// x is not finite. At a kink the tape takes each primitive's mean of its
+// one-sided derivatives (package expr), which can hide an infinite pair:
+// abs(x)^0.5 has derivative 0 at 0 on the tape and ∓Inf from either side,
+// where ψ'² is not integrable and no finite value is right.
+func (f *exprFam) checkSides(x float64) error {
+	in := []float64{x}
+	for _, s := range []struct {
+		side float64
+		name string
+	}{{-1, "from the left"}, {1, "from the right"}} {
+		if _, d, _ := f.logQ.EvalSide(in, 0, s.side); math.IsNaN(d) || math.IsInf(d, 0) {
+			return badExpr("log_q", f.spec.LogQ, "the derivative "+s.name, d, x)
+		}
+		for k, p := range f.psi {
+			_, d, dd := p.EvalSide(in, 0, s.side)
+			if math.IsNaN(d) || math.IsInf(d, 0) {
+				return badExpr(fmt.Sprintf("psi[%d]", k), f.spec.Psi[k], "the derivative "+s.name, d, x)
+			}
+			if math.IsNaN(dd) || math.IsInf(dd, 0) {
+				return badExpr(fmt.Sprintf("psi[%d]", k), f.spec.Psi[k], "the second derivative "+s.name, dd, x)
+			}
 		}
 	}
 	return nil

@@ -472,6 +472,10 @@ func (p *Program) evalD(x []float64, k int, side float64, s, s1, s2 []float64) (
 				g1 = 1
 			case a < 0:
 				g1 = -1
+			case a == 0 && a1 == 0:
+				// u stationary at 0 keeps the sign of u” on both sides:
+				// abs(x²) = x² near 0.
+				g1 = sign(a2)
 			case a == 0:
 				g1 = side * sign(a1)
 			default:
@@ -491,6 +495,8 @@ func (p *Program) evalD(x []float64, k int, side float64, s, s1, s2 []float64) (
 				v, g1 = a, 1
 			case a < 0:
 				v, g1 = 0, 0
+			case a == 0 && a1 == 0:
+				v, g1 = 0, b2f(a2 > 0) // as for abs: relu(x²) = x², relu(−x²) = 0
 			case a == 0:
 				v, g1 = 0, 0.5*(1+side*sign(a1))
 			default:
@@ -509,13 +515,13 @@ func (p *Program) evalD(x []float64, k int, side float64, s, s1, s2 []float64) (
 			case a == b:
 				// Right of the kink the larger slope wins for max (the
 				// smaller for min), left of it the other.
+				// With equal slopes the larger curvature wins on both
+				// sides: max(x², 0) = x².
 				pick = 0.5
-				if side != 0 && a1 != b1 {
-					bigger := (side > 0) == (a1 > b1)
-					if in.op == opMin {
-						bigger = !bigger
-					}
-					pick = b2f(bigger)
+				if bigger := (side > 0) == (a1 > b1); side != 0 && a1 != b1 {
+					pick = b2f(bigger != (in.op == opMin))
+				} else if a1 == b1 && a2 != b2 {
+					pick = b2f((a2 > b2) != (in.op == opMin))
 				}
 			case (a < b) == (in.op == opMin):
 				pick = 1

@@ -327,3 +327,82 @@ func TestEval2(t *testing.T) {
 		t.Errorf("Eval2 = %g, Eval = %g, want 16", got, want)
 	}
 }
+
+// A kink primitive whose argument is stationary at its kink (u = u' = 0)
+// keeps the sign of u” on both sides, so the expression is the smooth
+// function it equals there: abs(x²) = x² has second derivative 2 at 0 (the
+// per-primitive mean gave 0), max(x², 0) = x² too (it gave 1). Checked
+// against the exact values and central differences, with either side.
+func TestKinkStationaryArgument(t *testing.T) {
+	const h = 1e-3
+	for _, c := range []struct {
+		src   string
+		d, dd float64 // at 0
+	}{
+		{"abs(x^2)", 0, 2}, {"abs(-x^2)", 0, 2}, {"relu(x^2)", 0, 2}, {"relu(-x^2)", 0, 0},
+		{"max(x^2, 0)", 0, 2}, {"min(-x^2, 0)", 0, -2}, {"max(0, x^2)", 0, 2}, {"min(0, -x^2)", 0, -2},
+		{"max(x^2, -x^2)", 0, 2}, {"abs(x^2)*2", 0, 4}, {"3*abs(x^2) + x", 1, 6},
+	} {
+		p := MustCompile(c.src, "x")
+		f := func(x float64) float64 { return p.Eval([]float64{x}) }
+		fdd := (f(h) - 2*f(0) + f(-h)) / (h * h)
+		if !close(fdd, c.dd, 1e-6) {
+			t.Fatalf("%s: central difference %g, the test's %g", c.src, fdd, c.dd)
+		}
+		for _, side := range []float64{-1, 0, 1} {
+			if _, d, dd := p.EvalSide([]float64{0}, 0, side); d != c.d || !close(dd, c.dd, 1e-12) {
+				t.Errorf("%s at 0, side %g: derivatives (%g, %g), want (%g, %g)", c.src, side, d, dd, c.d, c.dd)
+			}
+		}
+	}
+}
+
+// One-sided derivatives at a kink (EvalSide ±1) are the one-sided limits
+// of the composed expression, checked by one-sided differences of the
+// value; EvalD takes each primitive's mean separately, which for an
+// expression nonlinear in the primitive is not the mean of those limits
+// (docs/expressions.md): relu(x)^2 has f” = 0.5 at 0, not (0 + 2)/2, and
+// abs(x)^0.5 has f' = 0 where the one-sided limits are ∓Inf.
+func TestKinkOneSidedLimits(t *testing.T) {
+	const h = 1e-4
+	for _, src := range []string{"relu(x)^2", "exp(relu(x))", "abs(x)*x", "max(x, 2*x)^2", "abs(x - 0.5)^3 + relu(x - 0.5)", "min(x, -x)*sin(x)"} {
+		p := MustCompile(src, "x")
+		for _, k := range MustParse(src).Kinks(0) {
+			for _, side := range []float64{-1, 1} {
+				f := func(i float64) float64 { return p.Eval([]float64{k + side*i*h}) }
+				// Second-order one-sided differences (errors O(h²)).
+				fd := side * (-3*f(0) + 4*f(1) - f(2)) / (2 * h)
+				fdd := (2*f(0) - 5*f(1) + 4*f(2) - f(3)) / (h * h)
+				_, d, dd := p.EvalSide([]float64{k}, 0, side)
+				if !close(d, fd, 1e-6) || !close(dd, fdd, 1e-3) {
+					t.Errorf("%s at %g, side %g: (%g, %g), one-sided differences (%g, %g)", src, k, side, d, dd, fd, fdd)
+				}
+			}
+		}
+	}
+	// The table of docs/expressions.md: the tape's value at 0 and the
+	// one-sided ones, of f” (second) or f'.
+	for _, c := range []struct {
+		src               string
+		second            bool
+		tape, left, right float64
+	}{
+		{"relu(x)^2", true, 0.5, 0, 2},
+		{"exp(relu(x))", true, 0.25, 0, 1},
+		{"relu(relu(x))", false, 0.25, 0, 1},
+		{"abs(x)^0.5", false, 0, math.Inf(-1), math.Inf(1)},
+	} {
+		p := MustCompile(c.src, "x")
+		var v [3]float64
+		for i, side := range []float64{0, -1, 1} {
+			_, d, dd := p.EvalSide([]float64{0}, 0, side)
+			v[i] = d
+			if c.second {
+				v[i] = dd
+			}
+		}
+		if v != [3]float64{c.tape, c.left, c.right} {
+			t.Errorf("%s at 0: tape %g, sides %g and %g; want %g, %g and %g", c.src, v[0], v[1], v[2], c.tape, c.left, c.right)
+		}
+	}
+}

@@ -271,6 +271,33 @@ func (p *Program) Eval2(x, y []float64) float64 {
 	return v
 }
 
+// Cond evaluates p as a condition at the variables x: whether it holds,
+// and whether it is defined there. A comparison with a NaN operand is
+// undefined (NaN compares false under < but true under !=, so its 0 or 1
+// would mean nothing): a caller that reads p as a condition, such as
+// env.terminal, refuses such a state rather than take the 0 or 1.
+func (p *Program) Cond(x []float64) (holds, defined bool) {
+	var st [MaxStackSlots]float64
+	var s []float64
+	if n := len(p.tape); n <= MaxStackSlots {
+		s = st[:n]
+	} else {
+		buf := p.pool.Get().(*[]float64)
+		defer p.pool.Put(buf)
+		s = (*buf)[:n]
+	}
+	v := p.evalXY(x, nil, s)
+	for _, in := range p.tape {
+		switch in.op {
+		case opLt, opLe, opGt, opGe, opEq, opNe:
+			if math.IsNaN(s[in.a]) || math.IsNaN(s[in.b]) {
+				return false, false
+			}
+		}
+	}
+	return v != 0, !math.IsNaN(v)
+}
+
 func (p *Program) evalXY(x, y, s []float64) float64 {
 	nx := int32(len(x))
 	for i, in := range p.tape {

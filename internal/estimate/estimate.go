@@ -213,6 +213,11 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		start := time.Now()
 		w, v, kind, err := FitSE(m, mdp, phi, data, lambda, opt.SE)
 		secs := time.Since(start).Seconds()
+		if err != nil && strings.HasPrefix(m, "sm") && errors.Is(err, estimator.ErrSingular) {
+			if cause := scoreOverflow(m, mdp, data, opt.Data); cause != nil {
+				return nil, cause // the data's scale, not λ
+			}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -150,6 +150,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		}
 		st.set(fmt.Sprintf("drawing %d transitions from the true model", c.Estimate.N))
 		data = Draw(mdp, c.Estimate.N, rand.New(rand.NewPCG(c.Seed, streamDraw)))
+		if err := checkDrawn(mdp, data); err != nil {
+			return nil, err
+		}
 	} else {
 		st.set("reading " + opt.Data)
 		data, err = dataset.ReadFileFilter(opt.Data, opt.Filter)
@@ -320,6 +323,23 @@ func CheckRange(data *dataset.Transitions, name string) error {
 						name, i+2, col(part.base, j, d), v, config.MaxAbsState, config.MaxAbsState))
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkDrawn refuses drawn data whose true transition is not defined
+// (env.MDP.CheckTransition: η = W0 phi(s, a) outside a bounded family's
+// natural parameter space, where the sampler clamped η), naming env.w0,
+// the state and the action; the build checks only the corners of the
+// initial box, which decide for features linear in s alone.
+func checkDrawn(mdp *env.MDP, data *dataset.Transitions) error {
+	if mdp.CheckTransition == nil {
+		return nil
+	}
+	for i := range data.Len() {
+		if err := mdp.CheckTransition(data.State(i), data.Action(i)); err != nil {
+			return errs.Invalid(fmt.Errorf("drawn transition %d: %w", i, err))
 		}
 	}
 	return nil

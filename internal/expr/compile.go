@@ -277,15 +277,25 @@ func (p *Program) Eval2(x, y []float64) float64 {
 // would mean nothing): a caller that reads p as a condition, such as
 // env.terminal, refuses such a state rather than take the 0 or 1.
 func (p *Program) Cond(x []float64) (holds, defined bool) {
-	var st [MaxStackSlots]float64
-	var s []float64
-	if n := len(p.tape); n <= MaxStackSlots {
-		s = st[:n]
-	} else {
-		buf := p.pool.Get().(*[]float64)
-		defer p.pool.Put(buf)
-		s = (*buf)[:n]
+	// Scratch as Eval2 sizes it.
+	switch n := len(p.tape); {
+	case n <= 8:
+		var s [8]float64
+		return p.cond(x, s[:n])
+	case n <= 24:
+		var s [24]float64
+		return p.cond(x, s[:n])
+	case n <= MaxStackSlots:
+		var s [MaxStackSlots]float64
+		return p.cond(x, s[:n])
 	}
+	buf := p.pool.Get().(*[]float64)
+	defer p.pool.Put(buf)
+	return p.cond(x, (*buf)[:len(p.tape)])
+}
+
+// cond is Cond with the scratch s (len(p.tape) slots).
+func (p *Program) cond(x, s []float64) (holds, defined bool) {
 	v := p.evalXY(x, nil, s)
 	for _, in := range p.tape {
 		switch in.op {

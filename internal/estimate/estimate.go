@@ -221,34 +221,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	}
 	for _, m := range methods {
 		st.set(fmt.Sprintf("fitting %s on %d transitions", m, data.Len()))
-		start := time.Now()
-		var w, v []float64
-		kind := "withheld" // see SENote
-		if withhold {
-			w, err = Fit(m, mdp, phi, data, lambda)
-		} else {
-			w, v, kind, err = FitSE(m, mdp, phi, data, lambda, opt.SE)
-		}
-		secs := time.Since(start).Seconds()
-		if err != nil && strings.HasPrefix(m, "sm") && errors.Is(err, estimator.ErrSingular) {
-			if cause := scoreOverflow(m, mdp, data, opt.Data); cause != nil {
-				return nil, cause // the data's scale, not λ
-			}
-		}
+		e, w, err := fitMethod(m, mdp, phi, data, lambda, opt, withhold)
 		if err != nil {
 			return nil, err
-		}
-		e := Estimate{Method: m, W: rows(w, dphi), Seconds: secs, SEKind: kind}
-		if !withhold {
-			se, lo, hi := make([]float64, len(w)), make([]float64, len(w)), make([]float64, len(w))
-			for i, x := range v {
-				se[i] = math.Sqrt(x)
-				lo[i], hi[i] = w[i]-z975*se[i], w[i]+z975*se[i]
-			}
-			e.SE, e.WaldLo, e.WaldHi = rows(se, dphi), rows(lo, dphi), rows(hi, dphi)
-		}
-		if strings.HasPrefix(m, "sm") {
-			e.Weight = WeightDescription(mdp.Model.SMSetup(smMode(m, mdp.Model)))
 		}
 		if known {
 			f := Frobenius(w, w0)
@@ -257,6 +232,46 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		res.Estimates = append(res.Estimates, e)
 	}
 	return res, nil
+}
+
+// fitMethod fits method m for Run and returns its Estimate (without the
+// error |Ŵ − W0|_F) and vec(Ŵ): with standard errors and Wald intervals
+// unless withhold (then se_kind is "withheld", see Result.SENote). A
+// score-matching fit that is singular because the data's score terms
+// overflow names the data (scoreOverflow) rather than λ.
+func fitMethod(m string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64, opt Options, withhold bool) (Estimate, []float64, error) {
+	start := time.Now()
+	var w, v []float64
+	var err error
+	kind := "withheld"
+	if withhold {
+		w, err = Fit(m, mdp, phi, data, lambda)
+	} else {
+		w, v, kind, err = FitSE(m, mdp, phi, data, lambda, opt.SE)
+	}
+	secs := time.Since(start).Seconds()
+	if err != nil && strings.HasPrefix(m, "sm") && errors.Is(err, estimator.ErrSingular) {
+		if cause := scoreOverflow(m, mdp, data, opt.Data); cause != nil {
+			return Estimate{}, nil, cause // the data's scale, not λ
+		}
+	}
+	if err != nil {
+		return Estimate{}, nil, err
+	}
+	dphi := mdp.Model.Features.Dim()
+	e := Estimate{Method: m, W: rows(w, dphi), Seconds: secs, SEKind: kind}
+	if !withhold {
+		se, lo, hi := make([]float64, len(w)), make([]float64, len(w)), make([]float64, len(w))
+		for i, x := range v {
+			se[i] = math.Sqrt(x)
+			lo[i], hi[i] = w[i]-z975*se[i], w[i]+z975*se[i]
+		}
+		e.SE, e.WaldLo, e.WaldHi = rows(se, dphi), rows(lo, dphi), rows(hi, dphi)
+	}
+	if strings.HasPrefix(m, "sm") {
+		e.Weight = WeightDescription(mdp.Model.SMSetup(smMode(m, mdp.Model)))
+	}
+	return e, w, nil
 }
 
 func interrupted(err error) error {

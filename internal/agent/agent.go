@@ -411,6 +411,10 @@ func (a *Agent) CVLambda() float64 {
 // and their -ucb and -ps variants, oracle or lqr otherwise.
 func (a *Agent) Method() string { return a.base }
 
+// Learner reports whether the agent fits its model to the transitions it
+// sees (false for the oracle, whose model is the true one, and for lqr).
+func (a *Agent) Learner() bool { return a.learner }
+
 // The agents (config key agents), with the keys each reads beyond the
 // shared ones: the lds agents' model (lds, model.lds_features), the
 // confidence set of the optimistic (-ucb) and posterior-sampling (-ps)

@@ -114,13 +114,32 @@ func (nonFiniteReward) Error() string {
 }
 func (nonFiniteReward) Unwrap() []error { return []error{ErrNonFinite, errs.ErrInvalidInput} }
 
-// Err returns ErrNonFiniteReward once a rollout's reward was not finite,
-// else ErrNonFinite once any rollout value was NaN or infinite (then
-// the chosen action means nothing), and clears the flag.
+// ErrUndefinedTerminal reports that env.terminal was undefined (it
+// compares a NaN) at a finite state a rollout reached: an input error. It
+// is also an ErrNonFinite.
+var ErrUndefinedTerminal error = undefinedTerminal{}
+
+type undefinedTerminal struct{}
+
+func (undefinedTerminal) Error() string {
+	return "the terminal condition (env.terminal) is undefined (compares a NaN) at a state the planner's rollouts reached"
+}
+func (undefinedTerminal) Unwrap() []error { return []error{ErrNonFinite, errs.ErrInvalidInput} }
+
+// Err returns ErrUndefinedTerminal or ErrNonFiniteReward once a rollout's
+// terminal condition or reward was not finite at a finite state, else
+// ErrNonFinite once any rollout value was NaN or infinite (then the chosen
+// action means nothing: a state of the planning model was not finite, or
+// the values overflowed), and clears the flags.
 func (p *Planner) Err() error {
-	if p.Rollouts.badReward {
-		p.Rollouts.badReward, p.Rollouts.bad = false, false
-		return ErrNonFiniteReward
+	r := p.Rollouts
+	if r.badTerminal {
+		r.badTerminal, r.badReward, r.bad = false, false, false
+		return fmt.Errorf("%w, s = %v", ErrUndefinedTerminal, r.terminalAt)
+	}
+	if r.badReward {
+		r.badReward, r.bad = false, false
+		return fmt.Errorf("%w, s = %v", ErrNonFiniteReward, r.rewardAt)
 	}
 	if p.Rollouts.bad {
 		p.Rollouts.bad = false

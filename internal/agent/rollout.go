@@ -36,7 +36,10 @@ type Rollouts struct {
 	crnRand      *rand.Rand
 	s1, s2       uint64
 	bad          bool       // a rollout's value was not finite
-	badReward    bool       // a rollout's reward was not finite (see Planner.Err)
+	badReward    bool       // a rollout's reward was not finite at a finite state (see Planner.Err)
+	badTerminal  bool       // env.terminal was undefined at a finite state a rollout reached
+	rewardAt     []float64  // the first state of badReward, for the error
+	terminalAt   []float64  // the first state of badTerminal, for the error
 	ends         bool       // Task.Terminates()
 	shaped       env.Shaped // the task's potential, added at a rollout's last state; nil: none
 	// surv is the task's closed form (env.Survival) when it terminates and
@@ -209,6 +212,7 @@ func (r *Rollouts) stepScored(rs env.RewardStepper, s []float64, act [][]float64
 		v := r0
 		for t := 1; t < tau; t++ {
 			var rw float64
+			scored := x // the state rw scores
 			if t < tau-1 {
 				rw = rs.StepReward(x, act[t], next)
 				x, next = next, x
@@ -216,7 +220,7 @@ func (r *Rollouts) stepScored(rs env.RewardStepper, s []float64, act [][]float64
 				rw = r.Task.Reward(x, act[min(t, last)])
 			}
 			if !finite(rw) {
-				r.badReward = true
+				r.blameReward(scored)
 			}
 			v += rw
 		}
@@ -284,12 +288,13 @@ func (r *Rollouts) Values(sim Simulator, s []float64, seqs []float64, da int, re
 	x, next = next, x
 	for j, r0 := range rw {
 		if !finite(r0) {
-			r.badReward = true
+			r.blameReward(s)
 		}
 		v[j] = r0
 	}
 	// stepScored's loop, step by step across the rollouts.
 	for t := 1; t < tau; t++ {
+		scored := x // the states rw scores
 		if t < tau-1 {
 			setActs(t)
 			b.StepRewards(x, acts, next, rw)
@@ -300,7 +305,7 @@ func (r *Rollouts) Values(sim Simulator, s []float64, seqs []float64, da int, re
 		}
 		for j, w := range rw {
 			if !finite(w) {
-				r.badReward = true
+				r.blameReward(scored[j*ds : (j+1)*ds])
 			}
 			v[j] += w
 		}
@@ -323,10 +328,36 @@ func (r *Rollouts) Values(sim Simulator, s []float64, seqs []float64, da int, re
 func (r *Rollouts) score(x, a []float64) (v float64, stop bool) {
 	if r.ends {
 		if done, bonus := r.Task.Terminal(x); done {
+			if math.IsNaN(bonus) && finiteState(x) && !r.badTerminal {
+				r.badTerminal = true // env.terminal undefined at x (env.Task)
+				r.terminalAt = append(r.terminalAt[:0], x...)
+			}
 			return bonus, true
 		}
 	}
 	return r.reward(x, a), false
+}
+
+// blameReward records a reward that is not finite at the state x: the
+// task's fault (ErrNonFiniteReward) when x is finite, the planning model's
+// (ErrNonFinite) when x itself is not, as when a model's sampler fails.
+func (r *Rollouts) blameReward(x []float64) {
+	switch {
+	case !finiteState(x):
+		r.bad = true
+	case !r.badReward:
+		r.badReward = true
+		r.rewardAt = append(r.rewardAt[:0], x...)
+	}
+}
+
+func finiteState(x []float64) bool {
+	for _, v := range x {
+		if !finite(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // batchStates bounds the states a batch of rollouts keeps (Rollouts.bn):
@@ -345,9 +376,9 @@ func (r *Rollouts) batchScore(total, r0 float64, n, m int) float64 {
 	r.batch.Rewards(r.bx[:n*m*ds], r.bacts[:n*m], rw)
 	for k := range n {
 		v := r0
-		for _, x := range rw[k*m : (k+1)*m] {
+		for i, x := range rw[k*m : (k+1)*m] {
 			if !finite(x) {
-				r.badReward = true
+				r.blameReward(r.bx[(k*m+i)*ds : (k*m+i+1)*ds])
 			}
 			v += x
 		}
@@ -364,7 +395,7 @@ func (r *Rollouts) batchScore(total, r0 float64, n, m int) float64 {
 func (r *Rollouts) reward(x, a []float64) float64 {
 	rw := r.Task.Reward(x, a)
 	if math.IsNaN(rw) || math.IsInf(rw, 0) {
-		r.badReward = true
+		r.blameReward(x)
 	}
 	return rw
 }

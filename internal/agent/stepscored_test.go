@@ -128,8 +128,10 @@ func TestValuesIsValue(t *testing.T) {
 					t.Fatalf("τ %d, crn %v: the common random numbers' stream is left elsewhere than by Value", tau, crn)
 				}
 			}
-			if !batch.badReward || !batch.bad {
-				t.Fatalf("τ %d: an infinite speed set no flag", tau)
+			// A reward that is not finite at a state that is not finite is
+			// the state's fault (bad), not the reward's (badReward).
+			if batch.badReward || !batch.bad {
+				t.Fatalf("τ %d: an infinite speed set flags bad %v, badReward %v; want true, false", tau, batch.bad, batch.badReward)
 			}
 		}
 	}

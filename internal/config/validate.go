@@ -42,6 +42,13 @@ const (
 	// parameters η = W0·phi with |η| <= 256; beyond, every draw needs a
 	// full quadrature of the density.
 	MaxAbsW0 = 256
+	// MinSupportWidth is the narrowest support of a family (an expression
+	// family's support, truncated-gaussian's [low, high]): on a support of
+	// width w the natural parameters that shape a density, and so the
+	// learners' estimates, are of order 1/w, and below 1e-6 they leave what
+	// the samplers and the quadrature resolve (a support 1e-12 wide drew
+	// NaN states from Ŵ ≈ 2e13 within two episodes).
+	MinSupportWidth = 1e-6
 	// MaxAlpha bounds env.family.alpha: q(x) = exp(−|x|^α/α) steepens at
 	// |x| = 1 with α, and the quadrature panels must resolve that edge (α =
 	// 100 needs 18 000 panels per natural parameter, α = 200 640 000).
@@ -590,6 +597,9 @@ func Between(bad Bad, key string, x, lo, hi float64, why string) {
 		}
 	}
 }
+
+// SupportWhy says why a support must be MinSupportWidth wide.
+const SupportWhy = "a degenerate support: the natural parameters that shape a density on a support of width w are of order 1/w, beyond what the samplers and the quadrature resolve"
 
 // SigmaWhy says why Gaussian scales are bounded to [1e-3, 1e3].
 const SigmaWhy = sigmaWhy

@@ -122,6 +122,8 @@ func checkExprFamily(bad func(key, format string, args ...any), key string, f Ex
 			bad(key+".support", "must be [lo, hi] with lo < hi (-.inf and .inf allowed), got [%v, %v]", lo, hi)
 		} else if (!math.IsInf(lo, 0) && math.Abs(lo) > MaxAbsState) || (!math.IsInf(hi, 0) && math.Abs(hi) > MaxAbsState) {
 			bad(key+".support", "finite ends must lie in [−%d, %d], got [%v, %v]: %s", MaxAbsState, MaxAbsState, lo, hi, StateWhy)
+		} else if !(hi-lo >= MinSupportWidth) {
+			bad(key+".support", "must be at least %g wide, got [%v, %v]: %s", MinSupportWidth, lo, hi, SupportWhy)
 		}
 	default:
 		bad(key+".support", "must be [lo, hi], two numbers, got %d", len(f.Support))
@@ -182,8 +184,8 @@ func (c *Config) validateExpr(bad func(key, format string, args ...any)) {
 		if e.Terminal != "" {
 			checkExpr(bad, "env.terminal", e.Terminal, StateVars(ds), true)
 		}
-		if !finite(e.TerminalReward) {
-			bad("env.terminal_reward", "must be a finite number, got %v", e.TerminalReward)
+		if !finite(e.TerminalReward) || math.Abs(e.TerminalReward) > 1e6 {
+			bad("env.terminal_reward", "must be a finite number with |value| <= 1e6 (as env.mountain_car.goal_reward), got %v: the planner adds rewards over n_rollouts × tau states, which must not overflow", e.TerminalReward)
 		} else if e.TerminalReward != 0 && e.Terminal == "" {
 			bad("env.terminal_reward", "needs env.terminal, the states that collect it")
 		}

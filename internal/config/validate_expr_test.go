@@ -63,7 +63,10 @@ func TestExprKeysErrors(t *testing.T) {
 		// replaces them.
 		{"env:\n  reward: {expression: \"s0\", width: 3}\n", "env.reward.width: is set but env.reward.expression is set: the reward is that expression, not the bumps of env.reward.width and env.reward.centers"},
 		{"env:\n  reward: {expression: \"s0\", centers: [1]}\n", "env.reward.centers: is set but env.reward.expression is set"},
-		{"env:\n  terminal_reward: .nan\n  terminal: \"s0 > 1\"\n", "env.terminal_reward: must be a finite number, got NaN"},
+		{"env:\n  terminal_reward: .nan\n  terminal: \"s0 > 1\"\n", "env.terminal_reward: must be a finite number with |value| <= 1e6 (as env.mountain_car.goal_reward), got NaN"},
+		// The planner adds rewards over its rollouts: 1e308 overflowed there.
+		{"env:\n  terminal_reward: 1e308\n  terminal: \"s0 > 1\"\n", "env.terminal_reward: must be a finite number with |value| <= 1e6 (as env.mountain_car.goal_reward), got 1e+308"},
+		{"env:\n  terminal_reward: -1.5e6\n  terminal: \"s0 > 1\"\n", "env.terminal_reward: must be a finite number with |value| <= 1e6"},
 		{"env:\n  terminal_reward: 1\n", "env.terminal_reward: needs env.terminal"},
 		{"env:\n  kind: pendulum\nmodel:\n  family: [expression]\n", "model.expression: must define the family"},
 		{"env:\n  kind: pendulum\nmodel:\n  family: [gaussian, expression, expression]\n  expression: [{log_q: \"0\", psi: [\"x\"]}, {log_q: \"0\", psi: [\"x\"]}, {log_q: \"0\", psi: [\"x\"]}]\n", "model.expression: has 3 families for 2 expression coordinates"},

@@ -50,7 +50,10 @@ type Task interface {
 	// state s.
 	Reward(s, a []float64) float64
 	// Terminal reports whether s ends the episode, and the reward collected
-	// on entering it. It is never called when Terminates is false.
+	// on entering it. It is never called when Terminates is false. done
+	// with a NaN reward means the terminal condition is undefined at s
+	// (env.terminal compares a NaN there): callers stop with an error
+	// naming env.terminal.
 	Terminal(s []float64) (done bool, bonus float64)
 	// Terminates reports whether any state can be terminal.
 	Terminates() bool
@@ -212,6 +215,11 @@ type MDP struct {
 	Model    ModelSpec
 	// True is the true model of an expfam environment, nil otherwise.
 	True *expfam.Model
+	// CheckTransition, when not nil, fails where the true transition from
+	// s under a is not defined: η = W0 phi(s, a) outside the natural
+	// parameter space of an exponential, gamma or beta coordinate, which
+	// the samplers would clamp. The runner calls it before each true step.
+	CheckTransition func(s, a []float64) error
 	// Init draws s_1 into s.
 	Init func(rng *rand.Rand, s []float64)
 	// Labels name the state coordinates (for figures).

@@ -68,7 +68,8 @@ func newExpfam(c *config.Config) (*MDP, error) {
 		Dynamics: modelDynamics{m},
 		Model: ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: m.W,
 			Kink: c.Model.Kink, KinkBandwidth: kinkBandwidths(c.Model, familyScales(c.Env.Family, ds))},
-		Init: uniformInit(c.Env.InitLow, c.Env.InitHigh),
+		Init:            uniformInit(c.Env.InitLow, c.Env.InitHigh),
+		CheckTransition: naturalSpaceCheck(m),
 	}, nil
 }
 

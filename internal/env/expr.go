@@ -247,9 +247,19 @@ func (t *ExprTask) Reward(s, a []float64) float64 {
 	return t.R.Eval2(s[:t.DS], a[:t.DA])
 }
 
-// Terminal reports whether s satisfies env.terminal, and the terminal reward.
+// Terminal reports whether s satisfies env.terminal, and the terminal
+// reward. Where the condition is undefined (a comparison of a NaN, such as
+// log(s0) > 0 at s0 < 0) it reports done with a NaN reward, which the
+// runner and the planner refuse naming env.terminal (see Task.Terminal).
 func (t *ExprTask) Terminal(s []float64) (bool, float64) {
-	if t.Term == nil || t.Term.Eval(s[:t.DS]) == 0 {
+	if t.Term == nil {
+		return false, 0
+	}
+	holds, defined := t.Term.Cond(s[:t.DS])
+	if !defined {
+		return true, math.NaN()
+	}
+	if !holds {
 		return false, 0
 	}
 	return true, t.Bonus
@@ -282,7 +292,9 @@ func (t *ExprTask) checkTerminal(states [][]float64) error {
 		return nil
 	}
 	for _, s := range states {
-		if done, _ := t.Terminal(s); !done {
+		if done, bonus := t.Terminal(s); math.IsNaN(bonus) {
+			return fmt.Errorf("env.terminal: %q is undefined (compares a NaN) at s = %v", t.Term, s)
+		} else if !done {
 			return nil
 		}
 	}

@@ -259,6 +259,11 @@ func TestExprLoadErrors(t *testing.T) {
 		{"env:\n  features: {kind: expression, phi: [\"s0\", \"0/0\"]}\n", `env.features.phi[1]: "0/0" is NaN`},
 		{"env:\n  features: {kind: expression, phi: [\"s0\", \"exp(1000*a0)\"]}\n", `env.features.phi[1]: "exp(1000*a0)" is +Inf`},
 		{"env:\n  family: {kind: expression, log_q: \"-x^2\", psi: [\"x\"], support: [1, 0]}\n", "env.family.support: must be [lo, hi] with lo < hi"},
+		// A degenerate support drew NaN states from Ŵ ≈ 2e13 and was
+		// reported as a reward that is not finite.
+		{"env:\n  family: {kind: expression, log_q: \"0\", psi: [\"x\"], support: [0, 1e-12]}\n  init_low: 0\n  init_high: 1\n", "env.family.support: must be at least 1e-06 wide, got [0, 1e-12]: a degenerate support"},
+		{"env:\n  family: {kind: truncated-gaussian, low: 0, high: 1e-12}\n", "env.family.low: truncated-gaussian's support [env.family.low, env.family.high] must be at least 1e-06 wide, got [0, 1e-12]: a degenerate support"},
+		{"env:\n  terminal: \"log(s0) > 0\"\n  init_low: -2\n  init_high: 2\n", `env.terminal: "log(s0) > 0" is undefined (compares a NaN) at s = [-2]`},
 		{"env:\n  family: {kind: custom-sin, psi: [\"x\"]}\n", "env.family.psi: is set but env.family.kind is custom-sin"}, // issue 18: a key of an unselected part,
 	} {
 		c2, err := loadYAML(t, c.yaml)

@@ -279,6 +279,8 @@ func validateTruncated(c *config.Config, bad config.Bad) {
 	f := c.Env.Family
 	if !finite(f.Low) || !finite(f.High) || !(f.Low < f.High) || f.Low < -config.MaxAbsState || f.High > config.MaxAbsState {
 		bad("env.family.low", "truncated-gaussian needs −%d <= env.family.low < env.family.high <= %d, got [%v, %v]", config.MaxAbsState, config.MaxAbsState, f.Low, f.High)
+	} else if !(f.High-f.Low >= config.MinSupportWidth) {
+		bad("env.family.low", "truncated-gaussian's support [env.family.low, env.family.high] must be at least %g wide, got [%v, %v]: %s", config.MinSupportWidth, f.Low, f.High, config.SupportWhy)
 	}
 	validateWeightCap(0)(c, bad)
 }
@@ -396,12 +398,12 @@ func (m ModelSpec) SMSetup(mode string) (weights []expfam.Weight, bandwidths []f
 // family is not normalisable, and the data smrl estimate draws (s uniform
 // on the box) would come from no model of the family. With features
 // linear in s (linear, affine, constant, per-action) η is linear in s on
-// the box, so the corners decide; other features and the states an episode
-// reaches later are not checked (the samplers clamp η there, see
-// expfam.MinRate).
+// the box, so the corners decide; with other features, and at the states
+// an episode reaches later, the runner checks each true transition
+// (MDP.CheckTransition).
 func checkNaturalParameters(m *expfam.Model, actions [][]float64, lo, hi float64) error {
-	cs, ok := m.Dist.(*expfam.Coords)
-	if !ok {
+	check := naturalSpaceCheck(m)
+	if check == nil {
 		return nil
 	}
 	switch m.Feat.(type) {
@@ -413,7 +415,6 @@ func checkNaturalParameters(m *expfam.Model, actions [][]float64, lo, hi float64
 	if ds > 16 {
 		return nil
 	}
-	phi, eta := make([]float64, m.Feat.Dim()), make([]float64, m.Dist.StatDim())
 	s := make([]float64, ds)
 	for corner := range 1 << ds {
 		for i := range s {
@@ -423,21 +424,49 @@ func checkNaturalParameters(m *expfam.Model, actions [][]float64, lo, hi float64
 			}
 		}
 		for _, a := range actions {
-			m.Eta(s, a, phi, eta)
-			off := 0
-			for i, c := range cs.C {
-				k := c.StatDim()
-				if r, ok := c.(expfam.Restricted); ok {
-					for j, low := range r.EtaLowerBounds() {
-						if e := eta[off+j]; !(e > low) {
-							return fmt.Errorf("env.w0: η = W0·phi(s, a) has η_%d = %g at s = %v, a = %v (coordinate %d), outside the natural parameter space of the %v family (η_%d > %g needed)",
-								off+j, e, s, a, i, c, j, low)
-						}
-					}
-				}
-				off += k
+			if err := check(s, a); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// naturalSpaceCheck returns a function that fails, naming env.w0, the
+// state and the action, when η = W0 phi(s, a) of m leaves the natural
+// parameter space of a restricted coordinate (expfam.Restricted), where
+// the family is not normalisable and its samplers would clamp η; nil when
+// m has no restricted coordinate. The function is safe for concurrent use
+// (its scratch is its own per call).
+func naturalSpaceCheck(m *expfam.Model) func(s, a []float64) error {
+	cs, ok := m.Dist.(*expfam.Coords)
+	if !ok {
+		return nil
+	}
+	restricted := false
+	for _, c := range cs.C {
+		if _, ok := c.(expfam.Restricted); ok {
+			restricted = true
+		}
+	}
+	if !restricted {
+		return nil
+	}
+	return func(s, a []float64) error {
+		eta := make([]float64, m.Dist.StatDim())
+		m.Eta(s, a, make([]float64, m.Feat.Dim()), eta)
+		off := 0
+		for i, c := range cs.C {
+			if r, ok := c.(expfam.Restricted); ok {
+				for j, low := range r.EtaLowerBounds() {
+					if e := eta[off+j]; !(e > low) {
+						return fmt.Errorf("env.w0: η = W0·phi(s, a) has η_%d = %g at s = %v, a = %v (coordinate %d), outside the natural parameter space of the %v family (η_%d > %g needed)",
+							off+j, e, s, a, i, c, j, low)
+					}
+				}
+			}
+			off += c.StatDim()
+		}
+		return nil
+	}
 }

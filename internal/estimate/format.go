@@ -20,7 +20,8 @@ func (r *Result) WriteJSON(w io.Writer) error {
 //
 //	method  n  W  se  |W−W0|_F  seconds  weight
 //
-// with "-" for an unknown error and for the weight of lds and mle,
+// with "-" for an unknown error, for the weight of lds and mle and for
+// standard errors withheld (then followed by the line SENote),
 // preceded, when λ was cross-validated, by the table lambda, held-out loss
 // with the chosen λ marked, and before that, when the rff length was
 // cross-validated, by the table length, lambda, held-out loss (at the
@@ -77,7 +78,14 @@ func (r *Result) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Method, r.N, FormatMatrix(e.W), se, fe, formatFloat(e.Seconds), wt)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.SENote != "" {
+		_, err := fmt.Fprintln(w, r.SENote)
+		return err
+	}
+	return nil
 }
 
 // FormatMatrix formats a matrix as [[a, b], [c, d]] with 4 significant

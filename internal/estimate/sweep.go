@@ -224,6 +224,11 @@ func sweepJob(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]job
 	phi := Features(mdp, data)
 	test := Draw(mdp, HeldOutN, rand.New(rand.NewPCG(c.Seed, splitmix(SweepStream(n, r)^streamHeldOut))))
 	testPhi := Features(mdp, test)
+	for _, d := range []*dataset.Transitions{data, test} {
+		if err := checkDrawn(mdp, d); err != nil {
+			return nil, fmt.Errorf("n = %d, repeat %d: %w", n, r, err)
+		}
+	}
 	out := make([]jobResult, len(methods))
 	lambda := c.Lambda
 	if c.LambdaCV { // λ chosen on this data set, for every method

@@ -271,6 +271,43 @@ func (p *Program) Eval2(x, y []float64) float64 {
 	return v
 }
 
+// Cond evaluates p as a condition at the variables x: whether it holds,
+// and whether it is defined there. A comparison with a NaN operand is
+// undefined (NaN compares false under < but true under !=, so its 0 or 1
+// would mean nothing): a caller that reads p as a condition, such as
+// env.terminal, refuses such a state rather than take the 0 or 1.
+func (p *Program) Cond(x []float64) (holds, defined bool) {
+	// Scratch as Eval2 sizes it.
+	switch n := len(p.tape); {
+	case n <= 8:
+		var s [8]float64
+		return p.cond(x, s[:n])
+	case n <= 24:
+		var s [24]float64
+		return p.cond(x, s[:n])
+	case n <= MaxStackSlots:
+		var s [MaxStackSlots]float64
+		return p.cond(x, s[:n])
+	}
+	buf := p.pool.Get().(*[]float64)
+	defer p.pool.Put(buf)
+	return p.cond(x, (*buf)[:len(p.tape)])
+}
+
+// cond is Cond with the scratch s (len(p.tape) slots).
+func (p *Program) cond(x, s []float64) (holds, defined bool) {
+	v := p.evalXY(x, nil, s)
+	for _, in := range p.tape {
+		switch in.op {
+		case opLt, opLe, opGt, opGe, opEq, opNe:
+			if math.IsNaN(s[in.a]) || math.IsNaN(s[in.b]) {
+				return false, false
+			}
+		}
+	}
+	return v != 0, !math.IsNaN(v)
+}
+
 func (p *Program) evalXY(x, y, s []float64) float64 {
 	nx := int32(len(x))
 	for i, in := range p.tape {

@@ -406,3 +406,26 @@ func TestKinkOneSidedLimits(t *testing.T) {
 		}
 	}
 }
+
+// Cond reads a boolean expression as a condition: a comparison with a NaN
+// operand is undefined, whether < says false or != says true.
+func TestCondUndefinedAtNaN(t *testing.T) {
+	for _, c := range []struct {
+		src            string
+		x              float64
+		holds, defined bool
+	}{
+		{"log(x) > 0", 2, true, true},
+		{"log(x) > 0", 0.5, false, true},
+		{"log(x) > 0", -1, false, false},
+		{"log(x) != 0", -1, false, false},
+		{"x < 1 || log(x) < 0", -1, false, false}, // undefined even where the other side holds
+		{"!(sqrt(x) >= 1)", 4, false, true},
+	} {
+		p := MustCompile(c.src, "x")
+		holds, defined := p.Cond([]float64{c.x})
+		if holds != c.holds || defined != c.defined {
+			t.Errorf("%s at x = %v: (holds, defined) = (%v, %v), want (%v, %v)", c.src, c.x, holds, defined, c.holds, c.defined)
+		}
+	}
+}

@@ -183,10 +183,8 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 				ai, a = agent.BoxAction, ctrl
 			} else {
 				ai = pl.Act(ag.Sim, s, planRng)
-				if err := pl.Err(); errors.Is(err, agent.ErrNonFiniteReward) {
-					return nil, fmt.Errorf("episode %d step %d: %w", ep, h+1, err)
-				} else if err != nil {
-					return nil, fmt.Errorf("episode %d step %d: %w (%s); a larger lambda or a smaller confidence.b_star keeps estimates in range", ep, h+1, err, describeW(ag))
+				if err := pl.Err(); err != nil {
+					return nil, fmt.Errorf("episode %d step %d: %w", ep, h+1, planError(err, ag, mdp))
 				}
 				a = pl.Action(ai)
 			}
@@ -199,6 +197,11 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 			if ai == 0 || (ai == agent.BoxAction && a[0] > 0) {
 				plus++
 			}
+			if mdp.CheckTransition != nil {
+				if err := mdp.CheckTransition(s, a); err != nil {
+					return nil, errs.Invalid(fmt.Errorf("episode %d step %d: %w; the true transition is not defined there (choose an env.w0 that keeps η inside on the states episodes reach)", ep, h+1, err))
+				}
+			}
 			truth.Step(s, a, envRng, next)
 			if !finite(next) {
 				return nil, errs.Invalid(fmt.Errorf("episode %d step %d: the true transition drew a non-finite state from s = %v, a = %v: %s",
@@ -209,6 +212,9 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 			done, bonus := false, 0.0
 			if ends {
 				done, bonus = mdp.Task.Terminal(next)
+				if done && math.IsNaN(bonus) {
+					return nil, errs.Invalid(fmt.Errorf("episode %d step %d: env.terminal is undefined (compares a NaN) at s = %v", ep, h+1, next))
+				}
 			}
 			if rec != nil {
 				rec.Transition(ep, steps, s, a, next, r+bonus, done)
@@ -247,6 +253,21 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 			DPsi: ag.Model.Dist.StatDim(), DPhi: ag.Model.Feat.Dim(), Lambda: ag.Last.Lambda, N: ag.Last.N})
 	}
 	return out, nil
+}
+
+// planError explains an error of the planner's rollouts (Planner.Err): a
+// reward or terminal condition that is not finite is the task's (it names
+// its key); a non-finite state of a learner's model is its estimate's,
+// which λ and b_star bound; the oracle's model is the true one, whose
+// env.w0 or family is then at fault (invalid input).
+func planError(err error, ag *agent.Agent, mdp *env.MDP) error {
+	switch {
+	case errors.Is(err, agent.ErrNonFiniteReward), errors.Is(err, agent.ErrUndefinedTerminal):
+		return err
+	case !ag.Learner():
+		return errs.Invalid(fmt.Errorf("%w under the true model the oracle plans with: %s", err, nonFiniteAdvice(mdp)))
+	}
+	return fmt.Errorf("%w (%s); a larger lambda or a smaller confidence.b_star keeps estimates in range", err, describeW(ag))
 }
 
 // describeW names the planning model's parameter for an error message.

@@ -1,0 +1,46 @@
+package estimate
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// Below MinSEPerFeature transitions per feature no standard errors are
+// reported (they were 1e-6 at n = 1 for an error of 1.56): se, se_kind
+// and the Wald intervals say so in the JSON, the table prints "-" and the
+// note; at the bound they are reported.
+func TestStandardErrorsWithheldBelowMinimum(t *testing.T) {
+	c := defaults(t) // d_phi = 2: the bound is n = 20
+	for _, n := range []int{1, 19, 20} {
+		c.Estimate.N = n
+		r, err := Run(context.Background(), c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		withheld := n < 20
+		if (r.SENote != "") != withheld {
+			t.Errorf("n = %d: SENote %q", n, r.SENote)
+		}
+		for _, e := range r.Estimates {
+			if withheld && (e.SE != nil || e.WaldLo != nil || e.WaldHi != nil || e.SEKind != "withheld") {
+				t.Errorf("n = %d, %s: se %v, wald %v %v, se_kind %q; want none, withheld", n, e.Method, e.SE, e.WaldLo, e.WaldHi, e.SEKind)
+			}
+			if !withheld && (e.SE == nil || !(e.SE[0][0] > 0) || e.SEKind == "withheld") {
+				t.Errorf("n = %d, %s: se %v, se_kind %q", n, e.Method, e.SE, e.SEKind)
+			}
+		}
+		var tab, js bytes.Buffer
+		if err := r.WriteTable(&tab); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		note := "standard errors withheld: n = 1 is below 10 transitions per feature (d_phi = 2 needs at least 20)"
+		if n == 1 && (!strings.Contains(tab.String(), note) || !strings.Contains(js.String(), `"se": null`) || !strings.Contains(js.String(), `"se_note": "`+note)) {
+			t.Errorf("n = 1: table\n%s\njson\n%s", tab.String(), js.String())
+		}
+	}
+}

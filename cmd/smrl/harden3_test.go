@@ -615,7 +615,7 @@ func TestKilledMergeLeavesNoStaleFigures(t *testing.T) {
 		return out
 	}
 	oldRel, newRel := rel(oldFiles, oldRef), rel(newFiles, newRef)
-	args := []string{"merge", "--out", "OUT", "-q", "--plot-format", "svg", filepath.Join(root, "2", "s0"), filepath.Join(root, "2", "s1")}
+	args := []string{"merge", "--out", "OUT", "--overwrite", "-q", "--plot-format", "svg", filepath.Join(root, "2", "s0"), filepath.Join(root, "2", "s1")}
 	for _, delay := range []time.Duration{40, 120, 200, 300, 450} {
 		out := filepath.Join(root, fmt.Sprintf("kill-%d", delay), "merged") // report.md names it
 		os.MkdirAll(filepath.Dir(out), 0o755)

@@ -76,14 +76,19 @@ type Options struct {
 	SaveModels bool
 }
 
-// refuseCompleted refuses a fresh run into dir when dir holds the file
-// done, which a completed run (or merge, or sweep) writes last: a second
-// run would silently replace its results.
-func refuseCompleted(dir, done string) error {
+// refuseCompleted refuses a fresh run, sweep or merge into dir when dir
+// holds the file done, which a completed run (or merge, or sweep) writes
+// last: a second one would silently replace its results. resumable says
+// whether the command offers --resume, which the message then names.
+func refuseCompleted(dir, done string, resumable bool) error {
 	if _, err := os.Stat(filepath.Join(dir, done)); err != nil {
 		return nil
 	}
-	return errs.Invalid(fmt.Errorf("%s holds completed results (%s): --overwrite replaces them, --resume continues an interrupted run there, or write into another --out", dir, done))
+	alt := ""
+	if resumable {
+		alt = ", --resume continues an interrupted run there"
+	}
+	return errs.Invalid(fmt.Errorf("%s holds completed results (%s): --overwrite replaces them%s, or write into another --out", dir, done, alt))
 }
 
 // DefaultOutDir is results/<config name>/.
@@ -198,7 +203,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		return errs.Invalid(fmt.Errorf("--save-models cannot be combined with --resume: the models of the trials completed before the interruption were not kept"))
 	}
 	if !opt.Resume && !opt.Overwrite {
-		if err := refuseCompleted(opt.OutDir, results.EpisodesFile); err != nil {
+		if err := refuseCompleted(opt.OutDir, results.EpisodesFile, true); err != nil {
 			return err
 		}
 	}

@@ -207,7 +207,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		return err
 	}
 	if !opt.Resume && !opt.Overwrite {
-		if err := refuseCompleted(root, grid.TableFile); err != nil {
+		if err := refuseCompleted(root, grid.TableFile, true); err != nil {
 			return err
 		}
 	}

@@ -238,7 +238,7 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 		Commit:      vcsRevision(),
 		Resume:      opts.Resume,
 		Shard:       shard,
-		ResumeHint:  resumeHint(opts.Resume),
+		ResumeHint:  resumeHint(os.Args[1:], opts.Resume),
 		Overwrite:   opts.Overwrite,
 		DryRun:      opts.DryRun,
 		Grace:       opts.Grace,
@@ -298,19 +298,15 @@ func resolveShard(flag string, count int) (runner.Shard, error) {
 	return s, err
 }
 
-// resumeHint is the command line that resumes this run.
-func resumeHint(resuming bool) string {
-	args := []string{"smrl"}
-	for _, a := range os.Args[1:] {
-		if strings.ContainsAny(a, " \t'\"") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		args = append(args, a)
-	}
+// resumeHint is the command line that resumes the run of args (os.Args
+// without the program), quoted as report.md records it so that pasting it
+// into a shell gives back the same arguments.
+func resumeHint(args []string, resuming bool) string {
+	line := append([]string{"smrl"}, args...)
 	if !resuming {
-		args = append(args, "--resume")
+		line = append(line, "--resume")
 	}
-	return strings.Join(args, " ")
+	return plotting.ShellJoin(line)
 }
 
 // newLogger returns the slog logger of --log-format.

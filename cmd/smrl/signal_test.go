@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -59,5 +60,24 @@ func TestSIGINTExit130AndResume(t *testing.T) {
 	}
 	if n := bytes.Count(b, []byte("\n")); n != 1+3*40*6 {
 		t.Errorf("episodes.csv has %d lines after resume, want %d", n, 1+3*40*6)
+	}
+}
+
+// The resume hint, pasted into a shell, gives back the run's arguments with
+// --resume: a backtick or a dollar in an argument is quoted, not run.
+func TestResumeHintQuotesForTheShell(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to read the hint back")
+	}
+	args := []string{"run", "--out", "a`b`c", "--set", "name=$HOME", "--config", "it's.yaml"}
+	hint := resumeHint(args, false)
+	out, err := exec.Command(sh, "-c", `eval "set -- $1"; for a; do printf '%s\0' "$a"; done`, "sh", hint).Output()
+	if err != nil {
+		t.Fatalf("sh reading %q: %v", hint, err)
+	}
+	want := append(append([]string{"smrl"}, args...), "--resume")
+	if got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hint %q reads as %q, want %q", hint, got, want)
 	}
 }

@@ -3,6 +3,7 @@ package plotting
 import (
 	"html/template"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -186,5 +187,65 @@ func TestReportHTMLHasEveryTable(t *testing.T) {
 	}
 	if n := strings.Count(page, `src="data:image/png;base64,`); n != len(figs) {
 		t.Errorf("report.html inlines %d figures, want %d", n, len(figs))
+	}
+}
+
+// readCodeSpan reads back the content of the Markdown code span at the
+// start of s as CommonMark does: the delimiter is the run of backticks it
+// starts with, and one space is stripped from each end when both have one.
+func readCodeSpan(t *testing.T, s string) string {
+	t.Helper()
+	n := len(s) - len(strings.TrimLeft(s, "`"))
+	fence := s[:n]
+	rest := s[n:]
+	for i := 0; i < len(rest); {
+		j := strings.Index(rest[i:], fence)
+		if j < 0 {
+			break
+		}
+		j += i
+		k := j + len(fence)
+		if (j == 0 || rest[j-1] != '`') && (k == len(rest) || rest[k] != '`') {
+			c := rest[:j]
+			if len(c) >= 2 && c[0] == ' ' && c[len(c)-1] == ' ' && strings.Trim(c, " ") != "" {
+				c = c[1 : len(c)-1]
+			}
+			return c
+		}
+		i = k
+	}
+	t.Fatalf("no closing %s in %q", fence, s)
+	return ""
+}
+
+// The command report.md records, pasted into a POSIX shell, gives back the
+// arguments of the run: backticks, quotes and spaces are kept (issue 35,
+// defect 13: --out 'a`b`c' was recorded as --out 'a'b'c').
+func TestReportCommandReproducesArgs(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to read the command back")
+	}
+	args := []string{"smrl", "run", "--out", "a`b`c", "--set", "name=it's", "--config", "x y.yaml", "--set", "env.kind=$HOME", "``"}
+	dir := copyResults(t, fixtureResults)
+	if err := ReportTo(dir, dir, nil, ReportInfo{CommandLine: args}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, line, ok := strings.Cut(string(md), "\nCommand: ")
+	if !ok {
+		t.Fatalf("report.md has no command line:\n%s", md)
+	}
+	cmd := readCodeSpan(t, line)
+	out, err := exec.Command(sh, "-c", `eval "set -- $1"; for a; do printf '%s\0' "$a"; done`, "sh", cmd).Output()
+	if err != nil {
+		t.Fatalf("sh reading %q: %v", cmd, err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if strings.Join(got, "\n") != strings.Join(args, "\n") {
+		t.Errorf("report.md records %q, which the shell reads as %q, want %q", cmd, got, args)
 	}
 }

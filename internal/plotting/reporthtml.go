@@ -61,7 +61,7 @@ func newReport(absDir string, sum *summaryData, figures []string, info ReportInf
 	if info.Name != "" {
 		r.title = "smrl results: " + info.Name
 	}
-	r.command = shellJoin(info.CommandLine)
+	r.command = ShellJoin(info.CommandLine)
 	r.results.Head, r.results.Rows = results.TableCells(sums, col)
 	return r
 }
@@ -91,9 +91,11 @@ func (d *summaryData) results() []results.Summary {
 	return out
 }
 
-// shellJoin joins a command line for display, quoting words a shell would
-// split or expand.
-func shellJoin(args []string) string {
+// ShellJoin joins a command line for display, quoting words a shell would
+// split or expand, so that pasting it into a POSIX shell gives back args:
+// such a word is put in single quotes, in which only the quote itself
+// needs its '\'' escape.
+func ShellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {

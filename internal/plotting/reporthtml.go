@@ -93,8 +93,8 @@ func (d *summaryData) results() []results.Summary {
 
 // ShellJoin joins a command line for display, quoting words a shell would
 // split or expand, so that pasting it into a POSIX shell gives back args:
-// such a word is put in single quotes, in which only the quote itself
-// needs its '\'' escape.
+// such a word is put in single quotes, in which only a single quote itself
+// needs an escape (closing the quotes, a backslashed quote, reopening).
 func ShellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {

@@ -235,7 +235,7 @@ func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 
 // Run executes the trials of c (all, or the shard's) and writes the
 // results directory. Completed trials go to the journal as they finish; on
-// cancellation (SIGINT/SIGTERM) the trials in flight finish, the journal
+// cancellation (SIGINT, SIGTERM or SIGHUP) the trials in flight finish, the journal
 // keeps them, and Run returns an error wrapping errs.ErrInterrupted.
 //
 // The results directory must be new, empty or smrl's own (a --resume needs

@@ -93,6 +93,9 @@ func ReportTo(dir, reportDir string, figures []string, info ReportInfo) error {
 		summaryFile, episodesFile, fromElsewhere(absDir, absReport), rep.note)
 	b.WriteString("## Results\n\n")
 	b.WriteString(rep.results.markdown())
+	if rep.tableNote != "" {
+		b.WriteString("\n" + rep.tableNote + "\n")
+	}
 	agg, err := readAggregate(dir)
 	if err != nil {
 		return err

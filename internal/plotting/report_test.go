@@ -1,12 +1,17 @@
 package plotting
 
 import (
+	"bytes"
 	"html/template"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // copyResults copies a fixture results directory into a temporary one so
@@ -247,5 +252,55 @@ func TestReportCommandReproducesArgs(t *testing.T) {
 	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 	if strings.Join(got, "\n") != strings.Join(args, "\n") {
 		t.Errorf("report.md records %q, which the shell reads as %q, want %q", cmd, got, args)
+	}
+}
+
+// report.md and report.html show the results table as the terminal does:
+// an interval beyond the seeds' range is clipped to it, with the seeds'
+// range taken from episodes.csv (summary.csv does not hold it) and the
+// note under the table (issue 35, item 4).
+func TestReportClipsIntervalsAsTheTable(t *testing.T) {
+	res := &runner.Result{Trials: []runner.Trial{{Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}}}
+	for _, rewards := range [][]float64{{-100, -110, -120}, {-900, -950, -1000}} {
+		var eps []runner.Episode
+		for k, r := range rewards {
+			eps = append(eps, runner.Episode{Episode: k + 1, Reward: r, Steps: 200, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()})
+		}
+		res.Episodes = append(res.Episodes, eps)
+	}
+	rows := results.Rows(res)
+	sums := results.Summarise(rows, 200)
+	var ep, sum, table bytes.Buffer
+	if err := results.WriteEpisodes(&ep, rows, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteSummary(&sum, sums); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeResults(t, ep.String(), sum.String())
+	if err := Report(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, ReportHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := results.Table(&table, sums, results.Columns{Cumulative: true, PlusCount: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-530.0 [-950.0, -110.0]" + results.ClipMark, results.ClipNote} {
+		if !strings.Contains(table.String(), want) {
+			t.Fatalf("the terminal table lacks %q:\n%s", want, table.String())
+		}
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+		if !strings.Contains(string(html), template.HTMLEscapeString(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
 	}
 }

@@ -4,13 +4,13 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
 	"sort"
 	"strconv"
 
-	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -117,13 +117,20 @@ func readSeedSpans(path string, cols []string, seedLines bool) (seedSpans, error
 // table then shows its intervals unclipped. readEpisodes has validated
 // the cells; an empty (undefined) cell reads as NaN.
 func readSeedRows(path string) []results.Row {
-	recs, err := fsutil.ReadCSV(path, "")
-	if err != nil || len(recs) == 0 {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.ReuseRecord = true // a run's W columns can make a row long: streamed, not held
+	head, err := r.Read()
+	if err != nil {
 		return nil
 	}
 	col := map[string]int{}
 	for _, name := range []string{"agent", "seed", "episode", "reward", "steps", "cum_reward", "cum_regret", "plus_count"} {
-		j := slices.Index(recs[0], name)
+		j := slices.Index(head, name)
 		if j < 0 {
 			return nil
 		}
@@ -136,8 +143,15 @@ func readSeedRows(path string) []results.Row {
 		}
 		return v
 	}
-	rows := make([]results.Row, 0, len(recs)-1)
-	for _, rec := range recs[1:] {
+	var rows []results.Row
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return rows
+		}
+		if err != nil {
+			return nil
+		}
 		seed, err1 := strconv.Atoi(rec[col["seed"]])
 		ep, err2 := strconv.Atoi(rec[col["episode"]])
 		steps, err3 := strconv.Atoi(rec[col["steps"]])
@@ -148,7 +162,6 @@ func readSeedRows(path string) []results.Row {
 		rows = append(rows, results.Row{Agent: rec[col["agent"]], Seed: seed, Episode: ep, Reward: num(rec, "reward"), Steps: steps,
 			CumReward: num(rec, "cum_reward"), CumRegret: num(rec, "cum_regret"), PlusCount: plus, WError: math.NaN(), Beta: math.NaN()})
 	}
-	return rows
 }
 
 // clip narrows the bands of ss (one series per agent, named after it, with

@@ -14,6 +14,7 @@ type MergeOptions struct {
 	IO        *IOStreams
 	Dirs      []string
 	Out       string
+	Overwrite bool
 	NoPlots   bool
 	Quiet     bool
 	Format    string
@@ -32,7 +33,9 @@ directory with the same episodes.csv, summary.csv and figures a single-machine
 run writes. The shards must share one config (up to workers) and together
 hold every (agent, seed) trial exactly once; merge names what is missing or
 duplicated otherwise. The shards of a sweep (smrl sweep --shard) merge the
-same way, point by point, into the sweep directory.`,
+same way, point by point, into the sweep directory. A --out that holds
+completed results (a run's episodes.csv, a sweep's sweep.csv) is refused
+unless --overwrite.`,
 		Example: `  smrl merge results/synthetic/shard-*-of-4 --out results/synthetic`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,6 +45,7 @@ same way, point by point, into the sweep directory.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Out, "out", "o", "", "merged results directory")
+	f.BoolVar(&opts.Overwrite, "overwrite", false, "replace the completed results in --out (without it a merge there is refused)")
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "do not draw figures")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no table and no log records")
 	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")
@@ -58,7 +62,7 @@ func mergeRun(ctx context.Context, opts *MergeOptions) error {
 	default:
 		return usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
 	}
-	eo := experiment.Options{OutDir: opts.Out, CommandLine: append([]string{"smrl"}, os.Args[1:]...),
+	eo := experiment.Options{OutDir: opts.Out, Overwrite: opts.Overwrite, CommandLine: append([]string{"smrl"}, os.Args[1:]...),
 		Version: versionString(), Commit: vcsRevision()}
 	if !opts.Quiet {
 		eo.Stdout = opts.IO.Out

@@ -42,8 +42,8 @@ type RunOptions struct {
 	SaveTransitions string
 	// SaveModels is --save-models.
 	SaveModels bool
-	// Grace is how long the trials in flight may finish after SIGINT or
-	// SIGTERM.
+	// Grace is how long the trials in flight may finish after SIGINT,
+	// SIGTERM or SIGHUP.
 	Grace time.Duration
 }
 
@@ -90,7 +90,7 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.IntVar(&opts.ShardCount, "shard-count", 0, "number of shards for JOB_COMPLETION_INDEX (or SMRL_SHARD_COUNT)")
 	f.StringVar(&opts.LogFormat, "log-format", "text", "log records on stderr: text or json")
 	cmd.RegisterFlagCompletionFunc("log-format", completeWords("text", "json"))
-	f.DurationVar(&opts.Grace, "grace", DefaultGrace, "after SIGINT or SIGTERM, let the trials in flight finish for at most this `duration` (0: no limit); a second signal, or the end of it, abandons them (--resume recomputes them)")
+	f.DurationVar(&opts.Grace, "grace", DefaultGrace, "after SIGINT, SIGTERM or SIGHUP, let the trials in flight finish for at most this `duration` (0: no limit); a second signal, or the end of it, abandons them (--resume recomputes them)")
 	cmd.RegisterFlagCompletionFunc("grace", completeWords(DefaultGrace.String(), "0"))
 }
 
@@ -120,9 +120,10 @@ reads; with --save-models every learning agent's final model
 
 A results directory that holds completed results is not replaced: --overwrite
 replaces it, --resume continues an interrupted run. --dry-run prints the plan
-and writes nothing. SIGINT or SIGTERM stops the run with exit 130: the trials
-in flight may finish for --grace (default 20s), a second signal abandons them,
-and --resume recomputes what was not journaled.
+and writes nothing. SIGINT, SIGTERM or SIGHUP (unless ignored, as under nohup)
+stops the run with exit 130: the trials in flight may finish for --grace
+(default 20s), a second signal abandons them, and --resume recomputes what
+was not journaled.
 
 Trials run in parallel on --workers cores; the CSV files are byte-identical
 for any number of workers. Every agent in one seed faces the same initial
@@ -238,7 +239,7 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 		Commit:      vcsRevision(),
 		Resume:      opts.Resume,
 		Shard:       shard,
-		ResumeHint:  resumeHint(opts.Resume),
+		ResumeHint:  resumeHint(os.Args[1:], opts.Resume),
 		Overwrite:   opts.Overwrite,
 		DryRun:      opts.DryRun,
 		Grace:       opts.Grace,
@@ -298,19 +299,15 @@ func resolveShard(flag string, count int) (runner.Shard, error) {
 	return s, err
 }
 
-// resumeHint is the command line that resumes this run.
-func resumeHint(resuming bool) string {
-	args := []string{"smrl"}
-	for _, a := range os.Args[1:] {
-		if strings.ContainsAny(a, " \t'\"") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		args = append(args, a)
-	}
+// resumeHint is the command line that resumes the run of args (os.Args
+// without the program), quoted as report.md records it so that pasting it
+// into a shell gives back the same arguments.
+func resumeHint(args []string, resuming bool) string {
+	line := append([]string{"smrl"}, args...)
 	if !resuming {
-		args = append(args, "--resume")
+		line = append(line, "--resume")
 	}
-	return strings.Join(args, " ")
+	return plotting.ShellJoin(line)
 }
 
 // newLogger returns the slog logger of --log-format.

@@ -18,7 +18,7 @@ const (
 	ExitFailure     ExitCode = 1   // the program failed
 	ExitUsage       ExitCode = 2   // bad usage, config or data: unknown flag or command, wrong arguments, invalid file
 	ExitInternal    ExitCode = 3   // a bug in smrl (a recovered panic)
-	ExitInterrupted ExitCode = 130 // stopped by SIGINT or SIGTERM
+	ExitInterrupted ExitCode = 130 // stopped by SIGINT, SIGTERM or SIGHUP
 )
 
 // exitCode maps an error to the exit code: ErrInterrupted → 130,

@@ -29,8 +29,8 @@ func tinyRun(t *testing.T, extra ...string) (out, cfg string) {
 // inside smrl's own directory was written (or deleted) through. Now every
 // command refuses it with exit 2 naming the link, and the user's files the
 // link points to are untouched. (A fresh run over the finished directory
-// needs --overwrite since issue 18: without it the run is refused before
-// it opens anything.)
+// needs --overwrite since issue 18, a merge since issue 35: without it the
+// command is refused before it opens anything.)
 func TestLinksInOwnDirectoryAreNotFollowed(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -44,7 +44,7 @@ func TestLinksInOwnDirectoryAreNotFollowed(t *testing.T) {
 		{"plots, run", "plots", true, []string{"run", "-q", "--plot-format", "svg", "--overwrite"}},
 		{"plots, run --no-plots", "plots", true, []string{"run", "-q", "--no-plots", "--overwrite"}},
 		{"plots, plot in place", "plots", true, []string{"plot", "--format", "svg"}},
-		{"plots, merge", "plots", true, []string{"merge", "-q", "--plot-format", "svg"}},
+		{"plots, merge", "plots", true, []string{"merge", "-q", "--plot-format", "svg", "--overwrite"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, cfg := tinyRun(t)
@@ -615,7 +615,7 @@ func TestKilledMergeLeavesNoStaleFigures(t *testing.T) {
 		return out
 	}
 	oldRel, newRel := rel(oldFiles, oldRef), rel(newFiles, newRef)
-	args := []string{"merge", "--out", "OUT", "-q", "--plot-format", "svg", filepath.Join(root, "2", "s0"), filepath.Join(root, "2", "s1")}
+	args := []string{"merge", "--out", "OUT", "--overwrite", "-q", "--plot-format", "svg", filepath.Join(root, "2", "s0"), filepath.Join(root, "2", "s1")}
 	for _, delay := range []time.Duration{40, 120, 200, 300, 450} {
 		out := filepath.Join(root, fmt.Sprintf("kill-%d", delay), "merged") // report.md names it
 		os.MkdirAll(filepath.Dir(out), 0o755)

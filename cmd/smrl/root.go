@@ -23,16 +23,17 @@ type IOStreams struct {
 }
 
 // Main runs smrl with the command-line arguments args (without the program
-// name) and returns the exit code. SIGINT and SIGTERM cancel the context of
-// the command (cmd.Context()); a command that stops because of it returns
-// an error wrapping errs.ErrInterrupted. The trials in flight may finish
-// for --grace; a second signal abandons them at once (abandonSignal), and
-// a third terminates the process immediately.
+// name) and returns the exit code. SIGINT, SIGTERM and SIGHUP (see
+// stopSignals) cancel the context of the command (cmd.Context()); a command
+// that stops because of it returns an error wrapping errs.ErrInterrupted.
+// The trials in flight may finish for --grace; a second signal abandons
+// them at once (abandonSignal), and a third terminates the process
+// immediately.
 func Main(args []string, stdout, stderr io.Writer) ExitCode {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals()...)
 	defer signal.Stop(sigs)
 	abandon := make(chan struct{})
 	done := make(chan struct{})
@@ -53,11 +54,24 @@ func Main(args []string, stdout, stderr io.Writer) ExitCode {
 	return execute(ctx, newRootCmd(&IOStreams{Out: stdout, ErrOut: stderr}), args, stdout, stderr)
 }
 
+// stopSignals are the signals that interrupt a command: SIGINT, SIGTERM,
+// and SIGHUP unless the process started with it ignored. SIGHUP (the
+// terminal or SSH session closed) would otherwise kill smrl with no resume
+// hint; under nohup, which ignores SIGHUP so that the run outlives the
+// session, signal.Notify would undo that.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
+}
+
 // abandonKey is the context key of the channel that the second signal
 // closes.
 type abandonKey struct{}
 
-// abandonSignal returns the channel of ctx that a second SIGINT or SIGTERM
+// abandonSignal returns the channel of ctx that a second stop signal
 // closes (nil, which never closes, outside Main).
 func abandonSignal(ctx context.Context) <-chan struct{} {
 	ch, _ := ctx.Value(abandonKey{}).(<-chan struct{})

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -59,5 +61,80 @@ func TestSIGINTExit130AndResume(t *testing.T) {
 	}
 	if n := bytes.Count(b, []byte("\n")); n != 1+3*40*6 {
 		t.Errorf("episodes.csv has %d lines after resume, want %d", n, 1+3*40*6)
+	}
+}
+
+// The resume hint, pasted into a shell, gives back the run's arguments with
+// --resume: a backtick or a dollar in an argument is quoted, not run.
+func TestResumeHintQuotesForTheShell(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to read the hint back")
+	}
+	args := []string{"run", "--out", "a`b`c", "--set", "name=$HOME", "--config", "it's.yaml"}
+	hint := resumeHint(args, false)
+	out, err := exec.Command(sh, "-c", `eval "set -- $1"; for a; do printf '%s\0' "$a"; done`, "sh", hint).Output()
+	if err != nil {
+		t.Fatalf("sh reading %q: %v", hint, err)
+	}
+	want := append(append([]string{"smrl"}, args...), "--resume")
+	if got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hint %q reads as %q, want %q", hint, got, want)
+	}
+}
+
+// startHelper starts smrl run with args in a child process (TestHelperSmrl)
+// and waits until its trials have started (metadata.json in out).
+func startHelper(t *testing.T, out string, args []string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperSmrl$")
+	cmd.Env = append(os.Environ(), "SMRL_TEST_ARGS="+strings.Join(args, "\n"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(out, "metadata.json")); err == nil {
+			return cmd, &stderr
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the run did not start")
+		}
+	}
+}
+
+// SIGHUP (the terminal or SSH session closed) stops a run as SIGINT does:
+// exit 130 with the resume hint; it killed smrl with 129 and no message
+// (issue 35, defect 10). Under nohup (SIGHUP ignored at start) the run
+// goes on and completes.
+func TestSIGHUPInterruptsLikeSIGINT(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "res")
+	cmd, stderr := startHelper(t, out, []string{"run", "--config", quickConfig, "--out", out, "--no-plots", "-q", "--workers", "1", "--seeds", "1", "--episodes", "3000", "--grace", "100ms"})
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != int(ExitInterrupted) || !strings.Contains(stderr.String(), "smrl: interrupted: ") || !strings.Contains(stderr.String(), "resume with: smrl ") {
+		t.Errorf("after SIGHUP: exit %d (%s), want 130 with the resume hint; stderr:\n%s", code, cmd.ProcessState, stderr)
+	}
+
+	// A child inherits an ignored signal across exec, as under nohup.
+	out = filepath.Join(t.TempDir(), "nohup")
+	signal.Ignore(syscall.SIGHUP)
+	cmd, stderr = startHelper(t, out, []string{"run", "--config", quickConfig, "--out", out, "--no-plots", "-q", "--workers", "1", "--seeds", "1", "--episodes", "600"})
+	signal.Reset(syscall.SIGHUP)
+	_, err := os.Stat(filepath.Join(out, "episodes.csv"))
+	finished := err == nil
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("under nohup, after SIGHUP: exit %d (%s), want 0; stderr:\n%s", code, cmd.ProcessState, stderr)
+	}
+	if finished {
+		t.Log("the run had finished before SIGHUP was sent: the nohup case was not exercised")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
 // headerHint is appended to every error about the header.
@@ -55,6 +56,9 @@ func ReadFileFilter(path string, f Filter) (*Transitions, error) {
 	if fi.Mode().IsRegular() {
 		hint = fi.Size()
 	}
+	if err := checkCompression(fh, path); err != nil {
+		return nil, err
+	}
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(fh)
 		if err != nil {
@@ -76,6 +80,26 @@ func (g gzData) Read(p []byte) (int, error) {
 		err = errs.Invalid(fmt.Errorf("%w (the gzip stream is cut short or corrupt)", err))
 	}
 	return n, err
+}
+
+// checkCompression refuses a file whose name and content disagree about
+// gzip, with the fix: a gzip stream named .csv, which the CSV reader would
+// misread (a bare quote somewhere in its binary), or a file named .gz that
+// is not gzip. A file it cannot read at an offset (a pipe), or of fewer
+// than two bytes, is left to the reader.
+func checkCompression(fh *os.File, path string) error {
+	var b [2]byte
+	if n, _ := fh.ReadAt(b[:], 0); n < len(b) {
+		return nil
+	}
+	gz := string(b[:]) == fsutil.GzipMagic
+	switch named := strings.HasSuffix(path, ".gz"); {
+	case gz && !named:
+		return errs.Invalid(fmt.Errorf("reading %s: the file looks gzip-compressed (it starts with gzip's bytes 1f 8b): name it %s.gz, or decompress it", path, path))
+	case !gz && named:
+		return errs.Invalid(fmt.Errorf("reading %s: not gzip-compressed, as a file named .gz must be: name it %s, or compress it", path, strings.TrimSuffix(path, ".gz")))
+	}
+	return nil
 }
 
 // sizeHint returns the number of bytes left in r if r can tell cheaply,

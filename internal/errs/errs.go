@@ -22,7 +22,7 @@ import (
 // an out-of-range value, a bad data file. The command exits with code 2.
 var ErrInvalidInput = errors.New("invalid input")
 
-// ErrInterrupted marks a run stopped by SIGINT or SIGTERM. Exit code 130.
+// ErrInterrupted marks a run stopped by SIGINT, SIGTERM or SIGHUP. Exit code 130.
 var ErrInterrupted = errors.New("interrupted")
 
 // ErrInternal marks a bug in smrl, such as a recovered panic: neither the

@@ -61,8 +61,9 @@ type Options struct {
 	// Overwrite lets a fresh run replace the completed results in OutDir;
 	// without it (and without Resume) such a directory is refused.
 	Overwrite bool
-	// DryRun validates and plans the run and writes nothing: Run prints
-	// the plan to Stdout and returns.
+	// DryRun validates and plans the run and writes nothing: Run makes the
+	// read-only checks of OutDir the run makes (refusing what it would
+	// refuse, with its error), prints the plan to Stdout and returns.
 	DryRun bool
 	// ConfigDescription describes the config (config.Description), for
 	// metadata.json and the report.
@@ -95,14 +96,19 @@ func (opt Options) journalAppend(appendTrial func(i int, eps []runner.Episode) e
 	}
 }
 
-// refuseCompleted refuses a fresh run into dir when dir holds the file
-// done, which a completed run (or merge, or sweep) writes last: a second
-// run would silently replace its results.
-func refuseCompleted(dir, done string) error {
+// refuseCompleted refuses a fresh run, sweep or merge into dir when dir
+// holds the file done, which a completed run (or merge, or sweep) writes
+// last: a second one would silently replace its results. resumable says
+// whether the command offers --resume, which the message then names.
+func refuseCompleted(dir, done string, resumable bool) error {
 	if _, err := os.Stat(filepath.Join(dir, done)); err != nil {
 		return nil
 	}
-	return errs.Invalid(fmt.Errorf("%s holds completed results (%s): --overwrite replaces them, --resume continues an interrupted run there, or write into another --out", dir, done))
+	alt := ""
+	if resumable {
+		alt = ", --resume continues an interrupted run there"
+	}
+	return errs.Invalid(fmt.Errorf("%s holds completed results (%s): --overwrite replaces them%s, or write into another --out", dir, done, alt))
 }
 
 // DefaultOutDir is results/<config name>/.
@@ -128,15 +134,13 @@ func IsPaper(c *config.Config) bool {
 // smrl's own; see outdir.Claim), for a resume dir must already be smrl's.
 // Nothing is written into a refused directory. release drops the lock.
 func openOutDir(dir string, resume bool) (release func() error, err error) {
-	if resume {
-		if !outdir.Owned(dir) {
-			if _, err := os.Stat(filepath.Join(dir, results.ConfigFile)); err != nil {
-				return nil, errs.Invalid(fmt.Errorf("--resume: %s not found: nothing to resume there", filepath.Join(dir, results.ConfigFile)))
-			}
-			return nil, errs.Invalid(fmt.Errorf("--resume: %s was not made by this version of smrl (it has no %s marker), so smrl will not write into it; start a new run in another --out", dir, outdir.MarkerFile))
-		}
-	} else if err := outdir.Claim(dir); err != nil {
+	if err := checkOutDir(dir, resume); err != nil {
 		return nil, err
+	}
+	if !resume {
+		if err := outdir.Claim(dir); err != nil {
+			return nil, err
+		}
 	}
 	release, err = outdir.Lock(dir)
 	if err != nil {
@@ -152,6 +156,64 @@ func openOutDir(dir string, resume bool) (release func() error, err error) {
 	}
 	removeStaleTemps(dir)
 	return release, nil
+}
+
+// checkOutDir refuses, writing nothing, the directory dir that openOutDir
+// refuses before it claims or locks it: for a fresh run one outdir.Claim
+// refuses, for a resume one that is not smrl's; and in either, a journal,
+// plots/ or models/ that is a symbolic link. --dry-run runs it in place of
+// openOutDir, so that it refuses what the run would, with its message.
+func checkOutDir(dir string, resume bool) error {
+	if resume {
+		if !outdir.Owned(dir) {
+			if _, err := os.Stat(filepath.Join(dir, results.ConfigFile)); err != nil {
+				return errs.Invalid(fmt.Errorf("--resume: %s not found: nothing to resume there", filepath.Join(dir, results.ConfigFile)))
+			}
+			return errs.Invalid(fmt.Errorf("--resume: %s was not made by this version of smrl (it has no %s marker), so smrl will not write into it; start a new run in another --out", dir, outdir.MarkerFile))
+		}
+	} else if err := outdir.Check(dir); err != nil {
+		return err
+	}
+	return outdir.CheckNoLinks(dir, linkedEntries...)
+}
+
+// checkOpened makes the read-only checks of the results directory that
+// follow opening it: the targets of --save-models and --save-transitions
+// and, for a resume, that the interrupted run had the same config and
+// shard and a journal of that config's trials, whose completed trials it
+// returns (an empty map for a fresh run).
+func checkOpened(c *config.Config, mdp *env.MDP, opt Options) (map[runner.Trial][]runner.Episode, error) {
+	if opt.SaveModels {
+		if err := checkModelsDir(opt.OutDir); err != nil {
+			return nil, err
+		}
+	}
+	if opt.SaveTransitions {
+		if err := checkFileTargets(filepath.Join(opt.OutDir, transitionsName(opt.TransitionsGzip))); err != nil {
+			return nil, err
+		}
+	}
+	if !opt.Resume {
+		return map[runner.Trial][]runner.Episode{}, nil
+	}
+	if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
+		return nil, err
+	}
+	if err := checkResumeShard(opt.OutDir, opt.Shard); err != nil {
+		return nil, err
+	}
+	done, err := results.ReadJournal(opt.OutDir, results.ExpectFor(c, wLens(c, mdp)))
+	if err != nil {
+		return nil, err
+	}
+	for k, t := range runner.Trials(c) {
+		if _, ok := done[t]; ok {
+			if err := notInShard(filepath.Join(opt.OutDir, results.JournalFile), t, k, opt.Shard); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return done, nil
 }
 
 // removeStaleTemps removes the temporary files a killed smrl left in its
@@ -206,7 +268,7 @@ func Check(c *config.Config) (*env.MDP, error) {
 
 // Run executes the trials of c (all, or the shard's) and writes the
 // results directory. Completed trials go to the journal as they finish; on
-// cancellation (SIGINT/SIGTERM) the trials in flight finish, the journal
+// cancellation (SIGINT, SIGTERM or SIGHUP) the trials in flight finish, the journal
 // keeps them, and Run returns an error wrapping errs.ErrInterrupted.
 //
 // The results directory must be new, empty or smrl's own (a --resume needs
@@ -231,11 +293,17 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		return errs.Invalid(fmt.Errorf("--save-models cannot be combined with --resume: the models of the trials completed before the interruption were not kept"))
 	}
 	if !opt.Resume && !opt.Overwrite {
-		if err := refuseCompleted(opt.OutDir, results.EpisodesFile); err != nil {
+		if err := refuseCompleted(opt.OutDir, results.EpisodesFile, true); err != nil {
 			return err
 		}
 	}
 	if opt.DryRun {
+		if err := checkOutDir(opt.OutDir, opt.Resume); err != nil {
+			return err
+		}
+		if _, err := checkOpened(c, mdp, opt); err != nil {
+			return err
+		}
 		return printPlan(c, mdp, opt)
 	}
 	if opt.ClaimParent && !opt.Resume {
@@ -254,23 +322,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		return err
 	}
 	defer release()
-	if opt.SaveModels {
-		if err := checkModelsDir(opt.OutDir); err != nil {
-			return err
-		}
-	}
-	if opt.SaveTransitions {
-		if err := checkFileTargets(filepath.Join(opt.OutDir, transitionsName(opt.TransitionsGzip))); err != nil {
-			return err
-		}
-	}
-	if opt.Resume {
-		if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
-			return err
-		}
-		if err := checkResumeShard(opt.OutDir, opt.Shard); err != nil {
-			return err
-		}
+	done, err := checkOpened(c, mdp, opt)
+	if err != nil {
+		return err
 	}
 	cfgYAML, err := c.YAML()
 	if err != nil {
@@ -278,19 +332,8 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	}
 	all := runner.Trials(c)
 	selected := opt.Shard.Select(len(all))
-	done := map[runner.Trial][]runner.Episode{}
 	var journal *results.Journal
 	if opt.Resume {
-		if done, err = results.ReadJournal(opt.OutDir, results.ExpectFor(c, wLens(c, mdp))); err != nil {
-			return err
-		}
-		for k, t := range all {
-			if _, ok := done[t]; ok {
-				if err := notInShard(filepath.Join(opt.OutDir, results.JournalFile), t, k, opt.Shard); err != nil {
-					return err
-				}
-			}
-		}
 		journal, err = results.AppendJournal(opt.OutDir)
 	} else {
 		journal, err = startFresh(opt.OutDir, cfgYAML)

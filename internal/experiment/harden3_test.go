@@ -50,7 +50,7 @@ func TestMergeRemovesStaleFiguresFirst(t *testing.T) {
 		}
 		return nil
 	}
-	if err := Merge(context.Background(), []string{shard}, Options{OutDir: out, Plot: killPoint}); err != nil {
+	if err := Merge(context.Background(), []string{shard}, Options{OutDir: out, Plot: killPoint, Overwrite: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !checked {

@@ -21,7 +21,8 @@ import (
 // opt.OutDir. The shards must share one config (up to workers) and together
 // hold every trial exactly once; the output is the same as a single-machine
 // run's, rows in canonical order. Every shard is read and checked before
-// opt.OutDir is touched.
+// opt.OutDir is touched. An opt.OutDir holding completed results (its
+// episodes.csv) is refused unless opt.Overwrite, as by Run.
 func Merge(_ context.Context, dirs []string, opt Options) error {
 	start := time.Now()
 	if err := checkMergeInputs(dirs, opt.OutDir); err != nil {
@@ -32,6 +33,11 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 	}
 	if parent := filepath.Dir(filepath.Clean(opt.OutDir)); grid.IsDir(parent) {
 		return errs.Invalid(fmt.Errorf("merge: --out %s is inside the sweep directory %s (smrl sweep), whose points only smrl sweep writes: merge the run into another directory", opt.OutDir, parent))
+	}
+	if !opt.Overwrite {
+		if err := refuseCompleted(opt.OutDir, results.EpisodesFile, false); err != nil {
+			return fmt.Errorf("merge: --out: %w", err)
+		}
 	}
 	m, err := readShards(dirs)
 	if err != nil {

@@ -77,7 +77,7 @@ func TestSweepMergeFailureChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := snapshot(t, merged)
-	err := MergeSweep(context.Background(), shards[:2], SweepOptions{Options: Options{OutDir: merged}})
+	err := MergeSweep(context.Background(), shards[:2], SweepOptions{Options: Options{OutDir: merged, Overwrite: true}})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "missing") {
 		t.Fatalf("merge with a shard missing: err = %v", err)
 	}
@@ -173,5 +173,48 @@ func TestSweepResumeRefusesOtherBase(t *testing.T) {
 	err = RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root, Resume: true}})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "seeds = 3, this sweep 2") {
 		t.Errorf("resume against an edited sweep.yaml: err = %v", err)
+	}
+}
+
+// A merge into a directory that holds completed results (a run's, or an
+// earlier merge's) is refused, as a fresh run there is, and leaves it
+// unchanged; --overwrite replaces them. The same holds for a sweep merge
+// into a completed sweep.
+func TestMergeRefusesCompletedResults(t *testing.T) {
+	c := quick(t)
+	base := t.TempDir()
+	shard, out := filepath.Join(base, "shard"), filepath.Join(base, "out")
+	if err := Run(context.Background(), c, Options{OutDir: shard, Shard: runner.Shard{Index: 0, Count: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(context.Background(), c, Options{OutDir: out}); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, out)
+	err := Merge(context.Background(), []string{shard}, Options{OutDir: out})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "holds completed results (episodes.csv)") {
+		t.Fatalf("merge into a completed run: err = %v", err)
+	}
+	sameTree(t, out, before, "merge refused over a completed run")
+	if err := Merge(context.Background(), []string{shard}, Options{OutDir: out, Overwrite: true}); err != nil {
+		t.Fatalf("merge --overwrite: %v", err)
+	}
+
+	s := tinySweep(t)
+	sweepShard, sweepOut := filepath.Join(base, "sweep-shard"), filepath.Join(base, "sweep")
+	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: sweepShard, Shard: runner.Shard{Index: 0, Count: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := MergeSweep(context.Background(), []string{sweepShard}, SweepOptions{Options: Options{OutDir: sweepOut}}); err != nil {
+		t.Fatal(err)
+	}
+	before = snapshot(t, sweepOut)
+	err = MergeSweep(context.Background(), []string{sweepShard}, SweepOptions{Options: Options{OutDir: sweepOut}})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "holds completed results (sweep.csv)") {
+		t.Fatalf("sweep merge into a completed sweep: err = %v", err)
+	}
+	sameTree(t, sweepOut, before, "sweep merge refused over a completed sweep")
+	if err := MergeSweep(context.Background(), []string{sweepShard}, SweepOptions{Options: Options{OutDir: sweepOut, Overwrite: true}}); err != nil {
+		t.Fatalf("sweep merge --overwrite: %v", err)
 	}
 }

@@ -85,7 +85,7 @@ func (p *point) claim(resume bool) error {
 	p.resumed = resume && err == nil
 	if p.resumed {
 		if !outdir.Owned(p.dir) {
-			return errs.Invalid(fmt.Errorf("--resume: %s was not made by smrl (it has no %s marker), so smrl will not write into it", p.dir, outdir.MarkerFile))
+			return p.notOwned()
 		}
 	} else if err := outdir.Claim(p.dir); err != nil {
 		return err
@@ -100,15 +100,47 @@ func (p *point) claim(resume bool) error {
 		return err
 	}
 	removeStaleTemps(p.dir)
-	if !p.resumed {
-		p.done = map[runner.Trial][]runner.Episode{}
-		return nil
+	p.done, err = p.resumedTrials()
+	return err
+}
+
+// check makes, writing nothing, the checks claim makes before it changes
+// anything (smrl sweep --dry-run), and reads a resumed point's journal
+// into p.done.
+func (p *point) check(resume bool) error {
+	_, err := os.Stat(filepath.Join(p.dir, results.JournalFile))
+	p.resumed = resume && err == nil
+	if p.resumed && !outdir.Owned(p.dir) {
+		return p.notOwned()
 	}
-	if err := sameConfig(filepath.Join(p.dir, results.ConfigFile), p.Config); err != nil {
+	if !p.resumed {
+		if err := outdir.Check(p.dir); err != nil {
+			return err
+		}
+	}
+	if err := outdir.CheckNoLinks(p.dir, linkedEntries...); err != nil {
 		return err
 	}
-	p.done, err = results.ReadJournal(p.dir, results.ExpectFor(p.Config, wLens(p.Config, p.mdp)))
+	p.done, err = p.resumedTrials()
 	return err
+}
+
+// notOwned is the error for a point to resume that smrl did not make.
+func (p *point) notOwned() error {
+	return errs.Invalid(fmt.Errorf("--resume: %s was not made by smrl (it has no %s marker), so smrl will not write into it", p.dir, outdir.MarkerFile))
+}
+
+// resumedTrials returns the completed trials of a resumed point's journal,
+// after checking that it was run with the point's config; none for a
+// point that starts afresh.
+func (p *point) resumedTrials() (map[runner.Trial][]runner.Episode, error) {
+	if !p.resumed {
+		return map[runner.Trial][]runner.Episode{}, nil
+	}
+	if err := sameConfig(filepath.Join(p.dir, results.ConfigFile), p.Config); err != nil {
+		return nil, err
+	}
+	return results.ReadJournal(p.dir, results.ExpectFor(p.Config, wLens(p.Config, p.mdp)))
 }
 
 // start opens the claimed point's journal: the resumed one for appending,
@@ -186,6 +218,58 @@ func checkDirs(s *grid.Sweep, root string, fresh bool) error {
 	return nil
 }
 
+// checkSweepResume refuses to resume the sweep in root with another grid,
+// base config or shard than its sweep.yaml and metadata.json record.
+func checkSweepResume(s *grid.Sweep, root string, shard runner.Shard) error {
+	old, err := grid.LoadDir(root)
+	if err != nil {
+		return fmt.Errorf("--resume: %w", err)
+	}
+	manifestPath := filepath.Join(root, grid.ManifestFile)
+	if d := old.Grid.Diff(s.Grid); d != "" {
+		return errs.Invalid(fmt.Errorf("--resume: in %s %s; resume with the same grid, or start a new sweep in another --out", manifestPath, d))
+	}
+	key, va, vb, err := configDiff(old.Base, s.Base)
+	if err != nil {
+		return err
+	}
+	if key != "" {
+		return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, this sweep %s; resume with the same config, or start a new sweep in another --out", manifestPath, key, va, vb))
+	}
+	return checkResumeShard(root, shard)
+}
+
+// checkSweepDryRun makes, writing nothing, the checks of the sweep
+// directory root and its points that RunSweep makes when it claims them
+// (see point.check), so that --dry-run refuses what the sweep would.
+func checkSweepDryRun(s *grid.Sweep, pts []*point, root string, opt SweepOptions) error {
+	if opt.Resume && !grid.IsDir(root) {
+		return errs.Invalid(fmt.Errorf("--resume: %s not found: nothing to resume there", filepath.Join(root, grid.ManifestFile)))
+	}
+	if err := checkOutDir(root, opt.Resume); err != nil {
+		return err
+	}
+	if opt.Resume {
+		if err := checkSweepResume(s, root, opt.Shard); err != nil {
+			return err
+		}
+	}
+	for _, p := range pts {
+		if err := p.check(opt.Resume); err != nil {
+			return err
+		}
+		if opt.SaveModels {
+			if err := checkModelsDir(p.dir); err != nil {
+				return err
+			}
+		}
+	}
+	if opt.Resume {
+		return checkResumedShard(pts, opt.Shard)
+	}
+	return nil
+}
+
 // RunSweep runs every trial of every point of s (all, or the shard's) on
 // one worker pool and writes the sweep directory opt.OutDir. Trials are
 // journaled in their point's directory as they finish; on cancellation
@@ -211,7 +295,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		return err
 	}
 	if !opt.Resume && !opt.Overwrite {
-		if err := refuseCompleted(root, grid.TableFile); err != nil {
+		if err := refuseCompleted(root, grid.TableFile, true); err != nil {
 			return err
 		}
 	}
@@ -222,6 +306,9 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		return errs.Invalid(fmt.Errorf("--save-models cannot be combined with a sweep shard: a shard's points hold only journals, and smrl merge does not gather models"))
 	}
 	if opt.DryRun {
+		if err := checkSweepDryRun(s, pts, root, opt); err != nil {
+			return err
+		}
 		return printSweepPlan(s, root, opt.Options)
 	}
 	// The last moment at which a signal leaves nothing behind.
@@ -243,22 +330,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	}
 	defer release()
 	if opt.Resume {
-		old, err := grid.LoadDir(root)
-		if err != nil {
-			return fmt.Errorf("--resume: %w", err)
-		}
-		manifestPath := filepath.Join(root, grid.ManifestFile)
-		if d := old.Grid.Diff(s.Grid); d != "" {
-			return errs.Invalid(fmt.Errorf("--resume: in %s %s; resume with the same grid, or start a new sweep in another --out", manifestPath, d))
-		}
-		key, va, vb, err := configDiff(old.Base, s.Base)
-		if err != nil {
-			return err
-		}
-		if key != "" {
-			return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, this sweep %s; resume with the same config, or start a new sweep in another --out", manifestPath, key, va, vb))
-		}
-		if err := checkResumeShard(root, opt.Shard); err != nil {
+		if err := checkSweepResume(s, root, opt.Shard); err != nil {
 			return err
 		}
 	}

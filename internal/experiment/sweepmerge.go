@@ -23,7 +23,8 @@ import (
 // base config, up to workers); every point is merged as Merge merges the
 // shards of a run (each trial exactly once), and the sweep's root files
 // are written as RunSweep writes them, so the result is the sweep
-// directory a single machine writes.
+// directory a single machine writes. A root holding a completed sweep
+// (its sweep.csv) is refused unless opt.Overwrite.
 func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 	start := time.Now()
 	if err := checkMergeInputs(dirs, opt.OutDir); err != nil {
@@ -61,6 +62,11 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 	}
 	if err := checkDirs(s, root, true); err != nil {
 		return fmt.Errorf("merge: --out: %w", err)
+	}
+	if !opt.Overwrite {
+		if err := refuseCompleted(root, grid.TableFile, false); err != nil {
+			return fmt.Errorf("merge: --out: %w", err)
+		}
 	}
 	workers := opt.Workers
 	if workers <= 0 {

@@ -10,9 +10,13 @@ import (
 	"github.com/smrl-dev/smrl/internal/errs"
 )
 
+// GzipMagic starts every gzip stream (RFC 1952).
+const GzipMagic = "\x1f\x8b"
+
 // ReadCSV reads the whole CSV file at path, one that smrl wrote (WriteAtomic
 // ends every file it writes with a newline). A missing file, one that does
-// not end with a newline (truncated) or one that is not CSV is an error
+// not end with a newline (truncated), one that is gzip-compressed or one
+// that is not CSV is an error
 // naming path and wrapping errs.ErrInvalidInput; whyMissing, if not empty,
 // is appended to the message for a missing file.
 func ReadCSV(path, whyMissing string) ([][]string, error) {
@@ -26,6 +30,9 @@ func ReadCSV(path, whyMissing string) ([][]string, error) {
 			return nil, errs.Invalid(errors.New(msg))
 		}
 		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if bytes.HasPrefix(data, []byte(GzipMagic)) {
+		return nil, errs.Invalid(fmt.Errorf("%s looks gzip-compressed (it starts with gzip's bytes 1f 8b), but smrl writes and reads it as plain CSV: decompress it (gunzip)", path))
 	}
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		return nil, errs.Invalid(fmt.Errorf("%s does not end with a newline: the file is truncated", path))

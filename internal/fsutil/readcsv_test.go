@@ -23,6 +23,9 @@ func TestReadCSV(t *testing.T) {
 		{name: "truncated.csv", content: "a,b\n1,", errHas: []string{"truncated.csv does not end with a newline"}},
 		{name: "ragged.csv", content: "a,b\n1,2,3\n", errHas: []string{"ragged.csv", "wrong number of fields"}},
 		{name: "quote.csv", content: "a,b\n\"1,2\n", errHas: []string{"quote.csv"}},
+		// A gzip stream (here the empty one, 1f 8b 08 …, ending in a newline
+		// byte so that only the hint tells it) gets a hint, not "bare \"".
+		{name: "gzipped.csv", content: "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff\n", errHas: []string{"gzipped.csv looks gzip-compressed", "decompress it"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.name)

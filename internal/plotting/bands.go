@@ -2,13 +2,16 @@ package plotting
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
 	"sort"
 	"strconv"
 
+	"github.com/smrl-dev/smrl/internal/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -106,9 +109,65 @@ func readSeedSpans(path string, cols []string, seedLines bool) (seedSpans, error
 	return out, nil
 }
 
+// readSeedRows reads the rows of episodes.csv at path that the results
+// table's intervals are computed from (agent, seed, episode, reward,
+// steps, cumulative reward and regret, plus count), for the seeds' ranges
+// of the report's table (results.WithSeedRanges). A file without one of
+// those columns (an older one), or that cannot be read, gives no rows: the
+// table then shows its intervals unclipped. readEpisodes has validated
+// the cells; an empty (undefined) cell reads as NaN.
+func readSeedRows(path string) []results.Row {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.ReuseRecord = true // a run's W columns can make a row long: streamed, not held
+	head, err := r.Read()
+	if err != nil {
+		return nil
+	}
+	col := map[string]int{}
+	for _, name := range []string{"agent", "seed", "episode", "reward", "steps", "cum_reward", "cum_regret", "plus_count"} {
+		j := slices.Index(head, name)
+		if j < 0 {
+			return nil
+		}
+		col[name] = j
+	}
+	num := func(rec []string, name string) float64 {
+		v, err := strconv.ParseFloat(rec[col[name]], 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return v
+	}
+	var rows []results.Row
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return rows
+		}
+		if err != nil {
+			return nil
+		}
+		seed, err1 := strconv.Atoi(rec[col["seed"]])
+		ep, err2 := strconv.Atoi(rec[col["episode"]])
+		steps, err3 := strconv.Atoi(rec[col["steps"]])
+		plus, err4 := strconv.Atoi(rec[col["plus_count"]])
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return nil
+		}
+		rows = append(rows, results.Row{Agent: rec[col["agent"]], Seed: seed, Episode: ep, Reward: num(rec, "reward"), Steps: steps,
+			CumReward: num(rec, "cum_reward"), CumRegret: num(rec, "cum_regret"), PlusCount: plus, WError: math.NaN(), Beta: math.NaN()})
+	}
+}
+
 // clip narrows the bands of ss (one series per agent, named after it, with
-// episodes as X) to the seeds' range of column col. Series or points
-// without a range keep their band.
+// episodes as X) to the seeds' range of column col, by the rule of the
+// tables (results.ClipToRange). Series or points without a range keep
+// their band.
 func (sp seedSpans) clip(ss []series, col string) {
 	for _, s := range ss {
 		byEp := sp.r[col][s.Name]
@@ -120,12 +179,7 @@ func (sp seedSpans) clip(ss []series, col string) {
 			if !ok {
 				continue
 			}
-			if isFinite(s.Lo[i]) {
-				s.Lo[i] = math.Min(math.Max(s.Lo[i], r.Lo), r.Hi)
-			}
-			if isFinite(s.Hi[i]) {
-				s.Hi[i] = math.Max(math.Min(s.Hi[i], r.Hi), r.Lo)
-			}
+			s.Lo[i], s.Hi[i] = results.ClipToRange(s.Lo[i], s.Hi[i], r.Lo, r.Hi)
 		}
 	}
 }

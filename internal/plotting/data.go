@@ -552,6 +552,21 @@ type sweepPoint struct {
 	Repeats            int
 }
 
+// band is the point's interval in the sweep figure, mean ± 1.96·sd/√R,
+// with the smallest repeat (or the mean) as its lower end where that
+// interval reaches 0, which a log axis cannot show.
+func (pt sweepPoint) band() (lo, hi float64) {
+	half := 1.96 * pt.SD / math.Sqrt(float64(pt.Repeats))
+	lo = pt.Mean - half
+	if lo <= 0 {
+		lo = pt.Min
+		if lo <= 0 {
+			lo = pt.Mean // all-zero repeats except some: no lower band
+		}
+	}
+	return lo, pt.Mean + half
+}
+
 // sweepData is a parsed sweep CSV: methods in file order.
 type sweepData struct {
 	Methods []string
@@ -572,6 +587,11 @@ func readSweep(path string) (*sweepData, error) {
 		n      int
 	}
 	vals := map[key][]float64{}
+	type top struct {
+		e   float64
+		row int
+	}
+	largest := map[key]top{} // each point's largest error and its row, for a message
 	reps := map[key]map[int]bool{}
 	d := &sweepData{Points: map[string][]sweepPoint{}}
 	for i := range t.rows {
@@ -609,6 +629,9 @@ func readSweep(path string) (*sweepData, error) {
 		if vals[k] == nil {
 			d.Points[m] = append(d.Points[m], sweepPoint{N: float64(n)})
 		}
+		if l, ok := largest[k]; !ok || e > l.e {
+			largest[k] = top{e, i}
+		}
 		vals[k] = append(vals[k], e)
 	}
 	for _, m := range d.Methods {
@@ -622,6 +645,14 @@ func readSweep(path string) (*sweepData, error) {
 				pts[i].Min = math.Min(pts[i].Min, x)
 				pts[i].Max = math.Max(pts[i].Max, x)
 			}
+			// A finite error so large that the figure's values overflow (the
+			// mean, its band, or c = mean·√n of the c/√n guide) cannot be
+			// drawn: refused, naming the cell, as a cell out of range is.
+			_, hi := pts[i].band()
+			if !isFinite(pts[i].Mean) || !isFinite(hi) || !isFinite(pts[i].Mean*math.Sqrt(pts[i].N)) {
+				c := t.cell(largest[key{m, int(pts[i].N)}].row, "frobenius_error")
+				return nil, c.Errorf("%s is too large to draw: the mean, its 95%% band or the c/√n guide of method %s at n = %d overflows a float64", c.Text, m, int(pts[i].N))
+			}
 		}
 		sort.Slice(pts, func(i, j int) bool { return pts[i].N < pts[j].N })
 	}
@@ -629,10 +660,28 @@ func readSweep(path string) (*sweepData, error) {
 }
 
 // meanSD returns the mean and the sample standard deviation of v (0 for a
-// single value).
+// single value). Finite values whose sum or squared deviations overflow
+// are summed again scaled by the largest magnitude, so that the result is
+// infinite only when the mean or sd themselves do not fit a float64.
 func meanSD(v []float64) (mean, sd float64) {
+	mean, sd = meanSDScaled(v, 1)
+	if math.IsInf(mean, 0) || math.IsInf(sd, 0) {
+		scale := 0.0
+		for _, x := range v {
+			scale = math.Max(scale, math.Abs(x))
+		}
+		if scale > 0 && !math.IsInf(scale, 0) {
+			mean, sd = meanSDScaled(v, scale)
+			mean, sd = mean*scale, sd*scale
+		}
+	}
+	return mean, sd
+}
+
+// meanSDScaled is meanSD of the values of v divided by scale.
+func meanSDScaled(v []float64, scale float64) (mean, sd float64) {
 	for _, x := range v {
-		mean += x
+		mean += x / scale
 	}
 	mean /= float64(len(v))
 	if len(v) < 2 {
@@ -640,7 +689,7 @@ func meanSD(v []float64) (mean, sd float64) {
 	}
 	var ss float64
 	for _, x := range v {
-		ss += (x - mean) * (x - mean)
+		ss += (x/scale - mean) * (x/scale - mean)
 	}
 	return mean, math.Sqrt(ss / float64(len(v)-1))
 }

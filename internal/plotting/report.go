@@ -87,12 +87,15 @@ func ReportTo(dir, reportDir string, figures []string, info ReportInfo) error {
 		b.WriteString(rep.description + "\n\n")
 	}
 	if rep.command != "" {
-		fmt.Fprintf(&b, "Command: `%s`\n\n", strings.ReplaceAll(rep.command, "`", "'"))
+		fmt.Fprintf(&b, "Command: %s\n\n", markdownCode(rep.command))
 	}
 	fmt.Fprintf(&b, "Generated from `%s` and `%s`%s. %s\n\n",
 		summaryFile, episodesFile, fromElsewhere(absDir, absReport), rep.note)
 	b.WriteString("## Results\n\n")
 	b.WriteString(rep.results.markdown())
+	if rep.tableNote != "" {
+		b.WriteString("\n" + rep.tableNote + "\n")
+	}
 	agg, err := readAggregate(dir)
 	if err != nil {
 		return err
@@ -221,4 +224,28 @@ func number(x float64) string {
 func mdEscape(s string) string {
 	r := strings.NewReplacer("|", `\|`, "[", `\[`, "]", `\]`, "`", "\\`")
 	return r.Replace(s)
+}
+
+// markdownCode returns s as a Markdown code span that reads back as s
+// exactly (CommonMark): delimited by one more backtick than the longest run
+// of backticks in s, with a space inside each delimiter when s starts or
+// ends with a backtick, or with spaces at both ends (a renderer strips one
+// space on each side).
+// A command's backticks then stay backticks, as the shell needs them.
+func markdownCode(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	spaced := strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") && strings.Trim(s, " ") != ""
+	if spaced || strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }

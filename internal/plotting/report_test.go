@@ -1,11 +1,17 @@
 package plotting
 
 import (
+	"bytes"
 	"html/template"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // copyResults copies a fixture results directory into a temporary one so
@@ -186,5 +192,115 @@ func TestReportHTMLHasEveryTable(t *testing.T) {
 	}
 	if n := strings.Count(page, `src="data:image/png;base64,`); n != len(figs) {
 		t.Errorf("report.html inlines %d figures, want %d", n, len(figs))
+	}
+}
+
+// readCodeSpan reads back the content of the Markdown code span at the
+// start of s as CommonMark does: the delimiter is the run of backticks it
+// starts with, and one space is stripped from each end when both have one.
+func readCodeSpan(t *testing.T, s string) string {
+	t.Helper()
+	n := len(s) - len(strings.TrimLeft(s, "`"))
+	fence := s[:n]
+	rest := s[n:]
+	for i := 0; i < len(rest); {
+		j := strings.Index(rest[i:], fence)
+		if j < 0 {
+			break
+		}
+		j += i
+		k := j + len(fence)
+		if (j == 0 || rest[j-1] != '`') && (k == len(rest) || rest[k] != '`') {
+			c := rest[:j]
+			if len(c) >= 2 && c[0] == ' ' && c[len(c)-1] == ' ' && strings.Trim(c, " ") != "" {
+				c = c[1 : len(c)-1]
+			}
+			return c
+		}
+		i = k
+	}
+	t.Fatalf("no closing %s in %q", fence, s)
+	return ""
+}
+
+// The command report.md records, pasted into a POSIX shell, gives back the
+// arguments of the run: backticks, quotes and spaces are kept (issue 35,
+// defect 13: --out 'a`b`c' was recorded as --out 'a'b'c').
+func TestReportCommandReproducesArgs(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to read the command back")
+	}
+	args := []string{"smrl", "run", "--out", "a`b`c", "--set", "name=it's", "--config", "x y.yaml", "--set", "env.kind=$HOME", "``"}
+	dir := copyResults(t, fixtureResults)
+	if err := ReportTo(dir, dir, nil, ReportInfo{CommandLine: args}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, line, ok := strings.Cut(string(md), "\nCommand: ")
+	if !ok {
+		t.Fatalf("report.md has no command line:\n%s", md)
+	}
+	cmd := readCodeSpan(t, line)
+	out, err := exec.Command(sh, "-c", `eval "set -- $1"; for a; do printf '%s\0' "$a"; done`, "sh", cmd).Output()
+	if err != nil {
+		t.Fatalf("sh reading %q: %v", cmd, err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	if strings.Join(got, "\n") != strings.Join(args, "\n") {
+		t.Errorf("report.md records %q, which the shell reads as %q, want %q", cmd, got, args)
+	}
+}
+
+// report.md and report.html show the results table as the terminal does:
+// an interval beyond the seeds' range is clipped to it, with the seeds'
+// range taken from episodes.csv (summary.csv does not hold it) and the
+// note under the table (issue 35, item 4).
+func TestReportClipsIntervalsAsTheTable(t *testing.T) {
+	res := &runner.Result{Trials: []runner.Trial{{Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}}}
+	for _, rewards := range [][]float64{{-100, -110, -120}, {-900, -950, -1000}} {
+		var eps []runner.Episode
+		for k, r := range rewards {
+			eps = append(eps, runner.Episode{Episode: k + 1, Reward: r, Steps: 200, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()})
+		}
+		res.Episodes = append(res.Episodes, eps)
+	}
+	rows := results.Rows(res)
+	sums := results.Summarise(rows, 200)
+	var ep, sum, table bytes.Buffer
+	if err := results.WriteEpisodes(&ep, rows, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteSummary(&sum, sums); err != nil {
+		t.Fatal(err)
+	}
+	dir := writeResults(t, ep.String(), sum.String())
+	if err := Report(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, ReportHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := results.Table(&table, sums, results.Columns{Cumulative: true, PlusCount: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-530.0 [-950.0, -110.0]" + results.ClipMark, results.ClipNote} {
+		if !strings.Contains(table.String(), want) {
+			t.Fatalf("the terminal table lacks %q:\n%s", want, table.String())
+		}
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+		if !strings.Contains(string(html), template.HTMLEscapeString(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
 	}
 }

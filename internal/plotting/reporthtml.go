@@ -21,6 +21,7 @@ const ReportHTMLFile = "report.html"
 // report is the content of report.md and report.html.
 type report struct {
 	title, description, command, note string
+	tableNote                         string // results.ClipNote when the table clipped an interval
 	results                           reportTable
 	aggregate                         *aggregateReport // nil: no aggregate files
 	figures                           []string         // paths, in order
@@ -41,7 +42,9 @@ func (r *report) caption(name string) string {
 // info's columns (or those the data allow), the title, description and
 // command line of info.
 func newReport(absDir string, sum *summaryData, figures []string, info ReportInfo) *report {
-	sums := sum.results()
+	// The table clips its intervals to the seeds' ranges, which summary.csv
+	// does not hold: they come from episodes.csv, as the figures' do.
+	sums := results.WithSeedRanges(sum.results(), readSeedRows(filepath.Join(absDir, episodesFile)))
 	col := results.Columns{Cumulative: true, PlusCount: true}
 	if info.Columns != nil {
 		col = *info.Columns
@@ -61,8 +64,8 @@ func newReport(absDir string, sum *summaryData, figures []string, info ReportInf
 	if info.Name != "" {
 		r.title = "smrl results: " + info.Name
 	}
-	r.command = shellJoin(info.CommandLine)
-	r.results.Head, r.results.Rows = results.TableCells(sums, col)
+	r.command = ShellJoin(info.CommandLine)
+	r.results.Head, r.results.Rows, r.tableNote = results.TableCells(sums, col)
 	return r
 }
 
@@ -91,9 +94,11 @@ func (d *summaryData) results() []results.Summary {
 	return out
 }
 
-// shellJoin joins a command line for display, quoting words a shell would
-// split or expand.
-func shellJoin(args []string) string {
+// ShellJoin joins a command line for display, quoting words a shell would
+// split or expand, so that pasting it into a POSIX shell gives back args:
+// such a word is put in single quotes, in which only a single quote itself
+// needs an escape (closing the quotes, a backslashed quote, reopening).
+func ShellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
@@ -141,7 +146,8 @@ figcaption { font-size: .9rem; color: #444; }
 <p>{{.Note}}</p>
 <h2>Results</h2>
 {{template "table" .Results}}
-{{with .Aggregate}}<h2>Aggregate metrics</h2>
+{{if .TableNote}}<p>{{.TableNote}}</p>
+{{end}}{{with .Aggregate}}<h2>Aggregate metrics</h2>
 <p>{{code .Intro}}</p>
 {{template "table" .Metrics}}
 {{if .Improvement.Rows}}<p>{{.ImprovementIntro}}</p>
@@ -187,10 +193,11 @@ func codeSpans(s string) template.HTML {
 func writeHTML(dir string, r *report) error {
 	data := struct {
 		Title, Description, Command, Note string
+		TableNote                         string
 		Results                           reportTable
 		Aggregate                         *htmlAggregate
 		Figures                           []htmlFigure
-	}{Title: r.title, Description: r.description, Command: r.command, Note: r.note, Results: r.results}
+	}{Title: r.title, Description: r.description, Command: r.command, Note: r.note, TableNote: r.tableNote, Results: r.results}
 	if a := r.aggregate; a != nil {
 		data.Aggregate = &htmlAggregate{Intro: aggregateIntro, ImprovementIntro: improvementIntro,
 			Metrics: a.metrics, Improvement: a.improvement}

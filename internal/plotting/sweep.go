@@ -78,18 +78,11 @@ func sweepFigure(c draw.Canvas, d *sweepData) error {
 			if !(pt.Mean > 0) {
 				return errs.Invalid(fmt.Errorf("method %s at n = %g: mean error %g cannot be drawn on a log axis", m, pt.N, pt.Mean))
 			}
-			half := 1.96 * pt.SD / math.Sqrt(float64(pt.Repeats))
-			lo := pt.Mean - half
-			if lo <= 0 {
-				lo = pt.Min
-				if lo <= 0 {
-					lo = pt.Mean // all-zero repeats except some: no lower band
-				}
-			}
+			lo, hi := pt.band()
 			s.X = append(s.X, pt.N)
 			s.Y = append(s.Y, pt.Mean)
 			s.Lo = append(s.Lo, lo)
-			s.Hi = append(s.Hi, pt.Mean+half)
+			s.Hi = append(s.Hi, hi)
 			maxR = max(maxR, pt.Repeats)
 		}
 		ss = append(ss, s)

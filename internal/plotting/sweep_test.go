@@ -73,6 +73,10 @@ func TestSweepFigureErrors(t *testing.T) {
 			`sweep.csv line 3: duplicate row for method "sm" n 10 repeat 0`},
 		{"zero mean", "method,n,repeat,frobenius_error\nsm,10,0,0\nsm,20,0,1\n", "s.png",
 			"cannot be drawn on a log axis"},
+		// Issue 35, defect 10: finite, but the mean and band overflow (exit 1
+		// from the plotter before).
+		{"error that overflows", "method,n,repeat,frobenius_error\nsm,100,0,1\nsm,100,1,1e308\nsm,200,0,1\n", "s.png",
+			"sweep.csv line 3, column 4 (frobenius_error): 1e308 is too large to draw"},
 		{"extension mismatch", "method,n,repeat,frobenius_error\nsm,10,0,1\n", "s.svg",
 			`extension "svg" does not match format "png"`},
 	}
@@ -133,5 +137,26 @@ func TestReadSweep(t *testing.T) {
 			t.Errorf("%s[%d] = %+v, want n %g mean %g sd %g R %d min %g max %g",
 				tt.method, tt.i, p, tt.n, tt.mean, tt.sd, tt.repeats, tt.minErr, tt.maxEr)
 		}
+	}
+}
+
+// Errors whose squared deviations overflow, but whose mean and band do
+// not, are drawn: the sd is summed again scaled (issue 35, defect 10).
+func TestSweepFigureDrawsLargeErrors(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "sweep.csv")
+	if err := os.WriteFile(csvPath, []byte("method,n,repeat,frobenius_error\nsm,10,0,1\nsm,10,1,1e200\nsm,20,0,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := SweepFigure(csvPath, filepath.Join(dir, "s.png"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := readSweep(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := d.Points["sm"][0]
+	if want := 1e200 / math.Sqrt2; math.Abs(pt.SD-want) > 1e-12*want {
+		t.Errorf("sd = %g, want %g", pt.SD, want)
 	}
 }

@@ -130,7 +130,9 @@ func ReadSummary(path string) ([]Summary, error) {
 				return nil, err
 			}
 		}
-		stat := func(prefix string) Stat { return Stat{f[prefix+"_mean"], f[prefix+"_lo"], f[prefix+"_hi"]} }
+		stat := func(prefix string) Stat {
+			return Stat{Mean: f[prefix+"_mean"], Lo: f[prefix+"_lo"], Hi: f[prefix+"_hi"]}
+		}
 		s := Summary{Agent: rec[0], Episode: n["episode"], Seeds: n["seeds"],
 			Reward: stat("reward"), Steps: stat("steps"), CumReward: stat("cum_reward"), CumRegret: stat("cum_regret"),
 			PlusCount: stat("plus_count"), FinalReturn: stat("final_return"),

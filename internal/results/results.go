@@ -128,24 +128,37 @@ func num(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// Stat is a mean with a 95% Student-t interval.
-type Stat struct{ Mean, Lo, Hi float64 }
+// Stat is a mean with a 95% Student-t interval and, when Ranged, the
+// range [Min, Max] of the values over seeds it was computed from.
+// summary.csv holds Mean, Lo and Hi only: a Stat read back from it is not
+// Ranged until WithSeedRanges gives it the range.
+type Stat struct {
+	Mean, Lo, Hi float64
+	Min, Max     float64
+	Ranged       bool
+}
 
-// MeanCI returns the mean of xs and the 95% Student-t interval
-// mean ± t_{0.975, n−1} s/√n. With one value there is no interval: Lo and
-// Hi are NaN (empty cells in summary.csv). NaN values make the result NaN.
+// MeanCI returns the mean of xs, the 95% Student-t interval
+// mean ± t_{0.975, n−1} s/√n and the range of xs. With one value there is
+// no interval: Lo and Hi are NaN (empty cells in summary.csv). NaN values
+// make the result NaN, and leave it without a range.
 func MeanCI(xs []float64) Stat {
 	n := float64(len(xs))
 	if len(xs) == 0 {
-		return Stat{math.NaN(), math.NaN(), math.NaN()}
+		return Stat{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 	}
 	var m float64
 	for _, x := range xs {
 		m += x
 	}
 	m /= n
-	if len(xs) == 1 || math.IsNaN(m) {
-		return Stat{m, math.NaN(), math.NaN()}
+	st := Stat{Mean: m, Lo: math.NaN(), Hi: math.NaN()}
+	if math.IsNaN(m) {
+		return st
+	}
+	st.Min, st.Max, st.Ranged = slices.Min(xs), slices.Max(xs), true
+	if len(xs) == 1 {
+		return st
 	}
 	var ss float64
 	for _, x := range xs {
@@ -153,7 +166,34 @@ func MeanCI(xs []float64) Stat {
 	}
 	sd := math.Sqrt(ss / (n - 1))
 	h := t975(len(xs)-1) * sd / math.Sqrt(n)
-	return Stat{m, m - h, m + h}
+	st.Lo, st.Hi = m-h, m+h
+	return st
+}
+
+// ClipToRange narrows the interval [lo, hi] to the range [lower, upper] of the
+// seeds' values: a Student-t interval over few seeds is wide (t = 12.7 for
+// two) and can leave what is possible (a pendulum return above 0, a
+// CartPole return above H), which the seeds' range never does. The
+// figures' bands and the tables' intervals are clipped by this one rule.
+// A NaN end stays NaN.
+func ClipToRange(lo, hi, lower, upper float64) (float64, float64) {
+	if !math.IsNaN(lo) && !math.IsInf(lo, 0) {
+		lo = math.Min(math.Max(lo, lower), upper)
+	}
+	if !math.IsNaN(hi) && !math.IsInf(hi, 0) {
+		hi = math.Max(math.Min(hi, upper), lower)
+	}
+	return lo, hi
+}
+
+// Clipped returns s's interval clipped to its seeds' range (ClipToRange)
+// and whether that changed it; without a range, the interval as it is.
+func (s Stat) Clipped() (lo, hi float64, clipped bool) {
+	if !s.Ranged || math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
+		return s.Lo, s.Hi, false
+	}
+	lo, hi = ClipToRange(s.Lo, s.Hi, s.Min, s.Max)
+	return lo, hi, lo != s.Lo || hi != s.Hi
 }
 
 // tQuantiles holds t975 by degrees of freedom: a run asks for the same
@@ -277,6 +317,42 @@ func Summarise(rows []Row, horizon int) []Summary {
 			out[i].EpisodeReturn, out[i].EpisodeLength = ret, length
 		}
 		lo = hi
+	}
+	return out
+}
+
+// WithSeedRanges returns sums with the seeds' ranges of their Stats taken
+// from Summarise(rows) (rows those summaries were computed from), matched
+// by agent and episode: for summaries read back from summary.csv, which
+// does not hold the ranges. Mean, Lo and Hi are kept as they are; a
+// summary without a counterpart in rows stays without ranges.
+func WithSeedRanges(sums []Summary, rows []Row) []Summary {
+	type key struct {
+		agent string
+		ep    int
+	}
+	by := map[key]Summary{}
+	for _, s := range Summarise(rows, 0) {
+		by[key{s.Agent, s.Episode}] = s
+	}
+	ranged := func(dst *Stat, src Stat) {
+		dst.Min, dst.Max, dst.Ranged = src.Min, src.Max, src.Ranged
+	}
+	out := slices.Clone(sums)
+	for i := range out {
+		s := &out[i]
+		r, ok := by[key{s.Agent, s.Episode}]
+		if !ok || r.Seeds != s.Seeds {
+			continue
+		}
+		ranged(&s.CumReward, r.CumReward)
+		ranged(&s.CumRegret, r.CumRegret)
+		ranged(&s.PlusCount, r.PlusCount)
+		ranged(&s.Reward, r.Reward)
+		ranged(&s.Steps, r.Steps)
+		ranged(&s.FinalReturn, r.FinalReturn)
+		ranged(&s.EpisodeReturn, r.EpisodeReturn)
+		ranged(&s.EpisodeLength, r.EpisodeLength)
 	}
 	return out
 }

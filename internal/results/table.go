@@ -37,8 +37,10 @@ type Columns struct {
 // (Table), report.md and report.html. Every table leads with the mean
 // return per episode over all episodes and, when some agent ran more than
 // FinalEpisodes episodes, over its last FinalEpisodes; the other columns
-// follow col.
-func TableCells(sums []Summary, col Columns) (head []string, rows [][]string) {
+// follow col. An interval that reached beyond the seeds' range is clipped
+// to it and marked ClipMark (Stat.Clipped); note is then ClipNote, else
+// empty.
+func TableCells(sums []Summary, col Columns) (head []string, rows [][]string, note string) {
 	last := map[string]Summary{}
 	var order []string
 	for _, s := range sums {
@@ -74,21 +76,27 @@ func TableCells(sums []Summary, col Columns) (head []string, rows [][]string) {
 	if col.Paper {
 		head = append(head, "paper reward", "paper regret")
 	}
+	anyClipped := false
+	interval := func(s Stat) string {
+		c, clipped := ci(s)
+		anyClipped = anyClipped || clipped
+		return c
+	}
 	for _, a := range order {
 		s := last[a]
-		line := []string{a, fmt.Sprint(s.Episode), fmt.Sprint(s.Seeds), ci(s.EpisodeReturn)}
+		line := []string{a, fmt.Sprint(s.Episode), fmt.Sprint(s.Seeds), interval(s.EpisodeReturn)}
 		if window {
-			line = append(line, ci(s.FinalReturn))
+			line = append(line, interval(s.FinalReturn))
 		}
 		if col.Terminating {
 			first := "never"
 			if !math.IsNaN(s.FirstFullMedian) {
 				first = fmt.Sprintf("%g", s.FirstFullMedian)
 			}
-			line = append(line, ci(s.EpisodeLength), fmt.Sprintf("%s (%d of %d)", first, s.FullSeeds, s.Seeds))
+			line = append(line, interval(s.EpisodeLength), fmt.Sprintf("%s (%d of %d)", first, s.FullSeeds, s.Seeds))
 		}
 		if col.Cumulative {
-			line = append(line, ci(s.CumReward), ci(s.CumRegret))
+			line = append(line, interval(s.CumReward), interval(s.CumRegret))
 		}
 		if col.PlusCount {
 			line = append(line, fmt.Sprintf("%.1f", s.PlusCount.Mean))
@@ -109,29 +117,53 @@ func TableCells(sums []Summary, col Columns) (head []string, rows [][]string) {
 		}
 		rows = append(rows, line)
 	}
-	return head, rows
+	if anyClipped {
+		note = ClipNote
+	}
+	return head, rows, note
 }
 
 // Table writes the final summary per agent (TableCells) as an aligned
-// text table.
+// text table, followed by the note on clipped intervals when there is one.
 func Table(w io.Writer, sums []Summary, col Columns) error {
-	head, rows := TableCells(sums, col)
+	head, rows, note := TableCells(sums, col)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, r := range rows {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if note != "" {
+		_, err := fmt.Fprintln(w, note)
+		return err
+	}
+	return nil
 }
 
-// ci formats a mean with its interval to one decimal: "m [lo, hi]", or
-// "m [n/a: 1 seed]" without an interval, "-" without a mean.
-func ci(s Stat) string {
+// ClipMark follows an interval of the table that was clipped to the
+// seeds' range (Stat.Clipped); ClipNote explains it, under the table.
+const (
+	ClipMark = "†"
+	ClipNote = ClipMark + " the 95% t interval reached beyond the seeds' values and is clipped to their range [min, max], as the figures' bands are; so clipped, it is no longer a 95% interval."
+)
+
+// ci formats a mean with its interval to one decimal: "m [lo, hi]", with
+// ClipMark after an interval clipped to the seeds' range, or
+// "m [n/a: 1 seed]" without an interval, "-" without a mean. clipped
+// reports the mark.
+func ci(s Stat) (cell string, clipped bool) {
 	switch {
 	case math.IsNaN(s.Mean):
-		return "-"
+		return "-", false
 	case math.IsNaN(s.Lo):
-		return fmt.Sprintf("%.1f [n/a: 1 seed]", s.Mean)
+		return fmt.Sprintf("%.1f [n/a: 1 seed]", s.Mean), false
 	}
-	return fmt.Sprintf("%.1f [%.1f, %.1f]", s.Mean, s.Lo, s.Hi)
+	lo, hi, clipped := s.Clipped()
+	cell = fmt.Sprintf("%.1f [%.1f, %.1f]", s.Mean, lo, hi)
+	if clipped {
+		cell += ClipMark
+	}
+	return cell, clipped
 }

@@ -39,7 +39,7 @@ type run struct {
 
 func trial(t testing.TB, c *config.Config, mdp *env.MDP, name string, seed, planSeed uint64) run {
 	t.Helper()
-	ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: "sample"})
+	ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: "sample", SMFloor: c.SM.Floor})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,9 +45,6 @@ func (e *SM) SetFloor(m float64) error {
 	return nil
 }
 
-// Floor returns the information floor of SetFloor.
-func (e *SM) Floor() float64 { return e.floor }
-
 // applyFloor replaces the entries of f.W of every block whose smallest
 // eigenvalue of V_b + λI lies below τ_b by the floored solve (SetFloor),
 // among the blocks whose C(s') has varied on the data.

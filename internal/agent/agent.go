@@ -84,6 +84,10 @@ type Config struct {
 	// sandwich for sm and lds (HC0, lds at σ = 1), the inverse observed
 	// information for mle, as smrl estimate computes them.
 	SaveSE bool
+	// SMFloor is the information floor of the sm agents' score matching
+	// (config sm.floor, estimator.SM.SetFloor; 0: the paper's plain
+	// estimator). The other agents ignore it.
+	SMFloor float64
 }
 
 // CVConfig is the grid and the number of folds of a cross-validated λ.
@@ -152,6 +156,9 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		e, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
 		if err != nil {
 			return nil, err
+		}
+		if err := e.SetFloor(c.SMFloor); err != nil {
+			return nil, fmt.Errorf("sm.floor: %w", err)
 		}
 		a.add, count = e.Add, e.N
 		fitAt = e.Fit
@@ -416,7 +423,8 @@ func (a *Agent) Method() string { return a.base }
 func (a *Agent) Learner() bool { return a.learner }
 
 // The agents (config key agents), with the keys each reads beyond the
-// shared ones: the lds agents' model (lds, model.lds_features), the
+// shared ones: the lds agents' model (lds, model.lds_features), the sm
+// agents' information floor (sm), the
 // confidence set of the optimistic (-ucb) and posterior-sampling (-ps)
 // variants.
 func init() {
@@ -428,6 +436,9 @@ func init() {
 	reg := func(name, doc string, uses ...string) {
 		if strings.HasPrefix(name, "lds") {
 			uses = append(uses, "lds", "model.lds_features")
+		}
+		if strings.HasPrefix(name, "sm") {
+			uses = append(uses, "sm")
 		}
 		// Every learner chooses λ by cross-validation at every refit with
 		// lambda: cv (cvFit); the oracle fits nothing and ignores it.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -39,7 +40,7 @@ type run struct {
 
 func trial(t testing.TB, c *config.Config, mdp *env.MDP, name string, seed, planSeed uint64) run {
 	t.Helper()
-	ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: "sample"})
+	ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: "sample", SMFloor: c.SM.Floor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,5 +252,44 @@ func TestNewErrors(t *testing.T) {
 		if err != nil {
 			t.Errorf("New(%q): %v", name, err)
 		}
+	}
+}
+
+// The config's default sm.floor is the estimator's DefaultFloor, and the sm
+// agents fit with it: on the study's tanh family, after an episode whose
+// next states sit in ψ's tails, sm's Ŵ is the floored estimate, not the
+// plain one.
+func TestSMAgentDefaultFloor(t *testing.T) {
+	c, err := config.Load(config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SM.Floor != estimator.DefaultFloor {
+		t.Fatalf("default sm.floor %v, estimator.DefaultFloor %v", c.SM.Floor, float64(estimator.DefaultFloor))
+	}
+	co, err := expfam.NewExprCoord(expfam.ExprSpec{LogQ: "-x^2/2", Psi: []string{"tanh(2*x)"}, Lo: math.Inf(-1), Hi: math.Inf(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, _ := expfam.NewCoords([]expfam.Coord{co})
+	feat := expfam.Linear{DS: 1, DA: 1}
+	fit := func(floor float64) []float64 {
+		ag, err := New("sm", env.ModelSpec{Family: fam, Features: feat}, nil, Config{Lambda: 1e-4, Rollout: "sample", SMFloor: floor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// s' in the left tail of tanh(2x), where ψ' ≈ 0, from both actions.
+		for i, next := range []float64{-1.3, -0.9, -1.6, -1.1, -2.0, -0.8} {
+			ag.Observe([]float64{0.1 * float64(i)}, []float64{float64(1 - 2*(i%2))}, []float64{next})
+		}
+		if err := ag.EndEpisode(); err != nil {
+			t.Fatal(err)
+		}
+		return append([]float64(nil), ag.Model.W...)
+	}
+	plain, floored := fit(0), fit(c.SM.Floor)
+	t.Logf("Ŵ plain %v, floored %v", plain, floored)
+	if slices.Equal(plain, floored) {
+		t.Errorf("the default floor left Ŵ = %v unchanged", plain)
 	}
 }

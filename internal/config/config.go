@@ -47,6 +47,7 @@ type Config struct {
 	Model      Model      `mapstructure:"model" yaml:"model"`
 	Planner    Planner    `mapstructure:"planner" yaml:"planner"`
 	LDS        LDS        `mapstructure:"lds" yaml:"lds"`
+	SM         SM         `mapstructure:"sm" yaml:"sm"`
 	Confidence Confidence `mapstructure:"confidence" yaml:"confidence"`
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
 	CV         CV         `mapstructure:"cv" yaml:"cv"`
@@ -204,6 +205,15 @@ type Planner struct {
 // LDS configures the LDS agent's model.
 type LDS struct {
 	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
+}
+
+// SM configures the score-matching estimate of the sm agents.
+type SM struct {
+	// Floor is the information floor of the estimate
+	// (estimator.SM.SetFloor): a direction of V carrying less information
+	// than Floor average transitions is shrunk to that floor; 0 is the
+	// paper's plain estimator.
+	Floor float64 `mapstructure:"floor" yaml:"floor"`
 }
 
 // Confidence configures the confidence sets of the optimistic (-ucb) and

@@ -215,6 +215,9 @@ func (c *Config) validate(agents bool) error {
 	} else {
 		between("lds.sigma", c.LDS.Sigma, 1e-3, 1e3, sigmaWhy)
 	}
+	if f := c.SM.Floor; c.Uses("sm.floor") && (!(f >= 0) || !finite(f) || f > 1000) {
+		bad("sm.floor", "must lie in [0, 1000] (average transitions; 0: the plain estimator), got %v", f)
+	}
 	c.validateConfidence(bad, agents)
 	c.validateExpr(bad)
 	for _, n := range c.Estimate.SweepN {

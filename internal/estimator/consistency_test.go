@@ -56,6 +56,11 @@ func consistencyData(c expfam.Coord, w0 []float64, n int, rng *rand.Rand) (phi, 
 // fitSM fits score matching with weight w (nil: none) and kernel
 // bandwidth h (0: none) on the data.
 func fitSM(t testing.TB, c expfam.Coord, w expfam.Weight, h float64, phi, next []float64) []float64 {
+	return fitSMFloor(t, c, w, h, 0, phi, next)
+}
+
+// fitSMFloor is fitSM with the information floor m (SetFloor).
+func fitSMFloor(t testing.TB, c expfam.Coord, w expfam.Weight, h, m float64, phi, next []float64) []float64 {
 	fam, _ := expfam.NewCoords([]expfam.Coord{c})
 	var ws []expfam.Weight
 	if w != nil {
@@ -67,6 +72,9 @@ func fitSM(t testing.TB, c expfam.Coord, w expfam.Weight, h float64, phi, next [
 	}
 	e, err := NewSMFor(fam, 2, ws, hs)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetFloor(m); err != nil {
 		t.Fatal(err)
 	}
 	for i := range next {
@@ -97,8 +105,15 @@ func fitMLE(t testing.TB, c expfam.Coord, phi, next []float64) []float64 {
 // seeds(n) gives the number of seeds at each n (more at small n, where
 // they are cheap, so that the slope is not at the mercy of a few draws).
 func rmsErrors(t testing.TB, c consistencyCase, ns []int, seedsAt func(n int) int, mle bool) (sm, ml []float64) {
+	sm, _, ml = rmsErrorsFloor(t, c, ns, seedsAt, mle, 0)
+	return sm, ml
+}
+
+// rmsErrorsFloor is rmsErrors that also returns, in fl, the RMS errors of
+// weighted SM with the information floor m on the same data.
+func rmsErrorsFloor(t testing.TB, c consistencyCase, ns []int, seedsAt func(n int) int, mle bool, m float64) (sm, fl, ml []float64) {
 	w := expfam.DefaultWeight(c.c)
-	sm, ml = make([]float64, len(ns)), make([]float64, len(ns))
+	sm, fl, ml = make([]float64, len(ns)), make([]float64, len(ns)), make([]float64, len(ns))
 	for i, n := range ns {
 		seeds := seedsAt(n)
 		for s := range seeds {
@@ -106,14 +121,18 @@ func rmsErrors(t testing.TB, c consistencyCase, ns []int, seedsAt func(n int) in
 			phi, next := consistencyData(c.c, c.w0, n, rng)
 			e := frob(fitSM(t, c.c, w, 0, phi, next), c.w0)
 			sm[i] += e * e / float64(seeds)
+			if m > 0 {
+				e := frob(fitSMFloor(t, c.c, w, 0, m, phi, next), c.w0)
+				fl[i] += e * e / float64(seeds)
+			}
 			if mle {
 				e := frob(fitMLE(t, c.c, phi, next), c.w0)
 				ml[i] += e * e / float64(seeds)
 			}
 		}
-		sm[i], ml[i] = math.Sqrt(sm[i]), math.Sqrt(ml[i])
+		sm[i], fl[i], ml[i] = math.Sqrt(sm[i]), math.Sqrt(fl[i]), math.Sqrt(ml[i])
 	}
-	return sm, ml
+	return sm, fl, ml
 }
 
 // slope is the least-squares slope of log err on log n.
@@ -139,13 +158,18 @@ func slope(ns []int, err []float64) float64 {
 // seeds) on log n from 10³ to 10⁵ is within ±0.1 of −0.5, and at n = 10⁴
 // (12 seeds) its error is
 // within the factor of MLE's (1.6 for relu, 2.5 for the bounded
-// families; measured ratios in the log and docs/weighted-sm.md). The
-// 10³…10⁶ version with MLE at 10⁶ runs with SMRL_LONG=1.
+// families; measured ratios in the log and docs/weighted-sm.md). So is it
+// with the agents' default information floor (SetFloor), on the same data.
+// The 10³…10⁶ version with MLE at 10⁶ runs with SMRL_LONG=1.
 func TestWeightedSMConsistency(t *testing.T) {
 	ns := []int{1000, 10000, 100000}
 	for _, c := range consistencyCases(t) {
-		sm, _ := rmsErrors(t, c, ns, func(n int) int { return map[int]int{1000: 100, 10000: 40, 100000: 16}[n] }, false)
+		sm, fl, _ := rmsErrorsFloor(t, c, ns, func(n int) int { return map[int]int{1000: 100, 10000: 40, 100000: 16}[n] }, false, DefaultFloor)
 		sl := slope(ns, sm)
+		if fs := slope(ns, fl); math.Abs(fs+0.5) > 0.1 {
+			t.Errorf("%s: slope %.3f with the floor, want −0.5 ± 0.1", c.name, fs)
+		}
+		t.Logf("%s: with floor %g: RMS error %.4g %.4g %.4g", c.name, float64(DefaultFloor), fl[0], fl[1], fl[2])
 		smr, ml := rmsErrors(t, c, []int{10000}, func(int) int { return 12 }, true)
 		ratio := smr[0] / ml[0]
 		t.Logf("%s: RMS error %.4g %.4g %.4g at n = 1e3, 1e4, 1e5: slope %.3f; MLE %.4g at 1e4 (ratio %.2f)", c.name, sm[0], sm[1], sm[2], sl, ml[0], ratio)

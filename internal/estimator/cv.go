@@ -38,7 +38,7 @@ type CV struct {
 func (cv *CV) Lambda() float64 { return cv.Points[cv.Best].Lambda }
 
 // Empty returns an accumulator with no transitions for the same family,
-// features, weights and kink terms as e.
+// features, weights, kink terms and information floor as e.
 func (e *SM) Empty() *SM {
 	o := NewSM(e.fam, e.dphi)
 	if e.weights != nil {
@@ -48,11 +48,13 @@ func (e *SM) Empty() *SM {
 	}
 	o.kinks = append([]kinkTerm(nil), e.kinks...)
 	o.kw = make([]float64, len(e.kinks))
+	o.floor = e.floor
 	return o
 }
 
 // merge adds the statistics of o (an accumulator of the same shape) to e.
 func (e *SM) merge(o *SM) {
+	e.cv.merge(e.n, &o.cv, o.n)
 	e.n += o.n
 	for i, j := range e.alias {
 		if j >= 0 && o.alias[i] != j {
@@ -75,6 +77,7 @@ func (e *SM) merge(o *SM) {
 // reset removes every transition from e.
 func (e *SM) reset() {
 	e.n = 0
+	e.cv = curvature{}
 	clear(e.b)
 	for _, b := range e.blocks {
 		clear(b)

@@ -61,6 +61,17 @@
 // plain SM do not drop and it is inconsistent; the capped distance to the
 // boundary (expfam.DistWeight) restores consistency.
 //
+// Information floor (floor.go, SM.SetFloor). Along a direction u of a
+// block of V_n the estimate is the ratio −u·b_n / uᵀV_n u; where ψ'
+// vanishes on the data both sums are a few tiny, heavy-tailed terms and
+// the ratio can be far off (issue 35: 26 against a true 0.64 after seven
+// such transitions). With a floor m > 0 the eigenvalues of V_b + λI below
+// τ_b = m·tr(V_b)/(n d_b), the information of m average transitions, are
+// raised to τ_b in the point estimate; blocks above the floor, and blocks
+// whose C(s') never varied, keep the plain solve bit for bit, and the
+// precision of the fit stays V_n + λI. τ_b stays bounded while μ_min(V_b)
+// grows like n, so the floor stops acting and the estimator is consistent.
+//
 // LDS is ridge least squares of s' on phi, Ŵ = Y (G + λI)⁻¹ with
 // G = Σ phi phiᵀ and Y = Σ s' phiᵀ: the LDS baseline of the paper. For the
 // Gaussian family SM equals LDS with λ' = λσ⁴ (Proposition "equiv").

@@ -46,6 +46,8 @@ type SM struct {
 	kw         []float64       // kernel weight of each kink term (terms)
 	weights    []expfam.Weight // per coordinate, nil: h ≡ 1; see SetWeights
 	hw         []float64       // Blocked: weight h_i(s'_i) of each block (terms)
+	floor      float64         // information floor of the estimate (SetFloor; 0: none)
+	cv         curvature       // whether each block's C(s') has varied (floor.go)
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -407,6 +409,7 @@ func (e *SM) accumulate(phi []float64) {
 		addOuter(e.blocks[0], phi, 1)
 	case e.sep != nil:
 		for k, gk := range e.g {
+			e.cv.noteScalar(e.n, k, gk*gk)
 			if gk != 0 {
 				addOuter(e.blocks[k], phi, gk*gk)
 			}
@@ -426,6 +429,13 @@ func (e *SM) accumulate(phi []float64) {
 					c[k*m+l] = hg * g[l]
 				}
 			}
+		}
+		for i := range e.blocks {
+			c := e.ci[e.coff[i]:e.coff[i+1]]
+			if e.hw[i] == 0 {
+				clear(c) // no update; sameUpdate reads c only where h ≠ 0
+			}
+			e.cv.note(e.n, i, c)
 		}
 		for i, j := range e.alias {
 			if j >= 0 && !e.sameUpdate(i, j) {
@@ -448,6 +458,7 @@ func (e *SM) accumulate(phi []float64) {
 			}
 		}
 	default:
+		e.cv.note(e.n, 0, e.cmat)
 		addUpperKron(e.blocks[0], e.cmat, e.dpsi, phi)
 	}
 	for k, x := range e.xi {
@@ -548,9 +559,9 @@ func (e *SM) V() []float64 {
 // B returns b_n (a copy).
 func (e *SM) B() []float64 { return append([]float64(nil), e.b...) }
 
-// Fit solves vec(Ŵ) = −(V_n + λI)⁻¹ b_n. It fails with ErrSingular when
-// V_n + λI is not numerically positive definite (always so for n = 0 and
-// λ = 0).
+// Fit solves vec(Ŵ) = −(V_n + λI)⁻¹ b_n, with the information floor of
+// SetFloor when one is set. It fails with ErrSingular when V_n + λI is not
+// numerically positive definite (always so for n = 0 and λ = 0).
 func (e *SM) Fit(lambda float64) (*Fit, error) {
 	if lambda < 0 {
 		return nil, fmt.Errorf("score matching: lambda must be >= 0, got %g", lambda)
@@ -606,6 +617,9 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 	}
 	for i := range f.W {
 		f.W[i] = -f.W[i]
+	}
+	if err := e.applyFloor(f); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

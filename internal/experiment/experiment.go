@@ -70,6 +70,9 @@ type Options struct {
 	// SaveTransitions writes every trial's transitions to transitions.csv
 	// (transitions.csv.gz with TransitionsGzip).
 	SaveTransitions, TransitionsGzip bool
+	// Warn, when not nil, receives the run's warnings (results.Warnings),
+	// one line each, at its end.
+	Warn io.Writer
 	// SaveModels writes the learned model of every trial of a learning
 	// agent to models/<agent>-seed<k>.json, in the format of smrl estimate
 	// --save-model.
@@ -171,6 +174,16 @@ func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 	return out
 }
 
+// expectFor is results.ExpectFor of c on mdp: the W lengths of its agents
+// (wLens) and the number of its discrete actions.
+func expectFor(c *config.Config, mdp *env.MDP) *results.Expect {
+	x := results.ExpectFor(c, wLens(c, mdp))
+	if mdp.Box == nil {
+		x.Actions = len(mdp.Actions)
+	}
+	return x
+}
+
 // Run executes the trials of c (all, or the shard's) and writes the
 // results directory. Completed trials go to the journal as they finish; on
 // cancellation (SIGINT/SIGTERM) the trials in flight finish, the journal
@@ -248,7 +261,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	done := map[runner.Trial][]runner.Episode{}
 	var journal *results.Journal
 	if opt.Resume {
-		if done, err = results.ReadJournal(opt.OutDir, results.ExpectFor(c, wLens(c, mdp))); err != nil {
+		if done, err = results.ReadJournal(opt.OutDir, expectFor(c, mdp)); err != nil {
 			return err
 		}
 		for k, t := range all {
@@ -408,11 +421,19 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 		}
 		return nil
 	}
+	ws := results.Warnings(rows, warnInput(c, mdp))
 	if opt.Stdout != nil {
-		if err := results.Table(opt.Stdout, sums, TableColumns(c, mdp)); err != nil {
+		col := TableColumns(c, mdp)
+		col.Flagged = results.FlagSeeds(ws)
+		if err := results.Table(opt.Stdout, sums, col); err != nil {
 			return err
 		}
 		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d trials in %.2fs)\n", opt.OutDir, len(res.Trials), meta.WallSeconds)
+	}
+	if opt.Warn != nil {
+		for _, w := range ws {
+			fmt.Fprintln(opt.Warn, w)
+		}
 	}
 	if opt.Plot != nil {
 		if err := opt.Plot(opt.OutDir); err != nil {

@@ -107,7 +107,7 @@ func (p *point) claim(resume bool) error {
 	if err := sameConfig(filepath.Join(p.dir, results.ConfigFile), p.Config); err != nil {
 		return err
 	}
-	p.done, err = results.ReadJournal(p.dir, results.ExpectFor(p.Config, wLens(p.Config, p.mdp)))
+	p.done, err = results.ReadJournal(p.dir, expectFor(p.Config, p.mdp))
 	return err
 }
 

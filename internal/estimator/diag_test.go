@@ -126,3 +126,65 @@ func TestConditioningIsTheSpectrumOfV(t *testing.T) {
 	}
 	checkConditioning(t, "mle", fm, info, dphi)
 }
+
+// rffLDS returns least squares on d random Fourier features of 4-D
+// inputs after n transitions, the pendulum's model class (D = 200).
+func rffLDS(d, n int) *LDS {
+	rng := rand.New(rand.NewPCG(7, 8))
+	omega := make([]float64, 4*d)
+	for i := range omega {
+		omega[i] = rng.NormFloat64()
+	}
+	e := NewLDS(3, d)
+	phi := make([]float64, d)
+	for range n {
+		x := []float64{rng.Float64()*2 - 1, rng.Float64()*2 - 1, rng.NormFloat64(), rng.Float64()*2 - 1}
+		for j := range phi {
+			var s float64
+			for i, v := range x {
+				s += omega[4*j+i] * v
+			}
+			phi[j] = math.Sqrt(2/float64(d)) * math.Cos(s+float64(j))
+		}
+		e.Add(phi, []float64{phi[0], phi[1], phi[2]})
+	}
+	return e
+}
+
+// On a block larger than lanczosSteps the estimates lie inside the
+// spectrum and near its ends: for the pendulum's 200 features, the
+// condition number within 1% and λ_min(V + λI) within 1% of EigenSym's.
+func TestConditioningOfALargeBlock(t *testing.T) {
+	const d, lambda = 200, 1e-3
+	e := rffLDS(d, 1000)
+	f, err := e.Fit(lambda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := spectrum(t, e.g, d)
+	got, ok := f.Conditioning()
+	want := (hi + lambda) / (lo + lambda)
+	if !ok || got.Cond > want*(1+1e-9) || got.Cond < 0.99*want {
+		t.Errorf("cond %.6g, EigenSym %.6g", got.Cond, want)
+	}
+	if m := got.MinEig + lambda; m < (lo+lambda)*(1-1e-9) || m > 1.01*(lo+lambda) {
+		t.Errorf("λ_min(V + λI) %.6g, EigenSym %.6g", m, lo+lambda)
+	}
+}
+
+func BenchmarkConditioningRFF200(b *testing.B) {
+	f, err := rffLDS(200, 1000).Fit(1e-3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		f.Conditioning()
+	}
+}
+
+func BenchmarkFitRFF200(b *testing.B) {
+	e := rffLDS(200, 1000)
+	for b.Loop() {
+		e.Fit(1e-3)
+	}
+}

@@ -61,6 +61,15 @@ type Diag struct {
 	WStep float64
 }
 
+// String prints d's values (not its address), so that results print
+// alike when they are equal.
+func (d *Diag) String() string {
+	if d == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("{cond %v min_eig_n %v w_step %v}", d.Cond, d.MinEigN, d.WStep)
+}
+
 // Result holds every trial's episodes.
 type Result struct {
 	Trials   []Trial

@@ -67,8 +67,10 @@ func (f *Fit) Conditioning() (c Conditioning, ok bool) {
 	minEig := lo - f.Lambda
 	// A computed λ_min of a numerically singular matrix can be ≤ 0: cap
 	// the condition number at 1/ε, where it means "singular".
+	// Both estimates are inner ones: where the extremes nearly coincide,
+	// rounding could put them the wrong way round.
 	lo = math.Max(lo, hi*epsilon)
-	return Conditioning{Cond: hi / lo, MinEig: minEig}, true
+	return Conditioning{Cond: math.Max(hi/lo, 1), MinEig: minEig}, true
 }
 
 // extremes returns the estimates of the smallest and largest eigenvalues

@@ -188,3 +188,19 @@ func BenchmarkFitRFF200(b *testing.B) {
 		e.Fit(1e-3)
 	}
 }
+
+// V + λI = c·I (every eigenvalue equal) has condition number exactly 1,
+// never below: a journal refuses a cond below 1.
+func TestConditioningOfAMultipleOfI(t *testing.T) {
+	for _, d := range []int{1, 3, 20} {
+		e := NewLDS(1, d)
+		f, err := e.Fit(0.7) // no data: V = 0, V + λI = 0.7 I
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, ok := f.Conditioning()
+		if !ok || c.Cond != 1 || math.Abs(c.MinEig) > 1e-15 {
+			t.Errorf("d = %d: %+v, ok %v", d, c, ok)
+		}
+	}
+}

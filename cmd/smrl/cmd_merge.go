@@ -63,7 +63,7 @@ func mergeRun(ctx context.Context, opts *MergeOptions) error {
 		return usageErrorf("--plot-format: want png, svg or pdf, got %q", opts.Format)
 	}
 	eo := experiment.Options{OutDir: opts.Out, Overwrite: opts.Overwrite, CommandLine: append([]string{"smrl"}, os.Args[1:]...),
-		Version: versionString(), Commit: vcsRevision()}
+		Version: versionString(), Commit: vcsRevision(), Warn: opts.IO.ErrOut}
 	if !opts.Quiet {
 		eo.Stdout = opts.IO.Out
 		eo.Log = newLogger(opts.IO.ErrOut, opts.LogFormat)

@@ -264,6 +264,8 @@ func (opts *RunOptions) experimentOptions(defaultOut string, workers int, plotQu
 		return experiment.Options{}, usageErrorf("--save-models cannot be combined with --resume: the models of the trials completed before the interruption were not kept; rerun with --overwrite to save them")
 	}
 	eo.SaveModels = opts.SaveModels
+	// Warnings show with --quiet too: they are what the means can hide.
+	eo.Warn = opts.IO.ErrOut
 	if !opts.Quiet {
 		eo.Stdout = opts.IO.Out
 		eo.Log = newLogger(opts.IO.ErrOut, opts.LogFormat)

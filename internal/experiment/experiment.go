@@ -71,6 +71,9 @@ type Options struct {
 	// SaveTransitions writes every trial's transitions to transitions.csv
 	// (transitions.csv.gz with TransitionsGzip).
 	SaveTransitions, TransitionsGzip bool
+	// Warn, when not nil, receives the run's warnings (results.Warnings),
+	// one line each, at its end.
+	Warn io.Writer
 	// SaveModels writes the learned model of every trial of a learning
 	// agent to models/<agent>-seed<k>.json, in the format of smrl estimate
 	// --save-model.
@@ -202,7 +205,7 @@ func checkOpened(c *config.Config, mdp *env.MDP, opt Options) (map[runner.Trial]
 	if err := checkResumeShard(opt.OutDir, opt.Shard); err != nil {
 		return nil, err
 	}
-	done, err := results.ReadJournal(opt.OutDir, results.ExpectFor(c, wLens(c, mdp)))
+	done, err := results.ReadJournal(opt.OutDir, expectFor(c, mdp))
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +267,16 @@ func Check(c *config.Config) (*env.MDP, error) {
 		return nil, errs.Invalid(err)
 	}
 	return mdp, nil
+}
+
+// expectFor is results.ExpectFor of c on mdp: the W lengths of its agents
+// (wLens) and the number of its discrete actions.
+func expectFor(c *config.Config, mdp *env.MDP) *results.Expect {
+	x := results.ExpectFor(c, wLens(c, mdp))
+	if mdp.Box == nil {
+		x.Actions = len(mdp.Actions)
+	}
+	return x
 }
 
 // Run executes the trials of c (all, or the shard's) and writes the
@@ -484,11 +497,19 @@ func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, 
 		}
 		return nil
 	}
+	ws := results.Warnings(rows, warnInput(c, mdp))
 	if opt.Stdout != nil {
-		if err := results.Table(opt.Stdout, sums, TableColumns(c, mdp)); err != nil {
+		col := TableColumns(c, mdp)
+		col.Flagged = results.FlagSeeds(ws)
+		if err := results.Table(opt.Stdout, sums, col); err != nil {
 			return err
 		}
 		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d trials in %.2fs)\n", opt.OutDir, len(res.Trials), meta.WallSeconds)
+	}
+	if opt.Warn != nil {
+		for _, w := range ws {
+			fmt.Fprintln(opt.Warn, w)
+		}
 	}
 	if opt.Plot != nil {
 		if err := opt.Plot(opt.OutDir); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -41,21 +42,10 @@ func checkAgainstJournal(dir string, c *config.Config, mdp *env.MDP) error {
 	if _, err := os.Lstat(jpath); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	done, err := results.ReadJournal(dir, results.ExpectFor(c, wLens(c, mdp)))
+	rows, err := journalRows(dir, c, mdp)
 	if err != nil {
 		return err
 	}
-	all := runner.Trials(c)
-	full := &runner.Result{}
-	for _, k := range recordedShard(dir).Select(len(all)) {
-		eps, ok := done[all[k]]
-		if !ok {
-			return errs.Invalid(fmt.Errorf("%s lacks trial agent %s seed %d: the run did not finish (resume it with smrl run --resume)", jpath, all[k].Agent, all[k].Seed))
-		}
-		full.Trials = append(full.Trials, all[k])
-		full.Episodes = append(full.Episodes, eps)
-	}
-	rows := results.Rows(full)
 	var ep, sum bytes.Buffer
 	if err := results.WriteEpisodes(&ep, rows, results.WDims(rows, mdp.Model.Features.Dim()), mdp.Model.Features.Dim()); err != nil {
 		return err
@@ -78,4 +68,61 @@ func checkAgainstJournal(dir string, c *config.Config, mdp *env.MDP) error {
 		}
 	}
 	return nil
+}
+
+// journalRows returns the rows of the trials of dir's journal (those of
+// its recorded shard), which must all be there.
+func journalRows(dir string, c *config.Config, mdp *env.MDP) ([]results.Row, error) {
+	done, err := results.ReadJournal(dir, expectFor(c, mdp))
+	if err != nil {
+		return nil, err
+	}
+	all := runner.Trials(c)
+	full := &runner.Result{}
+	for _, k := range recordedShard(dir).Select(len(all)) {
+		eps, ok := done[all[k]]
+		if !ok {
+			return nil, errs.Invalid(fmt.Errorf("%s lacks trial agent %s seed %d: the run did not finish (resume it with smrl run --resume)",
+				filepath.Join(dir, results.JournalFile), all[k].Agent, all[k].Seed))
+		}
+		full.Trials = append(full.Trials, all[k])
+		full.Episodes = append(full.Episodes, eps)
+	}
+	return results.Rows(full), nil
+}
+
+// dirWarnings returns the warnings of the results directory dir, from its
+// journal; none for a directory without one (written by an earlier smrl,
+// whose results have no diagnostics) or that cannot be read (checked
+// elsewhere before anything is drawn).
+func dirWarnings(dir string) []results.Warning {
+	if _, err := os.Lstat(filepath.Join(dir, results.JournalFile)); err != nil {
+		return nil
+	}
+	c, mdp, err := runConfig(dir)
+	if err != nil {
+		return nil
+	}
+	rows, err := journalRows(dir, c, mdp)
+	if err != nil {
+		return nil
+	}
+	return results.Warnings(rows, warnInput(c, mdp))
+}
+
+// warnInput is what results.Warnings needs of c's run on mdp: its
+// discrete actions and each agent's λ (1/b_star² for a -ucb agent with
+// confidence.lambda: theorem, else lambda; a cross-validated λ comes with
+// each row).
+func warnInput(c *config.Config, mdp *env.MDP) results.WarnInput {
+	in := results.WarnInput{Lambda: func(agent string) float64 {
+		if strings.HasSuffix(agent, "-ucb") && c.Confidence.Lambda == "theorem" {
+			return 1 / (c.Confidence.BStar * c.Confidence.BStar)
+		}
+		return c.Lambda
+	}}
+	if mdp.Box == nil {
+		in.Actions = mdp.Actions
+	}
+	return in
 }

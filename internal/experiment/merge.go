@@ -79,7 +79,7 @@ func readShards(dirs []string) (*mergedRun, error) {
 			if mdp, err = env.New(c); err != nil {
 				return nil, errs.Invalid(fmt.Errorf("%s: %w", filepath.Join(d, results.ConfigFile), err))
 			}
-			want = results.ExpectFor(c, wLens(c, mdp))
+			want = expectFor(c, mdp)
 		} else {
 			key, va, vb, err := configDiff(c, cd)
 			if err != nil {

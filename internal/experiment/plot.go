@@ -247,9 +247,20 @@ func checkFileTargets(paths ...string) error {
 
 // reportInfo describes the run of the results directory dir for its
 // report: the config's name (from config.yaml, when figureInputs read it
-// into opt), the description and command line of its metadata.json.
+// into opt), the description and command line of its metadata.json, and
+// the warnings of its journal (dirWarnings).
 func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
 	info := plotting.ReportInfo{Columns: opt.Columns, Smooth: opt.Smooth}
+	if ws := dirWarnings(dir); len(ws) > 0 {
+		for _, w := range ws {
+			info.Warnings = append(info.Warnings, w.String())
+		}
+		if opt.Columns != nil {
+			col := *opt.Columns
+			col.Flagged = results.FlagSeeds(ws)
+			info.Columns = &col
+		}
+	}
 	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile), Snapshot: true}); err == nil {
 		info.Name = c.Name
 	}
@@ -305,6 +316,9 @@ func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.O
 	}
 	col := TableColumns(c, m)
 	opt.Columns = &col
+	if m.Box == nil {
+		opt.Actions = m.Actions
+	}
 	if m.True != nil && m.StateDim() == 1 && m.ActionDim() == 1 {
 		return opt, &densities{mdp: m}, nil
 	}

@@ -140,7 +140,7 @@ func (p *point) resumedTrials() (map[runner.Trial][]runner.Episode, error) {
 	if err := sameConfig(filepath.Join(p.dir, results.ConfigFile), p.Config); err != nil {
 		return nil, err
 	}
-	return results.ReadJournal(p.dir, results.ExpectFor(p.Config, wLens(p.Config, p.mdp)))
+	return results.ReadJournal(p.dir, expectFor(p.Config, p.mdp))
 }
 
 // start opens the claimed point's journal: the resumed one for appending,

@@ -37,7 +37,7 @@ func TestColumnKindsAgreeWithResults(t *testing.T) {
 	for _, c := range episodeNumbers {
 		optional[c.name] = c.optional
 	}
-	check(episodesFile, results.EpisodesHeader(1, 2, false, true), optional, []string{"agent", "seed", "episode", "steps", "plus_count"}, results.EpisodesColumn)
+	check(episodesFile, append(results.EpisodesHeader(1, 2, false, true), results.TrailingHeader(true, 0)...), optional, []string{"agent", "seed", "episode", "steps", "plus_count"}, results.EpisodesColumn)
 }
 
 // What smrl writes passes the readers with the run's config as bounds:

@@ -363,7 +363,8 @@ var episodeColumns = []string{
 // episodeNumbers are the numeric columns of episodes.csv other than the
 // counts and W, in the kinds smrl writes them (results.EpisodesColumn):
 // optional ones are empty where undefined. beta and ball_accept are absent
-// in older files, lambda without lambda: cv.
+// in older files, lambda without lambda: cv, the refit diagnostics cond,
+// min_eig_n and w_step in files of earlier versions.
 var episodeNumbers = []struct {
 	name     string
 	optional bool
@@ -371,6 +372,7 @@ var episodeNumbers = []struct {
 	{"reward", false}, {"cum_reward", false},
 	{"regret", true}, {"cum_regret", true}, {"w_error", true},
 	{"beta", true}, {"ball_accept", true}, {"lambda", true},
+	{"cond", true}, {"min_eig_n", true}, {"w_step", true},
 }
 
 // wColumn matches the names of the estimated-W columns, w_i_j.
@@ -518,6 +520,9 @@ func readEpisodes(path string, opt Options) (map[string]finalW, error) {
 				return nil, err
 			}
 		}
+		if err := actionCells(t, i, steps); err != nil {
+			return nil, err
+		}
 		// An agent's W fills a prefix of the cells (agents with smaller
 		// families leave the trailing ones empty).
 		w := make([]float64, len(wcols))
@@ -543,6 +548,29 @@ func readEpisodes(path string, opt Options) (map[string]finalW, error) {
 		}
 	}
 	return out, nil
+}
+
+// actionCells checks the action counts action_0, action_1, … of row i:
+// each an integer in [0, steps], or empty (a trial an earlier version ran,
+// in a run resumed by this one), and together steps when set.
+func actionCells(t *table, i, steps int) error {
+	sum, set := 0, false
+	for k := 0; t.has(fmt.Sprintf("action_%d", k)); k++ {
+		name := fmt.Sprintf("action_%d", k)
+		if t.rows[i][t.col[name]] == "" {
+			continue
+		}
+		n, err := t.integer(i, name, 0, steps)
+		if err != nil {
+			return err
+		}
+		sum += n
+		set = true
+	}
+	if set && sum != steps {
+		return lineErr(t.path, t.lines[i], fmt.Errorf("the action counts sum to %d, the row's steps are %d", sum, steps))
+	}
+	return nil
 }
 
 // sweepPoint is the error of one method at one n, aggregated over repeats.

@@ -18,7 +18,10 @@
 //     regret and cum_regret are empty when no oracle was run, w_error and the
 //     w_i_j cells may be empty for an agent without a model (the oracle).
 //     Extra columns, such as beta (the confidence radius of the -ucb
-//     agents) and ball_accept, are ignored; they may be absent.
+//     agents), ball_accept and the refit diagnostics cond, min_eig_n and
+//     w_step, are checked but not drawn; they may be absent. The last
+//     columns action_0, action_1, … (a discrete action set) count the
+//     steps per action and feed the actions figure.
 //
 //   - DIR/summary.csv, one row per (agent, episode), aggregated over seeds:
 //
@@ -65,6 +68,10 @@
 //     a = +1 (0..H), mean and band: the paper's "planner action choices".
 //     The band is clipped to [0, H] (to [0, ∞) when Options.Horizon is
 //     unset), since a t interval over few seeds can reach past the bounds.
+//   - actions: one panel per agent (config order), in it the fraction of
+//     each episode's steps that played each action (action_i / steps, mean
+//     over seeds) on [0, 1], labelled by Options.Actions. Written when
+//     episodes.csv has action counts.
 //   - w_error: mean Frobenius error ‖Ŵ − W₀‖_F against episode per agent
 //     (summary.csv w_error_mean), on a log y axis when every value is
 //     positive. Skipped when no agent has an error.

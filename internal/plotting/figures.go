@@ -53,7 +53,7 @@ const (
 
 // FigureNames lists every figure RunFigures may write, in order: the files
 // a fresh run may remove from its own plots directory.
-var FigureNames = []string{FigCumReward, FigReturn, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigWError, FigMDP, FigDensities, FigMarginals, FigIntervals, FigProfile}
+var FigureNames = []string{FigCumReward, FigReturn, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigActions, FigWError, FigMDP, FigDensities, FigMarginals, FigIntervals, FigProfile}
 
 // CheckResults reads and validates the episodes.csv and summary.csv of the
 // results directory dir as RunFigures does (with opt's horizon, episodes
@@ -70,14 +70,15 @@ func CheckResults(dir string, opt Options) error {
 // RunFigures regenerates every figure of the results directory dir into
 // outDir (created if missing) and returns the written paths in the order
 // cum_reward, return, episode_length, cum_regret, regret_loglog,
-// plus_count, w_error, mdp, densities, marginals, interval_estimates,
+// plus_count, actions, w_error, mdp, densities, marginals, interval_estimates,
 // performance_profile (the last two when dir has aggregate.csv and
 // profile.csv).
 //
 // return and episode_length are written only when episodes end early
 // (some mean length below opt.Horizon), marginals only with
 // opt.Marginals; cum_regret is written only if some agent has regret values,
-// regret_loglog only if some agent has a positive mean regret, w_error only
+// regret_loglog only if some agent has a positive mean regret, actions
+// only if episodes.csv has action counts (a discrete action set), w_error only
 // if some agent has a W error, and mdp and densities only if dens is not
 // nil; densities uses each agent's final W from seed 0, last episode, of
 // episodes.csv. Both episodes.csv and summary.csv must exist and are fully
@@ -102,6 +103,10 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 		return nil, err
 	}
 	agg, err := readAggregate(dir)
+	if err != nil {
+		return nil, err
+	}
+	shares, err := readActionShares(epPath)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +142,9 @@ func RunFigures(dir, outDir string, dens DensitySource, opt Options) ([]string, 
 	}
 	if col == nil || col.PlusCount {
 		figs = append(figs, fig{name: FigPlusCount, build: func(c draw.Canvas) error { return plusCountFigure(c, sum, spans, opt) }})
+	}
+	if shares != nil {
+		figs = append(figs, fig{name: FigActions, build: func(c draw.Canvas) error { return actionsFigure(c, shares, opt) }})
 	}
 	figs = append(figs, fig{name: FigWError, build: func(c draw.Canvas) error { return wErrorFigure(c, sum) }})
 	if dens != nil {

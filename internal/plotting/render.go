@@ -54,6 +54,9 @@ type Options struct {
 	Episodes, Seeds int
 	// Marginals, when not nil, supplies the marginals figure.
 	Marginals MarginalSource
+	// Actions are the run's discrete actions (env.actions), which label
+	// the lines of the actions figure; nil labels them by index.
+	Actions [][]float64
 	// SMin and SMax bound the states of the mdp and densities figures;
 	// both zero means the paper's [−3, 3].
 	SMin, SMax float64

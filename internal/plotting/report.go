@@ -24,6 +24,7 @@ var figureCaptions = map[string]string{
 	FigCumRegret:    "Cumulative regret against the oracle: mean over seeds, shaded " + bandNote,
 	FigRegretLogLog: "Regret growth on log–log axes: mean cumulative regret over seeds against episode k, with the least-squares slope of log regret on log k over the second half of the episodes (k > K/2) in the legend; √k growth is slope 0.5, linear growth slope 1.",
 	FigPlusCount:    "Planner action choices: number of steps per episode with a = +1, mean over seeds, shaded " + bandNote,
+	FigActions:      "Action coverage: per agent, the fraction of each episode's steps that played each action of env.actions (columns action_i of episodes.csv), mean over seeds. An action a learning agent never plays leaves the part of Ŵ only it reaches unidentified (see the warnings).",
 	FigWError:       "Frobenius error of the estimated W against the true W₀, mean over seeds; with stats.save_se (--save-se) the band is ± the mean over seeds of ‖SE(Ŵ)‖_F, the Frobenius norm of the matrix of standard errors, clipped at 0.",
 	FigMDP:          "The MDP: true transition densities from s = 0.5 for a = ±1, and the reward scaled to their maximum.",
 	FigDensities:    "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
@@ -50,7 +51,13 @@ type ReportInfo struct {
 	// (results.TableCells); nil means those the data allow: the lengths
 	// when they vary, cumulative reward and regret, and the plus count.
 	Columns *results.Columns
+	// Warnings are the run's warnings (results.Warning.String), listed
+	// under the results table; none: no section.
+	Warnings []string
 }
+
+// warningsIntro introduces the warnings section of both reports.
+const warningsIntro = "Problems of single trials (agent, seed) that the means above can hide; smrl run printed the same lines on stderr. The thresholds are those of docs/outputs.md (Warnings)."
 
 // Report writes dir/report.md: a title, the config's description and the
 // command line (when info has them), the results table of
@@ -95,6 +102,12 @@ func ReportTo(dir, reportDir string, figures []string, info ReportInfo) error {
 	b.WriteString(rep.results.markdown())
 	if rep.tableNote != "" {
 		b.WriteString("\n" + rep.tableNote + "\n")
+	}
+	if len(rep.warnings) > 0 {
+		b.WriteString("\n## Warnings\n\n" + warningsIntro + "\n\n")
+		for _, w := range rep.warnings {
+			b.WriteString("- " + mdEscape(w) + "\n")
+		}
 	}
 	agg, err := readAggregate(dir)
 	if err != nil {

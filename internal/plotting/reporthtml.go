@@ -26,6 +26,7 @@ type report struct {
 	aggregate                         *aggregateReport // nil: no aggregate files
 	figures                           []string         // paths, in order
 	smooth                            int
+	warnings                          []string // ReportInfo.Warnings
 }
 
 // caption returns the caption of the figure name, with the moving window
@@ -58,7 +59,7 @@ func newReport(absDir string, sum *summaryData, figures []string, info ReportInf
 			}
 		}
 	}
-	r := &report{description: info.Description, figures: figures, smooth: info.Smooth,
+	r := &report{description: info.Description, figures: figures, smooth: info.Smooth, warnings: info.Warnings,
 		note: "Values are means over seeds with 95% Student-t intervals in brackets."}
 	r.title = "smrl results: " + filepath.Base(absDir)
 	if info.Name != "" {
@@ -147,6 +148,11 @@ figcaption { font-size: .9rem; color: #444; }
 <h2>Results</h2>
 {{template "table" .Results}}
 {{if .TableNote}}<p>{{.TableNote}}</p>
+{{end}}{{if .Warnings}}<h2>Warnings</h2>
+<p>{{.WarningsIntro}}</p>
+<ul>
+{{range .Warnings}}<li>{{.}}</li>
+{{end}}</ul>
 {{end}}{{with .Aggregate}}<h2>Aggregate metrics</h2>
 <p>{{code .Intro}}</p>
 {{template "table" .Metrics}}
@@ -195,9 +201,12 @@ func writeHTML(dir string, r *report) error {
 		Title, Description, Command, Note string
 		TableNote                         string
 		Results                           reportTable
+		WarningsIntro                     string
+		Warnings                          []string
 		Aggregate                         *htmlAggregate
 		Figures                           []htmlFigure
-	}{Title: r.title, Description: r.description, Command: r.command, Note: r.note, TableNote: r.tableNote, Results: r.results}
+	}{Title: r.title, Description: r.description, Command: r.command, Note: r.note, TableNote: r.tableNote, Results: r.results,
+		WarningsIntro: warningsIntro, Warnings: r.warnings}
 	if a := r.aggregate; a != nil {
 		data.Aggregate = &htmlAggregate{Intro: aggregateIntro, ImprovementIntro: improvementIntro,
 			Metrics: a.metrics, Improvement: a.improvement}

@@ -44,6 +44,12 @@ type journalEpisode struct {
 	Beta      *float64  `json:"beta"`
 	Accept    *float64  `json:"ball_accept,omitempty"`
 	Lambda    float64   `json:"lambda,omitempty"` // lambda: cv
+	// The refit diagnostics and the action counts, absent in journals of
+	// earlier versions (read as NaN and nil).
+	Cond    *float64 `json:"cond,omitempty"`
+	MinEigN *float64 `json:"min_eig_n,omitempty"`
+	WStep   *float64 `json:"w_step,omitempty"`
+	Actions []int    `json:"actions,omitempty"`
 }
 
 func nullable(v float64) *float64 {
@@ -137,7 +143,11 @@ func openJournal(dir string, flag int) (*Journal, error) {
 func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
 	l := journalLine{Agent: t.Agent, Seed: t.Seed, Episodes: make([]journalEpisode, len(eps))}
 	for i, e := range eps {
-		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: &e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept), Lambda: e.Lambda}
+		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: &e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept), Lambda: e.Lambda,
+			Actions: e.Actions}
+		if d := e.Diag; d != nil {
+			l.Episodes[i].Cond, l.Episodes[i].MinEigN, l.Episodes[i].WStep = nullable(d.Cond), nullable(d.MinEigN), &d.WStep
+		}
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -172,6 +182,9 @@ type Expect struct {
 	// CVGrid is cv.grid with lambda: cv, else nil: an episode's recorded
 	// λ must be one of it.
 	CVGrid []float64
+	// Actions is the number of discrete actions (env.actions; 0 for a
+	// box): an episode's action counts, when recorded, are one per action.
+	Actions int
 }
 
 // ExpectFor returns the expectation of config c, whose agents record W of
@@ -189,8 +202,10 @@ func ExpectFor(c *config.Config, wlen map[string]int) *Expect {
 // episodes other than K, episode numbers other than 1..K in order, steps
 // outside [1, H], a plus_count outside [0, steps], a W of the wrong
 // length, standard errors without stats.save_se, of another length
-// than W or negative, or a λ (lambda) that is not one of cv.grid with
-// lambda: cv. A field added to runner.Episode gets its check here.
+// than W or negative, a λ (lambda) that is not one of cv.grid with
+// lambda: cv, a cond below 1, a negative w_step, or action counts that
+// are not one per action or do not sum to steps. A field added to
+// runner.Episode gets its check here.
 func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 	if !slices.Contains(x.Agents, t.Agent) {
 		return fmt.Errorf("agent %q is not one of the config's agents %v", t.Agent, x.Agents)
@@ -223,7 +238,36 @@ func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
 			return fmt.Errorf("%s: a cross-validated λ (lambda) is recorded, but lambda is not cv", where)
 		case e.Lambda != 0 && !slices.Contains(x.CVGrid, e.Lambda):
 			return fmt.Errorf("%s: lambda %v is not one of cv.grid %v", where, e.Lambda, x.CVGrid)
+		case e.Diag != nil && e.Diag.Cond < 1:
+			return fmt.Errorf("%s: cond %v is below 1; a condition number is at least 1", where, e.Diag.Cond)
+		case e.Diag != nil && !(e.Diag.WStep >= 0):
+			return fmt.Errorf("%s: w_step %v is negative", where, e.Diag.WStep)
 		}
+		if err := x.checkActions(e.Actions, e.Steps); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	return nil
+}
+
+// checkActions checks an episode's action counts: none (a journal of an
+// earlier version), or one non-negative count per action summing to steps.
+func (x *Expect) checkActions(counts []int, steps int) error {
+	if counts == nil {
+		return nil
+	}
+	if len(counts) != x.Actions {
+		return fmt.Errorf("actions has %d counts, env.actions %d actions", len(counts), x.Actions)
+	}
+	sum := 0
+	for _, n := range counts {
+		if n < 0 {
+			return fmt.Errorf("actions has a negative count %d", n)
+		}
+		sum += n
+	}
+	if sum != steps {
+		return fmt.Errorf("the action counts sum to %d, its steps are %d", sum, steps)
 	}
 	return nil
 }
@@ -266,7 +310,11 @@ func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, e
 			if e.Reward == nil {
 				return nil, errs.Invalid(fmt.Errorf("%s line %d: agent %s seed %d episode %d has no reward (null or missing); the journal was edited", p, line, l.Agent, l.Seed, e.Episode))
 			}
-			eps[i] = runner.Episode{Episode: e.Episode, Reward: *e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept), Lambda: e.Lambda}
+			eps[i] = runner.Episode{Episode: e.Episode, Reward: *e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept), Lambda: e.Lambda,
+				Actions: e.Actions}
+			if e.WStep != nil { // a refit's record: w_step is never null
+				eps[i].Diag = &runner.Diag{Cond: fromNullable(e.Cond), MinEigN: fromNullable(e.MinEigN), WStep: *e.WStep}
+			}
 		}
 		t := runner.Trial{Agent: l.Agent, Seed: l.Seed}
 		if want != nil {

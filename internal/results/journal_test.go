@@ -14,7 +14,8 @@ import (
 )
 
 func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
-	e := runner.Episode{Episode: 3, Reward: 1.0 / 3, Steps: 9, PlusCount: 7, W: []float64{0.1, -2e-300}, SE: []float64{0.01, 3e-310}, WError: math.Pi, Beta: 2.5, Accept: 0.75, Lambda: 1e-5}
+	e := runner.Episode{Episode: 3, Reward: 1.0 / 3, Steps: 9, PlusCount: 7, W: []float64{0.1, -2e-300}, SE: []float64{0.01, 3e-310}, WError: math.Pi, Beta: 2.5, Accept: 0.75, Lambda: 1e-5,
+		Diag: &runner.Diag{Cond: 1.5e7, MinEigN: 4e-320, WStep: 0}, Actions: []int{0, 9, 0}}
 	// If Episode gains a field, set it above and teach the journal about it.
 	v := reflect.ValueOf(e)
 	for i := 0; i < v.NumField(); i++ {
@@ -22,7 +23,8 @@ func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
 			t.Fatalf("test does not set Episode.%s: the journal must round-trip it", v.Type().Field(i).Name)
 		}
 	}
-	nan := runner.Episode{Episode: 1, W: []float64{1}, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()}
+	nan := runner.Episode{Episode: 1, W: []float64{1}, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(),
+		Diag: &runner.Diag{Cond: math.NaN(), MinEigN: math.NaN(), WStep: 1}}
 	dir := t.TempDir()
 	j, err := CreateJournal(dir)
 	if err != nil {
@@ -38,7 +40,8 @@ func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
 		t.Fatal(err)
 	}
 	eps := got[tr]
-	if len(eps) != 2 || !reflect.DeepEqual(eps[0], e) || !math.IsNaN(eps[1].WError) || !math.IsNaN(eps[1].Beta) || !math.IsNaN(eps[1].Accept) {
+	if len(eps) != 2 || !reflect.DeepEqual(eps[0], e) || !math.IsNaN(eps[1].WError) || !math.IsNaN(eps[1].Beta) || !math.IsNaN(eps[1].Accept) ||
+		eps[1].Diag == nil || !math.IsNaN(eps[1].Diag.Cond) || !math.IsNaN(eps[1].Diag.MinEigN) || eps[1].Diag.WStep != 1 || eps[1].Actions != nil {
 		t.Errorf("round trip: %+v", eps)
 	}
 }

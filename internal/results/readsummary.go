@@ -44,13 +44,14 @@ var summaryKinds = map[string]ColumnKind{
 	"episode_length_mean": Number, "episode_length_lo": Optional, "episode_length_hi": Optional,
 }
 
-// episodeKinds are the kinds of the columns of episodes.csv other than W
-// and its standard errors, as WriteEpisodes writes them; every w_i_j and
-// se_i_j is Optional.
+// episodeKinds are the kinds of the columns of episodes.csv other than W,
+// its standard errors and the action counts, as WriteEpisodes writes
+// them; every w_i_j and se_i_j is Optional, every action_i Integer.
 var episodeKinds = map[string]ColumnKind{
 	"agent": Name, "seed": Integer, "episode": Integer, "reward": Number, "steps": Integer,
 	"cum_reward": Number, "regret": Optional, "cum_regret": Optional, "plus_count": Integer,
 	"w_error": Optional, "beta": Optional, "ball_accept": Optional, "lambda": Optional,
+	"cond": Optional, "min_eig_n": Optional, "w_step": Optional,
 }
 
 // SummaryColumn returns the kind of the summary.csv column name, and
@@ -67,6 +68,9 @@ func EpisodesColumn(name string) (ColumnKind, bool) {
 		return k, true
 	}
 	var i, j int
+	if n, err := fmt.Sscanf(name, "action_%d", &i); err == nil && n == 1 && name == fmt.Sprintf("action_%d", i) {
+		return Integer, true
+	}
 	for _, p := range []string{"w", "se"} {
 		if n, err := fmt.Sscanf(name, p+"_%d_%d", &i, &j); err == nil && n == 2 && name == fmt.Sprintf("%s_%d_%d", p, i, j) {
 			return Optional, true

@@ -26,7 +26,13 @@
 // With stats.save_se the columns se_i_j of the standard errors of Ŵ follow
 // the w_i_j; with lambda: cv the last column, lambda, is the λ the
 // episode's refit chose by cross-validation (empty for agents that fit
-// nothing).
+// nothing). The columns cond, min_eig_n and w_step follow (when some
+// agent refits): the condition number of V + λI of the episode's refit,
+// the smallest eigenvalue of V over n (transitions so far) and
+// |Ŵ_k − Ŵ_(k−1)|_F (empty for agents that fit nothing); then, for a
+// discrete action set env.actions, action_i = the episode's steps that
+// played env.actions[i]. Results of earlier versions lack these last
+// columns.
 // regret_slope is the
 // slope b of the least-squares fit log R̄_k = a + b log k over the second
 // half of the episodes (k > K/2, K the agent's last episode) with R̄_k the
@@ -66,6 +72,10 @@ type Row struct {
 	W         []float64
 	SE        []float64 // standard errors of W (stats.save_se), else nil
 	Lambda    float64   // the cross-validated λ of the episode's refit (lambda: cv), else 0
+	// Diag diagnoses the episode's refit (runner.Episode.Diag): nil for
+	// agents that fit nothing and in results of earlier versions.
+	Diag    *runner.Diag
+	Actions []int // steps per action of env.actions; nil for a box or earlier versions
 }
 
 // Rows flattens a runner result, adding cumulative sums and the regret
@@ -84,7 +94,8 @@ func Rows(res *runner.Result) []Row {
 		for k, e := range res.Episodes[i] {
 			cum += e.Reward
 			r := Row{Agent: t.Agent, Seed: t.Seed, Episode: e.Episode, Reward: e.Reward, Steps: e.Steps, CumReward: cum,
-				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, Accept: e.Accept, W: e.W, SE: e.SE, Lambda: e.Lambda}
+				Regret: math.NaN(), CumRegret: math.NaN(), PlusCount: e.PlusCount, WError: e.WError, Beta: e.Beta, Accept: e.Accept, W: e.W, SE: e.SE, Lambda: e.Lambda,
+				Diag: e.Diag, Actions: e.Actions}
 			if hasOracle && k < len(or) {
 				r.Regret = or[k].Reward - e.Reward
 				cumReg += r.Regret
@@ -117,6 +128,32 @@ func EpisodesHeader(dpsi, dphi int, se bool, lambda bool) []string {
 		h = append(h, "lambda")
 	}
 	return h
+}
+
+// TrailingHeader returns the columns of episodes.csv after those of
+// EpisodesHeader: with diag the refit diagnostics cond, min_eig_n and
+// w_step, then action_0 … action_{k−1} for k discrete actions. They come
+// last so that the columns of earlier versions keep their positions; a
+// results directory written before them has none.
+func TrailingHeader(diag bool, actions int) []string {
+	var h []string
+	if diag {
+		h = append(h, "cond", "min_eig_n", "w_step")
+	}
+	for i := range actions {
+		h = append(h, fmt.Sprintf("action_%d", i))
+	}
+	return h
+}
+
+// trailing returns what TrailingHeader's columns rows have: diag when
+// some row has refit diagnostics, and the number of action counts.
+func trailing(rows []Row) (diag bool, actions int) {
+	for _, r := range rows {
+		diag = diag || r.Diag != nil
+		actions = max(actions, len(r.Actions))
+	}
+	return diag, actions
 }
 
 // num formats a float for the CSV files: shortest round-trip form, empty

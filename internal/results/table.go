@@ -30,6 +30,27 @@ type Columns struct {
 	// PlusCount reports the number of steps with a = +1, which means
 	// something for discrete ±1 actions only.
 	PlusCount bool
+	// Flagged counts, per agent, the seeds with a warning (Warnings): the
+	// table then ends with a column "warned seeds", "!k of n" for an
+	// agent with k flagged seeds of n. Empty: no such column.
+	Flagged map[string]int
+}
+
+// FlagSeeds returns the number of seeds with some warning, per agent.
+func FlagSeeds(ws []Warning) map[string]int {
+	type trial struct {
+		agent string
+		seed  int
+	}
+	seen := map[trial]bool{}
+	out := map[string]int{}
+	for _, w := range ws {
+		if t := (trial{w.Agent, w.Seed}); !seen[t] {
+			seen[t] = true
+			out[w.Agent]++
+		}
+	}
+	return out
 }
 
 // TableCells returns the final summary per agent (in the order of sums) as
@@ -37,9 +58,9 @@ type Columns struct {
 // (Table), report.md and report.html. Every table leads with the mean
 // return per episode over all episodes and, when some agent ran more than
 // FinalEpisodes episodes, over its last FinalEpisodes; the other columns
-// follow col. An interval that reached beyond the seeds' range is clipped
-// to it and marked ClipMark (Stat.Clipped); note is then ClipNote, else
-// empty.
+// follow col, the warned seeds last. An interval that reached beyond the
+// seeds' range is clipped to it and marked ClipMark (Stat.Clipped); note
+// is then ClipNote, else empty.
 func TableCells(sums []Summary, col Columns) (head []string, rows [][]string, note string) {
 	last := map[string]Summary{}
 	var order []string
@@ -75,6 +96,9 @@ func TableCells(sums []Summary, col Columns) (head []string, rows [][]string, no
 	}
 	if col.Paper {
 		head = append(head, "paper reward", "paper regret")
+	}
+	if len(col.Flagged) > 0 {
+		head = append(head, "warned seeds")
 	}
 	anyClipped := false
 	interval := func(s Stat) string {
@@ -114,6 +138,13 @@ func TableCells(sums []Summary, col Columns) (head []string, rows [][]string, no
 			} else {
 				line = append(line, "-", "-")
 			}
+		}
+		if len(col.Flagged) > 0 {
+			f := "-"
+			if k := col.Flagged[a]; k > 0 {
+				f = fmt.Sprintf("!%d of %d", k, s.Seeds)
+			}
+			line = append(line, f)
 		}
 		rows = append(rows, line)
 	}

@@ -18,7 +18,8 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 	cw := csv.NewWriter(w)
 	se := slices.ContainsFunc(rows, func(r Row) bool { return r.SE != nil })
 	lambda := slices.ContainsFunc(rows, func(r Row) bool { return r.Lambda != 0 })
-	if err := cw.Write(EpisodesHeader(dpsi, dphi, se, lambda)); err != nil {
+	diag, nact := trailing(rows)
+	if err := cw.Write(append(EpisodesHeader(dpsi, dphi, se, lambda), TrailingHeader(diag, nact)...)); err != nil {
 		return err
 	}
 	rec := make([]string, 0, 11+dpsi*dphi)
@@ -45,6 +46,18 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 				l = r.Lambda
 			}
 			rec = append(rec, num(l))
+		}
+		if d := r.Diag; diag && d != nil {
+			rec = append(rec, num(d.Cond), num(d.MinEigN), num(d.WStep))
+		} else if diag {
+			rec = append(rec, "", "", "")
+		}
+		for i := range nact {
+			c := "" // an agent without counts (none in one run)
+			if i < len(r.Actions) {
+				c = strconv.Itoa(r.Actions[i])
+			}
+			rec = append(rec, c)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

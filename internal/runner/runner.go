@@ -43,6 +43,31 @@ type Episode struct {
 	// Lambda is the λ of the end-of-episode refit of an agent that chooses
 	// it by cross-validation (lambda: cv; agent.Agent.CVLambda), else 0.
 	Lambda float64
+	// Diag diagnoses a learning agent's end-of-episode refit; nil for
+	// agents that fit nothing (and in results of earlier versions).
+	Diag *Diag
+	// Actions counts the episode's steps per action of a discrete action
+	// set: Actions[i] steps played env.actions[i]. nil for a box of
+	// continuous actions.
+	Actions []int
+}
+
+// Diag diagnoses one refit (estimator.Fit.Conditioning).
+type Diag struct {
+	Cond    float64 // condition number of V + λI (2-norm); NaN when unknown
+	MinEigN float64 // smallest eigenvalue of V over n, the transitions so far; NaN when unknown
+	// WStep is |Ŵ_k − Ŵ_(k−1)|_F, the step from the previous refit (from
+	// the starting W = 0 in episode 1).
+	WStep float64
+}
+
+// String prints d's values (not its address), so that results print
+// alike when they are equal.
+func (d *Diag) String() string {
+	if d == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("{cond %v min_eig_n %v w_step %v}", d.Cond, d.MinEigN, d.WStep)
 }
 
 // Result holds every trial's episodes.
@@ -162,6 +187,10 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 	rec := j.Record
 	s, next := make([]float64, ds), make([]float64, ds)
 	w0 := mdp.Model.W0
+	var prevW []float64 // Ŵ of the previous refit, for Episode.WStep
+	if ag.Model != nil {
+		prevW = append([]float64(nil), ag.Model.W...)
+	}
 	out := make([]Episode, 0, c.Episodes)
 	for ep := 1; ep <= c.Episodes; ep++ {
 		if err := ctx.Err(); err != nil {
@@ -175,6 +204,10 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 		}
 		var reward float64
 		plus, steps := 0, 0
+		var counts []int
+		if mdp.Box == nil {
+			counts = make([]int, len(mdp.Actions))
+		}
 		for h := 0; h < mdp.Horizon; h++ {
 			var ai int
 			var a []float64
@@ -196,6 +229,9 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 			reward += r
 			if ai == 0 || (ai == agent.BoxAction && a[0] > 0) {
 				plus++
+			}
+			if ai >= 0 && ai < len(counts) {
+				counts[ai]++
 			}
 			if mdp.CheckTransition != nil {
 				if err := mdp.CheckTransition(s, a); err != nil {
@@ -228,7 +264,9 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda()}
+		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda(),
+			Actions: counts}
+		e.Diag = refitDiagnostics(ag, prevW)
 		// W is recorded in the columns of the model class's features; an
 		// agent on other features (lds with model.lds_features) has none.
 		if ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
@@ -268,6 +306,30 @@ func planError(err error, ag *agent.Agent, mdp *env.MDP) error {
 		return errs.Invalid(fmt.Errorf("%w under the true model the oracle plans with: %s", err, nonFiniteAdvice(mdp)))
 	}
 	return fmt.Errorf("%w (%s); a larger lambda or a smaller confidence.b_star keeps estimates in range", err, describeW(ag))
+}
+
+// refitDiagnostics returns the Diag of ag's last refit (nil for an agent
+// that fits nothing) and moves prevW, Ŵ of the previous refit, on to the
+// current Ŵ.
+func refitDiagnostics(ag *agent.Agent, prevW []float64) *Diag {
+	if ag.Last == nil || ag.Model == nil {
+		return nil
+	}
+	d := &Diag{Cond: math.NaN(), MinEigN: math.NaN()}
+	if c, ok := ag.Last.Conditioning(); ok {
+		d.Cond = c.Cond
+		if ag.Last.N > 0 {
+			d.MinEigN = c.MinEig / float64(ag.Last.N)
+		}
+	}
+	var d2 float64
+	for i, w := range ag.Model.W {
+		x := w - prevW[i]
+		d2 += x * x
+	}
+	copy(prevW, ag.Model.W)
+	d.WStep = math.Sqrt(d2)
+	return d
 }
 
 // describeW names the planning model's parameter for an error message.

@@ -1,0 +1,183 @@
+package estimator
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Conditioning describes how well a fit's data determine Ŵ: the spectrum
+// of the regularised normal matrix V + λI the estimate solves with (the
+// observed information, the negative Hessian of the log-likelihood at Ŵ,
+// for MLE).
+type Conditioning struct {
+	// Cond is the 2-norm condition number λ_max/λ_min of V + λI. V + λI is
+	// block diagonal, so its eigenvalues are those of its blocks, and the
+	// extremes are taken over all of them. Row scales (the LDS fit's
+	// 1/σ²) are not applied: it is the spectrum of V + λI, not of P.
+	Cond float64
+	// MinEig is the smallest eigenvalue of V itself (without λ):
+	// λ_min(V + λI) − λ. Rounding can leave it slightly below zero when V
+	// is singular.
+	MinEig float64
+}
+
+// epsilon is the float64 machine epsilon, 2⁻⁵².
+const epsilon = 0x1p-52
+
+// lanczosSteps is the number of Lanczos steps of each eigenvalue
+// estimate: the extremes of a block of at most this size are exact (up to
+// rounding), those of a larger one are inner bounds.
+const lanczosSteps = 8
+
+// Conditioning returns the spectrum summary of f's V + λI from its
+// factorisations V_b + λI = UᵀU = A, without forming or decomposing any
+// b×b matrix: λ_max(A) is the largest Ritz value of lanczosSteps Lanczos
+// steps on A (x ↦ Uᵀ(U x)), λ_min(A) the reciprocal of the largest on
+// A⁻¹ (x ↦ two triangular solves), each from one fixed start vector with
+// full reorthogonalisation. A step costs b² multiply-adds per distinct
+// block of size b, so both estimates together cost about one
+// factorisation, where an eigen decomposition would cost several. For
+// b ≤ lanczosSteps the Krylov space is the whole space and the extremes
+// are exact; for larger blocks the Ritz values lie inside the spectrum
+// and converge to its ends fastest where an extreme stands apart, while
+// within a cluster of nearly equal extremes they lie in the cluster. A
+// Cond above ~1e15 only says "numerically singular" and is capped at
+// 1/ε ≈ 4.5e15. ok is false for a fit without blocks or when a solve
+// fails.
+func (f *Fit) Conditioning() (c Conditioning, ok bool) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	seen := map[*factorised]bool{}
+	for _, b := range f.blocks {
+		if seen[b.f] {
+			continue
+		}
+		seen[b.f] = true
+		l, h, ok := b.f.extremes()
+		if !ok {
+			return Conditioning{}, false
+		}
+		lo, hi = math.Min(lo, l), math.Max(hi, h)
+	}
+	if len(seen) == 0 {
+		return Conditioning{}, false
+	}
+	minEig := lo - f.Lambda
+	// A computed λ_min of a numerically singular matrix can be ≤ 0: cap
+	// the condition number at 1/ε, where it means "singular".
+	// Both estimates are inner ones: where the extremes nearly coincide,
+	// rounding could put them the wrong way round.
+	lo = math.Max(lo, hi*epsilon)
+	return Conditioning{Cond: math.Max(hi/lo, 1), MinEig: minEig}, true
+}
+
+// extremes returns the estimates of the smallest and largest eigenvalues
+// of the factorised matrix A = UᵀU of Conditioning.
+func (fz *factorised) extremes() (lo, hi float64, ok bool) {
+	n := fz.c.SymmetricDim()
+	u := mat.NewTriDense(n, mat.Upper, fz.upper()) // shares the factor
+	var y, in, out mat.VecDense
+	y.ReuseAsVec(n)
+	hi, ok = lanczosMax(n, func(x, w []float64) error {
+		in.SetRawVector(blas64.Vector{N: n, Inc: 1, Data: x})
+		out.SetRawVector(blas64.Vector{N: n, Inc: 1, Data: w})
+		y.MulVec(u, &in)
+		out.MulVec(u.T(), &y)
+		return nil
+	})
+	if !ok {
+		return 0, 0, false
+	}
+	ut := u.RawTriangular()
+	inv, ok := lanczosMax(n, func(x, w []float64) error {
+		// w = (UᵀU)⁻¹ x by two triangular solves (BLAS level 2: the
+		// Cholesky's own solve goes through the matrix routine).
+		copy(w, x)
+		v := blas64.Vector{N: n, Inc: 1, Data: w}
+		blas64.Trsv(blas.Trans, ut, v)
+		blas64.Trsv(blas.NoTrans, ut, v)
+		return nil
+	})
+	return 1 / inv, hi, ok && inv > 0
+}
+
+// lanczosMax returns the largest Ritz value of min(n, lanczosSteps)
+// Lanczos steps with the symmetric positive definite n×n operator apply
+// (out = A x), from a fixed start vector, reorthogonalising every step
+// against all earlier vectors. ok is false when apply fails.
+func lanczosMax(n int, apply func(x, out []float64) error) (float64, bool) {
+	k := min(n, lanczosSteps)
+	q := make([][]float64, 0, k+1)
+	q0 := make([]float64, n)
+	for i := range q0 {
+		// Fixed and generic: no eigenvector of a structured matrix is
+		// orthogonal to it by design.
+		q0[i] = 1 + 0.5*math.Sin(float64(i)+1)
+	}
+	normalise(q0)
+	q = append(q, q0)
+	alpha, beta := make([]float64, 0, k), make([]float64, 0, k)
+	for j := 0; j < k; j++ {
+		w := make([]float64, n)
+		if err := apply(q[j], w); err != nil {
+			return 0, false
+		}
+		var a float64
+		for i, v := range w {
+			a += v * q[j][i]
+		}
+		alpha = append(alpha, a)
+		for range 2 { // twice is enough (Kahan)
+			for _, qi := range q {
+				var d float64
+				for i, v := range w {
+					d += v * qi[i]
+				}
+				for i := range w {
+					w[i] -= d * qi[i]
+				}
+			}
+		}
+		var b float64
+		for _, v := range w {
+			b += v * v
+		}
+		b = math.Sqrt(b)
+		if j == k-1 || b <= 1e-14*math.Abs(a) {
+			break // k steps, or an invariant subspace: T's spectrum is exact
+		}
+		beta = append(beta, b)
+		for i := range w {
+			w[i] /= b
+		}
+		q = append(q, w)
+	}
+	m := len(alpha)
+	t := mat.NewSymDense(m, nil)
+	for i := range m {
+		t.SetSym(i, i, alpha[i])
+		if i+1 < m {
+			t.SetSym(i, i+1, beta[i])
+		}
+	}
+	var e mat.EigenSym
+	if !e.Factorize(t, false) {
+		return 0, false
+	}
+	v := e.Values(nil)
+	return v[m-1], true
+}
+
+// normalise scales x to unit length.
+func normalise(x []float64) {
+	var s float64
+	for _, v := range x {
+		s += v * v
+	}
+	s = 1 / math.Sqrt(s)
+	for i := range x {
+		x[i] *= s
+	}
+}

@@ -1,0 +1,169 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The thresholds of the refit warnings (Warnings), checked at the last
+// refit of a trial. See docs/outputs.md ("Warnings") for how they were
+// chosen.
+const (
+	// CondLimit bounds cond(V + λI): above it the solve for Ŵ loses more
+	// than half of float64's 16 digits.
+	CondLimit = 1e8
+	// MinEigLimit bounds λ_min(V) = n·min_eig_n from below for a
+	// direction the data, not the ridge λ, determine: below it that
+	// direction of Ŵ rests on less information than a quarter of one
+	// transition with features and statistics of unit scale.
+	MinEigLimit = 0.25
+)
+
+// Warning is one problem of one trial (agent, seed): a badly posed refit
+// or an action never played. Kind says which check raised it, so that a
+// trial has at most one warning per kind.
+type Warning struct {
+	Agent string
+	Seed  int
+	Kind  string // "cond", "min_eig", "w_step" or "action"
+	Text  string // what and what helps, after "agent A seed S "
+}
+
+// String is the warning's line: "warning: agent A seed S " + Text.
+func (w Warning) String() string {
+	return fmt.Sprintf("warning: agent %s seed %d %s", w.Agent, w.Seed, w.Text)
+}
+
+// WarnInput is what Warnings needs beyond the rows: the discrete actions
+// (env.actions, nil for a box) and the λ each agent's refit used when it
+// did not cross-validate it.
+type WarnInput struct {
+	Actions [][]float64
+	Lambda  func(agent string) float64
+}
+
+// Warnings checks every trial of rows (in canonical order: agents, seeds,
+// episodes ascending) and returns its warnings, at most one per kind:
+//
+//   - cond: cond(V + λI) > CondLimit at the last refit;
+//   - min_eig: at the last refit λ ≤ λ_min(V) < MinEigLimit, with
+//     λ_min(V) = n·min_eig_n: a direction the data determine from very
+//     little information (below λ the ridge sets it, as intended);
+//   - w_step: in the last third of the episodes a step |Ŵ_k − Ŵ_(k−1)|_F
+//     larger than both |Ŵ_k|_F and every step of the first third: the
+//     estimate jumped where a consistent one settles;
+//   - action: a learning agent (one with refit diagnostics) never played
+//     an action of a discrete action set in the whole trial.
+//
+// Trials without diagnostics (the oracle, lqr, results of earlier
+// versions) get none.
+func Warnings(rows []Row, in WarnInput) []Warning {
+	var out []Warning
+	for lo := 0; lo < len(rows); {
+		hi := lo
+		for hi < len(rows) && rows[hi].Agent == rows[lo].Agent && rows[hi].Seed == rows[lo].Seed {
+			hi++
+		}
+		out = append(out, trialWarnings(rows[lo:hi], in)...)
+		lo = hi
+	}
+	return out
+}
+
+// trialWarnings returns the warnings of one trial's rows.
+func trialWarnings(rows []Row, in WarnInput) []Warning {
+	last := rows[len(rows)-1]
+	d := last.Diag
+	if d == nil {
+		return nil
+	}
+	var out []Warning
+	add := func(kind, format string, args ...any) {
+		out = append(out, Warning{Agent: last.Agent, Seed: last.Seed, Kind: kind, Text: fmt.Sprintf(format, args...)})
+	}
+	explore := exploringAdvice(last.Agent)
+	if d.Cond > CondLimit {
+		add("cond", "refit is ill-conditioned: cond(V + λI) = %.3g > %.0e at episode %d, so the solve for Ŵ loses over half its digits; a larger lambda (or lambda: cv) bounds it",
+			d.Cond, CondLimit, last.Episode)
+	}
+	lambda := last.Lambda // the cross-validated λ, else the agent's
+	if lambda == 0 && in.Lambda != nil {
+		lambda = in.Lambda(last.Agent)
+	}
+	n := 0
+	for _, r := range rows {
+		n += r.Steps
+	}
+	if minEig := d.MinEigN * float64(n); minEig < MinEigLimit && minEig >= lambda {
+		add("min_eig", "refit rests on little information in some direction: smallest eigenvalue of V = %.3g < %g at episode %d (n = %d, λ = %g), so Ŵ is noisy along it; a larger lambda (or lambda: cv) shrinks it%s",
+			minEig, MinEigLimit, last.Episode, n, lambda, explore)
+	}
+	if k, step, ok := lateJump(rows); ok {
+		add("w_step", "estimate jumped late: |Ŵ_k − Ŵ_(k−1)|_F = %.3g at episode %d exceeds |Ŵ_k|_F and every step of the first third; a larger lambda (or lambda: cv) steadies it%s",
+			step, k, explore)
+	}
+	for i, a := range in.Actions {
+		played := false
+		for _, r := range rows {
+			played = played || i < len(r.Actions) && r.Actions[i] > 0
+		}
+		if !played && last.Actions != nil {
+			help := "leave it out of env.actions if the task does not need it"
+			if explore != "" {
+				help = fmt.Sprintf("an exploring agent (%s-ps, %s-ucb) plays it, or %s", last.Agent, last.Agent, help)
+			}
+			add("action", "never played action %d (a = %s) in %d episodes: the columns of Ŵ that only this action's features reach are not identified; %s",
+				i, fmtAction(a), len(rows), help)
+		}
+	}
+	return out
+}
+
+// lateJump finds the largest step of the last third of a trial's episodes
+// that exceeds |Ŵ_k|_F and every step of the first third.
+func lateJump(rows []Row) (episode int, step float64, ok bool) {
+	k := len(rows)
+	third := k / 3
+	if third == 0 || rows[0].W == nil {
+		return 0, 0, false
+	}
+	var early float64
+	for _, r := range rows[:third] {
+		if r.Diag == nil {
+			return 0, 0, false
+		}
+		early = math.Max(early, r.Diag.WStep)
+	}
+	for _, r := range rows[k-third:] {
+		if r.Diag == nil {
+			return 0, 0, false
+		}
+		var norm float64
+		for _, w := range r.W {
+			norm += w * w
+		}
+		if s := r.Diag.WStep; s > early && s > math.Sqrt(norm) && s > step {
+			episode, step, ok = r.Episode, s, true
+		}
+	}
+	return episode, step, ok
+}
+
+// exploringAdvice names the exploring agents of agent's estimator, which
+// gather data where a greedy one does not; empty for an exploring agent.
+func exploringAdvice(agent string) string {
+	if strings.HasSuffix(agent, "-ps") || strings.HasSuffix(agent, "-ucb") {
+		return ""
+	}
+	return fmt.Sprintf("; an exploring agent (%s-ps, %s-ucb) gathers data there", agent, agent)
+}
+
+// fmtAction writes an action as [x] or [x, y].
+func fmtAction(a []float64) string {
+	s := make([]string, len(a))
+	for i, x := range a {
+		s[i] = fmt.Sprintf("%g", x)
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}

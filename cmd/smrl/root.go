@@ -32,7 +32,10 @@ type IOStreams struct {
 func Main(args []string, stdout, stderr io.Writer) ExitCode {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
+	// Room for both signals that have a step below: with one slot, a second
+	// signal arriving before the goroutine took the first was dropped, and
+	// the trials in flight were not abandoned.
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals()...)
 	defer signal.Stop(sigs)
 	abandon := make(chan struct{})

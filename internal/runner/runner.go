@@ -344,7 +344,7 @@ func describeW(ag *agent.Agent) string {
 func nonFiniteAdvice(mdp *env.MDP) string {
 	if mdp.True != nil {
 		return fmt.Sprintf("env.w0 = %v puts W0 phi(s, a) outside the range where %v can be normalised numerically; "+
-			"choose a smaller env.w0 or a family with a stronger base measure (env.family.alpha)", mdp.True.W, mdp.True.Dist)
+			"choose a smaller env.w0 or a base measure q that decays faster (env.family.alpha of custom-sin, exp-sin and x-sin; env.family.log_q of an expression family)", mdp.True.W, mdp.True.Dist)
 	}
 	return fmt.Sprintf("the %s dynamics diverged; check the env.%s constants", mdp.Kind, mdp.Kind)
 }

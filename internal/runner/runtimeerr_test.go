@@ -89,7 +89,8 @@ env:
   reward: {width: 1, centers: [1]}
 planner: {n_rollouts: 10}
 `)
-	wantInvalid(t, err, "env.w0", "oracle")
+	// An expression family has no env.family.alpha: the advice names log_q.
+	wantInvalid(t, err, "env.w0", "oracle", "env.family.log_q of an expression family")
 	if err != nil && (strings.Contains(err.Error(), "lambda") || strings.Contains(err.Error(), "b_star") || strings.Contains(err.Error(), "env.reward")) {
 		t.Errorf("%v: blames lambda, b_star or the reward", err)
 	}

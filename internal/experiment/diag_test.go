@@ -13,26 +13,9 @@ import (
 	"github.com/smrl-dev/smrl/internal/results"
 )
 
-// studyYAML is the issue's study: a 2-D expression family whose greedy
-// learners settle on a = +1 after the first episode, so that the features
-// a0 and 1 are collinear from then on.
-// With the paper's plain estimator (sm.floor: 0), sm's seed 1 settles on
-// a = +1 after the first episode, so that the features a0 and 1 are
-// collinear from then on and one direction of Ŵ rests on that episode
-// alone: the weak refit the warnings exist for. (The default floor changes
-// that seed's estimates and so its actions: it then plays every action.)
-const studyYAML = `name: study
-seeds: 2
-episodes: 10
-agents: [sm, lds, mle, sm-ps, oracle]
-env:
-  family: {kind: expression, log_q: "-x^2/2", psi: ["tanh(2*x)"], dim: 2}
-  features: {kind: expression, phi: ["s0", "s1", "sin(2*s0)", "a0", "1"]}
-  actions: [1, 0, -1]
-  w0: [[0.5, 0.2, 0.3, 1.0, 0.1], [0.1, -0.4, 0.2, 0.5, -0.2]]
-  reward: {expression: "-(s0-0.5)^2 - s1^2"}
-sm: {floor: 0}
-`
+// studyYAML is testdata/study.yaml: issue 35's study at 2 seeds × 10
+// episodes with the plain estimator, whose sm seed 1 is a weak refit.
+const studyYAML = "testdata/study.yaml"
 
 // The study (2 seeds × 10 episodes) warns that sm's seed 1, whose
 // |Ŵ − W0|_F is 26, rests on little information in some direction, on
@@ -40,11 +23,7 @@ sm: {floor: 0}
 // diagnostics and one count per action, which sum to the steps, and is
 // byte-identical for 1 and 2 workers.
 func TestStudyWarnsOfWeakRefit(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "study.yaml")
-	if err := os.WriteFile(p, []byte(studyYAML), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c := load(t, p)
+	c := load(t, studyYAML)
 	var first []byte
 	var dir string
 	for _, w := range []int{1, 2} {

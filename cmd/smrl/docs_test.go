@@ -50,12 +50,19 @@ func runnableBlocks(path string) ([]docBlock, error) {
 	return out, sc.Err()
 }
 
-// The shell examples marked runnable in docs/*.md (and, with SMRL_DOCS=1
-// as in .ci/run, README.md) run in order, each file's in one fresh
-// directory with the repository's configs and examples, with smrl on PATH; every block
-// must exit 0. So an example that collides with an earlier one's results
-// (the README's second sweep did) cannot come back.
+// docsSkip is why TestDocExamples skips without SMRL_DOCS=1: the
+// examples take about 100 s, too long for every go test ./...
+const docsSkip = "the runnable examples of README.md and docs/*.md run only with SMRL_DOCS=1 (as in .ci/run): SMRL_DOCS=1 go test ./cmd/smrl -run '^TestDocExamples$'"
+
+// The shell examples marked runnable in README.md and docs/*.md run in
+// order, each file's in one fresh directory with the repository's configs
+// and examples, with smrl on PATH; every block must exit 0. So an example
+// that collides with an earlier one's results (the README's second sweep
+// did) cannot come back. Only with SMRL_DOCS=1 (docsSkip).
 func TestDocExamples(t *testing.T) {
+	if os.Getenv("SMRL_DOCS") != "1" {
+		t.Skip(docsSkip)
+	}
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
@@ -63,9 +70,7 @@ func TestDocExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if os.Getenv("SMRL_DOCS") == "1" {
-		files = append([]string{"../../README.md"}, files...)
-	}
+	files = append([]string{"../../README.md"}, files...)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +191,7 @@ func mdAnchors(path string) (map[string]bool, error) {
 	return anchors, nil
 }
 
-// Every relative link of README.md and docs/*.md names a file of the
+// Every relative link of README.md, ARCHITECTURE.md and docs/*.md names a file of the
 // repository and, with #anchor, a heading of that file.
 func TestDocLinks(t *testing.T) {
 	root := filepath.Join("..", "..")
@@ -194,7 +199,7 @@ func TestDocLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = append([]string{filepath.Join(root, "README.md")}, files...)
+	files = append([]string{filepath.Join(root, "README.md"), filepath.Join(root, "ARCHITECTURE.md")}, files...)
 	checked := 0
 	for _, file := range files {
 		data, err := os.ReadFile(file)
@@ -257,6 +262,52 @@ func TestHeadingSlug(t *testing.T) {
 	} {
 		if got := headingSlug(tc.in); got != tc.want {
 			t.Errorf("headingSlug(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// goPackageDirs returns the names of the directories directly under dir
+// that hold a .go file (a package, or a package's tests).
+func goPackageDirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		gos, err := filepath.Glob(filepath.Join(dir, e.Name(), "*.go"))
+		if err != nil {
+			return nil, err
+		}
+		if len(gos) > 0 {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+// ARCHITECTURE.md names every package under internal/ as `internal/<name>`
+// (in backquotes, so internal/env does not count for internal/envx), so
+// that a new package cannot arrive without its one concept written down.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err := goPackageDirs(filepath.Join(root, "internal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) == 0 {
+		t.Fatal("no packages found under internal/")
+	}
+	for _, p := range pkgs {
+		if !bytes.Contains(doc, []byte("`internal/"+p+"`")) {
+			t.Errorf("ARCHITECTURE.md does not name `internal/%s`: add its line to the table of packages, with its one concept", p)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -152,8 +153,7 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		}
 		copy(w, spec.W0)
 	case "sm":
-		weights, bandwidths := spec.SMSetup(spec.Kink)
-		e, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
+		e, err := NewSM(spec, dist, dphi, spec.Kink)
 		if err != nil {
 			return nil, err
 		}
@@ -294,6 +294,25 @@ func Family(name string, spec env.ModelSpec) (expfam.Distribution, error) {
 		return LDSFamily(spec.LDSSigma)
 	}
 	return spec.Family, nil
+}
+
+// NewSM returns the score-matching accumulator of the model spec for
+// family dist and d_phi features under kink mode (env.ModelSpec.SMSetup):
+// the estimator of an sm agent and of smrl estimate's score matching. A
+// refusal of the weights or the kink bandwidths names the config key they
+// come from (model.kink, model.kink_bandwidth).
+func NewSM(spec env.ModelSpec, dist expfam.Family, dphi int, mode string) (*estimator.SM, error) {
+	weights, bandwidths := spec.SMSetup(mode)
+	e, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
+	switch {
+	case errors.Is(err, estimator.ErrWeights):
+		return nil, fmt.Errorf("model.kink: %w", err)
+	case errors.Is(err, estimator.ErrKinkBandwidths):
+		return nil, fmt.Errorf("model.kink_bandwidth: %w", err)
+	case err != nil:
+		return nil, err
+	}
+	return e, nil
 }
 
 // LDSFamily is the LDS agent's Gaussian model s' = W phi + N(0, diag(σ²)):

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
-	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
@@ -347,11 +346,11 @@ func NewCoord(kind string, p FamilyParams) (expfam.Coord, error) {
 // is weighted (plain score matching) and for families that are not
 // products of Coords.
 func SMWeights(fam expfam.Distribution, kink string) []expfam.Weight {
-	w := estimator.SMWeights(fam)
+	w := expfam.DefaultWeights(fam)
 	if w == nil || kink == "weighted" {
 		return w
 	}
-	cs := fam.(*expfam.Coords) // estimator.SMWeights is nil otherwise
+	cs := fam.(*expfam.Coords) // expfam.DefaultWeights is nil otherwise
 	set := false
 	for i, c := range cs.C {
 		lo, hi := expfam.SupportOf(c)

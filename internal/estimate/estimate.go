@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -525,8 +526,7 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	}
 	switch method {
 	case "sm", "sm-kernel", "sm-plain":
-		weights, bandwidths := mdp.Model.SMSetup(smMode(method, mdp.Model))
-		e, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
+		e, err := agent.NewSM(mdp.Model, dist, dphi, smMode(method, mdp.Model))
 		if err != nil {
 			return nil, nil, "", errs.Invalid(err)
 		}
@@ -626,8 +626,7 @@ func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid 
 		}
 		return nil, errs.Invalid(fmt.Errorf("lambda: %s needs at least cv.folds = %d transitions, %s has %d", config.LambdaCVWord, folds, where, n))
 	}
-	weights, bandwidths := mdp.Model.SMSetup(smMode("sm", mdp.Model))
-	proto, err := estimator.NewSMFor(mdp.Model.Family, dphi, weights, bandwidths)
+	proto, err := agent.NewSM(mdp.Model, mdp.Model.Family, dphi, smMode("sm", mdp.Model))
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}

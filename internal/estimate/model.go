@@ -18,7 +18,6 @@ import (
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
-	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"go.yaml.in/yaml/v3"
@@ -244,8 +243,7 @@ func Evaluate(ctx context.Context, mf *ModelFile, c *config.Config, data string,
 		if m.Method != "lds" {
 			mode = smMode(m.Method, mdp.Model)
 		}
-		weights, bandwidths := mdp.Model.SMSetup(mode)
-		sm, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
+		sm, err := agent.NewSM(mdp.Model, dist, dphi, mode)
 		if err != nil {
 			return nil, errs.Invalid(err)
 		}

@@ -55,8 +55,8 @@ func (e *MLE) Add(phi, next []float64) {
 // start for some transition (a family on a half-line or an interval, whose
 // natural parameters are restricted, started at W = 0), the block starts
 // instead at the generalised score-matching estimate with the family's
-// default weights (SMWeights), or where that is not admissible either (few
-// transitions) at a point of the natural parameter space found by
+// default weights (expfam.DefaultWeights), or where that is not admissible
+// either (few transitions) at a point of the natural parameter space found by
 // feasibleStart; it fails with ErrNoConvergence when there is none. The confidence blocks of the result are the
 // observed information Σ_t Cov_t[psi_i] ⊗ phi_t phi_tᵀ + λI.
 func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
@@ -266,11 +266,11 @@ func (e *MLE) feasibleStart(i, m int, w []float64) bool {
 }
 
 // startFromSM returns the generalised score-matching estimate of W from
-// the stored transitions, with the default weights of SMWeights: the
-// starting point of Newton's method where W = 0 is not admissible.
+// the stored transitions, with the default weights of
+// expfam.DefaultWeights: the starting point of Newton's method where W = 0 is not admissible.
 func (e *MLE) startFromSM(lambda float64) ([]float64, error) {
 	sm := NewSM(e.dist, e.dphi)
-	if w := SMWeights(e.dist); w != nil {
+	if w := expfam.DefaultWeights(e.dist); w != nil {
 		if err := sm.SetWeights(w); err != nil {
 			return nil, err
 		}

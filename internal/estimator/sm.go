@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -90,42 +91,36 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 	return e
 }
 
-// SMWeights returns the default weight of every coordinate of a product
-// of expfam.Coords (expfam.DefaultWeight: vanishing at the kinks of ψ and
-// at the ends of the support), or nil for plain score matching when no
-// coordinate has one or fam is not such a product.
-func SMWeights(fam expfam.Family) []expfam.Weight {
-	cs, ok := fam.(*expfam.Coords)
-	if !ok {
-		return nil
-	}
-	w := make([]expfam.Weight, len(cs.C))
-	set := false
-	for i, c := range cs.C {
-		w[i] = expfam.DefaultWeight(c)
-		set = set || w[i] != nil
-	}
-	if !set {
-		return nil
-	}
-	return w
-}
+// ErrWeights and ErrKinkBandwidths mark NewSMFor's refusal of the
+// weights (SetWeights) and of the kink bandwidths (EstimateKinks), for
+// errors.Is; the error's message is the refusal's own. A caller that knows
+// where the weights and bandwidths came from (the config key) names it.
+var (
+	ErrWeights        = errors.New("score matching: weights refused")
+	ErrKinkBandwidths = errors.New("score matching: kink bandwidths refused")
+)
+
+// refusal is an error of NewSMFor: err, marked as the refusal of kind
+// (ErrWeights or ErrKinkBandwidths) without changing its message.
+type refusal struct{ kind, err error }
+
+func (r refusal) Error() string   { return r.err.Error() }
+func (r refusal) Unwrap() []error { return []error{r.kind, r.err} }
 
 // NewSMFor returns an empty accumulator for family fam and d_phi features
 // with the score-matching weights w (SetWeights; nil: none) and the kernel
 // kink bandwidths h (EstimateKinks; nil: none): the estimator of an agent or
-// of smrl estimate. Errors name the config key (model.kink_bandwidth,
-// model.kink).
+// of smrl estimate. Its errors are ErrWeights or ErrKinkBandwidths.
 func NewSMFor(fam expfam.Family, dphi int, w []expfam.Weight, h []float64) (*SM, error) {
 	e := NewSM(fam, dphi)
 	if w != nil {
 		if err := e.SetWeights(w); err != nil {
-			return nil, fmt.Errorf("model.kink: %w", err)
+			return nil, refusal{ErrWeights, err}
 		}
 	}
 	if h != nil {
 		if err := e.EstimateKinks(h); err != nil {
-			return nil, fmt.Errorf("model.kink_bandwidth: %w", err)
+			return nil, refusal{ErrKinkBandwidths, err}
 		}
 	}
 	return e, nil

@@ -22,6 +22,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
@@ -86,11 +87,11 @@ type Options struct {
 }
 
 // journalAppend returns OnTrial's journal write followed by opt.journaled.
-func (opt Options) journalAppend(appendTrial func(i int, eps []runner.Episode) error) func(int, []runner.Episode) error {
+func (opt Options) journalAppend(appendTrial func(i int, eps []record.Episode) error) func(int, []record.Episode) error {
 	if opt.journaled == nil {
 		return appendTrial
 	}
-	return func(i int, eps []runner.Episode) error {
+	return func(i int, eps []record.Episode) error {
 		if err := appendTrial(i, eps); err != nil {
 			return err
 		}
@@ -185,7 +186,7 @@ func checkOutDir(dir string, resume bool) error {
 // and, for a resume, that the interrupted run had the same config and
 // shard and a journal of that config's trials, whose completed trials it
 // returns (an empty map for a fresh run).
-func checkOpened(c *config.Config, mdp *env.MDP, opt Options) (map[runner.Trial][]runner.Episode, error) {
+func checkOpened(c *config.Config, mdp *env.MDP, opt Options) (map[record.Trial][]record.Episode, error) {
 	if opt.SaveModels {
 		if err := checkModelsDir(opt.OutDir); err != nil {
 			return nil, err
@@ -197,7 +198,7 @@ func checkOpened(c *config.Config, mdp *env.MDP, opt Options) (map[runner.Trial]
 		}
 	}
 	if !opt.Resume {
-		return map[runner.Trial][]runner.Episode{}, nil
+		return map[record.Trial][]record.Episode{}, nil
 	}
 	if err := sameConfig(filepath.Join(opt.OutDir, results.ConfigFile), c); err != nil {
 		return nil, err
@@ -209,7 +210,7 @@ func checkOpened(c *config.Config, mdp *env.MDP, opt Options) (map[runner.Trial]
 	if err != nil {
 		return nil, err
 	}
-	for k, t := range runner.Trials(c) {
+	for k, t := range record.Trials(c) {
 		if _, ok := done[t]; ok {
 			if err := notInShard(filepath.Join(opt.OutDir, results.JournalFile), t, k, opt.Shard); err != nil {
 				return nil, err
@@ -343,7 +344,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if err != nil {
 		return err
 	}
-	all := runner.Trials(c)
+	all := record.Trials(c)
 	selected := opt.Shard.Select(len(all))
 	var journal *results.Journal
 	if opt.Resume {
@@ -356,7 +357,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	}
 	defer journal.Close()
 
-	var todo []runner.Trial
+	var todo []record.Trial
 	for _, k := range selected {
 		if _, ok := done[all[k]]; !ok {
 			todo = append(todo, all[k])
@@ -389,11 +390,11 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		Workers:  workers,
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
-		OnTrial:  opt.journalAppend(func(i int, eps []runner.Episode) error { return journal.Append(todo[i], eps) }),
+		OnTrial:  opt.journalAppend(func(i int, eps []record.Episode) error { return journal.Append(todo[i], eps) }),
 		Grace:    opt.Grace,
 		Abandon:  opt.Abandon,
 	}
-	var logs map[runner.Trial]*trialLog
+	var logs map[record.Trial]*trialLog
 	if opt.SaveTransitions {
 		logs, ro.Record = trialLogs(todo)
 	}
@@ -429,7 +430,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		}
 		return runErr
 	}
-	full := &runner.Result{}
+	full := &record.Result{}
 	for _, k := range selected {
 		full.Trials = append(full.Trials, all[k])
 		full.Episodes = append(full.Episodes, done[all[k]])
@@ -469,7 +470,7 @@ func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
 
 // finish writes the results files of a complete result, prints the table
 // and draws the figures.
-func finish(c *config.Config, mdp *env.MDP, res *runner.Result, cfgYAML []byte, meta *results.Metadata, opt Options) error {
+func finish(c *config.Config, mdp *env.MDP, res *record.Result, cfgYAML []byte, meta *results.Metadata, opt Options) error {
 	rows := results.Rows(res)
 	end := time.Now()
 	meta.End = end.UTC()

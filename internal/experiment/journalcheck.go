@@ -12,6 +12,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
@@ -77,8 +78,8 @@ func journalRows(dir string, c *config.Config, mdp *env.MDP) ([]results.Row, err
 	if err != nil {
 		return nil, err
 	}
-	all := runner.Trials(c)
-	full := &runner.Result{}
+	all := record.Trials(c)
+	full := &record.Result{}
 	for _, k := range recordedShard(dir).Select(len(all)) {
 		eps, ok := done[all[k]]
 		if !ok {

@@ -13,8 +13,8 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
-	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // Merge combines the results directories of shards of one run into
@@ -57,7 +57,7 @@ type mergedRun struct {
 	c       *config.Config
 	mdp     *env.MDP
 	cfgYAML []byte
-	full    *runner.Result
+	full    *record.Result
 }
 
 // readShards reads the shard directories dirs of one run and checks that
@@ -67,8 +67,8 @@ func readShards(dirs []string) (*mergedRun, error) {
 	var c *config.Config
 	var mdp *env.MDP
 	var want *results.Expect
-	owner := map[runner.Trial]string{}
-	done := map[runner.Trial][]runner.Episode{}
+	owner := map[record.Trial]string{}
+	done := map[record.Trial][]record.Episode{}
 	for _, d := range dirs {
 		cd, err := config.Load(config.Options{Path: filepath.Join(d, results.ConfigFile), Snapshot: true})
 		if err != nil {
@@ -101,9 +101,9 @@ func readShards(dirs []string) (*mergedRun, error) {
 			done[t] = eps
 		}
 	}
-	all := runner.Trials(c)
+	all := record.Trials(c)
 	var missing []string
-	full := &runner.Result{}
+	full := &record.Result{}
 	for _, t := range all {
 		eps, ok := done[t]
 		if !ok {

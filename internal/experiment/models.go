@@ -11,6 +11,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
 
@@ -28,12 +29,12 @@ func ModelFileName(agent string, seed int) string {
 // modelSinks collects the learned model of every trial of todo.
 type modelSinks struct {
 	mu sync.Mutex
-	m  map[runner.Trial]runner.Learned
+	m  map[record.Trial]runner.Learned
 }
 
 type trialSink struct {
 	s *modelSinks
-	t runner.Trial
+	t record.Trial
 }
 
 func (k trialSink) Learned(m runner.Learned) {
@@ -44,8 +45,8 @@ func (k trialSink) Learned(m runner.Learned) {
 
 // newModelSinks returns the collector and the runner's Models option
 // that hands out a sink per trial of todo.
-func newModelSinks(todo []runner.Trial) (*modelSinks, func(i int) runner.ModelSink) {
-	s := &modelSinks{m: map[runner.Trial]runner.Learned{}}
+func newModelSinks(todo []record.Trial) (*modelSinks, func(i int) runner.ModelSink) {
+	s := &modelSinks{m: map[record.Trial]runner.Learned{}}
 	return s, func(i int) runner.ModelSink { return trialSink{s, todo[i]} }
 }
 
@@ -66,7 +67,7 @@ func checkModelsDir(dir string) error {
 // ModelFile, with the one method of the agent), to
 // dir/models/<agent>-seed<k>.json. The bytes depend only on the trials,
 // never on the number of workers.
-func writeModels(dir string, c *config.Config, mdp *env.MDP, trials []runner.Trial, s *modelSinks, cfgYAML []byte) error {
+func writeModels(dir string, c *config.Config, mdp *env.MDP, trials []record.Trial, s *modelSinks, cfgYAML []byte) error {
 	target := "next"
 	if mdp.Model.Delta {
 		target = "delta"

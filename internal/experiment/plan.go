@@ -10,7 +10,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/grid"
-	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // printPlan prints what Run would do (smrl run --dry-run): the trials,
@@ -20,7 +20,7 @@ func printPlan(c *config.Config, mdp *env.MDP, opt Options) error {
 	if w == nil {
 		w = io.Discard
 	}
-	all := runner.Trials(c)
+	all := record.Trials(c)
 	sel := opt.Shard.Select(len(all))
 	fmt.Fprintf(w, "dry run: nothing is written\n")
 	fmt.Fprintf(w, "config %s: env.kind %s, planner.kind %s, agents %v\n", c.Name, c.Env.Kind, c.Planner.Kind, c.Agents)

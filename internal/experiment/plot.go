@@ -19,8 +19,8 @@ import (
 	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
-	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // densities serves the model densities of a 1-D MDP to the figures.
@@ -351,7 +351,7 @@ func checkFigureInputs(dir, format string) error {
 // episode), so that a file cut at a row boundary is not drawn as if it
 // were a finished run.
 func checkComplete(dir string, c *config.Config) error {
-	all := runner.Trials(c)
+	all := record.Trials(c)
 	idx := recordedShard(dir).Select(len(all))
 	agents := map[string]bool{}
 	for _, k := range idx {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/runner"
 	"go.yaml.in/yaml/v3"
 )
@@ -112,7 +113,7 @@ func sameConfig(path string, c *config.Config) error {
 // trial t, number k in the run's order, that shard does not contain: the
 // directory was made with another --shard, and resuming would mix two
 // shards' trials in one directory (which merge then refuses).
-func notInShard(path string, t runner.Trial, k int, shard runner.Shard) error {
+func notInShard(path string, t record.Trial, k int, shard runner.Shard) error {
 	if shard.Contains(k) {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
@@ -64,7 +65,7 @@ func TestResumeAfterInterruptEqualsUninterruptedRun(t *testing.T) {
 	if !errors.Is(err, errs.ErrInterrupted) || !strings.Contains(err.Error(), "smrl run --resume") {
 		t.Fatalf("interrupted run: err = %v, want ErrInterrupted with a resume hint", err)
 	}
-	total := len(runner.Trials(c))
+	total := len(record.Trials(c))
 	if n := journalLines(dir); n < 2 || n >= total {
 		t.Fatalf("journal holds %d of %d trials after the interrupt", n, total)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
@@ -54,8 +55,8 @@ type point struct {
 	dir     string
 	mdp     *env.MDP
 	cfgYAML []byte
-	trials  []runner.Trial
-	done    map[runner.Trial][]runner.Episode
+	trials  []record.Trial
+	done    map[record.Trial][]record.Episode
 	journal *results.Journal
 	release func() error
 	resumed bool // claim found a journal to resume
@@ -133,9 +134,9 @@ func (p *point) notOwned() error {
 // resumedTrials returns the completed trials of a resumed point's journal,
 // after checking that it was run with the point's config; none for a
 // point that starts afresh.
-func (p *point) resumedTrials() (map[runner.Trial][]runner.Episode, error) {
+func (p *point) resumedTrials() (map[record.Trial][]record.Episode, error) {
 	if !p.resumed {
-		return map[runner.Trial][]runner.Episode{}, nil
+		return map[record.Trial][]record.Episode{}, nil
 	}
 	if err := sameConfig(filepath.Join(p.dir, results.ConfigFile), p.Config); err != nil {
 		return nil, err
@@ -192,7 +193,7 @@ func newPoints(ctx context.Context, s *grid.Sweep, root string, trials bool) ([]
 		}
 		pts[i] = &point{Point: gp, dir: filepath.Join(root, gp.Name), mdp: mdp, cfgYAML: y}
 		if trials {
-			pts[i].trials = runner.Trials(gp.Config)
+			pts[i].trials = record.Trials(gp.Config)
 		}
 	}
 	return pts, nil
@@ -418,7 +419,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 		Workers:  workers,
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
-		OnTrial:  opt.journalAppend(func(i int, e []runner.Episode) error { return todoOwner[i].journal.Append(todo[i].Trial, e) }),
+		OnTrial:  opt.journalAppend(func(i int, e []record.Episode) error { return todoOwner[i].journal.Append(todo[i].Trial, e) }),
 		Grace:    opt.Grace,
 		Abandon:  opt.Abandon,
 	})
@@ -466,7 +467,7 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	// are independent, so they are written in parallel.
 	err = forEach(len(pts), workers, func(i int) error {
 		p := pts[i]
-		full := &runner.Result{}
+		full := &record.Result{}
 		for _, t := range p.trials {
 			full.Trials = append(full.Trials, t)
 			full.Episodes = append(full.Episodes, p.done[t])

@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/fsutil"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/runner"
 )
 
@@ -40,8 +41,8 @@ func (l *trialLog) Transition(episode, step int, s, a, next []float64, reward fl
 
 // trialLogs returns a log per trial of todo and the runner's Record
 // option that hands them out.
-func trialLogs(todo []runner.Trial) (map[runner.Trial]*trialLog, func(i int) runner.Recorder) {
-	logs := make(map[runner.Trial]*trialLog, len(todo))
+func trialLogs(todo []record.Trial) (map[record.Trial]*trialLog, func(i int) runner.Recorder) {
+	logs := make(map[record.Trial]*trialLog, len(todo))
 	for _, t := range todo {
 		logs[t] = &trialLog{agent: t.Agent, seed: t.Seed}
 	}
@@ -53,7 +54,7 @@ func trialLogs(todo []runner.Trial) (map[runner.Trial]*trialLog, func(i int) run
 // and actions of da dimensions to dir/transitions.csv, or gzip-compressed
 // to dir/transitions.csv.gz. The bytes depend only on the transitions,
 // never on the number of workers (the gzip header has no time or name).
-func writeTransitions(dir string, trials []runner.Trial, logs map[runner.Trial]*trialLog, ds, da int, gz bool) error {
+func writeTransitions(dir string, trials []record.Trial, logs map[record.Trial]*trialLog, ds, da int, gz bool) error {
 	return fsutil.WriteAtomic(filepath.Join(dir, transitionsName(gz)), func(w io.Writer) error {
 		if gz {
 			zw := gzip.NewWriter(w)
@@ -66,7 +67,7 @@ func writeTransitions(dir string, trials []runner.Trial, logs map[runner.Trial]*
 	})
 }
 
-func writeLogs(w io.Writer, trials []runner.Trial, logs map[runner.Trial]*trialLog, ds, da int) error {
+func writeLogs(w io.Writer, trials []record.Trial, logs map[record.Trial]*trialLog, ds, da int) error {
 	if _, err := io.WriteString(w, strings.Join(dataset.LogHeader(ds, da), ",")+"\n"); err != nil {
 		return err
 	}

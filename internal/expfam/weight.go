@@ -44,6 +44,27 @@ func DefaultWeight(c Coord) Weight {
 	return nil
 }
 
+// DefaultWeights returns the default weight of every coordinate of a
+// product of Coords (DefaultWeight: vanishing at the kinks of ψ and at the
+// ends of the support), or nil for plain score matching when no coordinate
+// has one or fam is not such a product.
+func DefaultWeights(fam Family) []Weight {
+	cs, ok := fam.(*Coords)
+	if !ok {
+		return nil
+	}
+	w := make([]Weight, len(cs.C))
+	set := false
+	for i, c := range cs.C {
+		w[i] = DefaultWeight(c)
+		set = set || w[i] != nil
+	}
+	if !set {
+		return nil
+	}
+	return w
+}
+
 // SupportOf returns the support of c, (−Inf, +Inf) unless c is Supported.
 func SupportOf(c Coord) (lo, hi float64) {
 	if s, ok := c.(Supported); ok {

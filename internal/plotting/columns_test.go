@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
-	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // The readers check every column smrl writes, and a number may be empty
@@ -45,12 +45,12 @@ func TestColumnKindsAgreeWithResults(t *testing.T) {
 // of agents without them) and episodes that end before the horizon included.
 func TestReadersAcceptWhatResultsWrites(t *testing.T) {
 	const seeds, episodes, horizon = 1, 4, 10
-	res := &runner.Result{}
+	res := &record.Result{}
 	for _, a := range []string{"sm", "sm-ucb"} {
-		res.Trials = append(res.Trials, runner.Trial{Agent: a, Seed: 0})
-		var eps []runner.Episode
+		res.Trials = append(res.Trials, record.Trial{Agent: a, Seed: 0})
+		var eps []record.Episode
 		for k := 1; k <= episodes; k++ {
-			e := runner.Episode{Episode: k, Reward: 0.5 * float64(k), Steps: horizon - k%2, PlusCount: k,
+			e := record.Episode{Episode: k, Reward: 0.5 * float64(k), Steps: horizon - k%2, PlusCount: k,
 				WError: 1 / float64(k), Beta: math.NaN(), Accept: math.NaN(), W: []float64{1, float64(k)}}
 			if a == "sm-ucb" {
 				e.Beta, e.Accept = 2, 0.5

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
-	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // copyResults copies a fixture results directory into a temporary one so
@@ -260,11 +260,11 @@ func TestReportCommandReproducesArgs(t *testing.T) {
 // range taken from episodes.csv (summary.csv does not hold it) and the
 // note under the table (issue 35, item 4).
 func TestReportClipsIntervalsAsTheTable(t *testing.T) {
-	res := &runner.Result{Trials: []runner.Trial{{Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}}}
+	res := &record.Result{Trials: []record.Trial{{Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}}}
 	for _, rewards := range [][]float64{{-100, -110, -120}, {-900, -950, -1000}} {
-		var eps []runner.Episode
+		var eps []record.Episode
 		for k, r := range rewards {
-			eps = append(eps, runner.Episode{Episode: k + 1, Reward: r, Steps: 200, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()})
+			eps = append(eps, record.Episode{Episode: k + 1, Reward: r, Steps: 200, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()})
 		}
 		res.Episodes = append(res.Episodes, eps)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
-	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // JournalFile is the name of a results directory's journal: one JSON line
@@ -140,7 +140,7 @@ func openJournal(dir string, flag int) (*Journal, error) {
 }
 
 // Append writes one trial as a single line and syncs it to disk.
-func (j *Journal) Append(t runner.Trial, eps []runner.Episode) error {
+func (j *Journal) Append(t record.Trial, eps []record.Episode) error {
 	l := journalLine{Agent: t.Agent, Seed: t.Seed, Episodes: make([]journalEpisode, len(eps))}
 	for i, e := range eps {
 		l.Episodes[i] = journalEpisode{Episode: e.Episode, Reward: &e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: nullable(e.WError), Beta: nullable(e.Beta), Accept: nullable(e.Accept), Lambda: e.Lambda,
@@ -205,8 +205,8 @@ func ExpectFor(c *config.Config, wlen map[string]int) *Expect {
 // than W or negative, a λ (lambda) that is not one of cv.grid with
 // lambda: cv, a cond below 1, a negative w_step, or action counts that
 // are not one per action or do not sum to steps. A field added to
-// runner.Episode gets its check here.
-func (x *Expect) Check(t runner.Trial, eps []runner.Episode) error {
+// record.Episode gets its check here.
+func (x *Expect) Check(t record.Trial, eps []record.Episode) error {
 	if !slices.Contains(x.Agents, t.Agent) {
 		return fmt.Errorf("agent %q is not one of the config's agents %v", t.Agent, x.Agents)
 	}
@@ -278,7 +278,7 @@ func (x *Expect) checkActions(counts []int, steps int) error {
 // a record that disagrees with want is an error naming the file and line.
 // A trial recorded twice, or an episode without its reward, is an error
 // too: smrl never writes either.
-func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, error) {
+func ReadJournal(dir string, want *Expect) (map[record.Trial][]record.Episode, error) {
 	p := filepath.Join(dir, JournalFile)
 	if err := fsutil.NoLink(p); err != nil {
 		return nil, err
@@ -293,8 +293,8 @@ func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, e
 		}
 		return nil, fmt.Errorf("reading journal: %w", err)
 	}
-	out := map[runner.Trial][]runner.Episode{}
-	first := map[runner.Trial]int{} // the line of each trial
+	out := map[record.Trial][]record.Episode{}
+	first := map[record.Trial]int{} // the line of each trial
 	r := bufio.NewReader(bytes.NewReader(data))
 	for line := 1; ; line++ {
 		b, err := r.ReadBytes('\n')
@@ -305,18 +305,18 @@ func ReadJournal(dir string, want *Expect) (map[runner.Trial][]runner.Episode, e
 		if jerr := json.Unmarshal(b, &l); jerr != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s line %d: %v", p, line, jerr))
 		}
-		eps := make([]runner.Episode, len(l.Episodes))
+		eps := make([]record.Episode, len(l.Episodes))
 		for i, e := range l.Episodes {
 			if e.Reward == nil {
 				return nil, errs.Invalid(fmt.Errorf("%s line %d: agent %s seed %d episode %d has no reward (null or missing); the journal was edited", p, line, l.Agent, l.Seed, e.Episode))
 			}
-			eps[i] = runner.Episode{Episode: e.Episode, Reward: *e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept), Lambda: e.Lambda,
+			eps[i] = record.Episode{Episode: e.Episode, Reward: *e.Reward, Steps: e.Steps, PlusCount: e.PlusCount, W: e.W, SE: e.SE, WError: fromNullable(e.WError), Beta: fromNullable(e.Beta), Accept: fromNullable(e.Accept), Lambda: e.Lambda,
 				Actions: e.Actions}
 			if e.WStep != nil { // a refit's record: w_step is never null
-				eps[i].Diag = &runner.Diag{Cond: fromNullable(e.Cond), MinEigN: fromNullable(e.MinEigN), WStep: *e.WStep}
+				eps[i].Diag = &record.Diag{Cond: fromNullable(e.Cond), MinEigN: fromNullable(e.MinEigN), WStep: *e.WStep}
 			}
 		}
-		t := runner.Trial{Agent: l.Agent, Seed: l.Seed}
+		t := record.Trial{Agent: l.Agent, Seed: l.Seed}
 		if want != nil {
 			if err := want.Check(t, eps); err != nil {
 				return nil, errs.Invalid(fmt.Errorf("%s line %d: %w; the journal does not belong to this config or was edited", p, line, err))

@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
-	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
-func episodes(k, wlen int) []runner.Episode {
-	eps := make([]runner.Episode, k)
+func episodes(k, wlen int) []record.Episode {
+	eps := make([]record.Episode, k)
 	for i := range eps {
-		eps[i] = runner.Episode{Episode: i + 1, Reward: float64(i), Steps: 10, PlusCount: 1, W: make([]float64, wlen)}
+		eps[i] = record.Episode{Episode: i + 1, Reward: float64(i), Steps: 10, PlusCount: 1, W: make([]float64, wlen)}
 	}
 	return eps
 }
@@ -29,7 +29,7 @@ func TestAppendJournalDropsPartialLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j.Append(runner.Trial{Agent: "sm", Seed: 0}, episodes(2, 2))
+	j.Append(record.Trial{Agent: "sm", Seed: 0}, episodes(2, 2))
 	j.Close()
 	p := filepath.Join(dir, JournalFile)
 	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
@@ -40,7 +40,7 @@ func TestAppendJournalDropsPartialLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Append(runner.Trial{Agent: "sm", Seed: 1}, episodes(2, 2)); err != nil {
+	if err := j.Append(record.Trial{Agent: "sm", Seed: 1}, episodes(2, 2)); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
@@ -81,42 +81,42 @@ func TestReadJournalChecksRecords(t *testing.T) {
 	plus[0].PlusCount = 11
 	steps := episodes(3, 2)
 	steps[2].Steps = 0
-	withSE := func(se ...float64) []runner.Episode {
+	withSE := func(se ...float64) []record.Episode {
 		eps := episodes(3, 2)
 		eps[1].SE = se
 		return eps
 	}
-	withLambda := func(l float64) []runner.Episode {
+	withLambda := func(l float64) []record.Episode {
 		eps := episodes(3, 2)
 		eps[2].Lambda = l
 		return eps
 	}
 	for _, tc := range []struct {
 		name   string
-		trial  runner.Trial
-		eps    []runner.Episode
+		trial  record.Trial
+		eps    []record.Episode
 		frag   string
 		saveSE bool
 		grid   []float64 // cv.grid with lambda: cv
 	}{
-		{"too few episodes", runner.Trial{Agent: "sm", Seed: 1}, episodes(2, 2), "has 2 episodes, the config has 3", false, nil},
-		{"duplicated episode", runner.Trial{Agent: "sm", Seed: 1}, dup, "episode 3 is numbered 2", false, nil},
-		{"wrong W length", runner.Trial{Agent: "sm", Seed: 1}, shortW, "W has 1 entries", false, nil},
-		{"unknown agent", runner.Trial{Agent: "lds", Seed: 0}, good, `agent "lds"`, false, nil},
-		{"seed out of range", runner.Trial{Agent: "sm", Seed: 2}, good, "seed 2", false, nil},
-		{"plus_count above its steps", runner.Trial{Agent: "sm", Seed: 1}, plus, "plus_count 11", false, nil},
-		{"no steps", runner.Trial{Agent: "sm", Seed: 1}, steps, "steps 0 is outside [1, 10]", false, nil},
-		{"se without stats.save_se", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2), "stats.save_se is off", false, nil},
-		{"se shorter than W", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1), "se has 1 entries, W 2", true, nil},
-		{"se longer than W", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2, 0.3), "se has 3 entries, W 2", true, nil},
-		{"negative se", runner.Trial{Agent: "sm", Seed: 1}, withSE(0.1, -0.2), "negative standard error", true, nil},
-		{"lambda without lambda: cv", runner.Trial{Agent: "sm", Seed: 1}, withLambda(0.1), "lambda is not cv", false, nil},
-		{"lambda off the grid", runner.Trial{Agent: "sm", Seed: 1}, withLambda(0.5), "lambda 0.5 is not one of cv.grid [0.1 1]", false, []float64{0.1, 1}},
+		{"too few episodes", record.Trial{Agent: "sm", Seed: 1}, episodes(2, 2), "has 2 episodes, the config has 3", false, nil},
+		{"duplicated episode", record.Trial{Agent: "sm", Seed: 1}, dup, "episode 3 is numbered 2", false, nil},
+		{"wrong W length", record.Trial{Agent: "sm", Seed: 1}, shortW, "W has 1 entries", false, nil},
+		{"unknown agent", record.Trial{Agent: "lds", Seed: 0}, good, `agent "lds"`, false, nil},
+		{"seed out of range", record.Trial{Agent: "sm", Seed: 2}, good, "seed 2", false, nil},
+		{"plus_count above its steps", record.Trial{Agent: "sm", Seed: 1}, plus, "plus_count 11", false, nil},
+		{"no steps", record.Trial{Agent: "sm", Seed: 1}, steps, "steps 0 is outside [1, 10]", false, nil},
+		{"se without stats.save_se", record.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2), "stats.save_se is off", false, nil},
+		{"se shorter than W", record.Trial{Agent: "sm", Seed: 1}, withSE(0.1), "se has 1 entries, W 2", true, nil},
+		{"se longer than W", record.Trial{Agent: "sm", Seed: 1}, withSE(0.1, 0.2, 0.3), "se has 3 entries, W 2", true, nil},
+		{"negative se", record.Trial{Agent: "sm", Seed: 1}, withSE(0.1, -0.2), "negative standard error", true, nil},
+		{"lambda without lambda: cv", record.Trial{Agent: "sm", Seed: 1}, withLambda(0.1), "lambda is not cv", false, nil},
+		{"lambda off the grid", record.Trial{Agent: "sm", Seed: 1}, withLambda(0.5), "lambda 0.5 is not one of cv.grid [0.1 1]", false, []float64{0.1, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			j, _ := CreateJournal(dir)
-			j.Append(runner.Trial{Agent: "sm", Seed: 0}, good)
+			j.Append(record.Trial{Agent: "sm", Seed: 0}, good)
 			j.Append(tc.trial, tc.eps)
 			j.Close()
 			want := *want
@@ -135,11 +135,11 @@ func TestReadJournalChecksRecords(t *testing.T) {
 	// A λ of cv.grid under lambda: cv is accepted.
 	dir := t.TempDir()
 	j, _ := CreateJournal(dir)
-	j.Append(runner.Trial{Agent: "sm", Seed: 0}, withLambda(1))
+	j.Append(record.Trial{Agent: "sm", Seed: 0}, withLambda(1))
 	j.Close()
 	cv := *want
 	cv.CVGrid = []float64{0.1, 1}
-	if got, err := ReadJournal(dir, &cv); err != nil || got[runner.Trial{Agent: "sm", Seed: 0}][2].Lambda != 1 {
+	if got, err := ReadJournal(dir, &cv); err != nil || got[record.Trial{Agent: "sm", Seed: 0}][2].Lambda != 1 {
 		t.Errorf("λ of cv.grid: %v, %v", got, err)
 	}
 }

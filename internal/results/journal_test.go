@@ -10,12 +10,12 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
-	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
-	e := runner.Episode{Episode: 3, Reward: 1.0 / 3, Steps: 9, PlusCount: 7, W: []float64{0.1, -2e-300}, SE: []float64{0.01, 3e-310}, WError: math.Pi, Beta: 2.5, Accept: 0.75, Lambda: 1e-5,
-		Diag: &runner.Diag{Cond: 1.5e7, MinEigN: 4e-320, WStep: 0}, Actions: []int{0, 9, 0}}
+	e := record.Episode{Episode: 3, Reward: 1.0 / 3, Steps: 9, PlusCount: 7, W: []float64{0.1, -2e-300}, SE: []float64{0.01, 3e-310}, WError: math.Pi, Beta: 2.5, Accept: 0.75, Lambda: 1e-5,
+		Diag: &record.Diag{Cond: 1.5e7, MinEigN: 4e-320, WStep: 0}, Actions: []int{0, 9, 0}}
 	// If Episode gains a field, set it above and teach the journal about it.
 	v := reflect.ValueOf(e)
 	for i := 0; i < v.NumField(); i++ {
@@ -23,15 +23,15 @@ func TestJournalRoundTripsEveryEpisodeField(t *testing.T) {
 			t.Fatalf("test does not set Episode.%s: the journal must round-trip it", v.Type().Field(i).Name)
 		}
 	}
-	nan := runner.Episode{Episode: 1, W: []float64{1}, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(),
-		Diag: &runner.Diag{Cond: math.NaN(), MinEigN: math.NaN(), WStep: 1}}
+	nan := record.Episode{Episode: 1, W: []float64{1}, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(),
+		Diag: &record.Diag{Cond: math.NaN(), MinEigN: math.NaN(), WStep: 1}}
 	dir := t.TempDir()
 	j, err := CreateJournal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := runner.Trial{Agent: "sm", Seed: 4}
-	if err := j.Append(tr, []runner.Episode{e, nan}); err != nil {
+	tr := record.Trial{Agent: "sm", Seed: 4}
+	if err := j.Append(tr, []record.Episode{e, nan}); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()

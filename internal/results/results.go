@@ -1,5 +1,5 @@
-// Package results turns runner output into the files of a results
-// directory and reads them back.
+// Package results turns the records of a run (package record) into the
+// files of a results directory and reads them back.
 //
 //	episodes.csv  one row per (agent, seed, episode), canonical order:
 //	              agents in config order, seeds ascending, episodes from 1
@@ -50,7 +50,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/stats"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -72,16 +72,16 @@ type Row struct {
 	W         []float64
 	SE        []float64 // standard errors of W (stats.save_se), else nil
 	Lambda    float64   // the cross-validated λ of the episode's refit (lambda: cv), else 0
-	// Diag diagnoses the episode's refit (runner.Episode.Diag): nil for
+	// Diag diagnoses the episode's refit (record.Episode.Diag): nil for
 	// agents that fit nothing and in results of earlier versions.
-	Diag    *runner.Diag
+	Diag    *record.Diag
 	Actions []int // steps per action of env.actions; nil for a box or earlier versions
 }
 
-// Rows flattens a runner result, adding cumulative sums and the regret
+// Rows flattens the result of a run, adding cumulative sums and the regret
 // against the oracle of the same seed.
-func Rows(res *runner.Result) []Row {
-	oracle := map[int][]runner.Episode{}
+func Rows(res *record.Result) []Row {
+	oracle := map[int][]record.Episode{}
 	for i, t := range res.Trials {
 		if t.Agent == "oracle" {
 			oracle[t.Seed] = res.Episodes[i]

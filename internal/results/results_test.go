@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
-	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/record"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -33,9 +33,9 @@ func TestMeanCI(t *testing.T) {
 }
 
 func TestRowsPairRegretWithOracleOfSameSeed(t *testing.T) {
-	res := &runner.Result{
-		Trials: []runner.Trial{{Agent: "sm", Seed: 0}, {Agent: "sm", Seed: 1}, {Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}},
-		Episodes: [][]runner.Episode{
+	res := &record.Result{
+		Trials: []record.Trial{{Agent: "sm", Seed: 0}, {Agent: "sm", Seed: 1}, {Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}},
+		Episodes: [][]record.Episode{
 			{{Episode: 1, Reward: 3, Steps: 4, WError: 0.5, Beta: 2.5, Accept: 0.25, W: []float64{1, 2}}, {Episode: 2, Reward: 4, WError: 0.25, Beta: 3, W: []float64{1, 1}}},
 			{{Episode: 1, Reward: 1, Beta: 1.5, W: []float64{0, 0}}, {Episode: 2, Reward: 2, Beta: 2, W: []float64{0, 0}}},
 			{{Episode: 1, Reward: 5, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(), W: []float64{1, 1}}, {Episode: 2, Reward: 5, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN(), W: []float64{1, 1}}},
@@ -191,11 +191,11 @@ func TestSurvivalStatistics(t *testing.T) {
 
 // ReadSummary gives back the summaries WriteSummary wrote, NaN included.
 func TestReadSummaryRoundTrip(t *testing.T) {
-	res := &runner.Result{Trials: []runner.Trial{{Agent: "sm", Seed: 0}, {Agent: "sm", Seed: 1}, {Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}}}
+	res := &record.Result{Trials: []record.Trial{{Agent: "sm", Seed: 0}, {Agent: "sm", Seed: 1}, {Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}}}
 	for s := 0; s < 4; s++ {
-		var eps []runner.Episode
+		var eps []record.Episode
 		for k := 1; k <= 3; k++ {
-			eps = append(eps, runner.Episode{Episode: k, Reward: float64(s*k) / 3, Steps: 10, PlusCount: k, WError: 1 / float64(k+s), Beta: math.NaN(), Accept: math.NaN()})
+			eps = append(eps, record.Episode{Episode: k, Reward: float64(s*k) / 3, Steps: 10, PlusCount: k, WError: 1 / float64(k+s), Beta: math.NaN(), Accept: math.NaN()})
 		}
 		res.Episodes = append(res.Episodes, eps)
 	}

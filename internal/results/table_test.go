@@ -6,18 +6,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // pendulumLike is a result whose returns are never positive, over 2
 // seeds far apart: the 95% t interval of its mean (t = 12.7) reaches
 // above 0 (issue 35, item 4: a pendulum return of −688.7 [−3446.5, 2069.2]).
-func pendulumLike() *runner.Result {
-	res := &runner.Result{Trials: []runner.Trial{{Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}}}
+func pendulumLike() *record.Result {
+	res := &record.Result{Trials: []record.Trial{{Agent: "oracle", Seed: 0}, {Agent: "oracle", Seed: 1}}}
 	for _, rewards := range [][]float64{{-100, -110, -120}, {-900, -950, -1000}} {
-		var eps []runner.Episode
+		var eps []record.Episode
 		for k, r := range rewards {
-			eps = append(eps, runner.Episode{Episode: k + 1, Reward: r, Steps: 200, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()})
+			eps = append(eps, record.Episode{Episode: k + 1, Reward: r, Steps: 200, WError: math.NaN(), Beta: math.NaN(), Accept: math.NaN()})
 		}
 		res.Episodes = append(res.Episodes, eps)
 	}

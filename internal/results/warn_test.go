@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // trial returns the rows of one trial of k episodes of 10 steps, each with
@@ -14,7 +14,7 @@ func trial(agent string, k int, cond, minEigN float64) []Row {
 	rows := make([]Row, k)
 	for i := range rows {
 		rows[i] = Row{Agent: agent, Seed: 1, Episode: i + 1, Steps: 10, W: []float64{1, 0},
-			Diag: &runner.Diag{Cond: cond, MinEigN: minEigN, WStep: 0.1}, Actions: []int{10, 0}}
+			Diag: &record.Diag{Cond: cond, MinEigN: minEigN, WStep: 0.1}, Actions: []int{10, 0}}
 	}
 	return rows
 }

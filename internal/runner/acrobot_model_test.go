@@ -10,6 +10,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // transition is one recorded step of a trial.
@@ -49,7 +50,7 @@ func recordTrial(t testing.TB, c *config.Config, name string, seed int) []transi
 		t.Fatal(err)
 	}
 	log := &transitionLog{}
-	if _, err := runTrial(context.Background(), Job{Config: c, MDP: m, Trial: Trial{Agent: name, Seed: seed}, Record: log}); err != nil {
+	if _, err := runTrial(context.Background(), Job{Config: c, MDP: m, Trial: record.Trial{Agent: name, Seed: seed}, Record: log}); err != nil {
 		t.Fatal(err)
 	}
 	return log.ts

@@ -9,6 +9,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // BenchmarkTrialSM is one full trial of the paper's experiment: the sm
@@ -16,10 +17,10 @@ import (
 func BenchmarkTrialSM(b *testing.B) {
 	c, m := paper(b)
 	// Build the sampling table rows the trial visits once, outside the timing.
-	RunTrial(context.Background(), c, m, Trial{Agent: "sm", Seed: 0})
+	RunTrial(context.Background(), c, m, record.Trial{Agent: "sm", Seed: 0})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := RunTrial(context.Background(), c, m, Trial{Agent: "sm", Seed: 0}); err != nil {
+		if _, err := RunTrial(context.Background(), c, m, record.Trial{Agent: "sm", Seed: 0}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -124,7 +125,7 @@ func BenchmarkCartPoleTrial(b *testing.B) {
 	b.ResetTimer()
 	var transitions float64
 	for i := 0; i < b.N; i++ {
-		eps, err := RunTrial(context.Background(), c, m, Trial{Agent: "sm", Seed: 0})
+		eps, err := RunTrial(context.Background(), c, m, record.Trial{Agent: "sm", Seed: 0})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -147,7 +148,7 @@ func BenchmarkCartPoleComparison(b *testing.B) {
 			b.ReportAllocs()
 			var steps int
 			for i := 0; i < b.N; i++ {
-				eps, err := RunTrial(context.Background(), c, m, Trial{Agent: name, Seed: 0})
+				eps, err := RunTrial(context.Background(), c, m, record.Trial{Agent: name, Seed: 0})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // Issue 19, item 11: after SIGTERM the trials in flight ran to completion
@@ -39,8 +41,8 @@ func TestRunJobsAbandonsTrialsInFlight(t *testing.T) {
 			}()
 			called := false
 			start := time.Now()
-			res, err := Run(ctx, c, m, Trials(c)[:1], Options{Workers: 1, Episodes: &episodes, Grace: tc.grace, Abandon: abandon,
-				OnTrial: func(int, []Episode) error { called = true; return nil }})
+			res, err := Run(ctx, c, m, record.Trials(c)[:1], Options{Workers: 1, Episodes: &episodes, Grace: tc.grace, Abandon: abandon,
+				OnTrial: func(int, []record.Episode) error { called = true; return nil }})
 			if took := time.Since(start); took > 3*time.Second {
 				t.Errorf("RunJobs returned %v after the cancellation", took)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // A panic inside a worker (here in the OnTrial hook) must come back from
@@ -15,8 +16,8 @@ import (
 func TestWorkerPanicIsInternalError(t *testing.T) {
 	c, m := paper(t)
 	c.Seeds, c.Episodes = 2, 1
-	_, err := Run(context.Background(), c, m, Trials(c), Options{Workers: 2,
-		OnTrial: func(i int, eps []Episode) error {
+	_, err := Run(context.Background(), c, m, record.Trials(c), Options{Workers: 2,
+		OnTrial: func(i int, eps []record.Episode) error {
 			var w []float64
 			_ = w[len(eps)] // index out of range
 			return nil
@@ -34,10 +35,10 @@ func TestRunCountsEpisodes(t *testing.T) {
 	c, m := paper(t)
 	c.Seeds, c.Episodes = 2, 3
 	var n atomic.Int64
-	if _, err := Run(context.Background(), c, m, Trials(c), Options{Workers: 2, Episodes: &n}); err != nil {
+	if _, err := Run(context.Background(), c, m, record.Trials(c), Options{Workers: 2, Episodes: &n}); err != nil {
 		t.Fatal(err)
 	}
-	if want := int64(len(Trials(c)) * c.Episodes); n.Load() != want {
+	if want := int64(len(record.Trials(c)) * c.Episodes); n.Load() != want {
 		t.Errorf("counted %d episodes, want %d", n.Load(), want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 func pendulumConfig(t testing.TB) *config.Config {
@@ -20,7 +21,7 @@ func pendulumConfig(t testing.TB) *config.Config {
 	return c
 }
 
-func runConfig(t testing.TB, c *config.Config, workers int) *Result {
+func runConfig(t testing.TB, c *config.Config, workers int) *record.Result {
 	t.Helper()
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
@@ -29,7 +30,7 @@ func runConfig(t testing.TB, c *config.Config, workers int) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), c, m, Trials(c), Options{Workers: workers})
+	res, err := Run(context.Background(), c, m, record.Trials(c), Options{Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}

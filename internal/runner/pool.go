@@ -12,6 +12,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // Job is one trial of one experiment: its config, its MDP and the trial.
@@ -21,7 +22,7 @@ import (
 type Job struct {
 	Config *config.Config
 	MDP    *env.MDP
-	Trial  Trial
+	Trial  record.Trial
 	// Label names the experiment in errors ("planner.tau=5"); "" for none.
 	Label string
 	// Record, when not nil, receives the trial's transitions.
@@ -48,14 +49,14 @@ var ErrAbandoned = errors.New("the trials in flight were abandoned")
 // in flight were abandoned (they stop at their next episode, and never
 // reach OnTrial). A job's error or panic stops the pool and is returned
 // with nil episodes, naming the job.
-func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) {
+func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]record.Episode, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
 	workers = min(workers, max(len(jobs), 1))
 	defer limitMemory(workers)()
-	out := make([][]Episode, len(jobs))
+	out := make([][]record.Episode, len(jobs))
 	errList := make([]error, len(jobs))
 	var next atomic.Int64
 	var stopped atomic.Bool
@@ -76,7 +77,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]Episode, error) 
 					return
 				}
 				j := jobs[i]
-				var eps []Episode
+				var eps []record.Episode
 				err := errs.Protect(func() (err error) {
 					if eps, err = runTrial(inFlight, j); err == nil && opt.OnTrial != nil {
 						mu.Lock()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // One pool over the trials of two experiments gives each trial the
@@ -23,7 +24,7 @@ func TestRunJobsMixesExperiments(t *testing.T) {
 		t.Fatal(err)
 	}
 	alone := func(cfg *config.Config, m *env.MDP) string {
-		res, err := Run(context.Background(), cfg, m, Trials(cfg), Options{Workers: 1})
+		res, err := Run(context.Background(), cfg, m, record.Trials(cfg), Options{Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,16 +35,16 @@ func TestRunJobsMixesExperiments(t *testing.T) {
 		t.Fatal("tau 5 and tau 2 gave the same episodes: the test cannot tell the experiments apart")
 	}
 	var jobs []Job
-	for _, tr := range Trials(a) {
+	for _, tr := range record.Trials(a) {
 		jobs = append(jobs, Job{Config: a, MDP: ma, Trial: tr}, Job{Config: &b, MDP: mb, Trial: tr, Label: "b"})
 	}
 	for _, w := range []int{1, 3} {
 		var calls int
-		eps, err := RunJobs(context.Background(), jobs, Options{Workers: w, OnTrial: func(i int, e []Episode) error { calls++; return nil }})
+		eps, err := RunJobs(context.Background(), jobs, Options{Workers: w, OnTrial: func(i int, e []record.Episode) error { calls++; return nil }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ga, gb [][]Episode
+		var ga, gb [][]record.Episode
 		for i := range jobs {
 			if i%2 == 0 {
 				ga = append(ga, eps[i])
@@ -58,7 +59,7 @@ func TestRunJobsMixesExperiments(t *testing.T) {
 	// An error names the job's label.
 	bad := b
 	bad.Agents = []string{"nope"}
-	_, err = RunJobs(context.Background(), []Job{{Config: &bad, MDP: mb, Trial: Trial{Agent: "nope"}, Label: "planner.tau=2"}}, Options{})
+	_, err = RunJobs(context.Background(), []Job{{Config: &bad, MDP: mb, Trial: record.Trial{Agent: "nope"}, Label: "planner.tau=2"}}, Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), "planner.tau=2: agent nope, seed 0: ") {
 		t.Errorf("error %v does not name the job", err)
 	}

@@ -21,72 +21,8 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/record"
 )
-
-// Trial identifies one run of one agent.
-type Trial struct {
-	Agent string
-	Seed  int // 0-based seed index
-}
-
-// Episode is the outcome of one episode of one trial.
-type Episode struct {
-	Episode   int     // from 1
-	Reward    float64 // the episode's return (package env): Σ_h r(s_h, a_h), plus a terminal reward
-	Steps     int     // the episode's length: H, or fewer when it reached a terminal state
-	PlusCount int     // steps that played the first action of env.actions
-	W         []float64
-	SE        []float64 // standard errors of W (stats.save_se), else nil
-	WError    float64   // |Ŵ − W0|_F after the end-of-episode update; NaN for the oracle
-	Beta      float64   // β_k of the confidence set planned with; NaN for agents without one
-	Accept    float64   // fraction of the episode's sampled parameters that fell in the ball; NaN when none were drawn
-	// Lambda is the λ of the end-of-episode refit of an agent that chooses
-	// it by cross-validation (lambda: cv; agent.Agent.CVLambda), else 0.
-	Lambda float64
-	// Diag diagnoses a learning agent's end-of-episode refit; nil for
-	// agents that fit nothing (and in results of earlier versions).
-	Diag *Diag
-	// Actions counts the episode's steps per action of a discrete action
-	// set: Actions[i] steps played env.actions[i]. nil for a box of
-	// continuous actions.
-	Actions []int
-}
-
-// Diag diagnoses one refit (estimator.Fit.Conditioning).
-type Diag struct {
-	Cond    float64 // condition number of V + λI (2-norm); NaN when unknown
-	MinEigN float64 // smallest eigenvalue of V over n, the transitions so far; NaN when unknown
-	// WStep is |Ŵ_k − Ŵ_(k−1)|_F, the step from the previous refit (from
-	// the starting W = 0 in episode 1).
-	WStep float64
-}
-
-// String prints d's values (not its address), so that results print
-// alike when they are equal.
-func (d *Diag) String() string {
-	if d == nil {
-		return "<nil>"
-	}
-	return fmt.Sprintf("{cond %v min_eig_n %v w_step %v}", d.Cond, d.MinEigN, d.WStep)
-}
-
-// Result holds every trial's episodes.
-type Result struct {
-	Trials   []Trial
-	Episodes [][]Episode // per trial, in the order of Trials
-}
-
-// Trials lists the (agent, seed) pairs of a config in canonical order:
-// agents in config order, then seeds.
-func Trials(c *config.Config) []Trial {
-	var ts []Trial
-	for _, a := range c.Agents {
-		for s := 0; s < c.Seeds; s++ {
-			ts = append(ts, Trial{Agent: a, Seed: s})
-		}
-	}
-	return ts
-}
 
 // Options controls execution.
 type Options struct {
@@ -100,7 +36,7 @@ type Options struct {
 	// OnTrial, when not nil, is called with every completed trial (its
 	// index in trials and its episodes), one call at a time, in completion
 	// order. An error stops the run: no new trial starts.
-	OnTrial func(i int, eps []Episode) error
+	OnTrial func(i int, eps []record.Episode) error
 	// Done, when not nil, counts completed trials (for progress reports).
 	Done *atomic.Int64
 	// Episodes, when not nil, counts completed episodes, so that progress
@@ -120,7 +56,7 @@ type Options struct {
 // to completion (and reach OnTrial), so an interrupted run loses no finished
 // work. Run then returns the partial result, with nil episodes for trials
 // that did not run, and an error wrapping ctx.Err().
-func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, opt Options) (*Result, error) {
+func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []record.Trial, opt Options) (*record.Result, error) {
 	jobs := make([]Job, len(trials))
 	for i, t := range trials {
 		jobs[i] = Job{Config: c, MDP: mdp, Trial: t}
@@ -135,7 +71,7 @@ func Run(ctx context.Context, c *config.Config, mdp *env.MDP, trials []Trial, op
 	if eps == nil {
 		return nil, err
 	}
-	return &Result{Trials: trials, Episodes: eps}, err
+	return &record.Result{Trials: trials, Episodes: eps}, err
 }
 
 // plannerBox is the MDP's box of continuous actions for the planner, or nil.
@@ -156,13 +92,13 @@ func finite(x []float64) bool {
 }
 
 // RunTrial runs one agent for c.Episodes episodes on seed t.Seed.
-func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t Trial) ([]Episode, error) {
+func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t record.Trial) ([]record.Episode, error) {
 	return runTrial(ctx, Job{Config: c, MDP: mdp, Trial: t})
 }
 
 // runTrial is RunTrial of j, reporting to j.Record and j.Models when they
 // are set.
-func runTrial(ctx context.Context, j Job) ([]Episode, error) {
+func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 	c, mdp, t := j.Config, j.MDP, j.Trial
 	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE, SMFloor: c.SM.Floor})
 	if err != nil {
@@ -191,7 +127,7 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 	if ag.Model != nil {
 		prevW = append([]float64(nil), ag.Model.W...)
 	}
-	out := make([]Episode, 0, c.Episodes)
+	out := make([]record.Episode, 0, c.Episodes)
 	for ep := 1; ep <= c.Episodes; ep++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -264,7 +200,7 @@ func runTrial(ctx context.Context, j Job) ([]Episode, error) {
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda(),
+		e := record.Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda(),
 			Actions: counts}
 		e.Diag = refitDiagnostics(ag, prevW)
 		// W is recorded in the columns of the model class's features; an
@@ -311,11 +247,11 @@ func planError(err error, ag *agent.Agent, mdp *env.MDP) error {
 // refitDiagnostics returns the Diag of ag's last refit (nil for an agent
 // that fits nothing) and moves prevW, Ŵ of the previous refit, on to the
 // current Ŵ.
-func refitDiagnostics(ag *agent.Agent, prevW []float64) *Diag {
+func refitDiagnostics(ag *agent.Agent, prevW []float64) *record.Diag {
 	if ag.Last == nil || ag.Model == nil {
 		return nil
 	}
-	d := &Diag{Cond: math.NaN(), MinEigN: math.NaN()}
+	d := &record.Diag{Cond: math.NaN(), MinEigN: math.NaN()}
 	if c, ok := ag.Last.Conditioning(); ok {
 		d.Cond = c.Cond
 		if ag.Last.N > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 func paper(t testing.TB) (*config.Config, *env.MDP) {
@@ -28,11 +29,11 @@ func paper(t testing.TB) (*config.Config, *env.MDP) {
 func TestRunIsWorkerIndependentAndSMBeatsLDS(t *testing.T) {
 	c, m := paper(t)
 	c.Seeds, c.Episodes = 3, 8
-	one, err := Run(context.Background(), c, m, Trials(c), Options{Workers: 1})
+	one, err := Run(context.Background(), c, m, record.Trials(c), Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	three, err := Run(context.Background(), c, m, Trials(c), Options{Workers: 3})
+	three, err := Run(context.Background(), c, m, record.Trials(c), Options{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestCartPoleEpisodesTerminate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), c, m, Trials(c), Options{Workers: 2})
+	res, err := Run(context.Background(), c, m, record.Trials(c), Options{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

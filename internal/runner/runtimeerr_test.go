@@ -11,6 +11,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/record"
 )
 
 // yamlTrial runs the first trial of the config in text (one seed) and
@@ -29,7 +30,7 @@ func yamlTrial(t *testing.T, text string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = RunTrial(context.Background(), c, m, Trials(c)[0])
+	_, err = RunTrial(context.Background(), c, m, record.Trials(c)[0])
 	return err
 }
 

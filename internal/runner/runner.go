@@ -122,7 +122,6 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 	ends := mdp.Task.Terminates()
 	rec := j.Record
 	s, next := make([]float64, ds), make([]float64, ds)
-	w0 := mdp.Model.W0
 	var prevW []float64 // Ŵ of the previous refit, for Episode.WStep
 	if ag.Model != nil {
 		prevW = append([]float64(nil), ag.Model.W...)
@@ -157,10 +156,9 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 				}
 				a = pl.Action(ai)
 			}
-			r := mdp.Task.Reward(s, a)
-			if math.IsNaN(r) || math.IsInf(r, 0) {
-				// A reward written as an expression can leave its domain.
-				return nil, errs.Invalid(fmt.Errorf("episode %d step %d: env.reward is %v at s = %v, a = %v", ep, h+1, r, s, a))
+			r, err := trueStep(mdp, truth, envRng, s, a, next)
+			if err != nil {
+				return nil, fmt.Errorf("episode %d step %d: %w", ep, h+1, err)
 			}
 			reward += r
 			if ai == 0 || (ai == agent.BoxAction && a[0] > 0) {
@@ -168,16 +166,6 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 			}
 			if ai >= 0 && ai < len(counts) {
 				counts[ai]++
-			}
-			if mdp.CheckTransition != nil {
-				if err := mdp.CheckTransition(s, a); err != nil {
-					return nil, errs.Invalid(fmt.Errorf("episode %d step %d: %w; the true transition is not defined there (choose an env.w0 that keeps η inside on the states episodes reach)", ep, h+1, err))
-				}
-			}
-			truth.Step(s, a, envRng, next)
-			if !finite(next) {
-				return nil, errs.Invalid(fmt.Errorf("episode %d step %d: the true transition drew a non-finite state from s = %v, a = %v: %s",
-					ep, h+1, s, a, nonFiniteAdvice(mdp)))
 			}
 			ag.Observe(s, a, next)
 			steps++
@@ -200,25 +188,8 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := record.Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda(),
-			Actions: counts}
-		e.Diag = refitDiagnostics(ag, prevW)
-		// W is recorded in the columns of the model class's features; an
-		// agent on other features (lds with model.lds_features) has none.
-		if ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
-			e.W = append([]float64(nil), ag.Model.W...)
-			if ag.SE != nil {
-				e.SE = append([]float64(nil), ag.SE...)
-			}
-		}
-		if t.Agent != "oracle" && w0 != nil && len(e.W) == len(w0) {
-			var d2 float64
-			for i := range w0 {
-				d := e.W[i] - w0[i]
-				d2 += d * d
-			}
-			e.WError = math.Sqrt(d2)
-		}
+		e := episodeRecord(ag, t.Agent, mdp.Model, prevW)
+		e.Episode, e.Reward, e.Steps, e.PlusCount, e.Actions = ep, reward, steps, plus, counts
 		out = append(out, e)
 		episodeDone(ctx)
 	}
@@ -227,6 +198,53 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 			DPsi: ag.Model.Dist.StatDim(), DPhi: ag.Model.Feat.Dim(), Lambda: ag.Last.Lambda, N: ag.Last.N})
 	}
 	return out, nil
+}
+
+// trueStep scores the step (s, a) and draws the true next state into
+// next: errors name the reward (env.reward) or the true model (env.w0)
+// that is not defined there, as invalid input.
+func trueStep(mdp *env.MDP, truth env.Simulator, envRng *rand.Rand, s, a, next []float64) (float64, error) {
+	r := mdp.Task.Reward(s, a)
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		// A reward written as an expression can leave its domain.
+		return 0, errs.Invalid(fmt.Errorf("env.reward is %v at s = %v, a = %v", r, s, a))
+	}
+	if mdp.CheckTransition != nil {
+		if err := mdp.CheckTransition(s, a); err != nil {
+			return 0, errs.Invalid(fmt.Errorf("%w; the true transition is not defined there (choose an env.w0 that keeps η inside on the states episodes reach)", err))
+		}
+	}
+	truth.Step(s, a, envRng, next)
+	if !finite(next) {
+		return 0, errs.Invalid(fmt.Errorf("the true transition drew a non-finite state from s = %v, a = %v: %s", s, a, nonFiniteAdvice(mdp)))
+	}
+	return r, nil
+}
+
+// episodeRecord is the record of ag's end-of-episode refit: its β, ball
+// acceptance, λ, diagnostics (moving prevW on), Ŵ with its standard
+// errors in the model class's columns, and |Ŵ − W0|_F; the caller fills in
+// the episode's number, return, length and action counts.
+func episodeRecord(ag *agent.Agent, name string, model env.ModelSpec, prevW []float64) record.Episode {
+	e := record.Episode{WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda()}
+	e.Diag = refitDiagnostics(ag, prevW)
+	// W is recorded in the columns of the model class's features; an
+	// agent on other features (lds with model.lds_features) has none.
+	if ag.Model != nil && !agent.OwnFeatures(name, model) {
+		e.W = append([]float64(nil), ag.Model.W...)
+		if ag.SE != nil {
+			e.SE = append([]float64(nil), ag.SE...)
+		}
+	}
+	if w0 := model.W0; name != "oracle" && w0 != nil && len(e.W) == len(w0) {
+		var d2 float64
+		for i := range w0 {
+			d := e.W[i] - w0[i]
+			d2 += d * d
+		}
+		e.WError = math.Sqrt(d2)
+	}
+	return e
 }
 
 // planError explains an error of the planner's rollouts (Planner.Err): a

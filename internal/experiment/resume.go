@@ -104,7 +104,11 @@ func sameConfig(path string, c *config.Config) error {
 		return err
 	}
 	if key != "" {
-		return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, but the resolved config has %s = %s; resume with the same config, or start a new run in another --out", path, key, was, key, now))
+		hint := ""
+		if key == "sm.floor" && was == "0" {
+			hint = " (a results directory of an earlier smrl, which fit the paper's plain score matching, reads as sm.floor = 0: --set sm.floor=0 resumes it as it ran)"
+		}
+		return errs.Invalid(fmt.Errorf("--resume: %s has %s = %s, but the resolved config has %s = %s%s; resume with the same config, or start a new run in another --out", path, key, was, key, now, hint))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -104,15 +105,36 @@ func (opt Options) journalAppend(appendTrial func(i int, eps []record.Episode) e
 // holds the file done, which a completed run (or merge, or sweep) writes
 // last: a second one would silently replace its results. resumable says
 // whether the command offers --resume, which the message then names.
+//
+// A run's or merge's directory (done is episodes.csv) that holds a journal
+// with completed trials is refused too: an interrupted run's trials are
+// results as well, which a fresh run or a merge would discard.
 func refuseCompleted(dir, done string, resumable bool) error {
-	if _, err := os.Stat(filepath.Join(dir, done)); err != nil {
-		return nil
-	}
 	alt := ""
 	if resumable {
 		alt = ", --resume continues an interrupted run there"
 	}
-	return errs.Invalid(fmt.Errorf("%s holds completed results (%s): --overwrite replaces them%s, or write into another --out", dir, done, alt))
+	if _, err := os.Stat(filepath.Join(dir, done)); err == nil {
+		return errs.Invalid(fmt.Errorf("%s holds completed results (%s): --overwrite replaces them%s, or write into another --out", dir, done, alt))
+	}
+	if done != results.EpisodesFile {
+		return nil
+	}
+	if n := journaledTrials(filepath.Join(dir, results.JournalFile)); n > 0 {
+		return errs.Invalid(fmt.Errorf("%s holds %d completed trials of an interrupted run (%s): --overwrite replaces them%s, or write into another --out", dir, n, results.JournalFile, alt))
+	}
+	return nil
+}
+
+// journaledTrials counts the complete lines of the journal at path (0 when
+// there is none): each is a completed trial. A last line without newline
+// was cut by a kill and is not one.
+func journaledTrials(path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return bytes.Count(b, []byte("\n"))
 }
 
 // DefaultOutDir is results/<config name>/.

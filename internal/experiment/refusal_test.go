@@ -218,3 +218,34 @@ func TestMergeRefusesCompletedResults(t *testing.T) {
 		t.Fatalf("sweep merge --overwrite: %v", err)
 	}
 }
+
+// An interrupted run's journal holds results too: a fresh run or a merge
+// into its directory is refused (exit 2) unless --overwrite, and the
+// journal is left as it was; --resume continues it.
+func TestInterruptedRunIsNotReplaced(t *testing.T) {
+	c := quick(t)
+	base := t.TempDir()
+	shard, out := filepath.Join(base, "shard"), filepath.Join(base, "out")
+	if err := Run(context.Background(), c, Options{OutDir: shard, Shard: runner.Shard{Index: 0, Count: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel, journaled := cancelAfter(2)
+	defer cancel()
+	if err := Run(ctx, c, Options{OutDir: out, Workers: 1, journaled: journaled}); !errors.Is(err, errs.ErrInterrupted) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	before := snapshot(t, out)
+	err := Run(context.Background(), c, Options{OutDir: out})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "holds 2 completed trials of an interrupted run (journal.jsonl)") ||
+		!strings.Contains(err.Error(), "--resume continues") {
+		t.Fatalf("fresh run into an interrupted one: err = %v", err)
+	}
+	err = Merge(context.Background(), []string{shard}, Options{OutDir: out})
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "holds 2 completed trials") || strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("merge into an interrupted run: err = %v", err)
+	}
+	sameTree(t, out, before, "run and merge refused over an interrupted run")
+	if err := Run(context.Background(), c, Options{OutDir: out, Resume: true}); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+}

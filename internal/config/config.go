@@ -497,7 +497,7 @@ func Load(opt Options) (*Config, error) {
 		set := map[string]string{}
 		for k, src := range sources {
 			file := slices.Contains(paths, src)
-			if c.Uses(k) || c.overridden(k, rank) || (file && c.onlyAgentsUnselect(k)) {
+			if c.Uses(k) || c.overridden(k, rank) || (file && c.onlyAgentsUnselect(k)) || c.replacedAtDefault(k) {
 				continue
 			}
 			set[k] = src

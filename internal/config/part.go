@@ -399,6 +399,32 @@ func (c *Config) replacedBy(key string) string {
 	return ""
 }
 
+// replacedAtDefault reports whether key is replaced (replacedBy) yet holds
+// its embedded default: the snapshots of earlier versions recorded the
+// bumps' default width and centers beside an expression reward, and
+// smrl run --config DIR/config.yaml must still repeat such a run. A
+// replaced key set to anything else is refused as unused.
+func (c *Config) replacedAtDefault(key string) bool {
+	if c.replacedBy(key) == "" {
+		return false
+	}
+	d, err := embeddedDefaults()
+	if err != nil {
+		return false
+	}
+	v, err1 := c.value(key)
+	dv, err2 := d.value(key)
+	return err1 == nil && err2 == nil && reflect.DeepEqual(v, dv)
+}
+
+// embeddedDefaults returns the config of the embedded defaults alone,
+// loaded once (set in init: Load refers to it).
+var embeddedDefaults func() (*Config, error)
+
+func init() {
+	embeddedDefaults = sync.OnceValues(func() (*Config, error) { return Load(Options{NoValidate: true}) })
+}
+
 // familyStats returns d_psi of family part p for ds coordinates (see
 // Part.StatsOf).
 func familyStats(c *Config, p Part, ds int) int {

@@ -128,6 +128,15 @@ func TestRewardExpressionReplacesBumps(t *testing.T) {
 	if !strings.Contains(string(y), "  reward:\n    expression: s0\n") || strings.Contains(string(y), "width:") {
 		t.Errorf("snapshot:\n%s", y)
 	}
+	// The snapshot of an earlier version recorded the bumps' defaults
+	// beside the expression: accepted (the run repeats), and dropped.
+	c, err = loadText(t, "env:\n  reward: {expression: \"s0\", width: 10, centers: [0.39269908169872414, -1.1780972450961724]}\n")
+	if err != nil {
+		t.Fatalf("an earlier snapshot's default bumps beside the expression: %v", err)
+	}
+	if y, _ := c.YAML(); strings.Contains(string(y), "width:") || strings.Contains(string(y), "centers:") {
+		t.Errorf("snapshot keeps the replaced bumps:\n%s", y)
+	}
 	// The bumps, without an expression, are the reward.
 	c, err = loadText(t, "env:\n  reward: {width: 3}\n")
 	if err != nil || !c.Uses("env.reward.width") || !c.Uses("env.reward.centers") {

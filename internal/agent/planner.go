@@ -114,6 +114,19 @@ func (nonFiniteReward) Error() string {
 }
 func (nonFiniteReward) Unwrap() []error { return []error{ErrNonFinite, errs.ErrInvalidInput} }
 
+// ErrValueOverflow reports that a rollout's value overflowed though every
+// reward and state it summed was finite: rewards too large in magnitude
+// (env.reward, env.terminal_reward), an input error. It is also an
+// ErrNonFinite.
+var ErrValueOverflow error = valueOverflow{}
+
+type valueOverflow struct{}
+
+func (valueOverflow) Error() string {
+	return "the rewards (env.reward, env.terminal_reward) summed over a planner's rollout overflow float64, though each was finite: rescale the reward"
+}
+func (valueOverflow) Unwrap() []error { return []error{ErrNonFinite, errs.ErrInvalidInput} }
+
 // ErrUndefinedTerminal reports that env.terminal was undefined (it
 // compares a NaN) at a finite state a rollout reached: an input error. It
 // is also an ErrNonFinite.
@@ -134,12 +147,16 @@ func (undefinedTerminal) Unwrap() []error { return []error{ErrNonFinite, errs.Er
 func (p *Planner) Err() error {
 	r := p.Rollouts
 	if r.badTerminal {
-		r.badTerminal, r.badReward, r.bad = false, false, false
+		r.badTerminal, r.badReward, r.bad, r.overflow = false, false, false, false
 		return fmt.Errorf("%w, s = %v", ErrUndefinedTerminal, r.terminalAt)
 	}
 	if r.badReward {
-		r.badReward, r.bad = false, false
+		r.badReward, r.bad, r.overflow = false, false, false
 		return fmt.Errorf("%w, s = %v", ErrNonFiniteReward, r.rewardAt)
+	}
+	if r.overflow {
+		r.overflow, r.bad = false, false
+		return ErrValueOverflow
 	}
 	if p.Rollouts.bad {
 		p.Rollouts.bad = false

@@ -38,6 +38,7 @@ type Rollouts struct {
 	bad          bool       // a rollout's value was not finite
 	badReward    bool       // a rollout's reward was not finite at a finite state (see Planner.Err)
 	badTerminal  bool       // env.terminal was undefined at a finite state a rollout reached
+	overflow     bool       // a rollout's value was not finite though its rewards and states were
 	rewardAt     []float64  // the first state of badReward, for the error
 	terminalAt   []float64  // the first state of badTerminal, for the error
 	ends         bool       // Task.Terminates()
@@ -145,7 +146,7 @@ func (r *Rollouts) Value(sim Simulator, s []float64, act [][]float64, rng *rand.
 		total = r.generic(sim, s, act, n, r0, rng)
 	}
 	if math.IsNaN(total) || math.IsInf(total, 0) {
-		r.bad = true
+		r.notFinite()
 	}
 	return total / float64(n)
 }
@@ -314,7 +315,7 @@ func (r *Rollouts) Values(sim Simulator, s []float64, seqs []float64, da int, re
 		var total float64
 		total += v[j]
 		if !finite(total) {
-			r.bad = true
+			r.notFinite()
 		}
 		rets[j] = total / 1 // Value's total / n, n = 1
 	}
@@ -338,13 +339,23 @@ func (r *Rollouts) score(x, a []float64) (v float64, stop bool) {
 	return r.reward(x, a), false
 }
 
+// notFinite records a rollout value that is not finite. When no state or
+// reward has been blamed, the rewards were finite and their sum
+// overflowed: the task's fault (ErrValueOverflow), not the model's.
+func (r *Rollouts) notFinite() {
+	if !r.bad && !r.badReward && !r.badTerminal {
+		r.overflow = true
+	}
+	r.bad = true
+}
+
 // blameReward records a reward that is not finite at the state x: the
 // task's fault (ErrNonFiniteReward) when x is finite, the planning model's
 // (ErrNonFinite) when x itself is not, as when a model's sampler fails.
 func (r *Rollouts) blameReward(x []float64) {
 	switch {
 	case !finiteState(x):
-		r.bad = true
+		r.bad, r.overflow = true, false
 	case !r.badReward:
 		r.badReward = true
 		r.rewardAt = append(r.rewardAt[:0], x...)

@@ -254,7 +254,7 @@ func episodeRecord(ag *agent.Agent, name string, model env.ModelSpec, prevW []fl
 // env.w0 or family is then at fault (invalid input).
 func planError(err error, ag *agent.Agent, mdp *env.MDP) error {
 	switch {
-	case errors.Is(err, agent.ErrNonFiniteReward), errors.Is(err, agent.ErrUndefinedTerminal):
+	case errors.Is(err, agent.ErrNonFiniteReward), errors.Is(err, agent.ErrUndefinedTerminal), errors.Is(err, agent.ErrValueOverflow):
 		return err
 	case !ag.Learner():
 		return errs.Invalid(fmt.Errorf("%w under the true model the oracle plans with: %s", err, nonFiniteAdvice(mdp)))

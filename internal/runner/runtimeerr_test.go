@@ -121,3 +121,23 @@ planner: {n_rollouts: 5, tau: `+tau+`}
 		wantInvalid(t, err, "env.terminal", "NaN", "s = [-")
 	}
 }
+
+// Rewards finite at every state whose sum over a rollout overflows are the
+// reward's fault (exit 2 naming env.reward), for a learner and for the
+// oracle alike, not the planning model's (it was "a larger lambda or a
+// smaller confidence.b_star", exit 1, or env.w0 for the oracle).
+func TestRewardSumOverflowNamesTheReward(t *testing.T) {
+	for _, ag := range []string{"sm", "oracle"} {
+		err := yamlTrial(t, `seeds: 1
+episodes: 1
+agents: [`+ag+`]
+env:
+  reward: {expression: "1e307"}
+planner: {n_rollouts: 10}
+`)
+		wantInvalid(t, err, "env.reward", "overflow")
+		if err != nil && (strings.Contains(err.Error(), "lambda") || strings.Contains(err.Error(), "env.w0")) {
+			t.Errorf("%s: %v: blames the model", ag, err)
+		}
+	}
+}

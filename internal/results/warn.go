@@ -103,21 +103,47 @@ func trialWarnings(rows []Row, in WarnInput) []Warning {
 		add("w_step", "estimate jumped late: |Ŵ_k − Ŵ_(k−1)|_F = %.3g at episode %d exceeds |Ŵ_k|_F and every step of the first third; a larger lambda (or lambda: cv) steadies it%s",
 			step, k, explore)
 	}
-	for i, a := range in.Actions {
+	if last.Actions != nil {
+		if text := unplayedActions(rows, in.Actions, last.Agent, explore != ""); text != "" {
+			add("action", "%s", text)
+		}
+	}
+	return out
+}
+
+// maxListedActions bounds the actions one warning names: a set of
+// hundreds of actions would otherwise make one line of hundreds of values.
+const maxListedActions = 5
+
+// unplayedActions describes the actions of a discrete set that a trial's
+// rows never played ("" when it played every one), in one sentence for
+// the trial. What was never played is extrapolated from what was; it is
+// unidentified only when some features are reached by those actions
+// alone (per-action features), which the min_eig warning reports.
+func unplayedActions(rows []Row, actions [][]float64, agent string, explores bool) string {
+	var never []string
+	for i, a := range actions {
 		played := false
 		for _, r := range rows {
 			played = played || i < len(r.Actions) && r.Actions[i] > 0
 		}
-		if !played && last.Actions != nil {
-			help := "leave it out of env.actions if the task does not need it"
-			if explore != "" {
-				help = fmt.Sprintf("an exploring agent (%s-ps, %s-ucb) plays it, or %s", last.Agent, last.Agent, help)
-			}
-			add("action", "never played action %d (a = %s) in %d episodes: the columns of Ŵ that only this action's features reach are not identified; %s",
-				i, fmtAction(a), len(rows), help)
+		if !played {
+			never = append(never, fmt.Sprintf("%d (a = %s)", i, fmtAction(a)))
 		}
 	}
-	return out
+	if len(never) == 0 {
+		return ""
+	}
+	listed := strings.Join(never[:min(len(never), maxListedActions)], ", ")
+	if len(never) > maxListedActions {
+		listed += fmt.Sprintf(" and %d more", len(never)-maxListedActions)
+	}
+	help := "leave them out of env.actions if the task does not need them"
+	if explores {
+		help = fmt.Sprintf("an exploring agent (%s-ps, %s-ucb) plays them, or %s", agent, agent, help)
+	}
+	return fmt.Sprintf("never played %d of %d actions in %d episodes: %s; its model of them is extrapolated from the actions it played, and the columns of Ŵ that only their features reach (per-action features) are not identified; %s",
+		len(never), len(actions), len(rows), listed, help)
 }
 
 // lateJump finds the largest step of the last third of a trial's episodes

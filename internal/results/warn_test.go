@@ -77,8 +77,23 @@ func TestWarningStepsAndActions(t *testing.T) {
 	if kinds(ws) != "w_step,action" || !strings.Contains(ws[0].Text, "episode 9") {
 		t.Fatalf("late jump: %v", ws)
 	}
-	if a := ws[1].String(); !strings.Contains(a, "never played action 1 (a = [-1]) in 9 episodes") || !strings.Contains(a, "not identified") || !strings.Contains(a, "env.actions") {
+	if a := ws[1].String(); !strings.Contains(a, "never played 1 of 2 actions in 9 episodes: 1 (a = [-1]);") || !strings.Contains(a, "extrapolated") || !strings.Contains(a, "env.actions") {
 		t.Errorf("action warning: %s", a)
+	}
+	// Many unplayed actions: one line for the trial, naming at most
+	// maxListedActions of them.
+	many := WarnInput{Actions: make([][]float64, 200)}
+	for i := range many.Actions {
+		many.Actions[i] = []float64{float64(i) / 100}
+	}
+	wide := trial("sm", 2, 10, 1)
+	for i := range wide {
+		wide[i].Actions = make([]int, 200)
+		wide[i].Actions[0] = wide[i].Steps
+	}
+	ws = Warnings(wide, many)
+	if kinds(ws) != "action" || !strings.Contains(ws[0].Text, "never played 199 of 200 actions") || !strings.Contains(ws[0].Text, "5 (a = [0.05]) and 194 more;") {
+		t.Errorf("200 actions, one played: %v", ws)
 	}
 	rows[0].W = []float64{3, 0} // |Ŵ| above the step: a settled estimate
 	rows[8].W = []float64{3, 0}

@@ -123,13 +123,24 @@ func ReadModel(path string) (*ModelFile, *config.Config, error) {
 	}
 	c, err := config.Load(config.Options{Path: cfgPath, IgnoreAgents: true})
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: its config: %w", path, err)
+		// The temporary file is gone when the error is read: name the
+		// model file's config instead.
+		return nil, nil, fmt.Errorf("%s: its config: %w", path, renamedError{err, cfgPath, "config"})
 	}
 	if err := checkModel(&mf, c); err != nil {
 		return nil, nil, errs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	return &mf, c, nil
 }
+
+// renamedError is err with every mention of the path from replaced by to.
+type renamedError struct {
+	err      error
+	from, to string
+}
+
+func (e renamedError) Error() string { return strings.ReplaceAll(e.err.Error(), e.from, e.to) }
+func (e renamedError) Unwrap() error { return e.err }
 
 // checkModel checks every field of mf against c, its embedded config:
 // family, features and target as c's MDP has them, λ ≥ 0, n ≥ 1, and at
@@ -171,6 +182,31 @@ func checkModel(mf *ModelFile, c *config.Config) error {
 			return fmt.Errorf("models: model %d: method %s listed twice (model %d is %s too)", i, m.Method, j, m.Method)
 		}
 		first[m.Method] = i
+		if err := checkW(m, mdp); err != nil {
+			return fmt.Errorf("models: model %d: %w", i, err)
+		}
+	}
+	if !c.LambdaCV && mf.Lambda != c.Lambda {
+		return fmt.Errorf("lambda: %v, but its config gives lambda = %v", mf.Lambda, c.Lambda)
+	}
+	return nil
+}
+
+// checkW checks the shape of a saved model's W against the family of its
+// method and the features of its config: d_psi rows of d_phi numbers.
+func checkW(m SavedModel, mdp *env.MDP) error {
+	dist, err := agent.Family(m.Method, mdp.Model)
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.Method, err)
+	}
+	dphi := mdp.Model.Features.Dim()
+	for _, row := range m.W {
+		if len(row) != dphi {
+			return fmt.Errorf("%s: W has rows of %d, the features have d_phi = %d", m.Method, len(row), dphi)
+		}
+	}
+	if len(m.W) != dist.StatDim() {
+		return fmt.Errorf("%s: W has %d rows, the family %v needs d_psi = %d", m.Method, len(m.W), dist, dist.StatDim())
 	}
 	return nil
 }

@@ -184,6 +184,12 @@ func TestReadModelChecksEveryField(t *testing.T) {
 		{"models", func(m *ModelFile) { m.Models = nil }, "models: none"},
 		{"models", func(m *ModelFile) { m.Models = append(m.Models, m.Models[0]) }, "models: model 2: method sm listed twice (model 0 is sm too)"},
 		{"models", func(m *ModelFile) { m.Models[1].Method = "bogus" }, `models: model 1: unknown method "bogus"`},
+		{"lambda", func(m *ModelFile) { m.Lambda = 5 }, "lambda: 5, but its config gives lambda = 0.0001"},
+		{"W", func(m *ModelFile) { m.Models[0].W = [][]float64{{1, 2, 3}} }, "models: model 0: sm: W has rows of 3, the features have d_phi = 2"},
+		{"W", func(m *ModelFile) { m.Models[1].W = append(m.Models[1].W, m.Models[1].W[0]) }, "models: model 1: lds: W has 2 rows, the family"},
+		// The embedded config is read through a temporary file, gone
+		// when the error is read: the error names the model file's config.
+		{"config", func(m *ModelFile) { m.Config += "bogus_key: 1\n" }, "its config: config line"},
 	} {
 		mf := *good
 		mf.Models = slices.Clone(good.Models)

@@ -186,10 +186,18 @@ func checkModel(mf *ModelFile, c *config.Config) error {
 			return fmt.Errorf("models: model %d: %w", i, err)
 		}
 	}
-	if !c.LambdaCV && mf.Lambda != c.Lambda {
+	if !c.LambdaCV && mf.Lambda != c.Lambda && !theoremLambda(mf, c) {
 		return fmt.Errorf("lambda: %v, but its config gives lambda = %v", mf.Lambda, c.Lambda)
 	}
 	return nil
+}
+
+// theoremLambda reports whether mf's λ is the regret theorem's 1/b_star²
+// of a config with confidence.lambda: theorem: its -ucb agents fit with
+// it, and smrl run --save-models saves their models with the run's config.
+func theoremLambda(mf *ModelFile, c *config.Config) bool {
+	b := c.Confidence.BStar
+	return c.Confidence.Lambda == "theorem" && b > 0 && mf.Lambda == 1/(b*b)
 }
 
 // checkW checks the shape of a saved model's W against the family of its

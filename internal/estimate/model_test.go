@@ -242,3 +242,37 @@ func TestModelOfLengthCV(t *testing.T) {
 }
 
 func isFiniteF(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// A -ucb agent's model saved by smrl run --save-models under
+// confidence.lambda: theorem was fitted with λ = 1/b_star², not the
+// config's lambda: its file is accepted, another λ is not.
+func TestReadModelTheoremLambda(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.yaml")
+	os.WriteFile(p, []byte("env:\n  family: {kind: gaussian}\nestimate:\n  n: 50\nagents: [sm-ucb]\nconfidence: {lambda: theorem, beta: theory, b_star: 10, alpha1: 1, b_psi: 1, b_c: 1}\n"), 0o644)
+	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf, err := ModelOf(res, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		lambda float64
+		ok     bool
+	}{{0.01, true}, {0.02, false}} {
+		mf.Lambda = tc.lambda
+		path := filepath.Join(dir, "m.json")
+		if err := WriteModel(path, mf); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ReadModel(path); (err == nil) != tc.ok {
+			t.Errorf("lambda %v: err = %v, want ok = %v", tc.lambda, err, tc.ok)
+		}
+	}
+}

@@ -101,7 +101,7 @@ type Result struct {
 	Length   *float64        `json:"length,omitempty"`
 	LengthCV []LengthCVPoint `json:"length_cv,omitempty"`
 	// SENote says why the estimates have no standard errors (se, se_kind
-	// and the Wald intervals null): n below MinSEPerFeature per feature.
+	// and the Wald intervals null): n below MinSEPerParameter per parameter.
 	SENote string `json:"se_note,omitempty"`
 	// Estimates are in the order of Options.Methods.
 	Estimates []Estimate `json:"estimates"`
@@ -215,10 +215,12 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		res.Lambda = lambda
 	}
 	dphi := mdp.Model.Features.Dim()
-	withhold := data.Len() < MinSEPerFeature*dphi
+	perRow := (mdp.Model.Family.StatDim() + mdp.StateDim() - 1) / mdp.StateDim() // d_psi of a coordinate
+	params := perRow * dphi
+	withhold := data.Len() < MinSEPerParameter*params
 	if withhold {
-		res.SENote = fmt.Sprintf("standard errors withheld: n = %d is below %d transitions per feature (d_phi = %d needs at least %d); the sandwich and the information are meaningless there",
-			data.Len(), MinSEPerFeature, dphi, MinSEPerFeature*dphi)
+		res.SENote = fmt.Sprintf("standard errors withheld: n = %d is below %d transitions per parameter (a coordinate's d_psi × d_phi = %d × %d parameters need at least %d); the sandwich and the information are meaningless there",
+			data.Len(), MinSEPerParameter, perRow, dphi, MinSEPerParameter*params)
 	}
 	for _, m := range methods {
 		st.set(fmt.Sprintf("fitting %s on %d transitions", m, data.Len()))
@@ -475,14 +477,15 @@ func Features(mdp *env.MDP, data *dataset.Transitions) []float64 {
 	return phi
 }
 
-// MinSEPerFeature is the fewest transitions per feature (per column of
-// W: each row of Ŵ is d_phi parameters fitted to all n transitions) for
-// which Run reports standard errors. Below it the sandwich's d_phi×d_phi
-// blocks rest on too few terms: on the paper's MDP (d_phi = 2) the SM
-// sandwich's 95% Wald intervals covered W0 in 2.5% of 1000 data sets at
-// n = 2, 82.5% at n = 5, 92.0% at n = 10 and 94.5% at n = 20 (10 per
-// feature), and at n = 1 it reported 1e-6 for an error of 1.56.
-const MinSEPerFeature = 10
+// MinSEPerParameter is the fewest transitions per parameter of a
+// coordinate's block of Ŵ (its d_psi × d_phi parameters, fitted to the n
+// transitions' values of that coordinate) for which Run reports standard
+// errors. Below it the sandwich's blocks rest on too few terms: on the
+// paper's MDP (d_psi × d_phi = 1 × 2) the SM sandwich's 95% Wald
+// intervals covered W0 in 2.5% of 1000 data sets at n = 2, 82.5% at
+// n = 5, 92.0% at n = 10 and 94.5% at n = 20 (10 per parameter), and at
+// n = 1 it reported 1e-6 for an error of 1.56.
+const MinSEPerParameter = 10
 
 // z975 is the 97.5% quantile of the standard normal: 95% Wald intervals
 // are Ŵ ∓ z975·SE.

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Below MinSEPerFeature transitions per feature no standard errors are
+// Below MinSEPerParameter transitions per parameter no standard errors are
 // reported (they were 1e-6 at n = 1 for an error of 1.56): se, se_kind
 // and the Wald intervals say so in the JSON, the table prints "-" and the
 // note; at the bound they are reported.
@@ -38,9 +38,33 @@ func TestStandardErrorsWithheldBelowMinimum(t *testing.T) {
 		if err := r.WriteJSON(&js); err != nil {
 			t.Fatal(err)
 		}
-		note := "standard errors withheld: n = 1 is below 10 transitions per feature (d_phi = 2 needs at least 20)"
+		note := "standard errors withheld: n = 1 is below 10 transitions per parameter (a coordinate's d_psi × d_phi = 1 × 2 parameters need at least 20)"
 		if n == 1 && (!strings.Contains(tab.String(), note) || !strings.Contains(js.String(), `"se": null`) || !strings.Contains(js.String(), `"se_note": "`+note)) {
 			t.Errorf("n = 1: table\n%s\njson\n%s", tab.String(), js.String())
+		}
+	}
+}
+
+// The bound counts a coordinate's parameters: gamma's two statistics on
+// affine features (d_psi × d_phi = 2 × 3) need 60 transitions, not the
+// 30 of its three features alone.
+func TestStandardErrorsCountParameters(t *testing.T) {
+	c := defaults(t)
+	c.Env.Family.Kind = "gamma"
+	c.Env.Features.Kind = "affine"
+	c.Env.W0 = [][]float64{{0.5, 0.1, 2}, {0.2, 0, 1}}
+	c.Env.InitLow, c.Env.InitHigh = 0.5, 1.5
+	for _, tc := range []struct {
+		n        int
+		withheld bool
+	}{{59, true}, {60, false}} {
+		c.Estimate.N = tc.n
+		r, err := Run(context.Background(), c, Options{Methods: []string{"lds"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (r.SENote != "") != tc.withheld {
+			t.Errorf("n = %d: SENote %q, want withheld %v", tc.n, r.SENote, tc.withheld)
 		}
 	}
 }

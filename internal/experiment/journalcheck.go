@@ -125,5 +125,6 @@ func warnInput(c *config.Config, mdp *env.MDP) results.WarnInput {
 	if mdp.Box == nil {
 		in.Actions = mdp.Actions
 	}
+	in.PlainSM = c.SM.Floor == 0
 	return in
 }

@@ -41,6 +41,9 @@ func (w Warning) String() string {
 type WarnInput struct {
 	Actions [][]float64
 	Lambda  func(agent string) float64
+	// PlainSM says that the sm agents fit without the information floor
+	// (sm.floor: 0), which the little-information warning then suggests.
+	PlainSM bool
 }
 
 // Warnings checks every trial of rows (in canonical order: agents, seeds,
@@ -96,8 +99,12 @@ func trialWarnings(rows []Row, in WarnInput) []Warning {
 		n += r.Steps
 	}
 	if minEig := d.MinEigN * float64(n); minEig < MinEigLimit && minEig >= lambda {
-		add("min_eig", "refit rests on little information in some direction: smallest eigenvalue of V = %.3g < %g at episode %d (n = %d, λ = %g), so Ŵ is noisy along it; a larger lambda (or lambda: cv) shrinks it%s",
-			minEig, MinEigLimit, last.Episode, n, lambda, explore)
+		floor := ""
+		if in.PlainSM && strings.HasPrefix(last.Agent, "sm") {
+			floor = "; sm.floor (5, the default; 0 here) shrinks it to what the data support"
+		}
+		add("min_eig", "refit rests on little information in some direction: smallest eigenvalue of V = %.3g < %g at episode %d (n = %d, λ = %g), so Ŵ is noisy along it; a larger lambda (or lambda: cv) shrinks it%s%s",
+			minEig, MinEigLimit, last.Episode, n, lambda, floor, explore)
 	}
 	if k, step, ok := lateJump(rows); ok {
 		add("w_step", "estimate jumped late: |Ŵ_k − Ŵ_(k−1)|_F = %.3g at episode %d exceeds |Ŵ_k|_F and every step of the first third; a larger lambda (or lambda: cv) steadies it%s",

@@ -70,20 +70,24 @@ const (
 	GridFigHeatmapReward = "sweep_heatmap_reward"
 )
 
-// GridFigureNames lists every figure GridFigures may write for a sweep of
-// keys (file names without extension): the files a fresh sweep may remove.
+// GridFigureNames lists every figure a sweep of keys may write at its
+// root (file names without extension), those of GridFigures (per key, then
+// the others) and then those of AggregateFigures: the files a fresh sweep
+// may remove.
 func GridFigureNames(keys []string) []string {
 	var out []string
 	for _, k := range keys {
 		for _, f := range registry {
-			if f.Source == FromSweepTable && f.PerKey {
+			if f.Places&InSweep != 0 && f.PerKey {
 				out = append(out, f.Name+"_"+k)
 			}
 		}
 	}
-	for _, f := range registry {
-		if f.Source == FromSweepTable && !f.PerKey {
-			out = append(out, f.Name)
+	for _, source := range []Source{FromSweepTable, FromAggregate} {
+		for _, f := range registry {
+			if f.Places&InSweep != 0 && !f.PerKey && f.Source == source {
+				out = append(out, f.Name)
+			}
 		}
 	}
 	return out

@@ -103,7 +103,7 @@ func TestFigureOrder(t *testing.T) {
 		t.Errorf("FigureNames = %v, want %v", FigureNames, want)
 	}
 	got := GridFigureNames([]string{"a", "b"})
-	wantGrid := []string{"sweep_regret_a", "sweep_reward_a", "sweep_return_a", "sweep_regret_b", "sweep_reward_b", "sweep_return_b", "sweep_heatmap_regret", "sweep_heatmap_reward"}
+	wantGrid := []string{"sweep_regret_a", "sweep_reward_a", "sweep_return_a", "sweep_regret_b", "sweep_reward_b", "sweep_return_b", "sweep_heatmap_regret", "sweep_heatmap_reward", FigIntervals, FigProfile}
 	if !slices.Equal(got, wantGrid) {
 		t.Errorf("GridFigureNames = %v, want %v", got, wantGrid)
 	}

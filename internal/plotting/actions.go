@@ -16,6 +16,21 @@ import (
 // fraction of steps that played each discrete action, per episode.
 const FigActions = "actions"
 
+func init() {
+	register(Figure{
+		Name: FigActions, Order: 70, Source: FromEpisodes, Columns: "action_i and steps", Places: InRun,
+		Caption: "Action coverage: per agent, the fraction of each episode's steps that played each action of env.actions (columns action_i of episodes.csv), mean over seeds. An action a learning agent never plays leaves the part of Ŵ only it reaches unidentified (see the warnings).",
+		Doc: DocLine{When: "any discrete action set (`env.actions`)",
+			Shows: "one panel per agent: the fraction of each episode's steps that played each action, mean over seeds, on [0, 1] (columns `action_i` of `episodes.csv`)"},
+		run: func(in *runInputs) *drawing {
+			if in.shares == nil {
+				return nil
+			}
+			return &drawing{build: func(c draw.Canvas) error { return actionsFigure(c, in.shares, in.opt) }}
+		},
+	})
+}
+
 // actionShares is, per agent (in file order), the mean over seeds of the
 // fraction of each episode's steps that played each action.
 type actionShares struct {

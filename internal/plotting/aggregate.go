@@ -22,6 +22,46 @@ const (
 	FigProfile   = "performance_profile"
 )
 
+func init() {
+	register(Figure{
+		Name: FigIntervals, Order: 120, Source: FromAggregate, Columns: "aggregate.csv (agent, metric, value, lo, hi)", Places: InRun | InSweep,
+		Caption: "Aggregate metrics of the per-seed score (mean return per episode of a seed, or over its final episodes): mean, median, interquartile mean and optimality gap against the oracle, each with its 95% stratified percentile-bootstrap interval (rliable).",
+		Doc: DocLine{When: "every run and sweep (the directory holds `aggregate.csv`)",
+			Shows: "mean, median, IQM and optimality gap of the per-seed score per agent, each with its 95% stratified bootstrap interval ([statistics.md](statistics.md)); a sweep's over every point, stratified by point"},
+		run: func(in *runInputs) *drawing {
+			if in.agg == nil {
+				return nil
+			}
+			return &drawing{build: func(c draw.Canvas) error {
+				return intervalsFigure(c, in.agg, aggregateTitle("Aggregate metrics of the per-seed score", in.sum))
+			}}
+		},
+		sweep: func(in *sweepInputs) *drawing {
+			return &drawing{build: func(c draw.Canvas) error {
+				return intervalsFigure(c, in.agg, "Aggregate metrics of the per-seed score over every point (stratified by point)")
+			}}
+		},
+	}, Figure{
+		Name: FigProfile, Order: 130, Source: FromAggregate, Columns: "profile.csv (agent, tau, fraction, lo, hi)", Places: InRun | InSweep,
+		Caption: "Performance profile: the fraction of each agent's seeds whose score exceeds τ, with its 95% stratified bootstrap band.",
+		Doc: DocLine{When: "every run and sweep (the directory holds `profile.csv`)",
+			Shows: "the fraction of each agent's seeds whose score exceeds τ, with its 95% bootstrap band"},
+		run: func(in *runInputs) *drawing {
+			if in.agg == nil {
+				return nil
+			}
+			return &drawing{build: func(c draw.Canvas) error {
+				return profileFigure(c, in.agg, aggregateTitle("Performance profile", in.sum))
+			}}
+		},
+		sweep: func(in *sweepInputs) *drawing {
+			return &drawing{build: func(c draw.Canvas) error {
+				return profileFigure(c, in.agg, "Performance profile over every point")
+			}}
+		},
+	})
+}
+
 // The aggregate files of a results or sweep directory.
 const (
 	aggregateFile   = "aggregate.csv"
@@ -347,10 +387,10 @@ func (r *aggregateReport) markdown(lead string) string {
 	return s
 }
 
-// AggregateFigures draws the interval-estimates and performance-profile
-// figures of the aggregate files in dir (a sweep directory, whose
-// aggregate is stratified by point) into outDir and returns their paths;
-// none when dir has no aggregate files.
+// AggregateFigures draws the sweep figures registered from the aggregate
+// files (the interval estimates and the performance profile) of dir (a
+// sweep directory, whose aggregate is stratified by point) into outDir and
+// returns their paths; none when dir has no aggregate files.
 func AggregateFigures(dir, outDir string, opt Options) ([]string, error) {
 	opt, err := opt.normalize()
 	if err != nil {
@@ -361,17 +401,7 @@ func AggregateFigures(dir, outDir string, opt Options) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, f := range []struct {
-		name  string
-		build func(c draw.Canvas) error
-	}{
-		{FigIntervals, func(c draw.Canvas) error {
-			return intervalsFigure(c, agg, "Aggregate metrics of the per-seed score over every point (stratified by point)")
-		}},
-		{FigProfile, func(c draw.Canvas) error {
-			return profileFigure(c, agg, "Performance profile over every point")
-		}},
-	} {
+	for _, f := range sweepFigures(FromAggregate, sweepInputs{agg: agg, opt: opt}, 0) {
 		path := filepath.Join(outDir, f.name+"."+opt.Format)
 		err := writeFigure(path, opt, func(c draw.Canvas) error { return safeDraw(func() error { return f.build(c) }) })
 		if errors.Is(err, errNoData) {

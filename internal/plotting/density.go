@@ -11,12 +11,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// mdpState is the state s of the mdp figure, as in the paper's panel (a).
-const mdpState = 0.5
-
-// mdpPoints is the grid size of the mdp figure.
-const mdpPoints = 600
-
 // Layout of the densities figure.
 const (
 	gridRows      = 3
@@ -30,6 +24,27 @@ const (
 	// maximum so that one diverged estimate does not flatten the panel.
 	estCap = 2.5
 )
+
+// FigDensities is the figure of the true and estimated transition
+// densities at 15 states.
+const FigDensities = "densities"
+
+func init() {
+	register(Figure{
+		Name: FigDensities, Order: 100, Source: FromModel, Columns: "the true densities (DensitySource); episodes.csv w_i_j, each agent's final W of seed 0", Places: InRun,
+		Caption: "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
+		Doc: DocLine{When: "a 1-D expfam MDP",
+			Shows: "true (filled) and estimated densities at 15 states (drawn at 1200 × 800 px)"},
+		run: func(in *runInputs) *drawing {
+			if in.dens == nil {
+				return nil
+			}
+			return &drawing{build: func(c draw.Canvas) error {
+				return densitiesFigure(c, in.dens, in.finals, runDensitiesTitle, in.opt)
+			}, big: true}
+		},
+	})
+}
 
 // linspace returns n evenly spaced points from a to b inclusive.
 func linspace(a, b float64, n int) []float64 {
@@ -78,68 +93,6 @@ func actionLabel(a float64) string {
 		return "−1"
 	}
 	return "+1"
-}
-
-// mdpFigure draws the paper's panel (a): the true transition densities from
-// s = 0.5 for both actions and the scaled reward over [SMin, SMax].
-func mdpFigure(c draw.Canvas, dens DensitySource, opt Options) error {
-	xs := linspace(opt.SMin, opt.SMax, mdpPoints)
-	p := newPlot(fmt.Sprintf("MDP: transition densities from s = %g and reward", mdpState),
-		"next state s'", "density")
-	var items []legendItem
-	peak := 0.0
-	for _, a := range []float64{1, -1} {
-		ys, err := trueCurve(dens, mdpState, a, xs)
-		if err != nil {
-			return err
-		}
-		for _, y := range ys {
-			peak = math.Max(peak, y)
-		}
-		line, err := plotter.NewLine(xyPoints(xs, ys))
-		if err != nil {
-			return err
-		}
-		line.Width = vg.Points(2.2)
-		if a > 0 {
-			line.Color = plusColor
-		} else {
-			line.Color = minusColor
-			line.Dashes = []vg.Length{vg.Points(7), vg.Points(3)}
-		}
-		p.Add(line)
-		items = append(items, legendItem{
-			Label:  fmt.Sprintf("P(s' | s=%g, a=%s)", mdpState, actionLabel(a)),
-			Thumbs: []plot.Thumbnailer{line},
-		})
-	}
-	rs := make([]float64, len(xs))
-	rmax := 0.0
-	for i, x := range xs {
-		rs[i] = dens.Reward(x)
-		if !isFinite(rs[i]) {
-			return fmt.Errorf("reward r(%g) = %v is not finite", x, rs[i])
-		}
-		rmax = math.Max(rmax, math.Abs(rs[i]))
-	}
-	if rmax > 0 && peak > 0 {
-		for i := range rs {
-			rs[i] *= peak / rmax
-		}
-	}
-	rl, err := plotter.NewLine(xyPoints(xs, rs))
-	if err != nil {
-		return err
-	}
-	rl.Color = rewardGrey
-	rl.Width = vg.Points(1.6)
-	rl.Dashes = []vg.Length{vg.Points(2), vg.Points(2.5)}
-	p.Add(rl)
-	items = append(items, legendItem{Label: "reward (scaled)", Thumbs: []plot.Thumbnailer{rl}})
-	p.X.Min, p.X.Max = opt.SMin, opt.SMax
-	p.Y.Min = 0
-	drawWithLegend(c, p, items)
-	return nil
 }
 
 // xyPoints zips xs and ys.
@@ -198,8 +151,6 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 	}
 	sortAgents(agents)
 
-	plusDash := []vg.Length(nil)
-	minusDash := []vg.Length{vg.Points(4), vg.Points(2)}
 	modelled := map[string]bool{}
 	plots := make([][]*plot.Plot, gridRows)
 	for row := range gridRows {
@@ -228,50 +179,9 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 				}
 				p.Add(poly)
 			}
-			estMax := 0.0
-			var lines, marks []plot.Plotter
-			for k, ag := range agents {
-				st := AgentStyle(ag)
-				for _, a := range []float64{1, -1} {
-					d, ok := dens.Estimated(ag, finals[ag].W, s, a)
-					if !ok || d == nil {
-						continue
-					}
-					ys, ok := evalDensity(d, xs)
-					if !ok {
-						continue // a diverged estimate is left out
-					}
-					modelled[ag] = true
-					for _, y := range ys {
-						estMax = math.Max(estMax, y)
-					}
-					line, err := plotter.NewLine(xyPoints(xs, ys))
-					if err != nil {
-						return err
-					}
-					line.Color = st.Color
-					line.Width = agentDensityWidth(k, len(agents))
-					line.Dashes = plusDash
-					if a < 0 {
-						line.Dashes = minusDash
-					}
-					lines = append(lines, line)
-					// One marker, at the estimate's mode, identifies the
-					// agent without cluttering the small panel.
-					imax := 0
-					for i, y := range ys {
-						if y > ys[imax] {
-							imax = i
-						}
-					}
-					mk := plotter.XYs{{X: xs[imax], Y: ys[imax]}}
-					sc, err := plotter.NewScatter(mk)
-					if err != nil {
-						return err
-					}
-					sc.GlyphStyle = glyphStyle(st, vg.Points(2.2))
-					marks = append(marks, sc)
-				}
+			lines, marks, estMax, err := estimateCurves(dens, agents, finals, s, xs, modelled)
+			if err != nil {
+				return err
 			}
 			p.Add(lines...)
 			p.Add(marks...)
@@ -289,8 +199,82 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 		}
 	}
 
-	// Legend rows under the grid: true fills, then agents, then the dash
-	// convention.
+	gc := titledPanels(c, title, densitiesLegend(agents, modelled))
+	tiles := draw.Tiles{
+		Rows: gridRows, Cols: gridCols,
+		PadX: vg.Points(6), PadY: vg.Points(4),
+		PadLeft: vg.Points(2), PadRight: vg.Points(6),
+	}
+	canvases := plot.Align(plots, tiles, gc)
+	for row := range gridRows {
+		for col := range gridCols {
+			plots[row][col].Draw(canvases[row][col])
+		}
+	}
+	return nil
+}
+
+// The dashes of the estimated densities: solid for a = +1, dashed for
+// a = −1.
+var (
+	estimatePlusDash  = []vg.Length(nil)
+	estimateMinusDash = []vg.Length{vg.Points(4), vg.Points(2)}
+)
+
+// estimateCurves returns the lines of every agent's estimated densities at
+// state s over xs, a marker at each one's mode, and their largest value;
+// it marks the agents drawn in modelled. An agent without a model or with
+// a diverged estimate is left out.
+func estimateCurves(dens DensitySource, agents []string, finals map[string]finalW, s float64, xs []float64,
+	modelled map[string]bool) (lines, marks []plot.Plotter, estMax float64, err error) {
+	for k, ag := range agents {
+		st := AgentStyle(ag)
+		for _, a := range []float64{1, -1} {
+			d, ok := dens.Estimated(ag, finals[ag].W, s, a)
+			if !ok || d == nil {
+				continue
+			}
+			ys, ok := evalDensity(d, xs)
+			if !ok {
+				continue // a diverged estimate is left out
+			}
+			modelled[ag] = true
+			for _, y := range ys {
+				estMax = math.Max(estMax, y)
+			}
+			line, err := plotter.NewLine(xyPoints(xs, ys))
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			line.Color = st.Color
+			line.Width = agentDensityWidth(k, len(agents))
+			line.Dashes = estimatePlusDash
+			if a < 0 {
+				line.Dashes = estimateMinusDash
+			}
+			lines = append(lines, line)
+			// One marker, at the estimate's mode, identifies the agent
+			// without cluttering the small panel.
+			imax := 0
+			for i, y := range ys {
+				if y > ys[imax] {
+					imax = i
+				}
+			}
+			sc, err := plotter.NewScatter(plotter.XYs{{X: xs[imax], Y: ys[imax]}})
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			sc.GlyphStyle = glyphStyle(st, vg.Points(2.2))
+			marks = append(marks, sc)
+		}
+	}
+	return lines, marks, estMax, nil
+}
+
+// densitiesLegend returns the legend rows under the density grid: true
+// fills, then the agents drawn, then the dash convention.
+func densitiesLegend(agents []string, modelled map[string]bool) []legendItem {
 	items := []legendItem{
 		{Label: "true P(·|s, a=+1)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: fillColor(1)}}},
 		{Label: "true P(·|s, a=−1)", Thumbs: []plot.Thumbnailer{&plotter.Polygon{Color: fillColor(-1)}}},
@@ -308,25 +292,12 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 	if len(modelled) > 0 {
 		items = append(items,
 			legendItem{Label: "estimate, a=+1", Thumbs: []plot.Thumbnailer{
-				&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: plusDash}}}},
+				&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: estimatePlusDash}}}},
 			legendItem{Label: "estimate, a=−1", Thumbs: []plot.Thumbnailer{
-				&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: minusDash}}}},
+				&plotter.Line{LineStyle: draw.LineStyle{Color: black, Width: vg.Points(1.3), Dashes: estimateMinusDash}}}},
 		)
 	}
-
-	gc := titledPanels(c, title, items)
-	tiles := draw.Tiles{
-		Rows: gridRows, Cols: gridCols,
-		PadX: vg.Points(6), PadY: vg.Points(4),
-		PadLeft: vg.Points(2), PadRight: vg.Points(6),
-	}
-	canvases := plot.Align(plots, tiles, gc)
-	for row := range gridRows {
-		for col := range gridCols {
-			plots[row][col].Draw(canvases[row][col])
-		}
-	}
-	return nil
+	return items
 }
 
 // agentDensityWidth is the line width of agent k of n in the densities
@@ -439,6 +410,18 @@ func drawLegendRows(c draw.Canvas, items []legendItem, size vg.Length) vg.Length
 		}
 	}
 	return height
+}
+
+// FigEstimationDensities names the figure of smrl estimate --plot in the
+// registry; its file is the one the user names.
+const FigEstimationDensities = "estimation_densities"
+
+func init() {
+	register(Figure{
+		Name: FigEstimationDensities, Order: 310, Source: FromEstimate, Columns: "each method's Ŵ", Places: InEstimate,
+		Doc: DocLine{Figure: "`smrl estimate --plot FILE`", When: "asked for",
+			Shows: "the paper's estimation figure: true and estimated densities at 15 states, as `densities` with each method's Ŵ"},
+	})
 }
 
 // DensityGrid draws the density-grid figure (FigDensities) for named

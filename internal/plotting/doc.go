@@ -44,6 +44,13 @@
 //
 // # Figures
 //
+// Every figure is registered by the file that draws it (register, in its
+// init; Figures lists them): its name, its order among the files and in
+// the reports, the data it draws from, where it appears (a run, a sweep,
+// smrl estimate), its caption and its row of the figure table of
+// docs/outputs.md. RunFigures, GridFigures, AggregateFigures and the
+// reports iterate the registry, so a new figure is one file.
+//
 // RunFigures writes these files into an output directory, each named after
 // the figure with the extension of Options.Format:
 //

@@ -70,14 +70,97 @@ const (
 	GridFigHeatmapReward = "sweep_heatmap_reward"
 )
 
-// GridFigureNames lists every figure GridFigures may write for a sweep of
-// keys (file names without extension): the files a fresh sweep may remove.
+// GridFigureNames lists every figure a sweep of keys may write at its
+// root (file names without extension), those of GridFigures (per key, then
+// the others) and then those of AggregateFigures: the files a fresh sweep
+// may remove.
 func GridFigureNames(keys []string) []string {
 	var out []string
 	for _, k := range keys {
-		out = append(out, GridFigRegret+"_"+k, GridFigReward+"_"+k, GridFigReturn+"_"+k)
+		for _, f := range registry {
+			if f.Places&InSweep != 0 && f.PerKey {
+				out = append(out, f.Name+"_"+k)
+			}
+		}
 	}
-	return append(out, GridFigHeatmapRegret, GridFigHeatmapReward)
+	for _, source := range []Source{FromSweepTable, FromAggregate} {
+		for _, f := range registry {
+			if f.Places&InSweep != 0 && !f.PerKey && f.Source == source {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
+}
+
+// The sweep table's figures, each a metric against each swept key or a
+// heat map of a grid of two keys.
+func init() {
+	const bars = "mean over seeds with its 95% Student-t interval as bars."
+	const heat = "at every grid point, one panel per agent: the mean over seeds, on one colour scale."
+	const heatShows = "a panel per agent, a cell per point coloured by its mean (blue low, red high, one scale for all panels, with a colour bar) and labelled with it"
+	register(Figure{
+		Name: GridFigRegret, Order: 200, Source: FromSweepTable, Columns: "cum_regret_{mean,lo,hi}", Places: InSweep, PerKey: true,
+		Caption: "Cumulative regret against the oracle after the last episode, against the swept key: " + bars,
+		Doc: DocLine{When: "a sweep with an oracle",
+			Shows: "cumulative regret after the last episode against the swept KEY, every agent but the oracle, mean over seeds with 95% Student-t bars"},
+		sweep: func(in *sweepInputs) *drawing {
+			if !in.grid.hasRegret() {
+				return nil
+			}
+			return in.lineDrawing(metricRegret)
+		},
+	}, Figure{
+		Name: GridFigReward, Order: 210, Source: FromSweepTable, Columns: "cum_reward_{mean,lo,hi}", Places: InSweep, PerKey: true,
+		Caption: "Cumulative reward after the last episode, against the swept key: " + bars,
+		Doc:     DocLine{When: "a sweep", Shows: "cumulative reward after the last episode against KEY, every agent, with bars"},
+		sweep:   func(in *sweepInputs) *drawing { return in.lineDrawing(metricReward) },
+	}, Figure{
+		Name: GridFigReturn, Order: 220, Source: FromSweepTable, Columns: "final_return_{mean,lo,hi}", Places: InSweep, PerKey: true,
+		Caption: "Mean return over the last 20 episodes, against the swept key: " + bars,
+		Doc:     DocLine{When: "a sweep of a terminating environment", Shows: "mean return over the last 20 episodes against KEY, with bars"},
+		sweep: func(in *sweepInputs) *drawing {
+			if !in.grid.Terminates {
+				return nil
+			}
+			return in.lineDrawing(metricReturn)
+		},
+	}, Figure{
+		Name: GridFigHeatmapRegret, Order: 230, Source: FromSweepTable, Columns: "cum_regret_mean", Places: InSweep,
+		Caption: "Cumulative regret after the last episode " + heat,
+		Doc:     DocLine{When: "a sweep of two keys with an oracle", Shows: heatShows + ": cumulative regret"},
+		sweep: func(in *sweepInputs) *drawing {
+			if len(in.grid.Axes) != 2 || !in.grid.hasRegret() {
+				return nil
+			}
+			return in.heatmapDrawing(metricRegret)
+		},
+	}, Figure{
+		Name: GridFigHeatmapReward, Order: 240, Source: FromSweepTable, Columns: "cum_reward_mean", Places: InSweep,
+		Caption: "Cumulative reward after the last episode " + heat,
+		Doc:     DocLine{When: "a sweep of two keys without an oracle", Shows: heatShows + ": cumulative reward"},
+		sweep: func(in *sweepInputs) *drawing {
+			if len(in.grid.Axes) != 2 || in.grid.hasRegret() {
+				return nil
+			}
+			return in.heatmapDrawing(metricReward)
+		},
+	})
+}
+
+// lineDrawing is the line figure of metric m against the swept key
+// in.axis, sized for its panels and legend.
+func (in *sweepInputs) lineDrawing(m gridMetric) *drawing {
+	d, k := in.grid, in.axis
+	w, h := gridSize(in.opt, len(d.panelAgents(m, k)), d.labelChars(k))
+	return &drawing{build: func(c draw.Canvas) error { return d.lineFigure(c, m, k) }, w: w, h: h}
+}
+
+// heatmapDrawing is the heat map of metric m over a grid of two keys.
+func (in *sweepInputs) heatmapDrawing(m gridMetric) *drawing {
+	d := in.grid
+	w, h := gridSize(in.opt, len(d.agentsFor(m)), 0)
+	return &drawing{build: func(c draw.Canvas) error { return d.heatmap(c, m) }, w: w, h: h}
 }
 
 // gridMetric is one statistic of the sweep table.
@@ -93,8 +176,9 @@ var (
 	metricReturn = gridMetric{GridFigReturn, "Return over the last 20 episodes", func(c GridCell) GridStat { return c.FinalReturn }, true}
 )
 
-// GridFigures draws the figures of a parameter sweep into outDir and
-// returns their paths:
+// GridFigures draws the figures of a parameter sweep registered from its
+// table (FromSweepTable) into outDir and returns their paths, those per
+// key first (each key in turn):
 //
 //   - sweep_regret_KEY: the cumulative regret after the last episode
 //     against KEY, mean with 95% interval bars, per non-oracle agent;
@@ -117,40 +201,12 @@ func GridFigures(d *GridData, outDir string, opt Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	hasRegret := d.hasRegret()
-	type fig struct {
-		name  string
-		build func(c draw.Canvas) error
-		w, h  vg.Length
-	}
-	var figs []fig
-	metrics := []gridMetric{metricReward}
-	if hasRegret {
-		metrics = []gridMetric{metricRegret, metricReward}
-	}
-	if d.Terminates {
-		metrics = append(metrics, metricReturn)
-	}
-	for k := range d.Axes {
-		for _, m := range metrics {
-			panels := d.panelAgents(m, k)
-			w, h := gridSize(opt, len(panels), d.labelChars(k))
-			figs = append(figs, fig{m.fig + "_" + d.Axes[k].Key, func(c draw.Canvas) error { return d.lineFigure(c, m, k) }, w, h})
-		}
-	}
-	if len(d.Axes) == 2 {
-		m, name := metricReward, GridFigHeatmapReward
-		if hasRegret {
-			m, name = metricRegret, GridFigHeatmapRegret
-		}
-		w, h := gridSize(opt, len(d.agentsFor(m)), 0)
-		figs = append(figs, fig{name, func(c draw.Canvas) error { return d.heatmap(c, m) }, w, h})
-	}
+	figs := sweepFigures(FromSweepTable, sweepInputs{grid: d, opt: opt}, len(d.Axes))
 	var written []string
 	for _, f := range figs {
 		path := filepath.Join(outDir, f.name+"."+opt.Format)
 		o := opt
-		o.Width, o.Height = f.w, f.h
+		o.Width, o.Height = f.w, f.h // the registration sizes every sweep figure
 		err := writeFigure(path, o, func(c draw.Canvas) error {
 			return safeDraw(func() error { return f.build(c) })
 		})
@@ -384,53 +440,7 @@ func (d *GridData) lineFigure(c draw.Canvas, m gridMetric, k int) error {
 		combos, comboLabels = combos[:maxCombos], comboLabels[:maxCombos]
 	}
 	panels := d.panelAgents(m, k)
-	// The lines of each panel: one per agent (one key) or per combination.
-	lines := make([][]gridLine, len(panels))
-	ymin, ymax := math.Inf(1), math.Inf(-1)
-	for p, agent := range panels {
-		type spec struct {
-			label  string
-			style  Style
-			agent  string
-			coords []int
-		}
-		var specs []spec
-		if agent == "" {
-			for _, a := range d.agentsFor(m) {
-				specs = append(specs, spec{a, AgentStyle(a), a, combos[0]})
-			}
-		} else {
-			for j, cc := range combos {
-				st := Style{Color: comboColor(j, len(combos)), Glyph: fallbackGlyphs[j%len(fallbackGlyphs)], Dashes: comboDashes[j%len(comboDashes)]}
-				specs = append(specs, spec{comboLabels[j], st, agent, cc})
-			}
-		}
-		for j, s := range specs {
-			l := gridLine{label: s.label, style: s.style}
-			for i := range ax.Labels {
-				coords := append([]int(nil), s.coords...)
-				coords[k] = i
-				cell, ok := d.cell(s.agent, coords)
-				st := m.get(cell)
-				if !ok || !isFinite(st.Mean) {
-					continue
-				}
-				l.pts = append(l.pts, plotter.XY{X: dodge(x[i], j, len(specs), span, logX), Y: st.Mean})
-				has := isFinite(st.Lo) && isFinite(st.Hi)
-				e := struct{ Low, High float64 }{}
-				if has {
-					e = struct{ Low, High float64 }{Low: math.Max(st.Mean-st.Lo, 0), High: math.Max(st.Hi-st.Mean, 0)}
-					ymin, ymax = math.Min(ymin, st.Lo), math.Max(ymax, st.Hi)
-				}
-				ymin, ymax = math.Min(ymin, st.Mean), math.Max(ymax, st.Mean)
-				l.errs = append(l.errs, e)
-				l.bars = append(l.bars, has)
-			}
-			if len(l.pts) > 0 {
-				lines[p] = append(lines[p], l)
-			}
-		}
-	}
+	lines, ymin, ymax := d.panelLines(m, k, panels, combos, comboLabels, span)
 	total := 0
 	for _, ls := range lines {
 		total += len(ls)
@@ -478,27 +488,88 @@ func (d *GridData) lineFigure(c draw.Canvas, m gridMetric, k int) error {
 		plots = append(plots, pl)
 	}
 	if len(panels) > 1 {
-		// Every panel has the same combinations: the legend of the first
-		// serves all, but only for the lines it has.
-		items = nil
-		seen := map[string]bool{}
-		for p := range panels {
-			for _, l := range lines[p] {
-				if seen[l.label] {
-					continue
-				}
-				seen[l.label] = true
-				line, _ := plotter.NewLine(l.pts)
-				line.Color, line.Width, line.Dashes = l.style.Color, lineWidth, l.style.Dashes
-				sc, _ := plotter.NewScatter(l.pts[:1])
-				sc.GlyphStyle = glyphStyle(l.style, vg.Points(4))
-				items = append(items, legendItem{Label: l.label, Thumbs: []plot.Thumbnailer{line, sc}})
-			}
-		}
+		items = sharedLegend(lines)
 	}
 	items = append(items, legendItem{Label: "95% CI", Thumbs: []plot.Thumbnailer{ciThumb{}}})
 	drawPanels(c, title, plots, items)
 	return nil
+}
+
+// panelLines returns the lines of each panel of the line figure of metric
+// m against axis k, one per agent (one key) or per combination of the
+// other keys' values, and the range of their values and intervals.
+func (d *GridData) panelLines(m gridMetric, k int, panels []string, combos [][]int, comboLabels []string, span float64) (lines [][]gridLine, ymin, ymax float64) {
+	ax := d.Axes[k]
+	x, logX := ax.xPos()
+	lines = make([][]gridLine, len(panels))
+	ymin, ymax = math.Inf(1), math.Inf(-1)
+	for p, agent := range panels {
+		type spec struct {
+			label  string
+			style  Style
+			agent  string
+			coords []int
+		}
+		var specs []spec
+		if agent == "" {
+			for _, a := range d.agentsFor(m) {
+				specs = append(specs, spec{a, AgentStyle(a), a, combos[0]})
+			}
+		} else {
+			for j, cc := range combos {
+				st := Style{Color: comboColor(j, len(combos)), Glyph: fallbackGlyphs[j%len(fallbackGlyphs)], Dashes: comboDashes[j%len(comboDashes)]}
+				specs = append(specs, spec{comboLabels[j], st, agent, cc})
+			}
+		}
+		for j, s := range specs {
+			l := gridLine{label: s.label, style: s.style}
+			for i := range ax.Labels {
+				coords := append([]int(nil), s.coords...)
+				coords[k] = i
+				cell, ok := d.cell(s.agent, coords)
+				st := m.get(cell)
+				if !ok || !isFinite(st.Mean) {
+					continue
+				}
+				l.pts = append(l.pts, plotter.XY{X: dodge(x[i], j, len(specs), span, logX), Y: st.Mean})
+				has := isFinite(st.Lo) && isFinite(st.Hi)
+				e := struct{ Low, High float64 }{}
+				if has {
+					e = struct{ Low, High float64 }{Low: math.Max(st.Mean-st.Lo, 0), High: math.Max(st.Hi-st.Mean, 0)}
+					ymin, ymax = math.Min(ymin, st.Lo), math.Max(ymax, st.Hi)
+				}
+				ymin, ymax = math.Min(ymin, st.Mean), math.Max(ymax, st.Mean)
+				l.errs = append(l.errs, e)
+				l.bars = append(l.bars, has)
+			}
+			if len(l.pts) > 0 {
+				lines[p] = append(lines[p], l)
+			}
+		}
+	}
+	return lines, ymin, ymax
+}
+
+// sharedLegend is the legend of a line figure of several panels: every
+// panel has the same combinations, so one entry per label serves all, but
+// only for the lines some panel has.
+func sharedLegend(lines [][]gridLine) []legendItem {
+	var items []legendItem
+	seen := map[string]bool{}
+	for _, ls := range lines {
+		for _, l := range ls {
+			if seen[l.label] {
+				continue
+			}
+			seen[l.label] = true
+			line, _ := plotter.NewLine(l.pts)
+			line.Color, line.Width, line.Dashes = l.style.Color, lineWidth, l.style.Dashes
+			sc, _ := plotter.NewScatter(l.pts[:1])
+			sc.GlyphStyle = glyphStyle(l.style, vg.Points(4))
+			items = append(items, legendItem{Label: l.label, Thumbs: []plot.Thumbnailer{line, sc}})
+		}
+	}
+	return items
 }
 
 // errorBars returns the interval bars of line l, or nil when it has none.

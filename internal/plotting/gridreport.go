@@ -7,15 +7,6 @@ import (
 	"strings"
 )
 
-// gridCaptions describe the sweep figures, by name prefix.
-var gridCaptions = map[string]string{
-	GridFigRegret:        "Cumulative regret against the oracle after the last episode, against the swept key: mean over seeds with its 95% Student-t interval as bars.",
-	GridFigReward:        "Cumulative reward after the last episode, against the swept key: mean over seeds with its 95% Student-t interval as bars.",
-	GridFigReturn:        "Mean return over the last 20 episodes, against the swept key: mean over seeds with its 95% Student-t interval as bars.",
-	GridFigHeatmapRegret: "Cumulative regret after the last episode at every grid point, one panel per agent: the mean over seeds, on one colour scale.",
-	GridFigHeatmapReward: "Cumulative reward after the last episode at every grid point, one panel per agent: the mean over seeds, on one colour scale.",
-}
-
 // GridReport writes reportDir/report.md for a parameter sweep: the grid,
 // a table with a row per point (its values, each agent's final
 // cumulative regret and reward with 95% intervals, a link to the point's
@@ -107,18 +98,7 @@ func GridReport(d *GridData, reportDir string, figs, pointDirs []string) error {
 		}
 		b.WriteString(sec.markdown("Over every point, resampling seeds within each point (stratified). "))
 	}
-	caption := func(name string) string {
-		if c, ok := figureCaptions[name]; ok && (name == FigIntervals || name == FigProfile) {
-			return c
-		}
-		for prefix, c := range gridCaptions { // no prefix is another's: at most one matches
-			if name == prefix || strings.HasPrefix(name, prefix+"_") {
-				return c
-			}
-		}
-		return ""
-	}
-	if err := writeFigures(&b, absReport, figs, caption); err != nil {
+	if err := writeFigures(&b, absReport, figs, sweepCaption); err != nil {
 		return err
 	}
 	return writeReport(reportDir, &b)

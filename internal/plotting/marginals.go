@@ -43,6 +43,21 @@ type MarginalMeans interface {
 // FigMarginals is the file name of the marginals figure.
 const FigMarginals = "marginals"
 
+func init() {
+	register(Figure{
+		Name: FigMarginals, Order: 110, Source: FromModel, Columns: "the true transition (Options.Marginals); episodes.csv w_i_j, each agent's final W of seed 0", Places: InRun,
+		Caption: "Next-state marginals at one query (s, a), from each agent's final W of seed 0: for a stochastic truth, the true distribution of each coordinate of s' (histogram of draws from the true transition) and each agent's learned marginal density; for a deterministic truth, each agent's predicted mean E[s'] against the true s'.",
+		Doc: DocLine{When: "any other MDP",
+			Shows: "at one query (s, a): the true distribution of each coordinate of s' and each agent's learned marginal; for a deterministic truth (CartPole, the pendulum) each agent's predicted mean E[s'] against the true s' instead"},
+		run: func(in *runInputs) *drawing {
+			if in.opt.Marginals == nil {
+				return nil
+			}
+			return &drawing{build: func(c draw.Canvas) error { return marginalsFigure(c, in.opt.Marginals, in.finals) }}
+		},
+	})
+}
+
 // Layout of the marginals figure.
 const (
 	marginalSamples = 20000

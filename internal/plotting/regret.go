@@ -11,6 +11,25 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// FigRegretLogLog is the figure of the regret's growth on log–log axes.
+const FigRegretLogLog = "regret_loglog"
+
+func init() {
+	register(Figure{
+		Name: FigRegretLogLog, Order: 50, Source: FromSummary, Columns: "cum_regret_mean", Places: InRun,
+		Caption: "Regret growth on log–log axes: mean cumulative regret over seeds against episode k, with the least-squares slope of log regret on log k over the second half of the episodes (k > K/2) in the legend; √k growth is slope 0.5, linear growth slope 1.",
+		Doc: DocLine{When: "an oracle ran and some agent has positive regret",
+			Shows: "mean cumulative regret against the oracle on log–log axes with each agent's least-squares slope over the second half, its fit line (dashed, on a white halo) and a √k reference (a curve that falls over the second half is labelled `slope 0, falling`, see `regret_slope`)"},
+		// Skipped (no data) when no agent has a positive mean regret.
+		run: func(in *runInputs) *drawing {
+			if !in.sum.hasRegret() {
+				return nil
+			}
+			return &drawing{build: func(c draw.Canvas) error { return regretLogLogFigure(c, in.sum) }}
+		},
+	})
+}
+
 // Style of the fitted lines of the log–log figure: dotted in the agent's
 // colour, unlike the grey dashed √k guide.
 var (

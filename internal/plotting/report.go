@@ -18,23 +18,6 @@ const ReportFile = "report.md"
 // bandNote describes the shaded bands of the figures over episodes.
 const bandNote = "95% Student-t interval clipped to the range of the seeds' values (a t interval over few seeds is wide and can leave what is possible; the seeds' range never does)."
 
-// figureCaptions describe the figures RunFigures writes, by name.
-var figureCaptions = map[string]string{
-	FigCumReward:    "Cumulative reward per episode: mean over seeds, shaded " + bandNote,
-	FigCumRegret:    "Cumulative regret against the oracle: mean over seeds, shaded " + bandNote,
-	FigRegretLogLog: "Regret growth on log–log axes: mean cumulative regret over seeds against episode k, with the least-squares slope of log regret on log k over the second half of the episodes (k > K/2) in the legend; √k growth is slope 0.5, linear growth slope 1.",
-	FigPlusCount:    "Planner action choices: number of steps per episode with a = +1, mean over seeds, shaded " + bandNote,
-	FigActions:      "Action coverage: per agent, the fraction of each episode's steps that played each action of env.actions (columns action_i of episodes.csv), mean over seeds. An action a learning agent never plays leaves the part of Ŵ only it reaches unidentified (see the warnings).",
-	FigWError:       "Frobenius error of the estimated W against the true W₀, mean over seeds; with stats.save_se (--save-se) the band is ± the mean over seeds of ‖SE(Ŵ)‖_F, the Frobenius norm of the matrix of standard errors, clipped at 0.",
-	FigMDP:          "The MDP: true transition densities from s = 0.5 for a = ±1, and the reward scaled to their maximum.",
-	FigDensities:    "True (filled) and estimated (lines; solid a = +1, dashed a = −1) transition densities at 15 states, from each agent's final W of seed 0.",
-	FigReturn:       "Return per episode (the sum of the episode's rewards): mean over seeds, shaded " + bandNote,
-	FigSteps:        "Episode length (steps before a terminal state, at most H): mean over seeds, shaded " + bandNote,
-	FigMarginals:    "Next-state marginals at one query (s, a), from each agent's final W of seed 0: for a stochastic truth, the true distribution of each coordinate of s' (histogram of draws from the true transition) and each agent's learned marginal density; for a deterministic truth, each agent's predicted mean E[s'] against the true s'.",
-	FigIntervals:    "Aggregate metrics of the per-seed score (mean return per episode of a seed, or over its final episodes): mean, median, interquartile mean and optimality gap against the oracle, each with its 95% stratified percentile-bootstrap interval (rliable).",
-	FigProfile:      "Performance profile: the fraction of each agent's seeds whose score exceeds τ, with its 95% stratified bootstrap band.",
-}
-
 // ReportInfo describes a run for its report: what the results directory's
 // CSV files do not say.
 type ReportInfo struct {

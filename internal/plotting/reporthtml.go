@@ -29,15 +29,9 @@ type report struct {
 	warnings                          []string // ReportInfo.Warnings
 }
 
-// caption returns the caption of the figure name, with the moving window
-// of the per-episode figures.
-func (r *report) caption(name string) string {
-	c := figureCaptions[name]
-	if r.smooth > 1 && (name == FigReturn || name == FigSteps || name == FigPlusCount) {
-		c += fmt.Sprintf(" Smoothed: the mean and both ends of the band are trailing moving averages over %d episodes.", r.smooth)
-	}
-	return c
-}
+// caption returns the caption of the figure name (its registration's),
+// with the moving window of the per-episode figures.
+func (r *report) caption(name string) string { return runCaption(name, r.smooth) }
 
 // newReport gathers a report's content: the results table of sums with
 // info's columns (or those the data allow), the title, description and

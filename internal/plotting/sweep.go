@@ -13,6 +13,19 @@ import (
 	"github.com/smrl-dev/smrl/internal/errs"
 )
 
+// FigEstimationSweep names the figure of smrl estimate --sweep-n in the
+// registry; its file is the one the user names.
+const FigEstimationSweep = "estimation_sweep"
+
+func init() {
+	register(Figure{
+		Name: FigEstimationSweep, Order: 300, Source: FromEstimationSweep, Columns: "method,n,repeat,frobenius_error", Places: InEstimate,
+		Doc: DocLine{Figure: "`smrl estimate --sweep-n`: `FILE.png`",
+			When:  "an estimation sweep (unless `--no-plots`); `smrl plot --sweep FILE.csv` redraws it",
+			Shows: "Frobenius error of Ŵ against n per method on log–log axes: the mean over repeats with its normal 95% band and a dashed c/√n guide"},
+	})
+}
+
 // SweepFigure draws the estimation-error sweep in csvPath (header
 // method,n,repeat,frobenius_error) as error against n on log–log axes and
 // writes it to outPath (its directory is created if missing). Per method it

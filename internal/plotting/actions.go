@@ -20,16 +20,21 @@ func init() {
 	register(Figure{
 		Name: FigActions, Order: 70, Source: FromEpisodes, Columns: "action_i and steps", Places: InRun,
 		Caption: "Action coverage: per agent, the fraction of each episode's steps that played each action of env.actions (columns action_i of episodes.csv), mean over seeds. An action a learning agent never plays leaves the part of Ŵ only it reaches unidentified (see the warnings).",
-		Doc: DocLine{When: "any discrete action set (`env.actions`)",
+		Doc: DocLine{When: "a discrete action set (`env.actions`) of at most 12 actions",
 			Shows: "one panel per agent: the fraction of each episode's steps that played each action, mean over seeds, on [0, 1] (columns `action_i` of `episodes.csv`)"},
 		run: func(in *runInputs) *drawing {
-			if in.shares == nil {
+			if in.shares == nil || in.shares.actions > maxFigureActions {
 				return nil
 			}
 			return &drawing{build: func(c draw.Canvas) error { return actionsFigure(c, in.shares, in.opt) }}
 		},
 	})
 }
+
+// maxFigureActions bounds the actions the figure draws a line for: with
+// more, the lines and their legend cover the panel (a set of hundreds of
+// actions); their counts stay in episodes.csv's action_i columns.
+const maxFigureActions = 12
 
 // actionShares is, per agent (in file order), the mean over seeds of the
 // fraction of each episode's steps that played each action.

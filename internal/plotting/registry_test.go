@@ -213,3 +213,27 @@ func TestRegisterRefusesDuplicates(t *testing.T) {
 		}()
 	}
 }
+
+// The actions figure draws at most maxFigureActions actions: a set of
+// hundreds made its legend cover the panel, so it is left out and the
+// counts stay in episodes.csv.
+func TestActionsFigureBoundsActions(t *testing.T) {
+	var fig *Figure
+	for _, f := range Figures() {
+		if f.Name == FigActions {
+			fig = &f
+		}
+	}
+	if fig == nil {
+		t.Fatal("no actions figure registered")
+	}
+	for _, tc := range []struct {
+		actions int
+		drawn   bool
+	}{{2, true}, {maxFigureActions, true}, {maxFigureActions + 1, false}, {200, false}} {
+		in := &runInputs{shares: &actionShares{actions: tc.actions}}
+		if got := fig.run(in) != nil; got != tc.drawn {
+			t.Errorf("%d actions: drawn %v, want %v", tc.actions, got, tc.drawn)
+		}
+	}
+}

@@ -382,10 +382,10 @@ func TestLowSeverityCases(t *testing.T) {
 			return []string{"run", "--config", writeFile(t, dir, "c.yaml", "name: 1e308\nseeds: 1\nepisodes: 1\n"), "-q", "--no-plots"}
 		}, code: ExitUsage, has: []string{`name: want text (quote it if you mean it: "1e308")`}, check: shortLine(300)},
 		{name: "SMRL_LAMBDA underflows", env: []string{"SMRL_LAMBDA=1e-400"}, setup: tinyArgs, code: ExitUsage,
-			has: []string{`SMRL_LAMBDA="1e-400": lambda is too small for a float64: it would be 0`}},
+			has: []string{`SMRL_LAMBDA="1e-400": lambda is out of range: too small for a float64 (it would be 0)`}},
 		{name: "lambda underflows in a file", setup: func(t *testing.T, dir string) []string {
 			return []string{"run", "--config", writeFile(t, dir, "c.yaml", "lambda: 1e-400\n"), "-q", "--no-plots"}
-		}, code: ExitUsage, has: []string{"lambda: 1e-400 is too small for a float64: it would be 0"}},
+		}, code: ExitUsage, has: []string{"lambda: 1e-400 is out of range: too small for a float64 (it would be 0)"}},
 		{name: "SMRL_LAMBDA hexadecimal", env: []string{"SMRL_LAMBDA=0x1p-2"}, setup: tinyArgs, code: ExitUsage,
 			has: []string{"must be a number in decimal notation"}},
 		{name: "lower-case variable", env: []string{"SMRL_seeds=2"}, setup: tinyArgs, code: ExitOK,

@@ -762,12 +762,12 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		}
 		return n, nil
 	case reflect.Float64:
+		if msg := outOfRange(val); msg != "" {
+			return nil, errors.New(msg)
+		}
 		x, err := strconv.ParseFloat(val, 64)
 		if err != nil || !decimal(val) && !math.IsNaN(x) && !math.IsInf(x, 0) {
 			return nil, fmt.Errorf("must be a number in decimal notation (such as 0.5 or 1e-3)")
-		}
-		if underflows(val) {
-			return nil, fmt.Errorf("is too small for a float64: it would be 0")
 		}
 		return x, nil
 	case reflect.Bool:
@@ -1155,14 +1155,14 @@ func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 			return fail(fmt.Sprintf("a whole number in [0, %d]", uint64(math.MaxUint64)))
 		}
 	case reflect.Float64:
+		if msg := outOfRange(n.Value); msg != "" && (tag == "!!str" || tag == "!!float") {
+			return &LineError{n.Line, key, n.Value + " " + msg}
+		}
 		if cvWordKey(key) && tag == "!!str" && n.Value != LambdaCVWord {
 			return &LineError{n.Line, key, lambdaCVText(n.Value)}
 		}
 		if tag != "!!int" && tag != "!!float" && !(cvWordKey(key) && n.Value == LambdaCVWord) {
 			return fail("a number")
-		}
-		if underflows(n.Value) {
-			return &LineError{n.Line, key, fmt.Sprintf("%s is too small for a float64: it would be 0", n.Value)}
 		}
 	case reflect.Bool:
 		if tag != "!!bool" {

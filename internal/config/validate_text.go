@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -38,6 +39,20 @@ func underflows(s string) bool {
 	}
 	mant, _, _ := strings.Cut(strings.ToLower(s), "e")
 	return strings.ContainsAny(mant, "123456789")
+}
+
+// outOfRange says how a number written in decimal notation lies outside
+// float64's range, in the words of data files and expressions ("" for one
+// inside it, or one that is not decimal): 1e400 is too large, 1e-400 too
+// small (it would be read as 0).
+func outOfRange(s string) string {
+	switch _, err := strconv.ParseFloat(s, 64); {
+	case underflows(s):
+		return "is out of range: too small for a float64 (it would be 0)"
+	case errors.Is(err, strconv.ErrRange) && decimal(s):
+		return "is out of range: too large for a float64"
+	}
+	return ""
 }
 
 // envSuffixCase reports whether the SMRL_ variable suffix is upper case,

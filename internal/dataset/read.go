@@ -146,28 +146,9 @@ func read(r io.Reader, name string, hint int64, f Filter, newline bool) (*Transi
 	p.cr.FieldsPerRecord = -1
 	p.cr.ReuseRecord = true
 
-	// The header: the first record that is not all blank, which must be
-	// on line 1. encoding/csv skips empty lines itself.
-	var rec []string
-	for {
-		var err error
-		rec, err = p.cr.Read()
-		if err == io.EOF {
-			return nil, errs.Invalid(fmt.Errorf("%s: empty file (no header)", name))
-		}
-		if err != nil {
-			return nil, p.readError(err)
-		}
-		if !isBlank(rec) {
-			break
-		}
-	}
-	if line, _ := p.cr.FieldPos(0); line != 1 {
-		return nil, p.errorf(1, "blank line before the header %s", headerHint)
-	}
-	p.names = make([]string, len(rec))
-	for i, s := range rec {
-		p.names[i] = strings.TrimSpace(s)
+	rec, err := p.header()
+	if err != nil {
+		return nil, err
 	}
 	lead, trail, msg := runColumns(p.names)
 	if msg != "" {
@@ -227,26 +208,14 @@ func read(r io.Reader, name string, hint int64, f Filter, newline bool) (*Transi
 				continue
 			}
 		}
-		for j := lead; j < lead+ds; j++ {
-			v, err := p.parse(rec, j)
-			if err != nil {
-				return nil, err
-			}
-			t.S = append(t.S, v)
+		if t.S, err = p.appendCells(t.S, rec, lead, lead+ds); err != nil {
+			return nil, err
 		}
-		for j := lead + ds; j < lead+ds+da; j++ {
-			v, err := p.parse(rec, j)
-			if err != nil {
-				return nil, err
-			}
-			t.A = append(t.A, v)
+		if t.A, err = p.appendCells(t.A, rec, lead+ds, lead+ds+da); err != nil {
+			return nil, err
 		}
-		for j := lead + ds + da; j < core; j++ {
-			v, err := p.parse(rec, j)
-			if err != nil {
-				return nil, err
-			}
-			t.Next = append(t.Next, v)
+		if t.Next, err = p.appendCells(t.Next, rec, lead+ds+da, core); err != nil {
+			return nil, err
 		}
 	}
 	if t.Len() == 0 && f.any() {
@@ -260,6 +229,44 @@ func read(r io.Reader, name string, hint int64, f Filter, newline bool) (*Transi
 		return nil, p.errorf(prevEnd, "no newline at the end of the file: it may have been cut short (a number cut in the middle still reads as a number); end its last line with a newline if the line is complete")
 	}
 	return t, nil
+}
+
+// header reads the header, the first record that is not all blank, which
+// must be on line 1 (encoding/csv skips empty lines itself), into p.names,
+// trimmed, and returns the record.
+func (p *parser) header() ([]string, error) {
+	for {
+		rec, err := p.cr.Read()
+		if err == io.EOF {
+			return nil, errs.Invalid(fmt.Errorf("%s: empty file (no header)", p.name))
+		}
+		if err != nil {
+			return nil, p.readError(err)
+		}
+		if isBlank(rec) {
+			continue
+		}
+		if line, _ := p.cr.FieldPos(0); line != 1 {
+			return nil, p.errorf(1, "blank line before the header %s", headerHint)
+		}
+		p.names = make([]string, len(rec))
+		for i, s := range rec {
+			p.names[i] = strings.TrimSpace(s)
+		}
+		return rec, nil
+	}
+}
+
+// appendCells appends the numbers of rec's columns [lo, hi) to dst.
+func (p *parser) appendCells(dst []float64, rec []string, lo, hi int) ([]float64, error) {
+	for j := lo; j < hi; j++ {
+		v, err := p.parse(rec, j)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, v)
+	}
+	return dst, nil
 }
 
 // lastByte is a reader that remembers the last byte it read. A plain

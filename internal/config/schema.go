@@ -1,0 +1,269 @@
+package config
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// Default returns the embedded default config file (the paper's settings).
+func Default() []byte { return slices.Clone(defaultYAML) }
+
+// Config is a fully resolved experiment.
+type Config struct {
+	Name       string     `mapstructure:"name" yaml:"name"`
+	Seed       uint64     `mapstructure:"seed" yaml:"seed"`
+	Seeds      int        `mapstructure:"seeds" yaml:"seeds"`
+	Episodes   int        `mapstructure:"episodes" yaml:"episodes"`
+	Workers    int        `mapstructure:"workers" yaml:"workers"`
+	Lambda     float64    `mapstructure:"lambda" yaml:"lambda"`
+	Agents     []string   `mapstructure:"agents" yaml:"agents"`
+	Env        Env        `mapstructure:"env" yaml:"env"`
+	Model      Model      `mapstructure:"model" yaml:"model"`
+	Planner    Planner    `mapstructure:"planner" yaml:"planner"`
+	LDS        LDS        `mapstructure:"lds" yaml:"lds"`
+	SM         SM         `mapstructure:"sm" yaml:"sm"`
+	Confidence Confidence `mapstructure:"confidence" yaml:"confidence"`
+	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
+	CV         CV         `mapstructure:"cv" yaml:"cv"`
+	Stats      Stats      `mapstructure:"stats" yaml:"stats"`
+	// LambdaCV is true when lambda is the word cv (validate_stats.go);
+	// Lambda is then 0 and not used.
+	LambdaCV bool `mapstructure:"-" yaml:"-"`
+	// LengthCV is true when model.features.length is the word cv
+	// (validate_stats.go); Model.Features.Length is then the placeholder
+	// 1 and smrl estimate chooses it on cv.lengths.
+	LengthCV bool `mapstructure:"-" yaml:"-"`
+
+	// parts holds the values of the registered parts' sections, by path
+	// ("env.cartpole"): see Section.
+	parts map[string]any
+	// origins maps each key set by a source to where (Origin); rank to
+	// the precedence of that source (see Load).
+	origins map[string]string
+	rank    map[string]int
+	// allAgents treats every agent as selected (smrl estimate, which
+	// runs no agent but fits with every method).
+	allAgents bool
+}
+
+// Env describes the MDP. Kind "expfam" is an exponential-family transition
+// with a known reward on states (the paper's); the other kinds are physical
+// systems with their own sections.
+type Env struct {
+	Kind        string      `mapstructure:"kind" yaml:"kind"`
+	Horizon     int         `mapstructure:"horizon" yaml:"horizon"`
+	InitLow     float64     `mapstructure:"init_low" yaml:"init_low"`
+	InitHigh    float64     `mapstructure:"init_high" yaml:"init_high"`
+	Family      Family      `mapstructure:"family" yaml:"family"`
+	Features    Features    `mapstructure:"features" yaml:"features"`
+	W0          [][]float64 `mapstructure:"w0" yaml:"w0"`
+	ActionDim   int         `mapstructure:"action_dim" yaml:"action_dim"`
+	ActionSpace string      `mapstructure:"action_space" yaml:"action_space"`
+	Actions     []float64   `mapstructure:"actions" yaml:"actions"`
+	ActionLow   []float64   `mapstructure:"action_low" yaml:"action_low"`
+	ActionHigh  []float64   `mapstructure:"action_high" yaml:"action_high"`
+	Reward      Reward      `mapstructure:"reward" yaml:"reward"`
+	// Terminal is a boolean expression of s0, s1, …: the states that end
+	// an episode ("" none), with TerminalReward collected on entering one
+	// (see validate_expr.go).
+	Terminal       string  `mapstructure:"terminal" yaml:"terminal,omitempty"`
+	TerminalReward float64 `mapstructure:"terminal_reward" yaml:"terminal_reward,omitempty"`
+}
+
+// Model configures the learners' model in the physical environments (in
+// env.kind expfam the learners use the true family and features): a product
+// of per-coordinate families for s' with features phi(s, a).
+type Model struct {
+	Family   []string  `mapstructure:"family" yaml:"family"` // per coordinate, or one for all: a name of Families
+	Sigma    []float64 `mapstructure:"sigma" yaml:"sigma"`   // per-coordinate base scale; empty: the environment's noise scales
+	Alpha    float64   `mapstructure:"alpha" yaml:"alpha"`   // custom-sin: q(x) = exp(−|x|^alpha/alpha)
+	Features Features  `mapstructure:"features" yaml:"features"`
+	// KinkBandwidth is the kernel bandwidth of the score-matching kink term
+	// of the relu families, in units of the coordinate's base scale (0: the
+	// kink is ignored, as in the authors' estimator).
+	KinkBandwidth float64 `mapstructure:"kink_bandwidth" yaml:"kink_bandwidth"`
+	// Kink is how score matching treats the kink of the relu families:
+	// "weighted", a weight vanishing at the kink (generalised SM, consistent);
+	// "kernel", the kernel estimate of its δ term (bandwidth KinkBandwidth);
+	// "none", ignored (the authors' estimator).
+	Kink string `mapstructure:"kink" yaml:"kink"`
+	// WeightCap is the cap C of the score-matching weights min(d/C, 1)^p
+	// (d the distance to a kink or the boundary of the support): in units of
+	// σ for relu, relu-mog and truncated-gaussian, of x for exponential and
+	// gamma, absolute for beta; 0 is each family's default (1, 1, 1, 0.5).
+	WeightCap float64 `mapstructure:"weight_cap" yaml:"weight_cap"`
+	// Target is what the learners model: "next", s', or "delta", s' − s.
+	Target string `mapstructure:"target" yaml:"target"`
+	// InputScale divides each coordinate of (s, a) before rff features
+	// (empty: the environment's scales), so one length fits every input.
+	InputScale []float64 `mapstructure:"input_scale" yaml:"input_scale"`
+	// LDSFeatures are the LDS agent's features: "linear" [s, a], "affine"
+	// [s, a, 1], or "model", the other learners' model.features.
+	LDSFeatures string `mapstructure:"lds_features" yaml:"lds_features"`
+	// Expression defines the coordinates of model.family "expression": one
+	// family for all of them, or one per such coordinate in order.
+	Expression []ExprFamily `mapstructure:"expression" yaml:"expression,omitempty"`
+}
+
+// Family selects the transition family.
+type Family struct {
+	Kind  string  `mapstructure:"kind" yaml:"kind"`
+	Freq  float64 `mapstructure:"freq" yaml:"freq"`
+	Alpha float64 `mapstructure:"alpha" yaml:"alpha"`
+	Dim   int     `mapstructure:"dim" yaml:"dim"`
+	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
+	// Low and High are the support (low, high) of the truncated-gaussian
+	// family (env.family and model.family).
+	Low  float64 `mapstructure:"low" yaml:"low"`
+	High float64 `mapstructure:"high" yaml:"high"`
+	// Kind expression: log q, psi and the support for every coordinate,
+	// or Coords, one family per coordinate (see validate_expr.go).
+	LogQ    string       `mapstructure:"log_q" yaml:"log_q,omitempty"`
+	Psi     []string     `mapstructure:"psi" yaml:"psi,omitempty"`
+	Support []float64    `mapstructure:"support" yaml:"support,omitempty"`
+	Coords  []ExprFamily `mapstructure:"coords" yaml:"coords,omitempty"`
+}
+
+// ExprFamily is a one-dimensional family written as expressions of x:
+// q(x) = exp(log_q), statistics psi, support [lo, hi] (empty: the real line).
+type ExprFamily struct {
+	LogQ    string    `mapstructure:"log_q" yaml:"log_q"`
+	Psi     []string  `mapstructure:"psi" yaml:"psi"`
+	Support []float64 `mapstructure:"support" yaml:"support,omitempty"`
+}
+
+// Features selects phi.
+type Features struct {
+	Kind   string  `mapstructure:"kind" yaml:"kind"`
+	Dim    int     `mapstructure:"dim" yaml:"dim"`
+	Length float64 `mapstructure:"length" yaml:"length"`
+	Seed   uint64  `mapstructure:"seed" yaml:"seed"`
+	// Phi lists the features of kind expression, expressions of s0, s1, …
+	// and a0, a1, ….
+	Phi []string `mapstructure:"phi" yaml:"phi,omitempty"`
+}
+
+// Reward is r(s) = Σ_k exp(−width·|s − c_k|²).
+type Reward struct {
+	Width   float64   `mapstructure:"width" yaml:"width"`
+	Centers []float64 `mapstructure:"centers" yaml:"centers"`
+	// Expression, when set, is r(s, a) as an expression of s0, s1, … and
+	// a0, a1, … instead of the bumps.
+	Expression string `mapstructure:"expression" yaml:"expression,omitempty"`
+}
+
+// Planner configures the planner every agent plans with: Kind selects the
+// method (rss, cem, mppi); Tau, NRollouts, CRN and Rollout define the
+// objective all methods share, the mean return of a rollout of τ states.
+type Planner struct {
+	Kind       string `mapstructure:"kind" yaml:"kind"`
+	Mode       string `mapstructure:"mode" yaml:"mode"`
+	NRollouts  int    `mapstructure:"n_rollouts" yaml:"n_rollouts"`
+	Tau        int    `mapstructure:"tau" yaml:"tau"`
+	NSequences int    `mapstructure:"n_sequences" yaml:"n_sequences"`
+	CRN        bool   `mapstructure:"common_random_numbers" yaml:"common_random_numbers"`
+	// Rollout is how rollouts draw next states: "sample" from the model, or
+	// "mean", the model's mean next state (the authors' "deterministic").
+	Rollout string `mapstructure:"rollout" yaml:"rollout"`
+	// TieBreak is how rss random mode over a discrete action set chooses
+	// among sequences of equal value: "first" (the sequence drawn first,
+	// the SMRL authors'), "vote" (the first action most common among the
+	// best-valued sequences) or "mean" (the first action whose sequences
+	// have the highest mean value). Part rss owns it.
+	TieBreak string `mapstructure:"tie_break" yaml:"tie_break"`
+	// Section is the selected kind's own section (planner.<kind>, a
+	// pointer to the struct its part registers), nil when it has none.
+	Section any `mapstructure:"-" yaml:"-"`
+}
+
+// LDS configures the LDS agent's model.
+type LDS struct {
+	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
+}
+
+// SM configures the score-matching estimate of the sm agents.
+type SM struct {
+	// Floor is the information floor of the estimate
+	// (estimator.SM.SetFloor): a direction of V carrying less information
+	// than Floor average transitions is shrunk to that floor; 0 is the
+	// paper's plain estimator.
+	Floor float64 `mapstructure:"floor" yaml:"floor"`
+}
+
+// Confidence configures the confidence sets of the optimistic (-ucb) and
+// posterior-sampling (-ps) agents:
+//
+//	W_k = {W : |vec(W − Ŵ_k)|_{A_k} ≤ β_k}
+//
+// with A_k the precision of the agent's fit (V_k + λI; (G + λI)/σ² for the
+// LDS agent) and β_k from the paper's theorem (Beta "theory", eq.
+// conf-set) or the practical form β_k = Scale·sqrt(log det(V_k/λ + I) +
+// 2 log(1/δ)).
+type Confidence struct {
+	Beta  string  `mapstructure:"beta" yaml:"beta"`   // "practical" or "theory"
+	Scale float64 `mapstructure:"scale" yaml:"scale"` // c of the practical β
+	Delta float64 `mapstructure:"delta" yaml:"delta"` // δ, in (0, 1)
+	// The constants of the theory β, each a number or "auto" (derived from
+	// the agent's model family where the paper allows it).
+	BPsi   Auto `mapstructure:"b_psi" yaml:"b_psi"`   // ξ(s') + C(s')W0 phi is B_psi-subgaussian
+	BC     Auto `mapstructure:"b_c" yaml:"b_c"`       // C(s')W0 phi is B_c-subgaussian
+	Alpha1 Auto `mapstructure:"alpha1" yaml:"alpha1"` // C(s') ⪰ α₁ I
+	// BStar bounds |W0|_F: it enters the theory β as sqrt(λ)·B_star, and
+	// candidate and posterior parameters are kept in the ball |W|_F ≤
+	// max(B_star, |Ŵ|_F).
+	BStar float64 `mapstructure:"b_star" yaml:"b_star"`
+	// Lambda is the -ucb agents' λ: "shared" (the top-level lambda) or
+	// "theorem" (1/b_star², the choice of the paper's regret theorem).
+	Lambda     string `mapstructure:"lambda" yaml:"lambda"`
+	Candidates int    `mapstructure:"candidates" yaml:"candidates"` // M, boundary draws per episode (-ucb)
+	Choice     string `mapstructure:"choice" yaml:"choice"`         // "episode" or "step" (-ucb)
+	// Value is how choice "episode" scores a candidate at s_1: "lookahead"
+	// (the planner's value of its best action) or "rollout" (the reward of
+	// an H-step episode simulated under the candidate with the planner).
+	Value string `mapstructure:"value" yaml:"value"`
+	// PosteriorScale is ν of the -ps agents: W ~ N(Ŵ, ν² A⁻¹) truncated to
+	// the ball.
+	PosteriorScale float64 `mapstructure:"posterior_scale" yaml:"posterior_scale"`
+}
+
+// Auto is a number or the word "auto" (derive the value). It is decoded
+// from a YAML number or string and written back as a number when it is
+// one.
+type Auto string
+
+// AutoWord is the value of an Auto that asks for a derived value.
+const AutoWord = "auto"
+
+// Float returns the number, or auto = true for "auto"; err when the value
+// is neither.
+func (a Auto) Float() (v float64, auto bool, err error) {
+	if a == AutoWord {
+		return 0, true, nil
+	}
+	v, err = strconv.ParseFloat(strings.TrimSpace(string(a)), 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("must be %s or a number, got %q", AutoWord, string(a))
+	}
+	return v, false, nil
+}
+
+// MarshalYAML writes a number as a number and "auto" as a string.
+func (a Auto) MarshalYAML() (any, error) {
+	if v, auto, err := a.Float(); err == nil && !auto {
+		return v, nil
+	}
+	return string(a), nil
+}
+
+// Estimate configures smrl estimate.
+type Estimate struct {
+	N       int   `mapstructure:"n" yaml:"n"`
+	Repeats int   `mapstructure:"repeats" yaml:"repeats"`
+	SweepN  []int `mapstructure:"sweep_n" yaml:"sweep_n"`
+}

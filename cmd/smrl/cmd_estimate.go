@@ -182,48 +182,22 @@ func completeFileExt(exts ...string) func(*cobra.Command, []string, string) ([]c
 	}
 }
 
-// estimateRun does the work of smrl estimate. Output is written only once
-// everything succeeded.
+// estimateRun does the work of smrl estimate: it checks the flags, then
+// runs one of its modes, each a function of its own: scoring saved models
+// (evaluateModel, --model), the sweep over n (estimateSweep, --sweep-n or
+// --out), or one fit of transitions drawn from the true model or read
+// from --data (estimateFit). Output is written only once everything
+// succeeded.
 func estimateRun(opts *EstimateOptions) error {
-	if opts.Format != "table" && opts.Format != "json" {
-		return usageErrorf("unknown --format %q (known: table, json)", opts.Format)
-	}
-	if f := opts.Cmd.Flags().Lookup("lambda"); f != nil && f.Changed && f.Value.String() != config.LambdaCVWord {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(f.Value.String()), 64); err != nil {
-			return usageErrorf("--lambda: want a number >= 0 or %s, got %q", config.LambdaCVWord, f.Value.String())
-		}
-	}
-	if opts.MLESE != "information" && opts.MLESE != "sandwich" {
-		return usageErrorf("unknown --mle-se %q (known: information, sandwich)", opts.MLESE)
-	}
-	methods, err := estimate.ParseMethods(opts.Methods)
+	methods, filter, err := checkEstimateFlags(opts)
 	if err != nil {
-		return asUsage(fmt.Errorf("--method: %w", err))
-	}
-	sweep := opts.SweepNSet || opts.Out != ""
-	switch {
-	case opts.SweepNSet && opts.Out == "":
-		return usageErrorf("--sweep-n needs --out FILE for the CSV of errors")
-	case sweep && opts.DataPath != "":
-		return usageErrorf("a sweep (--sweep-n, --out) draws its own data and cannot use --data")
-	case sweep && opts.NSet:
-		return usageErrorf("--n does not apply to a sweep; give the sizes with --sweep-n")
-	case !sweep && opts.RepeatsSet:
-		return usageErrorf("--repeats applies to a sweep only (--sweep-n and --out)")
-	case opts.DataPath != "" && opts.NSet:
-		return usageErrorf("--n does not apply to --data: every transition of the file is used")
-	case len(opts.Where) > 0 && opts.DataPath == "":
-		return usageErrorf("--where selects rows of --data FILE; give the file")
-	}
-	filter, err := dataset.ParseFilter(opts.Where)
-	if err != nil {
-		return asUsage(fmt.Errorf("--where: %w", err))
+		return err
 	}
 	if opts.Model != "" {
 		return evaluateModel(opts, filter)
 	}
 	if opts.SaveModel != "" {
-		if sweep {
+		if opts.isSweep() {
 			return usageErrorf("--save-model applies to one fit, not a sweep")
 		}
 		if err := checkOutFile("--save-model", opts.SaveModel); err != nil {
@@ -233,7 +207,6 @@ func estimateRun(opts *EstimateOptions) error {
 			return err
 		}
 	}
-
 	// estimate runs no agent: the agents of a config, and what only they
 	// need, are not its business.
 	copt, err := opts.Config.options()
@@ -245,114 +218,161 @@ func estimateRun(opts *EstimateOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := opts.Cmd.Context()
+	if opts.isSweep() {
+		return estimateSweep(opts, c, methods)
+	}
+	return estimateFit(opts, c, methods, filter)
+}
 
-	if sweep {
-		// Before the sweep, which may take minutes: a bad --out, or a file
-		// of the user's at --out or at the figure's path, fails now.
-		fig := strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".png"
-		if !opts.NoPlots && fig == opts.Out {
-			return usageErrorf("--out %s: the error-vs-n figure would be written over the CSV; give a .csv file, or --no-plots", opts.Out)
+// isSweep reports whether the flags ask for the sweep over n.
+func (opts *EstimateOptions) isSweep() bool { return opts.SweepNSet || opts.Out != "" }
+
+// checkEstimateFlags checks the values of the flags and their
+// combinations, which need no config, and returns the methods and the
+// --where filter.
+func checkEstimateFlags(opts *EstimateOptions) ([]string, dataset.Filter, error) {
+	if opts.Format != "table" && opts.Format != "json" {
+		return nil, dataset.Filter{}, usageErrorf("unknown --format %q (known: table, json)", opts.Format)
+	}
+	if f := opts.Cmd.Flags().Lookup("lambda"); f != nil && f.Changed && f.Value.String() != config.LambdaCVWord {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(f.Value.String()), 64); err != nil {
+			return nil, dataset.Filter{}, usageErrorf("--lambda: want a number >= 0 or %s, got %q", config.LambdaCVWord, f.Value.String())
 		}
-		if err := checkOutFile("--out", opts.Out); err != nil {
-			return err
-		}
-		if err := checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeader)); err != nil {
-			// a sweep file of an earlier smrl is smrl's too
-			if checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeaderV1)) != nil {
-				return err
-			}
-		}
-		diag := strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + "-diagnostics.png"
-		if !opts.NoPlots {
-			if err := checkOwnFile("the error-vs-n figure", fig, outdir.FigureFile("png")); err != nil {
-				return err
-			}
-			if err := checkOwnFile("the diagnostics figure", diag, outdir.FigureFile("png")); err != nil {
-				return err
-			}
-		}
-		rows, err := estimate.Sweep(ctx, c, estimate.SweepOptions{Methods: methods, Progress: opts.IO.ErrOut})
-		if err != nil {
-			return lambdaHint(err)
-		}
-		if err := estimate.WriteSweep(opts.Out, rows); err != nil {
-			return err
-		}
-		var parts []string
-		for _, s := range estimate.Slopes(rows) {
-			if s.OK {
-				parts = append(parts, fmt.Sprintf("%s %.3f", s.Method, s.Slope))
-			} else {
-				parts = append(parts, s.Method+" n/a")
-			}
-		}
-		if eff := estimate.Efficiencies(rows); eff != "" {
-			parts[len(parts)-1] += "; relative efficiency vs mle (MSE_mle/MSE) by n: " + eff
-		}
-		sizes := len(rows) / len(methods) / c.Estimate.Repeats
-		out := opts.IO.Out
-		if opts.Quiet {
-			out = io.Discard
-		}
-		if _, err := fmt.Fprintf(out, "wrote %s (%d methods × %d sizes × %d repeats); slope of log mean |W−W0|_F on log n: %s\n",
-			opts.Out, len(methods), sizes, c.Estimate.Repeats, strings.Join(parts, ", ")); err != nil {
-			return err
-		}
-		if opts.NoPlots {
-			return nil
-		}
-		if err := plotting.SweepFigure(opts.Out, fig, plotting.Options{}); err != nil {
-			return fmt.Errorf("drawing %s: %w", fig, err)
-		}
-		wrote, err := plotting.SweepDiagnosticsFigure(opts.Out, diag, plotting.Options{})
-		if err != nil {
-			return fmt.Errorf("drawing %s: %w", diag, err)
-		}
-		if !wrote {
-			_, err = fmt.Fprintf(out, "wrote %s\n", fig)
-			return err
-		}
-		_, err = fmt.Fprintf(out, "wrote %s and %s\n", fig, diag)
+	}
+	if opts.MLESE != "information" && opts.MLESE != "sandwich" {
+		return nil, dataset.Filter{}, usageErrorf("unknown --mle-se %q (known: information, sandwich)", opts.MLESE)
+	}
+	methods, err := estimate.ParseMethods(opts.Methods)
+	if err != nil {
+		return nil, dataset.Filter{}, asUsage(fmt.Errorf("--method: %w", err))
+	}
+	sweep := opts.isSweep()
+	switch {
+	case opts.SweepNSet && opts.Out == "":
+		return nil, dataset.Filter{}, usageErrorf("--sweep-n needs --out FILE for the CSV of errors")
+	case sweep && opts.DataPath != "":
+		return nil, dataset.Filter{}, usageErrorf("a sweep (--sweep-n, --out) draws its own data and cannot use --data")
+	case sweep && opts.NSet:
+		return nil, dataset.Filter{}, usageErrorf("--n does not apply to a sweep; give the sizes with --sweep-n")
+	case !sweep && opts.RepeatsSet:
+		return nil, dataset.Filter{}, usageErrorf("--repeats applies to a sweep only (--sweep-n and --out)")
+	case opts.DataPath != "" && opts.NSet:
+		return nil, dataset.Filter{}, usageErrorf("--n does not apply to --data: every transition of the file is used")
+	case len(opts.Where) > 0 && opts.DataPath == "":
+		return nil, dataset.Filter{}, usageErrorf("--where selects rows of --data FILE; give the file")
+	}
+	filter, err := dataset.ParseFilter(opts.Where)
+	if err != nil {
+		return nil, dataset.Filter{}, asUsage(fmt.Errorf("--where: %w", err))
+	}
+	return methods, filter, nil
+}
+
+// estimateSweep is smrl estimate --sweep-n/--out: the errors of every
+// method over the sample sizes, written to --out with its summary line,
+// then the error-vs-n and diagnostics figures unless --no-plots.
+func estimateSweep(opts *EstimateOptions, c *config.Config, methods []string) error {
+	fig, diag, err := checkSweepTargets(opts)
+	if err != nil {
 		return err
 	}
+	rows, err := estimate.Sweep(opts.Cmd.Context(), c, estimate.SweepOptions{Methods: methods, Progress: opts.IO.ErrOut})
+	if err != nil {
+		return lambdaHint(err)
+	}
+	if err := estimate.WriteSweep(opts.Out, rows); err != nil {
+		return err
+	}
+	out := opts.IO.Out
+	if opts.Quiet {
+		out = io.Discard
+	}
+	sizes := len(rows) / len(methods) / c.Estimate.Repeats
+	if _, err := fmt.Fprintf(out, "wrote %s (%d methods × %d sizes × %d repeats); slope of log mean |W−W0|_F on log n: %s\n",
+		opts.Out, len(methods), sizes, c.Estimate.Repeats, sweepSlopes(rows)); err != nil {
+		return err
+	}
+	if opts.NoPlots {
+		return nil
+	}
+	if err := plotting.SweepFigure(opts.Out, fig, plotting.Options{}); err != nil {
+		return fmt.Errorf("drawing %s: %w", fig, err)
+	}
+	wrote, err := plotting.SweepDiagnosticsFigure(opts.Out, diag, plotting.Options{})
+	if err != nil {
+		return fmt.Errorf("drawing %s: %w", diag, err)
+	}
+	if !wrote {
+		_, err = fmt.Fprintf(out, "wrote %s\n", fig)
+		return err
+	}
+	_, err = fmt.Fprintf(out, "wrote %s and %s\n", fig, diag)
+	return err
+}
 
-	var dens plotting.DensitySource
-	if opts.Plot != "" {
-		// Checked before estimating, so a bad --plot wastes no work.
-		switch filepath.Ext(opts.Plot) {
-		case ".png", ".svg", ".pdf":
-		default:
-			return usageErrorf("--plot %s: want a .png, .svg or .pdf file", opts.Plot)
-		}
-		if err := checkOutFile("--plot", opts.Plot); err != nil {
-			return err
-		}
-		if err := checkOwnFile("--plot", opts.Plot, outdir.FigureFile(strings.TrimPrefix(filepath.Ext(opts.Plot), "."))); err != nil {
-			return err
-		}
-		if dens, err = experiment.NewDensities(c); err != nil {
-			return err
+// checkSweepTargets refuses, before the sweep, which may take minutes, a
+// bad --out or a file of the user's at --out or at the figures' paths,
+// which it returns (FILE.png and FILE-diagnostics.png).
+func checkSweepTargets(opts *EstimateOptions) (fig, diag string, err error) {
+	fig = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".png"
+	if !opts.NoPlots && fig == opts.Out {
+		return "", "", usageErrorf("--out %s: the error-vs-n figure would be written over the CSV; give a .csv file, or --no-plots", opts.Out)
+	}
+	if err := checkOutFile("--out", opts.Out); err != nil {
+		return "", "", err
+	}
+	if err := checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeader)); err != nil {
+		// a sweep file of an earlier smrl is smrl's too
+		if checkOwnFile("--out", opts.Out, outdir.CSVFile(estimate.SweepHeaderV1)) != nil {
+			return "", "", err
 		}
 	}
-	res, err := estimate.Run(ctx, c, estimate.Options{Methods: methods, Data: opts.DataPath, Filter: filter, Progress: opts.IO.ErrOut,
+	diag = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + "-diagnostics.png"
+	if !opts.NoPlots {
+		if err := checkOwnFile("the error-vs-n figure", fig, outdir.FigureFile("png")); err != nil {
+			return "", "", err
+		}
+		if err := checkOwnFile("the diagnostics figure", diag, outdir.FigureFile("png")); err != nil {
+			return "", "", err
+		}
+	}
+	return fig, diag, nil
+}
+
+// sweepSlopes is the sweep's summary: each method's slope of log mean
+// error on log n, then the relative efficiencies against mle.
+func sweepSlopes(rows []estimate.SweepRow) string {
+	var parts []string
+	for _, s := range estimate.Slopes(rows) {
+		if s.OK {
+			parts = append(parts, fmt.Sprintf("%s %.3f", s.Method, s.Slope))
+		} else {
+			parts = append(parts, s.Method+" n/a")
+		}
+	}
+	if eff := estimate.Efficiencies(rows); eff != "" {
+		parts[len(parts)-1] += "; relative efficiency vs mle (MSE_mle/MSE) by n: " + eff
+	}
+	return strings.Join(parts, ", ")
+}
+
+// estimateFit is smrl estimate without --model or a sweep: one fit of
+// every method on transitions drawn from the true model, or read from
+// --data (estimate.Run takes either), then the --plot figure, the
+// --save-model file and the estimates in --format.
+func estimateFit(opts *EstimateOptions, c *config.Config, methods []string, filter dataset.Filter) error {
+	dens, err := checkDensityPlot(opts, c)
+	if err != nil {
+		return err
+	}
+	res, err := estimate.Run(opts.Cmd.Context(), c, estimate.Options{Methods: methods, Data: opts.DataPath, Filter: filter, Progress: opts.IO.ErrOut,
 		SE: estimate.SEOptions{MLESandwich: opts.MLESE == "sandwich", HC1: opts.HC1}})
 	if err != nil {
 		return lambdaHint(err)
 	}
 	if opts.Plot != "" {
-		ests := map[string][]float64{}
-		for _, e := range res.Estimates {
-			var w []float64
-			for _, row := range e.W {
-				w = append(w, row...)
-			}
-			ests[e.Method] = w
-		}
-		format := strings.TrimPrefix(filepath.Ext(opts.Plot), ".")
-		title := fmt.Sprintf("Transition densities: true (filled) and estimated from n = %d transitions (lines)", res.N)
-		if err := plotting.DensityGrid(opts.Plot, title, dens, ests, plotting.Options{Format: format}); err != nil {
-			return fmt.Errorf("drawing %s: %w", opts.Plot, err)
+		if err := drawDensities(opts.Plot, res, dens); err != nil {
+			return err
 		}
 	}
 	if opts.SaveModel != "" {
@@ -375,6 +395,46 @@ func estimateRun(opts *EstimateOptions) error {
 	}
 	_, err = opts.IO.Out.Write(b.Bytes())
 	return err
+}
+
+// checkDensityPlot checks --plot before estimating, so that a bad one
+// wastes no work, and returns the true densities it draws (nil without
+// --plot).
+func checkDensityPlot(opts *EstimateOptions, c *config.Config) (plotting.DensitySource, error) {
+	if opts.Plot == "" {
+		return nil, nil
+	}
+	switch filepath.Ext(opts.Plot) {
+	case ".png", ".svg", ".pdf":
+	default:
+		return nil, usageErrorf("--plot %s: want a .png, .svg or .pdf file", opts.Plot)
+	}
+	if err := checkOutFile("--plot", opts.Plot); err != nil {
+		return nil, err
+	}
+	if err := checkOwnFile("--plot", opts.Plot, outdir.FigureFile(strings.TrimPrefix(filepath.Ext(opts.Plot), "."))); err != nil {
+		return nil, err
+	}
+	return experiment.NewDensities(c)
+}
+
+// drawDensities draws the true densities dens and those of the estimates
+// of res to path (--plot), in the format its extension names.
+func drawDensities(path string, res *estimate.Result, dens plotting.DensitySource) error {
+	ests := map[string][]float64{}
+	for _, e := range res.Estimates {
+		var w []float64
+		for _, row := range e.W {
+			w = append(w, row...)
+		}
+		ests[e.Method] = w
+	}
+	format := strings.TrimPrefix(filepath.Ext(path), ".")
+	title := fmt.Sprintf("Transition densities: true (filled) and estimated from n = %d transitions (lines)", res.N)
+	if err := plotting.DensityGrid(path, title, dens, ests, plotting.Options{Format: format}); err != nil {
+		return fmt.Errorf("drawing %s: %w", path, err)
+	}
+	return nil
 }
 
 // checkOutFile checks that a file can be written at path (given by flag,

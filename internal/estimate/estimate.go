@@ -128,6 +128,9 @@ type Estimate struct {
 // Run fits every method of opt on data from opt.Data or drawn from the
 // config's true model. Errors caused by the data, the config or the
 // choice of λ (a singular system) wrap errs.ErrInvalidInput.
+//
+// Its two modes differ only in where the transitions come from
+// (drawTransitions, readTransitions); fitAll fits them alike.
 func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	methods, err := ParseMethods(opt.Methods)
 	if err != nil {
@@ -144,31 +147,13 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	stop := heartbeat(opt.Progress, opt.ProgressEvery, st.get)
 	defer stop()
 	var data *dataset.Transitions
-	known := opt.Data == ""
-	if known {
-		if err := c.CheckDataMemory(c.Estimate.N); err != nil {
-			return nil, errs.Invalid(fmt.Errorf("estimate.n: %w", err))
-		}
-		st.set(fmt.Sprintf("drawing %d transitions from the true model", c.Estimate.N))
-		data = Draw(mdp, c.Estimate.N, rand.New(rand.NewPCG(c.Seed, streamDraw)))
-		if err := checkDrawn(mdp, data); err != nil {
-			return nil, err
-		}
+	if opt.Data == "" {
+		data, err = drawTransitions(c, mdp, &st)
 	} else {
-		st.set("reading " + opt.Data)
-		data, err = dataset.ReadFileFilter(opt.Data, opt.Filter)
-		if err != nil {
-			return nil, err
-		}
-		if err := CheckDims(c, mdp, data, opt.Data); err != nil {
-			return nil, err
-		}
-		if err := CheckRange(data, opt.Data); err != nil {
-			return nil, err
-		}
-		if err := c.CheckDataMemory(data.Len()); err != nil {
-			return nil, errs.Invalid(fmt.Errorf("%s: %w", opt.Data, err))
-		}
+		data, err = readTransitions(c, mdp, opt, &st)
+	}
+	if err != nil {
+		return nil, err
 	}
 	// Drawn data too: a model of s' − s, or of another env's transitions,
 	// need not have its targets in the family's support.
@@ -178,6 +163,47 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
 	}
+	return fitAll(c, mdp, data, methods, opt, &st)
+}
+
+// drawTransitions draws config.Estimate.N transitions from the true model
+// of mdp, from the stream of (seed, streamDraw).
+func drawTransitions(c *config.Config, mdp *env.MDP, st *stage) (*dataset.Transitions, error) {
+	if err := c.CheckDataMemory(c.Estimate.N); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("estimate.n: %w", err))
+	}
+	st.set(fmt.Sprintf("drawing %d transitions from the true model", c.Estimate.N))
+	data := Draw(mdp, c.Estimate.N, rand.New(rand.NewPCG(c.Seed, streamDraw)))
+	if err := checkDrawn(mdp, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// readTransitions reads the rows of opt.Data that opt.Filter selects and
+// checks that they fit the model of mdp (dimensions, range, memory).
+func readTransitions(c *config.Config, mdp *env.MDP, opt Options, st *stage) (*dataset.Transitions, error) {
+	st.set("reading " + opt.Data)
+	data, err := dataset.ReadFileFilter(opt.Data, opt.Filter)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckDims(c, mdp, data, opt.Data); err != nil {
+		return nil, err
+	}
+	if err := CheckRange(data, opt.Data); err != nil {
+		return nil, err
+	}
+	if err := c.CheckDataMemory(data.Len()); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("%s: %w", opt.Data, err))
+	}
+	return data, nil
+}
+
+// fitAll fits every method on data, after the cross-validations the
+// config asks for (rff length, λ). The error |Ŵ − W0|_F is reported for
+// drawn data only (opt.Data empty), from a truth in the model class.
+func fitAll(c *config.Config, mdp *env.MDP, data *dataset.Transitions, methods []string, opt Options, st *stage) (*Result, error) {
 	res := &Result{
 		N:        data.Len(),
 		Lambda:   c.Lambda,
@@ -186,7 +212,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		Data:     opt.Data,
 	}
 	w0 := mdp.Model.W0
-	known = known && w0 != nil // drawn from the true model, which is in the class
+	known := opt.Data == "" && w0 != nil // drawn from the true model, which is in the class
 	if known {
 		res.W0 = rows(w0, mdp.Model.Features.Dim())
 	}

@@ -74,38 +74,67 @@ func Sweep(ctx context.Context, c *config.Config, opt SweepOptions) ([]SweepRow,
 	if err != nil {
 		return nil, err
 	}
+	sizes, mdp, err := sweepSetup(c, methods)
+	if err != nil {
+		return nil, err
+	}
+	var jobs []sweepPoint
+	for _, n := range sizes {
+		for r := range c.Estimate.Repeats {
+			jobs = append(jobs, sweepPoint{n, r})
+		}
+	}
+	results, err := fitSweepJobs(ctx, c, mdp, methods, jobs, opt)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]SweepRow, 0, len(methods)*len(jobs))
+	for m, name := range methods {
+		for j, jb := range jobs {
+			rows = append(rows, SweepRow{Method: name, N: jb.n, Repeat: jb.r, FrobeniusError: results[j][m].err, HeldOutLogLik: results[j][m].loglik})
+		}
+	}
+	relativeEfficiency(rows)
+	return rows, nil
+}
+
+// sweepSetup checks the sweep of c before any fit (sizes to sweep, memory
+// of the largest, a true W0) and returns its sizes, ascending without
+// duplicates, and its MDP.
+func sweepSetup(c *config.Config, methods []string) ([]int, *env.MDP, error) {
 	sizes := slices.Clone(c.Estimate.SweepN)
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
 	if len(sizes) == 0 {
-		return nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: no sample sizes to sweep"))
+		return nil, nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: no sample sizes to sweep"))
 	}
-	repeats := c.Estimate.Repeats
 	if err := checkMethodMemory(c, methods); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := c.CheckDataMemory(sizes[len(sizes)-1]); err != nil {
-		return nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: %w", err))
+		return nil, nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: %w", err))
 	}
 	mdp, err := env.New(c)
 	if err != nil {
-		return nil, errs.Invalid(err)
+		return nil, nil, errs.Invalid(err)
 	}
 	if mdp.True == nil {
-		return nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: a sweep measures |Ŵ − W0|_F against the true model of env.kind expfam; env.kind %s has no true W0", c.Env.Kind))
+		return nil, nil, errs.Invalid(fmt.Errorf("estimate.sweep_n: a sweep measures |Ŵ − W0|_F against the true model of env.kind expfam; env.kind %s has no true W0", c.Env.Kind))
 	}
+	return sizes, mdp, nil
+}
 
-	type job struct{ n, r int }
-	var jobs []job
-	for _, n := range sizes {
-		for r := range repeats {
-			jobs = append(jobs, job{n, r})
-		}
-	}
-	// results[j][m] is the outcome of method m on job j.
+// sweepPoint is one data set of the sweep: size n, repeat r.
+type sweepPoint struct{ n, r int }
+
+// fitSweepJobs fits every method on the data of every job, on c.Workers
+// goroutines (all cores when <= 0), and returns results[j][m], the outcome
+// of method m on job j. The first failing job (in job order) stops the
+// others and its error is returned; a cancelled ctx returns an error
+// wrapping errs.ErrInterrupted.
+func fitSweepJobs(ctx context.Context, c *config.Config, mdp *env.MDP, methods []string, jobs []sweepPoint, opt SweepOptions) ([][]jobResult, error) {
 	results := make([][]jobResult, len(jobs))
 	errsAt := make([]error, len(jobs))
-
 	workers := c.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -161,14 +190,7 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
 	}
-	rows := make([]SweepRow, 0, len(methods)*len(jobs))
-	for m, name := range methods {
-		for j, jb := range jobs {
-			rows = append(rows, SweepRow{Method: name, N: jb.n, Repeat: jb.r, FrobeniusError: results[j][m].err, HeldOutLogLik: results[j][m].loglik})
-		}
-	}
-	relativeEfficiency(rows)
-	return rows, nil
+	return results, nil
 }
 
 // relativeEfficiency fills RelativeEfficiency of every row: MSE_mle(n) /

@@ -5,13 +5,11 @@ package experiment
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/agent"
@@ -309,13 +307,64 @@ func expectFor(c *config.Config, mdp *env.MDP) *results.Expect {
 //
 // The results directory must be new, empty or smrl's own (a --resume needs
 // smrl's own); it is locked against a second smrl process for the whole
-// run.
+// run. A run is one point of the pipeline a sweep runs (pipeline.go).
 func Run(ctx context.Context, c *config.Config, opt Options) error {
 	start := time.Now()
 	mdp, err := Check(c)
 	if err != nil {
 		return err
 	}
+	if err := refuseRun(opt); err != nil {
+		return err
+	}
+	if opt.DryRun {
+		if err := checkOutDir(opt.OutDir, opt.Resume); err != nil {
+			return err
+		}
+		if _, err := checkOpened(c, mdp, opt); err != nil {
+			return err
+		}
+		return printPlan(c, mdp, opt)
+	}
+	if err := claimParent(opt.OutDir, opt); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w before the run started; nothing was written", errs.ErrInterrupted)
+	}
+	release, err := openOutDir(opt.OutDir, opt.Resume)
+	if err != nil {
+		return err
+	}
+	defer release()
+	p, err := openRun(c, mdp, opt)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	b := newBatch([]*point{p}, opt.Shard, opt.SaveTransitions, opt.SaveModels)
+	workers := workerCount(opt)
+	if opt.Log != nil {
+		opt.Log.Info("run started", "config", c.Name, "out", opt.OutDir, "trials", len(b.selected),
+			"already_done", len(b.selected)-len(b.todo), "shard", opt.Shard.String(), "workers", workers)
+		if len(b.selected) == 0 {
+			opt.Log.Info("shard has no trials", "shard", opt.Shard.String(), "trials_in_run", len(p.trials))
+		}
+	}
+	meta, err := newMetadata(opt.OutDir, opt, start, workers, len(b.selected))
+	if err != nil {
+		return err
+	}
+	if err := b.run(ctx, workers, opt, filepath.Join(opt.OutDir, results.JournalFile)); err != nil {
+		return err
+	}
+	return p.writeFiles(p.result(), meta, opt)
+}
+
+// refuseRun refuses, before anything is read or written, a run into a
+// sweep's directory and the options a resume cannot honour, and a fresh
+// run over completed results without opt.Overwrite.
+func refuseRun(opt Options) error {
 	if grid.IsDir(opt.OutDir) {
 		return errs.Invalid(fmt.Errorf("%s is a sweep directory (smrl sweep): write the run into another --out", opt.OutDir))
 	}
@@ -329,145 +378,27 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		return errs.Invalid(fmt.Errorf("--save-models cannot be combined with --resume: the models of the trials completed before the interruption were not kept"))
 	}
 	if !opt.Resume && !opt.Overwrite {
-		if err := refuseCompleted(opt.OutDir, results.EpisodesFile, true); err != nil {
-			return err
-		}
+		return refuseCompleted(opt.OutDir, results.EpisodesFile, true)
 	}
-	if opt.DryRun {
-		if err := checkOutDir(opt.OutDir, opt.Resume); err != nil {
-			return err
-		}
-		if _, err := checkOpened(c, mdp, opt); err != nil {
-			return err
-		}
-		return printPlan(c, mdp, opt)
-	}
-	if opt.ClaimParent && !opt.Resume {
-		// Best effort: a parent the user already filled stays theirs (the
-		// shard still writes only into its own new directory), and a later
-		// smrl merge into it is refused with the reason.
-		if err := outdir.Claim(filepath.Dir(filepath.Clean(opt.OutDir))); err != nil && !errors.Is(err, errs.ErrInvalidInput) {
-			return err
-		}
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w before the run started; nothing was written", errs.ErrInterrupted)
-	}
-	release, err := openOutDir(opt.OutDir, opt.Resume)
-	if err != nil {
-		return err
-	}
-	defer release()
+	return nil
+}
+
+// openRun makes the run's point in the claimed and locked opt.OutDir:
+// after checkOpened's checks (and, resuming, the completed trials of its
+// journal), its journal opened for appending, or started afresh.
+func openRun(c *config.Config, mdp *env.MDP, opt Options) (*point, error) {
 	done, err := checkOpened(c, mdp, opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cfgYAML, err := c.YAML()
-	if err != nil {
-		return err
+	p := &point{Point: grid.Point{Config: c}, dir: opt.OutDir, mdp: mdp, trials: record.Trials(c), done: done, resumed: opt.Resume}
+	if p.cfgYAML, err = c.YAML(); err != nil {
+		return nil, err
 	}
-	all := record.Trials(c)
-	selected := opt.Shard.Select(len(all))
-	var journal *results.Journal
-	if opt.Resume {
-		journal, err = results.AppendJournal(opt.OutDir)
-	} else {
-		journal, err = startFresh(opt.OutDir, cfgYAML)
+	if err := p.start(); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return err
-	}
-	defer journal.Close()
-
-	var todo []record.Trial
-	for _, k := range selected {
-		if _, ok := done[all[k]]; !ok {
-			todo = append(todo, all[k])
-		}
-	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	if opt.Log != nil {
-		opt.Log.Info("run started", "config", c.Name, "out", opt.OutDir, "trials", len(selected),
-			"already_done", len(selected)-len(todo), "shard", opt.Shard.String(), "workers", workers)
-		if len(selected) == 0 {
-			opt.Log.Info("shard has no trials", "shard", opt.Shard.String(), "trials_in_run", len(all))
-		}
-	}
-	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription}
-	// Recorded now, for checkResumeShard; rewritten with the end at finish.
-	{ // a copy: WriteMetadata fills in its End
-		sm := *meta
-		if err := results.WriteMetadata(opt.OutDir, &sm); err != nil {
-			return err
-		}
-	}
-	prog := &progress{totalTrials: len(todo), totalEpisodes: len(todo) * c.Episodes}
-	stop := startProgress(prog, opt.Log, opt.Bar, 0)
-	ro := runner.Options{
-		Workers:  workers,
-		Done:     &prog.trials,
-		Episodes: &prog.episodes,
-		OnTrial:  opt.journalAppend(func(i int, eps []record.Episode) error { return journal.Append(todo[i], eps) }),
-		Grace:    opt.Grace,
-		Abandon:  opt.Abandon,
-	}
-	var logs map[record.Trial]*trialLog
-	if opt.SaveTransitions {
-		logs, ro.Record = trialLogs(todo)
-	}
-	var sinks *modelSinks
-	if opt.SaveModels {
-		sinks, ro.Models = newModelSinks(todo)
-	}
-	res, runErr := runner.Run(ctx, c, mdp, todo, ro)
-	stop()
-	if res != nil {
-		for i, t := range res.Trials {
-			if res.Episodes[i] != nil {
-				done[t] = res.Episodes[i]
-			}
-		}
-	}
-	if runErr != nil {
-		if ctx.Err() != nil {
-			n := 0
-			for _, k := range selected {
-				if _, ok := done[all[k]]; ok {
-					n++
-				}
-			}
-			msg := fmt.Sprintf("%d of %d trials are complete and kept in %s", n, len(selected), filepath.Join(opt.OutDir, results.JournalFile))
-			if errors.Is(runErr, runner.ErrAbandoned) {
-				msg += " (the trials in flight were abandoned; a resume recomputes them)"
-			}
-			if opt.ResumeHint != "" {
-				msg += "; resume with: " + opt.ResumeHint
-			}
-			return fmt.Errorf("%w: %s", errs.ErrInterrupted, msg)
-		}
-		return runErr
-	}
-	full := &record.Result{}
-	for _, k := range selected {
-		full.Trials = append(full.Trials, all[k])
-		full.Episodes = append(full.Episodes, done[all[k]])
-	}
-	if opt.SaveTransitions && len(full.Trials) > 0 {
-		if err := writeTransitions(opt.OutDir, full.Trials, logs, mdp.StateDim(), mdp.ActionDim(), opt.TransitionsGzip); err != nil {
-			return err
-		}
-	}
-	if opt.SaveModels {
-		if err := writeModels(opt.OutDir, c, mdp, full.Trials, sinks, cfgYAML); err != nil {
-			return err
-		}
-	}
-	return finish(c, mdp, full, cfgYAML, meta, opt)
+	return p, nil
 }
 
 // startFresh prepares smrl's own directory dir for a fresh run of the

@@ -26,7 +26,7 @@ func ModelFileName(agent string, seed int) string {
 	return fmt.Sprintf("%s-seed%d.json", agent, seed)
 }
 
-// modelSinks collects the learned model of every trial of todo.
+// modelSinks collects the learned model of every trial of a point.
 type modelSinks struct {
 	mu sync.Mutex
 	m  map[record.Trial]runner.Learned
@@ -43,11 +43,9 @@ func (k trialSink) Learned(m runner.Learned) {
 	k.s.m[k.t] = m
 }
 
-// newModelSinks returns the collector and the runner's Models option
-// that hands out a sink per trial of todo.
-func newModelSinks(todo []record.Trial) (*modelSinks, func(i int) runner.ModelSink) {
-	s := &modelSinks{m: map[record.Trial]runner.Learned{}}
-	return s, func(i int) runner.ModelSink { return trialSink{s, todo[i]} }
+// newModelSinks returns an empty collector of learned models.
+func newModelSinks() *modelSinks {
+	return &modelSinks{m: map[record.Trial]runner.Learned{}}
 }
 
 // checkModelsDir refuses, as invalid input naming it, an entry ModelsDir

@@ -2,21 +2,18 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/aggregate"
-	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/grid"
@@ -47,34 +44,6 @@ type SweepOptions struct {
 	Options
 	// Format is the format of the sweep figures (drawn when Plot is set).
 	Format string
-}
-
-// point is a grid point being run.
-type point struct {
-	grid.Point
-	dir     string
-	mdp     *env.MDP
-	cfgYAML []byte
-	trials  []record.Trial
-	done    map[record.Trial][]record.Episode
-	journal *results.Journal
-	release func() error
-	resumed bool // claim found a journal to resume
-	// stratum holds the per-seed scores of the finished point, for the
-	// sweep's aggregate over points.
-	stratum aggregate.Stratum
-	// models collects the point's learned models (SaveModels).
-	models *modelSinks
-}
-
-// close closes the point's journal and drops its lock.
-func (p *point) close() {
-	if p.journal != nil {
-		p.journal.Close()
-	}
-	if p.release != nil {
-		p.release()
-	}
 }
 
 // claim claims and locks the point's directory; with resume and a journal
@@ -191,7 +160,7 @@ func newPoints(ctx context.Context, s *grid.Sweep, root string, trials bool) ([]
 		if err != nil {
 			return nil, err
 		}
-		pts[i] = &point{Point: gp, dir: filepath.Join(root, gp.Name), mdp: mdp, cfgYAML: y}
+		pts[i] = &point{Point: gp, dir: filepath.Join(root, gp.Name), mdp: mdp, cfgYAML: y, label: "sweep point " + gp.Label}
 		if trials {
 			pts[i].trials = record.Trials(gp.Config)
 		}
@@ -280,7 +249,8 @@ func checkSweepDryRun(s *grid.Sweep, pts []*point, root string, opt SweepOptions
 //
 // Every directory is new, empty or smrl's own (a --resume needs smrl's
 // own, with the same sweep), checked before anything is written, and
-// locked while the sweep writes into it.
+// locked while the sweep writes into it. The points take the steps of a
+// run (pipeline.go) on one pool.
 func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	start := time.Now()
 	root := opt.OutDir
@@ -292,6 +262,71 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseSweep(s, root, opt); err != nil {
+		return err
+	}
+	if opt.DryRun {
+		if err := checkSweepDryRun(s, pts, root, opt); err != nil {
+			return err
+		}
+		return printSweepPlan(s, root, opt.Options)
+	}
+	// The last moment at which a signal leaves nothing behind.
+	if ctx.Err() != nil {
+		return grid.Interrupted(len(pts), len(pts))
+	}
+	if err := claimParent(root, opt.Options); err != nil {
+		return err
+	}
+	release, err := openSweepRoot(s, root, opt)
+	if err != nil {
+		return err
+	}
+	defer release()
+	defer func() {
+		for _, p := range pts {
+			p.close()
+		}
+	}()
+	if err := openPoints(s, pts, root, manifest, opt); err != nil {
+		return err
+	}
+	b := newBatch(pts, opt.Shard, false, opt.SaveModels)
+	workers := workerCount(opt.Options)
+	if opt.Log != nil {
+		opt.Log.Info("sweep started", "config", s.Base.Name, "out", root, "points", len(pts), "trials", len(b.selected),
+			"already_done", len(b.selected)-len(b.todo), "shard", opt.Shard.String(), "workers", workers)
+	}
+	meta, err := newMetadata(root, opt.Options, start, workers, len(b.selected))
+	if err != nil {
+		return err
+	}
+	if err := b.run(ctx, workers, opt.Options, "the journals of "+root); err != nil {
+		return err
+	}
+	trialsDone := time.Now()
+	if opt.Shard.Count > 0 {
+		return finishSweepShard(root, meta, len(b.jobs), opt)
+	}
+	if err := writePoints(pts, meta, workers, opt.Plot); err != nil {
+		return err
+	}
+	pointsDone := time.Now()
+	if err := finishSweep(s, root, pts, meta, opt); err != nil {
+		return err
+	}
+	if opt.Log != nil {
+		opt.Log.Info("sweep finished", "out", root, "points", len(pts), "trials", len(b.selected),
+			"trial_seconds", round1(trialsDone.Sub(start).Seconds()), "point_files_seconds", round1(pointsDone.Sub(trialsDone).Seconds()),
+			"sweep_files_seconds", round1(time.Since(pointsDone).Seconds()), "seconds", round1(time.Since(start).Seconds()))
+	}
+	return nil
+}
+
+// refuseSweep refuses, before anything is written, directories smrl may
+// not write into (checkDirs), a fresh sweep over completed results without
+// opt.Overwrite, and --save-models where its models could not be kept.
+func refuseSweep(s *grid.Sweep, root string, opt SweepOptions) error {
 	if err := checkDirs(s, root, !opt.Resume); err != nil {
 		return err
 	}
@@ -306,42 +341,33 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 	if opt.SaveModels && opt.Shard.Count > 0 {
 		return errs.Invalid(fmt.Errorf("--save-models cannot be combined with a sweep shard: a shard's points hold only journals, and smrl merge does not gather models"))
 	}
-	if opt.DryRun {
-		if err := checkSweepDryRun(s, pts, root, opt); err != nil {
-			return err
-		}
-		return printSweepPlan(s, root, opt.Options)
-	}
-	// The last moment at which a signal leaves nothing behind.
-	if ctx.Err() != nil {
-		return grid.Interrupted(len(pts), len(pts))
-	}
-	if opt.ClaimParent && !opt.Resume {
-		// Best effort, as for a run's shard: see Options.ClaimParent.
-		if err := outdir.Claim(filepath.Dir(filepath.Clean(root))); err != nil && !errors.Is(err, errs.ErrInvalidInput) {
-			return err
-		}
-	}
+	return nil
+}
+
+// openSweepRoot claims and locks the sweep directory root (a resume needs
+// its sweep.yaml, with the same grid, base config and shard).
+func openSweepRoot(s *grid.Sweep, root string, opt SweepOptions) (release func() error, err error) {
 	if opt.Resume && !grid.IsDir(root) {
-		return errs.Invalid(fmt.Errorf("--resume: %s not found: nothing to resume there", filepath.Join(root, grid.ManifestFile)))
+		return nil, errs.Invalid(fmt.Errorf("--resume: %s not found: nothing to resume there", filepath.Join(root, grid.ManifestFile)))
 	}
-	release, err := openOutDir(root, opt.Resume)
+	release, err = openOutDir(root, opt.Resume)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer release()
 	if opt.Resume {
 		if err := checkSweepResume(s, root, opt.Shard); err != nil {
-			return err
+			release()
+			return nil, err
 		}
 	}
-	// Every point is claimed and locked (and, resuming, its journal read)
-	// before anything is removed or written.
-	defer func() {
-		for _, p := range pts {
-			p.close()
-		}
-	}()
+	return release, nil
+}
+
+// openPoints claims and locks every point (and, resuming, reads its
+// journal) before anything is removed or written; then a fresh sweep
+// clears the root's old files and writes manifest as sweep.yaml, and
+// every point's journal is opened.
+func openPoints(s *grid.Sweep, pts []*point, root string, manifest []byte, opt SweepOptions) error {
 	for _, p := range pts {
 		if err := p.claim(opt.Resume); err != nil {
 			return err
@@ -367,137 +393,41 @@ func RunSweep(ctx context.Context, s *grid.Sweep, opt SweepOptions) error {
 			return err
 		}
 	}
+	return nil
+}
 
-	// One pool over every (point, agent, seed) trial.
-	var jobs []runner.Job
-	var owner []*point
-	for _, p := range pts {
-		if opt.SaveModels {
-			p.models, _ = newModelSinks(nil)
-		}
-		for _, t := range p.trials {
-			j := runner.Job{Config: p.Config, MDP: p.mdp, Trial: t, Label: "sweep point " + p.Label}
-			if p.models != nil {
-				j.Models = trialSink{p.models, t}
-			}
-			jobs = append(jobs, j)
-			owner = append(owner, p)
-		}
-	}
-	selected := opt.Shard.Select(len(jobs))
-	var todo []runner.Job
-	var todoOwner []*point
-	episodes := 0
-	for _, k := range selected {
-		if _, ok := owner[k].done[jobs[k].Trial]; !ok {
-			todo = append(todo, jobs[k])
-			todoOwner = append(todoOwner, owner[k])
-			episodes += jobs[k].Config.Episodes
-		}
-	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
+// finishSweepShard ends a sweep shard, whose points hold only journals
+// (smrl merge makes the rest): metadata.json with its end, and the line
+// saying so on opt.Stdout. all is the number of trials of the sweep.
+func finishSweepShard(root string, meta *results.Metadata, all int, opt SweepOptions) error {
+	if err := results.WriteMetadata(root, meta); err != nil {
+		return err
 	}
 	if opt.Log != nil {
-		opt.Log.Info("sweep started", "config", s.Base.Name, "out", root, "points", len(pts), "trials", len(selected),
-			"already_done", len(selected)-len(todo), "shard", opt.Shard.String(), "workers", workers)
+		opt.Log.Info("sweep shard finished", "out", root, "trials", meta.Trials, "seconds", meta.WallSeconds)
 	}
-	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
-		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: len(selected),
-		Shard: opt.Shard.String(), Resumed: opt.Resume}
-	// Recorded now, for checkResumeShard; rewritten with the end at finish.
-	{ // a copy: WriteMetadata fills in its End
-		sm := *meta
-		if err := results.WriteMetadata(root, &sm); err != nil {
-			return err
-		}
+	if opt.Stdout != nil {
+		fmt.Fprintf(opt.Stdout, "wrote %s (shard %s: %d of %d trials in %.2fs); merge the shards with smrl merge\n",
+			root, meta.Shard, meta.Trials, all, meta.WallSeconds)
 	}
-	prog := &progress{totalTrials: len(todo), totalEpisodes: episodes}
-	stop := startProgress(prog, opt.Log, opt.Bar, 0)
-	eps, runErr := runner.RunJobs(ctx, todo, runner.Options{
-		Workers:  workers,
-		Done:     &prog.trials,
-		Episodes: &prog.episodes,
-		OnTrial:  opt.journalAppend(func(i int, e []record.Episode) error { return todoOwner[i].journal.Append(todo[i].Trial, e) }),
-		Grace:    opt.Grace,
-		Abandon:  opt.Abandon,
-	})
-	stop()
-	for i := range eps {
-		if eps[i] != nil {
-			todoOwner[i].done[todo[i].Trial] = eps[i]
-		}
-	}
-	if runErr != nil {
-		if ctx.Err() != nil {
-			n := 0
-			for _, k := range selected {
-				if _, ok := owner[k].done[jobs[k].Trial]; ok {
-					n++
-				}
-			}
-			msg := fmt.Sprintf("%d of %d trials are complete and kept in the journals of %s", n, len(selected), root)
-			if errors.Is(runErr, runner.ErrAbandoned) {
-				msg += " (the trials in flight were abandoned; a resume recomputes them)"
-			}
-			if opt.ResumeHint != "" {
-				msg += "; resume with: " + opt.ResumeHint
-			}
-			return fmt.Errorf("%w: %s", errs.ErrInterrupted, msg)
-		}
-		return runErr
-	}
-	trialsDone := time.Now()
-	if opt.Shard.Count > 0 {
-		// A shard's points hold only journals: smrl merge makes the rest.
-		if err := results.WriteMetadata(root, meta); err != nil {
-			return err
-		}
-		if opt.Log != nil {
-			opt.Log.Info("sweep shard finished", "out", root, "trials", len(selected), "seconds", meta.WallSeconds)
-		}
-		if opt.Stdout != nil {
-			fmt.Fprintf(opt.Stdout, "wrote %s (shard %s: %d of %d trials in %.2fs); merge the shards with smrl merge\n",
-				root, meta.Shard, len(selected), len(jobs), meta.WallSeconds)
-		}
-		return nil
-	}
-	// Each point's files and figures, as smrl run writes them; the points
-	// are independent, so they are written in parallel.
-	err = forEach(len(pts), workers, func(i int) error {
+	return nil
+}
+
+// writePoints writes each point's files and figures as smrl run writes
+// them (with plot, and no table), and keeps its stratum for the sweep's
+// aggregate. The points are independent, so they are written in parallel.
+func writePoints(pts []*point, meta *results.Metadata, workers int, plot func(string) error) error {
+	return forEach(len(pts), workers, func(i int) error {
 		p := pts[i]
-		full := &record.Result{}
-		for _, t := range p.trials {
-			full.Trials = append(full.Trials, t)
-			full.Episodes = append(full.Episodes, p.done[t])
-		}
+		full := p.result()
 		pm := *meta
 		pm.Trials = len(p.trials)
 		p.stratum, _ = aggregate.FromRows(results.Rows(full), p.Config.Stats)
-		if p.models != nil {
-			if err := writeModels(p.dir, p.Config, p.mdp, full.Trials, p.models, p.cfgYAML); err != nil {
-				return fmt.Errorf("sweep point %s: %w", p.Label, err)
-			}
-		}
-		if err := finish(p.Config, p.mdp, full, p.cfgYAML, &pm, Options{OutDir: p.dir, Plot: opt.Plot}); err != nil {
+		if err := p.writeFiles(full, &pm, Options{OutDir: p.dir, Plot: plot}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", p.Label, err)
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	pointsDone := time.Now()
-	if err := finishSweep(s, root, pts, meta, opt); err != nil {
-		return err
-	}
-	if opt.Log != nil {
-		opt.Log.Info("sweep finished", "out", root, "points", len(pts), "trials", len(selected),
-			"trial_seconds", round1(trialsDone.Sub(start).Seconds()), "point_files_seconds", round1(pointsDone.Sub(trialsDone).Seconds()),
-			"sweep_files_seconds", round1(time.Since(pointsDone).Seconds()), "seconds", round1(time.Since(start).Seconds()))
-	}
-	return nil
 }
 
 // cleanSweepRoot removes the files a sweep writes at its root (only those,

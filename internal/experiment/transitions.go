@@ -9,7 +9,6 @@ import (
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/record"
-	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // Names of the transitions log a run writes with Options.SaveTransitions.
@@ -37,16 +36,6 @@ type trialLog struct {
 
 func (l *trialLog) Transition(episode, step int, s, a, next []float64, reward float64, terminal bool) {
 	l.buf = dataset.AppendLog(l.buf, l.agent, l.seed, episode, step, s, a, next, reward, terminal)
-}
-
-// trialLogs returns a log per trial of todo and the runner's Record
-// option that hands them out.
-func trialLogs(todo []record.Trial) (map[record.Trial]*trialLog, func(i int) runner.Recorder) {
-	logs := make(map[record.Trial]*trialLog, len(todo))
-	for _, t := range todo {
-		logs[t] = &trialLog{agent: t.Agent, seed: t.Seed}
-	}
-	return logs, func(i int) runner.Recorder { return logs[todo[i]] }
 }
 
 // writeTransitions writes the logs of trials, in that order (canonical:

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/results"
 )
 
@@ -205,5 +207,26 @@ func TestOldResultsWithoutDiagnostics(t *testing.T) {
 	header, col, rows := readEpisodes(t, dir)
 	if header[len(header)-1] != "action_1" || rows[0][col["action_0"]] != "" || rows[len(rows)-1][col["action_0"]] == "" {
 		t.Errorf("resumed episodes.csv: header %v, first row %v, last row %v", header, rows[0], rows[len(rows)-1])
+	}
+}
+
+// A sweep prints its points' warnings on stderr, each line naming its
+// point, and its table counts the warned seeds per point and agent (it
+// printed none).
+func TestSweepWarnsPerPoint(t *testing.T) {
+	s, err := grid.Load(config.Options{Path: studyYAML, Environ: []string{"SMRL_AGENTS=sm"}}, []string{"sm.floor=0,5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, warn bytes.Buffer
+	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: filepath.Join(t.TempDir(), "sweep"), Stdout: &out, Warn: &warn}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(warn.String()), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "warning: point sm.floor=0: agent sm seed 1 refit rests on little information") {
+		t.Errorf("warnings:\n%s", warn.String())
+	}
+	if !strings.Contains(out.String(), "warned seeds") || !strings.Contains(out.String(), "!1 of 2") {
+		t.Errorf("table:\n%s", out.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -487,11 +488,17 @@ func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadat
 	if err := results.WriteMetadata(root, meta); err != nil {
 		return err
 	}
+	warned, lines := sweepWarnings(pts)
 	if opt.Stdout != nil {
-		if err := sweepTable(opt.Stdout, s, rows); err != nil {
+		if err := sweepTable(opt.Stdout, s, rows, warned); err != nil {
 			return err
 		}
 		fmt.Fprintf(opt.Stdout, "\nwrote %s (%d points, %d trials in %.2fs)\n", root, len(s.Points), meta.Trials, meta.WallSeconds)
+	}
+	if opt.Warn != nil {
+		for _, l := range lines {
+			fmt.Fprintln(opt.Warn, l)
+		}
 	}
 	if opt.Plot != nil {
 		figs, err := sweepFigures(s, rows, pts, root, "", opt.Format)
@@ -535,14 +542,38 @@ func sweepRows(s *grid.Sweep, root string) ([]grid.Row, error) {
 	return rows, nil
 }
 
+// sweepWarnings returns the warnings of every point's trials (the run's,
+// results.Warnings), as lines that name their point, and the seeds they
+// flag per point directory name and agent.
+func sweepWarnings(pts []*point) (map[string]map[string]int, []string) {
+	warned := map[string]map[string]int{}
+	var lines []string
+	for _, p := range pts {
+		ws := dirWarnings(p.dir)
+		if len(ws) == 0 {
+			continue
+		}
+		warned[p.Name] = results.FlagSeeds(ws)
+		for _, w := range ws {
+			lines = append(lines, "warning: point "+p.Label+": "+strings.TrimPrefix(w.String(), "warning: "))
+		}
+	}
+	return warned, lines
+}
+
 // sweepTable prints the sweep table: per point and agent, the grid values,
-// final cumulative reward and regret with 95% intervals, regret slope.
-func sweepTable(w io.Writer, s *grid.Sweep, rows []grid.Row) error {
+// final cumulative reward and regret with 95% intervals, regret slope, and
+// when a trial raised a warning, the warned seeds (as a run's table).
+func sweepTable(w io.Writer, s *grid.Sweep, rows []grid.Row, warned map[string]map[string]int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, k := range s.Grid.Keys() {
 		fmt.Fprintf(tw, "%s\t", k)
 	}
-	fmt.Fprintln(tw, "agent\tcum reward [95% CI]\tcum regret [95% CI]\tregret slope")
+	head := "agent\tcum reward [95% CI]\tcum regret [95% CI]\tregret slope"
+	if len(warned) > 0 {
+		head += "\twarned seeds"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range rows {
 		for _, v := range r.Values {
 			fmt.Fprintf(tw, "%s\t", v)
@@ -551,7 +582,15 @@ func sweepTable(w io.Writer, s *grid.Sweep, rows []grid.Row) error {
 		if !math.IsNaN(r.RegretSlope) {
 			slope = fmt.Sprintf("%.2f", r.RegretSlope)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Agent, ciText(r.CumReward), ciText(r.CumRegret), slope)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", r.Agent, ciText(r.CumReward), ciText(r.CumRegret), slope)
+		if len(warned) > 0 {
+			f := "-"
+			if k := warned[r.Point][r.Agent]; k > 0 {
+				f = fmt.Sprintf("!%d of %d", k, r.Seeds)
+			}
+			fmt.Fprintf(tw, "\t%s", f)
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

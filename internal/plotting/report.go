@@ -40,7 +40,7 @@ type ReportInfo struct {
 }
 
 // warningsIntro introduces the warnings section of both reports.
-const warningsIntro = "Problems of single trials (agent, seed) that the means above can hide; smrl run printed the same lines on stderr. The thresholds are those of docs/outputs.md (Warnings)."
+const warningsIntro = "Problems of single trials (agent, seed) that the means above can hide; smrl run, sweep and merge print the same lines on stderr. The thresholds are those of docs/outputs.md (Warnings)."
 
 // Report writes dir/report.md: a title, the config's description and the
 // command line (when info has them), the results table of

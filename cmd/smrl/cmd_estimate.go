@@ -133,7 +133,7 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.Uint64("seed", 0, "master seed of the drawn data (config seed, default 1)")
 	f.StringVar(&opts.Format, "format", "table", "output format of the estimates (not of figures): table or json")
 	cmd.RegisterFlagCompletionFunc("format", completeWords("table", "json"))
-	cmd.RegisterFlagCompletionFunc("method", completeWords("sm", "lds", "mle"))
+	cmd.RegisterFlagCompletionFunc("method", completeWords(estimate.DefaultMethods()...))
 	f.IntSlice("sweep-n", nil, "sweep these sample `sizes` (config estimate.sweep_n); needs --out")
 	f.Int("repeats", 0, "data sets per size in a sweep (config estimate.repeats, default 20)")
 	f.StringVar(&opts.Out, "out", "", "write the sweep's errors to this CSV `FILE` (runs a sweep)")

@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/smrl-dev/smrl/internal/config"
 )
 
 // Density is a probability density on the real line.
@@ -336,7 +338,7 @@ func stepsFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) 
 func cumRegretFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
 	p := newPlot(fmt.Sprintf("Cumulative regret vs oracle (%s)", ciNote(sum)),
 		"episode", "cumulative regret")
-	ss := summarySeries(sum, func(a string) bool { return a == "oracle" },
+	ss := summarySeries(sum, config.IsBaseline,
 		func(r summaryRow) (float64, float64, float64) {
 			return r.CumRegretMean, r.CumRegretLo, r.CumRegretHi
 		})

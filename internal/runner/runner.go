@@ -122,7 +122,6 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 	ends := mdp.Task.Terminates()
 	rec := j.Record
 	s, next := make([]float64, ds), make([]float64, ds)
-	w0 := mdp.Model.W0
 	var prevW []float64 // Ŵ of the previous refit, for Episode.WStep
 	if ag.Model != nil {
 		prevW = append([]float64(nil), ag.Model.W...)
@@ -200,26 +199,8 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := record.Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda(),
-			Actions: counts}
-		e.Diag = refitDiagnostics(ag, prevW)
-		// W is recorded in the columns of the model class's features; an
-		// agent on other features (lds with model.lds_features) has none.
-		if ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
-			e.W = append([]float64(nil), ag.Model.W...)
-			if ag.SE != nil {
-				e.SE = append([]float64(nil), ag.SE...)
-			}
-		}
-		if t.Agent != "oracle" && w0 != nil && len(e.W) == len(w0) {
-			var d2 float64
-			for i := range w0 {
-				d := e.W[i] - w0[i]
-				d2 += d * d
-			}
-			e.WError = math.Sqrt(d2)
-		}
-		out = append(out, e)
+		out = append(out, episodeRecord(ag, t.Agent, mdp, prevW,
+			record.Episode{Episode: ep, Reward: reward, Steps: steps, PlusCount: plus, Actions: counts}))
 		episodeDone(ctx)
 	}
 	if sink := j.Models; sink != nil && ag.Last != nil && ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
@@ -227,6 +208,32 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 			DPsi: ag.Model.Dist.StatDim(), DPhi: ag.Model.Feat.Dim(), Lambda: ag.Last.Lambda, N: ag.Last.N})
 	}
 	return out, nil
+}
+
+// episodeRecord completes e, the record of an episode, after the agent's
+// refit: β, acceptance and λ, the refit's diagnostics (moving prevW on),
+// Ŵ and its standard errors in the columns of the model class's features
+// (an agent on other features, lds with model.lds_features, has none),
+// and |Ŵ − W0|_F for a learner (NaN for the oracle, whose W is W0, and
+// for lqr, which has none).
+func episodeRecord(ag *agent.Agent, name string, mdp *env.MDP, prevW []float64, e record.Episode) record.Episode {
+	e.WError, e.Beta, e.Accept, e.Lambda = math.NaN(), ag.Beta, ag.Accept, ag.CVLambda()
+	e.Diag = refitDiagnostics(ag, prevW)
+	if ag.Model != nil && !agent.OwnFeatures(name, mdp.Model) {
+		e.W = append([]float64(nil), ag.Model.W...)
+		if ag.SE != nil {
+			e.SE = append([]float64(nil), ag.SE...)
+		}
+	}
+	if w0 := mdp.Model.W0; ag.Learner() && w0 != nil && len(e.W) == len(w0) {
+		var d2 float64
+		for i := range w0 {
+			d := e.W[i] - w0[i]
+			d2 += d * d
+		}
+		e.WError = math.Sqrt(d2)
+	}
+	return e
 }
 
 // planError explains an error of the planner's rollouts (Planner.Err): a

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -247,28 +246,35 @@ func (d deltaSim) Deterministic() bool {
 	return ok && det.Deterministic()
 }
 
-// Features returns the features of the named agent's model: the LDS
-// features of the model class for lds and its variants (when set), its
-// features otherwise.
+// Features returns the features of the named agent's model: its
+// estimator's own (Estimator.OwnFeatures: the LDS features of the model
+// class for lds and its variants, when set), the model class's otherwise.
 func Features(name string, spec env.ModelSpec) expfam.Features {
-	if OwnFeatures(name, spec) {
-		return spec.LDSFeatures
+	if f := ownFeatures(name, spec); f != nil {
+		return f
 	}
 	return spec.Features
 }
 
 // OwnFeatures reports whether the named agent's features are not the model
 // class's: an LDS agent when the class sets LDSFeatures.
-func OwnFeatures(name string, spec env.ModelSpec) bool {
-	return strings.HasPrefix(name, "lds") && spec.LDSFeatures != nil
+func OwnFeatures(name string, spec env.ModelSpec) bool { return ownFeatures(name, spec) != nil }
+
+// ownFeatures returns the features of the named agent's estimator's own
+// model, nil when it uses the model class's.
+func ownFeatures(name string, spec env.ModelSpec) expfam.Features {
+	if k, ok := Lookup(name); ok && k.Estimator != nil && k.Estimator.OwnFeatures != nil {
+		return k.Estimator.OwnFeatures(spec)
+	}
+	return nil
 }
 
-// Family returns the family in which the named agent's W lives: the LDS
-// agent's Gaussian for lds and its variants, the model class's family
-// otherwise.
+// Family returns the family in which the named agent's W lives: its
+// estimator's own (Estimator.Family: the LDS agent's Gaussian for lds and
+// its variants), the model class's family otherwise.
 func Family(name string, spec env.ModelSpec) (expfam.Distribution, error) {
-	if strings.HasPrefix(name, "lds") {
-		return LDSFamily(spec.LDSSigma)
+	if k, ok := Lookup(name); ok && k.Estimator != nil && k.Estimator.Family != nil {
+		return k.Estimator.Family(spec)
 	}
 	return spec.Family, nil
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 
+	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
@@ -10,11 +11,14 @@ import (
 // ldsEstimator is least squares of a linear-Gaussian model: the lds agents
 // (whose model is their own Gaussian with noise lds.sigma, on
 // model.lds_features when set) and smrl estimate's lds.
-var ldsEstimator = Estimator{Name: "lds", Default: true, Uses: []string{"lds", "model.lds_features"},
+var ldsEstimator = Estimator{Name: "lds", Default: true, Uses: []string{"lds", "model.lds_features"}, GaussianModel: true,
 	Doc: "least squares of a linear-Gaussian model s' = W phi + N(0, lds.sigma² I)",
 	// Least squares keeps one d_phi² block and its factor.
 	Floats: func(_, _, dphi int, _ bool) float64 { return 2 * float64(dphi) * float64(dphi) },
 	New:    newLDSFitter,
+	Family: func(spec env.ModelSpec) (expfam.Distribution, error) { return LDSFamily(spec.LDSSigma) },
+	// A nil LDSFeatures is a nil Features: the model class's.
+	OwnFeatures: func(spec env.ModelSpec) expfam.Features { return spec.LDSFeatures },
 	// The model is Gaussian with σ_k = lds.sigma[k]; the likelihood-scale
 	// fits have B_psi/α₁ = 1 in every row, so any σ_k gives β.
 	Theory: func(_ expfam.Distribution, ldsSigma []float64) *estimator.Constants {

@@ -44,6 +44,15 @@ type Estimator struct {
 	// New returns the estimator of the model class for an agent or for
 	// smrl estimate (Setup.Agent).
 	New func(s Setup) (*Fitter, error)
+	// Family and OwnFeatures, when not nil, give the family W lives in and
+	// the features of its agents' model when they are not the model
+	// class's (lds: its Gaussian with lds.sigma, on model.lds_features
+	// when set; OwnFeatures returns nil when none are set).
+	Family      func(spec env.ModelSpec) (expfam.Distribution, error)
+	OwnFeatures func(spec env.ModelSpec) expfam.Features
+	// GaussianModel marks an estimator whose agents' model is Gaussian
+	// whatever the family (lds; config.Part.GaussianModel).
+	GaussianModel bool
 	// Theory, when not nil, returns the theory β's constants derived for
 	// a model of family dist (nil: none derived, the config must give
 	// them); ldsSigma is lds.sigma.
@@ -157,7 +166,8 @@ func registerLearner(e *Estimator, mode string) {
 	}
 	// Every learner chooses λ by cross-validation at every refit with
 	// lambda: cv (cvFit).
-	RegisterAgent(AgentKind{Part: config.Part{Name: name, Doc: doc, Uses: uses, LambdaCV: true, FitFloats: floats},
+	RegisterAgent(AgentKind{Part: config.Part{Name: name, Doc: doc, Uses: uses, LambdaCV: true, FitFloats: floats,
+		GaussianModel: e.GaussianModel},
 		Estimator: e, Mode: mode})
 }
 

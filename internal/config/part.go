@@ -88,6 +88,10 @@ type Part struct {
 	// each and d_phi features, constC when C(s') is constant: the memory
 	// bound of validation (MaxTrialFloats). nil: it fits nothing.
 	FitFloats func(nblocks, m, dphi int, constC bool) float64
+	// GaussianModel, of an agent, marks one whose model is Gaussian
+	// whatever the family (lds and its variants), so the theory β's
+	// constants are derived for it.
+	GaussianModel bool
 	// Baseline, of an agent, marks the regret baseline: the agent whose
 	// reward on a seed every other agent's regret on that seed is paired
 	// against, and the reference of the optimality gap (the oracle).

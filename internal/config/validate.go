@@ -522,7 +522,7 @@ func (c *Config) validateTheory(auto map[string]bool, bad func(key, format strin
 	}
 	var users []string
 	for _, a := range c.Agents {
-		if strings.HasSuffix(a, "-ucb") && !strings.HasPrefix(a, "lds-") {
+		if p, _ := lookup("agents", a); strings.HasSuffix(a, "-ucb") && !p.GaussianModel {
 			users = append(users, a)
 		}
 	}

@@ -126,7 +126,7 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print no \"wrote ...\" lines (the estimates of --format are still printed)")
 	f.StringVar(&opts.DataPath, "data", "", "CSV `FILE` of transitions (default: draw them from the config's true model)")
 	f.Int("n", 0, "number of transitions to draw (config estimate.n, default 1000)")
-	f.StringSliceVar(&opts.Methods, "method", nil, "estimators to run: sm, lds, mle, and for comparison sm-kernel (kernel kink term), sm-plain (h ≡ 1, the authors' SM) (default sm, lds, mle)")
+	f.StringSliceVar(&opts.Methods, "method", nil, estimate.MethodsHelp())
 	f.String("lambda", "", "ridge regularisation λ >= 0, or cv to choose it on cv.grid by cv.folds-fold held-out score-matching loss (config lambda, default 1e-4)")
 	f.StringVar(&opts.MLESE, "mle-se", "information", "standard errors of mle: information (inverse observed Fisher) or sandwich")
 	f.BoolVar(&opts.HC1, "hc1", false, "multiply sandwich variances by n/(n − d) (HC1; default HC0, no small-sample factor)")

@@ -22,8 +22,9 @@ type Estimator struct {
 	// Name is the method of smrl estimate and the name of its greedy
 	// agent ("sm").
 	Name string
-	// Doc is its agent's line in smrl list agents; the -ucb and -ps
-	// variants derive theirs from the name.
+	// Doc is its agent's line in smrl list agents (the -ucb and -ps
+	// variants derive theirs from the name); of an EstimateOnly method,
+	// what it varies, for the help of smrl estimate --method.
 	Doc string
 	// EstimateOnly marks a method of smrl estimate without agents (the
 	// score-matching comparisons sm-kernel and sm-plain).

@@ -16,8 +16,10 @@ var (
 	smEstimator = Estimator{Name: "sm", Default: true, Uses: []string{"sm"},
 		Doc:    "learns W by score matching (SMRL) and plans with P_Ŵ",
 		Floats: smFloats, New: newSMFitter(""), Theory: smTheory}
-	smKernelEstimator = Estimator{Name: "sm-kernel", EstimateOnly: true, Kink: "kernel", Floats: smFloats, New: newSMFitter("kernel")}
-	smPlainEstimator  = Estimator{Name: "sm-plain", EstimateOnly: true, Kink: "plain", Floats: smFloats, New: newSMFitter("plain")}
+	smKernelEstimator = Estimator{Name: "sm-kernel", Doc: "kernel kink term", EstimateOnly: true, Kink: "kernel",
+		Floats: smFloats, New: newSMFitter("kernel")}
+	smPlainEstimator = Estimator{Name: "sm-plain", Doc: "h ≡ 1, the authors' SM", EstimateOnly: true, Kink: "plain",
+		Floats: smFloats, New: newSMFitter("plain")}
 )
 
 // smFloats: score matching keeps one (m·d_phi)² block per coordinate (one

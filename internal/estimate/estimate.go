@@ -31,6 +31,26 @@ func Methods() []string { return agent.EstimatorNames() }
 // (agent.Estimator.Default: sm, lds, mle).
 func DefaultMethods() []string { return agent.DefaultEstimators() }
 
+// MethodsHelp is the help of smrl estimate --method, from the
+// registrations: the estimators with agents, those for comparison with
+// what they vary, and the default.
+func MethodsHelp() string {
+	var main, compare []string
+	for _, m := range Methods() {
+		e, _ := agent.LookupEstimator(m)
+		if e.EstimateOnly {
+			compare = append(compare, fmt.Sprintf("%s (%s)", m, e.Doc))
+		} else {
+			main = append(main, m)
+		}
+	}
+	s := "estimators to run: " + strings.Join(main, ", ")
+	if len(compare) > 0 {
+		s += ", and for comparison " + strings.Join(compare, ", ")
+	}
+	return s + " (default " + strings.Join(DefaultMethods(), ", ") + ")"
+}
+
 // streamDraw is the PCG stream of the data drawn by Run.
 const streamDraw = 0x5eed_e571_0a7e
 

@@ -37,7 +37,8 @@ var testRidge = agent.Estimator{Name: "test-ridge",
 func init() { agent.RegisterEstimator(&testRidge) } // the one registration line
 
 // TestTestOnlyEstimator: an estimator registered from a test file is a
-// method of smrl estimate (ParseMethods, Fit, the memory check) and gives
+// method of smrl estimate (ParseMethods, Fit, the memory check, the help
+// of --method) and gives
 // agents test-ridge, test-ridge-ucb and test-ridge-ps that a config
 // accepts and agent.New builds; its agent fits what smrl estimate fits on
 // the same transitions, bit for bit, and equals lds there (the same least
@@ -48,6 +49,10 @@ func TestTestOnlyEstimator(t *testing.T) {
 	}
 	if slices.Contains(DefaultMethods(), "test-ridge") {
 		t.Errorf("DefaultMethods %v: test-ridge is not a default", DefaultMethods())
+	}
+	const help = "estimators to run: sm, lds, mle, test-ridge, and for comparison sm-kernel (kernel kink term), sm-plain (h ≡ 1, the authors' SM) (default sm, lds, mle)"
+	if got := MethodsHelp(); got != help {
+		t.Errorf("MethodsHelp() = %q, want %q", got, help)
 	}
 	p := filepath.Join(t.TempDir(), "c.yaml")
 	if err := os.WriteFile(p, []byte("agents: [oracle, test-ridge, test-ridge-ucb, test-ridge-ps]\nepisodes: 2\n"), 0o644); err != nil {

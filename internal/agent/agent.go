@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -50,9 +49,10 @@ type Agent struct {
 	delta   bool      // the model is of s' − s (env.ModelSpec.Delta)
 	diff    []float64 // Observe's s' − s
 
-	mode     string // "", "ucb" or "ps"
-	base     string // "oracle", "sm", "lds" or "mle"
-	horizon  int    // H, for value = rollout
+	mode     string     // "", "ucb" or "ps"
+	base     string     // the estimator's name, or the name of an agent that fits nothing
+	est      *Estimator // nil for an agent that fits nothing
+	horizon  int        // H, for value = rollout
 	conf     config.Confidence
 	rollout  string
 	theory   estimator.Constants // (B_psi, B_c, α₁) of the theory β (-ucb)
@@ -97,126 +97,70 @@ type CVConfig struct {
 	Folds int
 }
 
-// New builds the named agent for an environment whose learners use the
-// model class spec and whose true transition is truth. Names are oracle, sm,
-// lds, mle, and the estimators' optimistic (-ucb) and posterior-sampling
-// (-ps) variants, e.g. sm-ucb, lds-ps.
-//
-// The oracle plans with P_W0 when the truth lies in the model class
-// (spec.W0 set), otherwise with the true transition itself (truth). The
-// lqr agent plans nothing: it plays the Riccati controller of a
-// linear-quadratic truth (env.kind lq) over c.Horizon steps (see lqr).
+// New builds the named agent (a registered AgentKind) for an environment whose
+// learners use the model class spec and whose true transition is truth.
+// Names are the estimators' (sm, lds, mle, see RegisterEstimator), their
+// optimistic (-ucb) and posterior-sampling (-ps) variants, e.g. sm-ucb,
+// lds-ps, and the agents that fit nothing: oracle and lqr.
 func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent, error) {
-	if name == "lqr" {
-		ctrl, err := newLQR(truth, c.Box, c.Horizon)
-		if err != nil {
-			return nil, err
-		}
-		return &Agent{Name: name, Ctrl: ctrl, base: "lqr", Beta: math.NaN(), Accept: math.NaN()}, nil
+	k, ok := Lookup(name)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("unknown agent %q", name)
+	case k.Estimator == nil:
+		return k.Build(name, spec, truth, c)
 	}
-	base, mode := name, ""
-	for _, suf := range []string{"ucb", "ps"} {
-		if b, ok := strings.CutSuffix(name, "-"+suf); ok && b != "oracle" {
-			base, mode = b, suf
-		}
-	}
-	dist, feat := spec.Family, Features(name, spec)
+	mode := k.Mode
+	feat := Features(name, spec)
 	dphi := feat.Dim()
 	lambda := c.Lambda
 	if mode == "ucb" && c.Confidence.Lambda == "theorem" {
 		lambda = 1 / (c.Confidence.BStar * c.Confidence.BStar) // the regret theorem's λ = 1/B_star²
 	}
+	f, err := k.Estimator.New(Setup{Spec: spec, Dphi: dphi, Agent: true, SMFloor: c.SMFloor})
+	if err != nil {
+		return nil, err
+	}
+	dist := f.Dist
 	a := &Agent{Name: name, lambda: lambda, phi: make([]float64, dphi), learner: true,
-		mode: mode, base: base, horizon: c.Horizon, conf: c.Confidence, rollout: c.Rollout, Beta: math.NaN(), Accept: math.NaN(),
+		mode: mode, base: k.Estimator.Name, est: k.Estimator, horizon: c.Horizon, conf: c.Confidence, rollout: c.Rollout, Beta: math.NaN(), Accept: math.NaN(),
 		delta: spec.Delta}
 	if a.delta {
 		a.diff = make([]float64, dist.StateDim())
 	}
 	w := make([]float64, dist.StatDim()*dphi)
-	// fitAt fits all transitions so far at a λ; choose, with Config.CV,
-	// cross-validates λ on them (estimator.CV; only once there are at
-	// least cv.Folds).
-	var fitAt func(lambda float64) (*estimator.Fit, error)
-	var choose func(cv CVConfig) (*estimator.CV, error)
-	var count func() int // transitions so far
-	switch base {
-	case "oracle":
-		a.learner = false
-		if spec.W0 == nil {
-			// The truth is not in the model class: plan with the true transition.
-			if c.Rollout == "mean" {
-				a.Sim = truth.NewMean()
-			} else {
-				a.Sim = truth.NewSimulator()
-			}
-			return a, nil
+	// fitAt fits all transitions so far at a λ (the MLE from the current
+	// W); choose, with Config.CV, cross-validates λ on them (only once
+	// there are at least cv.Folds).
+	a.add = f.Add
+	fitAt := func(l float64) (*estimator.Fit, error) { return f.Fit(l, a.Model.W) }
+	choose := func(cv CVConfig) (*estimator.CV, error) {
+		var n int
+		var data estimator.Data
+		if a.kept != nil {
+			n, data = a.kept.n(), a.kept.row
 		}
-		copy(w, spec.W0)
-	case "sm":
-		e, err := NewSM(spec, dist, dphi, spec.Kink)
-		if err != nil {
-			return nil, err
+		return f.CrossValidate(n, data, cv.Folds, cv.Grid, a.Model.W)
+	}
+	a.seFn = func(fit *estimator.Fit, n int, data estimator.Data) ([]float64, error) {
+		if f.Information {
+			return fit.InverseDiag()
 		}
-		if err := e.SetFloor(c.SMFloor); err != nil {
-			return nil, fmt.Errorf("sm.floor: %w", err)
-		}
-		a.add, count = e.Add, e.N
-		fitAt = e.Fit
-		choose = func(cv CVConfig) (*estimator.CV, error) {
-			return estimator.CrossValidate(e, a.kept.n(), a.kept.row, cv.Folds, cv.Grid)
-		}
-		a.seFn = func(f *estimator.Fit, n int, data estimator.Data) ([]float64, error) {
-			return e.Sandwich(f, n, data, estimator.SEOptions{})
-		}
-	case "lds":
-		g, err := LDSFamily(spec.LDSSigma)
-		if err != nil {
-			return nil, fmt.Errorf("lds.sigma: %w", err)
-		}
-		dist = g
-		w = make([]float64, g.StatDim()*dphi)
-		e := estimator.NewLDS(g.StateDim(), dphi)
-		sigma := spec.LDSSigma
-		a.add, count = e.Add, e.N
-		// Confidence blocks (G + λI)/σ²: the precision of the agent's own model.
-		fitAt = func(l float64) (*estimator.Fit, error) { return e.FitNoise(l, sigma) }
-		choose = func(cv CVConfig) (*estimator.CV, error) {
-			return estimator.CrossValidateLDS(e, a.kept.n(), a.kept.row, cv.Folds, cv.Grid, sigma)
-		}
-		a.seFn = func(f *estimator.Fit, n int, data estimator.Data) ([]float64, error) {
-			g, err := e.Fit(f.Lambda) // the sandwich of least squares needs σ = 1
-			if err != nil {
-				return nil, err
-			}
-			return e.Sandwich(g, n, data, estimator.SEOptions{})
-		}
-	case "mle":
-		b, ok := dist.(expfam.Blocked)
-		if !ok {
-			return nil, fmt.Errorf("agent mle: the family %v is not a product family, so its likelihood does not decouple", dist)
-		}
-		e := estimator.NewMLE(b, dphi)
-		a.add, count = e.Add, e.N
-		fitAt = func(l float64) (*estimator.Fit, error) { return e.Fit(l, a.Model.W) }
-		// The MLE keeps every transition itself: no a.kept for choose.
-		choose = func(cv CVConfig) (*estimator.CV, error) { return e.CrossValidate(cv.Folds, cv.Grid, a.Model.W) }
-		a.seFn = func(f *estimator.Fit, _ int, _ estimator.Data) ([]float64, error) { return f.InverseDiag() }
-	default:
-		return nil, fmt.Errorf("unknown agent %q", name)
+		return f.Sandwich(fit, n, data, estimator.SEOptions{})
 	}
 	a.fit = func() (*estimator.Fit, error) { return fitAt(lambda) }
-	if c.CV != nil && a.learner {
+	if c.CV != nil {
 		if mode == "ucb" && c.Confidence.Lambda == "theorem" {
 			return nil, fmt.Errorf("agent %s: lambda: cv and confidence.lambda: theorem both set its λ", name)
 		}
 		cv := *c.CV
 		a.cv = &cv
-		if base != "mle" {
+		if !f.KeepsData {
 			a.keepTransitions(dphi, dist.StateDim())
 		}
-		a.fit = cvFit(cv, count, choose, fitAt)
+		a.fit = cvFit(cv, f.N, choose, fitAt)
 	}
-	if c.SaveSE && a.learner {
+	if c.SaveSE {
 		if a.kept == nil { // a cross-validating learner keeps them already
 			a.keepTransitions(dphi, dist.StateDim())
 		}
@@ -235,6 +179,38 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 			return nil, err
 		}
 	}
+	return a, nil
+}
+
+// oracleKind is the regret baseline: it plans with P_W0 when the truth
+// lies in the model class (spec.W0 set), otherwise with the true
+// transition itself. It fits nothing, so it ignores λ and lambda: cv.
+var oracleKind = AgentKind{Part: config.Part{Name: "oracle", LambdaCV: true, Baseline: true,
+	Doc: "plans with the true transition (P_W0 when it lies in the model class)"},
+	Build: newOracle}
+
+func newOracle(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent, error) {
+	a := &Agent{Name: name, base: name, horizon: c.Horizon, conf: c.Confidence, rollout: c.Rollout,
+		Beta: math.NaN(), Accept: math.NaN(), delta: spec.Delta}
+	if spec.W0 == nil {
+		// The truth is not in the model class: plan with the true transition.
+		if c.Rollout == "mean" {
+			a.Sim = truth.NewMean()
+		} else {
+			a.Sim = truth.NewSimulator()
+		}
+		return a, nil
+	}
+	feat := Features(name, spec)
+	w := make([]float64, spec.Family.StatDim()*feat.Dim())
+	copy(w, spec.W0)
+	m, err := expfam.NewModel(spec.Family, feat, w)
+	if err != nil {
+		return nil, err
+	}
+	a.Model = m
+	a.stepper = a.newSim(m)
+	a.Sim = a.stepper
 	return a, nil
 }
 
@@ -270,28 +246,35 @@ func (d deltaSim) Deterministic() bool {
 	return ok && det.Deterministic()
 }
 
-// Features returns the features of the named agent's model: the LDS
-// features of the model class for lds and its variants (when set), its
-// features otherwise.
+// Features returns the features of the named agent's model: its
+// estimator's own (Estimator.OwnFeatures: the LDS features of the model
+// class for lds and its variants, when set), the model class's otherwise.
 func Features(name string, spec env.ModelSpec) expfam.Features {
-	if OwnFeatures(name, spec) {
-		return spec.LDSFeatures
+	if f := ownFeatures(name, spec); f != nil {
+		return f
 	}
 	return spec.Features
 }
 
 // OwnFeatures reports whether the named agent's features are not the model
 // class's: an LDS agent when the class sets LDSFeatures.
-func OwnFeatures(name string, spec env.ModelSpec) bool {
-	return strings.HasPrefix(name, "lds") && spec.LDSFeatures != nil
+func OwnFeatures(name string, spec env.ModelSpec) bool { return ownFeatures(name, spec) != nil }
+
+// ownFeatures returns the features of the named agent's estimator's own
+// model, nil when it uses the model class's.
+func ownFeatures(name string, spec env.ModelSpec) expfam.Features {
+	if k, ok := Lookup(name); ok && k.Estimator != nil && k.Estimator.OwnFeatures != nil {
+		return k.Estimator.OwnFeatures(spec)
+	}
+	return nil
 }
 
-// Family returns the family in which the named agent's W lives: the LDS
-// agent's Gaussian for lds and its variants, the model class's family
-// otherwise.
+// Family returns the family in which the named agent's W lives: its
+// estimator's own (Estimator.Family: the LDS agent's Gaussian for lds and
+// its variants), the model class's family otherwise.
 func Family(name string, spec env.ModelSpec) (expfam.Distribution, error) {
-	if strings.HasPrefix(name, "lds") {
-		return LDSFamily(spec.LDSSigma)
+	if k, ok := Lookup(name); ok && k.Estimator != nil && k.Estimator.Family != nil {
+		return k.Estimator.Family(spec)
 	}
 	return spec.Family, nil
 }
@@ -434,44 +417,37 @@ func (a *Agent) CVLambda() float64 {
 }
 
 // Method returns the agent's estimator: sm, lds or mle for the learners
-// and their -ucb and -ps variants, oracle or lqr otherwise.
+// and their -ucb and -ps variants, the agent's name (oracle, lqr) for
+// those that fit nothing.
 func (a *Agent) Method() string { return a.base }
 
 // Learner reports whether the agent fits its model to the transitions it
 // sees (false for the oracle, whose model is the true one, and for lqr).
 func (a *Agent) Learner() bool { return a.learner }
 
-// The agents (config key agents), with the keys each reads beyond the
-// shared ones: the lds agents' model (lds, model.lds_features), the sm
-// agents' information floor (sm), the
-// confidence set of the optimistic (-ucb) and posterior-sampling (-ps)
-// variants.
+// builtinEstimators are the estimators, one line each, in the order smrl
+// list and smrl estimate show them (RegisterEstimator adds more).
+var builtinEstimators = []*Estimator{
+	&smEstimator,
+	&ldsEstimator,
+	&mleEstimator,
+	&smKernelEstimator,
+	&smPlainEstimator,
+}
+
+// The agents (config key agents) in the order smrl list shows them: the
+// greedy learners, the oracle, the optimistic (-ucb) and the
+// posterior-sampling (-ps) variants; lqr follows (lqr.go).
 func init() {
-	base := []struct{ name, doc string }{
-		{"sm", "learns W by score matching (SMRL) and plans with P_Ŵ"},
-		{"lds", "least squares of a linear-Gaussian model s' = W phi + N(0, lds.sigma² I)"},
-		{"mle", "maximum likelihood in the family (Newton on the convex log-likelihood)"},
+	for _, e := range builtinEstimators {
+		addEstimator(e)
+		registerLearner(e, "")
 	}
-	reg := func(name, doc string, uses ...string) {
-		if strings.HasPrefix(name, "lds") {
-			uses = append(uses, "lds", "model.lds_features")
+	RegisterAgent(oracleKind)
+	for _, mode := range []string{"ucb", "ps"} {
+		for _, e := range builtinEstimators {
+			registerLearner(e, mode)
 		}
-		if strings.HasPrefix(name, "sm") {
-			uses = append(uses, "sm")
-		}
-		// Every learner chooses λ by cross-validation at every refit with
-		// lambda: cv (cvFit); the oracle fits nothing and ignores it.
-		config.Register(config.Part{Group: "agents", Name: name, Doc: doc, Uses: uses, LambdaCV: true})
-	}
-	for _, b := range base {
-		reg(b.name, b.doc)
-	}
-	reg("oracle", "plans with the true transition (P_W0 when it lies in the model class)")
-	for _, b := range base {
-		reg(b.name+"-ucb", b.name+", optimistic: plans with the best of confidence.candidates parameters on the confidence set's boundary", "confidence")
-	}
-	for _, b := range base {
-		reg(b.name+"-ps", b.name+", posterior sampling: plans each episode with W ~ N(Ŵ, ν²(V+λI)⁻¹) in the ball", "confidence")
 	}
 }
 

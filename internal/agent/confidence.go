@@ -47,7 +47,7 @@ func (a *Agent) initConfidence(ldsSigma []float64) error {
 			return fmt.Errorf("agent %s: confidence.value rollout needs the horizon H >= 1, got %d", a.Name, a.horizon)
 		}
 		if a.conf.Beta == "theory" {
-			k, err := theoryConstants(a.conf, a.base, a.Model.Dist, ldsSigma)
+			k, err := theoryConstants(a.conf, a.est, a.Model.Dist, ldsSigma)
 			if err != nil {
 				return fmt.Errorf("agent %s: %w", a.Name, err)
 			}
@@ -76,30 +76,15 @@ func (a *Agent) initConfidence(ldsSigma []float64) error {
 }
 
 // theoryConstants returns (B_psi, B_c, α₁) of the theory β for an agent
-// with estimator base ("sm", "lds" or "mle") whose model family is dist:
-// each number given in the config, or for "auto" the value derived from
-// the model. Derived values exist for Gaussian models only:
-// estimator.GaussianSM(σ) for sm in the gaussian family,
-// estimator.GaussianLS(σ) for mle there and for lds (whose model is
+// with estimator est whose model family is dist: each number given in the
+// config, or for "auto" the value its registration derives from the model
+// (Estimator.Theory: for Gaussian models only, estimator.GaussianSM(σ)
+// for sm, estimator.GaussianLS(σ) for mle and for lds, whose model is
 // Gaussian with σ_k = ldsSigma[k]). Other families have α₁ = inf C(s') = 0.
-// With per-coordinate scales σ_k the bounds hold with the extreme ones:
-// C ⪰ min_k σ_k⁻⁴ I and ξ is max_k σ_k⁻⁶-subgaussian for sm; the
-// likelihood-scale fits have B_psi/α₁ = 1 in every row, so any σ_k gives
-// their β.
-func theoryConstants(k config.Confidence, base string, dist expfam.Distribution, ldsSigma []float64) (estimator.Constants, error) {
+func theoryConstants(k config.Confidence, est *Estimator, dist expfam.Distribution, ldsSigma []float64) (estimator.Constants, error) {
 	var derived *estimator.Constants
-	sigmas, gaussian := gaussianScales(dist)
-	switch {
-	case base == "lds":
-		c := estimator.GaussianLS(ldsSigma[0])
-		derived = &c
-	case gaussian && base == "sm":
-		lo, hi := slices.Min(sigmas), slices.Max(sigmas)
-		c := estimator.Constants{BPsi: estimator.GaussianSM(lo).BPsi, Alpha1: estimator.GaussianSM(hi).Alpha1}
-		derived = &c
-	case gaussian && base == "mle":
-		c := estimator.GaussianLS(sigmas[0])
-		derived = &c
+	if est.Theory != nil {
+		derived = est.Theory(dist, ldsSigma)
 	}
 	var out estimator.Constants
 	for _, x := range []struct {

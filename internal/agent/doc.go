@@ -14,6 +14,12 @@
 //	lqr     no model and no planner: the finite-horizon Riccati controller
 //	        of a known linear-quadratic problem (env.kind lq; lqr.go)
 //
+// Each estimator is registered once (registry.go: an Estimator in sm.go,
+// lds.go, mle.go and a line in builtinEstimators), and from that
+// registration come its agents, smrl estimate's method, the memory bound
+// and the theory β's constants; the oracle and lqr register an AgentKind,
+// the oracle declaring itself the regret baseline (config.IsBaseline).
+//
 // These plan greedily with Ŵ (certainty equivalence), as the paper's
 // experiment did. Each estimator also has two variants that plan with the
 // confidence set of the paper's algorithm SMRL,

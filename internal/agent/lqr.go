@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -121,11 +122,21 @@ func (c *lqr) Control(s []float64, h int, out []float64) {
 // environment and needs env.kind lq. It fits nothing, so it ignores λ and
 // lambda: cv.
 func init() {
-	config.Register(config.Part{Group: "agents", Name: "lqr", LambdaCV: true,
+	RegisterAgent(AgentKind{Build: newLQRAgent, Part: config.Part{Name: "lqr", LambdaCV: true,
 		Doc: "plays the exact finite-horizon Riccati controller of env.kind lq (clamped to the box)",
 		Validate: func(c *config.Config, bad config.Bad) {
 			if c.Env.Kind != "lq" {
 				bad("agents", "lqr plays the Riccati controller of env.lq and needs env.kind: lq, got %s", c.Env.Kind)
 			}
-		}})
+		}}})
+}
+
+// newLQRAgent plays the Riccati controller of a linear-quadratic truth
+// over c.Horizon steps; it plans nothing.
+func newLQRAgent(name string, _ env.ModelSpec, truth env.Dynamics, c Config) (*Agent, error) {
+	ctrl, err := newLQR(truth, c.Box, c.Horizon)
+	if err != nil {
+		return nil, err
+	}
+	return &Agent{Name: name, Ctrl: ctrl, base: name, Beta: math.NaN(), Accept: math.NaN()}, nil
 }

@@ -28,10 +28,6 @@ const (
 // Metrics lists the metrics of aggregate.csv in order.
 var Metrics = []string{Mean, Median, IQM, OptimalityGap}
 
-// oracle is the agent that plans with the true model: the reference of the
-// optimality gap.
-const oracle = "oracle"
-
 // ProfilePoints is the number of thresholds τ of the performance profile.
 const ProfilePoints = 51
 
@@ -227,11 +223,12 @@ func (r resampler) intN(n int) int {
 }
 
 // gaps returns, per stratum, max(o − x, 0) for each seed of agent a with o
-// the oracle's score of that seed; ok is false when some stratum lacks the
-// oracle or one of a's seeds.
+// the baseline's (the oracle's) score of that seed; ok is false when some
+// stratum lacks the baseline or one of a's seeds.
 func gaps(strata []Stratum, a string) (g [][]float64, ok bool) {
 	for _, s := range strata {
-		os, oseeds := s.Scores[oracle], s.Seeds[oracle]
+		base := s.baseline()
+		os, oseeds := s.Scores[base], s.Seeds[base]
 		if len(os) == 0 {
 			return nil, false
 		}
@@ -246,6 +243,22 @@ func gaps(strata []Stratum, a string) (g [][]float64, ok bool) {
 		g = append(g, row)
 	}
 	return g, true
+}
+
+// baseline returns the agent of the stratum whose registration declares it
+// the regret baseline (config.IsBaseline: the oracle), the first in name
+// order if there were several, "" if none.
+func (s Stratum) baseline() string {
+	var out []string
+	for a := range s.Scores {
+		if config.IsBaseline(a) {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return slices.Min(out)
 }
 
 // agent adds the metrics and the profile of agent a.

@@ -83,6 +83,20 @@ type Part struct {
 	// LambdaCV, of an agent, marks one that can choose its λ by
 	// cross-validation at every refit (lambda: cv; see cv.grid, cv.folds).
 	LambdaCV bool
+	// FitFloats, of a learning agent, returns the float64s of the largest
+	// matrices it holds for a family of nblocks blocks of m statistics
+	// each and d_phi features, constC when C(s') is constant: the memory
+	// bound of validation (MaxTrialFloats). nil: it fits nothing.
+	FitFloats func(nblocks, m, dphi int, constC bool) float64
+	// GaussianModel, of an agent, marks one whose model is Gaussian
+	// whatever the family (lds and its variants), so the theory β's
+	// constants are derived for it.
+	GaussianModel bool
+	// Baseline, of an agent, marks the regret baseline: the agent whose
+	// reward on a seed every other agent's regret on that seed is paired
+	// against, and the reference of the optimality gap (the oracle).
+	// Readers of results files ask IsBaseline, so they need no agent name.
+	Baseline bool
 	// Validate checks the part's keys (Section's value is Section(c,
 	// p.Section)) and what it requires of the rest of c. It runs only when
 	// the part is selected.
@@ -172,6 +186,13 @@ func lookup(group, name string) (Part, bool) {
 		}
 	}
 	return Part{}, false
+}
+
+// IsBaseline reports whether the named agent's registration declares it
+// the regret baseline (Part.Baseline); false for an unknown name.
+func IsBaseline(agent string) bool {
+	p, ok := lookup("agents", agent)
+	return ok && p.Baseline
 }
 
 // sectionType returns the type of the registered section at path, nil if

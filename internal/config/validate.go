@@ -11,14 +11,13 @@ import (
 
 // Catalogs of names accepted in a config.
 var (
-	EstimateNames = []string{"sm", "lds", "mle", "sm-kernel", "sm-plain"}
-	BetaForms     = []string{"practical", "theory"}
-	RolloutModes  = []string{"sample", "mean"}
-	ChoiceModes   = []string{"episode", "step"}
-	ValueModes    = []string{"lookahead", "rollout"}
-	LambdaModes   = []string{"shared", "theorem"}
-	ModelTargets  = []string{"next", "delta"}
-	LDSFeatures   = []string{"linear", "affine", "model"}
+	BetaForms    = []string{"practical", "theory"}
+	RolloutModes = []string{"sample", "mean"}
+	ChoiceModes  = []string{"episode", "step"}
+	ValueModes   = []string{"lookahead", "rollout"}
+	LambdaModes  = []string{"shared", "theorem"}
+	ModelTargets = []string{"next", "delta"}
+	LDSFeatures  = []string{"linear", "affine", "model"}
 )
 
 // UsesConfidence reports whether an agent plans with the confidence set of
@@ -238,40 +237,7 @@ const (
 	sigmaWhy  = "score matching weighs the Gaussian by 1/sigma⁴, which under- or overflows against lambda beyond"
 )
 
-// FitFloats returns the float64s of the largest matrices an estimator or
-// agent of this kind holds for a family with nblocks blocks of m
-// statistics each (a product family: one per state coordinate) and d_phi
-// features; constC marks a family with constant C (the Gaussian). Score
-// matching keeps one (m·d_phi)² block per coordinate (one d_phi² block in
-// all for constant C) and their Cholesky factors; least squares one d_phi²
-// block; the MLE a factorised (m·d_phi)² Hessian per coordinate plus the
-// working Hessian and its factor. The -ucb and -ps agents hold as much
-// again (their confidence set's matrices beside the estimator's).
-// Measured (peak resident memory of one trial at rff dim 2364 on the
-// pendulum, 3 blocks; issue 19): sm 261 MB, sm-ucb and sm-ps 546 MB, mle
-// 277 MB above the process's 14 MB, against 268, 537 and 268 MB here.
-func FitFloats(method string, nblocks, m, dphi int, constC bool) float64 {
-	b := float64(m) * float64(dphi)
-	n := float64(nblocks)
-	conf := 1.0
-	if strings.HasSuffix(method, "-ucb") || strings.HasSuffix(method, "-ps") {
-		conf = 2
-	}
-	switch strings.TrimSuffix(strings.TrimSuffix(method, "-ucb"), "-ps") {
-	case "sm", "sm-kernel", "sm-plain":
-		if constC {
-			return conf * 2 * float64(dphi) * float64(dphi)
-		}
-		return conf * 2 * n * b * b
-	case "lds":
-		return conf * 2 * float64(dphi) * float64(dphi)
-	case "mle":
-		return conf * (n + 3) * b * b
-	}
-	return 0
-}
-
-// learnerShape returns the shape of the agents' model for FitFloats:
+// learnerShape returns the shape of the agents' model for Part.FitFloats:
 // nblocks blocks of m statistics, d_phi features, constant C; key names the
 // config key that sets d_phi (or the blocks). ok is false when the shape
 // cannot be determined (an invalid kind).
@@ -315,7 +281,11 @@ func (c *Config) checkTrialMemory(bad func(key, format string, args ...any)) {
 		return
 	}
 	for _, a := range c.Agents {
-		if need := FitFloats(a, nblocks, m, dphi, constC); need > MaxTrialFloats {
+		p, _ := lookup("agents", a)
+		if p.FitFloats == nil {
+			continue // an agent that fits nothing
+		}
+		if need := p.FitFloats(nblocks, m, dphi, constC); need > MaxTrialFloats {
 			bad(key, "the agents' model has %d × %d statistics and d_phi = %d features, for which agent %s holds %.3g numbers (%s), more than the %s smrl allows per trial", nblocks, m, dphi, a, need, bytesText(need), bytesText(MaxTrialFloats))
 			return
 		}
@@ -323,13 +293,14 @@ func (c *Config) checkTrialMemory(bad func(key, format string, args ...any)) {
 }
 
 // CheckFitMemory is checkTrialMemory for one estimation method (smrl
-// estimate, whose methods are chosen on its command line).
-func (c *Config) CheckFitMemory(method string) error {
+// estimate, whose methods are chosen on its command line) whose matrices
+// hold floats(nblocks, m, dphi, constC) numbers (Part.FitFloats).
+func (c *Config) CheckFitMemory(method string, floats func(nblocks, m, dphi int, constC bool) float64) error {
 	nblocks, m, dphi, constC, _, ok := c.learnerShape()
 	if !ok {
 		return nil
 	}
-	if need := FitFloats(method, nblocks, m, dphi, constC); need > MaxTrialFloats {
+	if need := floats(nblocks, m, dphi, constC); need > MaxTrialFloats {
 		return fmt.Errorf("the model has %d × %d statistics and d_phi = %d features, for which method %s holds %.3g numbers (%s), more than the %s smrl allows", nblocks, m, dphi, method, need, bytesText(need), bytesText(MaxTrialFloats))
 	}
 	return nil
@@ -551,7 +522,7 @@ func (c *Config) validateTheory(auto map[string]bool, bad func(key, format strin
 	}
 	var users []string
 	for _, a := range c.Agents {
-		if strings.HasSuffix(a, "-ucb") && !strings.HasPrefix(a, "lds-") {
+		if p, _ := lookup("agents", a); strings.HasSuffix(a, "-ucb") && !p.GaussianModel {
 			users = append(users, a)
 		}
 	}

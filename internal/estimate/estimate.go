@@ -20,14 +20,36 @@ import (
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
-// Methods lists the estimators in their canonical order: sm (score
-// matching with model.kink), lds, mle, and the score-matching variants
-// sm-kernel (the kernel kink term) and sm-plain (h ≡ 1, no kink term: the
-// authors' estimator), for comparisons.
-var Methods = slices.Clone(config.EstimateNames)
+// Methods lists the estimators in their canonical order, the order of
+// their registration (agent.RegisterEstimator): sm (score matching with
+// model.kink), lds, mle, and the score-matching variants sm-kernel (the
+// kernel kink term) and sm-plain (h ≡ 1, no kink term: the authors'
+// estimator), for comparisons.
+func Methods() []string { return agent.EstimatorNames() }
 
-// DefaultMethods are the methods run when none are given.
-var DefaultMethods = []string{"sm", "lds", "mle"}
+// DefaultMethods are the methods run when none are given
+// (agent.Estimator.Default: sm, lds, mle).
+func DefaultMethods() []string { return agent.DefaultEstimators() }
+
+// MethodsHelp is the help of smrl estimate --method, from the
+// registrations: the estimators with agents, those for comparison with
+// what they vary, and the default.
+func MethodsHelp() string {
+	var main, compare []string
+	for _, m := range Methods() {
+		e, _ := agent.LookupEstimator(m)
+		if e.EstimateOnly {
+			compare = append(compare, fmt.Sprintf("%s (%s)", m, e.Doc))
+		} else {
+			main = append(main, m)
+		}
+	}
+	s := "estimators to run: " + strings.Join(main, ", ")
+	if len(compare) > 0 {
+		s += ", and for comparison " + strings.Join(compare, ", ")
+	}
+	return s + " (default " + strings.Join(DefaultMethods(), ", ") + ")"
+}
 
 // streamDraw is the PCG stream of the data drawn by Run.
 const streamDraw = 0x5eed_e571_0a7e
@@ -43,8 +65,8 @@ func ParseMethods(list []string) ([]string, error) {
 			if m == "" {
 				continue
 			}
-			if !slices.Contains(Methods, m) {
-				return nil, errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", m, strings.Join(Methods, ", ")))
+			if !slices.Contains(Methods(), m) {
+				return nil, errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", m, strings.Join(Methods(), ", ")))
 			}
 			if !slices.Contains(out, m) {
 				out = append(out, m)
@@ -52,7 +74,7 @@ func ParseMethods(list []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return slices.Clone(DefaultMethods), nil
+		return DefaultMethods(), nil
 	}
 	return out, nil
 }
@@ -332,7 +354,8 @@ func CheckDims(c *config.Config, mdp *env.MDP, data *dataset.Transitions, name s
 // config.MaxTrialFloats for the config's W.
 func checkMethodMemory(c *config.Config, methods []string) error {
 	for _, m := range methods {
-		if err := c.CheckFitMemory(m); err != nil {
+		e, _ := agent.LookupEstimator(m)
+		if err := c.CheckFitMemory(m, e.Floats); err != nil {
 			return errs.Invalid(fmt.Errorf("--method %s: %w", m, err))
 		}
 	}
@@ -459,14 +482,12 @@ func WeightDescription(weights []expfam.Weight, bandwidths []float64) string {
 	return s + kernel
 }
 
-// smMode is the kink mode of a score-matching method: model.kink for sm,
-// kernel for sm-kernel, plain for sm-plain.
+// smMode is the kink mode of a score-matching method: its registration's
+// (agent.Estimator.Kink: kernel for sm-kernel, plain for sm-plain), else
+// model.kink (sm).
 func smMode(method string, m env.ModelSpec) string {
-	switch method {
-	case "sm-kernel":
-		return "kernel"
-	case "sm-plain":
-		return "plain"
+	if e, ok := agent.LookupEstimator(method); ok && e.Kink != "" {
+		return e.Kink
 	}
 	return m.Kink
 }
@@ -537,12 +558,14 @@ func FitSE(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions
 }
 
 func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64, se *SEOptions) (w, variance []float64, kind string, err error) {
-	dist := mdp.Model.Family
-	dphi := mdp.Model.Features.Dim()
-	type adder interface{ Add(phi, next []float64) }
-	var acc adder
-	var fitFn func() (*estimator.Fit, error)
-	var seFn func(*estimator.Fit) ([]float64, error)
+	est, ok := agent.LookupEstimator(method)
+	if !ok {
+		return nil, nil, "", errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", method, strings.Join(Methods(), ", ")))
+	}
+	e, err := est.New(agent.Setup{Spec: mdp.Model, Dphi: mdp.Model.Features.Dim()})
+	if err != nil {
+		return nil, nil, "", errs.Invalid(err)
+	}
 	n := data.Len()
 	at := targets(mdp, phi, data)
 	var so estimator.SEOptions
@@ -553,38 +576,15 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 			kind = "sandwich-hc1"
 		}
 	}
-	switch method {
-	case "sm", "sm-kernel", "sm-plain":
-		e, err := agent.NewSM(mdp.Model, dist, dphi, smMode(method, mdp.Model))
-		if err != nil {
-			return nil, nil, "", errs.Invalid(err)
-		}
-		acc, fitFn = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
-		seFn = func(f *estimator.Fit) ([]float64, error) { return e.Sandwich(f, n, at, so) }
-	case "lds":
-		e := estimator.NewLDS(dist.StateDim(), dphi)
-		acc, fitFn = e, func() (*estimator.Fit, error) { return e.Fit(lambda) }
-		seFn = func(f *estimator.Fit) ([]float64, error) { return e.Sandwich(f, n, at, so) }
-	case "mle":
-		b, ok := dist.(expfam.Blocked)
-		if !ok {
-			return nil, nil, "", errs.Invalid(fmt.Errorf("mle: the family %v is not a product family", dist))
-		}
-		e := estimator.NewMLE(b, dphi)
-		acc, fitFn = e, func() (*estimator.Fit, error) { return e.Fit(lambda, nil) }
-		if se != nil && !se.MLESandwich {
-			kind = "information"
-			seFn = func(f *estimator.Fit) ([]float64, error) { return f.InverseDiag() }
-		} else {
-			seFn = func(f *estimator.Fit) ([]float64, error) { return e.Sandwich(f, so) }
-		}
-	default:
-		return nil, nil, "", errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", method, strings.Join(Methods, ", ")))
+	seFn := func(f *estimator.Fit) ([]float64, error) { return e.Sandwich(f, n, at, so) }
+	if e.Information && se != nil && !se.MLESandwich {
+		kind = "information"
+		seFn = func(f *estimator.Fit) ([]float64, error) { return f.InverseDiag() }
 	}
 	for i := range n {
-		acc.Add(at(i))
+		e.Add(at(i))
 	}
-	f, err := fitFn()
+	f, err := e.Fit(lambda, nil)
 	if err == nil && se != nil {
 		variance, err = seFn(f)
 	}

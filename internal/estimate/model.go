@@ -175,8 +175,8 @@ func checkModel(mf *ModelFile, c *config.Config) error {
 	}
 	first := map[string]int{}
 	for i, m := range mf.Models {
-		if !slices.Contains(Methods, m.Method) {
-			return fmt.Errorf("models: model %d: unknown method %q (known: %s)", i, m.Method, strings.Join(Methods, ", "))
+		if !slices.Contains(Methods(), m.Method) {
+			return fmt.Errorf("models: model %d: unknown method %q (known: %s)", i, m.Method, strings.Join(Methods(), ", "))
 		}
 		if j, ok := first[m.Method]; ok {
 			return fmt.Errorf("models: model %d: method %s listed twice (model %d is %s too)", i, m.Method, j, m.Method)

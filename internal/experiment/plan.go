@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
@@ -70,11 +69,9 @@ func printSweepPlan(s *grid.Sweep, root string, opt Options) error {
 }
 
 // learns reports whether the named agent has a learned model to save:
-// the sm, lds and mle agents and their variants, not the oracle or lqr,
-// nor an lds agent on its own features (model.lds_features).
+// a learner (agent.Learns: the sm, lds and mle agents and their variants,
+// not the oracle or lqr), unless it is an lds agent on its own features
+// (model.lds_features).
 func learns(name string, mdp *env.MDP) bool {
-	if name == "oracle" || name == "lqr" || strings.HasPrefix(name, "oracle-") {
-		return false
-	}
-	return !agent.OwnFeatures(name, mdp.Model)
+	return agent.Learns(name) && !agent.OwnFeatures(name, mdp.Model)
 }

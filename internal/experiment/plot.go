@@ -48,9 +48,10 @@ func (d *densities) Estimated(agent string, w []float64, s, a float64) (plotting
 }
 
 // learnedModel is the model of agent's class with parameter w on features
-// feat; false for the oracle, an agent without W or a W that does not fit.
+// feat; false for an agent that learns nothing (the oracle's W is W0), an
+// agent without W or a W that does not fit.
 func learnedModel(agent string, spec env.ModelSpec, feat expfam.Features, w []float64) (*expfam.Model, bool) {
-	if agent == "oracle" || w == nil {
+	if !agentpkg.Learns(agent) || w == nil {
 		return nil, false
 	}
 	dist, err := agentpkg.Family(agent, spec)

@@ -3,6 +3,7 @@ package plotting
 import (
 	"fmt"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"gonum.org/v1/plot/vg/draw"
 )
 
@@ -28,7 +29,7 @@ func init() {
 func cumRegretFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) error {
 	p := newPlot(fmt.Sprintf("Cumulative regret vs oracle (%s)", ciNote(sum)),
 		"episode", "cumulative regret")
-	ss := summarySeries(sum, func(a string) bool { return a == "oracle" },
+	ss := summarySeries(sum, config.IsBaseline,
 		func(r summaryRow) (float64, float64, float64) {
 			return r.CumRegretMean, r.CumRegretLo, r.CumRegretHi
 		})

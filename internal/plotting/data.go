@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 )
@@ -303,7 +304,7 @@ func readSummary(path string, opt Options) (*summaryData, error) {
 // hasRegret reports whether any agent other than the oracle has a regret.
 func (d *summaryData) hasRegret() bool {
 	for a, rows := range d.Rows {
-		if a == "oracle" {
+		if config.IsBaseline(a) {
 			continue
 		}
 		for _, r := range rows {

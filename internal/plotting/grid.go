@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/smrl-dev/smrl/internal/config"
 )
 
 // This file draws the figures of a parameter sweep (smrl sweep: final
@@ -262,7 +264,7 @@ func (d *GridData) labelChars(k int) int {
 func (d *GridData) agentsFor(m gridMetric) []string {
 	var out []string
 	for _, a := range d.Agents {
-		if a != "oracle" || m.oracle {
+		if !config.IsBaseline(a) || m.oracle {
 			out = append(out, a)
 		}
 	}
@@ -323,7 +325,7 @@ func (d *GridData) cell(agent string, coords []int) (GridCell, bool) {
 // mean regret at some point: then the figures and the report show regret.
 func (d *GridData) hasRegret() bool {
 	for _, c := range d.Cells {
-		if c.Agent != "oracle" && isFinite(c.CumRegret.Mean) {
+		if !config.IsBaseline(c.Agent) && isFinite(c.CumRegret.Mean) {
 			return true
 		}
 	}
@@ -686,7 +688,7 @@ func (d *GridData) heatmap(c draw.Canvas, m gridMetric) error {
 	ax, ay := d.Axes[0], d.Axes[1]
 	vmin, vmax := math.Inf(1), math.Inf(-1)
 	for _, cell := range d.Cells {
-		if v := m.get(cell).Mean; isFinite(v) && (cell.Agent != "oracle" || m.oracle) {
+		if v := m.get(cell).Mean; isFinite(v) && (!config.IsBaseline(cell.Agent) || m.oracle) {
 			vmin, vmax = math.Min(vmin, v), math.Max(vmax, v)
 		}
 	}

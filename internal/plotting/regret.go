@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -69,7 +70,7 @@ func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 	}
 	var fits []fitted
 	for _, a := range sum.Agents {
-		if a == "oracle" {
+		if config.IsBaseline(a) {
 			continue
 		}
 		rows := sum.Rows[a]

@@ -50,6 +50,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/stats"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -79,11 +80,12 @@ type Row struct {
 }
 
 // Rows flattens the result of a run, adding cumulative sums and the regret
-// against the oracle of the same seed.
+// against the baseline of the same seed (the agent whose registration
+// declares it, config.IsBaseline: the oracle).
 func Rows(res *record.Result) []Row {
 	oracle := map[int][]record.Episode{}
 	for i, t := range res.Trials {
-		if t.Agent == "oracle" {
+		if config.IsBaseline(t.Agent) {
 			oracle[t.Seed] = res.Episodes[i]
 		}
 	}

@@ -236,7 +236,7 @@ func episodeRecord(ag *agent.Agent, name string, model env.ModelSpec, prevW []fl
 			e.SE = append([]float64(nil), ag.SE...)
 		}
 	}
-	if w0 := model.W0; name != "oracle" && w0 != nil && len(e.W) == len(w0) {
+	if w0 := model.W0; ag.Learner() && w0 != nil && len(e.W) == len(w0) {
 		var d2 float64
 		for i := range w0 {
 			d := e.W[i] - w0[i]

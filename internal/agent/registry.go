@@ -1,0 +1,217 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/smrl-dev/smrl/internal/expfam"
+)
+
+// This file is the registry of estimators and agents. An estimator is
+// one Estimator value (sm.go, lds.go, mle.go) and one line in
+// builtinEstimators (or a call of RegisterEstimator); from it come its
+// agents NAME, NAME-ucb and NAME-ps, the method of smrl estimate, the
+// memory bound of config validation and the theory β's constants. The
+// agents that fit nothing (oracle, lqr) register an AgentKind with a Build.
+
+// Estimator is the registration of an estimator of W.
+type Estimator struct {
+	// Name is the method of smrl estimate and the name of its greedy
+	// agent ("sm").
+	Name string
+	// Doc is its agent's line in smrl list agents (the -ucb and -ps
+	// variants derive theirs from the name); of an EstimateOnly method,
+	// what it varies, for the help of smrl estimate --method.
+	Doc string
+	// EstimateOnly marks a method of smrl estimate without agents (the
+	// score-matching comparisons sm-kernel and sm-plain).
+	EstimateOnly bool
+	// Default marks a method smrl estimate runs when --method is not
+	// given.
+	Default bool
+	// Uses are the config keys its agents read beyond the shared ones.
+	Uses []string
+	// Kink, of a score-matching method, is its kink mode ("kernel",
+	// "plain"); empty means model.kink.
+	Kink string
+	// Floats returns the float64s of its largest matrices for a family of
+	// nblocks blocks of m statistics and d_phi features, constC when C(s')
+	// is constant (config.Part.FitFloats: the memory bound of a trial or
+	// an estimate; the -ucb and -ps agents hold twice as much).
+	Floats func(nblocks, m, dphi int, constC bool) float64
+	// New returns the estimator of the model class for an agent or for
+	// smrl estimate (Setup.Agent).
+	New func(s Setup) (*Fitter, error)
+	// Family and OwnFeatures, when not nil, give the family W lives in and
+	// the features of its agents' model when they are not the model
+	// class's (lds: its Gaussian with lds.sigma, on model.lds_features
+	// when set; OwnFeatures returns nil when none are set).
+	Family      func(spec env.ModelSpec) (expfam.Distribution, error)
+	OwnFeatures func(spec env.ModelSpec) expfam.Features
+	// GaussianModel marks an estimator whose agents' model is Gaussian
+	// whatever the family (lds; config.Part.GaussianModel).
+	GaussianModel bool
+	// Theory, when not nil, returns the theory β's constants derived for
+	// a model of family dist (nil: none derived, the config must give
+	// them); ldsSigma is lds.sigma.
+	Theory func(dist expfam.Distribution, ldsSigma []float64) *estimator.Constants
+}
+
+// Setup is what an estimator's constructor is given.
+type Setup struct {
+	Spec env.ModelSpec
+	Dphi int
+	// Agent is true for a learning agent, false for smrl estimate: the
+	// lds agent fits its own Gaussian model with noise lds.sigma, whose
+	// precision its confidence set uses, where smrl estimate fits least
+	// squares (σ = 1); the agents' errors name the agent.
+	Agent bool
+	// SMFloor is the information floor of score matching (sm.floor; the
+	// agents only).
+	SMFloor float64
+}
+
+// Fitter is one estimator of W accumulating transitions: what an agent,
+// its confidence set and smrl estimate fit, cross-validate and take
+// standard errors with.
+type Fitter struct {
+	// Dist is the family W lives in: the model class's, or the lds
+	// agent's Gaussian.
+	Dist expfam.Distribution
+	Add  func(phi, next []float64)
+	N    func() int
+	// Fit fits every transition so far at λ; start, when not nil, is the
+	// current W (the MLE's Newton starts there).
+	Fit func(lambda float64, start []float64) (*estimator.Fit, error)
+	// CrossValidate scores grid by the held-out loss of folds contiguous
+	// folds of the n transitions data (ignored with KeepsData) and
+	// returns the outcome (estimator.CV).
+	CrossValidate func(n int, data estimator.Data, folds int, grid []float64, start []float64) (*estimator.CV, error)
+	// KeepsData marks an estimator that keeps every transition itself
+	// (the MLE), so its agent need not.
+	KeepsData bool
+	// Sandwich returns the sandwich variances of vec(Ŵ) of the fit f of
+	// the n transitions data.
+	Sandwich func(f *estimator.Fit, n int, data estimator.Data, opt estimator.SEOptions) ([]float64, error)
+	// Information marks an estimator whose default standard errors are
+	// the inverse observed information (Fit.InverseDiag) rather than the
+	// sandwich: the MLE.
+	Information bool
+}
+
+// AgentKind is the registration of an agent name (config key agents).
+type AgentKind struct {
+	// Part is its config registration (Group "agents"): doc, keys,
+	// validation, and Baseline for the regret baseline (the oracle).
+	config.Part
+	// Estimator is the learner's estimator; nil for an agent that fits
+	// nothing (then Build builds it).
+	Estimator *Estimator
+	// Mode is "" (greedy), "ucb" (optimistic) or "ps" (posterior
+	// sampling) for a learner.
+	Mode  string
+	Build func(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent, error)
+}
+
+var (
+	kinds      = map[string]AgentKind{}
+	estimators []*Estimator
+)
+
+// RegisterAgent adds an agent name. It panics when the name is taken.
+func RegisterAgent(k AgentKind) {
+	k.Group = "agents"
+	config.Register(k.Part)
+	kinds[k.Name] = k
+}
+
+// RegisterEstimator adds an estimator: the method of smrl estimate and,
+// unless EstimateOnly, its agents NAME, NAME-ucb and NAME-ps. It panics
+// when a name is taken.
+func RegisterEstimator(e *Estimator) {
+	addEstimator(e)
+	for _, mode := range []string{"", "ucb", "ps"} {
+		registerLearner(e, mode)
+	}
+}
+
+func addEstimator(e *Estimator) {
+	if _, ok := LookupEstimator(e.Name); ok {
+		panic(fmt.Sprintf("agent.RegisterEstimator: %q registered twice", e.Name))
+	}
+	estimators = append(estimators, e)
+}
+
+// registerLearner registers the agent of e in mode ("", "ucb", "ps").
+func registerLearner(e *Estimator, mode string) {
+	if e.EstimateOnly {
+		return
+	}
+	name, doc, uses := e.Name, e.Doc, slices.Clone(e.Uses)
+	switch mode {
+	case "ucb":
+		doc = e.Name + ", optimistic: plans with the best of confidence.candidates parameters on the confidence set's boundary"
+	case "ps":
+		doc = e.Name + ", posterior sampling: plans each episode with W ~ N(Ŵ, ν²(V+λI)⁻¹) in the ball"
+	}
+	if mode != "" {
+		name += "-" + mode
+		uses = append([]string{"confidence"}, uses...)
+	}
+	floats := e.Floats
+	if mode != "" { // the confidence set's matrices beside the estimator's
+		floats = func(nblocks, m, dphi int, constC bool) float64 { return 2 * e.Floats(nblocks, m, dphi, constC) }
+	}
+	// Every learner chooses λ by cross-validation at every refit with
+	// lambda: cv (cvFit).
+	RegisterAgent(AgentKind{Part: config.Part{Name: name, Doc: doc, Uses: uses, LambdaCV: true, FitFloats: floats,
+		GaussianModel: e.GaussianModel},
+		Estimator: e, Mode: mode})
+}
+
+// Lookup returns the registration of the named agent.
+func Lookup(name string) (AgentKind, bool) {
+	k, ok := kinds[name]
+	return k, ok
+}
+
+// Learns reports whether the named agent fits a model to the transitions
+// it sees: a registered agent with an estimator (not the oracle or lqr).
+func Learns(name string) bool {
+	k, ok := kinds[name]
+	return ok && k.Estimator != nil
+}
+
+// LookupEstimator returns the estimator of the method name.
+func LookupEstimator(name string) (*Estimator, bool) {
+	i := slices.IndexFunc(estimators, func(e *Estimator) bool { return e.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	return estimators[i], true
+}
+
+// EstimatorNames returns the methods of smrl estimate in registration
+// order.
+func EstimatorNames() []string {
+	var out []string
+	for _, e := range estimators {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// DefaultEstimators returns the methods smrl estimate runs when none are
+// given (Estimator.Default), in registration order.
+func DefaultEstimators() []string {
+	var out []string
+	for _, e := range estimators {
+		if e.Default {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}

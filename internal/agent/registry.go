@@ -69,8 +69,8 @@ type Setup struct {
 	// precision its confidence set uses, where smrl estimate fits least
 	// squares (σ = 1); the agents' errors name the agent.
 	Agent bool
-	// SMFloor is the information floor of score matching (sm.floor; the
-	// agents only).
+	// SMFloor is the information floor of score matching (sm.floor), for
+	// an agent and smrl estimate alike.
 	SMFloor float64
 }
 

@@ -47,10 +47,8 @@ func newSMFitter(kink string) func(Setup) (*Fitter, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.Agent {
-			if err := e.SetFloor(s.SMFloor); err != nil {
-				return nil, fmt.Errorf("sm.floor: %w", err)
-			}
+		if err := e.SetFloor(s.SMFloor); err != nil {
+			return nil, fmt.Errorf("sm.floor: %w", err)
 		}
 		return &Fitter{Dist: s.Spec.Family, Add: e.Add, N: e.N,
 			Fit: func(l float64, _ []float64) (*estimator.Fit, error) { return e.Fit(l) },

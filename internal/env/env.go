@@ -201,6 +201,9 @@ type ModelSpec struct {
 	// Delta is true when the learners model s' − s instead of s': they fit
 	// W to (phi(s, a), s' − s) and their rollouts add s back.
 	Delta bool
+	// SMFloor is sm.floor, the information floor of score matching
+	// (estimator.SM.SetFloor), for the sm agents and smrl estimate alike.
+	SMFloor float64
 }
 
 // MDP is an episodic environment.
@@ -283,6 +286,7 @@ func New(c *config.Config) (*MDP, error) {
 	}
 	m.Kind = c.Env.Kind
 	m.Horizon = c.Env.Horizon
+	m.Model.SMFloor = c.SM.Floor
 	if m.Labels == nil {
 		for i := range m.Dim {
 			m.Labels = append(m.Labels, fmt.Sprintf("s%d", i))

@@ -3,6 +3,7 @@ package estimate
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"testing"
 )
@@ -66,5 +67,30 @@ func TestStandardErrorsCountParameters(t *testing.T) {
 		if (r.SENote != "") != tc.withheld {
 			t.Errorf("n = %d: SENote %q, want withheld %v", tc.n, r.SENote, tc.withheld)
 		}
+	}
+}
+
+// smrl estimate fits sm with sm.floor as the agents do: the default floor
+// leaves the paper's well-informed fit bit for bit the plain one (at
+// n = 1000), and a floor above every direction's information shrinks Ŵ
+// (it was accepted and ignored).
+func TestEstimateAppliesTheFloor(t *testing.T) {
+	fitW := func(floor float64, n int) []float64 {
+		c := defaults(t)
+		c.Estimate.N = n
+		c.SM.Floor = floor
+		r, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Estimates[0].W[0]
+	}
+	plain, def := fitW(0, 1000), fitW(5, 1000)
+	if plain[0] != def[0] || plain[1] != def[1] {
+		t.Errorf("n = 1000: default floor %v, plain %v: want the same bits", def, plain)
+	}
+	small, huge := fitW(0, 30), fitW(1000, 30)
+	if !(math.Abs(huge[0]) < math.Abs(small[0])/2 && math.Abs(huge[1]) < math.Abs(small[1])/2) {
+		t.Errorf("n = 30: sm.floor 1000 gives %v, plain %v: want it shrunk", huge, small)
 	}
 }

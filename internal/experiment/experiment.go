@@ -103,25 +103,31 @@ func (opt Options) journalAppend(appendTrial func(i int, eps []record.Episode) e
 // holds the file done, which a completed run (or merge, or sweep) writes
 // last: a second one would silently replace its results. resumable says
 // whether the command offers --resume, which the message then names.
-//
-// A run's or merge's directory (done is episodes.csv) that holds a journal
-// with completed trials is refused too: an interrupted run's trials are
-// results as well, which a fresh run or a merge would discard.
 func refuseCompleted(dir, done string, resumable bool) error {
-	alt := ""
-	if resumable {
-		alt = ", --resume continues an interrupted run there"
-	}
-	if _, err := os.Stat(filepath.Join(dir, done)); err == nil {
-		return errs.Invalid(fmt.Errorf("%s holds completed results (%s): --overwrite replaces them%s, or write into another --out", dir, done, alt))
-	}
-	if done != results.EpisodesFile {
+	if _, err := os.Stat(filepath.Join(dir, done)); err != nil {
 		return nil
 	}
+	return errs.Invalid(fmt.Errorf("%s holds completed results (%s): --overwrite replaces them%s, or write into another --out", dir, done, resumeAlt(resumable)))
+}
+
+// refuseJournal refuses a fresh run or a merge into dir when its journal
+// holds completed trials: an interrupted run's trials are results too,
+// which they would discard. It follows the lock (openOutDir), so that a
+// run still writing there is named as one.
+func refuseJournal(dir string, resumable bool) error {
 	if n := journaledTrials(filepath.Join(dir, results.JournalFile)); n > 0 {
-		return errs.Invalid(fmt.Errorf("%s holds %d completed trials of an interrupted run (%s): --overwrite replaces them%s, or write into another --out", dir, n, results.JournalFile, alt))
+		return errs.Invalid(fmt.Errorf("%s holds %d completed trials of an interrupted run (%s): --overwrite replaces them%s, or write into another --out", dir, n, results.JournalFile, resumeAlt(resumable)))
 	}
 	return nil
+}
+
+// resumeAlt is the alternative --resume offers, for the messages of
+// refuseCompleted and refuseJournal.
+func resumeAlt(resumable bool) string {
+	if resumable {
+		return ", --resume continues an interrupted run there"
+	}
+	return ""
 }
 
 // journaledTrials counts the complete lines of the journal at path (0 when
@@ -207,6 +213,11 @@ func checkOutDir(dir string, resume bool) error {
 // shard and a journal of that config's trials, whose completed trials it
 // returns (an empty map for a fresh run).
 func checkOpened(c *config.Config, mdp *env.MDP, opt Options) (map[record.Trial][]record.Episode, error) {
+	if !opt.Resume && !opt.Overwrite {
+		if err := refuseJournal(opt.OutDir, true); err != nil {
+			return nil, err
+		}
+	}
 	if opt.SaveModels {
 		if err := checkModelsDir(opt.OutDir); err != nil {
 			return nil, err

@@ -48,6 +48,11 @@ func Merge(_ context.Context, dirs []string, opt Options) error {
 		return fmt.Errorf("merge: --out: %w", err)
 	}
 	defer release()
+	if !opt.Overwrite {
+		if err := refuseJournal(opt.OutDir, false); err != nil {
+			return fmt.Errorf("merge: --out: %w", err)
+		}
+	}
 	return m.write(start, opt)
 }
 

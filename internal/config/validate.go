@@ -73,54 +73,14 @@ func (c *Config) Validate() error { return c.validate(true) }
 
 // validate is Validate; with agents false, the agents and what they alone
 // require (lambda > 0 and b_star > 0 for a confidence set, their memory)
-// are not checked: smrl estimate runs no agent.
+// are not checked: smrl estimate runs no agent. The steps run in this
+// order, so the problems are reported in the order of the keys.
 func (c *Config) validate(agents bool) error {
 	var problems []error
 	bad := func(key, format string, args ...any) {
 		problems = append(problems, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
 	}
-	// Upper bounds keep allocations and run times finite: each is far
-	// beyond any experiment this machine can run, and a typo such as an
-	// extra digit block fails here instead of as a crash or an endless run.
-	inRange := func(key string, v, hi int) {
-		if v < 1 {
-			bad(key, "must be >= 1, got %d", v)
-		} else if v > hi {
-			bad(key, "must be <= %d, got %d", hi, v)
-		}
-	}
-	positive := func(key string, v int) { inRange(key, v, maxCount) }
-	// between checks lo <= |x| <= hi (lo = 0: any x with |x| <= hi) and
-	// explains a violation with why.
-	between := func(key string, x, lo, hi float64, why string) {
-		if !finite(x) || math.Abs(x) < lo || math.Abs(x) > hi {
-			if lo == 0 {
-				bad(key, "must lie in [−%g, %g], got %v: %s", hi, hi, x, why)
-			} else {
-				bad(key, "must have %g <= |%s| <= %g, got %v: %s", lo, key, hi, x, why)
-			}
-		}
-	}
-	if !nameRE.MatchString(c.Name) || c.Name == "." || c.Name == ".." {
-		bad("name", "must be a file name of up to 100 letters, digits, '.', '_', '+' and '-', not starting with '.' or '-', got %q: results go to results/<name>/", c.Name)
-	}
-	inRange("seeds", c.Seeds, 1_000_000)
-	inRange("episodes", c.Episodes, 1_000_000)
-	inRange("env.horizon", c.Env.Horizon, 1_000_000)
-	inRange("planner.n_rollouts", c.Planner.NRollouts, 1_000_000)
-	inRange("planner.tau", c.Planner.Tau, 10_000)
-	inRange("planner.n_sequences", c.Planner.NSequences, 100_000)
-	inRange("env.action_dim", c.Env.ActionDim, 10_000)
-	inRange("estimate.n", c.Estimate.N, 100_000_000)
-	inRange("estimate.repeats", c.Estimate.Repeats, 100_000)
-	if c.Workers < 0 {
-		bad("workers", "must be >= 0 (0 = all cores), got %d", c.Workers)
-	}
-	if !(c.Lambda >= 0) || !finite(c.Lambda) {
-		bad("lambda", "must be a finite number >= 0, got %v", c.Lambda)
-	} else if c.Lambda > 1e6 {
-		bad("lambda", "must be <= 1e6, got %v: a larger ridge shrinks every estimate to 0", c.Lambda)
-	}
+	c.validateCore(bad)
 	c.validateStats(bad, agents)
 	if agents && len(c.Agents) == 0 {
 		bad("agents", "must list at least one of %v", Names("agents"))
@@ -132,24 +92,89 @@ func (c *Config) validate(agents bool) error {
 	if !slices.Contains(RolloutModes, c.Planner.Rollout) {
 		bad("planner.rollout", "unknown rollout %q (known: %v)", c.Planner.Rollout, RolloutModes)
 	}
-	e := c.Env
+	c.validateLearnerModel(bad)
+	c.validateEnvRanges(bad)
+	c.validateActions(bad)
+	c.validateReward(bad)
+	c.validateW0(bad)
+	if agents {
+		c.checkTrialMemory(bad)
+	}
+	c.validateEstimators(bad)
+	c.validateConfidence(bad, agents)
+	c.validateExpr(bad)
+	c.validateSweepN(bad)
+	return errors.Join(problems...)
+}
+
+// inRange reports key unless 1 <= v <= hi. Upper bounds keep allocations
+// and run times finite: each is far beyond any experiment this machine can
+// run, and a typo such as an extra digit block fails here instead of as a
+// crash or an endless run.
+func inRange(bad Bad, key string, v, hi int) {
+	if v < 1 {
+		bad(key, "must be >= 1, got %d", v)
+	} else if v > hi {
+		bad(key, "must be <= %d, got %d", hi, v)
+	}
+}
+
+// validateCore checks the keys every run reads: the name, the sizes, the
+// workers and the ridge λ.
+func (c *Config) validateCore(bad Bad) {
+	if !nameRE.MatchString(c.Name) || c.Name == "." || c.Name == ".." {
+		bad("name", "must be a file name of up to 100 letters, digits, '.', '_', '+' and '-', not starting with '.' or '-', got %q: results go to results/<name>/", c.Name)
+	}
+	inRange(bad, "seeds", c.Seeds, 1_000_000)
+	inRange(bad, "episodes", c.Episodes, 1_000_000)
+	inRange(bad, "env.horizon", c.Env.Horizon, 1_000_000)
+	inRange(bad, "planner.n_rollouts", c.Planner.NRollouts, 1_000_000)
+	inRange(bad, "planner.tau", c.Planner.Tau, 10_000)
+	inRange(bad, "planner.n_sequences", c.Planner.NSequences, 100_000)
+	inRange(bad, "env.action_dim", c.Env.ActionDim, 10_000)
+	inRange(bad, "estimate.n", c.Estimate.N, 100_000_000)
+	inRange(bad, "estimate.repeats", c.Estimate.Repeats, 100_000)
+	if c.Workers < 0 {
+		bad("workers", "must be >= 0 (0 = all cores), got %d", c.Workers)
+	}
+	if !(c.Lambda >= 0) || !finite(c.Lambda) {
+		bad("lambda", "must be a finite number >= 0, got %v", c.Lambda)
+	} else if c.Lambda > 1e6 {
+		bad("lambda", "must be <= 1e6, got %v: a larger ridge shrinks every estimate to 0", c.Lambda)
+	}
+}
+
+// validateLearnerModel checks the learners' model section when the
+// environment uses it, and model.kink_bandwidth on its own: env.kind expfam
+// reads that key (its learners' score matching of the true family) but not
+// the section.
+func (c *Config) validateLearnerModel(bad Bad) {
 	if c.Uses("model") {
 		c.validateModel(bad)
 	}
-	// Outside validateModel: env.kind expfam reads model.kink_bandwidth
-	// (its learners' score matching of the true family) but not model.
 	if kb := c.Model.KinkBandwidth; c.Uses("model.kink_bandwidth") && (!(kb >= 0) || !finite(kb) || kb > 10) {
 		bad("model.kink_bandwidth", "must lie in [0, 10] (units of the coordinate's scale), got %v", kb)
 	}
+}
+
+// validateEnvRanges checks the initial range of the states and the
+// dimension of the family.
+func (c *Config) validateEnvRanges(bad Bad) {
+	e := c.Env
 	if !finite(e.InitLow) || !finite(e.InitHigh) || e.InitLow > e.InitHigh {
 		bad("env.init_low", "must be finite and <= env.init_high, got [%v, %v]", e.InitLow, e.InitHigh)
 	} else {
-		between("env.init_low", e.InitLow, 0, MaxAbsState, StateWhy)
-		between("env.init_high", e.InitHigh, 0, MaxAbsState, StateWhy)
+		Between(bad, "env.init_low", e.InitLow, 0, MaxAbsState, StateWhy)
+		Between(bad, "env.init_high", e.InitHigh, 0, MaxAbsState, StateWhy)
 	}
-	f := e.Family
-	positive("env.family.dim", f.Dim)
-	ft := e.Features
+	inRange(bad, "env.family.dim", e.Family.Dim, maxCount)
+}
+
+// validateActions checks the action set of env.action_space: a discrete
+// set holds whole actions, a box finite bounds with low <= high, and every
+// number lies where states may.
+func (c *Config) validateActions(bad Bad) {
+	e := c.Env
 	switch e.ActionSpace {
 	case "discrete":
 		if e.ActionDim >= 1 && (len(e.Actions) == 0 || len(e.Actions)%e.ActionDim != 0) {
@@ -158,14 +183,14 @@ func (c *Config) validate(agents bool) error {
 	case "box":
 		if len(e.ActionLow) != e.ActionDim || len(e.ActionHigh) != e.ActionDim {
 			bad("env.action_low", "and env.action_high must hold env.action_dim = %d numbers each, got %d and %d", e.ActionDim, len(e.ActionLow), len(e.ActionHigh))
-		} else {
-			for i := range e.ActionLow {
-				if !finite(e.ActionLow[i]) || !finite(e.ActionHigh[i]) || e.ActionLow[i] > e.ActionHigh[i] {
-					bad("env.action_low", "coordinate %d: want finite bounds with action_low <= action_high, got [%v, %v]", i, e.ActionLow[i], e.ActionHigh[i])
-				} else {
-					between("env.action_low", e.ActionLow[i], 0, MaxAbsState, actionWhy)
-					between("env.action_high", e.ActionHigh[i], 0, MaxAbsState, actionWhy)
-				}
+			break
+		}
+		for i := range e.ActionLow {
+			if !finite(e.ActionLow[i]) || !finite(e.ActionHigh[i]) || e.ActionLow[i] > e.ActionHigh[i] {
+				bad("env.action_low", "coordinate %d: want finite bounds with action_low <= action_high, got [%v, %v]", i, e.ActionLow[i], e.ActionHigh[i])
+			} else {
+				Between(bad, "env.action_low", e.ActionLow[i], 0, MaxAbsState, actionWhy)
+				Between(bad, "env.action_high", e.ActionHigh[i], 0, MaxAbsState, actionWhy)
 			}
 		}
 	}
@@ -173,52 +198,72 @@ func (c *Config) validate(agents bool) error {
 		if !finite(a) {
 			bad("env.actions", "must be finite, got %v", a)
 		} else {
-			between("env.actions", a, 0, MaxAbsState, actionWhy)
+			Between(bad, "env.actions", a, 0, MaxAbsState, actionWhy)
 		}
 	}
-	if e.Reward.Expression != "" {
-		// The bumps are replaced (validate_expr.go).
-	} else if !(e.Reward.Width > 0 && finite(e.Reward.Width)) {
-		bad("env.reward.width", "must be a finite number > 0, got %v", e.Reward.Width)
+}
+
+// validateReward checks the bumps of env.reward; an expression replaces
+// them (validate_expr.go checks it), and their width then goes unread.
+func (c *Config) validateReward(bad Bad) {
+	r, dim := c.Env.Reward, c.Env.Family.Dim
+	if r.Expression == "" && !(r.Width > 0 && finite(r.Width)) {
+		bad("env.reward.width", "must be a finite number > 0, got %v", r.Width)
 	}
-	if e.Reward.Expression == "" && f.Dim >= 1 && (len(e.Reward.Centers) == 0 || len(e.Reward.Centers)%f.Dim != 0) {
-		bad("env.reward.centers", "must hold a whole number of centres of env.family.dim = %d numbers, got %d numbers", f.Dim, len(e.Reward.Centers))
+	if r.Expression == "" && dim >= 1 && (len(r.Centers) == 0 || len(r.Centers)%dim != 0) {
+		bad("env.reward.centers", "must hold a whole number of centres of env.family.dim = %d numbers, got %d numbers", dim, len(r.Centers))
 	}
-	for _, x := range e.Reward.Centers {
-		between("env.reward.centers", x, 0, MaxAbsState, StateWhy)
+	for _, x := range r.Centers {
+		Between(bad, "env.reward.centers", x, 0, MaxAbsState, StateWhy)
 	}
-	if dpsi, dphi, ok := c.Dims(); ok && c.Uses("env.w0") {
-		if len(e.W0) != dpsi {
-			bad("env.w0", "has %d rows, want d_psi = %d for family %s with dim %d", len(e.W0), dpsi, f.Kind, f.Dim)
+}
+
+// validateW0 checks the shape of the true W against the family and the
+// features (when both are known), and the size of its entries.
+func (c *Config) validateW0(bad Bad) {
+	dpsi, dphi, ok := c.Dims()
+	if !ok || !c.Uses("env.w0") {
+		return
+	}
+	e := c.Env
+	f, ft := e.Family, e.Features
+	if len(e.W0) != dpsi {
+		bad("env.w0", "has %d rows, want d_psi = %d for family %s with dim %d", len(e.W0), dpsi, f.Kind, f.Dim)
+	}
+	// The bound is the same for every family; why differs with the sampler.
+	why := "the sampler tabulates natural parameters η = W0·phi with |η| <= 256; beyond, every draw needs a full quadrature (hours per run) or fails"
+	if fam, _ := lookup("env.family.kind", f.Kind); fam.ConstantC {
+		why = "larger entries drive the states of s' = W0·phi + noise out of range within a few steps"
+	}
+	for i, row := range e.W0 {
+		if len(row) != dphi {
+			bad("env.w0", "row %d has %d entries, want d_phi = %d for %s features", i, len(row), dphi, ft.Kind)
 		}
-		for i, row := range e.W0 {
-			if len(row) != dphi {
-				bad("env.w0", "row %d has %d entries, want d_phi = %d for %s features", i, len(row), dphi, ft.Kind)
+		for _, w := range row {
+			if !finite(w) {
+				bad("env.w0", "must be finite, got %v", w)
+			} else {
+				Between(bad, "env.w0", w, 0, MaxAbsW0, why)
 			}
-			for _, w := range row {
-				if !finite(w) {
-					bad("env.w0", "must be finite, got %v", w)
-				} else if fam, _ := lookup("env.family.kind", f.Kind); fam.ConstantC {
-					between("env.w0", w, 0, MaxAbsW0, "larger entries drive the states of s' = W0·phi + noise out of range within a few steps")
-				} else {
-					between("env.w0", w, 0, MaxAbsW0, "the sampler tabulates natural parameters η = W0·phi with |η| <= 256; beyond, every draw needs a full quadrature (hours per run) or fails")
-				}
-			}
 		}
 	}
-	if agents {
-		c.checkTrialMemory(bad)
-	}
+}
+
+// validateEstimators checks the keys of the estimators' own sections:
+// lds.sigma, and sm.floor when an sm agent reads it.
+func (c *Config) validateEstimators(bad Bad) {
 	if !(c.LDS.Sigma > 0 && finite(c.LDS.Sigma)) {
 		bad("lds.sigma", "must be a finite number > 0, got %v", c.LDS.Sigma)
 	} else {
-		between("lds.sigma", c.LDS.Sigma, 1e-3, 1e3, sigmaWhy)
+		Between(bad, "lds.sigma", c.LDS.Sigma, 1e-3, 1e3, sigmaWhy)
 	}
 	if f := c.SM.Floor; c.Uses("sm.floor") && (!(f >= 0) || !finite(f) || f > 1000) {
 		bad("sm.floor", "must lie in [0, 1000] (average transitions; 0: the plain estimator), got %v", f)
 	}
-	c.validateConfidence(bad, agents)
-	c.validateExpr(bad)
+}
+
+// validateSweepN checks the sizes of smrl estimate's sweep.
+func (c *Config) validateSweepN(bad Bad) {
 	for _, n := range c.Estimate.SweepN {
 		if n < 1 {
 			bad("estimate.sweep_n", "sizes must be >= 1, got %d", n)
@@ -226,7 +271,6 @@ func (c *Config) validate(agents bool) error {
 			bad("estimate.sweep_n", "sizes must be <= 100000000, got %d", n)
 		}
 	}
-	return errors.Join(problems...)
 }
 
 // Why messages shared by several bounds.

@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.yaml from the shipped configs")
+var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.yaml from the shipped configs, and the key table of docs/configuration.md from the registry")
 
 // The snapshot (config.yaml) of every shipped config holds exactly the
 // sections its run uses: testdata/golden/NAME.yaml, rewritten with

@@ -10,6 +10,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/stats"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func cartPoleConfig(t *testing.T, noise, density string) *config.Config {
@@ -340,7 +341,7 @@ func TestCartPoleSurvivalIsItsTask(t *testing.T) {
 // next to its edges, and at ±0, tiny and subnormal arguments, large ones,
 // ±Inf and NaN.
 func TestCartPoleSincosIsMathSincos(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.FusedMulAdd {
 		t.Skip("the inline sincos and math.Sincos may fuse different multiply-adds in this build")
 	}
 	xs := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1e-300, -1e-300, 1e-8, 0.7, -0.7,

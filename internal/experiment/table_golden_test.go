@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden tables in testdata")
@@ -20,7 +22,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden tables in test
 // where the return is the length, no cumulative reward figure outside the
 // paper's MDP. Regenerate with go test ./internal/experiment -run Golden -update.
 func TestTableGolden(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.FusedMulAdd {
 		t.Skip("the golden files are a default amd64 build's; this build may fuse multiply-adds, which changes results")
 	}
 	for _, tc := range []struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // lastW returns, from dir/episodes.csv, the W of agent's seed at its last
@@ -183,7 +184,7 @@ func TestTransitionsNoResume(t *testing.T) {
 // The example data set examples/data/quick-transitions.csv is exactly what
 // smrl run --config configs/quick.yaml --save-transitions writes.
 func TestExampleTransitionsAreCurrent(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.FusedMulAdd {
 		t.Skip("the golden files are a default amd64 build's; this build may fuse multiply-adds, which changes results")
 	}
 	const example = "../../examples/data/quick-transitions.csv"

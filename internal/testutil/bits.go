@@ -34,3 +34,10 @@ func RequireSameBits(t testing.TB, what string, got, want []float64) {
 		}
 	}
 }
+
+// SameBitsOrNaN reports whether got and want have the same IEEE 754 bits or
+// are both NaN, whatever their payloads: the test of a kernel that must give
+// package math's result bit for bit, where any NaN stands for math's NaN.
+func SameBitsOrNaN(got, want float64) bool {
+	return math.Float64bits(got) == math.Float64bits(want) || (math.IsNaN(got) && math.IsNaN(want))
+}

@@ -103,6 +103,25 @@ func TestSameBits(t *testing.T) {
 	}
 }
 
+func TestSameBitsOrNaN(t *testing.T) {
+	payload := math.Float64frombits(math.Float64bits(math.NaN()) ^ 1)
+	for _, tc := range []struct {
+		got, want float64
+		ok        bool
+	}{
+		{1, 1, true},
+		{0, math.Copysign(0, -1), false},
+		{math.NaN(), payload, true},
+		{math.NaN(), 1, false},
+		{math.Inf(1), math.Inf(1), true},
+		{1, math.Nextafter(1, 2), false},
+	} {
+		if got := SameBitsOrNaN(tc.got, tc.want); got != tc.ok {
+			t.Errorf("SameBitsOrNaN(%v, %v) = %v, want %v", tc.got, tc.want, got, tc.ok)
+		}
+	}
+}
+
 // A shipped config loads, and LoadYAML returns a bad file's error.
 func TestLoadConfig(t *testing.T) {
 	if c := LoadConfig(t, filepath.Join(Configs, "quick.yaml")); c == nil {

@@ -15,10 +15,7 @@ import (
 
 func cartPoleConfig(t *testing.T, noise, density string) *config.Config {
 	t.Helper()
-	c, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, "")
 	c.Env.Kind = "cartpole"
 	c.Env.Horizon = 200
 	(*config.Section[CartPoleConfig](c, "env.cartpole")).Noise = noise

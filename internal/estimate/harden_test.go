@@ -14,11 +14,12 @@ import (
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // A panic in a sweep worker comes back as an error wrapping ErrInternal.
 func TestSweepWorkerPanicIsInternalError(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Estimate.SweepN, c.Estimate.Repeats, c.Workers = []int{50, 100}, 2, 2
 	old := runSweepJob
 	defer func() { runSweepJob = old }()
@@ -40,7 +41,7 @@ func TestSweepWorkerPanicIsInternalError(t *testing.T) {
 func TestRunRefusesOutOfRangeData(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big.csv")
 	os.WriteFile(p, []byte("s,a,s_next\n0.1,1,0.5\n0.2,-1,1e200\n"), 0o644)
-	_, err := Run(context.Background(), defaults(t), Options{Data: p})
+	_, err := Run(context.Background(), testutil.LoadConfig(t, ""), Options{Data: p})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), p+` line 3 column "s_next": 1e+200 is outside [−1024, 1024]`) {
 		t.Errorf("Run: %v", err)
 	}
@@ -54,14 +55,14 @@ func TestRunRefusesOutOfRangeData(t *testing.T) {
 // Sizes are checked before anything is allocated: the methods' matrices
 // and the data set with its features.
 func TestRunRefusesHugeSizes(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Env.Features = config.Features{Kind: "rff", Dim: 5000, Length: 1, Seed: 7}
 	c.Env.W0 = [][]float64{make([]float64, 5000)}
 	_, err := Run(context.Background(), c, Options{Methods: []string{"lds"}})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--method lds: the model has 1 × 1 statistics and d_phi = 5000 features") {
 		t.Errorf("matrices: %v", err)
 	}
-	c = defaults(t)
+	c = testutil.LoadConfig(t, "")
 	c.Estimate.N = 20_000_000
 	if _, err := Run(context.Background(), c, Options{Methods: []string{"lds"}}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "estimate.n: 20000000 transitions") {
 		t.Errorf("data: %v", err)
@@ -75,7 +76,7 @@ func TestRunRefusesHugeSizes(t *testing.T) {
 // A long estimate or sweep says what it is doing on its progress writer;
 // a quick one (the default period, 5 s) says nothing.
 func TestProgressLines(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Estimate.N = 20000
 	var b bytes.Buffer
 	if _, err := Run(context.Background(), c, Options{Progress: &b, ProgressEvery: time.Millisecond}); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestLengthCVEqualsRefit: with model.features.length: cv (and lambda
@@ -31,10 +32,7 @@ func TestLengthCVEqualsRefit(t *testing.T) {
 			file = strings.Replace(file, "lambda: 0.5\n", "", 1)
 		}
 		os.WriteFile(p, []byte(file), 0o644)
-		c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 		res, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})
 		if err != nil {
 			t.Fatal(err)
@@ -119,10 +117,7 @@ func TestLengthCVEqualsRefit(t *testing.T) {
 func TestCrossValidateDeltaTarget(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(p, []byte("env:\n  kind: pendulum\nmodel:\n  target: delta\nestimate:\n  n: 200\ncv:\n  grid: [1.0e-3, 1, 100]\n  folds: 4\n"), 0o644)
-	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 	mdp, err := env.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -165,10 +160,7 @@ func TestCheckSupportDeltaTarget(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "c.yaml")
 	os.WriteFile(p, []byte("env:\n  kind: pendulum\nmodel:\n  target: delta\n  family: [exponential]\nestimate:\n  n: 50\n"), 0o644)
-	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 	if _, err := Run(context.Background(), c, Options{Methods: []string{"sm"}}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "s_next0 − s0 (model.target: delta)") {
 		t.Errorf("drawn data: err = %v", err)
 	}

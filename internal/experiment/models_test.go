@@ -16,6 +16,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // --save-models writes one model file per trial of a learning agent (none
@@ -25,7 +26,7 @@ import (
 // accept; the files do not depend on the number of workers, and a fresh
 // run without the flag removes them.
 func TestSaveModels(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	c.Agents, c.Seeds, c.Episodes = []string{"sm", "lds", "mle", "sm-ps", "oracle"}, 2, 3
 	mdp, err := env.New(c)
 	if err != nil {
@@ -121,7 +122,7 @@ func TestSaveModels(t *testing.T) {
 // refused as invalid input naming it, before anything is changed: by a
 // run and by a sweep point.
 func TestModelsDirRefused(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	c.Seeds, c.Episodes = 1, 2
 	base := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: base, SaveModels: true}); err != nil {
@@ -191,7 +192,7 @@ func TestModelsDirRefused(t *testing.T) {
 
 // --save-models with --resume is refused before anything is written.
 func TestSaveModelsNoResume(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	dir := t.TempDir()
 	err := Run(context.Background(), c, Options{OutDir: dir, SaveModels: true, Resume: true})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--save-models") {

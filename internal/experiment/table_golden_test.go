@@ -41,7 +41,7 @@ func TestTableGolden(t *testing.T) {
 			[]string{"return", "cum_regret", "marginals", "interval_estimates", "performance_profile"}}, // no positive regret: no log–log figure
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			c := load(t, filepath.Join("../../configs", tc.config))
+			c := testutil.LoadConfig(t, filepath.Join("../../configs", tc.config))
 			c.Agents, c.Seeds, c.Episodes = tc.agents, 2, 3
 			if tc.horizon > 0 {
 				c.Env.Horizon = tc.horizon

@@ -75,7 +75,7 @@ func TestTransitionsRoundTrip(t *testing.T) {
 		{"../../configs/pendulum.yaml", []string{"sm"}, 1}, // a model of s' − s
 	} {
 		t.Run(filepath.Base(tc.config), func(t *testing.T) {
-			c := load(t, tc.config)
+			c := testutil.LoadConfig(t, tc.config)
 			c.Agents, c.Seeds, c.Episodes = tc.agents, 2, tc.episodes
 			c.Env.Horizon = min(c.Env.Horizon, 60) // a cheaper pendulum: fewer planning steps
 			mdp, err := env.New(c)
@@ -174,7 +174,7 @@ func checkEpisode(t *testing.T, log []byte, agent string, seed, ep int, reward f
 
 // --save-transitions with --resume is refused before anything is written.
 func TestTransitionsNoResume(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	err := Run(context.Background(), c, Options{OutDir: t.TempDir(), SaveTransitions: true, Resume: true})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--resume") {
 		t.Fatalf("err = %v", err)
@@ -192,7 +192,7 @@ func TestExampleTransitionsAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	dir := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: dir, SaveTransitions: true}); err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func TestExampleTransitionsAreCurrent(t *testing.T) {
 // (the rename failed after the trials, with exit 1 and the old results
 // removed).
 func TestSaveTransitionsRefusesFolder(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	c.Seeds, c.Episodes = 1, 2
 	base := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: base}); err != nil {

@@ -82,7 +82,7 @@ func TestLengthCVEqualsRefit(t *testing.T) {
 				}
 			}
 			got := res.LengthCV[i]
-			if got.Length != l || got.Lambda != minLambda || got.Loss == nil || math.Abs(*got.Loss-minLoss) > 1e-9*math.Max(1, math.Abs(minLoss)) {
+			if got.Length != l || got.Lambda != minLambda || got.Loss == nil || !testutil.Within(*got.Loss, minLoss, 1e-9) {
 				t.Errorf("lambda cv %v, length %g: got %+v (loss %v), want λ %g loss %.12g", lambdaCV, l, got, got.Loss, minLambda, minLoss)
 			}
 			if minLoss < bestLoss {
@@ -147,7 +147,7 @@ func TestCrossValidateDeltaTarget(t *testing.T) {
 		if q.Loss == nil {
 			t.Fatalf("λ = %g: no loss, on s' − s %.15g", q.Lambda, w)
 		}
-		if math.Abs(*q.Loss-w) > 1e-12*math.Max(1, math.Abs(w)) {
+		if !testutil.Within(*q.Loss, w, 1e-12) {
 			t.Errorf("λ = %g: loss %.15g, on s' − s %.15g", q.Lambda, *q.Loss, w)
 		}
 	}

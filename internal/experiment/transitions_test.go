@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -123,14 +122,7 @@ func TestTransitionsRoundTrip(t *testing.T) {
 						continue
 					}
 					got := refitLog(t, path, dataset.Filter{Agent: agent, Seeds: []int{seed}}, agent, mdp, c.Lambda)
-					if len(got) != len(w) {
-						t.Fatalf("%s seed %d: Ŵ has %d entries, episodes.csv %d", agent, seed, len(got), len(w))
-					}
-					for i := range w {
-						if d := math.Abs(got[i] - w[i]); d > 1e-12*math.Max(1, math.Abs(w[i])) {
-							t.Fatalf("%s seed %d: Ŵ[%d] = %v from transitions.csv, %v in episodes.csv", agent, seed, i, got[i], w[i])
-						}
-					}
+					testutil.CloseSlices(t, fmt.Sprintf("%s seed %d: Ŵ from transitions.csv against episodes.csv", agent, seed), got, w, 1e-12)
 				}
 			}
 		})
@@ -167,7 +159,7 @@ func checkEpisode(t *testing.T, log []byte, agent string, seed, ep int, reward f
 	if n != steps || terminal != (steps < horizon) {
 		t.Errorf("%s seed %d episode %d: %d steps (terminal %v) in the log, episodes.csv has %d of H = %d", agent, seed, ep, n, terminal, steps, horizon)
 	}
-	if math.Abs(sum-reward) > 1e-9*math.Max(1, math.Abs(reward)) {
+	if !testutil.Within(sum, reward, 1e-9) {
 		t.Errorf("%s seed %d episode %d: rewards add up to %v, the return is %v", agent, seed, ep, sum, reward)
 	}
 }

@@ -1,39 +1,18 @@
 package estimate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/dataset"
-	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/testutil"
 )
-
-// A panic in a sweep worker comes back as an error wrapping ErrInternal.
-func TestSweepWorkerPanicIsInternalError(t *testing.T) {
-	c := testutil.LoadConfig(t, "")
-	c.Estimate.SweepN, c.Estimate.Repeats, c.Workers = []int{50, 100}, 2, 2
-	old := runSweepJob
-	defer func() { runSweepJob = old }()
-	runSweepJob = func(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]jobResult, error) {
-		if r == 1 {
-			panic("boom")
-		}
-		return old(mdp, c, methods, n, r)
-	}
-	_, err := Sweep(context.Background(), c, SweepOptions{Methods: []string{"sm"}})
-	if !errors.Is(err, errs.ErrInternal) {
-		t.Fatalf("Sweep returned %v, want an error wrapping ErrInternal", err)
-	}
-}
 
 // Data beyond the state range smrl supports is refused naming the file,
 // line and column (it used to give estimates of 1e140 and, with --plot, a
@@ -70,32 +49,5 @@ func TestRunRefusesHugeSizes(t *testing.T) {
 	c.Estimate.SweepN = []int{100, 20_000_000}
 	if _, err := Sweep(context.Background(), c, SweepOptions{Methods: []string{"lds"}}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "estimate.sweep_n") {
 		t.Errorf("sweep: %v", err)
-	}
-}
-
-// A long estimate or sweep says what it is doing on its progress writer;
-// a quick one (the default period, 5 s) says nothing.
-func TestProgressLines(t *testing.T) {
-	c := testutil.LoadConfig(t, "")
-	c.Estimate.N = 20000
-	var b bytes.Buffer
-	if _, err := Run(context.Background(), c, Options{Progress: &b, ProgressEvery: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "smrl estimate: ") || !strings.Contains(b.String(), " transitions") {
-		t.Errorf("progress lines %q", b.String())
-	}
-	c.Estimate.SweepN, c.Estimate.Repeats = []int{2000, 4000}, 4
-	b.Reset()
-	if _, err := Sweep(context.Background(), c, SweepOptions{Methods: []string{"sm", "mle"}, Progress: &b, ProgressEvery: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "smrl estimate: sweep: ") || !strings.Contains(b.String(), " of 8 data sets fitted") {
-		t.Errorf("sweep progress lines %q", b.String())
-	}
-	b.Reset()
-	c.Estimate.N = 100
-	if _, err := Run(context.Background(), c, Options{Progress: &b}); err != nil || b.Len() != 0 {
-		t.Errorf("quick estimate printed %q (%v)", b.String(), err)
 	}
 }

@@ -1,12 +1,14 @@
 package testutil
 
 import (
+	"fmt"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,5 +134,48 @@ func TestLoadConfig(t *testing.T) {
 	}
 	if _, err := LoadYAML(t, "no_such_key: 1\n"); err == nil {
 		t.Fatal("an unknown key loads")
+	}
+}
+
+// recorder stands for a test: its Fatalf keeps the message and, as a
+// test's does, ends the goroutine that called it.
+type recorder struct {
+	testing.TB
+	msg string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// The failing helpers fail naming what and the element, and pass silently
+// otherwise.
+func TestHelpersFailNamingTheValue(t *testing.T) {
+	for _, tc := range []struct {
+		call func(tb testing.TB)
+		want string
+	}{
+		{func(tb testing.TB) { Close(tb, "loss", 1.5, 1, 1e-9) }, "loss = 1.5, want 1 (tolerance 1e-09)"},
+		{func(tb testing.TB) { Close(tb, "loss", 1, 1, 0) }, ""},
+		{func(tb testing.TB) { CloseSlices(tb, "W", []float64{1, 2}, []float64{1, 3}, 1e-9) }, "W[1] = 2, want 3 (tolerance 1e-09)"},
+		{func(tb testing.TB) { CloseSlices(tb, "W", []float64{1}, []float64{1, 3}, 1e-9) }, "W: 1 values, want 2"},
+		{func(tb testing.TB) { CloseSlices(tb, "W", []float64{1, 3}, []float64{1, 3}, 0) }, ""},
+		{func(tb testing.TB) { RequireSameBits(tb, "V", []float64{0}, []float64{math.Copysign(0, -1)}) }, "V[0] = 0, want -0 (bits differ)"},
+		{func(tb testing.TB) { RequireSameBits(tb, "V", []float64{0}, nil) }, "V: 1 values, want 0"},
+		{func(tb testing.TB) { RequireSameBits(tb, "V", []float64{2}, []float64{2}) }, ""},
+	} {
+		r := &recorder{TB: t}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			tc.call(r)
+		}()
+		<-done
+		if r.msg != tc.want {
+			t.Errorf("failed with %q, want %q", r.msg, tc.want)
+		}
 	}
 }

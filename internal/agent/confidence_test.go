@@ -10,16 +10,14 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // load reads a shipped config.
 func load(t testing.TB, path string) (*config.Config, *env.MDP) {
 	t.Helper()
-	c, err := config.Load(config.Options{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, path)
 	m, err := env.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -260,10 +258,7 @@ func TestNewErrors(t *testing.T) {
 // next states sit in ψ's tails, sm's Ŵ is the floored estimate, not the
 // plain one.
 func TestSMAgentDefaultFloor(t *testing.T) {
-	c, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, "")
 	if c.SM.Floor != estimator.DefaultFloor {
 		t.Fatalf("default sm.floor %v, estimator.DefaultFloor %v", c.SM.Floor, float64(estimator.DefaultFloor))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // boxTask rewards −|x|² − 0.1|a|² and, when ends, stops with a bonus of −5
@@ -107,7 +108,7 @@ func (o opaqueSim) Deterministic() bool { return o.det }
 // through the rand.Rand or from its PCG directly; and it steps aside for a
 // non-Gaussian coordinate.
 func TestGaussRolloutsEqualGeneric(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.FusedMulAdd {
 		t.Skip("the Gaussian and the generic loop may fuse different multiply-adds in this build")
 	}
 	sin, _ := expfam.NewSin(4, 1.7)
@@ -314,7 +315,7 @@ func TestRolloutBatchesAreBounded(t *testing.T) {
 			{"gauss", batchBoxTask{}, hiddenTask{batchBoxTask{}}, expfam.NewStepper(gm)},
 			{"gauss, shaped", shapedBatchBoxTask{}, hiddenShapedTask{hiddenTask{shapedBatchBoxTask{}}}, expfam.NewStepper(gm)},
 		} {
-			if fusedMulAdd && tc.name != "paper" {
+			if testutil.FusedMulAdd && tc.name != "paper" {
 				continue // the Gaussian and the generic loop may fuse different multiply-adds
 			}
 			fast, slow := newRollouts(tc.task, tau, n, false, ds), newRollouts(tc.slow, tau, n, false, ds)

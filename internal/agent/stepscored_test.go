@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // plainSim hides every method of a simulator but Step and Deterministic.
@@ -73,7 +74,7 @@ func TestStepScoredIsGeneric(t *testing.T) {
 // non-finite speed (flags set), and the upright pendulum at rest without
 // torque, whose rewards are all −0 and whose value is +0.
 func TestValuesIsValue(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.FusedMulAdd {
 		t.Skip("the pendulum steps no batch in a build whose compiler may fuse multiply-adds")
 	}
 	_, m := load(t, "../../configs/pendulum.yaml")
@@ -144,7 +145,7 @@ func TestValuesIsValue(t *testing.T) {
 // plain, iCEM with kept elites and the warm start scored, and random
 // shooting.
 func TestBatchedPlansAreSequential(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.FusedMulAdd {
 		t.Skip("the pendulum steps no batch in a build whose compiler may fuse multiply-adds")
 	}
 	c, m := load(t, "../../configs/pendulum.yaml")

@@ -10,6 +10,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // gaussTruth is s' = W0 phi + N(0, σ² I) on R² with affine features.
@@ -41,10 +42,7 @@ func specOf(m *expfam.Model, ldsSigma float64) env.ModelSpec {
 
 func defaultConfidence(t testing.TB) config.Confidence {
 	t.Helper()
-	c, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, "")
 	return c.Confidence
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing/iotest"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 const hint = " (header must be s,a,s_next or s0,…,a0,…,s_next0,…)"
@@ -355,19 +356,7 @@ func TestEstimateRows(t *testing.T) {
 // bitwise identical values.
 func sameTransitions(a, b *Transitions) bool {
 	return a.StateDim == b.StateDim && a.ActionDim == b.ActionDim &&
-		sameBits(a.S, b.S) && sameBits(a.A, b.A) && sameBits(a.Next, b.Next)
-}
-
-func sameBits(x, y []float64) bool {
-	if len(x) != len(y) {
-		return false
-	}
-	for i := range x {
-		if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
-			return false
-		}
-	}
-	return true
+		testutil.SameBits(a.S, b.S) && testutil.SameBits(a.A, b.A) && testutil.SameBits(a.Next, b.Next)
 }
 
 // A plain file must end its last transition with a newline (a file cut in

@@ -10,14 +10,12 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/stats"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func cartPoleConfig(t *testing.T, noise, density string) *config.Config {
 	t.Helper()
-	c, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, "")
 	c.Env.Kind = "cartpole"
 	c.Env.Horizon = 200
 	(*config.Section[CartPoleConfig](c, "env.cartpole")).Noise = noise
@@ -340,7 +338,7 @@ func TestCartPoleSurvivalIsItsTask(t *testing.T) {
 // next to its edges, and at ±0, tiny and subnormal arguments, large ones,
 // ±Inf and NaN.
 func TestCartPoleSincosIsMathSincos(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.FusedMulAdd {
 		t.Skip("the inline sincos and math.Sincos may fuse different multiply-adds in this build")
 	}
 	xs := []float64{0, math.Copysign(0, -1), 5e-324, -5e-324, 1e-300, -1e-300, 1e-8, 0.7, -0.7,

@@ -4,14 +4,11 @@ import (
 	"math"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func TestPaperMDP(t *testing.T) {
-	c, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, "")
 	m, err := New(c)
 	if err != nil {
 		t.Fatal(err)

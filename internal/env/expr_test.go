@@ -4,8 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,22 +11,12 @@ import (
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
-
-// loadYAML loads a config file of the given text (the paper's defaults
-// elsewhere).
-func loadYAML(t *testing.T, text string) (*config.Config, error) {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "c.yaml")
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return config.Load(config.Options{Path: p})
-}
 
 func mustMDP(t *testing.T, text string) *MDP {
 	t.Helper()
-	c, err := loadYAML(t, text)
+	c, err := testutil.LoadYAML(t, text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +254,7 @@ func TestExprLoadErrors(t *testing.T) {
 		{"env:\n  terminal: \"log(s0) > 0\"\n  init_low: -2\n  init_high: 2\n", `env.terminal: "log(s0) > 0" is undefined (compares a NaN) at s = [-2]`},
 		{"env:\n  family: {kind: custom-sin, psi: [\"x\"]}\n", "env.family.psi: is set but env.family.kind is custom-sin"}, // issue 18: a key of an unselected part,
 	} {
-		c2, err := loadYAML(t, c.yaml)
+		c2, err := testutil.LoadYAML(t, c.yaml)
 		if err == nil {
 			_, err = New(c2)
 		}

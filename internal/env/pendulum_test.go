@@ -8,14 +8,12 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func physicsConfig(t *testing.T, kind string) *config.Config {
 	t.Helper()
-	c, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, "")
 	c.Env.Kind = kind
 	c.Env.ActionSpace = "box"
 	c.Planner.Kind = "mppi"

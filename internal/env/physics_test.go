@@ -2,13 +2,12 @@ package env
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // Issue 19, item 10: subnormal physics constants passed "(0, 1e6]" and
@@ -30,11 +29,7 @@ func TestPhysicsConstantsHaveMeaningfulLowerBounds(t *testing.T) {
 		{strings.Replace(pendulum, "%s", "mass: 1e6", 1), ""},
 		{strings.Replace(car, "%s", "power: 1e-6", 1), ""},
 	} {
-		path := filepath.Join(t.TempDir(), "c.yaml")
-		if err := os.WriteFile(path, []byte(tc.body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := config.Load(config.Options{Path: path})
+		_, err := testutil.LoadYAML(t, tc.body)
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%q: %v", tc.body, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestHeldOutLogLik: the held-out log-likelihood of the paper's custom-sin
@@ -20,7 +21,7 @@ import (
 // normaliser integrated numerically (Simpson, 20 001 points on [−12, 12]),
 // q(x) = exp(−|x|^1.7/1.7), η = W phi; lds is scored as N(Ŵ phi, 1).
 func TestHeldOutLogLik(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	mdp, err := env.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestRelativeEfficiency(t *testing.T) {
 // TestSweepLambdaCV: with lambda: cv a sweep fits every data set at the λ
 // cross-validated on it.
 func TestSweepLambdaCV(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.LambdaCV, c.Lambda = true, 0
 	c.CV.Grid = []float64{1e-4, 10, 1e4}
 	c.Estimate.SweepN, c.Estimate.Repeats = []int{60}, 2
@@ -122,10 +123,7 @@ func TestSweepLambdaCV(t *testing.T) {
 func TestSweepNeedsTrueModel(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(p, []byte("env:\n  kind: pendulum\nestimate:\n  sweep_n: [20, 40]\n  repeats: 1\n"), 0o644)
-	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 	if _, err := Sweep(context.Background(), c, SweepOptions{}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "estimate.sweep_n") || !strings.Contains(err.Error(), "env.kind pendulum") {
 		t.Errorf("err = %v", err)
 	}
@@ -134,7 +132,7 @@ func TestSweepNeedsTrueModel(t *testing.T) {
 // TestHC1TooFewTransitions: --hc1 with no more transitions than
 // parameters is invalid input naming the flag (n/(n − d) is no factor).
 func TestHC1TooFewTransitions(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	mdp, err := env.New(c)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // With rff features the build's corner check of a gamma family's natural
@@ -15,7 +16,7 @@ import (
 // initial box. Drawing there clamped the rate (lds then reported Ŵ of
 // −611 for a W0 of 1); now Run and Sweep stop naming env.w0 and the state.
 func TestDrawnDataOutsideTheNaturalSpaceIsRefused(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Env.Family = config.Family{Kind: "gamma", Dim: 1}
 	c.Env.Features = config.Features{Kind: "rff", Dim: 2, Length: 1, Seed: 7}
 	c.Env.W0 = [][]float64{{0.5, 0.5}, {1, 1}}

@@ -12,21 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
-
-func defaults(t *testing.T) *config.Config {
-	t.Helper()
-	c, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 func TestParseMethods(t *testing.T) {
 	for _, tc := range []struct {
@@ -49,7 +40,7 @@ func TestParseMethods(t *testing.T) {
 }
 
 func TestDraw(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Env.InitLow, c.Env.InitHigh = -0.5, 2
 	mdp, err := env.New(c)
 	if err != nil {
@@ -79,7 +70,7 @@ func TestDraw(t *testing.T) {
 }
 
 func TestRunRecoversW0(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Estimate.N = 3000
 	res, err := Run(context.Background(), c, Options{Methods: []string{"sm", "lds"}})
 	if err != nil {
@@ -100,10 +91,10 @@ func TestRunRecoversW0(t *testing.T) {
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, defaults(t), Options{}); !errors.Is(err, errs.ErrInterrupted) {
+	if _, err := Run(ctx, testutil.LoadConfig(t, ""), Options{}); !errors.Is(err, errs.ErrInterrupted) {
 		t.Errorf("Run: %v, want ErrInterrupted", err)
 	}
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Estimate.SweepN, c.Estimate.Repeats = []int{10, 20}, 2
 	if _, err := Sweep(ctx, c, SweepOptions{Methods: []string{"lds"}}); !errors.Is(err, errs.ErrInterrupted) {
 		t.Errorf("Sweep: %v, want ErrInterrupted", err)
@@ -111,7 +102,7 @@ func TestRunCancelled(t *testing.T) {
 }
 
 func TestCheckDims(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	mdp, _ := env.New(c)
 	d := &dataset.Transitions{}
 	d.Append([]float64{1, 2}, []float64{1}, []float64{0, 0})
@@ -123,7 +114,7 @@ func TestCheckDims(t *testing.T) {
 }
 
 func TestFitSingular(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	mdp, _ := env.New(c)
 	d := &dataset.Transitions{}
 	for range 5 {
@@ -138,7 +129,7 @@ func TestFitSingular(t *testing.T) {
 }
 
 func TestSweepSlope(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Estimate.SweepN, c.Estimate.Repeats = []int{10000, 300, 3000, 300}, 4
 	rows, err := Sweep(context.Background(), c, SweepOptions{Methods: []string{"sm"}})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestLengthCVEqualsRefit: with model.features.length: cv (and lambda
@@ -31,10 +32,7 @@ func TestLengthCVEqualsRefit(t *testing.T) {
 			file = strings.Replace(file, "lambda: 0.5\n", "", 1)
 		}
 		os.WriteFile(p, []byte(file), 0o644)
-		c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 		res, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})
 		if err != nil {
 			t.Fatal(err)
@@ -84,7 +82,7 @@ func TestLengthCVEqualsRefit(t *testing.T) {
 				}
 			}
 			got := res.LengthCV[i]
-			if got.Length != l || got.Lambda != minLambda || got.Loss == nil || math.Abs(*got.Loss-minLoss) > 1e-9*math.Max(1, math.Abs(minLoss)) {
+			if got.Length != l || got.Lambda != minLambda || got.Loss == nil || !testutil.Within(*got.Loss, minLoss, 1e-9) {
 				t.Errorf("lambda cv %v, length %g: got %+v (loss %v), want λ %g loss %.12g", lambdaCV, l, got, got.Loss, minLambda, minLoss)
 			}
 			if minLoss < bestLoss {
@@ -119,10 +117,7 @@ func TestLengthCVEqualsRefit(t *testing.T) {
 func TestCrossValidateDeltaTarget(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(p, []byte("env:\n  kind: pendulum\nmodel:\n  target: delta\nestimate:\n  n: 200\ncv:\n  grid: [1.0e-3, 1, 100]\n  folds: 4\n"), 0o644)
-	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 	mdp, err := env.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +147,7 @@ func TestCrossValidateDeltaTarget(t *testing.T) {
 		if q.Loss == nil {
 			t.Fatalf("λ = %g: no loss, on s' − s %.15g", q.Lambda, w)
 		}
-		if math.Abs(*q.Loss-w) > 1e-12*math.Max(1, math.Abs(w)) {
+		if !testutil.Within(*q.Loss, w, 1e-12) {
 			t.Errorf("λ = %g: loss %.15g, on s' − s %.15g", q.Lambda, *q.Loss, w)
 		}
 	}
@@ -165,10 +160,7 @@ func TestCheckSupportDeltaTarget(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "c.yaml")
 	os.WriteFile(p, []byte("env:\n  kind: pendulum\nmodel:\n  target: delta\n  family: [exponential]\nestimate:\n  n: 50\n"), 0o644)
-	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 	if _, err := Run(context.Background(), c, Options{Methods: []string{"sm"}}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "s_next0 − s0 (model.target: delta)") {
 		t.Errorf("drawn data: err = %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // A model file gives back the fitted W exactly, with the config that
@@ -24,7 +25,7 @@ import (
 // model the greatest log-likelihood (its maximiser, up to λ); on held-out
 // data both are finite and the true W0 does at least as well as lds.
 func TestModelFileRoundTripAndEvaluate(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	mdp, err := env.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -128,14 +129,11 @@ func TestEvaluateChecksSupport(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "c.yaml")
 	os.WriteFile(p, []byte("env:\n  family:\n    kind: beta\n  w0: [[0.5, 0.1], [0.3, 0.1]]\n  init_low: 0.1\n  init_high: 0.9\n"), 0o644)
-	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 	data := filepath.Join(dir, "d.csv")
 	os.WriteFile(data, []byte("s,a,s_next\n0.5,1,0.25\n0.5,-1,1.5\n"), 0o644)
 	mf := &ModelFile{Format: ModelFormat, Models: []SavedModel{{Method: "sm", W: [][]float64{{0.5, 0.1}, {0.3, 0.1}}}}}
-	_, err = Evaluate(context.Background(), mf, c, data, dataset.Filter{})
+	_, err := Evaluate(context.Background(), mf, c, data, dataset.Filter{})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), data+` line 3 column "s_next"`) {
 		t.Errorf("err = %v", err)
 	}
@@ -149,10 +147,7 @@ func TestReadModelChecksEveryField(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "c.yaml")
 	os.WriteFile(p, []byte("env:\n  family: {kind: gaussian}\nestimate:\n  n: 50\n"), 0o644)
-	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 	res, err := Run(context.Background(), c, Options{Methods: []string{"sm", "lds"}})
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +156,7 @@ func TestReadModelChecksEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paper, err := defaults(t).YAML()
+	paper, err := testutil.LoadConfig(t, "").YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,10 +211,7 @@ func TestReadModelChecksEveryField(t *testing.T) {
 func TestModelOfLengthCV(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(p, []byte("env:\n  kind: pendulum\nmodel:\n  features:\n    kind: rff\n    dim: 6\n    length: cv\nestimate:\n  n: 120\ncv:\n  lengths: [0.25, 4]\n  folds: 3\n"), 0o644)
-	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 	res, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})
 	if err != nil {
 		t.Fatal(err)
@@ -250,10 +242,7 @@ func TestReadModelTheoremLambda(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "c.yaml")
 	os.WriteFile(p, []byte("env:\n  family: {kind: gaussian}\nestimate:\n  n: 50\nagents: [sm-ucb]\nconfidence: {lambda: theorem, beta: theory, b_star: 10, alpha1: 1, b_psi: 1, b_c: 1}\n"), 0o644)
-	c, err := config.Load(config.Options{Path: p, IgnoreAgents: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
 	res, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})
 	if err != nil {
 		t.Fatal(err)

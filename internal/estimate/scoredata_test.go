@@ -11,13 +11,14 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // Gamma targets of 1e-300 make score matching's ψ” = −1/x² infinite and
 // its weight 0: sm named the data, line and column rather than blaming λ
 // (it said "V + λI is singular" with a --lambda hint); lds still fits.
 func TestScoreOverflowNamesTheData(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Env.Family = config.Family{Kind: "gamma", Dim: 1}
 	c.Env.Features = config.Features{Kind: "affine"}
 	c.Env.W0 = [][]float64{{0.5, 0, 1}, {0.3, 0, 2}}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // Below MinSEPerParameter transitions per parameter no standard errors are
@@ -13,7 +15,7 @@ import (
 // and the Wald intervals say so in the JSON, the table prints "-" and the
 // note; at the bound they are reported.
 func TestStandardErrorsWithheldBelowMinimum(t *testing.T) {
-	c := defaults(t) // d_phi = 2: the bound is n = 20
+	c := testutil.LoadConfig(t, "") // d_phi = 2: the bound is n = 20
 	for _, n := range []int{1, 19, 20} {
 		c.Estimate.N = n
 		r, err := Run(context.Background(), c, Options{})
@@ -50,7 +52,7 @@ func TestStandardErrorsWithheldBelowMinimum(t *testing.T) {
 // affine features (d_psi × d_phi = 2 × 3) need 60 transitions, not the
 // 30 of its three features alone.
 func TestStandardErrorsCountParameters(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Env.Family.Kind = "gamma"
 	c.Env.Features.Kind = "affine"
 	c.Env.W0 = [][]float64{{0.5, 0.1, 2}, {0.2, 0, 1}}
@@ -76,7 +78,7 @@ func TestStandardErrorsCountParameters(t *testing.T) {
 // (it was accepted and ignored).
 func TestEstimateAppliesTheFloor(t *testing.T) {
 	fitW := func(floor float64, n int) []float64 {
-		c := defaults(t)
+		c := testutil.LoadConfig(t, "")
 		c.Estimate.N = n
 		c.SM.Floor = floor
 		r, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})

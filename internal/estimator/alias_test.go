@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // ownStorage gives every block of e its own storage, which turns the
@@ -93,14 +94,14 @@ func TestSharedBlocksAreBitIdentical(t *testing.T) {
 			if sharing != c.shared {
 				t.Errorf("%d blocks share storage, want %d (alias %v)", sharing, c.shared, shared.alias)
 			}
-			sameBits(t, "V", shared.V(), own.V())
-			sameBits(t, "b", shared.B(), own.B())
+			testutil.RequireSameBits(t, "V", shared.V(), own.V())
+			testutil.RequireSameBits(t, "b", shared.B(), own.B())
 			fs, err1 := shared.Fit(1e-3)
 			fo, err2 := own.Fit(1e-3)
 			if err1 != nil || err2 != nil {
 				t.Fatal(err1, err2)
 			}
-			sameBits(t, "W", fs.W, fo.W)
+			testutil.RequireSameBits(t, "W", fs.W, fo.W)
 			// Blocks that share their sums share their factorisation, and
 			// the sandwich's shared path agrees with the per-block one.
 			for i, j := range shared.alias {
@@ -127,9 +128,9 @@ func TestSharedBlocksAreBitIdentical(t *testing.T) {
 				t.Fatal(err1, err2)
 			}
 			for i := range grid {
-				sameBits(t, "cv loss", []float64{cvs.Points[i].Loss}, []float64{cvo.Points[i].Loss})
+				testutil.RequireSameBits(t, "cv loss", []float64{cvs.Points[i].Loss}, []float64{cvo.Points[i].Loss})
 			}
-			sameBits(t, "cv V", cvs.All.V(), cvo.All.V())
+			testutil.RequireSameBits(t, "cv V", cvs.All.V(), cvo.All.V())
 
 			// Merging an accumulator whose blocks parted into one whose did
 			// not, and the other way round.
@@ -152,20 +153,8 @@ func TestSharedBlocksAreBitIdentical(t *testing.T) {
 				want.merge(wa)
 				want.merge(wb)
 				a.merge(b)
-				sameBits(t, "merged V", a.V(), want.V())
+				testutil.RequireSameBits(t, "merged V", a.V(), want.V())
 			}
 		})
-	}
-}
-
-func sameBits(t *testing.T, what string, got, want []float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-			t.Fatalf("%s[%d] = %v, want %v (bits differ)", what, i, got[i], want[i])
-		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // addScaled gives the plain loop's bits (y_i += a·x_i, rounded after the
@@ -11,7 +13,7 @@ import (
 // around minSIMDRow and every alignment of y (gonum's loop peels one term
 // to align), with terms of mixed sign and magnitude.
 func TestAddScaledIsPlainLoop(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.AMD64V3 {
 		t.Skip("GOAMD64=v3: the plain loop may round as one FMA")
 	}
 	rng := rand.New(rand.NewPCG(24, 4))

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // A continuous-control run whose lds agent has its own features (and so
 // records no W) resumes and merges: the journal checks expect no W for it.
 // The merged shards equal a single run.
 func TestContinuousControlResumesAndMerges(t *testing.T) {
-	c := load(t, "../../configs/pendulum.yaml")
+	c := testutil.LoadConfig(t, "../../configs/pendulum.yaml")
 	c.Seeds, c.Episodes, c.Env.Horizon = 2, 2, 10
 	ref := filepath.Join(t.TempDir(), "ref")
 	if err := Run(context.Background(), c, Options{OutDir: ref}); err != nil {

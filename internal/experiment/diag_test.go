@@ -13,6 +13,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // studyYAML is testdata/study.yaml: issue 35's study at 2 seeds × 10
@@ -25,7 +26,7 @@ const studyYAML = "testdata/study.yaml"
 // diagnostics and one count per action, which sum to the steps, and is
 // byte-identical for 1 and 2 workers.
 func TestStudyWarnsOfWeakRefit(t *testing.T) {
-	c := load(t, studyYAML)
+	c := testutil.LoadConfig(t, studyYAML)
 	var first []byte
 	var dir string
 	for _, w := range []int{1, 2} {
@@ -99,7 +100,7 @@ func TestStudyWarnsOfWeakRefit(t *testing.T) {
 // raises no warning: its refits are well posed and every agent plays both
 // actions.
 func TestSyntheticDoesNotWarn(t *testing.T) {
-	c := load(t, "../../configs/synthetic.yaml")
+	c := testutil.LoadConfig(t, "../../configs/synthetic.yaml")
 	var warn bytes.Buffer
 	if err := Run(context.Background(), c, Options{OutDir: t.TempDir(), Workers: 2, Warn: &warn}); err != nil {
 		t.Fatal(err)

@@ -9,22 +9,13 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
-
-func load(t *testing.T, path string) *config.Config {
-	t.Helper()
-	c, err := config.Load(config.Options{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 func TestEpisodesIdenticalForAnyWorkers(t *testing.T) {
 	for _, agents := range [][]string{{"sm", "lds", "oracle"}, {"sm-ucb", "lds-ps", "oracle"}} {
-		c := load(t, "../../configs/quick.yaml")
+		c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 		c.Agents = agents
 		if agents[0] == "sm-ucb" {
 			// The ball, the confidence draws and the rollout scoring all
@@ -118,7 +109,7 @@ func TestReducedPaperComparison(t *testing.T) {
 		path    string
 		flipped bool
 	}{{"../../configs/synthetic.yaml", false}, {"../../configs/synthetic-flipped.yaml", true}} {
-		c := load(t, tc.path)
+		c := testutil.LoadConfig(t, tc.path)
 		c.Seeds, c.Episodes = 3, 12
 		dir := t.TempDir()
 		if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
@@ -146,7 +137,7 @@ func TestReducedPaperComparison(t *testing.T) {
 }
 
 func TestNonLDSConfigRuns(t *testing.T) {
-	c := load(t, "../../configs/nonlds.yaml")
+	c := testutil.LoadConfig(t, "../../configs/nonlds.yaml")
 	c.Seeds, c.Episodes = 2, 4
 	c.Planner.NRollouts = 10
 	if err := Run(context.Background(), c, Options{OutDir: t.TempDir()}); err != nil {
@@ -159,7 +150,7 @@ func TestUnwritableOutFailsBeforeTrials(t *testing.T) {
 		// root ignores directory permissions; use a path under a file instead.
 		f := filepath.Join(t.TempDir(), "file")
 		os.WriteFile(f, nil, 0o644)
-		c := load(t, "../../configs/quick.yaml")
+		c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 		if err := Run(context.Background(), c, Options{OutDir: filepath.Join(f, "out")}); err == nil {
 			t.Fatal("want an error for an output path under a file")
 		}
@@ -167,17 +158,17 @@ func TestUnwritableOutFailsBeforeTrials(t *testing.T) {
 	}
 	dir := t.TempDir()
 	os.Chmod(dir, 0o555)
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	if err := Run(context.Background(), c, Options{OutDir: filepath.Join(dir, "out")}); err == nil {
 		t.Fatal("want an error for a read-only directory")
 	}
 }
 
 func TestIsPaper(t *testing.T) {
-	if !IsPaper(load(t, "../../configs/synthetic.yaml")) {
+	if !IsPaper(testutil.LoadConfig(t, "../../configs/synthetic.yaml")) {
 		t.Error("synthetic.yaml is the paper's config")
 	}
-	if IsPaper(load(t, "../../configs/synthetic-flipped.yaml")) {
+	if IsPaper(testutil.LoadConfig(t, "../../configs/synthetic-flipped.yaml")) {
 		t.Error("flipped is not the paper's config")
 	}
 }
@@ -189,7 +180,7 @@ func TestIsPaper(t *testing.T) {
 // last three episodes (within 1.5 of 10 steps), and the output does not
 // depend on the number of workers.
 func TestBoxActions(t *testing.T) {
-	c := load(t, "../../configs/nonlds-box.yaml")
+	c := testutil.LoadConfig(t, "../../configs/nonlds-box.yaml")
 	c.Seeds, c.Episodes = 3, 10
 	var first []byte
 	for _, w := range []int{1, 2} {
@@ -234,7 +225,7 @@ func TestReducedCartPole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the RL loop")
 	}
-	c := load(t, "../../configs/cartpole.yaml")
+	c := testutil.LoadConfig(t, "../../configs/cartpole.yaml")
 	c.Seeds, c.Episodes = 4, 30
 	dir := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // --save-models writes one model file per trial of a learning agent (none
@@ -25,7 +26,7 @@ import (
 // accept; the files do not depend on the number of workers, and a fresh
 // run without the flag removes them.
 func TestSaveModels(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	c.Agents, c.Seeds, c.Episodes = []string{"sm", "lds", "mle", "sm-ps", "oracle"}, 2, 3
 	mdp, err := env.New(c)
 	if err != nil {
@@ -86,11 +87,9 @@ func TestSaveModels(t *testing.T) {
 			if len(got) != len(w) || len(refit) != len(w) {
 				t.Fatalf("%s: W has %d entries, episodes.csv %d, the refit %d", name, len(got), len(w), len(refit))
 			}
+			testutil.CloseSlices(t, name+": W against episodes.csv", got, w, 1e-12)
 			for i := range w {
 				tol := 1e-12 * math.Max(1, math.Abs(w[i]))
-				if math.Abs(got[i]-w[i]) > tol {
-					t.Fatalf("%s: W[%d] = %v, episodes.csv %v", name, i, got[i], w[i])
-				}
 				// mle is an iterative fit warm-started by the agent: its
 				// optimum agrees to the solver's tolerance only.
 				if d := math.Abs(refit[i] - got[i]); d > tol && (method != "mle" || d > 1e-6) {
@@ -121,7 +120,7 @@ func TestSaveModels(t *testing.T) {
 // refused as invalid input naming it, before anything is changed: by a
 // run and by a sweep point.
 func TestModelsDirRefused(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	c.Seeds, c.Episodes = 1, 2
 	base := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: base, SaveModels: true}); err != nil {
@@ -191,7 +190,7 @@ func TestModelsDirRefused(t *testing.T) {
 
 // --save-models with --resume is refused before anything is written.
 func TestSaveModelsNoResume(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	dir := t.TempDir()
 	err := Run(context.Background(), c, Options{OutDir: dir, SaveModels: true, Resume: true})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--save-models") {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestFullPaperAcceptance checks the paper's comparison at full scale
@@ -20,7 +22,7 @@ func TestFullPaperAcceptance(t *testing.T) {
 		path    string
 		flipped bool
 	}{{"../../configs/synthetic.yaml", false}, {"../../configs/synthetic-flipped.yaml", true}} {
-		c := load(t, tc.path)
+		c := testutil.LoadConfig(t, tc.path)
 		dir := t.TempDir()
 		if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
 			t.Fatal(err)

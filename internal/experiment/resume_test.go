@@ -15,11 +15,12 @@ import (
 	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func quick(t *testing.T) *config.Config {
 	t.Helper()
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	c.Seeds, c.Episodes = 3, 4
 	return c
 }
@@ -166,14 +167,8 @@ func TestShardsMergeToSingleRun(t *testing.T) {
 }
 
 func TestConfigDiffNamesAKeyMissingFromOneSide(t *testing.T) {
-	a, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := testutil.LoadConfig(t, "")
+	b := testutil.LoadConfig(t, "")
 	b.Stats.SaveSE = true
 	key, va, vb, err := configDiff(a, b)
 	if err != nil {

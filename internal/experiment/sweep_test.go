@@ -17,6 +17,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // tinySweep is a 2×2 grid over the planner on the quick config: 4 points
@@ -66,10 +67,7 @@ func TestSweepEqualsSeparateRuns(t *testing.T) {
 	var firstEpisodes []byte
 	for _, p := range s.Points {
 		// The point's own config.yaml, run alone as smrl run --config does.
-		c, err := config.Load(config.Options{Path: filepath.Join(root, p.Name, results.ConfigFile)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := testutil.LoadConfig(t, filepath.Join(root, p.Name, results.ConfigFile))
 		ref := t.TempDir()
 		if err := Run(context.Background(), c, Options{OutDir: ref, Workers: 1}); err != nil {
 			t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden tables in testdata")
@@ -20,7 +22,7 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden tables in test
 // where the return is the length, no cumulative reward figure outside the
 // paper's MDP. Regenerate with go test ./internal/experiment -run Golden -update.
 func TestTableGolden(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.FusedMulAdd {
 		t.Skip("the golden files are a default amd64 build's; this build may fuse multiply-adds, which changes results")
 	}
 	for _, tc := range []struct {
@@ -39,7 +41,7 @@ func TestTableGolden(t *testing.T) {
 			[]string{"return", "cum_regret", "marginals", "interval_estimates", "performance_profile"}}, // no positive regret: no log–log figure
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			c := load(t, filepath.Join("../../configs", tc.config))
+			c := testutil.LoadConfig(t, filepath.Join("../../configs", tc.config))
 			c.Agents, c.Seeds, c.Episodes = tc.agents, 2, 3
 			if tc.horizon > 0 {
 				c.Env.Horizon = tc.horizon

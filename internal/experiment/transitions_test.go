@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // lastW returns, from dir/episodes.csv, the W of agent's seed at its last
@@ -74,7 +74,7 @@ func TestTransitionsRoundTrip(t *testing.T) {
 		{"../../configs/pendulum.yaml", []string{"sm"}, 1}, // a model of s' − s
 	} {
 		t.Run(filepath.Base(tc.config), func(t *testing.T) {
-			c := load(t, tc.config)
+			c := testutil.LoadConfig(t, tc.config)
 			c.Agents, c.Seeds, c.Episodes = tc.agents, 2, tc.episodes
 			c.Env.Horizon = min(c.Env.Horizon, 60) // a cheaper pendulum: fewer planning steps
 			mdp, err := env.New(c)
@@ -122,14 +122,7 @@ func TestTransitionsRoundTrip(t *testing.T) {
 						continue
 					}
 					got := refitLog(t, path, dataset.Filter{Agent: agent, Seeds: []int{seed}}, agent, mdp, c.Lambda)
-					if len(got) != len(w) {
-						t.Fatalf("%s seed %d: Ŵ has %d entries, episodes.csv %d", agent, seed, len(got), len(w))
-					}
-					for i := range w {
-						if d := math.Abs(got[i] - w[i]); d > 1e-12*math.Max(1, math.Abs(w[i])) {
-							t.Fatalf("%s seed %d: Ŵ[%d] = %v from transitions.csv, %v in episodes.csv", agent, seed, i, got[i], w[i])
-						}
-					}
+					testutil.CloseSlices(t, fmt.Sprintf("%s seed %d: Ŵ from transitions.csv against episodes.csv", agent, seed), got, w, 1e-12)
 				}
 			}
 		})
@@ -166,14 +159,14 @@ func checkEpisode(t *testing.T, log []byte, agent string, seed, ep int, reward f
 	if n != steps || terminal != (steps < horizon) {
 		t.Errorf("%s seed %d episode %d: %d steps (terminal %v) in the log, episodes.csv has %d of H = %d", agent, seed, ep, n, terminal, steps, horizon)
 	}
-	if math.Abs(sum-reward) > 1e-9*math.Max(1, math.Abs(reward)) {
+	if !testutil.Within(sum, reward, 1e-9) {
 		t.Errorf("%s seed %d episode %d: rewards add up to %v, the return is %v", agent, seed, ep, sum, reward)
 	}
 }
 
 // --save-transitions with --resume is refused before anything is written.
 func TestTransitionsNoResume(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	err := Run(context.Background(), c, Options{OutDir: t.TempDir(), SaveTransitions: true, Resume: true})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--resume") {
 		t.Fatalf("err = %v", err)
@@ -183,7 +176,7 @@ func TestTransitionsNoResume(t *testing.T) {
 // The example data set examples/data/quick-transitions.csv is exactly what
 // smrl run --config configs/quick.yaml --save-transitions writes.
 func TestExampleTransitionsAreCurrent(t *testing.T) {
-	if fusedMulAdd {
+	if testutil.FusedMulAdd {
 		t.Skip("the golden files are a default amd64 build's; this build may fuse multiply-adds, which changes results")
 	}
 	const example = "../../examples/data/quick-transitions.csv"
@@ -191,7 +184,7 @@ func TestExampleTransitionsAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	dir := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: dir, SaveTransitions: true}); err != nil {
 		t.Fatal(err)
@@ -210,7 +203,7 @@ func TestExampleTransitionsAreCurrent(t *testing.T) {
 // (the rename failed after the trials, with exit 1 and the old results
 // removed).
 func TestSaveTransitionsRefusesFolder(t *testing.T) {
-	c := load(t, "../../configs/quick.yaml")
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	c.Seeds, c.Episodes = 1, 2
 	base := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: base}); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func mustExprScalar(t testing.TB, logq string, psi string, lo, hi float64) *ExprScalar {
@@ -21,8 +22,6 @@ func mustExprScalar(t testing.TB, logq string, psi string, lo, hi float64) *Expr
 
 var inf = math.Inf(1)
 
-func relClose(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
-
 // TestExprPaperFamilyMatchesCustomSin: the paper's family written as
 // expressions computes what the built-in custom-sin computes.
 func TestExprPaperFamilyMatchesCustomSin(t *testing.T) {
@@ -30,10 +29,10 @@ func TestExprPaperFamilyMatchesCustomSin(t *testing.T) {
 	ex := mustExprScalar(t, "-abs(x)^1.7/1.7", "sin(4*x)", -inf, inf)
 	for i := -400; i <= 400; i++ {
 		x := float64(i) * 0.0137
-		if a, b := ex.LogQ(x), sin.LogQ(x); !relClose(a, b, 1e-15) {
+		if a, b := ex.LogQ(x), sin.LogQ(x); !testutil.Within(a, b, 1e-15) {
 			t.Errorf("LogQ(%g) = %.17g, custom-sin %.17g", x, a, b)
 		}
-		if a, b := ex.DLogQ(x), sin.DLogQ(x); !relClose(a, b, 1e-14) {
+		if a, b := ex.DLogQ(x), sin.DLogQ(x); !testutil.Within(a, b, 1e-14) {
 			t.Errorf("DLogQ(%g) = %.17g, custom-sin %.17g", x, a, b)
 		}
 		if a, b := ex.Psi(x), sin.Psi(x); a != b {
@@ -41,10 +40,10 @@ func TestExprPaperFamilyMatchesCustomSin(t *testing.T) {
 		}
 		g1, x1 := ex.Score(x)
 		g2, x2 := sin.Score(x)
-		if !relClose(g1, g2, 1e-15) || !relClose(x1, x2, 1e-14) {
+		if !testutil.Within(g1, g2, 1e-15) || !testutil.Within(x1, x2, 1e-14) {
 			t.Errorf("Score(%g) = (%g, %g), custom-sin (%g, %g)", x, g1, x1, g2, x2)
 		}
-		if a, b := ex.D2Psi(x), sin.D2Psi(x); !relClose(a, b, 1e-15) {
+		if a, b := ex.D2Psi(x), sin.D2Psi(x); !testutil.Within(a, b, 1e-15) {
 			t.Errorf("D2Psi(%g) = %g, custom-sin %g", x, a, b)
 		}
 	}
@@ -77,7 +76,7 @@ func TestExprPaperFamilyMatchesCustomSin(t *testing.T) {
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
-		if !relClose(a.LogZ, b.LogZ, 1e-13) || !relClose(a.Mean, b.Mean, 1e-12) || !relClose(a.MeanX, b.MeanX, 1e-12) || !relClose(a.Variance, b.Variance, 1e-12) {
+		if !testutil.Within(a.LogZ, b.LogZ, 1e-13) || !testutil.Within(a.Mean, b.Mean, 1e-12) || !testutil.Within(a.MeanX, b.MeanX, 1e-12) || !testutil.Within(a.Variance, b.Variance, 1e-12) {
 			t.Errorf("η=%g: CDF (%v %v %v), custom-sin (%v %v %v)", eta, a.LogZ, a.Mean, a.MeanX, b.LogZ, b.Mean, b.MeanX)
 		}
 	}
@@ -105,7 +104,7 @@ func TestExprGaussian(t *testing.T) {
 		for _, x := range []float64{-1, 0, 0.3} {
 			co.Score(x, sg[:], sx[:])
 			g.Score(x, eg[:], ex[:])
-			if !relClose(sg[0], eg[0], 1e-15) || !relClose(sx[0], ex[0], 1e-15) {
+			if !testutil.Within(sg[0], eg[0], 1e-15) || !testutil.Within(sx[0], ex[0], 1e-15) {
 				t.Errorf("Score(%g) = (%v, %v), closed form (%v, %v)", x, sg[0], sx[0], eg[0], ex[0])
 			}
 		}

@@ -3,6 +3,8 @@ package expfam
 import (
 	"math"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestCDFSkipBitIdentical checks that skipping the panels whose edges lie
@@ -66,22 +68,10 @@ func TestCDFSkipBitIdentical(t *testing.T) {
 	}
 }
 
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 func sameCDF(a, b *CDF) bool {
-	return sameBits([]float64{a.LogZ, a.Mean, a.Variance, a.MeanX, a.CovXPsi}, []float64{b.LogZ, b.Mean, b.Variance, b.MeanX, b.CovXPsi}) &&
-		sameBits(a.edges, b.edges) && sameBits(a.cdf, b.cdf) && sameBits(a.dens, b.dens) &&
-		sameBits(a.dl, b.dl) && sameBits(a.dr, b.dr)
+	return testutil.SameBits([]float64{a.LogZ, a.Mean, a.Variance, a.MeanX, a.CovXPsi}, []float64{b.LogZ, b.Mean, b.Variance, b.MeanX, b.CovXPsi}) &&
+		testutil.SameBits(a.edges, b.edges) && testutil.SameBits(a.cdf, b.cdf) && testutil.SameBits(a.dens, b.dens) &&
+		testutil.SameBits(a.dl, b.dl) && testutil.SameBits(a.dr, b.dr)
 }
 
 func sameRow(a, b *tableRow) bool {
@@ -89,10 +79,10 @@ func sameRow(a, b *tableRow) bool {
 		return false
 	}
 	for j := range a.node {
-		if !sameBits(a.node[j][:], b.node[j][:]) {
+		if !testutil.SameBits(a.node[j][:], b.node[j][:]) {
 			return false
 		}
 	}
-	return sameBits(a.lo[:], b.lo[:]) && sameBits(a.hi[:], b.hi[:]) && sameBits(a.sub, b.sub) &&
-		sameBits([]float64{a.logZ, a.mean, a.vari, a.meanX, a.covXPsi}, []float64{b.logZ, b.mean, b.vari, b.meanX, b.covXPsi})
+	return testutil.SameBits(a.lo[:], b.lo[:]) && testutil.SameBits(a.hi[:], b.hi[:]) && testutil.SameBits(a.sub, b.sub) &&
+		testutil.SameBits([]float64{a.logZ, a.mean, a.vari, a.meanX, a.covXPsi}, []float64{b.logZ, b.mean, b.vari, b.meanX, b.covXPsi})
 }

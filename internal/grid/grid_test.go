@@ -12,6 +12,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func writeFile(t *testing.T, name, body string) string {
@@ -253,10 +254,7 @@ func TestLoadFromFile(t *testing.T) {
 	}
 	// The point's config is the one config.Load gives with the same keys
 	// set in a file.
-	direct, err := config.Load(config.Options{Path: writeFile(t, "d.yaml", "name: tiny+6\nseeds: 2\nepisodes: 3\nagents: [sm, oracle]\nlambda: 0.01\nplanner: {n_rollouts: 7, tau: 3}\n")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	direct := testutil.LoadConfig(t, writeFile(t, "d.yaml", "name: tiny+6\nseeds: 2\nepisodes: 3\nagents: [sm, oracle]\nlambda: 0.01\nplanner: {n_rollouts: 7, tau: 3}\n"))
 	if !direct.Equal(p5.Config) {
 		t.Errorf("point config differs from the direct config:\n%+v\n%+v", p5.Config, direct)
 	}
@@ -481,10 +479,7 @@ func TestShippedSweeps(t *testing.T) {
 			strings.Join(s.Grid.Axes[0].Texts, ",") != "1,2,3,5,10" || strings.Join(s.Grid.Axes[1].Texts, ",") != "10,30,100" {
 			t.Errorf("ablation grid %s", got)
 		}
-		paper, err := config.Load(config.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		paper := testutil.LoadConfig(t, "")
 		c := *s.Points[len(s.Points)-1].Config
 		if c.Seeds != 10 || c.Episodes != 50 || strings.Join(c.Agents, ",") != "sm,lds,oracle" || c.Planner.Tau != 10 || c.Planner.NRollouts != 100 {
 			t.Errorf("ablation point %+v", c)

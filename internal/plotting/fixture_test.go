@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // update regenerates the testdata fixtures: go test ./internal/plotting -run TestFixtures -update
@@ -237,7 +239,7 @@ func csvClose(got, want string) string {
 			}
 			g, err1 := strconv.ParseFloat(gc[j], 64)
 			w, err2 := strconv.ParseFloat(wc[j], 64)
-			if err1 != nil || err2 != nil || math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
+			if err1 != nil || err2 != nil || !testutil.Within(g, w, 1e-9) {
 				return fmt.Sprintf("line %d cell %d: %q, want %q", i+1, j+1, gc[j], wc[j])
 			}
 		}

@@ -1,7 +1,6 @@
 package plotting
 
 import (
-	"github.com/smrl-dev/smrl/internal/stats"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/stats"
 )
 
 func TestRegretFit(t *testing.T) {
@@ -121,5 +121,66 @@ func TestRegretLogLogFigure(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{FigCumReward, FigReturn, FigCumRegret, FigPlusCount}) {
 		t.Errorf("figures %v, want cum_reward, return, cum_regret, plus_count", names)
+	}
+}
+
+// The log–log fit lines are drawn before (under) every data curve, with
+// no halo, so that they never hide the data; they are dotted in the
+// agent's colour, unlike the grey dashed √k guide; a falling regret curve
+// gets the label "slope 0, falling" and no fit line.
+func TestRegretFitLinesUnderDataAndFallingCurves(t *testing.T) {
+	const episodes = "agent,seed,episode,reward,cum_reward,regret,cum_regret,plus_count,w_error,w_0_0\n" +
+		"sm,0,1,1,1,,,5,0.5,1\n"
+	reg := map[string]func(float64) float64{
+		"oracle": func(float64) float64 { return 0 },
+		"sm":     func(k float64) float64 { return 3 * math.Sqrt(k) },
+		"lds":    func(k float64) float64 { return 2 * k },
+		"mle":    func(k float64) float64 { return 100 / k }, // falls throughout
+	}
+	dir := writeResults(t, episodes, regretSummary(t, 50, reg, []string{"oracle", "sm", "lds", "mle"}))
+	if _, err := RunFigures(dir, filepath.Join(dir, "plots"), nil, Options{Format: "svg"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "plots", FigRegretLogLog+".svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(b)
+	firstData, lastFit := len(svg), -1
+	for _, a := range []string{"sm", "lds", "mle"} {
+		hex := strings.ToUpper(strings.TrimPrefix(hexColor(AgentStyle(a).Color), "#"))
+		data := strings.Index(svg, "stroke:#"+hex+";stroke-width:1.8")
+		fit := strings.Index(svg, "stroke:#"+hex+";stroke-width:2;stroke-dasharray:1,3")
+		if data < 0 {
+			t.Fatalf("no data curve of %s", a)
+		}
+		firstData = min(firstData, data)
+		if a == "mle" {
+			if fit >= 0 {
+				t.Error("a falling curve got a fit line")
+			}
+			continue
+		}
+		if fit < 0 {
+			t.Fatalf("no dotted fit line of %s", a)
+		}
+		lastFit = max(lastFit, fit)
+	}
+	if lastFit > firstData {
+		t.Error("a fit line is drawn after (over) a data curve")
+	}
+	if strings.Contains(svg, "stroke:#FFFFFF;stroke-width:4") {
+		t.Error("a white halo is drawn")
+	}
+	if !strings.Contains(svg, "stroke-dasharray:6,4") {
+		t.Error("no long-dashed √k guide")
+	}
+	for _, label := range []string{"sm (slope 0.50)", "lds (slope 1.00)", "mle (slope 0, falling)"} {
+		if !strings.Contains(svg, label) {
+			t.Errorf("figure lacks %q", label)
+		}
+	}
+	if strings.Contains(svg, "slope -") || strings.Contains(svg, "slope −") {
+		t.Error("a negative slope is printed")
 	}
 }

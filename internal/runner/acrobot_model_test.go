@@ -11,6 +11,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/record"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // transition is one recorded step of a trial.
@@ -34,10 +35,7 @@ func acrobotConfig(t testing.TB, set map[string]any) *config.Config {
 	for k, v := range set {
 		ss = append(ss, config.Setting{Key: k, Value: v, Source: "test"})
 	}
-	c, err := config.Load(config.Options{Path: "../../configs/acrobot.yaml", Set: ss})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: "../../configs/acrobot.yaml", Set: ss})
 	return c
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/record"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // BenchmarkTrialSM is one full trial of the paper's experiment: the sm
@@ -57,10 +58,7 @@ func BenchmarkPlannerStep(b *testing.B) {
 // cartpole-mog config), and relu on every coordinate.
 func BenchmarkModelTransition(b *testing.B) {
 	_, paperMDP := paper(b)
-	cp, err := config.Load(config.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	cp := testutil.LoadConfig(b, "")
 	cp.Env.Kind = "cartpole"
 	for _, bc := range []struct {
 		name     string
@@ -165,10 +163,7 @@ func BenchmarkCartPoleComparison(b *testing.B) {
 // episodes, and its MDP.
 func shippedTrial(b *testing.B, file string, episodes int) (*config.Config, *env.MDP) {
 	b.Helper()
-	c, err := config.Load(config.Options{Path: "../../configs/" + file})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := testutil.LoadConfig(b, "../../configs/"+file)
 	c.Episodes = episodes
 	m, err := env.New(c)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/agent"
-	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // BenchmarkExprFamilyDecision is one planning decision of the sm agent on
@@ -30,10 +30,7 @@ func BenchmarkExprFamilyDecision(b *testing.B) {
 		if err := os.WriteFile(p, []byte(c.yaml), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		cfg, err := config.Load(config.Options{Path: p})
-		if err != nil {
-			b.Fatal(err)
-		}
+		cfg := testutil.LoadConfig(b, p)
 		m, err := env.New(cfg)
 		if err != nil {
 			b.Fatal(err)

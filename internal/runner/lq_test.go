@@ -8,6 +8,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // lqMPPI selects mppi on configs/lq.yaml with the settings its comment
@@ -24,10 +25,7 @@ func lqConfig(t testing.TB, kind string) *config.Config {
 	if kind == "mppi" {
 		environ = lqMPPI
 	}
-	c, err := config.Load(config.Options{Path: "../../configs/lq.yaml", Environ: environ})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: "../../configs/lq.yaml", Environ: environ})
 	return c
 }
 

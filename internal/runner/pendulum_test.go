@@ -10,15 +10,12 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/record"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func pendulumConfig(t testing.TB) *config.Config {
 	t.Helper()
-	c, err := config.Load(config.Options{Path: "../../configs/pendulum.yaml"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return testutil.LoadConfig(t, "../../configs/pendulum.yaml")
 }
 
 func runConfig(t testing.TB, c *config.Config, workers int) *record.Result {

@@ -8,6 +8,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // fittedAgent returns the MDP of a shipped config and the named agent with
@@ -21,10 +22,7 @@ func fittedAgent(b *testing.B, file, name string) (*config.Config, *env.MDP, *ag
 // fittedAgentEnv is fittedAgent with the SMRL_* variables environ.
 func fittedAgentEnv(b *testing.B, file, name string, environ []string) (*config.Config, *env.MDP, *agent.Agent) {
 	b.Helper()
-	c, err := config.Load(config.Options{Path: "../../configs/" + file, Environ: environ})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := testutil.LoadConfigOptions(b, config.Options{Path: "../../configs/" + file, Environ: environ})
 	m, err := env.New(c)
 	if err != nil {
 		b.Fatal(err)

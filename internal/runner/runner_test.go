@@ -8,14 +8,12 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/record"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func paper(t testing.TB) (*config.Config, *env.MDP) {
 	t.Helper()
-	c, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, "")
 	m, err := env.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -60,10 +58,7 @@ func TestRunIsWorkerIndependentAndSMBeatsLDS(t *testing.T) {
 // return is its length, at most H; some episodes end early; and the
 // learners' W has the shape of their own family.
 func TestCartPoleEpisodesTerminate(t *testing.T) {
-	c, err := config.Load(config.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, "")
 	c.Env.Kind, c.Env.Horizon = "cartpole", 60
 	c.Lambda, c.Seeds, c.Episodes = 0.01, 2, 4
 	c.Planner.Mode, c.Planner.NSequences, c.Planner.NRollouts, c.Planner.Tau = "random", 20, 1, 6

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/record"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // yamlTrial runs the first trial of the config in text (one seed) and
@@ -22,10 +22,7 @@ func yamlTrial(t *testing.T, text string) error {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := config.Load(config.Options{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testutil.LoadConfig(t, path)
 	m, err := env.New(c)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package runner
 import (
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // The oracle on noise-free CartPole (configs/cartpole.yaml: 100 random ±1
@@ -14,10 +14,7 @@ import (
 // episode here; 180.1 over the last 20 of 200 episodes).
 func TestCartPoleTieBreak(t *testing.T) {
 	for _, tb := range []string{"first", "vote", "mean"} {
-		c, err := config.Load(config.Options{Path: "../../configs/cartpole.yaml"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := testutil.LoadConfig(t, "../../configs/cartpole.yaml")
 		c.Seeds, c.Episodes, c.Agents = 2, 5, []string{"oracle"}
 		c.Planner.TieBreak = tb
 		res := runConfig(t, c, 0)

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // specials are the values every function's tests include: ±0, ±1, ±Inf,
@@ -43,10 +45,6 @@ func expInputs(rng *rand.Rand) []float64 {
 	return xs
 }
 
-func sameBits(got, want float64) bool {
-	return math.Float64bits(got) == math.Float64bits(want) || (math.IsNaN(got) && math.IsNaN(want))
-}
-
 // Exps gives math.Exp's bits on every input of expInputs, each of them in
 // every lane of a vector and in the scalar tail, shuffled so that special
 // values share groups of four with ordinary ones, in place, and in short
@@ -65,7 +63,7 @@ func TestExpsIsMathExp(t *testing.T) {
 		out := make([]float64, len(xs))
 		Exps(out, xs)
 		for i, got := range out {
-			if want := math.Exp(xs[i]); !sameBits(got, want) {
+			if want := math.Exp(xs[i]); !testutil.SameBitsOrNaN(got, want) {
 				t.Fatalf("%s: element %d of %d: Exps gives exp(%v) = %v (%#x), math.Exp %v (%#x)",
 					what, i, len(xs), xs[i], got, math.Float64bits(got), want, math.Float64bits(want))
 			}
@@ -85,7 +83,7 @@ func TestExpsIsMathExp(t *testing.T) {
 	in := append([]float64(nil), perm...)
 	Exps(in, in)
 	for i, got := range in {
-		if want := math.Exp(perm[i]); !sameBits(got, want) {
+		if want := math.Exp(perm[i]); !testutil.SameBitsOrNaN(got, want) {
 			t.Fatalf("in place: exp(%v) = %v, math.Exp %v", perm[i], got, want)
 		}
 	}
@@ -104,7 +102,7 @@ func TestExpsStopsAtEachSpecialLane(t *testing.T) {
 			out := make([]float64, 8)
 			Exps(out, xs)
 			for i, got := range out {
-				if want := math.Exp(xs[i]); !sameBits(got, want) {
+				if want := math.Exp(xs[i]); !testutil.SameBitsOrNaN(got, want) {
 					t.Fatalf("%v in lane %d: exp(%v) = %v, math.Exp %v", v, lane, xs[i], got, want)
 				}
 			}

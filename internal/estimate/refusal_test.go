@@ -1,38 +1,18 @@
 package estimate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/dataset"
-	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
-
-// A panic in a sweep worker comes back as an error wrapping ErrInternal.
-func TestSweepWorkerPanicIsInternalError(t *testing.T) {
-	c := defaults(t)
-	c.Estimate.SweepN, c.Estimate.Repeats, c.Workers = []int{50, 100}, 2, 2
-	old := runSweepJob
-	defer func() { runSweepJob = old }()
-	runSweepJob = func(mdp *env.MDP, c *config.Config, methods []string, n, r int) ([]jobResult, error) {
-		if r == 1 {
-			panic("boom")
-		}
-		return old(mdp, c, methods, n, r)
-	}
-	_, err := Sweep(context.Background(), c, SweepOptions{Methods: []string{"sm"}})
-	if !errors.Is(err, errs.ErrInternal) {
-		t.Fatalf("Sweep returned %v, want an error wrapping ErrInternal", err)
-	}
-}
 
 // Data beyond the state range smrl supports is refused naming the file,
 // line and column (it used to give estimates of 1e140 and, with --plot, a
@@ -40,7 +20,7 @@ func TestSweepWorkerPanicIsInternalError(t *testing.T) {
 func TestRunRefusesOutOfRangeData(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big.csv")
 	os.WriteFile(p, []byte("s,a,s_next\n0.1,1,0.5\n0.2,-1,1e200\n"), 0o644)
-	_, err := Run(context.Background(), defaults(t), Options{Data: p})
+	_, err := Run(context.Background(), testutil.LoadConfig(t, ""), Options{Data: p})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), p+` line 3 column "s_next": 1e+200 is outside [−1024, 1024]`) {
 		t.Errorf("Run: %v", err)
 	}
@@ -54,14 +34,14 @@ func TestRunRefusesOutOfRangeData(t *testing.T) {
 // Sizes are checked before anything is allocated: the methods' matrices
 // and the data set with its features.
 func TestRunRefusesHugeSizes(t *testing.T) {
-	c := defaults(t)
+	c := testutil.LoadConfig(t, "")
 	c.Env.Features = config.Features{Kind: "rff", Dim: 5000, Length: 1, Seed: 7}
 	c.Env.W0 = [][]float64{make([]float64, 5000)}
 	_, err := Run(context.Background(), c, Options{Methods: []string{"lds"}})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--method lds: the model has 1 × 1 statistics and d_phi = 5000 features") {
 		t.Errorf("matrices: %v", err)
 	}
-	c = defaults(t)
+	c = testutil.LoadConfig(t, "")
 	c.Estimate.N = 20_000_000
 	if _, err := Run(context.Background(), c, Options{Methods: []string{"lds"}}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "estimate.n: 20000000 transitions") {
 		t.Errorf("data: %v", err)
@@ -69,32 +49,5 @@ func TestRunRefusesHugeSizes(t *testing.T) {
 	c.Estimate.SweepN = []int{100, 20_000_000}
 	if _, err := Sweep(context.Background(), c, SweepOptions{Methods: []string{"lds"}}); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "estimate.sweep_n") {
 		t.Errorf("sweep: %v", err)
-	}
-}
-
-// A long estimate or sweep says what it is doing on its progress writer;
-// a quick one (the default period, 5 s) says nothing.
-func TestProgressLines(t *testing.T) {
-	c := defaults(t)
-	c.Estimate.N = 20000
-	var b bytes.Buffer
-	if _, err := Run(context.Background(), c, Options{Progress: &b, ProgressEvery: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "smrl estimate: ") || !strings.Contains(b.String(), " transitions") {
-		t.Errorf("progress lines %q", b.String())
-	}
-	c.Estimate.SweepN, c.Estimate.Repeats = []int{2000, 4000}, 4
-	b.Reset()
-	if _, err := Sweep(context.Background(), c, SweepOptions{Methods: []string{"sm", "mle"}, Progress: &b, ProgressEvery: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "smrl estimate: sweep: ") || !strings.Contains(b.String(), " of 8 data sets fitted") {
-		t.Errorf("sweep progress lines %q", b.String())
-	}
-	b.Reset()
-	c.Estimate.N = 100
-	if _, err := Run(context.Background(), c, Options{Progress: &b}); err != nil || b.Len() != 0 {
-		t.Errorf("quick estimate printed %q (%v)", b.String(), err)
 	}
 }

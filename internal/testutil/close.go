@@ -1,0 +1,47 @@
+package testutil
+
+import (
+	"math"
+	"testing"
+)
+
+// Within reports whether got is within tol of want, absolutely or relative to
+// |want|:
+//
+//	|got − want| ≤ tol · max(1, |want|).
+//
+// Two infinities of the same sign are within any tol; a NaN is within
+// nothing. tol must be non-negative.
+func Within(got, want, tol float64) bool {
+	if got == want {
+		return true
+	}
+	if math.IsInf(got, 0) || math.IsInf(want, 0) {
+		return false
+	}
+	d := math.Abs(got - want)
+	return d <= tol*math.Max(1, math.Abs(want))
+}
+
+// Close fails t, naming what, unless got is Within tol of want.
+func Close(t testing.TB, what string, got, want, tol float64) {
+	t.Helper()
+	if !Within(got, want, tol) {
+		t.Fatalf("%s = %v, want %v (tolerance %g)", what, got, want, tol)
+	}
+}
+
+// CloseSlices fails t, naming what and the first element that differs,
+// unless got and want have the same length and each got[i] is Within tol of
+// want[i].
+func CloseSlices(t testing.TB, what string, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if !Within(got[i], want[i], tol) {
+			t.Fatalf("%s[%d] = %v, want %v (tolerance %g)", what, i, got[i], want[i], tol)
+		}
+	}
+}

@@ -1,0 +1,7 @@
+//go:build amd64 && !amd64.v3
+
+package testutil
+
+// FusedMulAdd: see fma_other.go. A default amd64 build (below GOAMD64=v3)
+// never fuses.
+const FusedMulAdd = false

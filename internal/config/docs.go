@@ -27,6 +27,7 @@ func KeyDocs() ([]KeyDoc, error) {
 	if err := yaml.Unmarshal(defaultYAML, &doc); err != nil {
 		return nil, err
 	}
+	lines := strings.Split(string(defaultYAML), "\n")
 	var walk func(n *yaml.Node, key string)
 	walk = func(n *yaml.Node, key string) {
 		if n.Kind != yaml.MappingNode {
@@ -34,11 +35,7 @@ func KeyDocs() ([]KeyDoc, error) {
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := joinKey(key, n.Content[i].Value)
-			c := n.Content[i].LineComment
-			if c == "" {
-				c = n.Content[i+1].LineComment
-			}
-			docs[k] = strings.TrimSpace(strings.TrimPrefix(c, "#"))
+			docs[k] = keyComment(lines, n.Content[i].Line)
 			walk(n.Content[i+1], k)
 		}
 	}
@@ -57,6 +54,9 @@ func KeyDocs() ([]KeyDoc, error) {
 	var out []KeyDoc
 	for _, k := range Keys() {
 		d := KeyDoc{Key: k, Doc: docs[k]}
+		if d.Doc == "" {
+			d.Doc = fieldDoc(k)
+		}
 		if v, err := def.value(k); err == nil {
 			d.Default = flowText(v)
 		}
@@ -74,6 +74,54 @@ func KeyDocs() ([]KeyDoc, error) {
 	}
 	return out, nil
 }
+
+// fieldDoc is the doc tag of the Config field of key, for the keys that
+// default.yaml leaves out (optional ones whose default is empty) or
+// lists without a comment; "" when there is none.
+func fieldDoc(key string) string {
+	t := reflect.TypeOf(Config{})
+	var f reflect.StructField
+	for _, name := range strings.Split(key, ".") {
+		for t.Kind() == reflect.Slice || t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+		var ok bool
+		if f, ok = fieldByTag(t, name); !ok {
+			return ""
+		}
+		t = f.Type
+	}
+	return f.Tag.Get("doc")
+}
+
+// keyComment is the comment of the key on line (1-based) of lines: the
+// text after the line's '#', joined with the comment-only lines below it
+// whose '#' stands in the same column (a comment continued under itself).
+// yaml.v3 attaches such continuation lines to the next key, or drops them.
+func keyComment(lines []string, line int) string {
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	col := commentColumn(lines[line-1])
+	if col < 0 {
+		return ""
+	}
+	parts := []string{strings.TrimSpace(lines[line-1][col+1:])}
+	for _, l := range lines[line:] {
+		if strings.TrimSpace(l[:min(col, len(l))]) != "" || commentColumn(l) != col {
+			break
+		}
+		parts = append(parts, strings.TrimSpace(l[col+1:]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// commentColumn is the byte offset of the '#' that starts l's comment,
+// -1 when it has none. The defaults quote no '#', so the first one is it.
+func commentColumn(l string) int { return strings.IndexByte(l, '#') }
 
 // flowText renders v as YAML flow text: [1, -1], "auto", 0.5.
 func flowText(v any) string {

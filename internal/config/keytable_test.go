@@ -104,3 +104,30 @@ func TestKeyTableHoldsEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// Every key is documented (smrl list keys, the key table): by its comment
+// in default.yaml, continuation lines included, or by its section's doc
+// tag. Twenty keys had none, and nine comments were cut at their first
+// line.
+func TestEveryKeyHasADescription(t *testing.T) {
+	docs, err := KeyDocs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if strings.TrimSpace(d.Doc) == "" {
+			t.Errorf("%s has no description (a comment on its line of default.yaml, or its section's doc tag)", d.Key)
+		}
+	}
+	for key, tail := range map[string]string{
+		"agents":            "(see confidence)",
+		"planner.tie_break": "the highest mean value",
+		"env.kind":          "(smrl list envs)",
+	} {
+		for _, d := range docs {
+			if d.Key == key && !strings.HasSuffix(d.Doc, tail) {
+				t.Errorf("%s: %q does not end with its continuation line's %q", key, d.Doc, tail)
+			}
+		}
+	}
+}

@@ -59,11 +59,11 @@ type Env struct {
 	Kind        string      `mapstructure:"kind" yaml:"kind"`
 	Horizon     int         `mapstructure:"horizon" yaml:"horizon"`
 	InitLow     float64     `mapstructure:"init_low" yaml:"init_low"`
-	InitHigh    float64     `mapstructure:"init_high" yaml:"init_high"`
+	InitHigh    float64     `mapstructure:"init_high" yaml:"init_high" doc:"upper end of the initial states interval (see init_low)"`
 	Family      Family      `mapstructure:"family" yaml:"family"`
 	Features    Features    `mapstructure:"features" yaml:"features"`
 	W0          [][]float64 `mapstructure:"w0" yaml:"w0"`
-	ActionDim   int         `mapstructure:"action_dim" yaml:"action_dim"`
+	ActionDim   int         `mapstructure:"action_dim" yaml:"action_dim" doc:"d_a, numbers per action"`
 	ActionSpace string      `mapstructure:"action_space" yaml:"action_space"`
 	Actions     []float64   `mapstructure:"actions" yaml:"actions"`
 	ActionLow   []float64   `mapstructure:"action_low" yaml:"action_low"`
@@ -72,8 +72,8 @@ type Env struct {
 	// Terminal is a boolean expression of s0, s1, …: the states that end
 	// an episode ("" none), with TerminalReward collected on entering one
 	// (see validate_expr.go).
-	Terminal       string  `mapstructure:"terminal" yaml:"terminal,omitempty"`
-	TerminalReward float64 `mapstructure:"terminal_reward" yaml:"terminal_reward,omitempty"`
+	Terminal       string  `mapstructure:"terminal" yaml:"terminal,omitempty" doc:"a boolean expression of s0, s1, …: the states that end an episode (empty: none; docs/expressions.md)"`
+	TerminalReward float64 `mapstructure:"terminal_reward" yaml:"terminal_reward,omitempty" doc:"reward collected on entering a terminal state, |value| <= 1e6 (needs env.terminal)"`
 }
 
 // Model configures the learners' model in the physical environments (in
@@ -108,7 +108,7 @@ type Model struct {
 	LDSFeatures string `mapstructure:"lds_features" yaml:"lds_features"`
 	// Expression defines the coordinates of model.family "expression": one
 	// family for all of them, or one per such coordinate in order.
-	Expression []ExprFamily `mapstructure:"expression" yaml:"expression,omitempty"`
+	Expression []ExprFamily `mapstructure:"expression" yaml:"expression,omitempty" doc:"model.family expression: its coordinates families, each {log_q, psi, support} (docs/expressions.md)"`
 }
 
 // Family selects the transition family.
@@ -121,13 +121,13 @@ type Family struct {
 	// Low and High are the support (low, high) of the truncated-gaussian
 	// family (env.family and model.family).
 	Low  float64 `mapstructure:"low" yaml:"low"`
-	High float64 `mapstructure:"high" yaml:"high"`
+	High float64 `mapstructure:"high" yaml:"high" doc:"truncated-gaussian: upper end of the support (see low)"`
 	// Kind expression: log q, psi and the support for every coordinate,
 	// or Coords, one family per coordinate (see validate_expr.go).
-	LogQ    string       `mapstructure:"log_q" yaml:"log_q,omitempty"`
-	Psi     []string     `mapstructure:"psi" yaml:"psi,omitempty"`
-	Support []float64    `mapstructure:"support" yaml:"support,omitempty"`
-	Coords  []ExprFamily `mapstructure:"coords" yaml:"coords,omitempty"`
+	LogQ    string       `mapstructure:"log_q" yaml:"log_q,omitempty" doc:"expression: log q(x), the base measure, in the expression language of x (docs/expressions.md)"`
+	Psi     []string     `mapstructure:"psi" yaml:"psi,omitempty" doc:"expression: the statistics psi(x), one expression each (d_psi of them per coordinate)"`
+	Support []float64    `mapstructure:"support" yaml:"support,omitempty" doc:"expression: [low, high] of the support (.inf for unbounded); empty: the real line"`
+	Coords  []ExprFamily `mapstructure:"coords" yaml:"coords,omitempty" doc:"expression: one {log_q, psi, support} per coordinate, instead of one for all"`
 }
 
 // ExprFamily is a one-dimensional family written as expressions of x:
@@ -141,21 +141,21 @@ type ExprFamily struct {
 // Features selects phi.
 type Features struct {
 	Kind   string  `mapstructure:"kind" yaml:"kind"`
-	Dim    int     `mapstructure:"dim" yaml:"dim"`
+	Dim    int     `mapstructure:"dim" yaml:"dim" doc:"rff: number of random features"`
 	Length float64 `mapstructure:"length" yaml:"length"`
-	Seed   uint64  `mapstructure:"seed" yaml:"seed"`
+	Seed   uint64  `mapstructure:"seed" yaml:"seed" doc:"rff: seed of the random draw"`
 	// Phi lists the features of kind expression, expressions of s0, s1, …
 	// and a0, a1, ….
-	Phi []string `mapstructure:"phi" yaml:"phi,omitempty"`
+	Phi []string `mapstructure:"phi" yaml:"phi,omitempty" doc:"expression features: one expression of s0, s1, …, a0, a1, … per feature (docs/expressions.md)"`
 }
 
 // Reward is r(s) = Σ_k exp(−width·|s − c_k|²).
 type Reward struct {
-	Width   float64   `mapstructure:"width" yaml:"width"`
+	Width   float64   `mapstructure:"width" yaml:"width" doc:"width of each bump exp(−width·|s − c_k|²)"`
 	Centers []float64 `mapstructure:"centers" yaml:"centers"`
 	// Expression, when set, is r(s, a) as an expression of s0, s1, … and
 	// a0, a1, … instead of the bumps.
-	Expression string `mapstructure:"expression" yaml:"expression,omitempty"`
+	Expression string `mapstructure:"expression" yaml:"expression,omitempty" doc:"the reward as an expression of s0, s1, …, a0, … instead of the bumps (docs/expressions.md)"`
 }
 
 // Planner configures the planner every agent plans with: Kind selects the
@@ -164,7 +164,7 @@ type Reward struct {
 type Planner struct {
 	Kind       string `mapstructure:"kind" yaml:"kind"`
 	Mode       string `mapstructure:"mode" yaml:"mode"`
-	NRollouts  int    `mapstructure:"n_rollouts" yaml:"n_rollouts"`
+	NRollouts  int    `mapstructure:"n_rollouts" yaml:"n_rollouts" doc:"rollouts per candidate action or sequence; their mean return is its value"`
 	Tau        int    `mapstructure:"tau" yaml:"tau"`
 	NSequences int    `mapstructure:"n_sequences" yaml:"n_sequences"`
 	CRN        bool   `mapstructure:"common_random_numbers" yaml:"common_random_numbers"`
@@ -263,7 +263,7 @@ func (a Auto) MarshalYAML() (any, error) {
 
 // Estimate configures smrl estimate.
 type Estimate struct {
-	N       int   `mapstructure:"n" yaml:"n"`
-	Repeats int   `mapstructure:"repeats" yaml:"repeats"`
-	SweepN  []int `mapstructure:"sweep_n" yaml:"sweep_n"`
+	N       int   `mapstructure:"n" yaml:"n" doc:"transitions drawn for one estimate (smrl estimate without --data)"`
+	Repeats int   `mapstructure:"repeats" yaml:"repeats" doc:"data sets drawn per size in the estimation sweep (smrl estimate --out)"`
+	SweepN  []int `mapstructure:"sweep_n" yaml:"sweep_n" doc:"the sizes n of the estimation sweep (smrl estimate --out)"`
 }

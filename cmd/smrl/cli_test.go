@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/spf13/cobra"
 )
 
 // run runs smrl with args and returns the exit code, stdout and stderr.
@@ -154,4 +156,22 @@ func TestTheoryBetaOnCustomSinIsUsageError(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("output directory created: %v", err)
 	}
+}
+
+// runSeam runs smrl with args as run does, except that the command named
+// like newCmd's is replaced by newCmd's, built on the same streams: a
+// command made with a runF parses its flags and runs nothing.
+func runSeam(t *testing.T, newCmd func(*IOStreams) *cobra.Command, args ...string) (ExitCode, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ios := &IOStreams{Out: &out, ErrOut: &errOut}
+	root, sub := newRootCmd(ios), newCmd(ios)
+	for _, c := range root.Commands() {
+		if c.Name() == sub.Name() {
+			root.RemoveCommand(c)
+		}
+	}
+	root.AddCommand(sub)
+	code := execute(context.Background(), root, args, &out, &errOut)
+	return code, out.String(), errOut.String()
 }

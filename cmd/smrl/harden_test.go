@@ -263,43 +263,6 @@ func TestExplicitShardDirsMergeIntoParent(t *testing.T) {
 	}
 }
 
-// Crashes 9: SMRL_AGENTS applies to compare; a config's own agents are
-// run; --agents overrides both with a note on stderr.
-func TestCompareAgentsPrecedence(t *testing.T) {
-	base := t.TempDir()
-	agents := func(dir string) string {
-		seen := map[string]bool{}
-		var out []string
-		for _, l := range strings.Split(read(t, filepath.Join(dir, "episodes.csv")), "\n")[1:] {
-			if a, _, _ := strings.Cut(l, ","); a != "" && !seen[a] {
-				seen[a] = true
-				out = append(out, a)
-			}
-		}
-		return strings.Join(out, ",")
-	}
-	t.Setenv("SMRL_AGENTS", "sm,oracle")
-	mustRun(t, "compare", "--config", quickConfig, "--out", filepath.Join(base, "env"), "-q", "--no-plots")
-	if got := agents(filepath.Join(base, "env")); got != "sm,oracle" {
-		t.Errorf("SMRL_AGENTS=sm,oracle: compare ran %s", got)
-	}
-	os.Unsetenv("SMRL_AGENTS")
-	cfg := filepath.Join(base, "c.yaml")
-	os.WriteFile(cfg, []byte("seeds: 2\nepisodes: 3\nagents: [lds, oracle]\n"), 0o644)
-	mustRun(t, "compare", "--config", cfg, "--out", filepath.Join(base, "file"), "-q", "--no-plots")
-	if got := agents(filepath.Join(base, "file")); got != "lds,oracle" {
-		t.Errorf("config with agents [lds, oracle]: compare ran %s", got)
-	}
-	code, _, stderr := run(t, "compare", "--config", cfg, "--out", filepath.Join(base, "flag"), "-q", "--no-plots", "--agents", "sm,oracle")
-	if code != ExitOK || agents(filepath.Join(base, "flag")) != "sm,oracle" || !strings.Contains(stderr, "note: --agents sm,oracle overrides agents") {
-		t.Errorf("--agents over the config's: exit %d, ran %s, stderr %q", code, agents(filepath.Join(base, "flag")), stderr)
-	}
-	mustRun(t, "compare", "--config", quickConfig, "--out", filepath.Join(base, "default"), "-q", "--no-plots")
-	if got := agents(filepath.Join(base, "default")); got != "sm,lds,oracle" {
-		t.Errorf("default: compare ran %s", got)
-	}
-}
-
 // Crashes 10: plot refuses a truncated summary.csv, and plot --out leaves
 // the results directory untouched (its report.md used to link elsewhere).
 func TestPlotSummaryAndOut(t *testing.T) {

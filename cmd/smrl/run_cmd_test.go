@@ -150,7 +150,7 @@ func TestRunFlags(t *testing.T) {
 	}
 }
 
-// Crashes 9: SMRL_AGENTS applies to compare; a config's own agents are
+// Issue 12, crashes 9: SMRL_AGENTS applies to compare; a config's own agents are
 // run; --agents overrides both with a note on stderr. The agents are those
 // of the config compare resolves, read in its runF: nothing runs.
 func TestCompareAgentsPrecedence(t *testing.T) {

@@ -132,8 +132,9 @@ func TestSweepPointsAreCheckedByPlot(t *testing.T) {
 // refused now, naming B, and B is untouched; a figure directory smrl drew
 // earlier is still redrawn.
 func TestPlotOutIntoResultsDirectoryIsRefused(t *testing.T) {
-	a, _ := tinyRun(t)
-	b, _ := tinyRun(t)
+	// plot needs a's CSV files, not its figures; b is refused by its config.yaml.
+	a, _ := tinyRun(t, "--no-plots")
+	b, _ := tinyRun(t, "--no-plots")
 	sw := filepath.Join(t.TempDir(), "sw")
 	mustRun(t, "sweep", "--config", tinyConfig(t, "sweep:\n  planner.tau: [2, 4]\n"), "--out", sw, "-q", "--no-plots", "--workers", "2")
 	for _, tc := range []struct{ in, out, file string }{

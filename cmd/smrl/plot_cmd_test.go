@@ -80,6 +80,8 @@ func TestPlotNeedsConfig(t *testing.T) {
 // draws anything.
 func TestSweepPointsAreCheckedByPlot(t *testing.T) {
 	cfg := tinyConfig(t, "sweep:\n  planner.tau: [2, 4]\n")
+	pristine := filepath.Join(t.TempDir(), "sw")
+	mustRun(t, "sweep", "--config", cfg, "--out", pristine, "-q", "--no-plots", "--workers", "2")
 	for _, tc := range []struct {
 		name   string
 		spoil  func(sw string) // nil: smrl run --out a point
@@ -106,8 +108,12 @@ func TestSweepPointsAreCheckedByPlot(t *testing.T) {
 		}, []string{filepath.Join("sw", "sweep.csv"), "does not agree with the summary.csv files"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Each case spoils a copy of one finished sweep (a sweep per
+			// case computed the same files again).
 			sw := filepath.Join(t.TempDir(), "sw")
-			mustRun(t, "sweep", "--config", cfg, "--out", sw, "-q", "--no-plots", "--workers", "2")
+			if err := os.CopyFS(sw, os.DirFS(pristine)); err != nil {
+				t.Fatal(err)
+			}
 			var args []string
 			if tc.spoil == nil {
 				args = []string{"run", "--config", tinyConfig(t, ""), "--out", filepath.Join(sw, "planner.tau=2"), "-q", "--no-plots"}
@@ -122,9 +128,7 @@ func TestSweepPointsAreCheckedByPlot(t *testing.T) {
 		})
 	}
 	// An untouched sweep still plots.
-	sw := filepath.Join(t.TempDir(), "sw")
-	mustRun(t, "sweep", "--config", cfg, "--out", sw, "-q", "--no-plots", "--workers", "2")
-	mustRun(t, "plot", "--in", sw, "--format", "svg")
+	mustRun(t, "plot", "--in", pristine, "--format", "svg")
 }
 
 // Issue 19, item 5: plot --in A --out B, where B is the results directory of another

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/spf13/cobra"
 )
 
 // run runs smrl with args and returns the exit code, stdout and stderr.
@@ -153,5 +155,110 @@ func TestTheoryBetaOnCustomSinIsUsageError(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("output directory created: %v", err)
+	}
+}
+
+// runSeam runs smrl with args as run does, except that the command named
+// like newCmd's is replaced by newCmd's, built on the same streams: a
+// command made with a runF parses its flags and runs nothing.
+func runSeam(t *testing.T, newCmd func(*IOStreams) *cobra.Command, args ...string) (ExitCode, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	ios := &IOStreams{Out: &out, ErrOut: &errOut}
+	root, sub := newRootCmd(ios), newCmd(ios)
+	for _, c := range root.Commands() {
+		if c.Name() == sub.Name() {
+			root.RemoveCommand(c)
+		}
+	}
+	root.AddCommand(sub)
+	code := execute(context.Background(), root, args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+const quickConfig = "../../configs/quick.yaml"
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := run(t, args...)
+	if code != ExitOK {
+		t.Fatalf("smrl %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return stdout
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// snapshot maps every file under dir to its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			out[p] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+func sameSnapshot(t *testing.T, what string, before, after map[string]string) {
+	t.Helper()
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Errorf("%s changed the directory:\nbefore %v\nafter  %v", what, before, after)
+	}
+}
+
+// A panic anywhere is an internal error: exit 3, one line, no stack dump.
+func TestPanicIsInternalError(t *testing.T) {
+	root := newRootCmd(&IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}})
+	root.AddCommand(&cobra.Command{Use: "boom", RunE: func(*cobra.Command, []string) error {
+		var s []int
+		_ = s[len(os.Args)] // index out of range
+		return nil
+	}})
+	var out, errOut bytes.Buffer
+	code := execute(context.Background(), root, []string{"boom"}, &out, &errOut)
+	if code != ExitInternal {
+		t.Errorf("exit %d, want %d", code, ExitInternal)
+	}
+	msg := errOut.String()
+	if strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "smrl: internal error") || !strings.Contains(msg, "index out of range") {
+		t.Errorf("stderr %q: want one line naming the internal error", msg)
+	}
+}
+
+// Issue 12, low: unknown help topics and completion shells are usage errors; every
+// error is one line (several config problems, the λ hint); no doubled
+// "interrupted:".
+func TestUsageAndOneLineErrors(t *testing.T) {
+	code, stdout, stderr := run(t, "completion", "tcsh")
+	wantUsage(t, code, stdout, stderr, "tcsh")
+	code, stdout, stderr = run(t, "help", "bogus")
+	wantUsage(t, code, stdout, stderr, "bogus")
+
+	dir := t.TempDir()
+	two := filepath.Join(dir, "two.yaml")
+	os.WriteFile(two, []byte("seeds: 0\nepisodes: 0\n"), 0o644)
+	code, _, stderr = run(t, "run", "--config", two)
+	if code != ExitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "seeds") || !strings.Contains(stderr, "episodes") {
+		t.Errorf("two problems: exit %d, stderr %q: want both on one line", code, stderr)
+	}
+	same := filepath.Join(dir, "same.csv")
+	os.WriteFile(same, []byte("s,a,s_next\n0.5,1,0.2\n0.5,1,0.2\n0.5,1,0.2\n"), 0o644)
+	code, _, stderr = run(t, "estimate", "--data", same, "--lambda", "0", "--method", "sm")
+	if code != ExitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "; hint: λ is set by --lambda") {
+		t.Errorf("λ hint: exit %d, stderr %q: want one line with the hint", code, stderr)
+	}
+	if got := oneLine("a\n\n  b\n"); got != "a; b" {
+		t.Errorf("oneLine = %q", got)
 	}
 }

@@ -18,8 +18,9 @@ type ConfigOptions struct {
 	Sources bool
 }
 
-// NewCmdConfig returns smrl config.
-func NewCmdConfig(io *IOStreams) *cobra.Command {
+// NewCmdConfig returns smrl config; a non-nil runF is called with the
+// parsed options instead of configRun.
+func NewCmdConfig(io *IOStreams, runF func(*ConfigOptions) error) *cobra.Command {
 	opts := &ConfigOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "config [flags]",
@@ -41,6 +42,9 @@ Gymnasium id that set it (env.kind Pendulum-v1).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Cmd = cmd
+			if runF != nil {
+				return runF(opts)
+			}
 			return configRun(opts)
 		},
 	}
@@ -80,8 +84,17 @@ func listWhat() []string {
 	return append(out, "keys")
 }
 
-// NewCmdList returns smrl list.
-func NewCmdList(io *IOStreams) *cobra.Command {
+// ListOptions are the arguments of smrl list.
+type ListOptions struct {
+	IO *IOStreams
+	// What is the group listed: listWhat's words.
+	What string
+}
+
+// NewCmdList returns smrl list; a non-nil runF is called with the parsed
+// options instead of listRun.
+func NewCmdList(io *IOStreams, runF func(*ListOptions) error) *cobra.Command {
+	opts := &ListOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "list " + strings.Join(listWhat(), "|"),
 		Short: "List the environments, planners, families, features, agents or config keys",
@@ -96,14 +109,19 @@ it (keys of other parts are refused) and its description.`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: listWhat(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return listRun(io, args[0])
+			opts.What = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return listRun(opts)
 		},
 	}
 	return cmd
 }
 
-func listRun(io *IOStreams, what string) error {
-	w := tabwriter.NewWriter(io.Out, 2, 8, 2, ' ', 0)
+func listRun(opts *ListOptions) error {
+	what := opts.What
+	w := tabwriter.NewWriter(opts.IO.Out, 2, 8, 2, ' ', 0)
 	if what == "keys" {
 		docs, err := config.KeyDocs()
 		if err != nil {

@@ -56,8 +56,9 @@ var estimateKeys = map[string]string{
 	"workers":          "workers",
 }
 
-// NewCmdEstimate returns smrl estimate.
-func NewCmdEstimate(io *IOStreams) *cobra.Command {
+// NewCmdEstimate returns smrl estimate; a non-nil runF is called with the
+// parsed options instead of estimateRun.
+func NewCmdEstimate(io *IOStreams, runF func(*EstimateOptions) error) *cobra.Command {
 	opts := &EstimateOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "estimate [flags]",
@@ -118,6 +119,9 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 			opts.NSet = f.Changed("n")
 			opts.RepeatsSet = f.Changed("repeats")
 			opts.SweepNSet = f.Changed("sweep-n")
+			if runF != nil {
+				return runF(opts)
+			}
 			return estimateRun(opts)
 		},
 	}

@@ -21,8 +21,9 @@ type MergeOptions struct {
 	LogFormat string
 }
 
-// NewCmdMerge returns smrl merge.
-func NewCmdMerge(io *IOStreams) *cobra.Command {
+// NewCmdMerge returns smrl merge; a non-nil runF is called with the parsed
+// options instead of mergeRun.
+func NewCmdMerge(io *IOStreams, runF func(*MergeOptions) error) *cobra.Command {
 	opts := &MergeOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "merge DIR... --out DIR",
@@ -40,6 +41,9 @@ unless --overwrite.`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dirs = args
+			if runF != nil {
+				return runF(opts)
+			}
 			return mergeRun(cmd.Context(), opts)
 		},
 	}

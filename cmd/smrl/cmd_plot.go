@@ -24,8 +24,9 @@ type PlotOptions struct {
 	Seeds  bool
 }
 
-// NewCmdPlot returns smrl plot.
-func NewCmdPlot(io *IOStreams) *cobra.Command {
+// NewCmdPlot returns smrl plot; a non-nil runF is called with the parsed
+// options instead of plotRun.
+func NewCmdPlot(io *IOStreams, runF func(*PlotOptions) error) *cobra.Command {
 	opts := &PlotOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "plot [flags]",
@@ -51,7 +52,12 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
   smrl plot --in results/synthetic --plot-format svg --out /tmp/figs
   smrl plot --sweep sweep.csv --out sweep.png`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return plotRun(opts) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return plotRun(opts)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.In, "in", "", "results directory to plot")

@@ -100,8 +100,9 @@ func addAgentsFlag(cmd *cobra.Command, opts *RunOptions, usage string) {
 	cmd.RegisterFlagCompletionFunc("agents", completeWords(config.Names("agents")...))
 }
 
-// NewCmdRun returns smrl run.
-func NewCmdRun(io *IOStreams) *cobra.Command {
+// NewCmdRun returns smrl run. A non-nil runF is called with the parsed
+// options instead of runRun (tests of the flags run no experiment).
+func NewCmdRun(io *IOStreams, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "run [flags]",
@@ -136,6 +137,9 @@ states and transition noise, so regret against the oracle is paired.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Cmd = cmd
+			if runF != nil {
+				return runF(opts)
+			}
 			return runRun(opts)
 		},
 	}
@@ -145,8 +149,8 @@ states and transition noise, so regret against the oracle is paired.`,
 	return cmd
 }
 
-// NewCmdCompare returns smrl compare.
-func NewCmdCompare(io *IOStreams) *cobra.Command {
+// NewCmdCompare returns smrl compare; runF as for NewCmdRun.
+func NewCmdCompare(io *IOStreams, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: io}
 	cmd := &cobra.Command{
 		Use:   "compare [flags]",
@@ -166,6 +170,9 @@ files are those of smrl run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Cmd = cmd
+			if runF != nil {
+				return runF(opts)
+			}
 			return runRun(opts)
 		},
 	}
@@ -176,11 +183,7 @@ files are those of smrl run.`,
 }
 
 func runRun(opts *RunOptions) error {
-	keys := runKeys
-	if opts.Cmd.Flags().Lookup("agents") != nil {
-		keys = agentRunKeys
-	}
-	c, err := loadConfig(opts.Cmd, &opts.Config, keys)
+	c, err := opts.loadConfig()
 	if err != nil {
 		return err
 	}
@@ -190,6 +193,16 @@ func runRun(opts *RunOptions) error {
 	}
 	eo.ConfigDescription = opts.Config.description()
 	return experiment.Run(opts.Cmd.Context(), c, eo)
+}
+
+// loadConfig resolves the config of run or compare: the flags' keys, with
+// --agents where the command has it.
+func (opts *RunOptions) loadConfig() (*config.Config, error) {
+	keys := runKeys
+	if opts.Cmd.Flags().Lookup("agents") != nil {
+		keys = agentRunKeys
+	}
+	return loadConfig(opts.Cmd, &opts.Config, keys)
 }
 
 // addDataFlags adds the flags of run and compare that save data.

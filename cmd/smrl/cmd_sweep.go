@@ -15,8 +15,9 @@ type SweepOptions struct {
 	RunOptions
 }
 
-// NewCmdSweep returns smrl sweep.
-func NewCmdSweep(io *IOStreams) *cobra.Command {
+// NewCmdSweep returns smrl sweep; a non-nil runF is called with the parsed
+// options instead of sweepRun.
+func NewCmdSweep(io *IOStreams, runF func(*SweepOptions) error) *cobra.Command {
 	opts := &SweepOptions{RunOptions: RunOptions{IO: io}}
 	cmd := &cobra.Command{
 		Use:   "sweep [flags]",
@@ -43,6 +44,9 @@ writes each point's learned models as smrl run does.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Cmd = cmd
+			if runF != nil {
+				return runF(opts)
+			}
 			return sweepRun(opts)
 		},
 	}

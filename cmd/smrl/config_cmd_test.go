@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // Item 1: adding an environment is one file plus one registration line
@@ -280,4 +283,45 @@ func TestConfigChecksTheEnvironment(t *testing.T) {
 	wantUsage(t, code, stdout, stderr, want)
 	code, stdout, stderr = run(t, "run", "--config", cfg, "--dry-run", "--out", filepath.Join(dir, "out"))
 	wantUsage(t, code, stdout, stderr, want)
+}
+
+// config's and list's arguments parse into their options through the
+// runF (nothing is loaded or listed); list takes exactly one argument.
+func TestConfigAndListFlags(t *testing.T) {
+	var co *ConfigOptions
+	code, _, stderr := runSeam(t, func(ios *IOStreams) *cobra.Command {
+		return NewCmdConfig(ios, func(o *ConfigOptions) error { co = o; return nil })
+	}, "config", "--sources", "-c", "a.yaml", "--set", "seeds=3")
+	if code != ExitOK || co == nil || !co.Sources || fmt.Sprint(co.Config.Paths, co.Config.Set) != "[a.yaml] [seeds=3]" || co.Cmd.Name() != "config" {
+		t.Errorf("config: exit %d, options %+v, stderr %q", code, co, stderr)
+	}
+	var lo *ListOptions
+	capture := func(ios *IOStreams) *cobra.Command {
+		return NewCmdList(ios, func(o *ListOptions) error { lo = o; return nil })
+	}
+	if code, _, stderr := runSeam(t, capture, "list", "planners"); code != ExitOK || lo == nil || lo.What != "planners" {
+		t.Errorf("list planners: exit %d, options %+v, stderr %q", code, lo, stderr)
+	}
+	lo = nil
+	code, stdout, stderr := runSeam(t, capture, "list")
+	wantUsage(t, code, stdout, stderr, "accepts 1 arg(s)")
+	if lo != nil {
+		t.Error("list: runF called after a usage error")
+	}
+}
+
+// An empty name wrote into results/ itself, and SMRL_NAME=../../x escaped
+// it. Both are config errors now, before anything is written.
+func TestNameIsOnePathComponent(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("e.yaml", []byte("name: \"\"\nseeds: 1\nepisodes: 2\n"), 0o644)
+	code, stdout, stderr := run(t, "run", "--config", "e.yaml", "--no-plots", "-q")
+	wantUsage(t, code, stdout, stderr, "e.yaml: name: must be a file name")
+	t.Setenv("SMRL_NAME", "../../x")
+	code, stdout, stderr = run(t, "run", "--no-plots", "-q", "--seeds", "1", "--episodes", "1")
+	wantUsage(t, code, stdout, stderr, `SMRL_NAME: name: must be a file name`, `"../../x"`)
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("refused runs wrote %v", ents)
+	}
 }

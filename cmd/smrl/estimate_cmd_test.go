@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
 )
 
 type estimateJSON struct {
@@ -330,4 +334,70 @@ func TestEstimatePlot(t *testing.T) {
 	box := writeFile(t, dir, "box.yaml", "env:\n  family: {kind: gaussian, dim: 2}\n  features: {kind: affine}\n  w0: [[1, 0, 0, 0], [0, 1, 0, 0]]\n  reward: {centers: [0, 0]}\n")
 	code, out, errOut = run(t, "estimate", "-c", box, "--plot", filepath.Join(dir, "y.png"))
 	wantUsage(t, code, out, errOut, "1-D state and action")
+}
+
+// estimate's flags parse into EstimateOptions through its runF (nothing is
+// fitted), and it records which of --n, --repeats and --sweep-n were given
+// (the checks of flag combinations need that, not their values).
+func TestEstimateFlags(t *testing.T) {
+	var o *EstimateOptions
+	capture := func(ios *IOStreams) *cobra.Command {
+		return NewCmdEstimate(ios, func(eo *EstimateOptions) error { o = eo; return nil })
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // fmt of the fields below
+	}{
+		{nil, "[] table information false  false false false"},
+		{[]string{"--method", "sm,lds", "--format", "json", "--mle-se", "sandwich", "--hc1", "--data", "d.csv", "--n", "10"},
+			"[sm lds] json sandwich true d.csv true false false"},
+		{[]string{"--sweep-n", "10,20", "--repeats", "3", "--out", "s.csv"}, "[] table information false  false true true"},
+	} {
+		o = nil
+		code, _, stderr := runSeam(t, capture, append([]string{"estimate"}, tc.args...)...)
+		if code != ExitOK || o == nil {
+			t.Fatalf("%v: exit %d, runF called %v: %s", tc.args, code, o != nil, stderr)
+		}
+		got := fmt.Sprintf("%v %s %s %v %s %v %v %v", o.Methods, o.Format, o.MLESE, o.HC1, o.DataPath, o.NSet, o.RepeatsSet, o.SweepNSet)
+		if got != tc.want {
+			t.Errorf("%v: parsed %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	o = nil
+	code, stdout, stderr := runSeam(t, capture, "estimate", "--n", "many")
+	wantUsage(t, code, stdout, stderr, "--n", "smrl estimate --help")
+	if o != nil {
+		t.Error("runF called after a usage error")
+	}
+}
+
+// Issue 12, low: estimate takes a config whose agents it does not run; a sweep's
+// --out is checked before the sweep; huge --data values are exit 2, also
+// with --plot; a misspelt SMRL_* variable is named with the closest key.
+func TestEstimateHardening(t *testing.T) {
+	dir := t.TempDir()
+	ucb := filepath.Join(dir, "ucb.yaml")
+	os.WriteFile(ucb, []byte("agents: [sm-ucb]\nlambda: 0\n"), 0o644)
+	mustRun(t, "estimate", "--config", ucb, "--n", "200", "--method", "lds")
+
+	start := time.Now()
+	code, _, stderr := run(t, "estimate", "--sweep-n", "100000,200000", "--repeats", "50", "--out", filepath.Join(dir, "missing", "s.csv"))
+	if code != ExitUsage || !strings.Contains(stderr, "missing does not exist") || time.Since(start) > 5*time.Second {
+		t.Errorf("sweep into a missing directory: exit %d after %v, stderr %q", code, time.Since(start), stderr)
+	}
+
+	big := filepath.Join(dir, "big.csv")
+	os.WriteFile(big, []byte("s,a,s_next\n0.1,1,1e200\n0.2,-1,-1e200\n0.3,1,2e200\n0.1,-1,0.5\n"), 0o644)
+	png := filepath.Join(dir, "d.png")
+	code, stdout, stderr := run(t, "estimate", "--data", big, "--plot", png)
+	wantUsage(t, code, stdout, stderr, big+` line 2 column "s_next"`, "outside [−1024, 1024]")
+	if _, err := os.Stat(png); !os.IsNotExist(err) {
+		t.Errorf("a refused estimate wrote %s", png)
+	}
+
+	t.Setenv("SMRL_EPISODS", "3")
+	_, _, stderr = run(t, "estimate", "--n", "100", "--method", "lds")
+	if !strings.Contains(stderr, "SMRL_EPISODS is not a config key") || !strings.Contains(stderr, "did you mean SMRL_EPISODES?") {
+		t.Errorf("misspelt variable: stderr %q", stderr)
+	}
 }

@@ -148,3 +148,81 @@ func TestOutputPathsThatCannotBeFiles(t *testing.T) {
 		t.Errorf("the refused commands left %v in %s", got, dir)
 	}
 }
+
+// Issue 12, data loss 1: --out into a directory smrl did not make used to
+// delete report.md and plots/fig.png and overwrite a commented config.yaml.
+func TestOutIntoUserDirectoryIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "plots"), 0o755)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("# notes\nseeds: 1\nepisodes: 2\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plots", "fig.png"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "report.md"), []byte("x"), 0o644)
+	before := snapshot(t, dir)
+	code, stdout, stderr := run(t, "run", "--config", filepath.Join(dir, "config.yaml"), "--out", dir, "--no-plots", "-q")
+	wantUsage(t, code, stdout, stderr, dir, "not empty", "not made by smrl")
+	sameSnapshot(t, "a refused run", before, snapshot(t, dir))
+
+	// --out . from inside it, as in the report.
+	t.Chdir(dir)
+	code, stdout, stderr = run(t, "run", "--config", "config.yaml", "--out", ".", "--no-plots", "-q")
+	wantUsage(t, code, stdout, stderr, "not empty")
+	sameSnapshot(t, "--out .", before, snapshot(t, dir))
+	// compare and plot --out refuse it too; merge --out as well.
+	code, stdout, stderr = run(t, "compare", "--config", "config.yaml", "--out", dir, "--no-plots", "-q")
+	wantUsage(t, code, stdout, stderr, "not empty")
+	sameSnapshot(t, "compare", before, snapshot(t, dir))
+}
+
+// Issue 19, item 1: a journal.jsonl, .smrl-lock or plots/ planted as a symbolic link
+// inside smrl's own directory was written (or deleted) through. Now every
+// command refuses it with exit 2 naming the link, and the user's files the
+// link points to are untouched. (A fresh run over the finished directory
+// needs --overwrite since issue 18, a merge since issue 35: without it the
+// command is refused before it opens anything.)
+func TestLinksInOwnDirectoryAreNotFollowed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		link string // the entry of the results directory made a link
+		dir  bool   // the link's target is a folder (plots/)
+		args []string
+	}{
+		{"journal, fresh run", "journal.jsonl", false, []string{"run", "-q", "--no-plots", "--overwrite"}},
+		{"journal, resume", "journal.jsonl", false, []string{"run", "-q", "--no-plots", "--resume"}},
+		{"lock, fresh run", ".smrl-lock", false, []string{"run", "-q", "--no-plots", "--overwrite"}},
+		{"plots, run", "plots", true, []string{"run", "-q", "--plot-format", "svg", "--overwrite"}},
+		{"plots, run --no-plots", "plots", true, []string{"run", "-q", "--no-plots", "--overwrite"}},
+		{"plots, plot in place", "plots", true, []string{"plot", "--format", "svg"}},
+		{"plots, merge", "plots", true, []string{"merge", "-q", "--plot-format", "svg", "--overwrite"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, cfg := tinyRun(t, "--no-plots") // the link replaces plots/ if any
+			user := t.TempDir()
+			target := filepath.Join(user, "precious.txt")
+			os.WriteFile(target, []byte("precious\n"), 0o644)
+			if tc.dir {
+				target = user
+				os.WriteFile(filepath.Join(user, "cum_reward.svg"), []byte("mine\n"), 0o644)
+			}
+			var args []string
+			switch tc.args[0] {
+			case "plot":
+				args = append(tc.args, "--in", out)
+			case "merge":
+				shard := filepath.Join(t.TempDir(), "shard")
+				mustRun(t, "run", "--config", cfg, "--out", shard, "-q", "--no-plots", "--workers", "1")
+				args = append(tc.args, shard, "--out", out)
+			default:
+				args = append(tc.args, "--config", cfg, "--out", out, "--workers", "1")
+			}
+			link := filepath.Join(out, tc.link)
+			os.RemoveAll(link)
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, user)
+			code, stdout, stderr := run(t, args...)
+			wantUsage(t, code, stdout, stderr, link, "is a symbolic link", "remove the link")
+			sameSnapshot(t, strings.Join(args, " "), before, snapshot(t, user))
+		})
+	}
+}

@@ -138,3 +138,88 @@ func TestSIGHUPInterruptsLikeSIGINT(t *testing.T) {
 		t.Log("the run had finished before SIGHUP was sent: the nohup case was not exercised")
 	}
 }
+
+// Issue 19, item 11: SIGTERM with long trials in flight took minutes (the trials
+// finished first). --grace bounds the wait, and a second signal ends it at
+// once; both exit 130 with the trials in flight left to --resume.
+func TestGraceAndSecondSignalAbandonTrials(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		grace   string
+		signals int
+	}{
+		{"grace runs out", "100ms", 1},
+		{"second signal", "0", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "res")
+			args := []string{"run", "--config", quickConfig, "--out", out, "--no-plots", "-q", "--workers", "1", "--seeds", "1", "--episodes", "3000", "--grace", tc.grace}
+			type result struct {
+				code   ExitCode
+				stderr string
+			}
+			done := make(chan result)
+			go func() {
+				var o, e bytes.Buffer
+				code := Main(args, &o, &e)
+				done <- result{code, e.String()}
+			}()
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+				if _, err := os.Stat(filepath.Join(out, "metadata.json")); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the run did not start")
+				}
+			}
+			start := time.Now()
+			for range tc.signals {
+				time.Sleep(20 * time.Millisecond)
+				syscall.Kill(os.Getpid(), syscall.SIGINT)
+			}
+			r := <-done
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("exit %v after the signal", took)
+			}
+			if r.code != ExitInterrupted || !strings.Contains(r.stderr, "the trials in flight were abandoned; a resume recomputes them") {
+				t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+			}
+			if b := read(t, filepath.Join(out, "journal.jsonl")); b != "" {
+				t.Errorf("an abandoned trial was journaled: %.80s", b)
+			}
+		})
+	}
+}
+
+// --grace is one flag of run, compare and sweep with issue 18's
+// vocabulary: in each command's help, with value completion (a duration,
+// not a file name), and a negative value is a usage error.
+func TestGraceFlagVocabulary(t *testing.T) {
+	for _, cmd := range []string{"run", "compare", "sweep"} {
+		_, stdout, _ := run(t, cmd, "--help")
+		if !strings.Contains(stdout, "--grace duration") || !strings.Contains(stdout, "(default 20s)") {
+			t.Errorf("smrl %s --help does not show --grace with its default:\n%s", cmd, stdout)
+		}
+		code, stdout, stderr := run(t, "__complete", cmd, "--grace", "")
+		if code != ExitOK || !strings.Contains(stdout, "20s\n") || !strings.Contains(stdout, ":4\n") {
+			t.Errorf("smrl __complete %s --grace: exit %d, stderr %q, want 20s without file completion:\n%s", cmd, code, stderr, stdout)
+		}
+		code, stdout, stderr = run(t, cmd, "--grace", "-1s", "--dry-run", "--set", "planner.tau=2", "--set", "seeds=1")
+		wantUsage(t, code, stdout, stderr, "--grace: want a duration >= 0")
+	}
+	for _, cmd := range []string{"plot", "merge", "estimate", "config"} {
+		if code, _, _ := run(t, cmd, "--grace", "1s"); code != ExitUsage {
+			t.Errorf("smrl %s takes --grace (exit %d): it runs no trials", cmd, code)
+		}
+	}
+}
+
+// TestHelperSmrl is the child process of the kill tests: smrl with the
+// arguments in SMRL_TEST_ARGS (separated by newlines).
+func TestHelperSmrl(t *testing.T) {
+	args := os.Getenv("SMRL_TEST_ARGS")
+	if args == "" {
+		t.Skip("helper process only")
+	}
+	os.Exit(int(Main(strings.Split(args, "\n"), os.Stdout, os.Stderr)))
+}

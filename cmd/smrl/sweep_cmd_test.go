@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // tinyConfig is a quick config for sweeps: 3 agents × 1 seed × 2 episodes.
@@ -140,5 +143,28 @@ func TestSweepBadInput(t *testing.T) {
 	code, _, stderr = run(t, "sweep", "--config", withGrid, "--set", "planner.tau=3", "--out", filepath.Join(dir, "note"), "-q", "--no-plots")
 	if code != ExitOK || !strings.Contains(stderr, "smrl: note: --set planner.tau=3 replaces the sweep of planner.tau in "+withGrid+" line 7") {
 		t.Errorf("override note: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// sweep's flags parse into SweepOptions through its runF (nothing runs):
+// the grid's --set arguments in order, and its own --save-models.
+func TestSweepFlags(t *testing.T) {
+	var o *SweepOptions
+	capture := func(ios *IOStreams) *cobra.Command {
+		return NewCmdSweep(ios, func(so *SweepOptions) error { o = so; return nil })
+	}
+	code, _, stderr := runSeam(t, capture, "sweep", "--set", "planner.tau=1,2", "--set", "lambda=log:1e-4:1e-2:2", "--save-models", "--agents", "sm", "-o", "sw", "--shard", "0/2")
+	if code != ExitOK || o == nil {
+		t.Fatalf("exit %d, runF called %v: %s", code, o != nil, stderr)
+	}
+	got := fmt.Sprint(o.Config.Set, o.SaveModels, o.Agents, o.Out, o.Shard, o.Format, o.Grace, o.Cmd.Name())
+	if want := fmt.Sprint([]string{"planner.tau=1,2", "lambda=log:1e-4:1e-2:2"}, true, []string{"sm"}, "sw", "0/2", "png", DefaultGrace, "sweep"); got != want {
+		t.Errorf("parsed %s, want %s", got, want)
+	}
+	o = nil
+	code, stdout, stderr := runSeam(t, capture, "sweep", "--save-transitions")
+	wantUsage(t, code, stdout, stderr, "unknown flag: --save-transitions")
+	if o != nil {
+		t.Error("runF called after a usage error")
 	}
 }

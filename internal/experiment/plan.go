@@ -9,7 +9,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/grid"
-	"github.com/smrl-dev/smrl/internal/record"
+	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // printPlan prints what Run would do (smrl run --dry-run): the trials,
@@ -19,30 +19,44 @@ func printPlan(c *config.Config, mdp *env.MDP, opt Options) error {
 	if w == nil {
 		w = io.Discard
 	}
-	all := record.Trials(c)
-	sel := opt.Shard.Select(len(all))
+	// Counted, not listed (as a sweep's plan): a million seeds need no
+	// trial in memory. Trial k is agent k / seeds, seed k % seeds
+	// (record.Trials' order).
+	all := len(c.Agents) * c.Seeds
+	sel := shardCount(opt.Shard, 0, all)
 	fmt.Fprintf(w, "dry run: nothing is written\n")
 	fmt.Fprintf(w, "config %s: env.kind %s, planner.kind %s, agents %v\n", c.Name, c.Env.Kind, c.Planner.Kind, c.Agents)
-	fmt.Fprintf(w, "trials: %d (%d agents × %d seeds) of %d episodes of at most %d steps", len(sel), len(c.Agents), c.Seeds, c.Episodes, c.Env.Horizon)
+	fmt.Fprintf(w, "trials: %d (%d agents × %d seeds) of %d episodes of at most %d steps", sel, len(c.Agents), c.Seeds, c.Episodes, c.Env.Horizon)
 	if opt.Shard.Count > 0 {
-		fmt.Fprintf(w, ", shard %s of %d trials", opt.Shard, len(all))
+		fmt.Fprintf(w, ", shard %s of %d trials", opt.Shard, all)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "output: %s\n", opt.OutDir)
 	if opt.SaveTransitions {
 		fmt.Fprintf(w, "transitions: %s (at most %d rows: trials × episodes × steps)\n",
-			filepath.Join(opt.OutDir, transitionsName(opt.TransitionsGzip)), len(sel)*c.Episodes*c.Env.Horizon)
+			filepath.Join(opt.OutDir, transitionsName(opt.TransitionsGzip)), sel*c.Episodes*c.Env.Horizon)
 	}
 	if opt.SaveModels {
 		n := 0
-		for _, k := range sel {
-			if learns(all[k].Agent, mdp) {
-				n++
+		for i, a := range c.Agents {
+			if learns(a, mdp) {
+				n += shardCount(opt.Shard, i*c.Seeds, (i+1)*c.Seeds)
 			}
 		}
 		fmt.Fprintf(w, "models: %s (%d files <agent>-seed<k>.json, one per trial of a learning agent)\n", filepath.Join(opt.OutDir, ModelsDir), n)
 	}
 	return nil
+}
+
+// shardCount is the number of trials k in [lo, hi) that shard s holds
+// (k % Count == Index; all of them without a shard).
+func shardCount(s runner.Shard, lo, hi int) int {
+	if s.Count == 0 {
+		return hi - lo
+	}
+	// k ≡ Index (mod Count): below n there are ceil((n − Index)/Count).
+	below := func(n int) int { return max(0, (n-s.Index+s.Count-1)/s.Count) }
+	return below(hi) - below(lo)
 }
 
 // printSweepPlan prints what RunSweep would do (smrl sweep --dry-run).

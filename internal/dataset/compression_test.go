@@ -45,3 +45,17 @@ func TestReadFileCompressionMismatch(t *testing.T) {
 		}
 	}
 }
+
+// A gzip stream read from a pipe (--data /dev/stdin), which
+// checkCompression cannot look at, is refused with the fix, not read as a
+// header of garbage ("column 1 is \x1f\x8b…").
+func TestReadGzipStreamFromAPipe(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte("s,a,s_next\n0.5,1,0.25\n"))
+	zw.Close()
+	_, err := Read(&buf, "/dev/stdin")
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "/dev/stdin: the data look gzip-compressed") || !strings.Contains(err.Error(), "zcat") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -142,6 +142,11 @@ func read(r io.Reader, name string, hint int64, f Filter, newline bool) (*Transi
 		br.Discard(3)
 		hint -= 3
 	}
+	// A pipe (--data /dev/stdin) escapes checkCompression's look at the
+	// file: gzip's magic bytes would read as a header of garbage.
+	if b, err := br.Peek(2); err == nil && string(b) == fsutil.GzipMagic {
+		return nil, errs.Invalid(fmt.Errorf("%s: the data look gzip-compressed (they start with gzip's bytes 1f 8b): decompress them first (zcat), or give the .gz file itself", name))
+	}
 	p := &parser{name: name, cr: csv.NewReader(br)}
 	p.cr.FieldsPerRecord = -1
 	p.cr.ReuseRecord = true

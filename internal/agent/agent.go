@@ -85,10 +85,6 @@ type Config struct {
 	// sandwich for sm and lds (HC0, lds at σ = 1), the inverse observed
 	// information for mle, as smrl estimate computes them.
 	SaveSE bool
-	// SMFloor is the information floor of the sm agents' score matching
-	// (config sm.floor, estimator.SM.SetFloor; 0: the paper's plain
-	// estimator). The other agents ignore it.
-	SMFloor float64
 }
 
 // CVConfig is the grid and the number of folds of a cross-validated λ.
@@ -117,7 +113,7 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 	if mode == "ucb" && c.Confidence.Lambda == "theorem" {
 		lambda = 1 / (c.Confidence.BStar * c.Confidence.BStar) // the regret theorem's λ = 1/B_star²
 	}
-	f, err := k.Estimator.New(Setup{Spec: spec, Dphi: dphi, Agent: true, SMFloor: c.SMFloor})
+	f, err := k.Estimator.New(Setup{Spec: spec, Dphi: dphi, Agent: true})
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +279,8 @@ func Family(name string, spec env.ModelSpec) (expfam.Distribution, error) {
 // family dist and d_phi features under kink mode (env.ModelSpec.SMSetup):
 // the estimator of an sm agent and of smrl estimate's score matching. A
 // refusal of the weights or the kink bandwidths names the config key they
-// come from (model.kink, model.kink_bandwidth).
+// come from (model.kink, model.kink_bandwidth). It carries the spec's
+// information floor (sm.floor, env.ModelSpec.SMFloor).
 func NewSM(spec env.ModelSpec, dist expfam.Family, dphi int, mode string) (*estimator.SM, error) {
 	weights, bandwidths := spec.SMSetup(mode)
 	e, err := estimator.NewSMFor(dist, dphi, weights, bandwidths)
@@ -294,6 +291,9 @@ func NewSM(spec env.ModelSpec, dist expfam.Family, dphi int, mode string) (*esti
 		return nil, fmt.Errorf("model.kink_bandwidth: %w", err)
 	case err != nil:
 		return nil, err
+	}
+	if err := e.SetFloor(spec.SMFloor); err != nil { // sm.floor, for the agents and smrl estimate alike
+		return nil, fmt.Errorf("sm.floor: %w", err)
 	}
 	return e, nil
 }

@@ -38,7 +38,7 @@ type run struct {
 
 func trial(t testing.TB, c *config.Config, mdp *env.MDP, name string, seed, planSeed uint64) run {
 	t.Helper()
-	ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: "sample", SMFloor: c.SM.Floor})
+	ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: "sample"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestSMAgentDefaultFloor(t *testing.T) {
 	fam, _ := expfam.NewCoords([]expfam.Coord{co})
 	feat := expfam.Linear{DS: 1, DA: 1}
 	fit := func(floor float64) []float64 {
-		ag, err := New("sm", env.ModelSpec{Family: fam, Features: feat}, nil, Config{Lambda: 1e-4, Rollout: "sample", SMFloor: floor})
+		ag, err := New("sm", env.ModelSpec{Family: fam, Features: feat, SMFloor: floor}, nil, Config{Lambda: 1e-4, Rollout: "sample"})
 		if err != nil {
 			t.Fatal(err)
 		}

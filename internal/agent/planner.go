@@ -146,23 +146,19 @@ func (undefinedTerminal) Unwrap() []error { return []error{ErrNonFinite, errs.Er
 // the values overflowed), and clears the flags.
 func (p *Planner) Err() error {
 	r := p.Rollouts
-	if r.badTerminal {
-		r.badTerminal, r.badReward, r.bad, r.overflow = false, false, false, false
-		return fmt.Errorf("%w, s = %v", ErrUndefinedTerminal, r.terminalAt)
+	var err error
+	switch {
+	case r.badTerminal:
+		err = fmt.Errorf("%w, s = %v", ErrUndefinedTerminal, r.terminalAt)
+	case r.badReward:
+		err = fmt.Errorf("%w, s = %v", ErrNonFiniteReward, r.rewardAt)
+	case r.overflow:
+		err = ErrValueOverflow
+	case r.bad:
+		err = ErrNonFinite
 	}
-	if r.badReward {
-		r.badReward, r.bad, r.overflow = false, false, false
-		return fmt.Errorf("%w, s = %v", ErrNonFiniteReward, r.rewardAt)
-	}
-	if r.overflow {
-		r.overflow, r.bad = false, false
-		return ErrValueOverflow
-	}
-	if p.Rollouts.bad {
-		p.Rollouts.bad = false
-		return ErrNonFinite
-	}
-	return nil
+	r.badTerminal, r.badReward, r.overflow, r.bad = false, false, false, false
+	return err
 }
 
 // Box is a box of continuous actions: a_i ∈ [Low_i, High_i].

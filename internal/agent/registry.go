@@ -69,9 +69,6 @@ type Setup struct {
 	// precision its confidence set uses, where smrl estimate fits least
 	// squares (σ = 1); the agents' errors name the agent.
 	Agent bool
-	// SMFloor is the information floor of score matching (sm.floor), for
-	// an agent and smrl estimate alike.
-	SMFloor float64
 }
 
 // Fitter is one estimator of W accumulating transitions: what an agent,

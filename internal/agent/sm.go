@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -46,9 +45,6 @@ func newSMFitter(kink string) func(Setup) (*Fitter, error) {
 		e, err := NewSM(s.Spec, s.Spec.Family, s.Dphi, mode)
 		if err != nil {
 			return nil, err
-		}
-		if err := e.SetFloor(s.SMFloor); err != nil {
-			return nil, fmt.Errorf("sm.floor: %w", err)
 		}
 		return &Fitter{Dist: s.Spec.Family, Add: e.Add, N: e.N,
 			Fit: func(l float64, _ []float64) (*estimator.Fit, error) { return e.Fit(l) },

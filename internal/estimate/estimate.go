@@ -562,7 +562,7 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	if !ok {
 		return nil, nil, "", errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", method, strings.Join(Methods(), ", ")))
 	}
-	e, err := est.New(agent.Setup{Spec: mdp.Model, Dphi: mdp.Model.Features.Dim(), SMFloor: mdp.Model.SMFloor})
+	e, err := est.New(agent.Setup{Spec: mdp.Model, Dphi: mdp.Model.Features.Dim()})
 	if err != nil {
 		return nil, nil, "", errs.Invalid(err)
 	}
@@ -658,9 +658,6 @@ func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid 
 	proto, err := agent.NewSM(mdp.Model, mdp.Model.Family, dphi, smMode("sm", mdp.Model))
 	if err != nil {
 		return nil, errs.Invalid(err)
-	}
-	if err := proto.SetFloor(mdp.Model.SMFloor); err != nil { // the folds carry the floor of the fit
-		return nil, errs.Invalid(fmt.Errorf("sm.floor: %w", err))
 	}
 	cv, err := estimator.CrossValidate(proto, n, targets(mdp, phi, data), folds, grid)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -435,36 +436,44 @@ func checkNaturalParameters(m *expfam.Model, actions [][]float64, lo, hi float64
 // state and the action, when η = W0 phi(s, a) of m leaves the natural
 // parameter space of a restricted coordinate (expfam.Restricted), where
 // the family is not normalisable and its samplers would clamp η; nil when
-// m has no restricted coordinate. The function is safe for concurrent use
-// (its scratch is its own per call).
+// m has no restricted coordinate. The function runs before every true
+// step, from concurrent trials: its bounds are taken once, and its scratch
+// comes from a pool instead of two allocations per step.
 func naturalSpaceCheck(m *expfam.Model) func(s, a []float64) error {
 	cs, ok := m.Dist.(*expfam.Coords)
 	if !ok {
 		return nil
 	}
-	restricted := false
-	for _, c := range cs.C {
-		if _, ok := c.(expfam.Restricted); ok {
-			restricted = true
-		}
+	type bound struct {
+		coord, off int       // the coordinate and its first statistic
+		lows       []float64 // η_(off+j) > lows[j]
 	}
-	if !restricted {
+	var bounds []bound
+	off := 0
+	for i, c := range cs.C {
+		if r, ok := c.(expfam.Restricted); ok {
+			bounds = append(bounds, bound{i, off, r.EtaLowerBounds()})
+		}
+		off += c.StatDim()
+	}
+	if len(bounds) == 0 {
 		return nil
 	}
+	type scratch struct{ phi, eta []float64 }
+	pool := sync.Pool{New: func() any {
+		return &scratch{make([]float64, m.Feat.Dim()), make([]float64, m.Dist.StatDim())}
+	}}
 	return func(s, a []float64) error {
-		eta := make([]float64, m.Dist.StatDim())
-		m.Eta(s, a, make([]float64, m.Feat.Dim()), eta)
-		off := 0
-		for i, c := range cs.C {
-			if r, ok := c.(expfam.Restricted); ok {
-				for j, low := range r.EtaLowerBounds() {
-					if e := eta[off+j]; !(e > low) {
-						return fmt.Errorf("env.w0: η = W0·phi(s, a) has η_%d = %g at s = %v, a = %v (coordinate %d), outside the natural parameter space of the %v family (η_%d > %g needed)",
-							off+j, e, s, a, i, c, j, low)
-					}
+		sc := pool.Get().(*scratch)
+		defer pool.Put(sc)
+		m.Eta(s, a, sc.phi, sc.eta)
+		for _, b := range bounds {
+			for j, low := range b.lows {
+				if e := sc.eta[b.off+j]; !(e > low) {
+					return fmt.Errorf("env.w0: η = W0·phi(s, a) has η_%d = %g at s = %v, a = %v (coordinate %d), outside the natural parameter space of the %v family (η_%d > %g needed)",
+						b.off+j, e, s, a, b.coord, cs.C[b.coord], j, low)
 				}
 			}
-			off += c.StatDim()
 		}
 		return nil
 	}

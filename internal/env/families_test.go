@@ -10,6 +10,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/expr"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // Every family of the registry is a part of env.family.kind and of
@@ -249,4 +250,29 @@ func parseFamilyDoc(doc string) (lo, hi, logQ string, psi []string, err error) {
 		}
 	}
 	return lo, hi, logQ, append(psi, strings.TrimSpace(strings.TrimSuffix(rest[from:], "]"))), nil
+}
+
+// The natural-space check runs before every true step: it allocates
+// nothing (it allocated φ and η per step), and still refuses η outside.
+func TestNaturalSpaceCheckAllocatesNothing(t *testing.T) {
+	c, err := testutil.LoadYAML(t, "env:\n  init_low: 0.5\n  init_high: 1\n  family: {kind: gamma}\n  features: {kind: affine}\n  w0: [[0, 0, -0.5], [0, 0, 1]]\n  reward: {centers: [1]}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mdp, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, a := []float64{0.7}, []float64{1}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := mdp.CheckTransition(s, a); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("CheckTransition allocated %v times per call, want 0", n)
+	}
+	mdp.True.W[5] = -1 // rate η_2 = −1 < 0
+	if err := mdp.CheckTransition(s, a); err == nil || !strings.Contains(err.Error(), "env.w0") {
+		t.Errorf("η outside: err = %v", err)
+	}
 }

@@ -52,6 +52,9 @@ type point struct {
 	// stratum holds the per-seed scores of the finished point, for the
 	// sweep's aggregate over points.
 	stratum aggregate.Stratum
+	// warnings are the point's trial warnings (results.Warnings), for the
+	// sweep's lines and table.
+	warnings []results.Warning
 	// models collects the point's learned models (SaveModels), logs its
 	// transitions (SaveTransitions); nil when not asked for.
 	models *modelSinks

@@ -423,7 +423,9 @@ func writePoints(pts []*point, meta *results.Metadata, workers int, plot func(st
 		full := p.result()
 		pm := *meta
 		pm.Trials = len(p.trials)
-		p.stratum, _ = aggregate.FromRows(results.Rows(full), p.Config.Stats)
+		rows := results.Rows(full)
+		p.stratum, _ = aggregate.FromRows(rows, p.Config.Stats)
+		p.warnings = results.Warnings(rows, warnInput(p.Config, p.mdp))
 		if err := p.writeFiles(full, &pm, Options{OutDir: p.dir, Plot: plot}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", p.Label, err)
 		}
@@ -543,13 +545,13 @@ func sweepRows(s *grid.Sweep, root string) ([]grid.Row, error) {
 }
 
 // sweepWarnings returns the warnings of every point's trials (the run's,
-// results.Warnings), as lines that name their point, and the seeds they
-// flag per point directory name and agent.
+// results.Warnings, kept by writePoints or MergeSweep), as lines that name
+// their point, and the seeds they flag per point directory name and agent.
 func sweepWarnings(pts []*point) (map[string]map[string]int, []string) {
 	warned := map[string]map[string]int{}
 	var lines []string
 	for _, p := range pts {
-		ws := dirWarnings(p.dir)
+		ws := p.warnings
 		if len(ws) == 0 {
 			continue
 		}

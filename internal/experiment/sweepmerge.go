@@ -110,7 +110,9 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 		trials += len(p.trials)
 	}
 	err = forEach(len(pts), workers, func(i int) error {
-		pts[i].stratum, _ = aggregate.FromRows(results.Rows(merged[i].full), merged[i].c.Stats)
+		rows := results.Rows(merged[i].full)
+		pts[i].stratum, _ = aggregate.FromRows(rows, merged[i].c.Stats)
+		pts[i].warnings = results.Warnings(rows, warnInput(merged[i].c, merged[i].mdp))
 		if err := merged[i].write(start, Options{OutDir: pts[i].dir, Plot: opt.Plot, Version: opt.Version, Commit: opt.Commit,
 			CommandLine: opt.CommandLine}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)

@@ -102,6 +102,9 @@ func ReadModel(path string) (*ModelFile, *config.Config, error) {
 	if err := dec.Decode(&mf); err != nil {
 		return nil, nil, errs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
+	if dec.More() {
+		return nil, nil, errs.Invalid(fmt.Errorf("%s: data after the model's JSON object (a file smrl estimate --save-model wrote holds one)", path))
+	}
 	if mf.Format != ModelFormat {
 		return nil, nil, errs.Invalid(fmt.Errorf("%s: format %q, want %q (a file smrl estimate --save-model wrote)", path, mf.Format, ModelFormat))
 	}

@@ -180,6 +180,7 @@ func TestReadModelChecksEveryField(t *testing.T) {
 		{"models", func(m *ModelFile) { m.Models = append(m.Models, m.Models[0]) }, "models: model 2: method sm listed twice (model 0 is sm too)"},
 		{"models", func(m *ModelFile) { m.Models[1].Method = "bogus" }, `models: model 1: unknown method "bogus"`},
 		{"lambda", func(m *ModelFile) { m.Lambda = 5 }, "lambda: 5, but its config gives lambda = 0.0001"},
+		{"trailing", func(*ModelFile) {}, "data after the model's JSON object"},
 		{"W", func(m *ModelFile) { m.Models[0].W = [][]float64{{1, 2, 3}} }, "models: model 0: sm: W has rows of 3, the features have d_phi = 2"},
 		{"W", func(m *ModelFile) { m.Models[1].W = append(m.Models[1].W, m.Models[1].W[0]) }, "models: model 1: lds: W has 2 rows, the family"},
 		// The embedded config is read through a temporary file, gone
@@ -192,6 +193,11 @@ func TestReadModelChecksEveryField(t *testing.T) {
 		path := filepath.Join(dir, tc.field+".json")
 		if err := WriteModel(path, &mf); err != nil {
 			t.Fatal(err)
+		}
+		if tc.field == "trailing" {
+			f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("{}\n")
+			f.Close()
 		}
 		_, c2, err := ReadModel(path)
 		switch {

@@ -243,7 +243,7 @@ func (x *Expect) Check(t record.Trial, eps []record.Episode) error {
 		case e.Diag != nil && !(e.Diag.WStep >= 0):
 			return fmt.Errorf("%s: w_step %v is negative", where, e.Diag.WStep)
 		}
-		if err := x.checkActions(e.Actions, e.Steps); err != nil {
+		if err := x.checkActions(e.Actions, e.Steps, e.PlusCount); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
 	}
@@ -251,8 +251,9 @@ func (x *Expect) Check(t record.Trial, eps []record.Episode) error {
 }
 
 // checkActions checks an episode's action counts: none (a journal of an
-// earlier version), or one non-negative count per action summing to steps.
-func (x *Expect) checkActions(counts []int, steps int) error {
+// earlier version), or one non-negative count per action summing to steps,
+// the first equal to plus_count (the steps that played the first action).
+func (x *Expect) checkActions(counts []int, steps, plus int) error {
 	if counts == nil {
 		return nil
 	}
@@ -268,6 +269,9 @@ func (x *Expect) checkActions(counts []int, steps int) error {
 	}
 	if sum != steps {
 		return fmt.Errorf("the action counts sum to %d, its steps are %d", sum, steps)
+	}
+	if len(counts) > 0 && counts[0] != plus {
+		return fmt.Errorf("actions counts %d plays of the first action, plus_count %d", counts[0], plus)
 	}
 	return nil
 }

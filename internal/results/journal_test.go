@@ -191,3 +191,25 @@ func TestReadJournalChecksRecords(t *testing.T) {
 		t.Errorf("λ of cv.grid: %v, %v", got, err)
 	}
 }
+
+// A journal's action counts must agree with its plus_count (the plays of
+// the first action): an edited [4, 6] beside plus_count 6 was resumed into
+// an episodes.csv that contradicted itself.
+func TestReadJournalActionsAgreeWithPlusCount(t *testing.T) {
+	want := &Expect{Agents: []string{"sm"}, Seeds: 1, Episodes: 1, Horizon: 10, WLen: map[string]int{"sm": 2}, Actions: 2}
+	for _, tc := range []struct {
+		counts []int
+		frag   string
+	}{{[]int{1, 9}, ""}, {[]int{4, 6}, "actions counts 4 plays of the first action, plus_count 1"}} {
+		eps := episodes(1, 2)
+		eps[0].Actions = tc.counts
+		dir := t.TempDir()
+		j, _ := CreateJournal(dir)
+		j.Append(record.Trial{Agent: "sm", Seed: 0}, eps)
+		j.Close()
+		_, err := ReadJournal(dir, want)
+		if tc.frag == "" && err != nil || tc.frag != "" && (!errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.frag)) {
+			t.Errorf("actions %v: err = %v, want %q", tc.counts, err, tc.frag)
+		}
+	}
+}

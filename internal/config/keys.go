@@ -87,8 +87,10 @@ func ParseValue(key, text string) (any, error) {
 		return LambdaCVWord, nil // --set lambda=cv, a sweep's lambda=1e-4,cv
 	}
 	v, err := parseEnv(t, text)
-	if msg := outOfRange(strings.TrimSpace(text)); err != nil && msg != "" {
-		return nil, errs.Invalid(fmt.Errorf("%s: %q %s", key, strings.TrimSpace(text), msg))
+	if err != nil {
+		if msg := outOfRange(strings.TrimSpace(text)); msg != "" {
+			return nil, errs.Invalid(fmt.Errorf("%s: %q %s", key, strings.TrimSpace(text), msg))
+		}
 	}
 	if err != nil && cvWordKey(key) {
 		return nil, errs.Invalid(fmt.Errorf("%s: %s", key, lambdaCVText(strings.TrimSpace(text))))

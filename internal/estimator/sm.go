@@ -173,13 +173,7 @@ func (e *SM) sameUpdate(i, j int) bool {
 	if e.hw[i] == 0 || e.hw[j] == 0 {
 		return e.hw[i] == 0 && e.hw[j] == 0
 	}
-	a, b := e.ci[e.coff[i]:e.coff[i+1]], e.ci[e.coff[j]:e.coff[j+1]]
-	for k := range a {
-		if math.Float64bits(a[k]) != math.Float64bits(b[k]) {
-			return false
-		}
-	}
-	return true
+	return equalBits(e.ci[e.coff[i]:e.coff[i+1]], e.ci[e.coff[j]:e.coff[j+1]])
 }
 
 // SetWeights makes the accumulator generalised score matching with weight

@@ -112,8 +112,9 @@ func refuseCompleted(dir, done string, resumable bool) error {
 
 // refuseJournal refuses a fresh run or a merge into dir when its journal
 // holds completed trials: an interrupted run's trials are results too,
-// which they would discard. It follows the lock (openOutDir), so that a
-// run still writing there is named as one.
+// which they would discard. Run and Merge call it under the lock
+// (openOutDir), so that a run still writing there is named as one;
+// --dry-run calls it unlocked.
 func refuseJournal(dir string, resumable bool) error {
 	if n := journaledTrials(filepath.Join(dir, results.JournalFile)); n > 0 {
 		return errs.Invalid(fmt.Errorf("%s holds %d completed trials of an interrupted run (%s): --overwrite replaces them%s, or write into another --out", dir, n, results.JournalFile, resumeAlt(resumable)))

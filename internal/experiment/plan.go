@@ -9,7 +9,6 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/grid"
-	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // printPlan prints what Run would do (smrl run --dry-run): the trials,
@@ -23,7 +22,7 @@ func printPlan(c *config.Config, mdp *env.MDP, opt Options) error {
 	// trial in memory. Trial k is agent k / seeds, seed k % seeds
 	// (record.Trials' order).
 	all := len(c.Agents) * c.Seeds
-	sel := shardCount(opt.Shard, 0, all)
+	sel := opt.Shard.Held(0, all)
 	fmt.Fprintf(w, "dry run: nothing is written\n")
 	fmt.Fprintf(w, "config %s: env.kind %s, planner.kind %s, agents %v\n", c.Name, c.Env.Kind, c.Planner.Kind, c.Agents)
 	fmt.Fprintf(w, "trials: %d (%d agents × %d seeds) of %d episodes of at most %d steps", sel, len(c.Agents), c.Seeds, c.Episodes, c.Env.Horizon)
@@ -40,23 +39,12 @@ func printPlan(c *config.Config, mdp *env.MDP, opt Options) error {
 		n := 0
 		for i, a := range c.Agents {
 			if learns(a, mdp) {
-				n += shardCount(opt.Shard, i*c.Seeds, (i+1)*c.Seeds)
+				n += opt.Shard.Held(i*c.Seeds, (i+1)*c.Seeds)
 			}
 		}
 		fmt.Fprintf(w, "models: %s (%d files <agent>-seed<k>.json, one per trial of a learning agent)\n", filepath.Join(opt.OutDir, ModelsDir), n)
 	}
 	return nil
-}
-
-// shardCount is the number of trials k in [lo, hi) that shard s holds
-// (k % Count == Index; all of them without a shard).
-func shardCount(s runner.Shard, lo, hi int) int {
-	if s.Count == 0 {
-		return hi - lo
-	}
-	// k ≡ Index (mod Count): below n there are ceil((n − Index)/Count).
-	below := func(n int) int { return max(0, (n-s.Index+s.Count-1)/s.Count) }
-	return below(hi) - below(lo)
 }
 
 // printSweepPlan prints what RunSweep would do (smrl sweep --dry-run).

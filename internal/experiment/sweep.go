@@ -456,7 +456,7 @@ func cleanSweepRoot(root string, s *grid.Sweep, log *slog.Logger) {
 	for _, f := range append([]string{grid.TableFile, results.MetadataFile, plotting.ReportFile}, aggregate.Files...) {
 		os.Remove(filepath.Join(root, f))
 	}
-	for _, name := range append(plotting.GridFigureNames(keys), plotting.FigIntervals, plotting.FigProfile) {
+	for _, name := range plotting.GridFigureNames(keys) { // the sweep's aggregate figures included
 		for _, ext := range []string{"png", "svg", "pdf"} {
 			os.Remove(filepath.Join(root, plotsDir, name+"."+ext))
 		}
@@ -586,11 +586,7 @@ func sweepTable(w io.Writer, s *grid.Sweep, rows []grid.Row, warned map[string]m
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", r.Agent, ciText(r.CumReward), ciText(r.CumRegret), slope)
 		if len(warned) > 0 {
-			f := "-"
-			if k := warned[r.Point][r.Agent]; k > 0 {
-				f = fmt.Sprintf("!%d of %d", k, r.Seeds)
-			}
-			fmt.Fprintf(tw, "\t%s", f)
+			fmt.Fprintf(tw, "\t%s", results.WarnedCell(warned[r.Point][r.Agent], r.Seeds))
 		}
 		fmt.Fprintln(tw)
 	}

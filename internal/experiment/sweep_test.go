@@ -364,26 +364,6 @@ func TestSweepDryRunCountsTrials(t *testing.T) {
 	}
 }
 
-// shardCount counts what Shard.Select lists, for every range and shard.
-func TestShardCountIsSelect(t *testing.T) {
-	for _, s := range []runner.Shard{{}, {Index: 0, Count: 1}, {Index: 0, Count: 3}, {Index: 2, Count: 3}, {Index: 4, Count: 7}} {
-		all := s.Select(40)
-		for lo := 0; lo <= 40; lo++ {
-			for hi := lo; hi <= 40; hi++ {
-				want := 0
-				for _, k := range all {
-					if k >= lo && k < hi {
-						want++
-					}
-				}
-				if got := shardCount(s, lo, hi); got != want {
-					t.Fatalf("shard %v, [%d, %d): %d, want %d", s, lo, hi, got, want)
-				}
-			}
-		}
-	}
-}
-
 // smrl run --dry-run counts its trials instead of listing them: a million
 // seeds of three agents took 297 MB of resident memory.
 func TestRunDryRunCountsTrials(t *testing.T) {

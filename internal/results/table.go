@@ -140,11 +140,7 @@ func TableCells(sums []Summary, col Columns) (head []string, rows [][]string, no
 			}
 		}
 		if len(col.Flagged) > 0 {
-			f := "-"
-			if k := col.Flagged[a]; k > 0 {
-				f = fmt.Sprintf("!%d of %d", k, s.Seeds)
-			}
-			line = append(line, f)
+			line = append(line, WarnedCell(col.Flagged[a], s.Seeds))
 		}
 		rows = append(rows, line)
 	}
@@ -197,4 +193,13 @@ func ci(s Stat) (cell string, clipped bool) {
 		cell += ClipMark
 	}
 	return cell, clipped
+}
+
+// WarnedCell is the "warned seeds" cell of k flagged seeds of n: "-" or
+// "!k of n".
+func WarnedCell(k, n int) string {
+	if k == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("!%d of %d", k, n)
 }

@@ -127,7 +127,7 @@ const maxListedActions = 5
 // the trial. What was never played is extrapolated from what was; it is
 // unidentified only when some features are reached by those actions
 // alone (per-action features), which the min_eig warning reports.
-func unplayedActions(rows []Row, actions [][]float64, agent string, explores bool) string {
+func unplayedActions(rows []Row, actions [][]float64, agent string, greedy bool) string {
 	var never []string
 	for i, a := range actions {
 		played := false
@@ -146,7 +146,7 @@ func unplayedActions(rows []Row, actions [][]float64, agent string, explores boo
 		listed += fmt.Sprintf(" and %d more", len(never)-maxListedActions)
 	}
 	help := "leave them out of env.actions if the task does not need them"
-	if explores {
+	if greedy { // an exploring variant would play them
 		help = fmt.Sprintf("an exploring agent (%s-ps, %s-ucb) plays them, or %s", agent, agent, help)
 	}
 	return fmt.Sprintf("never played %d of %d actions in %d episodes: %s; its model of them is extrapolated from the actions it played, and the columns of Ŵ that only their features reach (per-action features) are not identified; %s",

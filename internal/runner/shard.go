@@ -24,6 +24,17 @@ func (s Shard) String() string {
 // Contains reports whether trial index k is in shard s.
 func (s Shard) Contains(k int) bool { return s.Count == 0 || k%s.Count == s.Index }
 
+// Held is the number of trials k in [lo, hi) that shard s holds
+// (Contains), counted without listing them.
+func (s Shard) Held(lo, hi int) int {
+	if s.Count == 0 {
+		return hi - lo
+	}
+	// k ≡ Index (mod Count): below n there are ceil((n − Index)/Count).
+	below := func(n int) int { return max(0, (n-s.Index+s.Count-1)/s.Count) }
+	return below(hi) - below(lo)
+}
+
 // Select returns the indices of the trials in shard s.
 func (s Shard) Select(n int) []int {
 	var idx []int

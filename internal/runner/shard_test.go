@@ -67,3 +67,23 @@ func TestShardFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// Shard.Held counts what Shard.Select lists, for every range and shard.
+func TestShardHeldIsSelect(t *testing.T) {
+	for _, s := range []Shard{{}, {Index: 0, Count: 1}, {Index: 0, Count: 3}, {Index: 2, Count: 3}, {Index: 4, Count: 7}} {
+		all := s.Select(40)
+		for lo := 0; lo <= 40; lo++ {
+			for hi := lo; hi <= 40; hi++ {
+				want := 0
+				for _, k := range all {
+					if k >= lo && k < hi {
+						want++
+					}
+				}
+				if got := s.Held(lo, hi); got != want {
+					t.Fatalf("shard %v, [%d, %d): %d, want %d", s, lo, hi, got, want)
+				}
+			}
+		}
+	}
+}

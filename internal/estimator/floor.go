@@ -95,19 +95,17 @@ func (e *SM) floorBlock(v, b []float64, lambda float64, w []float64) error {
 	if !(tau > lambda) {
 		return nil // every eigenvalue of V_b + λI is at least λ ≥ τ_b (or tr is not finite: the solve reports it)
 	}
+	// One matrix: V_b + (λ − τ_b)I for the test, then (Factorize copies
+	// it) its diagonal set to V_b + λI for the decomposition.
 	s := mat.NewSymDense(d, nil)
 	for i := range d {
-		for j := i; j < d; j++ {
+		s.SetSym(i, i, v[i*d+i]+(lambda-tau))
+		for j := i + 1; j < d; j++ {
 			s.SetSym(i, j, v[i*d+j])
 		}
 	}
-	shifted := mat.NewSymDense(d, nil)
-	shifted.CopySym(s)
-	for i := range d {
-		shifted.SetSym(i, i, v[i*d+i]+(lambda-tau))
-	}
 	var c mat.Cholesky
-	if c.Factorize(shifted) {
+	if c.Factorize(s) {
 		return nil // μ_min(V_b + λI) > τ_b: the plain solve stands
 	}
 	for i := range d {

@@ -45,8 +45,8 @@ const lanczosSteps = 8
 // and converge to its ends fastest where an extreme stands apart, while
 // within a cluster of nearly equal extremes they lie in the cluster. A
 // Cond above ~1e15 only says "numerically singular" and is capped at
-// 1/ε ≈ 4.5e15. ok is false for a fit without blocks or when a solve
-// fails.
+// 1/ε ≈ 4.5e15. ok is false for a fit without blocks, or when the Ritz
+// values cannot be computed or the inverse's is not positive.
 func (f *Fit) Conditioning() (c Conditioning, ok bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	seen := map[*factorised]bool{}
@@ -80,25 +80,23 @@ func (fz *factorised) extremes() (lo, hi float64, ok bool) {
 	u := mat.NewTriDense(n, mat.Upper, fz.upper()) // shares the factor
 	var y, in, out mat.VecDense
 	y.ReuseAsVec(n)
-	hi, ok = lanczosMax(n, func(x, w []float64) error {
+	hi, ok = lanczosMax(n, func(x, w []float64) {
 		in.SetRawVector(blas64.Vector{N: n, Inc: 1, Data: x})
 		out.SetRawVector(blas64.Vector{N: n, Inc: 1, Data: w})
 		y.MulVec(u, &in)
 		out.MulVec(u.T(), &y)
-		return nil
 	})
 	if !ok {
 		return 0, 0, false
 	}
 	ut := u.RawTriangular()
-	inv, ok := lanczosMax(n, func(x, w []float64) error {
+	inv, ok := lanczosMax(n, func(x, w []float64) {
 		// w = (UᵀU)⁻¹ x by two triangular solves (BLAS level 2: the
 		// Cholesky's own solve goes through the matrix routine).
 		copy(w, x)
 		v := blas64.Vector{N: n, Inc: 1, Data: w}
 		blas64.Trsv(blas.Trans, ut, v)
 		blas64.Trsv(blas.NoTrans, ut, v)
-		return nil
 	})
 	return 1 / inv, hi, ok && inv > 0
 }
@@ -106,8 +104,9 @@ func (fz *factorised) extremes() (lo, hi float64, ok bool) {
 // lanczosMax returns the largest Ritz value of min(n, lanczosSteps)
 // Lanczos steps with the symmetric positive definite n×n operator apply
 // (out = A x), from a fixed start vector, reorthogonalising every step
-// against all earlier vectors. ok is false when apply fails.
-func lanczosMax(n int, apply func(x, out []float64) error) (float64, bool) {
+// against all earlier vectors. ok is false when the Ritz values cannot be
+// computed (the tridiagonal matrix's eigen decomposition fails).
+func lanczosMax(n int, apply func(x, out []float64)) (float64, bool) {
 	k := min(n, lanczosSteps)
 	q := make([][]float64, 0, k+1)
 	q0 := make([]float64, n)
@@ -121,9 +120,7 @@ func lanczosMax(n int, apply func(x, out []float64) error) (float64, bool) {
 	alpha, beta := make([]float64, 0, k), make([]float64, 0, k)
 	for j := 0; j < k; j++ {
 		w := make([]float64, n)
-		if err := apply(q[j], w); err != nil {
-			return 0, false
-		}
+		apply(q[j], w)
 		var a float64
 		for i, v := range w {
 			a += v * q[j][i]

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/smrl-dev/smrl/internal/expr"
 )
 
 // numberAsText reports whether a YAML number given for a text key (a
@@ -34,11 +36,7 @@ func decimal(s string) bool {
 // to 0 as a float64 (1e-400): it would reach its key as 0.
 func underflows(s string) bool {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v != 0 {
-		return false
-	}
-	mant, _, _ := strings.Cut(strings.ToLower(s), "e")
-	return strings.ContainsAny(mant, "123456789")
+	return err == nil && expr.Underflows(s, v)
 }
 
 // outOfRange says how a number written in decimal notation lies outside
@@ -48,9 +46,9 @@ func underflows(s string) bool {
 func outOfRange(s string) string {
 	switch _, err := strconv.ParseFloat(s, 64); {
 	case underflows(s):
-		return "is out of range: too small for a float64 (it would be 0)"
+		return expr.TooSmall
 	case errors.Is(err, strconv.ErrRange) && decimal(s):
-		return "is out of range: too large for a float64"
+		return expr.TooLarge
 	}
 	return ""
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/expr"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
@@ -328,7 +329,7 @@ func isBlank(rec []string) bool {
 func (p *parser) parse(rec []string, j int) (float64, error) {
 	s := strings.TrimSpace(rec[j])
 	v, err := strconv.ParseFloat(s, 64)
-	if err == nil && v-v == 0 && decimal(s) && !underflows(s, v) { // v-v is NaN for NaN and ±Inf
+	if err == nil && v-v == 0 && decimal(s) && !expr.Underflows(s, v) { // v-v is NaN for NaN and ±Inf
 		return v, nil
 	}
 	var msg string
@@ -336,9 +337,9 @@ func (p *parser) parse(rec []string, j int) (float64, error) {
 	case s == "":
 		msg = "empty field"
 	case errors.Is(err, strconv.ErrRange):
-		msg = quote(s) + " is out of range: too large for a float64"
-	case err == nil && decimal(s) && underflows(s, v):
-		msg = quote(s) + " is out of range: too small for a float64 (it would be 0)"
+		msg = quote(s) + " " + expr.TooLarge
+	case err == nil && decimal(s) && expr.Underflows(s, v):
+		msg = quote(s) + " " + expr.TooSmall
 	case err != nil:
 		msg = quote(s) + " is not a number"
 	case v-v == 0:
@@ -453,17 +454,6 @@ func quote(s string) string {
 		n--
 	}
 	return strconv.Quote(s[:n]) + "…"
-}
-
-// underflows reports whether the number s, parsed as v, is not zero but
-// rounds to 0 (1e-400): read as 0 it would be another number than written.
-// A subnormal such as 5e-324 is kept: it is the float64 written.
-func underflows(s string, v float64) bool {
-	if v != 0 {
-		return false
-	}
-	mant, _, _ := strings.Cut(strings.ToLower(s), "e")
-	return strings.ContainsAny(mant, "123456789")
 }
 
 // decimal reports whether s is written in decimal notation: digits, sign,

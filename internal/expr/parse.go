@@ -225,14 +225,27 @@ func (p *parser) errAt(col int, msg string) error {
 func numberError(text string, v float64, err error) string {
 	switch {
 	case errors.Is(err, strconv.ErrRange) || err == nil && math.IsInf(v, 0):
-		return fmt.Sprintf("%q is out of range: too large for a float64", text)
+		return fmt.Sprintf("%q %s", text, TooLarge)
 	case err != nil:
 		return fmt.Sprintf("malformed number %q", text)
-	}
-	if mant, _, _ := strings.Cut(strings.ToLower(text), "e"); v == 0 && strings.ContainsAny(mant, "123456789") {
-		return fmt.Sprintf("%q is out of range: too small for a float64 (it would be 0)", text)
+	case Underflows(text, v):
+		return fmt.Sprintf("%q %s", text, TooSmall)
 	}
 	return ""
+}
+
+// The words of a number out of float64's range, shared by expressions,
+// data files (package dataset) and config values (package config).
+const (
+	TooLarge = "is out of range: too large for a float64"
+	TooSmall = "is out of range: too small for a float64 (it would be 0)"
+)
+
+// Underflows reports whether the decimal number text, parsed as v, is not
+// zero but was read as 0 (1e-400).
+func Underflows(text string, v float64) bool {
+	mant, _, _ := strings.Cut(strings.ToLower(text), "e")
+	return v == 0 && strings.ContainsAny(mant, "123456789")
 }
 
 var twoChar = []string{"<=", ">=", "==", "!=", "&&", "||"}

@@ -554,7 +554,7 @@ func TestSetListGrammar(t *testing.T) {
 func TestLoadTrialCap(t *testing.T) {
 	env := []string{"SMRL_SEEDS=1000000", "SMRL_AGENTS=sm"}
 	_, err := Load(config.Options{Environ: env}, []string{"planner.tau=1,2"})
-	want := "the sweep has 2000000 trials (points × agents × seeds: 2 × 1 × up to 1000000), more than the 1000000 a sweep may run"
+	want := "the sweep has 2000000 trials (points × agents × seeds: 2 × up to 1 × up to 1000000), more than the 1000000 a sweep may run"
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), want) {
 		t.Errorf("2 000 000 trials: %v, want %q", err, want)
 	}

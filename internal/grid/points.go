@@ -222,16 +222,16 @@ func LoadContext(ctx context.Context, opt config.Options, set []string) (*Sweep,
 // checkTrials refuses a sweep of more than MaxTrials trials, counted from
 // the points' configs before anything is allocated per trial.
 func checkTrials(points []Point) error {
-	total, most := 0, 0 // most: the seeds of the point with the most
+	total, agents, seeds := 0, 0, 0 // agents, seeds: the most of any point (either may be swept)
 	for _, p := range points {
 		total += len(p.Config.Agents) * p.Config.Seeds
-		most = max(most, p.Config.Seeds)
+		agents, seeds = max(agents, len(p.Config.Agents)), max(seeds, p.Config.Seeds)
 	}
 	if total <= MaxTrials {
 		return nil
 	}
-	return errs.Invalid(fmt.Errorf("the sweep has %d trials (points × agents × seeds: %d × %d × up to %d), more than the %d a sweep may run: "+
-		"give fewer seeds or points, or split the grid into several sweeps", total, len(points), len(points[0].Config.Agents), most, MaxTrials))
+	return errs.Invalid(fmt.Errorf("the sweep has %d trials (points × agents × seeds: %d × up to %d × up to %d), more than the %d a sweep may run: "+
+		"give fewer seeds or points, or split the grid into several sweeps", total, len(points), agents, seeds, MaxTrials))
 }
 
 // unusedKeys returns the keys c does not use (config.Unused).

@@ -54,10 +54,7 @@ func readActionShares(path string) (*actionShares, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cols []string
-	for k := 0; t.has(fmt.Sprintf("action_%d", k)); k++ {
-		cols = append(cols, fmt.Sprintf("action_%d", k))
-	}
+	cols := actionColumns(t)
 	if len(cols) == 0 || !t.has("steps") {
 		return nil, nil
 	}

@@ -486,6 +486,7 @@ func readEpisodes(path string, opt Options) (map[string]finalW, error) {
 	}
 	seen := map[key]bool{}
 	out := map[string]finalW{}
+	acols := actionColumns(t)
 	for i := range t.rows {
 		a, err := t.agent(i, "agent")
 		if err != nil {
@@ -521,7 +522,7 @@ func readEpisodes(path string, opt Options) (map[string]finalW, error) {
 				return nil, err
 			}
 		}
-		if err := actionCells(t, i, steps); err != nil {
+		if err := actionCells(t, i, steps, acols); err != nil {
 			return nil, err
 		}
 		// An agent's W fills a prefix of the cells (agents with smaller
@@ -551,13 +552,21 @@ func readEpisodes(path string, opt Options) (map[string]finalW, error) {
 	return out, nil
 }
 
-// actionCells checks the action counts action_0, action_1, … of row i:
-// each an integer in [0, steps], or empty (a trial an earlier version ran,
-// in a run resumed by this one), and together steps when set.
-func actionCells(t *table, i, steps int) error {
-	sum, set := 0, false
+// actionColumns are the action counts' columns action_0, action_1, … of t.
+func actionColumns(t *table) []string {
+	var cols []string
 	for k := 0; t.has(fmt.Sprintf("action_%d", k)); k++ {
-		name := fmt.Sprintf("action_%d", k)
+		cols = append(cols, fmt.Sprintf("action_%d", k))
+	}
+	return cols
+}
+
+// actionCells checks the action counts (columns cols, actionColumns) of
+// row i: each an integer in [0, steps], or empty (a trial an earlier
+// version ran, in a run resumed by this one), and together steps when set.
+func actionCells(t *table, i, steps int, cols []string) error {
+	sum, set := 0, false
+	for _, name := range cols {
 		if t.rows[i][t.col[name]] == "" {
 			continue
 		}

@@ -1,6 +1,8 @@
 package estimator
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -66,5 +68,96 @@ func (p *pending) flush(g, y []float64) {
 	blas64.Syrk(blas.Trans, 1, phi, 1, blas64.Symmetric{N: d, Stride: d, Data: g, Uplo: blas.Upper})
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: p.n, Cols: p.dy, Stride: p.dy, Data: p.y[:p.n*p.dy]},
 		phi, 1, blas64.General{Rows: p.dy, Cols: d, Stride: d, Data: y})
+	p.n = 0
+}
+
+// blockPending is pending for the Blocked layout of SM when every block
+// is one statistic (a product of one-parameter coordinates: the Gaussian
+// learners' product of GaussCoord, weighted or not): block i of V takes
+// w_ti φ_t φ_tᵀ from transition t, w_ti = h_i g_i² its weight (0 when h_i
+// = 0). flush adds a block's rows as one symmetric rank-k update,
+//
+//	V_i += c Φᵀ Φ              when every w_ti of the block is the same c
+//	                           (the Gaussian family: c = 1/σ⁴),
+//	V_i += (D^{1/2}Φ)ᵀ(D^{1/2}Φ)  otherwise, D = diag(w_·i),
+//
+// for the blocks that own their storage (alias < 0): a block sharing
+// another's sums (SM.alias) takes nothing of its own, as per transition.
+// b stays per transition. A transition with a negative weight is not
+// stored (add reports false) and goes the per-transition way.
+type blockPending struct {
+	phi, w, scaled []float64
+	dphi, nb, n    int
+}
+
+// newBlockPending returns the block of a layout with statistics per block
+// ms, inactive (on() false) below blockedMin features or when a block has
+// more than one statistic.
+func newBlockPending(dphi int, ms []int) blockPending {
+	if dphi < blockedMin {
+		return blockPending{}
+	}
+	for _, m := range ms {
+		if m != 1 {
+			return blockPending{}
+		}
+	}
+	return blockPending{phi: make([]float64, blockRows*dphi), w: make([]float64, blockRows*len(ms)),
+		scaled: make([]float64, blockRows*dphi), dphi: dphi, nb: len(ms)}
+}
+
+func (p *blockPending) on() bool { return p.phi != nil }
+
+// add stores a transition with features phi and block weights c[i]
+// (SM.ci, one entry per block) where h[i] ≠ 0; it reports false, storing
+// nothing, when a weight of an owning block is negative.
+func (p *blockPending) add(phi, c, h []float64, alias []int) bool {
+	w := p.w[p.n*p.nb : (p.n+1)*p.nb]
+	for i := range w {
+		w[i] = 0
+		if h[i] != 0 {
+			w[i] = c[i]
+		}
+		if alias[i] < 0 && w[i] < 0 {
+			return false
+		}
+	}
+	copy(p.phi[p.n*p.dphi:(p.n+1)*p.dphi], phi)
+	p.n++
+	return true
+}
+
+// flush adds the stored transitions to the owning blocks of v and
+// empties the block.
+func (p *blockPending) flush(v [][]float64, alias []int) {
+	if p.n == 0 {
+		return
+	}
+	d := p.dphi
+	for i, vi := range v {
+		if alias[i] >= 0 {
+			continue
+		}
+		c, same := p.w[i], true
+		for r := 1; r < p.n; r++ {
+			same = same && p.w[r*p.nb+i] == c
+		}
+		src := p.phi
+		if !same {
+			c, src = 1, p.scaled
+			for r := range p.n {
+				s := math.Sqrt(p.w[r*p.nb+i])
+				dst, row := p.scaled[r*d:(r+1)*d], p.phi[r*d:(r+1)*d]
+				for j, x := range row {
+					dst[j] = s * x
+				}
+			}
+		}
+		if c == 0 {
+			continue
+		}
+		blas64.Syrk(blas.Trans, c, blas64.General{Rows: p.n, Cols: d, Stride: d, Data: src[:p.n*d]},
+			1, blas64.Symmetric{N: d, Stride: d, Data: vi, Uplo: blas.Upper})
+	}
 	p.n = 0
 }

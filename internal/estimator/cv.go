@@ -78,7 +78,7 @@ func (e *SM) merge(o *SM) {
 
 // reset removes every transition from e.
 func (e *SM) reset() {
-	e.pend.n = 0
+	e.pend.n, e.bpend.n = 0, 0
 	e.n = 0
 	e.cv = curvature{}
 	clear(e.b)

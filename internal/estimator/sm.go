@@ -50,6 +50,7 @@ type SM struct {
 	floor      float64         // information floor of the estimate (SetFloor; 0: none)
 	cv         curvature       // whether each block's C(s') has varied (floor.go)
 	pend       pending         // constant C at d_phi ≥ blockedMin: transitions not yet in V and b
+	bpend      blockPending    // Blocked with scalar blocks at d_phi ≥ blockedMin: transitions not yet in V
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -159,6 +160,7 @@ func (e *SM) initBlocked(blk expfam.Blocked) {
 		}
 	}
 	e.ci = make([]float64, e.coff[len(e.blocks)])
+	e.bpend = newBlockPending(e.dphi, ms)
 }
 
 // unalias gives block i its own storage, a copy of the block it shared.
@@ -437,14 +439,20 @@ func (e *SM) accumulate(phi []float64) {
 		}
 		for i, j := range e.alias {
 			if j >= 0 && !e.sameUpdate(i, j) {
+				e.flush()    // block j's sums of the transitions before this one
 				e.unalias(i) // before block j takes this transition
 			}
 		}
-		for i, v := range e.blocks {
-			if e.hw[i] == 0 || e.alias[i] >= 0 {
-				continue
+		if !e.bpend.on() || !e.bpend.add(phi, e.ci, e.hw, e.alias) {
+			e.flush() // the transitions before this one first (no-op when off)
+			for i, v := range e.blocks {
+				if e.hw[i] == 0 || e.alias[i] >= 0 {
+					continue
+				}
+				addUpperKron(v, e.ci[e.coff[i]:e.coff[i+1]], e.off[i+1]-e.off[i], phi)
 			}
-			addUpperKron(v, e.ci[e.coff[i]:e.coff[i+1]], e.off[i+1]-e.off[i], phi)
+		} else if e.bpend.n == blockRows {
+			e.flush()
 		}
 		for i, k := range e.kinks {
 			w := e.kw[i]
@@ -563,7 +571,10 @@ func (e *SM) B() []float64 {
 
 // flush adds the pending transitions of the blocked accumulation to V and
 // b (see pending); every reader of the sums calls it first.
-func (e *SM) flush() { e.pend.flush(e.blocks[0], e.b) }
+func (e *SM) flush() {
+	e.pend.flush(e.blocks[0], e.b)
+	e.bpend.flush(e.blocks, e.alias)
+}
 
 // Fit solves vec(Ŵ) = −(V_n + λI)⁻¹ b_n, with the information floor of
 // SetFloor when one is set. It fails with ErrSingular when V_n + λI is not

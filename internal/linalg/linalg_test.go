@@ -211,3 +211,30 @@ func TestPotrfAgainstGonum(t *testing.T) {
 		t.Fatal("blocked Dpotrf accepted a matrix with a negative diagonal entry")
 	}
 }
+
+// TestMulABtRowIndependentOfBatch: a row of A·Bᵀ has the same bits
+// computed alone (m = 1) and at any place of a batch of 13 rows, and is the
+// product to 1e-12.
+func TestMulABtRowIndependentOfBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const m, n, k = 13, 17, 600 // k spans three kc blocks
+	a, b := randMat(rng, m*k), randMat(rng, n*k)
+	all := make([]float64, m*n)
+	MulABt(m, n, k, a, k, b, k, all, n)
+	one := make([]float64, n)
+	for i := range m {
+		MulABt(1, n, k, a[i*k:], k, b, k, one, n)
+		for j := range n {
+			if math.Float64bits(one[j]) != math.Float64bits(all[i*n+j]) {
+				t.Fatalf("row %d column %d: %v alone, %v in the batch", i, j, one[j], all[i*n+j])
+			}
+			var s float64
+			for p := range k {
+				s += a[i*k+p] * b[j*k+p]
+			}
+			if math.Abs(one[j]-s) > 1e-12*(1+math.Abs(s)) {
+				t.Fatalf("row %d column %d: %v, want %v", i, j, one[j], s)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/lapack"
 	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 )
 
@@ -235,6 +236,29 @@ func TestMulABtRowIndependentOfBatch(t *testing.T) {
 			if math.Abs(one[j]-s) > 1e-12*(1+math.Abs(s)) {
 				t.Fatalf("row %d column %d: %v, want %v", i, j, one[j], s)
 			}
+		}
+	}
+}
+
+// TestPoconAgainstGonum: the condition estimate with the plain solves of
+// Lapack.Dlatrs equals gonum's Dpocon on the same factor (n above
+// MinPotrf) to 1e-8, for a well and an ill conditioned matrix.
+func TestPoconAgainstGonum(t *testing.T) {
+	n := MinPotrf + 20
+	for _, ridge := range []float64{1, 1e-9} {
+		a := spd(n)
+		for i := range n {
+			a[i*n+i] += ridge - 1 // XᵀX/n + ridge·I
+		}
+		var ref lapackgonum.Implementation
+		anorm := ref.Dlansy(lapack.MaxColumnSum, blas.Upper, n, a, n, make([]float64, n))
+		if !ref.Dpotrf(blas.Upper, n, a, n) {
+			t.Fatal("not positive definite")
+		}
+		got := Lapack{}.Dpocon(blas.Upper, n, a, n, anorm, make([]float64, 3*n), make([]int, n))
+		want := ref.Dpocon(blas.Upper, n, a, n, anorm, make([]float64, 3*n), make([]int, n))
+		if math.Abs(got-want) > 1e-8*want {
+			t.Fatalf("ridge %g: rcond %v, gonum's %v", ridge, got, want)
 		}
 	}
 }

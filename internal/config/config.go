@@ -115,6 +115,7 @@ func Load(opt Options) (*Config, error) {
 		return nil, err
 	}
 	c.LambdaCV, c.LengthCV = lambdaCV, lengthCV
+	adaptJointDims(c, l.sources)
 	c.allAgents, c.rank = opt.IgnoreAgents, l.rank
 	if err := c.resolveAliases(l.sources, l.origins); err != nil {
 		return nil, errs.Invalid(attribute(err, strings.Join(l.paths, ", "), l.sources))

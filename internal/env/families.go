@@ -177,6 +177,7 @@ var Families = []Family{
 }
 
 func init() {
+	Families = append(Families, jointFamilies...)
 	for i := range Families {
 		if f := &Families[i]; f.Formula.LogQ != "" {
 			f.Doc = f.Formula.Doc()

@@ -43,8 +43,8 @@ func (c *Config) validateSampler(bad Bad) {
 	if s.Kind != "hmc" && s.Kind != "mala" {
 		bad("sampler.kind", "unknown sampler %q (known: %v)", s.Kind, SamplerKinds)
 	}
-	if s.Warmup < 0 || s.Warmup > MaxSamplerSteps {
-		bad("sampler.warmup", "must lie in [0, %d], got %d", MaxSamplerSteps, s.Warmup)
+	if s.Warmup < 1 || s.Warmup > MaxSamplerSteps {
+		bad("sampler.warmup", "must lie in [1, %d], got %d", MaxSamplerSteps, s.Warmup)
 	}
 	if s.Steps < 1 || s.Steps > MaxSamplerSteps {
 		bad("sampler.steps", "must lie in [1, %d], got %d", MaxSamplerSteps, s.Steps)

@@ -119,6 +119,7 @@ func Load(opt Options) (*Config, error) {
 		return nil, err
 	}
 	c.LambdaCV, c.LengthCV = lambdaCV, lengthCV
+	adaptJointDims(c, l.sources)
 	c.allAgents, c.rank = opt.IgnoreAgents, l.rank
 	if opt.NoTrueW {
 		c.noTrueW = true

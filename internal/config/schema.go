@@ -36,6 +36,7 @@ type Config struct {
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
 	CV         CV         `mapstructure:"cv" yaml:"cv"`
 	Stats      Stats      `mapstructure:"stats" yaml:"stats"`
+	Sampler    Sampler    `mapstructure:"sampler" yaml:"sampler"`
 	// LambdaCV is true when lambda is the word cv (validate_stats.go);
 	// Lambda is then 0 and not used.
 	LambdaCV bool `mapstructure:"-" yaml:"-"`
@@ -134,6 +135,10 @@ type Family struct {
 	Psi     []string     `mapstructure:"psi" yaml:"psi,omitempty" doc:"expression: the statistics psi(x), one expression each (d_psi of them per coordinate)"`
 	Support []float64    `mapstructure:"support" yaml:"support,omitempty" doc:"expression: [low, high] of the support (.inf for unbounded); empty: the real line"`
 	Coords  []ExprFamily `mapstructure:"coords" yaml:"coords,omitempty" doc:"expression: one {log_q, psi, support} per coordinate, instead of one for all"`
+	// Precision is Λ of gaussian-coupled, q(x) = exp(−½ xᵀΛx) (d rows of
+	// d numbers); Coupling is κ of coupled-sin (docs/joint-families.md).
+	Precision [][]float64 `mapstructure:"precision" yaml:"precision,omitempty"`
+	Coupling  float64     `mapstructure:"coupling" yaml:"coupling"`
 }
 
 // ExprFamily is a one-dimensional family written as expressions of x:

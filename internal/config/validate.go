@@ -97,6 +97,10 @@ func (c *Config) validate(agents bool) error {
 	c.validateActions(bad)
 	c.validateReward(bad)
 	c.validateW0(bad)
+	c.validateJoint(bad)
+	if c.Uses("sampler") {
+		c.validateSampler(bad)
+	}
 	if agents {
 		c.checkTrialMemory(bad)
 	}

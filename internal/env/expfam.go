@@ -251,6 +251,8 @@ func NewFamily(c config.Family, weightCap float64) (expfam.Distribution, error) 
 		return expfam.NewGaussian(c.Dim, c.Sigma)
 	case config.ExprKind:
 		return newExprFamily(c, weightCap)
+	case "gaussian-coupled", "coupled-sin":
+		return newJointFamily(c)
 	}
 	if c.Dim < 1 {
 		return nil, fmt.Errorf("env.family.dim must be >= 1, got %d", c.Dim)

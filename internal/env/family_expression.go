@@ -31,13 +31,13 @@ const ExprKind = "expression"
 // (docs/expressions.md; built in expr.go).
 var expressionFamily = Family{Part: config.Part{Name: ExprKind, Doc: "q and psi written as expressions of x (log_q, psi, support; docs/expressions.md)",
 	Uses: []string{"model.weight_cap"}, C: constText("ψ'(s')ψ'(s')ᵀ of the expressions, with no derived lower bound"),
-		DimOf: func(c *config.Config) (int, bool) { // a joint expression: its largest x_i
-			if !jointExpr(c) {
-				return 0, false
-			}
-			k := config.Shared[exprKeys](c, "env.family")
-			return max(config.JointVarMax(append([]string{k.LogQ}, k.Psi...)...)+1, 1), true
-		}},
+	DimOf: func(c *config.Config) (int, bool) { // a joint expression: its largest x_i
+		if !jointExpr(c) {
+			return 0, false
+		}
+		k := config.Shared[exprKeys](c, "env.family")
+		return max(config.JointVarMax(append([]string{k.LogQ}, k.Psi...)...)+1, 1), true
+	}},
 	EnvUses:   []string{"env.family.log_q", "env.family.psi", "env.family.support", "env.family.coords"},
 	ModelUses: []string{"model.expression"},
 	EnvKeys:   &exprKeys{}, ModelKeys: &exprModelKeys{},

@@ -1,0 +1,319 @@
+package env
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/smrl-dev/smrl/internal/errs"
+)
+
+// This file is smrl's side of the protocol of env.kind external
+// (docs/external.md): one process speaking newline-delimited JSON on its
+// stdin (smrl's messages) and stdout (its answers, one line each), with a
+// timeout per message. Every failure of the process (it exits, hangs,
+// answers malformed JSON, a wrong number of coordinates, a non-finite
+// number or an "error") is invalid input naming the command, the message
+// and the line it answered, and kills the process.
+
+// maxLine bounds one line of the process's output (1 MiB: a million-digit
+// observation is a bug, not a state).
+const maxLine = 1 << 20
+
+// proc is one running process of env.kind external.
+type proc struct {
+	name    string // the command, as the messages quote it
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   chan procLine // the reader's lines, then its error
+	timeout time.Duration
+	timer   *time.Timer
+	stderr  *tail
+	n       int    // lines read
+	out     []byte // the message being sent
+	dead    error  // set once the process has failed: every later request fails with it
+	waited  bool
+}
+
+// procLine is one line of the process's output, or the reader's end.
+type procLine struct {
+	text []byte
+	err  error
+}
+
+// startProc starts command with the per-message timeout. ctx ends the
+// process (its process group, where the system has them) when it is done.
+func startProc(ctx context.Context, command []string, timeout time.Duration) (*proc, error) {
+	p := &proc{name: quoteCommand(command), timeout: timeout, stderr: &tail{max: 2048}, lines: make(chan procLine, 1)}
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	cmd.Stderr = p.stderr
+	isolate(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("env.external.command %s: cannot start: %w", p.name, err))
+	}
+	p.cmd, p.stdin = cmd, stdin
+	p.timer = time.NewTimer(timeout)
+	p.timer.Stop()
+	go readLines(stdout, p.lines)
+	return p, nil
+}
+
+// readLines sends each line of r to lines, then the error that ended r
+// (io.EOF at the end), and closes lines.
+func readLines(r io.Reader, lines chan<- procLine) {
+	defer close(lines)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	for sc.Scan() {
+		lines <- procLine{text: bytes.Clone(sc.Bytes())}
+	}
+	err := sc.Err()
+	if err == nil {
+		err = io.EOF
+	}
+	lines <- procLine{err: err}
+}
+
+// quoteCommand writes command as the messages quote it: [python3 env.py].
+func quoteCommand(command []string) string {
+	q := make([]string, len(command))
+	for i, w := range command {
+		q[i] = w
+		if w == "" || strings.ContainsAny(w, " \t\"'") {
+			q[i] = strconv.Quote(w)
+		}
+	}
+	return "[" + strings.Join(q, " ") + "]"
+}
+
+// request sends the message p.out (without its newline) and returns the
+// line answered. A process that does not answer within the timeout, or
+// whose output ends, is killed and reaped, and the error says so.
+func (p *proc) request() ([]byte, error) {
+	if p.dead != nil {
+		return nil, p.dead
+	}
+	msg := string(p.out)
+	p.out = append(p.out, '\n')
+	_, werr := p.stdin.Write(p.out)
+	p.out = p.out[:len(p.out)-1]
+	if werr != nil {
+		return nil, p.fail(msg, nil, "cannot be sent (%v)%s", werr, p.exitText())
+	}
+	p.timer.Reset(p.timeout)
+	select {
+	case l, ok := <-p.lines:
+		p.timer.Stop() // no stale tick after Stop (Go ≥ 1.23 timers)
+		if !ok || l.err != nil {
+			why := "its output ended"
+			if ok && !errors.Is(l.err, io.EOF) {
+				why = fmt.Sprintf("reading its output failed (%v)", l.err)
+			}
+			return nil, p.fail(msg, nil, "got no answer: %s%s", why, p.exitText())
+		}
+		p.n++
+		return l.text, nil
+	case <-p.timer.C:
+		p.kill()
+		return nil, p.fail(msg, nil, "got no answer within env.external.timeout = %v; the process was killed", p.timeout)
+	}
+}
+
+// fail records and returns the process's failure on msg (line, its
+// answer, nil for none), as invalid input, and kills it: a process that
+// misbehaved once is not asked again.
+func (p *proc) fail(msg string, line []byte, format string, args ...any) error {
+	what := fmt.Sprintf(format, args...)
+	var err error
+	if line != nil {
+		err = fmt.Errorf("env.external.command %s: to %s it answered (line %d of its output) %s: %s", p.name, msg, p.n, clipText(line), what)
+	} else {
+		err = fmt.Errorf("env.external.command %s: message %s %s", p.name, msg, what)
+	}
+	p.dead = errs.Invalid(err)
+	p.kill()
+	return p.dead
+}
+
+// clipText quotes a line, cut to 200 bytes.
+func clipText(b []byte) string {
+	if len(b) > 200 {
+		return strconv.Quote(string(b[:200])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+// exitText describes how the process ended, with the end of its standard
+// error, once it has (waiting at most the timeout); "" if it still runs.
+func (p *proc) exitText() string {
+	done := make(chan struct{})
+	go func() {
+		// Drain what is left of its output, so that Wait may close it.
+		for range p.lines {
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(p.timeout):
+		p.kill()
+		<-done
+	}
+	err := p.wait()
+	s := "; the process exited"
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		s += " (" + ee.ProcessState.String() + ")"
+	case err != nil:
+		s += " (" + err.Error() + ")"
+	default:
+		s += " (exit status 0)"
+	}
+	if t := strings.TrimSpace(p.stderr.String()); t != "" {
+		s += "; its standard error ended: " + t
+	}
+	return s
+}
+
+// wait reaps the process once and returns how it ended.
+func (p *proc) wait() error {
+	if p.waited {
+		return nil
+	}
+	p.waited = true
+	return p.cmd.Wait()
+}
+
+// kill ends the process (and its process group).
+func (p *proc) kill() {
+	if p.cmd.ProcessState == nil {
+		killGroup(p.cmd)
+	}
+}
+
+// close sends {"close": true}, closes the process's input and waits for it
+// to exit (at most the timeout, then kills it), and reaps it. It is safe to
+// call after a failure, and more than once.
+func (p *proc) close() {
+	if p.waited {
+		return
+	}
+	if p.dead == nil {
+		p.stdin.Write([]byte("{\"close\": true}\n")) //nolint:errcheck // it may have gone: it is reaped below either way
+	}
+	p.stdin.Close()
+	done := make(chan struct{})
+	go func() {
+		for range p.lines {
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(p.timeout):
+		p.kill()
+		<-done
+	}
+	p.kill() // a process that closed its output but lingers
+	p.wait() //nolint:errcheck // its results are complete; how it ends is not reported
+}
+
+// tail keeps the last max bytes written to it (a process's standard
+// error, for the error messages).
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+
+// answer is any answer of the protocol: the fields a message's answer
+// must hold are checked by its caller.
+type answer struct {
+	Obs        []float64       `json:"obs"`
+	Reward     *float64        `json:"reward"`
+	Terminated *bool           `json:"terminated"`
+	Truncated  *bool           `json:"truncated"`
+	State      json.RawMessage `json:"state"`
+	Error      *string         `json:"error"`
+}
+
+// decode parses line, the answer to msg, into a (whose Obs keeps its
+// capacity). A line that is not a JSON object, or an "error" answer, fails.
+func (p *proc) decode(msg string, line []byte, a *answer) error {
+	obs := a.Obs[:0]
+	*a = answer{Obs: obs}
+	if err := json.Unmarshal(line, a); err != nil {
+		if bytes.Contains(line, []byte("NaN")) || bytes.Contains(line, []byte("Infinity")) {
+			return p.fail(msg, line, "it holds NaN or Infinity, which JSON cannot carry: the environment produced a non-finite number")
+		}
+		return p.fail(msg, line, "not a JSON object of the protocol (%v)", err)
+	}
+	if a.Error != nil {
+		return p.fail(msg, line, "the environment reported an error")
+	}
+	return nil
+}
+
+// observation checks that a's observation holds dim finite numbers and
+// copies it to out.
+func (p *proc) observation(msg string, line []byte, a *answer, dim int, out []float64) error {
+	switch {
+	case a.Obs == nil:
+		return p.fail(msg, line, "it has no \"obs\"")
+	case len(a.Obs) != dim:
+		return p.fail(msg, line, "\"obs\" has %d numbers, the spec's obs_dim is %d", len(a.Obs), dim)
+	}
+	copy(out, a.Obs)
+	return nil
+}
+
+// appendFloats appends xs as a JSON array of numbers that read back to the
+// same bits (strconv's shortest representation, 'g', −1).
+func appendFloats(b []byte, xs []float64) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendFloat(b, x, 'g', -1, 64)
+	}
+	return append(b, ']')
+}
+
+// finiteReward checks a step answer's reward.
+func finiteReward(r float64) bool { return !math.IsNaN(r) && !math.IsInf(r, 0) }

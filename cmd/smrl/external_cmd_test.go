@@ -130,3 +130,56 @@ func TestExternalMatchesBuiltin(t *testing.T) {
 	ref = runTo("builtin-small", extConfig(t, "test-damped", nil, ""), small...)
 	same("python", runTo("python", extConfig(t, "external", []string{py, "../../examples/external/damped_pendulum.py"}, ""), small...), ref)
 }
+
+// TestExternalFaultKeepsFinishedTrials: a process that misbehaves in the
+// middle of the second trial stops the run with exit 2 naming the command,
+// the message and the line it answered; the first trial stays in the
+// journal, and --resume with a sound process completes the run with the
+// files of an uninterrupted one. The oracle without can_restore is refused
+// up front.
+func TestExternalFaultKeepsFinishedTrials(t *testing.T) {
+	base := t.TempDir()
+	ref := filepath.Join(base, "ref")
+	args := func(out string) []string {
+		return []string{"run", "--out", out, "--no-plots", "-q", "--workers", "1", "--seeds", "2", "--set", "agents=[sm]"}
+	}
+	mustRun(t, append(args(ref), "--config", extConfig(t, "external", goServer(t, testutil.ExtFault{}), ""))...)
+	for _, kind := range []string{"nan", "exit"} {
+		out := filepath.Join(base, kind)
+		// Process 1 reads the spec, 2 serves seed 1, 3 seed 2: it fails
+		// at its 30th step, the 5th of the second episode (its output's
+		// line 33: spec, reset, 25 steps, reset, 5 steps).
+		f := testutil.ExtFault{Kind: kind, Step: 30, Proc: 3, Dir: t.TempDir()}
+		code, stdout, stderr := run(t, append(args(out), "--config", extConfig(t, "external", goServer(t, f), ""))...)
+		want := []string{"agent sm, seed 1: episode 2 step 5:", "env.external.command [" + os.Args[0] + "]", `{"step": [`}
+		if kind == "nan" {
+			want = append(want, "(line 33 of its output)", "NaN")
+		} else {
+			want = append(want, "got no answer: its output ended", "exit status 3")
+		}
+		wantUsage(t, code, stdout, stderr, want...)
+		if n := strings.Count(read(t, filepath.Join(out, "journal.jsonl")), "\n"); n != 1 {
+			t.Errorf("%s: the journal holds %d trials, want the first", kind, n)
+		}
+		mustRun(t, append(args(out), "--resume", "--config", extConfig(t, "external", goServer(t, testutil.ExtFault{}), ""))...)
+		if read(t, filepath.Join(out, "episodes.csv")) != read(t, filepath.Join(ref, "episodes.csv")) {
+			t.Errorf("%s: the resumed episodes.csv differs from an uninterrupted run's", kind)
+		}
+	}
+	code, stdout, stderr := run(t, "run", "--out", filepath.Join(base, "oracle"), "--no-plots", "-q", "--config", extConfig(t, "external", goServer(t, testutil.ExtFault{NoRestore: true}), ""))
+	wantUsage(t, code, stdout, stderr, "agents: oracle plans with the true simulator", `"can_restore": true`)
+	noChildren(t)
+}
+
+// noChildren fails t if this process has a child left (Linux: its
+// threads' /proc children lists), a process of env.kind external that was
+// not reaped.
+func noChildren(t *testing.T) {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", os.Getpid()))
+	for _, f := range tasks {
+		if b, err := os.ReadFile(f); err == nil && strings.TrimSpace(string(b)) != "" {
+			t.Errorf("child processes left: %s", b)
+		}
+	}
+}

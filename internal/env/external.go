@@ -158,13 +158,13 @@ func readSpec(p *proc, sp *extSpec) error {
 	}
 	*sp = extSpec{}
 	if err := json.Unmarshal(line, sp); err != nil {
-		return p.fail(specMessage, line, "not a JSON object of the protocol (%v)", err)
+		return p.fail(line, "not a JSON object of the protocol (%v)", err)
 	}
 	if sp.Error != nil {
-		return p.fail(specMessage, line, "the environment reported an error")
+		return p.fail(line, "the environment reported an error")
 	}
 	if why := sp.check(); why != "" {
-		return p.fail(specMessage, line, "%s", why)
+		return p.fail(line, "%s", why)
 	}
 	return nil
 }
@@ -242,7 +242,7 @@ func (e *external) Open(ctx context.Context) (Session, error) {
 	a, _ := json.Marshal(sp)
 	b, _ := json.Marshal(e.spec)
 	if string(a) != string(b) {
-		err := p.fail(specMessage, a, "a spec other than the first process's, %s", b)
+		err := p.fail(a, "a spec other than the first process's, %s", b)
 		p.close()
 		return nil, err
 	}
@@ -271,13 +271,12 @@ func (s *extSession) Reset(seed uint64, obs []float64) error {
 	p := s.p
 	p.out = strconv.AppendUint(append(p.out[:0], `{"reset": `...), seed, 10)
 	p.out = append(p.out, '}')
-	msg := string(p.out)
 	line, err := p.request()
 	if err == nil {
-		err = p.decode(msg, line, &s.a)
+		err = p.decode(line, &s.a)
 	}
 	if err == nil {
-		err = p.observation(msg, line, &s.a, s.ds, obs)
+		err = p.observation(line, &s.a, s.ds, obs)
 	}
 	if err != nil {
 		return err
@@ -312,19 +311,18 @@ func (s *extSession) step(a, obs []float64) error {
 	if err != nil {
 		return err
 	}
-	msg := string(p.out)
-	if err := p.decode(msg, line, &s.a); err != nil {
+	if err := p.decode(line, &s.a); err != nil {
 		return err
 	}
 	switch {
 	case s.a.Reward == nil:
-		return p.fail(msg, line, "it has no \"reward\"")
+		return p.fail(line, "it has no \"reward\"")
 	case !finiteReward(*s.a.Reward):
-		return p.fail(msg, line, "\"reward\" is %v", *s.a.Reward)
+		return p.fail(line, "\"reward\" is %v", *s.a.Reward)
 	case s.a.Terminated == nil || s.a.Truncated == nil:
-		return p.fail(msg, line, "it needs \"terminated\" and \"truncated\", true or false")
+		return p.fail(line, "it needs \"terminated\" and \"truncated\", true or false")
 	}
-	return p.observation(msg, line, &s.a, s.ds, obs)
+	return p.observation(line, &s.a, s.ds, obs)
 }
 
 // keepRoot records the real episode's observation and, when the oracle
@@ -339,13 +337,13 @@ func (s *extSession) keepRoot(obs []float64) error {
 	p.out = append(p.out[:0], `{"get_state": true}`...)
 	line, err := p.request()
 	if err == nil {
-		err = p.decode(string(p.out), line, &s.a)
+		err = p.decode(line, &s.a)
 	}
 	if err != nil {
 		return err
 	}
 	if len(s.a.State) == 0 {
-		return p.fail(string(p.out), line, "it has no \"state\"")
+		return p.fail(line, "it has no \"state\"")
 	}
 	s.root = append(s.root[:0], s.a.State...)
 	return nil
@@ -361,7 +359,7 @@ func (s *extSession) backToRoot() error {
 	p.out = append(append(append(p.out[:0], `{"set_state": `...), s.root...), '}')
 	line, err := p.request()
 	if err == nil {
-		err = p.decode(string(p.out), line, &s.a)
+		err = p.decode(line, &s.a)
 	}
 	if err != nil {
 		return err

@@ -111,12 +111,11 @@ func (p *proc) request() ([]byte, error) {
 	if p.dead != nil {
 		return nil, p.dead
 	}
-	msg := string(p.out)
 	p.out = append(p.out, '\n')
 	_, werr := p.stdin.Write(p.out)
 	p.out = p.out[:len(p.out)-1]
 	if werr != nil {
-		return nil, p.fail(msg, nil, "cannot be sent (%v)%s", werr, p.exitText())
+		return nil, p.fail(nil, "cannot be sent (%v)%s", werr, p.exitText())
 	}
 	p.timer.Reset(p.timeout)
 	select {
@@ -127,21 +126,21 @@ func (p *proc) request() ([]byte, error) {
 			if ok && !errors.Is(l.err, io.EOF) {
 				why = fmt.Sprintf("reading its output failed (%v)", l.err)
 			}
-			return nil, p.fail(msg, nil, "got no answer: %s%s", why, p.exitText())
+			return nil, p.fail(nil, "got no answer: %s%s", why, p.exitText())
 		}
 		p.n++
 		return l.text, nil
 	case <-p.timer.C:
 		p.kill()
-		return nil, p.fail(msg, nil, "got no answer within env.external.timeout = %v; the process was killed", p.timeout)
+		return nil, p.fail(nil, "got no answer within env.external.timeout = %v; the process was killed", p.timeout)
 	}
 }
 
-// fail records and returns the process's failure on msg (line, its
-// answer, nil for none), as invalid input, and kills it: a process that
-// misbehaved once is not asked again.
-func (p *proc) fail(msg string, line []byte, format string, args ...any) error {
-	what := fmt.Sprintf(format, args...)
+// fail records and returns the process's failure on the message p.out
+// (line, its answer, nil for none), as invalid input, and kills it: a
+// process that misbehaved once is not asked again.
+func (p *proc) fail(line []byte, format string, args ...any) error {
+	what, msg := fmt.Sprintf(format, args...), string(p.out)
 	var err error
 	if line != nil {
 		err = fmt.Errorf("env.external.command %s: to %s it answered (line %d of its output) %s: %s", p.name, msg, p.n, clipText(line), what)
@@ -272,31 +271,31 @@ type answer struct {
 	Error      *string         `json:"error"`
 }
 
-// decode parses line, the answer to msg, into a (whose Obs keeps its
+// decode parses line, the answer to p.out, into a (whose Obs keeps its
 // capacity). A line that is not a JSON object, or an "error" answer, fails.
-func (p *proc) decode(msg string, line []byte, a *answer) error {
+func (p *proc) decode(line []byte, a *answer) error {
 	obs := a.Obs[:0]
 	*a = answer{Obs: obs}
 	if err := json.Unmarshal(line, a); err != nil {
 		if bytes.Contains(line, []byte("NaN")) || bytes.Contains(line, []byte("Infinity")) {
-			return p.fail(msg, line, "it holds NaN or Infinity, which JSON cannot carry: the environment produced a non-finite number")
+			return p.fail(line, "it holds NaN or Infinity, which JSON cannot carry: the environment produced a non-finite number")
 		}
-		return p.fail(msg, line, "not a JSON object of the protocol (%v)", err)
+		return p.fail(line, "not a JSON object of the protocol (%v)", err)
 	}
 	if a.Error != nil {
-		return p.fail(msg, line, "the environment reported an error")
+		return p.fail(line, "the environment reported an error")
 	}
 	return nil
 }
 
 // observation checks that a's observation holds dim finite numbers and
 // copies it to out.
-func (p *proc) observation(msg string, line []byte, a *answer, dim int, out []float64) error {
+func (p *proc) observation(line []byte, a *answer, dim int, out []float64) error {
 	switch {
 	case a.Obs == nil:
-		return p.fail(msg, line, "it has no \"obs\"")
+		return p.fail(line, "it has no \"obs\"")
 	case len(a.Obs) != dim:
-		return p.fail(msg, line, "\"obs\" has %d numbers, the spec's obs_dim is %d", len(a.Obs), dim)
+		return p.fail(line, "\"obs\" has %d numbers, the spec's obs_dim is %d", len(a.Obs), dim)
 	}
 	copy(out, a.Obs)
 	return nil

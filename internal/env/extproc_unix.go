@@ -22,5 +22,5 @@ func killGroup(cmd *exec.Cmd) {
 		return
 	}
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // it may have exited already
-	cmd.Process.Kill()                               //nolint:errcheck // likewise
+	cmd.Process.Kill()                              //nolint:errcheck // likewise
 }

@@ -12,14 +12,15 @@ answer per line from its stdout:
   {"set_state": STATE} -> {}
   {"close": true}      -> (exits)
 
-The dynamics (theta = 0 upright, wrapped to [-pi, pi); u = clip(a, +-2)):
+The dynamics (theta = 0 upright, not wrapped: the reward counts whole turns,
+so the task is to stand up without spinning; u = clip(a, +-2)):
 
-  omega' = clip(omega + dt*(g/l*psin(theta) - b*omega + u), +-max_speed)
-  theta' = wrap(theta + dt*omega')
+  omega' = clip(omega + dt*(g/l*psin(theta) - b*omega + k*u), +-max_speed)
+  theta' = theta + dt*omega'
   r(s, a) = -(theta^2 + 0.1*omega^2 + 0.001*u^2)
 
-psin is sin's Taylor polynomial to x^15 (error < 1e-9 on [-pi, pi]), computed
-with +, -, * and floor only, so that smrl's Go copy of this environment
+psin is sin's Taylor polynomial to x^15 after reduction to [-pi, pi) (error
+< 1e-9), computed with +, -, *, / and floor only, so that smrl's Go copy of this environment
 (internal/testutil/damped.go) gives the same bits: the libm sin of Python
 and Go's math.Sin may differ in the last bit. The observation is the state,
 so get_state and set_state are the observation itself.
@@ -30,7 +31,7 @@ import json
 import math
 import sys
 
-GAIN, DAMPING, DT, MAX_SPEED, MAX_TORQUE = 10.0, 0.1, 0.05, 8.0, 2.0
+GAIN, DAMPING, TORQUE_GAIN, DT, MAX_SPEED, MAX_TORQUE = 10.0, 0.1, 3.0, 0.05, 8.0, 2.0
 INIT_THETA, INIT_SPEED = 3.141592653589793, 1.0
 PI, TWO_PI = 3.141592653589793, 6.283185307179586
 SIN_COEF = (1.0, -0.16666666666666666, 0.008333333333333333, -0.0001984126984126984,
@@ -40,6 +41,7 @@ MASK = (1 << 64) - 1
 
 
 def psin(x):
+    x = wrap(x)
     x2 = x * x
     p = SIN_COEF[7]
     for k in range(6, -1, -1):
@@ -75,9 +77,9 @@ def reward(th, w, u):
 
 def step(th, w, a):
     u = clip(a, MAX_TORQUE)
-    acc = GAIN * psin(th) - DAMPING * w + u
+    acc = GAIN * psin(th) - DAMPING * w + TORQUE_GAIN * u
     w = clip(w + DT * acc, MAX_SPEED)
-    return wrap(th + DT * w), w
+    return th + DT * w, w
 
 
 def send(obj):

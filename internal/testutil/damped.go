@@ -6,14 +6,15 @@ package testutil
 // over the protocol of env.kind external (ServeExternal) in place of the
 // Python program when no python3 is at hand.
 //
-// State and observation s = (θ, ω), θ = 0 upright, wrapped to [−π, π);
+// State and observation s = (θ, ω), θ = 0 upright and not wrapped (the
+// reward counts whole turns: the task is to stand up without spinning);
 // torque u = clip(a, ±MaxTorque) and, with psin a polynomial of sin
-// (Taylor to x¹⁵ on [−π, π]: only +, −, × and floor, which IEEE 754
-// rounds alike in every language, where Python's and Go's sin may differ
-// in the last bit),
+// (Taylor to x¹⁵ after reduction to [−π, π): only +, −, ×, / and floor,
+// which IEEE 754 rounds alike in every language, where Python's and Go's
+// sin may differ in the last bit),
 //
-//	ω' = clip(ω + dt·(g/l·psin(θ) − b·ω + u), ±MaxSpeed)
-//	θ' = wrap(θ + dt·ω')
+//	ω' = clip(ω + dt·(g/l·psin(θ) − b·ω + k·u), ±MaxSpeed)
+//	θ' = θ + dt·ω'
 //	r(s, a) = −(θ² + 0.1·ω² + 0.001·u²).
 //
 // Every product is rounded before it is added (float64(x*y)), so that no
@@ -24,12 +25,12 @@ import "math"
 // Damped holds the pendulum's constants (examples/external/damped_pendulum.py's
 // defaults: DampedDefaults).
 type Damped struct {
-	Gain, Damping, DT, MaxSpeed, MaxTorque, InitTheta, InitSpeed float64
+	Gain, Damping, TorqueGain, DT, MaxSpeed, MaxTorque, InitTheta, InitSpeed float64
 	Horizon                                                      int
 }
 
 // DampedDefaults are damped_pendulum.py's constants.
-var DampedDefaults = Damped{Gain: 10, Damping: 0.1, DT: 0.05, MaxSpeed: 8, MaxTorque: 2, InitTheta: 3.141592653589793, InitSpeed: 1, Horizon: 100}
+var DampedDefaults = Damped{Gain: 10, Damping: 0.1, TorqueGain: 3, DT: 0.05, MaxSpeed: 8, MaxTorque: 2, InitTheta: 3.141592653589793, InitSpeed: 1, Horizon: 100}
 
 // DampedReward is the reward expression that equals Reward bit for bit
 // (env.reward.expression).
@@ -44,8 +45,10 @@ const (
 	dampedTwoPi = 6.283185307179586
 )
 
-// psin is Σ_k sinCoef[k] x^(2k+1), by Horner's rule in x².
+// psin is Σ_k sinCoef[k] r^(2k+1) of r = wrap(x), by Horner's rule in r²
+// (|psin − sin| < 1e-9).
 func psin(x float64) float64 {
+	x = wrap(x)
 	x2 := float64(x * x)
 	p := sinCoef[7]
 	for k := 6; k >= 0; k-- {
@@ -65,9 +68,9 @@ func clipTo(x, m float64) float64 { return min(max(x, -m), m) }
 func (d *Damped) Step(s, a, out []float64) {
 	th, w := s[0], s[1]
 	u := clipTo(a[0], d.MaxTorque)
-	acc := float64(d.Gain*psin(th)) - float64(d.Damping*w) + u
+	acc := float64(d.Gain*psin(th)) - float64(d.Damping*w) + float64(d.TorqueGain*u)
 	w = clipTo(w+float64(d.DT*acc), d.MaxSpeed)
-	out[0], out[1] = wrap(th+float64(d.DT*w)), w
+	out[0], out[1] = th+float64(d.DT*w), w
 }
 
 // Reward is r(s, a).

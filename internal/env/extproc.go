@@ -115,7 +115,7 @@ func (p *proc) request() ([]byte, error) {
 	_, werr := p.stdin.Write(p.out)
 	p.out = p.out[:len(p.out)-1]
 	if werr != nil {
-		return nil, p.fail(nil, "cannot be sent (%v)%s", werr, p.exitText())
+		return nil, p.fail(nil, "got no answer: it could not be sent (%v)%s", werr, p.exitText())
 	}
 	p.timer.Reset(p.timeout)
 	select {

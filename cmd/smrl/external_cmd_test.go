@@ -183,3 +183,74 @@ func noChildren(t *testing.T) {
 		}
 	}
 }
+
+// fakeGym is a Gymnasium-style environment in pure Python (no gymnasium,
+// no numpy) that steps damped_pendulum.py's functions, for the test of
+// examples/external/smrl_gym.py; step fail_at raises.
+const fakeGym = `import damped_pendulum as dp
+
+class Box:
+    def __init__(self, shape, low=None, high=None):
+        self.shape, self.low, self.high, self.dtype = shape, low, high, float
+
+class Spec:
+    max_episode_steps = 100
+
+class Env:
+    def __init__(self, fail_at=0):
+        self.observation_space = Box((2,))
+        self.action_space = Box((1,), [-2.0], [2.0])
+        self.spec, self.fail_at, self.n = Spec(), fail_at, 0
+
+    def reset(self, seed=None):
+        u1, u2 = dp.uniforms(seed)
+        self.th, self.w = dp.INIT_THETA * (2 * u1 - 1), dp.INIT_SPEED * (2 * u2 - 1)
+        return [self.th, self.w], {}
+
+    def step(self, a):
+        self.n += 1
+        if self.n == self.fail_at:
+            raise RuntimeError("the fake simulator broke")
+        a = float(a[0])
+        r = dp.reward(self.th, self.w, dp.clip(a, dp.MAX_TORQUE))
+        self.th, self.w = dp.step(self.th, self.w, a)
+        print("a stray print, which must not reach the protocol")
+        return (self.th, self.w), r, False, False, {}
+
+    def close(self):
+        pass
+`
+
+// TestGymShim runs examples/external/smrl_gym.py on a fake Gymnasium-style
+// environment (fakeGym, damped_pendulum.py's functions behind Gymnasium's
+// API): its spec, resets and steps reach smrl byte for byte as the
+// built-in copy's (sm and lds: the shim declares no can_restore for it), a
+// stray print goes to stderr, and an exception in step is exit 2 quoting
+// it. Skipped without python3 on PATH.
+func TestGymShim(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 on PATH")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fake_gym.py"), []byte(fakeGym), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	examples, _ := filepath.Abs("../../examples/external")
+	t.Setenv("PYTHONPATH", dir+string(os.PathListSeparator)+examples)
+	shim := []string{py, filepath.Join(examples, "smrl_gym.py"), "fake_gym:Env", "--horizon", "20"}
+	small := []string{"--no-plots", "-q", "--save-transitions", "--seeds", "1", "--set", "episodes=2", "--set", "agents=[sm,lds]"}
+	ref := filepath.Join(dir, "builtin")
+	mustRun(t, append([]string{"run", "--config", extConfig(t, "test-damped", nil, ""), "--out", ref}, small...)...)
+	out := filepath.Join(dir, "shim")
+	mustRun(t, append([]string{"run", "--config", extConfig(t, "external", shim, ""), "--out", out}, small...)...)
+	for _, f := range []string{"episodes.csv", "transitions.csv"} {
+		if read(t, filepath.Join(out, f)) != read(t, filepath.Join(ref, f)) {
+			t.Errorf("%s differs from the built-in's", f)
+		}
+	}
+	broken := append(shim, "--kwargs", `{"fail_at": 7}`)
+	code, stdout, stderr := run(t, append([]string{"run", "--config", extConfig(t, "external", broken, ""), "--out", filepath.Join(dir, "broken")}, small...)...)
+	wantUsage(t, code, stdout, stderr, "episode 1 step 7", "(line 9 of its output)", "the environment reported an error: RuntimeError: the fake simulator broke")
+	noChildren(t)
+}

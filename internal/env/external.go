@@ -161,7 +161,7 @@ func readSpec(p *proc, sp *extSpec) error {
 		return p.fail(line, "not a JSON object of the protocol (%v)", err)
 	}
 	if sp.Error != nil {
-		return p.fail(line, "the environment reported an error")
+		return p.fail(line, "the environment reported an error: %s", *sp.Error)
 	}
 	if why := sp.check(); why != "" {
 		return p.fail(line, "%s", why)

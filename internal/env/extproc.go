@@ -283,7 +283,7 @@ func (p *proc) decode(line []byte, a *answer) error {
 		return p.fail(line, "not a JSON object of the protocol (%v)", err)
 	}
 	if a.Error != nil {
-		return p.fail(line, "the environment reported an error")
+		return p.fail(line, "the environment reported an error: %s", *a.Error)
 	}
 	return nil
 }

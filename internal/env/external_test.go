@@ -183,7 +183,9 @@ func TestExternalSpecRefused(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
-	sh := func(line string) []string { return []string{"sh", "-c", "printf '%s\\n' '" + line + "'; cat >/dev/null"} }
+	sh := func(line string) []string {
+		return []string{"sh", "-c", "printf '%s\\n' '" + line + "'; cat >/dev/null"}
+	}
 	cases := []struct {
 		command []string
 		extra   string
@@ -201,9 +203,15 @@ func TestExternalSpecRefused(t *testing.T) {
 			[]string{"env.reward.expression"}},
 		{[]string{"/nonexistent/simulator"}, "", []string{"env.external.command [/nonexistent/simulator]: cannot start"}},
 		{[]string{"sh", "-c", "echo oops >&2; exit 4"}, "", []string{"got no answer", "exit status 4", "oops"}},
+		// Output closed, the process alive: killed after the timeout.
+		{[]string{"sh", "-c", "exec >&-; sleep 30"}, "#timeout", []string{"got no answer: its output ended", "signal: killed"}},
 	}
 	for _, tc := range cases {
-		y := extYAML(tc.command, 5, "")
+		timeout := 5.0
+		if tc.extra == "#timeout" {
+			timeout, tc.extra = 0.3, ""
+		}
+		y := extYAML(tc.command, timeout, "")
 		if tc.extra != "" {
 			y = strings.Replace(y, "agents: [sm, oracle]\n", "", 1)
 			if strings.Contains(tc.extra, "#reward s2") { // a variable beyond d_s = 2

@@ -176,7 +176,17 @@ func (p *proc) exitText() string {
 		p.kill()
 		<-done
 	}
-	err := p.wait()
+	// A process may close its output and live on: it gets the timeout to
+	// exit, then is killed.
+	exited := make(chan error, 1)
+	go func() { exited <- p.wait() }()
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(p.timeout):
+		p.kill()
+		err = <-exited
+	}
 	s := "; the process exited"
 	var ee *exec.ExitError
 	switch {
@@ -203,11 +213,7 @@ func (p *proc) wait() error {
 }
 
 // kill ends the process (and its process group).
-func (p *proc) kill() {
-	if p.cmd.ProcessState == nil {
-		killGroup(p.cmd)
-	}
-}
+func (p *proc) kill() { killGroup(p.cmd) }
 
 // close sends {"close": true}, closes the process's input and waits for it
 // to exit (at most the timeout, then kills it), and reaps it. It is safe to

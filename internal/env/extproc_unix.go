@@ -17,10 +17,15 @@ func isolate(cmd *exec.Cmd) {
 }
 
 // killGroup kills the process's group (the process and its children).
+// The group is killed only while the process has not been reaped (Signal
+// goes through a pidfd where the system has them), so that a reused
+// process id is never hit.
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process == nil {
 		return
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // it may have exited already
+	if cmd.Process.Signal(syscall.Signal(0)) == nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // it may have exited already
+	}
 	cmd.Process.Kill()                              //nolint:errcheck // likewise
 }

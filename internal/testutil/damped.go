@@ -26,7 +26,7 @@ import "math"
 // defaults: DampedDefaults).
 type Damped struct {
 	Gain, Damping, TorqueGain, DT, MaxSpeed, MaxTorque, InitTheta, InitSpeed float64
-	Horizon                                                      int
+	Horizon                                                                  int
 }
 
 // DampedDefaults are damped_pendulum.py's constants.

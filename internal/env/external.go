@@ -117,6 +117,8 @@ func newExternal(c *config.Config) (*MDP, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The action set or box is the config's (New), which checkActions
+	// found equal to the spec's.
 	return &MDP{Dim: ds, Horizon: *sp.Horizon, Task: task, Dynamics: unboundDynamics{}, Model: spec, Live: ext,
 		Init: func(*rand.Rand, []float64) {
 			panic("env: an external environment's states come from its process (MDP.Live), not MDP.Init")

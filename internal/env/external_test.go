@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -334,5 +335,45 @@ func TestExternalKilledWithContext(t *testing.T) {
 	s.Close()
 	if s.(*extSession).p.cmd.ProcessState == nil {
 		t.Error("the process was not reaped")
+	}
+}
+
+// TestExternalDiscreteSpec: a spec of discrete actions builds an MDP with
+// that set when the config says the same, and its horizon unless the
+// config sets env.horizon.
+func TestExternalDiscreteSpec(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	spec := `{"obs_dim": 3, "actions": [[1, 0], [0, 1], [-1, -1]], "horizon": 17}`
+	command := fmt.Sprintf("[sh, -c, \"printf '%%s\\\\n' '%s'; cat >/dev/null\"]", strings.ReplaceAll(spec, `"`, `\"`))
+	for _, tc := range []struct {
+		horizon string
+		want    int
+	}{{"", 17}, {"  horizon: 40\n", 40}} {
+		y := fmt.Sprintf(`agents: [sm, lds]
+env:
+  kind: external
+%s  action_space: discrete
+  action_dim: 2
+  actions: [1, 0, 0, 1, -1, -1]
+  reward: {expression: "s2 - a0"}
+  external: {command: %s, timeout: 5}
+model: {sigma: [0.5]}
+`, tc.horizon, command)
+		c, err := testutil.LoadYAML(t, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Dim != 3 || m.Box != nil || len(m.Actions) != 3 || !slices.Equal(m.Actions[2], []float64{-1, -1}) || m.Horizon != tc.want {
+			t.Errorf("d_s %d, box %v, actions %v, horizon %d (want %d)", m.Dim, m.Box, m.Actions, m.Horizon, tc.want)
+		}
+		if r := m.Task.Reward([]float64{0, 0, 2}, []float64{1, 0}); r != 1 {
+			t.Errorf("reward %v, want 1", r)
+		}
 	}
 }

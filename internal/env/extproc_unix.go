@@ -27,5 +27,5 @@ func killGroup(cmd *exec.Cmd) {
 	if cmd.Process.Signal(syscall.Signal(0)) == nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // it may have exited already
 	}
-	cmd.Process.Kill()                              //nolint:errcheck // likewise
+	cmd.Process.Kill() //nolint:errcheck // likewise
 }

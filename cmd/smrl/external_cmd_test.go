@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -253,4 +256,57 @@ func TestGymShim(t *testing.T) {
 	code, stdout, stderr := run(t, append([]string{"run", "--config", extConfig(t, "external", broken, ""), "--out", filepath.Join(dir, "broken")}, small...)...)
 	wantUsage(t, code, stdout, stderr, "episode 1 step 7", "(line 9 of its output)", "the environment reported an error: RuntimeError: the fake simulator broke")
 	noChildren(t)
+}
+
+// TestExternalInterruptKillsProcess: a run whose process hangs is
+// interrupted (SIGINT, --grace 100ms): the trial in flight is abandoned,
+// exit 130, and its process is killed and reaped at once rather than left
+// for its 60 s timeout.
+func TestExternalInterruptKillsProcess(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "res")
+	cfg := extConfig(t, "external", goServer(t, testutil.ExtFault{Kind: "hang", Step: 5}), "")
+	cfg2 := strings.Replace(read(t, cfg), "timeout: 10", "timeout: 60", 1)
+	os.WriteFile(cfg, []byte(cfg2), 0o644)
+	args := []string{"run", "--config", cfg, "--out", out, "--no-plots", "-q", "--workers", "1", "--grace", "100ms", "--agents", "sm"}
+	type result struct {
+		code   ExitCode
+		stderr string
+	}
+	done := make(chan result)
+	go func() {
+		var o, e bytes.Buffer
+		code := Main(args, &o, &e)
+		done <- result{code, e.String()}
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(out, "metadata.json")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not start")
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the trial's process is up and hangs
+	start := time.Now()
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	r := <-done
+	if took := time.Since(start); took > 5*time.Second || r.code != ExitInterrupted {
+		t.Errorf("exit %d after %v, stderr:\n%s", r.code, took, r.stderr)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", os.Getpid()))
+		left := false
+		for _, f := range tasks {
+			if b, err := os.ReadFile(f); err == nil && strings.TrimSpace(string(b)) != "" {
+				left = true
+			}
+		}
+		if !left {
+			break
+		}
+		if time.Now().After(deadline) {
+			noChildren(t)
+			break
+		}
+	}
 }

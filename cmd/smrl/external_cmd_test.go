@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -189,7 +190,9 @@ func noChildren(t *testing.T) {
 
 // fakeGym is a Gymnasium-style environment in pure Python (no gymnasium,
 // no numpy) that steps damped_pendulum.py's functions, for the test of
-// examples/external/smrl_gym.py; step fail_at raises.
+// examples/external/smrl_gym.py: its state lives in a MuJoCo-like data
+// (qpos, qvel, time) with set_state, behind a TimeLimit-like wrapper that
+// counts steps (100); step fail_at raises.
 const fakeGym = `import damped_pendulum as dp
 
 class Box:
@@ -199,37 +202,72 @@ class Box:
 class Spec:
     max_episode_steps = 100
 
-class Env:
-    def __init__(self, fail_at=0):
+class Data:
+    qpos, qvel, time = [0.0], [0.0], 0.0
+
+class Pendulum:
+    def __init__(self, fail_at):
         self.observation_space = Box((2,))
         self.action_space = Box((1,), [-2.0], [2.0])
-        self.spec, self.fail_at, self.n = Spec(), fail_at, 0
+        self.data, self.fail_at, self.n = Data(), fail_at, 0
+        self.unwrapped = self
+
+    def set_state(self, qpos, qvel):
+        self.data.qpos, self.data.qvel = list(qpos), list(qvel)
+
+    def obs(self):
+        return [self.data.qpos[0], self.data.qvel[0]]
 
     def reset(self, seed=None):
         u1, u2 = dp.uniforms(seed)
-        self.th, self.w = dp.INIT_THETA * (2 * u1 - 1), dp.INIT_SPEED * (2 * u2 - 1)
-        return [self.th, self.w], {}
+        self.set_state([dp.INIT_THETA * (2 * u1 - 1)], [dp.INIT_SPEED * (2 * u2 - 1)])
+        return self.obs(), {}
 
     def step(self, a):
         self.n += 1
         if self.n == self.fail_at:
             raise RuntimeError("the fake simulator broke")
         a = float(a[0])
-        r = dp.reward(self.th, self.w, dp.clip(a, dp.MAX_TORQUE))
-        self.th, self.w = dp.step(self.th, self.w, a)
+        th, w = self.obs()
+        r = dp.reward(th, w, dp.clip(a, dp.MAX_TORQUE))
+        th, w = dp.step(th, w, a)
+        self.set_state([th], [w])
+        self.data.time += dp.DT
         print("a stray print, which must not reach the protocol")
-        return (self.th, self.w), r, False, False, {}
+        return (th, w), r, False, False, {}
 
     def close(self):
         pass
+
+class TimeLimit:
+    def __init__(self, env):
+        self.env, self._elapsed_steps = env, 0
+        self.observation_space, self.action_space = env.observation_space, env.action_space
+        self.spec, self.unwrapped = Spec(), env
+
+    def reset(self, seed=None):
+        self._elapsed_steps = 0
+        return self.env.reset(seed=seed)
+
+    def step(self, a):
+        obs, r, term, trunc, info = self.env.step(a)
+        self._elapsed_steps += 1
+        return obs, r, term, trunc or self._elapsed_steps >= self.spec.max_episode_steps, info
+
+    def close(self):
+        self.env.close()
+
+def make(fail_at=0):
+    return TimeLimit(Pendulum(fail_at))
 `
 
 // TestGymShim runs examples/external/smrl_gym.py on a fake Gymnasium-style
 // environment (fakeGym, damped_pendulum.py's functions behind Gymnasium's
-// API): its spec, resets and steps reach smrl byte for byte as the
-// built-in copy's (sm and lds: the shim declares no can_restore for it), a
-// stray print goes to stderr, and an exception in step is exit 2 quoting
-// it. Skipped without python3 on PATH.
+// API and a MuJoCo-like state): its spec, resets and steps, and with
+// --restore mujoco the oracle's get_state/set_state (the step count of the
+// time limit restored with the state), reach smrl byte for byte as the
+// built-in copy's; a stray print goes to stderr; an exception in step is
+// exit 2 quoting it. Skipped without python3 on PATH.
 func TestGymShim(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -241,19 +279,25 @@ func TestGymShim(t *testing.T) {
 	}
 	examples, _ := filepath.Abs("../../examples/external")
 	t.Setenv("PYTHONPATH", dir+string(os.PathListSeparator)+examples)
-	shim := []string{py, filepath.Join(examples, "smrl_gym.py"), "fake_gym:Env", "--horizon", "20"}
-	small := []string{"--no-plots", "-q", "--save-transitions", "--seeds", "1", "--set", "episodes=2", "--set", "agents=[sm,lds]"}
-	ref := filepath.Join(dir, "builtin")
-	mustRun(t, append([]string{"run", "--config", extConfig(t, "test-damped", nil, ""), "--out", ref}, small...)...)
-	out := filepath.Join(dir, "shim")
-	mustRun(t, append([]string{"run", "--config", extConfig(t, "external", shim, ""), "--out", out}, small...)...)
-	for _, f := range []string{"episodes.csv", "transitions.csv"} {
-		if read(t, filepath.Join(out, f)) != read(t, filepath.Join(ref, f)) {
-			t.Errorf("%s differs from the built-in's", f)
+	shim := []string{py, filepath.Join(examples, "smrl_gym.py"), "fake_gym:make"}
+	small := []string{"--no-plots", "-q", "--save-transitions", "--seeds", "1", "--episodes", "2"}
+	for _, tc := range []struct {
+		name, agents string
+		more         []string
+	}{{"learners", "sm,lds", nil}, {"oracle", "oracle", []string{"--restore", "mujoco"}}} {
+		args := append(slices.Clone(small), "--agents", tc.agents)
+		ref := filepath.Join(dir, "builtin-"+tc.name)
+		mustRun(t, append([]string{"run", "--config", extConfig(t, "test-damped", nil, ""), "--out", ref}, args...)...)
+		out := filepath.Join(dir, "shim-"+tc.name)
+		mustRun(t, append([]string{"run", "--config", extConfig(t, "external", append(slices.Clone(shim), tc.more...), ""), "--out", out}, args...)...)
+		for _, f := range []string{"episodes.csv", "transitions.csv"} {
+			if read(t, filepath.Join(out, f)) != read(t, filepath.Join(ref, f)) {
+				t.Errorf("%s: %s differs from the built-in's", tc.name, f)
+			}
 		}
 	}
-	broken := append(shim, "--kwargs", `{"fail_at": 7}`)
-	code, stdout, stderr := run(t, append([]string{"run", "--config", extConfig(t, "external", broken, ""), "--out", filepath.Join(dir, "broken")}, small...)...)
+	broken := append(slices.Clone(shim), "--kwargs", `{"fail_at": 7}`)
+	code, stdout, stderr := run(t, append([]string{"run", "--config", extConfig(t, "external", broken, ""), "--out", filepath.Join(dir, "broken"), "--agents", "sm"}, small...)...)
 	wantUsage(t, code, stdout, stderr, "episode 1 step 7", "(line 9 of its output)", "the environment reported an error: RuntimeError: the fake simulator broke")
 	noChildren(t)
 }

@@ -14,8 +14,8 @@ Discrete(n) one the actions [[0], [1], ..., [n-1]]. The horizon is the
 environment's max_episode_steps unless --horizon is given.
 
 --restore mujoco declares can_restore for a MuJoCo environment (its state
-is (qpos, qvel) and the time, restored with set_state), so that smrl's
-oracle can plan with it; an environment whose state holds more (a random
+is (qpos, qvel), the time and the step counts of its TimeLimit wrappers,
+restored with set_state), so that smrl's oracle can plan with it; an environment whose state holds more (a random
 generator drawn from inside step) must not be declared restorable.
 
 Anything the environment prints goes to stderr: stdout carries the
@@ -92,16 +92,36 @@ def to_action(act_space, a):
         return list(a)
 
 
+def time_limits(env):
+    """The wrappers that count steps (Gymnasium's TimeLimit): their counts
+    are part of the state, or the oracle's rollouts would use up the real
+    episode's steps."""
+    out = []
+    while env is not None:
+        if hasattr(env, "_elapsed_steps"):
+            out.append(env)
+        env = getattr(env, "env", None)
+    return out
+
+
 def get_state(env):
     u = env.unwrapped
-    return {"qpos": flat(u.data.qpos), "qvel": flat(u.data.qvel), "time": float(u.data.time)}
+    return {"qpos": flat(u.data.qpos), "qvel": flat(u.data.qvel), "time": float(u.data.time),
+            "elapsed": [w._elapsed_steps for w in time_limits(env)]}
 
 
 def set_state(env, st):
-    import numpy
     u = env.unwrapped
-    u.set_state(numpy.asarray(st["qpos"]), numpy.asarray(st["qvel"]))
+    qpos, qvel = st["qpos"], st["qvel"]
+    try:
+        import numpy
+        qpos, qvel = numpy.asarray(qpos), numpy.asarray(qvel)
+    except ImportError:  # a pure-Python stand-in (the tests')
+        pass
+    u.set_state(qpos, qvel)
     u.data.time = st["time"]
+    for w, n in zip(time_limits(env), st["elapsed"]):
+        w._elapsed_steps = n
 
 
 def serve(env, horizon, restore, lines):

@@ -127,6 +127,7 @@ func TestExternalFaults(t *testing.T) {
 	}{
 		{"malformed", []string{"line 5", "not a JSON object"}},
 		{"short", []string{"line 5", `"obs" has 1 numbers, the spec's obs_dim is 2`}},
+		{"noobs", []string{"line 5", `it has no "obs"`}},
 		{"nan", []string{"line 5", "NaN or Infinity"}},
 		{"error", []string{"line 5", "the simulator diverged", "reported an error"}},
 		{"exit", []string{"got no answer: its output ended", "exit status 3", "exiting mid-episode as asked"}},

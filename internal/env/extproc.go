@@ -298,7 +298,7 @@ func (p *proc) decode(line []byte, a *answer) error {
 // copies it to out.
 func (p *proc) observation(line []byte, a *answer, dim int, out []float64) error {
 	switch {
-	case a.Obs == nil:
+	case len(a.Obs) == 0 && !bytes.Contains(line, []byte(`"obs"`)): // Obs keeps its capacity, so absent is empty
 		return p.fail(line, "it has no \"obs\"")
 	case len(a.Obs) != dim:
 		return p.fail(line, "\"obs\" has %d numbers, the spec's obs_dim is %d", len(a.Obs), dim)

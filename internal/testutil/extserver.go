@@ -19,7 +19,8 @@ const ExtServerEnv = "TEST_SMRL_EXTSERVER"
 
 // ExtFault is how the test server misbehaves: at the Step-th step message
 // of its life (counted from 1; 0: never) it answers malformed JSON
-// ("malformed"), an observation of one number ("short"), a NaN reward
+// ("malformed"), an observation of one number ("short"), none ("noobs"),
+// a NaN reward
 // ("nan", written as Python's json writes it), {"error": …} ("error"),
 // exits with status 3 ("exit"), or stops answering ("hang"). Proc, when
 // not 0, limits the fault to the Proc-th process started with the same
@@ -164,6 +165,8 @@ func misbehave(w *bufio.Writer, kind string, state []float64, r float64) error {
 		fmt.Fprintf(w, "{\"obs\": [%v, %v], \"reward\": \n", state[0], state[1])
 	case "short":
 		fmt.Fprintf(w, "{\"obs\": [%v], \"reward\": %v, \"terminated\": false, \"truncated\": false}\n", state[0], r)
+	case "noobs":
+		fmt.Fprintf(w, "{\"reward\": %v, \"terminated\": false, \"truncated\": false}\n", r)
 	case "nan":
 		fmt.Fprintf(w, "{\"obs\": [%v, %v], \"reward\": NaN, \"terminated\": false, \"truncated\": false}\n", state[0], state[1])
 	case "error":

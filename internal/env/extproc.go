@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -30,14 +31,17 @@ import (
 // observation is a bug, not a state).
 const maxLine = 1 << 20
 
-// proc is one running process of env.kind external.
+// proc is one running process of env.kind external. Its output is read
+// where the request is made, with a deadline on the pipe: no goroutine
+// stands between a message and its answer.
 type proc struct {
 	name    string // the command, as the messages quote it
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	lines   chan procLine // the reader's lines, then its error
+	stdout  *os.File // the read end of its output, which has deadlines
+	rd      *bufio.Reader
+	long    []byte // a line longer than rd's buffer
 	timeout time.Duration
-	timer   *time.Timer
 	stderr  *tail
 	n       int    // lines read
 	out     []byte // the message being sent
@@ -45,51 +49,80 @@ type proc struct {
 	waited  bool
 }
 
-// procLine is one line of the process's output, or the reader's end.
-type procLine struct {
-	text []byte
-	err  error
-}
-
 // startProc starts command with the per-message timeout. ctx ends the
 // process (its process group, where the system has them) when it is done.
 func startProc(ctx context.Context, command []string, timeout time.Duration) (*proc, error) {
-	p := &proc{name: quoteCommand(command), timeout: timeout, stderr: &tail{max: 2048}, lines: make(chan procLine, 1)}
+	p := &proc{name: quoteCommand(command), timeout: timeout, stderr: &tail{max: 2048}}
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
 	cmd.Stderr = p.stderr
+	cmd.WaitDelay = time.Second // a grandchild holding its standard error open does not hold up Wait
 	isolate(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	r, w, err := os.Pipe()
 	if err != nil {
+		stdin.Close()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close() // the process holds its own copy
+	if err != nil {
+		r.Close()
 		return nil, errs.Invalid(fmt.Errorf("env.external.command %s: cannot start: %w", p.name, err))
 	}
-	p.cmd, p.stdin = cmd, stdin
-	p.timer = time.NewTimer(timeout)
-	p.timer.Stop()
-	go readLines(stdout, p.lines)
+	p.cmd, p.stdin, p.stdout = cmd, stdin, r
+	p.rd = bufio.NewReaderSize(r, 64<<10)
 	return p, nil
 }
 
-// readLines sends each line of r to lines, then the error that ended r
-// (io.EOF at the end), and closes lines.
-func readLines(r io.Reader, lines chan<- procLine) {
-	defer close(lines)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), maxLine)
-	for sc.Scan() {
-		lines <- procLine{text: bytes.Clone(sc.Bytes())}
+// readLine reads the next line of the process's output (without its end
+// of line) within the timeout. The line is valid until the next read.
+func (p *proc) readLine() ([]byte, error) {
+	if err := p.stdout.SetReadDeadline(time.Now().Add(p.timeout)); err != nil {
+		return nil, err
 	}
-	err := sc.Err()
-	if err == nil {
-		err = io.EOF
+	line, err := p.rd.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		p.long = append(p.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) && len(p.long) <= maxLine {
+			line, err = p.rd.ReadSlice('\n')
+			p.long = append(p.long, line...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			err = fmt.Errorf("a line longer than %d bytes", maxLine)
+		}
+		line = p.long
 	}
-	lines <- procLine{err: err}
+	if err != nil {
+		return nil, err
+	}
+	line = line[:len(line)-1]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, nil
+}
+
+// drain reads the process's output to its end (so that no line is left
+// unread), killing the process if it does not end within the timeout.
+func (p *proc) drain() {
+	for {
+		_, err := p.readLine()
+		switch {
+		case err == nil, errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			p.kill()
+			p.timeout = min(p.timeout, time.Second) // a grandchild outside its group may hold the pipe
+			if _, err := p.readLine(); err != nil && !errors.Is(err, io.EOF) {
+				return
+			}
+		default:
+			return
+		}
+	}
 }
 
 // quoteCommand writes command as the messages quote it: [python3 env.py].
@@ -105,8 +138,9 @@ func quoteCommand(command []string) string {
 }
 
 // request sends the message p.out (without its newline) and returns the
-// line answered. A process that does not answer within the timeout, or
-// whose output ends, is killed and reaped, and the error says so.
+// line answered (valid until the next request). A process that does not
+// answer within the timeout, or whose output ends, is killed and reaped,
+// and the error says so.
 func (p *proc) request() ([]byte, error) {
 	if p.dead != nil {
 		return nil, p.dead
@@ -117,23 +151,18 @@ func (p *proc) request() ([]byte, error) {
 	if werr != nil {
 		return nil, p.fail(nil, "got no answer: it could not be sent (%v)%s", werr, p.exitText())
 	}
-	p.timer.Reset(p.timeout)
-	select {
-	case l, ok := <-p.lines:
-		p.timer.Stop() // no stale tick after Stop (Go ≥ 1.23 timers)
-		if !ok || l.err != nil {
-			why := "its output ended"
-			if ok && !errors.Is(l.err, io.EOF) {
-				why = fmt.Sprintf("reading its output failed (%v)", l.err)
-			}
-			return nil, p.fail(nil, "got no answer: %s%s", why, p.exitText())
-		}
+	line, err := p.readLine()
+	switch {
+	case err == nil:
 		p.n++
-		return l.text, nil
-	case <-p.timer.C:
+		return line, nil
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		p.kill()
 		return nil, p.fail(nil, "got no answer within env.external.timeout = %v; the process was killed", p.timeout)
+	case errors.Is(err, io.EOF):
+		return nil, p.fail(nil, "got no answer: its output ended%s", p.exitText())
 	}
+	return nil, p.fail(nil, "got no answer: reading its output failed (%v)%s", err, p.exitText())
 }
 
 // fail records and returns the process's failure on the message p.out
@@ -163,19 +192,7 @@ func clipText(b []byte) string {
 // exitText describes how the process ended, with the end of its standard
 // error, once it has (waiting at most the timeout); "" if it still runs.
 func (p *proc) exitText() string {
-	done := make(chan struct{})
-	go func() {
-		// Drain what is left of its output, so that Wait may close it.
-		for range p.lines {
-		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(p.timeout):
-		p.kill()
-		<-done
-	}
+	p.drain()
 	// A process may close its output and live on: it gets the timeout to
 	// exit, then is killed.
 	exited := make(chan error, 1)
@@ -215,9 +232,9 @@ func (p *proc) wait() error {
 // kill ends the process (and its process group).
 func (p *proc) kill() { killGroup(p.cmd) }
 
-// close sends {"close": true}, closes the process's input and waits for it
-// to exit (at most the timeout, then kills it), and reaps it. It is safe to
-// call after a failure, and more than once.
+// close sends {"close": true}, closes the process's input, reads its
+// output to the end (at most the timeout, then kills it), and reaps it. It
+// is safe to call after a failure, and more than once.
 func (p *proc) close() {
 	if p.waited {
 		return
@@ -226,20 +243,10 @@ func (p *proc) close() {
 		p.stdin.Write([]byte("{\"close\": true}\n")) //nolint:errcheck // it may have gone: it is reaped below either way
 	}
 	p.stdin.Close()
-	done := make(chan struct{})
-	go func() {
-		for range p.lines {
-		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(p.timeout):
-		p.kill()
-		<-done
-	}
+	p.drain()
 	p.kill() // a process that closed its output but lingers
 	p.wait() //nolint:errcheck // its results are complete; how it ends is not reported
+	p.stdout.Close()
 }
 
 // tail keeps the last max bytes written to it (a process's standard

@@ -107,18 +107,18 @@ func (p *proc) readLine() ([]byte, error) {
 }
 
 // drain reads the process's output to its end (so that no line is left
-// unread), killing the process if it does not end within the timeout.
+// unread), killing the process if it does not end within the timeout, and
+// giving up a second of reading later (a program it started outside its
+// group may hold the pipe).
 func (p *proc) drain() {
+	killed := false
 	for {
 		_, err := p.readLine()
 		switch {
-		case err == nil, errors.Is(err, bufio.ErrBufferFull):
-		case errors.Is(err, os.ErrDeadlineExceeded):
+		case err == nil:
+		case errors.Is(err, os.ErrDeadlineExceeded) && !killed:
 			p.kill()
-			p.timeout = min(p.timeout, time.Second) // a grandchild outside its group may hold the pipe
-			if _, err := p.readLine(); err != nil && !errors.Is(err, io.EOF) {
-				return
-			}
+			killed, p.timeout = true, min(p.timeout, time.Second)
 		default:
 			return
 		}
@@ -190,7 +190,8 @@ func clipText(b []byte) string {
 }
 
 // exitText describes how the process ended, with the end of its standard
-// error, once it has (waiting at most the timeout); "" if it still runs.
+// error, once its output has ended and it has exited (each waited for at
+// most the timeout, then killed).
 func (p *proc) exitText() string {
 	p.drain()
 	// A process may close its output and live on: it gets the timeout to

@@ -173,6 +173,10 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	stop := heartbeat(opt.Progress, opt.ProgressEvery, st.get)
 	defer stop()
 	var data *dataset.Transitions
+	if opt.Data == "" && mdp.Live != nil {
+		return nil, errs.Invalid(fmt.Errorf("env.kind %s: smrl estimate draws its transitions from the true model, which this environment keeps in its process; "+
+			"give --data FILE (the transitions.csv of a run with --save-transitions)", c.Env.Kind))
+	}
 	if opt.Data == "" {
 		data, err = drawTransitions(c, mdp, &st)
 	} else {

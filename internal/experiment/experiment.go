@@ -294,12 +294,16 @@ func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 // finite on its grid, a density normalisable at W0 at the initial states,
 // features and reward finite there. run, compare, sweep (each point) and
 // smrl config share it, so that a config smrl config prints is one that
-// runs. Errors wrap errs.ErrInvalidInput and name the key.
+// runs. Errors wrap errs.ErrInvalidInput and name the key. An environment
+// that declares its horizon (env.kind external, unless env.horizon is set)
+// sets c's env.horizon, so that the snapshot, the journal and the
+// summaries count the steps it plays.
 func Check(c *config.Config) (*env.MDP, error) {
 	mdp, err := env.New(c)
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
+	c.Env.Horizon = mdp.Horizon
 	if c.InitModel != "" {
 		if mdp.Model.Init, err = estimate.InitWeights(c.InitModel, mdp); err != nil {
 			return nil, errs.Invalid(err)

@@ -100,7 +100,12 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t record.Tria
 // are set.
 func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 	c, mdp, t := j.Config, j.MDP, j.Trial
-	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
+	w, err := newWorld(ctx, c, mdp, t)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	ag, err := agent.New(t.Agent, mdp.Model, w.dynamics(), agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
 	if err != nil {
 		return nil, err
 	}
@@ -116,10 +121,6 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 	planPCG := rand.NewPCG(streamSeed(c.Seed, purposePlan, uint64(t.Seed), agentIndex(t.Agent)))
 	planRng := rand.New(planPCG)
 	pl.BindSource(planRng, planPCG) // the same draws, without a call per draw
-	envPCG := rand.NewPCG(0, 0)
-	envRng := rand.New(envPCG)
-	truth := mdp.Dynamics.NewSimulator() // private scratch; shared tables
-	ends := mdp.Task.Terminates()
 	rec := j.Record
 	s, next := make([]float64, ds), make([]float64, ds)
 	var prevW []float64 // Ŵ of the previous refit, for Episode.WStep
@@ -131,8 +132,9 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		envPCG.Seed(streamSeed(c.Seed, purposeEnv, uint64(t.Seed), uint64(ep)))
-		mdp.Init(envRng, s)
+		if err := w.reset(ep, s); err != nil {
+			return nil, fmt.Errorf("episode %d: %w", ep, err)
+		}
 		pl.Reset()
 		if err := ag.BeginEpisode(pl, s, planRng); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
@@ -151,12 +153,15 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 				ai, a = agent.BoxAction, ctrl
 			} else {
 				ai = pl.Act(ag.Sim, s, planRng)
+				if err := w.planErr(); err != nil {
+					return nil, fmt.Errorf("episode %d step %d: the oracle's rollouts: %w", ep, h+1, err)
+				}
 				if err := pl.Err(); err != nil {
 					return nil, fmt.Errorf("episode %d step %d: %w", ep, h+1, planError(err, ag, mdp))
 				}
 				a = pl.Action(ai)
 			}
-			r, err := trueStep(mdp, truth, envRng, s, a, next)
+			a, r, terminal, bonus, done, err := w.step(s, a, next)
 			if err != nil {
 				return nil, fmt.Errorf("episode %d step %d: %w", ep, h+1, err)
 			}
@@ -169,15 +174,8 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 			}
 			ag.Observe(s, a, next)
 			steps++
-			done, bonus := false, 0.0
-			if ends {
-				done, bonus = mdp.Task.Terminal(next)
-				if done && math.IsNaN(bonus) {
-					return nil, errs.Invalid(fmt.Errorf("episode %d step %d: env.terminal is undefined (compares a NaN) at s = %v", ep, h+1, next))
-				}
-			}
 			if rec != nil {
-				rec.Transition(ep, steps, s, a, next, r+bonus, done)
+				rec.Transition(ep, steps, s, a, next, r+bonus, terminal)
 			}
 			s, next = next, s
 			if done {

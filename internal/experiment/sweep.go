@@ -18,6 +18,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/metrics"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/record"
@@ -121,6 +122,17 @@ func (p *point) start() (err error) {
 		p.journal, err = results.AppendJournal(p.dir)
 	} else {
 		p.journal, err = startFresh(p.dir, p.cfgYAML)
+	}
+	if err != nil {
+		return err
+	}
+	// The live metrics follow the journal: a resume appends to the
+	// interrupted run's lines, a fresh run (or --overwrite) starts them
+	// anew (startFresh removed the old file).
+	if p.resumed {
+		p.metrics, err = metrics.Append(p.dir)
+	} else {
+		p.metrics, err = metrics.Create(p.dir)
 	}
 	return err
 }

@@ -42,6 +42,11 @@ type Options struct {
 	// Episodes, when not nil, counts completed episodes, so that progress
 	// shows within long trials.
 	Episodes *atomic.Int64
+	// OnEpisode, when not nil, is called after every completed episode of
+	// every trial, from the trial's worker as it happens (so concurrently
+	// for several workers, and in completion order): the live metrics
+	// (metrics.jsonl). Its Job is the job's index.
+	OnEpisode func(EpisodeDone)
 	// Grace bounds how long the trials in flight run on once ctx is
 	// cancelled (0: until they finish); closing Abandon (after the
 	// cancellation) ends the wait at once. See RunJobs.
@@ -127,10 +132,12 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		prevW = append([]float64(nil), ag.Model.W...)
 	}
 	out := make([]record.Episode, 0, c.Episodes)
+	totalSteps := 0
 	for ep := 1; ep <= c.Episodes; ep++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		epStart := time.Now()
 		envPCG.Seed(streamSeed(c.Seed, purposeEnv, uint64(t.Seed), uint64(ep)))
 		mdp.Init(envRng, s)
 		pl.Reset()
@@ -191,7 +198,8 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		e := episodeRecord(ag, t.Agent, mdp.Model, prevW)
 		e.Episode, e.Reward, e.Steps, e.PlusCount, e.Actions = ep, reward, steps, plus, counts
 		out = append(out, e)
-		episodeDone(ctx)
+		totalSteps += steps
+		episodeDone(ctx, EpisodeDone{Trial: t, Episode: &out[len(out)-1], StepsSoFar: totalSteps, Seconds: time.Since(epStart).Seconds()})
 	}
 	if sink := j.Models; sink != nil && ag.Last != nil && ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
 		sink.Learned(Learned{Method: ag.Method(), W: append([]float64(nil), ag.Model.W...),

@@ -488,12 +488,7 @@ func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadat
 	}); err != nil {
 		return err
 	}
-	// The aggregate over points: one stratum per point.
-	strata := make([]aggregate.Stratum, len(pts))
-	for i, p := range pts {
-		strata[i] = p.stratum
-	}
-	if err := writeAggregates(root, strata, s.Agents(), s.Base); err != nil {
+	if err := writeAggregates(root, sweepStrata(s, pts), s.Agents(), s.Base); err != nil {
 		return err
 	}
 	end := time.Now()
@@ -526,6 +521,40 @@ func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadat
 	return nil
 }
 
+// sweepStrata are the strata of the aggregate over points: one per point,
+// or, when agents is swept, one per point of the other keys, holding the
+// agents of all its points (an agent run at two of them, as the oracle in
+// agents=[sm,oracle],[lds,oracle], ran the same trials at both: its
+// first point's scores are kept).
+func sweepStrata(s *grid.Sweep, pts []*point) []aggregate.Stratum {
+	swept := slices.Index(s.Grid.Keys(), "agents")
+	if swept < 0 {
+		out := make([]aggregate.Stratum, len(pts))
+		for i, p := range pts {
+			out[i] = p.stratum
+		}
+		return out
+	}
+	var out []aggregate.Stratum
+	index := map[string]int{}
+	for _, p := range pts {
+		texts := s.Grid.Texts(p.Coords)
+		key := strings.Join(slices.Delete(slices.Clone(texts), swept, swept+1), "\x00")
+		k, ok := index[key]
+		if !ok {
+			k = len(out)
+			index[key] = k
+			out = append(out, aggregate.Stratum{Scores: map[string][]float64{}, Seeds: map[string][]int{}})
+		}
+		for a, sc := range p.stratum.Scores {
+			if _, dup := out[k].Scores[a]; !dup {
+				out[k].Scores[a], out[k].Seeds[a] = sc, p.stratum.Seeds[a]
+			}
+		}
+	}
+	return out
+}
+
 // sweepRows reads the last summary row of every agent at every point.
 func sweepRows(s *grid.Sweep, root string) ([]grid.Row, error) {
 	var rows []grid.Row
@@ -538,7 +567,7 @@ func sweepRows(s *grid.Sweep, root string) ([]grid.Row, error) {
 		for _, x := range sums {
 			last[x.Agent] = x
 		}
-		for _, a := range s.Agents() {
+		for _, a := range p.Config.Agents {
 			x, ok := last[a]
 			if !ok {
 				return nil, errs.Invalid(fmt.Errorf("%s has no rows of agent %s", filepath.Join(root, p.Name, results.SummaryFile), a))

@@ -198,4 +198,3 @@ func cutSample(path string, value *yaml.Node) (int, error) {
 	}
 	return 0, nil
 }
-

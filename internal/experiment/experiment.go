@@ -448,7 +448,10 @@ func finish(c *config.Config, mdp *env.MDP, res *record.Result, cfgYAML []byte, 
 		return err
 	}
 	if len(rows) > 0 {
-		st, agents := aggregate.FromRows(rows, c.Stats)
+		st, agents, err := aggregate.TaskScores(rows, c.Stats)
+		if err != nil {
+			return err
+		}
 		if err := writeAggregates(opt.OutDir, []aggregate.Stratum{st}, agents, c); err != nil {
 			return err
 		}

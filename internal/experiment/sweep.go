@@ -436,7 +436,10 @@ func writePoints(pts []*point, meta *results.Metadata, workers int, plot func(st
 		pm := *meta
 		pm.Trials = len(p.trials)
 		rows := results.Rows(full)
-		p.stratum, _ = aggregate.FromRows(rows, p.Config.Stats)
+		var err error
+		if p.stratum, _, err = aggregate.TaskScores(rows, p.Config.Stats); err != nil {
+			return fmt.Errorf("sweep point %s: %w", p.Label, err)
+		}
 		p.warnings = results.Warnings(rows, warnInput(p.Config, p.mdp))
 		if err := p.writeFiles(full, &pm, Options{OutDir: p.dir, Plot: plot}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", p.Label, err)

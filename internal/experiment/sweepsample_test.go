@@ -134,3 +134,48 @@ func TestSweepSampleShards(t *testing.T) {
 	}
 	samePoints(t, s, ref, out, "merged sample")
 }
+
+// A sweep over tasks whose returns differ in scale (env.horizon 3 and 12)
+// with stats.normalise: random-oracle: the root's aggregate mean of sm is
+// the mean over both points' seeds of (x − r)/(o − r), x the seed's mean
+// return per episode and r, o the point's mean scores of random and the
+// oracle, computed here from the journals.
+func TestSweepNormalisedAcrossTasks(t *testing.T) {
+	s, err := grid.Load(config.Options{Path: tinyBase(t)}, []string{"env.horizon=3,12", "agents=[random,oracle,sm]", "stats.normalise=random-oracle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "sw")
+	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root, Workers: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	var want float64
+	var n int
+	for _, p := range s.Points {
+		done, err := results.ReadJournal(filepath.Join(root, p.Name), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		score := map[string][]float64{}
+		for tr, eps := range done {
+			var sum float64
+			for _, e := range eps {
+				sum += e.Reward
+			}
+			score[tr.Agent] = append(score[tr.Agent], sum/float64(len(eps)))
+		}
+		avg := func(x []float64) float64 { return (x[0] + x[1]) / 2 }
+		r, o := avg(score["random"]), avg(score["oracle"])
+		for _, x := range score["sm"] {
+			want += (x - r) / (o - r)
+			n++
+		}
+		if got := aggregateValue(t, filepath.Join(root, p.Name), "oracle", "mean"); math.Abs(got-1) > 1e-12 {
+			t.Errorf("point %s: the oracle's normalised mean %v, want 1", p.Name, got)
+		}
+	}
+	want /= float64(n)
+	if got := aggregateValue(t, root, "sm", "mean"); n != 4 || math.Abs(got-want) > 1e-12 {
+		t.Errorf("root normalised mean of sm %v over %d seeds, want %v", got, n, want)
+	}
+}

@@ -110,8 +110,8 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		return nil, err
 	}
 	ds := mdp.StateDim()
-	var ctrl []float64 // the action of an agent that needs no planner (ag.Ctrl)
-	if ag.Ctrl != nil {
+	var ctrl []float64 // the action of an agent that needs no planner (ag.Ctrl, ag.Random)
+	if ag.Ctrl != nil || ag.Random {
 		ctrl = make([]float64, mdp.ActionDim())
 	}
 	pl, err := agent.NewFromConfig(c.Planner, mdp.Actions, plannerBox(mdp), mdp.Task, ds)
@@ -153,10 +153,17 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		for h := 0; h < mdp.Horizon; h++ {
 			var ai int
 			var a []float64
-			if ag.Ctrl != nil {
+			switch {
+			case ag.Ctrl != nil:
 				ag.Ctrl.Control(s, h, ctrl)
 				ai, a = agent.BoxAction, ctrl
-			} else {
+			case ag.Random:
+				if ai = ag.RandomAction(planRng, len(mdp.Actions), ctrl); ai == agent.BoxAction {
+					a = ctrl
+				} else {
+					a = pl.Action(ai)
+				}
+			default:
 				ai = pl.Act(ag.Sim, s, planRng)
 				if err := pl.Err(); err != nil {
 					return nil, fmt.Errorf("episode %d step %d: %w", ep, h+1, planError(err, ag, mdp))

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -468,7 +470,7 @@ func cleanSweepRoot(root string, s *grid.Sweep, log *slog.Logger) {
 			log.Warn("point directories of an earlier sweep are left alone", "out", root, "points", stale)
 		}
 	}
-	for _, f := range append([]string{grid.TableFile, results.MetadataFile, plotting.ReportFile}, aggregate.Files...) {
+	for _, f := range append([]string{grid.TableFile, results.MetadataFile, plotting.ReportFile, plotting.ReportHTMLFile, PointAggregatesFile}, aggregate.Files...) {
 		os.Remove(filepath.Join(root, f))
 	}
 	for _, name := range plotting.GridFigureNames(keys) { // the sweep's aggregate figures included
@@ -492,6 +494,9 @@ func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadat
 		return err
 	}
 	if err := writeAggregates(root, sweepStrata(s, pts), s.Agents(), s.Base); err != nil {
+		return err
+	}
+	if err := writePointAggregates(s, root); err != nil {
 		return err
 	}
 	end := time.Now()
@@ -556,6 +561,86 @@ func sweepStrata(s *grid.Sweep, pts []*point) []aggregate.Stratum {
 		}
 	}
 	return out
+}
+
+// PointAggregatesFile is the table at a sweep's root of every point's
+// aggregate metrics (each point's aggregate.csv, the point and its values
+// in front).
+const PointAggregatesFile = "aggregate_points.csv"
+
+// writePointAggregates writes root/aggregate_points.csv: the rows of every
+// point's aggregate.csv, in point order, prefixed by the point's name and
+// values.
+func writePointAggregates(s *grid.Sweep, root string) error {
+	head := append(append([]string{"point"}, s.Grid.Keys()...), "agent", "metric", "value", "lo", "hi")
+	var rows [][]string
+	for _, p := range s.Points {
+		path := filepath.Join(root, p.Name, aggregate.AggregateFile)
+		recs, err := fsutil.ReadCSV(path, "the point has no aggregates")
+		if err != nil {
+			return err
+		}
+		for _, r := range recs[1:] {
+			rows = append(rows, append(append([]string{p.Name}, s.Grid.Texts(p.Coords)...), r...))
+		}
+	}
+	return fsutil.WriteAtomic(filepath.Join(root, PointAggregatesFile), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write(head)
+		cw.WriteAll(rows)
+		return cw.Error()
+	})
+}
+
+// sweepReportHTML adds the aggregates per point (the IQM and mean of each
+// agent with their intervals, from root's aggregate_points.csv when it has
+// one) to the sweep's report.md in reportDir and writes its report.html.
+func sweepReportHTML(root, reportDir string, s *grid.Sweep) error {
+	recs, err := fsutil.ReadCSV(filepath.Join(root, PointAggregatesFile), "")
+	if err != nil {
+		return plotting.WriteReportHTML(reportDir) // a sweep of an earlier version
+	}
+	pointAgg := recs[1:]
+	nk := len(s.Grid.Axes)
+	type cellKey struct{ point, agent string }
+	cells := map[cellKey]map[string]string{}
+	var order []cellKey
+	for _, r := range pointAgg {
+		k := cellKey{r[0], r[1+nk]}
+		if cells[k] == nil {
+			cells[k] = map[string]string{}
+			order = append(order, k)
+		}
+		v, lo, hi := r[3+nk], r[4+nk], r[5+nk]
+		cells[k][r[2+nk]] = fmt.Sprintf("%s [%s, %s]", shortNum(v), shortNum(lo), shortNum(hi))
+	}
+	head := append(append([]string{}, s.Grid.Keys()...), "agent", "IQM [95% CI]", "mean [95% CI]")
+	texts := map[string][]string{}
+	for _, p := range s.Points {
+		texts[p.Name] = s.Grid.Texts(p.Coords)
+	}
+	var rows [][]string
+	for _, k := range order {
+		rows = append(rows, append(append([]string{}, texts[k.point]...), k.agent, cells[k][aggregate.IQM], cells[k][aggregate.Mean]))
+	}
+	scale := "raw per-seed scores"
+	if n := s.Base.Stats.Normalise; n != "" && n != "none" {
+		scale = "per-seed scores normalised by `stats.normalise: " + n + "`"
+	}
+	intro := "Each point's aggregate metrics over its seeds (" + scale + "; 95% percentile-bootstrap intervals), from its `aggregate.csv`; all of them in `" + PointAggregatesFile + "`."
+	if err := plotting.AppendReportSection(reportDir, "Aggregate metrics per point", intro, head, rows); err != nil {
+		return err
+	}
+	return plotting.WriteReportHTML(reportDir)
+}
+
+// shortNum writes a number of a CSV cell with 4 significant digits.
+func shortNum(s string) string {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
 // sweepRows reads the last summary row of every agent at every point.
@@ -709,7 +794,10 @@ func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, fo
 		return figs, err
 	}
 	d.AggregateDir = root
-	return figs, plotting.GridReport(d, reportDir, figs, dirs)
+	if err := plotting.GridReport(d, reportDir, figs, dirs); err != nil {
+		return figs, err
+	}
+	return figs, sweepReportHTML(root, reportDir, s)
 }
 
 // forEach calls f(0), …, f(n−1) on up to workers goroutines and returns

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -175,6 +176,29 @@ func TestSweepNormalisedAcrossTasks(t *testing.T) {
 		}
 	}
 	want /= float64(n)
+	// aggregate_points.csv: every point's aggregate.csv rows, in point
+	// order, behind the point's name and values.
+	recs, err := fsutil.ReadCSV(filepath.Join(root, PointAggregatesFile), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 1
+	for _, p := range s.Points {
+		own, err := fsutil.ReadCSV(filepath.Join(root, p.Name, "aggregate.csv"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range own[1:] {
+			want := strings.Join(append(append([]string{p.Name}, s.Grid.Texts(p.Coords)...), r...), ",")
+			if k >= len(recs) || strings.Join(recs[k], ",") != want {
+				t.Fatalf("aggregate_points.csv row %d is not %s", k, want)
+			}
+			k++
+		}
+	}
+	if k != len(recs) {
+		t.Errorf("aggregate_points.csv has %d rows, the points %d", len(recs)-1, k-1)
+	}
 	if got := aggregateValue(t, root, "sm", "mean"); n != 4 || math.Abs(got-want) > 1e-12 {
 		t.Errorf("root normalised mean of sm %v over %d seeds, want %v", got, n, want)
 	}

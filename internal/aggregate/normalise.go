@@ -56,7 +56,8 @@ func Normalise(s Stratum, st config.Stats) (Stratum, error) {
 		return s, errs.Invalid(fmt.Errorf("stats.normalise %q: unknown", st.Normalise))
 	}
 	if !(hi != lo) || math.IsInf(hi-lo, 0) {
-		return s, errs.Invalid(fmt.Errorf("stats.normalise %s: the references score the same (%v and %v), so normalised scores are undefined: %w", st.Normalise, lo, hi, ErrReference))
+		return s, errs.Invalid(fmt.Errorf("stats.normalise %s: the references score the same mean (%v and %v) on this task, so normalised scores are undefined (%w): declare them (stats.normalise: declared, stats.reference: [low, high]) or run the task longer; the results files are written, the aggregates are not",
+			st.Normalise, lo, hi, ErrReference))
 	}
 	out := Stratum{Scores: make(map[string][]float64, len(s.Scores)), Seeds: s.Seeds}
 	for a, x := range s.Scores {

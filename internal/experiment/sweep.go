@@ -745,7 +745,7 @@ func gridData(s *grid.Sweep, rows []grid.Row, terminates bool) *plotting.GridDat
 		}
 	}
 	for _, a := range s.Grid.Axes {
-		ga := plotting.GridAxis{Key: a.Key, Labels: a.Texts}
+		ga := plotting.GridAxis{Key: a.Key, Labels: a.Texts, Drawn: s.Grid.Sample > 0}
 		if x, ok := a.Numeric(); ok {
 			ga.X, ga.Log = x, a.LogSpaced()
 		}

@@ -121,7 +121,9 @@ func (g *Grid) sampled(n int, seed uint64) (*Grid, error) {
 	}
 	out := &Grid{Sample: n, given: g.Axes}
 	for k, a := range g.Axes {
-		ax := &Axis{Key: a.Key, Scale: List, Source: a.Source}
+		// A range keeps its scale, so the figures draw a log: range's
+		// draws on a log axis.
+		ax := &Axis{Key: a.Key, Scale: a.Scale, Range: a.Range, Source: a.Source}
 		for _, d := range draws {
 			if !slices.ContainsFunc(ax.Values, func(v any) bool { return Text(v) == Text(d[k]) }) {
 				ax.Values = append(ax.Values, d[k])

@@ -10,7 +10,7 @@ PYTHON  ?= /usr/bin/python3
 # GOPATH, so $(go env GOPATH)/bin, where go install would put it.
 PREFIX  ?= $(firstword $(subst :, ,$(shell $(GO) env GOPATH)))
 
-.PHONY: all build install test bench lint fuzz reproduce clean
+.PHONY: all build install test bench lint fuzz reproduce clean check-claims
 
 all: build test
 
@@ -87,6 +87,12 @@ reproduce: build
 	$(BIN) estimate --config configs/relu-kink.yaml --method sm,sm-kernel,sm-plain,mle --out results/relu-kink-sweep.csv
 	$(BIN) compare --config configs/relu-kink.yaml --out results/relu-kink
 	SMRL_LONG=1 $(GO) test -count=1 -timeout 60m -run 'TestWeightedSMConsistencyLong|TestReLUWeightCapChoice' -v ./internal/estimator/
+
+# The commands whose time README.md and docs/ state, in a fresh clone with
+# an empty build cache: each measured time printed beside the claim
+# (CLAIMS_LONG=1 adds the full pendulum comparison and go test ./...).
+check-claims:
+	scripts/check-claims.sh
 
 # report.html of two small runs in headless Chromium (root: installs
 # chromium if missing); every image must load.

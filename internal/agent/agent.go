@@ -34,7 +34,11 @@ type Agent struct {
 	Last   *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
 	// Ctrl, when not nil, chooses the actions instead of a planner (the
 	// lqr agent); Sim and Model are then nil.
-	Ctrl   Controller
+	Ctrl Controller
+	// Random marks the random agent: its actions are RandomAction's, not
+	// a planner's; Sim and Model are nil.
+	Random bool
+	box    *env.Box // the random agent's box of actions, or nil
 	lambda float64
 	add    func(phi, next []float64)
 	fit    func() (*estimator.Fit, error)

@@ -42,6 +42,11 @@ type Options struct {
 	// Episodes, when not nil, counts completed episodes, so that progress
 	// shows within long trials.
 	Episodes *atomic.Int64
+	// OnEpisode, when not nil, is called after every completed episode of
+	// every trial, from the trial's worker as it happens (so concurrently
+	// for several workers, and in completion order): the live metrics
+	// (metrics.jsonl). Its Job is the job's index.
+	OnEpisode func(EpisodeDone)
 	// Grace bounds how long the trials in flight run on once ctx is
 	// cancelled (0: until they finish); closing Abandon (after the
 	// cancellation) ends the wait at once. See RunJobs.
@@ -110,8 +115,8 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		return nil, err
 	}
 	ds := mdp.StateDim()
-	var ctrl []float64 // the action of an agent that needs no planner (ag.Ctrl)
-	if ag.Ctrl != nil {
+	var ctrl []float64 // the action of an agent that needs no planner (ag.Ctrl, ag.Random)
+	if ag.Ctrl != nil || ag.Random {
 		ctrl = make([]float64, mdp.ActionDim())
 	}
 	pl, err := agent.NewFromConfig(c.Planner, mdp.Actions, plannerBox(mdp), mdp.Task, ds)
@@ -128,10 +133,12 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		prevW = append([]float64(nil), ag.Model.W...)
 	}
 	out := make([]record.Episode, 0, c.Episodes)
+	totalSteps := 0
 	for ep := 1; ep <= c.Episodes; ep++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		epStart := time.Now()
 		if err := w.reset(ep, s); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
@@ -148,10 +155,17 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		for h := 0; h < mdp.Horizon; h++ {
 			var ai int
 			var a []float64
-			if ag.Ctrl != nil {
+			switch {
+			case ag.Ctrl != nil:
 				ag.Ctrl.Control(s, h, ctrl)
 				ai, a = agent.BoxAction, ctrl
-			} else {
+			case ag.Random:
+				if ai = ag.RandomAction(planRng, len(mdp.Actions), ctrl); ai == agent.BoxAction {
+					a = ctrl
+				} else {
+					a = pl.Action(ai)
+				}
+			default:
 				ai = pl.Act(ag.Sim, s, planRng)
 				if err := w.planErr(); err != nil {
 					return nil, fmt.Errorf("episode %d step %d: the oracle's rollouts: %w", ep, h+1, err)
@@ -189,7 +203,8 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		e := episodeRecord(ag, t.Agent, mdp.Model, prevW)
 		e.Episode, e.Reward, e.Steps, e.PlusCount, e.Actions = ep, reward, steps, plus, counts
 		out = append(out, e)
-		episodeDone(ctx)
+		totalSteps += steps
+		episodeDone(ctx, EpisodeDone{Trial: t, Episode: &out[len(out)-1], StepsSoFar: totalSteps, Seconds: time.Since(epStart).Seconds()})
 	}
 	if sink := j.Models; sink != nil && ag.Last != nil && ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
 		sink.Learned(Learned{Method: ag.Method(), W: append([]float64(nil), ag.Model.W...),

@@ -59,6 +59,8 @@ var runKeys = map[string]string{
 	"workers":  "workers",
 	// issue 22: the standard errors of Ŵ per episode.
 	"stats.save_se": "save-se",
+	// issue 34: Ŵ per episode in w.csv.
+	"stats.save_w": "save-w",
 }
 
 // agentRunKeys are runKeys with --agents (compare and sweep), which sets
@@ -79,6 +81,7 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.Uint64("seed", 0, "master seed (config key seed)")
 	f.Int("workers", 0, "parallel trials, 0 = all cores (config key workers)")
 	f.Bool("save-se", false, "record the standard errors of Ŵ of the learning agents per episode: columns se_k_j of episodes.csv (config key stats.save_se)")
+	f.Bool("save-w", false, "write Ŵ per episode to w.csv instead of episodes.csv (so anyway when d_psi·d_phi > 64; config key stats.save_w)")
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "do not draw figures")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines and no table")
 	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")

@@ -53,6 +53,10 @@ type Stats struct {
 	// SaveSE records, per episode, the standard errors of Ŵ of the
 	// learning agents (columns se_k_j of episodes.csv, se in the journal).
 	SaveSE bool `mapstructure:"save_se" yaml:"save_se"`
+	// SaveW writes Ŵ per episode to w.csv (with its standard errors
+	// under SaveSE) however small it is; a Ŵ of more than
+	// results.WColumnsMax entries goes there anyway.
+	SaveW bool `mapstructure:"save_w" yaml:"save_w"`
 }
 
 // ScoreNames are the values of stats.score.

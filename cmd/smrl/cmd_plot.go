@@ -22,6 +22,9 @@ type PlotOptions struct {
 	Quiet  bool
 	Smooth int
 	Seeds  bool
+	// SmoothSet and SeedsSet say that --smooth and --seed-lines were
+	// given: they then replace the run's plot.smooth and plot.seed_lines.
+	SmoothSet, SeedsSet bool
 }
 
 // NewCmdPlot returns smrl plot; a non-nil runF is called with the parsed
@@ -53,6 +56,7 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
   smrl plot --sweep sweep.csv --out sweep.png`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SmoothSet, opts.SeedsSet = cmd.Flags().Changed("smooth"), cmd.Flags().Changed("seed-lines")
 			if runF != nil {
 				return runF(opts)
 			}
@@ -68,8 +72,8 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 	f.MarkHidden("format")
 	cmd.RegisterFlagCompletionFunc("plot-format", completeWords("png", "svg", "pdf"))
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not list the figures written")
-	f.BoolVar(&opts.Seeds, "seed-lines", false, "also draw each seed's values as thin lines under the means")
-	f.IntVar(&opts.Smooth, "smooth", 0, "draw return, episode length and plus count as moving averages over `K` episodes (stated in titles and captions)")
+	f.BoolVar(&opts.Seeds, "seed-lines", false, "also draw each seed's values as thin lines under the means (default: the run's plot.seed_lines)")
+	f.IntVar(&opts.Smooth, "smooth", 0, "draw return, episode length and plus count as moving averages over `K` episodes, stated in titles and captions (default: the run's plot.smooth)")
 	return cmd
 }
 
@@ -114,7 +118,14 @@ func plotRun(opts *PlotOptions) error {
 		return nil
 	}
 	plot := func(in, out, format string) ([]string, error) {
-		return experiment.PlotWith(in, out, experiment.FigureOptions{Format: format, Smooth: opts.Smooth, SeedLines: opts.Seeds})
+		fo := experiment.FigureOptions{Format: format}
+		if opts.Smooth != 0 || opts.SmoothSet {
+			fo.Smooth = &opts.Smooth
+		}
+		if opts.Seeds || opts.SeedsSet {
+			fo.SeedLines = &opts.Seeds
+		}
+		return experiment.PlotWith(in, out, fo)
 	}
 	if grid.IsDir(opts.In) {
 		if opts.Smooth != 0 || opts.Seeds {

@@ -32,6 +32,7 @@ type Config struct {
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
 	CV         CV         `mapstructure:"cv" yaml:"cv"`
 	Stats      Stats      `mapstructure:"stats" yaml:"stats"`
+	Plot       Plot       `mapstructure:"plot" yaml:"plot"`
 	// LambdaCV is true when lambda is the word cv (validate_stats.go);
 	// Lambda is then 0 and not used.
 	LambdaCV bool `mapstructure:"-" yaml:"-"`

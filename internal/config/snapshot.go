@@ -93,6 +93,9 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 	if !c.Stats.SaveW {
 		dropKey(mappingValue(&root, "stats"), "save_w")
 	}
+	if c.Plot == DefaultPlot {
+		dropKey(&root, "plot")
+	}
 	if !c.LengthCV {
 		// cv.lengths serves model.features.length: cv only: keep the
 		// snapshots of configs that do not use it as they were.

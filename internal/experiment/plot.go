@@ -21,6 +21,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
+	"gonum.org/v1/plot/vg"
 )
 
 // densities serves the model densities of a 1-D MDP to the figures.
@@ -82,13 +83,14 @@ func Plot(dir, outDir, format string) ([]string, error) {
 	return PlotWith(dir, outDir, FigureOptions{Format: format})
 }
 
-// FigureOptions choose how Plot draws: the format, for the per-episode
-// figures a moving window (plotting.Options.Smooth), and per-seed lines
-// (plotting.Options.SeedLines).
+// FigureOptions choose how Plot draws: the format and, when not nil, in
+// place of the run's plot.smooth and plot.seed_lines (its config.yaml),
+// for the per-episode figures a moving window (plotting.Options.Smooth)
+// and per-seed lines (plotting.Options.SeedLines).
 type FigureOptions struct {
 	Format    string
-	Smooth    int
-	SeedLines bool
+	Smooth    *int
+	SeedLines *bool
 }
 
 // PlotWith is Plot with the figure options fo.
@@ -206,7 +208,12 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt.Smooth, opt.SeedLines = fo.Smooth, fo.SeedLines
+	if fo.Smooth != nil {
+		opt.Smooth = *fo.Smooth
+	}
+	if fo.SeedLines != nil {
+		opt.SeedLines = *fo.SeedLines
+	}
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", figDir, err)
 	}
@@ -311,7 +318,13 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 
 // figureOptions is figureInputs for the config c of dir and its MDP m.
 func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.Options, plotting.DensitySource, error) {
-	opt := plotting.Options{Format: format, Horizon: c.Env.Horizon, Episodes: c.Episodes, Seeds: c.Seeds}
+	opt := plotting.Options{Format: format, Horizon: c.Env.Horizon, Episodes: c.Episodes, Seeds: c.Seeds,
+		Smooth: c.Plot.Smooth, SeedLines: c.Plot.SeedLines, FontSize: c.Plot.FontSize}
+	if c.Plot.Width != config.DefaultPlot.Width || c.Plot.Height != config.DefaultPlot.Height {
+		// A size the config chose; the default leaves each figure its
+		// own (the densities figure is larger).
+		opt.Width, opt.Height = vg.Length(c.Plot.Width)*vg.Inch/96, vg.Length(c.Plot.Height)*vg.Inch/96
+	}
 	if err := checkComplete(dir, c); err != nil {
 		return opt, nil, err
 	}

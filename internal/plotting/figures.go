@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/results"
 
 	"gonum.org/v1/plot"
@@ -176,7 +177,7 @@ func summarySeries(sum *summaryData, skip func(agent string) bool,
 			continue
 		}
 		rows := sum.Rows[a]
-		s := series{Name: a, Style: AgentStyle(a)}
+		s := series{Name: a, Style: AgentStyle(a), Reference: config.IsBaseline(a)}
 		anyInterval := false
 		for _, r := range rows {
 			m, lo, hi := get(r)

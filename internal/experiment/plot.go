@@ -319,7 +319,8 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 // figureOptions is figureInputs for the config c of dir and its MDP m.
 func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.Options, plotting.DensitySource, error) {
 	opt := plotting.Options{Format: format, Horizon: c.Env.Horizon, Episodes: c.Episodes, Seeds: c.Seeds,
-		Smooth: c.Plot.Smooth, SeedLines: c.Plot.SeedLines, FontSize: c.Plot.FontSize}
+		Smooth: c.Plot.Smooth, SeedLines: c.Plot.SeedLines, FontSize: c.Plot.FontSize,
+		InTrueFamily: func(agent string) bool { return config.InTrueFamily(c, agent) }}
 	if c.Plot.Width != config.DefaultPlot.Width || c.Plot.Height != config.DefaultPlot.Height {
 		// A size the config chose; the default leaves each figure its
 		// own (the densities figure is larger).

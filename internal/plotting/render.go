@@ -73,6 +73,10 @@ type Options struct {
 	// SeedLines draws each seed's values as thin lines under the means in
 	// the figures over episodes.
 	SeedLines bool
+	// InTrueFamily, when not nil, says which agents' Ŵ lives in the true
+	// family (config.InTrueFamily): the W-error figure draws only those.
+	// nil draws every agent with an error.
+	InTrueFamily func(agent string) bool
 	// FontSize is the size of the axis labels in points (0: labelSize,
 	// 13); every text, line and marker of a figure scales by
 	// FontSize/labelSize (writeFigure lays the figure out on a canvas

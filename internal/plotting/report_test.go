@@ -46,8 +46,8 @@ func TestReport(t *testing.T) {
 				// Values from testdata/results/summary.csv, episode 6.
 				// An older file: no return per episode; the cells are
 				// those of the terminal table (results.TableCells).
-				`| oracle | 6 | 3 | - | 35.8 [34.4, 37.3] | 0.0 [0.0, 0.0] | 5.3 | - |`,
-				`| sm | 6 | 3 | - | 28.7 [26.4, 31.0] | 7.1 [5.6, 8.7] | 10.0 | 0.263 |`,
+				`| oracle | 6 | 3 | - | 35.82 [34.38, 37.25] | 0 [0, 0] | 5.333 | - |`,
+				`| sm | 6 | 3 | - | 28.68 [26.37, 30.99] | 7.135 [5.578, 8.691] | 10 | 0.2631 |`,
 				"| lds | 6 | 3 | ",
 			},
 			wantLinks: []string{
@@ -187,7 +187,7 @@ func TestReportHTMLHasEveryTable(t *testing.T) {
 		}
 		rows++
 	}
-	if rows < 2+4 || !strings.Contains(string(md), "| sm | lds | 1 [1, 1] |") {
+	if rows < 2+4 || !strings.Contains(string(md), "| sm | – | 1 [1, 1] |") || !strings.Contains(string(md), "| lds | 0 [0, 0] | – |") {
 		t.Fatalf("report.md has %d table lines, without the aggregate tables:\n%s", rows, md)
 	}
 	if n := strings.Count(page, `src="data:image/png;base64,`); n != len(figs) {
@@ -292,7 +292,7 @@ func TestReportClipsIntervalsAsTheTable(t *testing.T) {
 	if err := results.Table(&table, sums, results.Columns{Cumulative: true, PlusCount: true}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-530.0 [-950.0, -110.0]" + results.ClipMark, results.ClipNote} {
+	for _, want := range []string{"-530 [-950, -110]" + results.ClipMark, results.ClipNote} {
 		if !strings.Contains(table.String(), want) {
 			t.Fatalf("the terminal table lacks %q:\n%s", want, table.String())
 		}

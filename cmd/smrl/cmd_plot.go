@@ -14,8 +14,12 @@ import (
 
 // PlotOptions are the flags of smrl plot.
 type PlotOptions struct {
-	IO     *IOStreams
+	IO *IOStreams
+	// In is the one results directory (--in); Ins every --in given, more
+	// than one for an overlay, with their Labels.
 	In     string
+	Ins    []string
+	Labels []string
 	Out    string
 	Sweep  string
 	Format string
@@ -53,10 +57,14 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 2 otherwise, before drawing).`,
 		Example: `  smrl plot --in results/synthetic
   smrl plot --in results/synthetic --plot-format svg --out /tmp/figs
+  smrl plot --in results/a --in results/b --label before --label after --out /tmp/overlay
   smrl plot --sweep sweep.csv --out sweep.png`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.SmoothSet, opts.SeedsSet = cmd.Flags().Changed("smooth"), cmd.Flags().Changed("seed-lines")
+			if len(opts.Ins) == 1 {
+				opts.In = opts.Ins[0]
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -64,7 +72,8 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.In, "in", "", "results directory to plot")
+	f.StringArrayVar(&opts.Ins, "in", nil, "results directory to plot; repeated (--in A --in B --out DIR), the runs overlaid in one figure per measure")
+	f.StringArrayVar(&opts.Labels, "label", nil, "with several --in, the legend `label` of each, in their order (default: the directories' names)")
 	f.StringVar(&opts.Sweep, "sweep", "", "estimation sweep CSV to plot instead")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (results) or file (sweep)")
 	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")
@@ -88,6 +97,9 @@ func plotRun(opts *PlotOptions) error {
 	}
 	if (opts.Smooth != 0 || opts.Seeds) && opts.Sweep != "" {
 		return usageErrorf("--smooth and --seed-lines apply to the figures of a results directory (--in), not --sweep")
+	}
+	if len(opts.Ins) > 1 || len(opts.Labels) > 0 {
+		return overlayRun(opts)
 	}
 	if (opts.In == "") == (opts.Sweep == "") {
 		return usageErrorf("give exactly one of --in DIR and --sweep FILE.csv")
@@ -136,6 +148,31 @@ func plotRun(opts *PlotOptions) error {
 	figs, err := plot(opts.In, opts.Out, opts.Format)
 	for _, f := range figs {
 		if !opts.Quiet {
+			fmt.Fprintln(opts.IO.Out, f)
+		}
+	}
+	return err
+}
+
+// overlayRun is smrl plot with several --in: their overlay into --out.
+func overlayRun(opts *PlotOptions) error {
+	switch {
+	case opts.Sweep != "":
+		return usageErrorf("--sweep draws one estimation sweep; several --in overlay results directories: give one or the other")
+	case len(opts.Ins) < 2:
+		return usageErrorf("--label names the runs of an overlay: give two or more --in")
+	case opts.Out == "":
+		return usageErrorf("an overlay of %d results directories needs --out DIR (a new directory, or one smrl made)", len(opts.Ins))
+	case opts.Seeds:
+		return usageErrorf("--seed-lines draws one run's seeds; an overlay draws the runs' means")
+	}
+	fo := experiment.FigureOptions{Format: opts.Format}
+	if opts.SmoothSet {
+		fo.Smooth = &opts.Smooth
+	}
+	figs, err := experiment.PlotOverlay(opts.Ins, opts.Labels, opts.Out, fo)
+	if !opts.Quiet {
+		for _, f := range figs {
 			fmt.Fprintln(opts.IO.Out, f)
 		}
 	}

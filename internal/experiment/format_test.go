@@ -215,3 +215,18 @@ func TestSaveWMovesW(t *testing.T) {
 		t.Errorf("w.csv of the earlier run outlived a run without it (%v)", err)
 	}
 }
+
+// The plot keys change no result: a resume or a merge across runs that
+// differ in them is allowed, as across workers; save_w is not ignored.
+func TestPlotKeysIgnoredByConfigDiff(t *testing.T) {
+	a := quick(t)
+	b := *a
+	b.Plot.Smooth, b.Plot.SeedLines, b.Plot.Width, b.Plot.Height, b.Plot.FontSize = 5, true, 1000, 700, 18
+	if k, va, vb, err := configDiff(a, &b); err != nil || k != "" {
+		t.Errorf("configs differing in plot keys: diff %s (%s vs %s), %v", k, va, vb, err)
+	}
+	b.Stats.SaveW = true
+	if k, _, _, err := configDiff(a, &b); err != nil || k != "stats.save_w" {
+		t.Errorf("configs differing in stats.save_w: diff %q, %v; want stats.save_w", k, err)
+	}
+}

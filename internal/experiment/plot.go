@@ -319,14 +319,10 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 
 // figureOptions is figureInputs for the config c of dir and its MDP m.
 func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.Options, plotting.DensitySource, error) {
-	opt := plotting.Options{Format: format, Horizon: c.Env.Horizon, Episodes: c.Episodes, Seeds: c.Seeds,
-		Smooth: c.Plot.Smooth, SeedLines: c.Plot.SeedLines, FontSize: c.Plot.FontSize,
-		InTrueFamily: func(agent string) bool { return config.InTrueFamily(c, agent) }}
-	if c.Plot.Width != config.DefaultPlot.Width || c.Plot.Height != config.DefaultPlot.Height {
-		// A size the config chose; the default leaves each figure its
-		// own (the densities figure is larger).
-		opt.Width, opt.Height = vg.Length(c.Plot.Width)*vg.Inch/96, vg.Length(c.Plot.Height)*vg.Inch/96
-	}
+	opt := plotOptions(format, c)
+	opt.Horizon, opt.Episodes, opt.Seeds = c.Env.Horizon, c.Episodes, c.Seeds
+	opt.Smooth, opt.SeedLines = c.Plot.Smooth, c.Plot.SeedLines
+	opt.InTrueFamily = func(agent string) bool { return config.InTrueFamily(c, agent) }
 	if err := checkComplete(dir, c); err != nil {
 		return opt, nil, err
 	}
@@ -340,6 +336,18 @@ func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.O
 	}
 	opt.Marginals = &marginals{mdp: m}
 	return opt, nil, nil
+}
+
+// plotOptions are the figure options of c's plot keys that every figure
+// honours, its size and font, in format.
+func plotOptions(format string, c *config.Config) plotting.Options {
+	opt := plotting.Options{Format: format, FontSize: c.Plot.FontSize}
+	if c.Plot.Width != config.DefaultPlot.Width || c.Plot.Height != config.DefaultPlot.Height {
+		// A size the config chose; the default leaves each figure its
+		// own (the densities figure is larger).
+		opt.Width, opt.Height = vg.Length(c.Plot.Width)*vg.Inch/96, vg.Length(c.Plot.Height)*vg.Inch/96
+	}
+	return opt
 }
 
 // checkFigureInputs checks everything figures reads in dir without

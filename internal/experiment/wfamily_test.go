@@ -10,10 +10,11 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 )
 
-// The W-error figure draws only the agents whose Ŵ lives in the true
-// family: on the paper's custom-sin MDP the lds agent's Gaussian W is
-// left out (its distance to W0 compares two families); with a Gaussian
-// truth of lds.sigma it is drawn, and with another sigma it is not.
+// |Ŵ − W0|_F is recorded and drawn only for the agents whose Ŵ lives in
+// the true family: on the paper's custom-sin MDP the lds agent's Gaussian
+// W has no w_error and no line (its distance to W0 compared two
+// families); with a Gaussian truth of lds.sigma it has both, and with
+// another sigma neither.
 func TestWErrorFigureOnlyInTrueFamily(t *testing.T) {
 	c := quick(t)
 	c.Seeds, c.Episodes = 2, 2
@@ -41,6 +42,13 @@ func TestWErrorFigureOnlyInTrueFamily(t *testing.T) {
 			return err
 		}}); err != nil {
 			t.Fatal(err)
+		}
+		// The runner records no w_error for an agent outside the family.
+		_, col, rows := readEpisodes(t, dir)
+		for _, r := range rows {
+			if r[col["agent"]] == "lds" && (r[col["w_error"]] != "") != tc.wantLDS {
+				t.Fatalf("%s: lds's w_error cell %q", tc.describe, r[col["w_error"]])
+			}
 		}
 		svg, err := os.ReadFile(filepath.Join(dir, "plots", "w_error.svg"))
 		if err != nil {

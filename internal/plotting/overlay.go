@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -104,6 +105,9 @@ func OverlayFigures(runs []OverlayRun, outDir string, opt Options) ([]string, er
 			if f := in.run.Opt.InTrueFamily; m.name == FigWError && f != nil {
 				skip = func(a string) bool { return !f(a) } // as the run's own W-error figure
 			}
+			if m.name == FigCumRegret {
+				skip = config.IsBaseline // the baseline's regret against itself is 0
+			}
 			run := summarySeries(in.sum, skip, m.get)
 			in.spans.clip(run, spanColumn(m.name))
 			if !m.cumulative {
@@ -133,7 +137,11 @@ func OverlayFigures(runs []OverlayRun, outDir string, opt Options) ([]string, er
 		if m.cumulative {
 			window = 0
 		}
-		title := fmt.Sprintf("%s (mean, 95%% CI over seeds%s)", m.title, smoothNote(window))
+		stat := "mean, 95% CI over seeds"
+		if m.name == FigWError {
+			stat = "mean over seeds" // no band
+		}
+		title := fmt.Sprintf("%s (%s%s)", m.title, stat, smoothNote(window))
 		path := filepath.Join(outDir, m.name+"."+opt.Format)
 		err := writeFigure(path, opt, func(c draw.Canvas) error {
 			return safeDraw(func() error {

@@ -212,6 +212,25 @@ func IsBaseline(agent string) bool {
 	return ok && p.Baseline
 }
 
+// InTrueFamily reports whether the Ŵ of agent in c's run lives in the
+// family of the truth, so that |Ŵ − W0|_F is an estimation error: every
+// agent but one whose model is Gaussian whatever the family (lds and its
+// variants, Part.GaussianModel), which does only when the true family is
+// env.family.kind gaussian (one family for all coordinates) with its
+// sigma equal to lds.sigma. Otherwise the lds agent's W holds the natural
+// parameters of another family, and its distance to W0 compares two
+// different things (issue 38: it looked best).
+func InTrueFamily(c *Config, agent string) bool {
+	p, ok := lookup("agents", agent)
+	if !ok || !p.GaussianModel {
+		return true
+	}
+	sigma := Shared[struct {
+		Sigma float64 `yaml:"sigma"`
+	}](c, "env.family").Sigma // the gaussian family's key (package env)
+	return c.Env.Family.Kind == "gaussian" && sigma == c.LDS.Sigma
+}
+
 // sectionType returns the type of the registered section at path, nil if
 // none.
 func sectionType(path string) reflect.Type {

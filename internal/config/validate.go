@@ -82,6 +82,7 @@ func (c *Config) validate(agents bool) error {
 	}
 	c.validateCore(bad)
 	c.validateStats(bad, agents)
+	c.validatePlot(bad)
 	if agents && len(c.Agents) == 0 {
 		bad("agents", "must list at least one of %v", Names("agents"))
 	}

@@ -454,7 +454,7 @@ func finish(c *config.Config, mdp *env.MDP, res *record.Result, cfgYAML []byte, 
 	dphi := mdp.Model.Features.Dim()
 	dpsi := results.WDims(rows, dphi)
 	sums := results.Summarise(rows, c.Env.Horizon)
-	if err := results.WriteDir(opt.OutDir, rows, sums, dpsi, dphi, cfgYAML, meta); err != nil {
+	if err := results.WriteDir(opt.OutDir, rows, sums, results.NewLayout(0, dpsi, dphi, c.Stats.SaveW), cfgYAML, meta); err != nil {
 		return err
 	}
 	if len(rows) > 0 {

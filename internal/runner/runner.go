@@ -129,6 +129,10 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 	rec := j.Record
 	s, next := make([]float64, ds), make([]float64, ds)
 	var prevW []float64 // Ŵ of the previous refit, for Episode.WStep
+	// |Ŵ − W0|_F is an estimation error only for an agent whose Ŵ lives in
+	// the true family (an lds agent's Gaussian W on the paper's custom-sin
+	// MDP does not: the distance compared two families).
+	inFamily := config.InTrueFamily(c, t.Agent)
 	if ag.Model != nil {
 		prevW = append([]float64(nil), ag.Model.W...)
 	}
@@ -200,7 +204,7 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := episodeRecord(ag, t.Agent, mdp.Model, prevW)
+		e := episodeRecord(ag, t.Agent, mdp.Model, prevW, inFamily)
 		e.Episode, e.Reward, e.Steps, e.PlusCount, e.Actions = ep, reward, steps, plus, counts
 		out = append(out, e)
 		totalSteps += steps
@@ -236,9 +240,10 @@ func trueStep(mdp *env.MDP, truth env.Simulator, envRng *rand.Rand, s, a, next [
 
 // episodeRecord is the record of ag's end-of-episode refit: its β, ball
 // acceptance, λ, diagnostics (moving prevW on), Ŵ with its standard
-// errors in the model class's columns, and |Ŵ − W0|_F; the caller fills in
+// errors in the model class's columns, and, when its Ŵ lives in the true
+// family (inFamily, config.InTrueFamily), |Ŵ − W0|_F; the caller fills in
 // the episode's number, return, length and action counts.
-func episodeRecord(ag *agent.Agent, name string, model env.ModelSpec, prevW []float64) record.Episode {
+func episodeRecord(ag *agent.Agent, name string, model env.ModelSpec, prevW []float64, inFamily bool) record.Episode {
 	e := record.Episode{WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda()}
 	e.Diag = refitDiagnostics(ag, prevW)
 	// W is recorded in the columns of the model class's features; an
@@ -249,7 +254,7 @@ func episodeRecord(ag *agent.Agent, name string, model env.ModelSpec, prevW []fl
 			e.SE = append([]float64(nil), ag.SE...)
 		}
 	}
-	if w0 := model.W0; ag.Learner() && w0 != nil && len(e.W) == len(w0) {
+	if w0 := model.W0; ag.Learner() && inFamily && w0 != nil && len(e.W) == len(w0) {
 		var d2 float64
 		for i := range w0 {
 			d := e.W[i] - w0[i]

@@ -28,16 +28,21 @@ func TestWErrorFigureOnlyInTrueFamily(t *testing.T) {
 		{"gaussian", 1, true, "a Gaussian truth with lds.sigma"},
 		{"gaussian", 2, false, "a Gaussian truth of another sigma"},
 	} {
-		c := *c
-		c.Env.Family.Kind, c.Env.Family.Sigma = tc.kind, tc.sigma
-		if got := config.InTrueFamily(&c, "lds"); got != tc.wantLDS {
+		c, err := c.With("env.family.kind", tc.kind) // a copy, its sections too
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Set("env.family.sigma", tc.sigma); err != nil {
+			t.Fatal(err)
+		}
+		if got := config.InTrueFamily(c, "lds"); got != tc.wantLDS {
 			t.Errorf("%s: InTrueFamily(lds) = %v, want %v", tc.describe, got, tc.wantLDS)
 		}
-		if !config.InTrueFamily(&c, "sm") {
+		if !config.InTrueFamily(c, "sm") {
 			t.Errorf("%s: sm is not in the true family", tc.describe)
 		}
 		dir := t.TempDir()
-		if err := Run(context.Background(), &c, Options{OutDir: dir, Plot: func(d string) error {
+		if err := Run(context.Background(), c, Options{OutDir: dir, Plot: func(d string) error {
 			_, err := Figures(d, "svg")
 			return err
 		}}); err != nil {

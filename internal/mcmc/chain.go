@@ -220,6 +220,26 @@ func (c *Chain) LogDensity() float64 { return c.lp }
 // StepSize is the current step size ε.
 func (c *Chain) StepSize() float64 { return c.eps }
 
+// SetStep fixes the step size ε > 0 and, when minv is not nil, the
+// inverse diagonal mass (len d, entries > 0): for chains that share the
+// adaptation of a pilot chain instead of each warming up. Warmup then
+// adapts nothing unless the settings' StepSize is 0.
+func (c *Chain) SetStep(eps float64, minv []float64) error {
+	if !(eps > 0) || math.IsInf(eps, 1) || (minv != nil && len(minv) != c.d) {
+		return fmt.Errorf("%w: step size %g with %d inverse masses for dimension %d", ErrSettings, eps, len(minv), c.d)
+	}
+	for _, v := range minv {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("%w: inverse mass %g is not a positive number", ErrSettings, v)
+		}
+	}
+	c.eps = eps
+	for i, v := range minv {
+		c.minv[i], c.sqrtM[i] = v, 1/math.Sqrt(v)
+	}
+	return nil
+}
+
 // InverseMass is the diagonal of the inverse mass matrix (owned by the
 // chain).
 func (c *Chain) InverseMass() []float64 { return c.minv }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/mcmc"
@@ -29,7 +30,7 @@ type MCMCOptions struct {
 	NewtonIter int
 	// MinAverage is the fewest iterations of the averaging phase before
 	// the stopping rule is tried (default 20); MaxIter bounds all
-	// iterations (default 400).
+	// iterations (default 1000).
 	MinAverage, MaxIter int
 	// Tol bounds the Monte Carlo standard error of every entry of the
 	// averaged W relative to its statistical standard error (default 0.1).
@@ -52,7 +53,7 @@ func (o MCMCOptions) withDefaults() MCMCOptions {
 	def(&o.Draws, 5)
 	def(&o.NewtonIter, 5)
 	def(&o.MinAverage, 20)
-	def(&o.MaxIter, 400)
+	def(&o.MaxIter, 1000)
 	def(&o.Pilots, 4)
 	def(&o.Workers, 1)
 	if o.Tol == 0 {
@@ -75,6 +76,8 @@ type MCMCReport struct {
 	// StepSize is the chains' shared step size, AcceptRate their mean
 	// acceptance rate.
 	StepSize, AcceptRate float64
+	// Seconds is the wall time of the fit (its CPU time with Workers 1).
+	Seconds float64
 }
 
 // MCMCMLE is maximum likelihood for a joint family whose log-partition has
@@ -160,9 +163,11 @@ func (t *tiltTarget) LogDensityGrad(x, grad []float64) float64 {
 // iteration of the averaging phase, whose iterates are averaged
 // (Polyak–Ruppert): W̄.
 //
-// Stopping rule, tried after MinAverage averaging iterations: with δ_k =
-// H⁻¹Ĝ_k, δ̄ their mean over the averaging phase and se_j = sd(δ_j)/√K the
-// Monte Carlo standard error of entry j of δ̄ (and of W̄), stop when the
+// Stopping rule, tried every 5 iterations after MinAverage averaging
+// iterations: with δ_k = H⁻¹Ĝ_k, δ̄ their mean over the averaging phase
+// and se_j = sd(δ_j)/√ESS_j the Monte Carlo standard error of entry j of
+// δ̄ (and of W̄; ESS_j of the series δ_j by mcmc.ESS, since persistent
+// chains make successive δ_k correlated), stop when the
 // averaged gradient is within its Monte Carlo error of zero,
 // Σ_j (δ̄_j/se_j)² <= p + 2√(2p) (a χ²_p's mean plus two sds), and the
 // Monte Carlo error is small beside the statistical one, se_j <= Tol·σ_j
@@ -177,6 +182,8 @@ func (e *MCMCMLE) Fit(lambda float64, start []float64) (*Fit, error) {
 	if lambda < 0 {
 		return nil, fmt.Errorf("MCMC maximum likelihood: lambda must be >= 0, got %g", lambda)
 	}
+	begin := time.Now()
+	defer func() { e.Report.Seconds = time.Since(begin).Seconds() }()
 	n, p := e.N(), e.dpsi*e.dphi
 	if n == 0 {
 		return nil, fmt.Errorf("MCMC maximum likelihood: no transitions: %w", ErrSingular)
@@ -209,8 +216,7 @@ func (e *MCMCMLE) iterate(r *mleRun, pre *kronPre, w []float64, lambda float64) 
 	grad := make([]float64, p)
 	delta := make([]float64, p)
 	wbar := make([]float64, p)
-	dmean := make([]float64, p)
-	dm2 := make([]float64, p)
+	hist := make([][]float64, p) // δ_j over the averaging phase
 	sigma := make([]float64, p)
 	bound := float64(p) + 2*math.Sqrt(2*float64(p))
 	e.Report = MCMCReport{Chi2Bound: bound, StepSize: r.eps}
@@ -232,22 +238,22 @@ func (e *MCMCMLE) iterate(r *mleRun, pre *kronPre, w []float64, lambda float64) 
 			continue
 		}
 		a := math.Pow(float64(j), -0.6)
-		fj := float64(j)
 		for i, d := range delta {
 			w[i] += a * d
-			wbar[i] += (w[i] - wbar[i]) / fj
-			dd := d - dmean[i]
-			dmean[i] += dd / fj
-			dm2[i] += dd * (d - dmean[i])
+			wbar[i] += (w[i] - wbar[i]) / float64(j)
+			hist[i] = append(hist[i], d)
 		}
-		if j < o.MinAverage {
+		if j < o.MinAverage || j%5 != 0 {
 			continue
 		}
 		pre.inverseDiag(sigma)
 		var chi2, ratio float64
-		for i := range dmean {
-			se := math.Sqrt(dm2[i] / (fj - 1) / fj)
-			chi2 += (dmean[i] / se) * (dmean[i] / se)
+		for i, h := range hist {
+			// The δ_k of persistent chains are autocorrelated across
+			// iterations: their mean's standard error is sd/√ESS.
+			se := math.Sqrt(variance(h) / mcmc.ESS([][]float64{h}))
+			m := mean(h)
+			chi2 += (m / se) * (m / se)
 			ratio = max(ratio, se/math.Sqrt(sigma[i]))
 		}
 		e.Report.Chi2, e.Report.MCRatio = chi2, ratio
@@ -463,6 +469,24 @@ func (r *mleRun) gradient(e *MCMCMLE, w []float64, lambda float64, grad []float6
 			}
 		}
 	}
+}
+
+func mean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// variance is the unbiased sample variance.
+func variance(x []float64) float64 {
+	m := mean(x)
+	var s float64
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return s / float64(len(x)-1)
 }
 
 func (r *mleRun) acceptRate() float64 {

@@ -261,7 +261,7 @@ func (c *Chain) WarmupDivergences() int { return c.warmDiv }
 // acceptance probability of one step crosses 1/2) and adapts by dual
 // averaging toward TargetAccept (their Algorithm 5: γ = 0.05, t0 = 10,
 // κ = 0.75, μ = log 10ε0), ending at the averaged step ε̄. With AdaptMass
-// the transitions between 15% and 90% of warm-up estimate the marginal
+// the transitions between 15% and 75% of warm-up estimate the marginal
 // variances v_i; the inverse mass becomes (n v_i + 10⁻³·5)/(n + 5) (Stan's
 // regularisation) and the step size restarts. A divergent transition in
 // warm-up is rejected; warm-up fails with a DivergenceError when more than
@@ -280,8 +280,8 @@ func (c *Chain) Warmup() error {
 	massLo, massHi := -1, -1
 	if c.s.AdaptMass && n >= 150 {
 		// Stan's windows in one: a fast start, a slow window estimating
-		// the variances, a terminal window of at least 50 re-adapting ε.
-		massLo, massHi = n*15/100, n-max(n/10, 50)
+		// the variances, a terminal window (a quarter, at least 50) re-adapting ε.
+		massLo, massHi = n*15/100, n-max(n/4, 50)
 	}
 	c.warmLP = c.warmLP[:0]
 	c.warm = true

@@ -16,13 +16,17 @@ func Default() []byte { return slices.Clone(defaultYAML) }
 
 // Config is a fully resolved experiment.
 type Config struct {
-	Name       string     `mapstructure:"name" yaml:"name"`
-	Seed       uint64     `mapstructure:"seed" yaml:"seed"`
-	Seeds      int        `mapstructure:"seeds" yaml:"seeds"`
-	Episodes   int        `mapstructure:"episodes" yaml:"episodes"`
-	Workers    int        `mapstructure:"workers" yaml:"workers"`
-	Lambda     float64    `mapstructure:"lambda" yaml:"lambda"`
-	Agents     []string   `mapstructure:"agents" yaml:"agents"`
+	Name     string   `mapstructure:"name" yaml:"name"`
+	Seed     uint64   `mapstructure:"seed" yaml:"seed"`
+	Seeds    int      `mapstructure:"seeds" yaml:"seeds"`
+	Episodes int      `mapstructure:"episodes" yaml:"episodes"`
+	Workers  int      `mapstructure:"workers" yaml:"workers"`
+	Lambda   float64  `mapstructure:"lambda" yaml:"lambda"`
+	Agents   []string `mapstructure:"agents" yaml:"agents"`
+	// InitModel is a model file (smrl estimate --save-model, smrl run
+	// --save-models) whose Ŵ each learner plans with until its first refit
+	// (smrl run --init-model); empty: they start from W = 0.
+	InitModel  string     `mapstructure:"init_model" yaml:"init_model,omitempty"`
 	Env        Env        `mapstructure:"env" yaml:"env"`
 	Model      Model      `mapstructure:"model" yaml:"model"`
 	Planner    Planner    `mapstructure:"planner" yaml:"planner"`
@@ -32,6 +36,7 @@ type Config struct {
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
 	CV         CV         `mapstructure:"cv" yaml:"cv"`
 	Stats      Stats      `mapstructure:"stats" yaml:"stats"`
+	Sampler    Sampler    `mapstructure:"sampler" yaml:"sampler"`
 	// LambdaCV is true when lambda is the word cv (validate_stats.go);
 	// Lambda is then 0 and not used.
 	LambdaCV bool `mapstructure:"-" yaml:"-"`
@@ -50,6 +55,8 @@ type Config struct {
 	// allAgents treats every agent as selected (smrl estimate, which
 	// runs no agent but fits with every method).
 	allAgents bool
+	// noTrueW allows an empty env.w0 (Options.NoTrueW).
+	noTrueW bool
 }
 
 // Env describes the MDP. Kind "expfam" is an exponential-family transition
@@ -128,6 +135,10 @@ type Family struct {
 	Psi     []string     `mapstructure:"psi" yaml:"psi,omitempty" doc:"expression: the statistics psi(x), one expression each (d_psi of them per coordinate)"`
 	Support []float64    `mapstructure:"support" yaml:"support,omitempty" doc:"expression: [low, high] of the support (.inf for unbounded); empty: the real line"`
 	Coords  []ExprFamily `mapstructure:"coords" yaml:"coords,omitempty" doc:"expression: one {log_q, psi, support} per coordinate, instead of one for all"`
+	// Precision is Λ of gaussian-coupled, q(x) = exp(−½ xᵀΛx) (d rows of
+	// d numbers); Coupling is κ of coupled-sin (docs/joint-families.md).
+	Precision [][]float64 `mapstructure:"precision" yaml:"precision,omitempty"`
+	Coupling  float64     `mapstructure:"coupling" yaml:"coupling"`
 }
 
 // ExprFamily is a one-dimensional family written as expressions of x:

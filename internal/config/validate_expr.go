@@ -130,6 +130,22 @@ func checkExprFamily(bad func(key, format string, args ...any), key string, f Ex
 	}
 }
 
+// checkJointExprFamily checks a joint expression family: log q and psi
+// are expressions of x0, …, x_{dim−1}.
+func checkJointExprFamily(bad func(key, format string, args ...any), f Family) {
+	vars := JointVars(max(f.Dim, JointVarMax(append([]string{f.LogQ}, f.Psi...)...)+1))
+	checkExpr(bad, "env.family.log_q", f.LogQ, vars, false)
+	if len(f.Psi) == 0 {
+		bad("env.family.psi", "must list at least one statistic, an expression of %s", vars)
+	}
+	if len(f.Psi) > maxExprStats {
+		bad("env.family.psi", "must list at most %d statistics, got %d", maxExprStats, len(f.Psi))
+	}
+	for k, p := range f.Psi {
+		checkExpr(bad, fmt.Sprintf("env.family.psi[%d]", k), p, vars, false)
+	}
+}
+
 // maxExprStats bounds the statistics of one expression coordinate.
 const maxExprStats = 64
 
@@ -157,6 +173,8 @@ func (c *Config) validateExpr(bad func(key, format string, args ...any)) {
 			for i, cf := range f.Coords {
 				checkExprFamily(bad, fmt.Sprintf("env.family.coords[%d]", i), cf)
 			}
+		case f.JointExpr():
+			checkJointExprFamily(bad, f)
 		default:
 			checkExprFamily(bad, "env.family", ExprFamily{LogQ: f.LogQ, Psi: f.Psi, Support: f.Support})
 		}

@@ -177,6 +177,7 @@ var Families = []Family{
 }
 
 func init() {
+	Families = append(Families, jointFamilies...)
 	for i := range Families {
 		if f := &Families[i]; f.Formula.LogQ != "" {
 			f.Doc = f.Formula.Doc()
@@ -197,7 +198,12 @@ func init() {
 		p.Uses = append(slices.Clone(f.Uses), f.EnvUses...)
 		p.Validate = both(f.Validate, f.EnvValidate)
 		if f.Name == config.ExprKind {
-			p.StatsOf = func(c *config.Config, ds int) int { return config.ExprStats(c.Env.Family.Coordinates()) }
+			p.StatsOf = func(c *config.Config, ds int) int {
+				if c.Env.Family.JointExpr() {
+					return len(c.Env.Family.Psi) // the joint statistics
+				}
+				return config.ExprStats(c.Env.Family.Coordinates())
+			}
 		}
 		config.Register(p)
 	}

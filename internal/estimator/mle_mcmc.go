@@ -120,15 +120,25 @@ func (e *MCMCMLE) Add(phi, next []float64) {
 // gradient ∇log q(x) + J_psi(x)ᵀ η_t. Its scratch is shared by the chains
 // one goroutine runs in turn.
 type tiltTarget struct {
-	fam expfam.Joint
-	eta []float64
-	sc  *tiltScratch
+	fam  expfam.Joint
+	fast tilter // fam's own evaluation, when it has one
+	eta  []float64
+	sc   *tiltScratch
+}
+
+// tilter is a joint family that evaluates log q(x) + <psi(x), η> and its
+// gradient in one pass, without forming the Jacobian (coupled-sin).
+type tilter interface {
+	TiltedGrad(x, eta, grad []float64) float64
 }
 
 type tiltScratch struct{ psi, jac []float64 }
 
 func (t *tiltTarget) Dim() int { return t.fam.StateDim() }
 func (t *tiltTarget) LogDensityGrad(x, grad []float64) float64 {
+	if t.fast != nil {
+		return t.fast.TiltedGrad(x, t.eta, grad)
+	}
 	l := t.fam.GradLogBase(x, grad)
 	t.fam.PsiJac(x, t.sc.psi, t.sc.jac)
 	dpsi := len(t.eta)
@@ -319,7 +329,8 @@ func (e *MCMCMLE) newRun(w []float64) (*mleRun, error) {
 	}
 	r.setEta(w)
 	for t := range n {
-		r.targets[t] = &tiltTarget{fam: e.fam, eta: r.eta[t*e.dpsi : (t+1)*e.dpsi], sc: scratch[r.worker(t)]}
+		fast, _ := e.fam.(tilter)
+		r.targets[t] = &tiltTarget{fam: e.fam, fast: fast, eta: r.eta[t*e.dpsi : (t+1)*e.dpsi], sc: scratch[r.worker(t)]}
 		c, err := mcmc.NewChain(r.targets[t], o.Sampler, rand.NewPCG(o.Seed, uint64(t)))
 		if err != nil {
 			return nil, err

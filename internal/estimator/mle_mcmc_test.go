@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/mcmc"
 	"gonum.org/v1/gonum/mat"
 )
@@ -126,7 +127,8 @@ func closedGauss(g coupledGauss, phis, nexts [][]float64, lambda float64) []floa
 }
 
 // TestMCMCMLEGaussian: on the coupled Gaussian (d = 2, d_phi = 3, n = 200,
-// λ = 1e-9) the MCMC MLE agrees with the closed form within half of score
+// λ = 1e-9; the test's own Joint and expfam's gaussian-coupled) the MCMC
+// MLE agrees with the closed form within half of score
 // matching's sandwich standard error, entry by entry; its stopping rule
 // holds before MaxIter; score matching itself equals the closed form to
 // 1e-9; and the fit is the same for 1 and 3 workers, bit for bit.
@@ -155,8 +157,12 @@ func TestMCMCMLEGaussian(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	fit := func(workers int) (*Fit, MCMCReport) {
-		e, err := NewMCMCMLE(g, dphi, MCMCOptions{Sampler: mcmc.Settings{Warmup: 200, Leapfrog: 5}, Seed: 7, Workers: workers})
+	real, err := expfam.NewGaussCoupled([][]float64{{2, -0.8}, {-0.8, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(workers int, fam expfam.Joint) (*Fit, MCMCReport) {
+		e, err := NewMCMCMLE(fam, dphi, MCMCOptions{Sampler: mcmc.Settings{Warmup: 200, Leapfrog: 5}, Seed: 7, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,20 +175,37 @@ func TestMCMCMLEGaussian(t *testing.T) {
 		}
 		return f, e.Report
 	}
-	f, rep := fit(1)
-	t.Logf("report %+v", rep)
+	for name, fam := range map[string]expfam.Joint{"test family": g, "expfam.GaussCoupled": real} {
+		f, rep := fit(1, fam)
+		checkMCMCMLE(t, name, f, rep, want, se)
+	}
+	f, _ := fit(1, g)
+	f3, _ := fit(3, g)
+	for i := range f.W {
+		if math.Float64bits(f.W[i]) != math.Float64bits(f3.W[i]) {
+			t.Fatalf("W[%d] = %v with 1 worker, %v with 3", i, f.W[i], f3.W[i])
+		}
+	}
+}
+
+// checkMCMCMLE compares an MCMC MLE fit with the closed form want within
+// half of SM's sandwich standard errors (variances se), and its inverse
+// information with them.
+func checkMCMCMLE(t *testing.T, name string, f *Fit, rep MCMCReport, want, se []float64) {
+	t.Helper()
+	t.Logf("%s: report %+v", name, rep)
 	if !rep.Converged {
-		t.Errorf("the stopping rule did not hold in %d iterations: %+v", rep.Iterations, rep)
+		t.Errorf("%s: the stopping rule did not hold in %d iterations: %+v", name, rep.Iterations, rep)
 	}
 	var worst float64
 	for i := range want {
 		sd := math.Sqrt(se[i])
 		worst = max(worst, math.Abs(f.W[i]-want[i])/sd)
 		if math.Abs(f.W[i]-want[i]) > 0.5*sd {
-			t.Errorf("MCMC MLE W[%d] = %.5f, closed form %.5f: off by %.2f SM standard errors (> 0.5)", i, f.W[i], want[i], math.Abs(f.W[i]-want[i])/sd)
+			t.Errorf("%s: MCMC MLE W[%d] = %.5f, closed form %.5f: off by %.2f SM standard errors (> 0.5)", name, i, f.W[i], want[i], math.Abs(f.W[i]-want[i])/sd)
 		}
 	}
-	t.Logf("largest |W − closed form| = %.3f SM standard errors", worst)
+	t.Logf("%s: largest |W − closed form| = %.3f SM standard errors", name, worst)
 	// The information block is C ⊗ Σ phi phiᵀ with C ≈ Λ⁻¹: its inverse
 	// diagonal is the MLE's variance, close to SM's sandwich here (SM is
 	// efficient for a Gaussian).
@@ -192,13 +215,7 @@ func TestMCMCMLEGaussian(t *testing.T) {
 	}
 	for i := range inv {
 		if r := inv[i] / se[i]; r < 0.7 || r > 1.4 {
-			t.Errorf("variance of W[%d]: inverse information %.4g, SM sandwich %.4g", i, inv[i], se[i])
-		}
-	}
-	f3, _ := fit(3)
-	for i := range f.W {
-		if math.Float64bits(f.W[i]) != math.Float64bits(f3.W[i]) {
-			t.Fatalf("W[%d] = %v with 1 worker, %v with 3", i, f.W[i], f3.W[i])
+			t.Errorf("%s: variance of W[%d]: inverse information %.4g, SM sandwich %.4g", name, i, inv[i], se[i])
 		}
 	}
 }

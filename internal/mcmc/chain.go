@@ -178,7 +178,7 @@ func NewChain(t Target, s Settings, src rand.Source) (*Chain, error) {
 	c := &Chain{t: t, s: s, rng: rand.New(src), d: d,
 		x: make([]float64, d), g: make([]float64, d), x1: make([]float64, d), g1: make([]float64, d),
 		p: make([]float64, d), minv: make([]float64, d), sqrtM: make([]float64, d), eps: s.StepSize,
-		wf: welford{mean: make([]float64, d), m2: make([]float64, d)}, warmLP: make([]float64, 0, s.Warmup/2+1)}
+		wf: welford{mean: make([]float64, d), m2: make([]float64, d)}}
 	for i := range c.minv {
 		c.minv[i], c.sqrtM[i] = 1, 1
 	}
@@ -282,6 +282,9 @@ func (c *Chain) Warmup() error {
 		// Stan's windows in one: a fast start, a slow window estimating
 		// the variances, a terminal window (a quarter, at least 50) re-adapting ε.
 		massLo, massHi = n*15/100, n-max(n/4, 50)
+	}
+	if cap(c.warmLP) < n/2+1 { // allocated by the first warm-up only: chains that never warm up (SetStep) carry none
+		c.warmLP = make([]float64, 0, n/2+1)
 	}
 	c.warmLP = c.warmLP[:0]
 	c.warm = true

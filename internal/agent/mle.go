@@ -66,9 +66,9 @@ type samplerFamily interface {
 // (estimator.MCMCMLE), with the family's sampler settings when it has
 // them and the defaults otherwise. Its chains' streams are fixed (seed 0,
 // one per transition), so the fit is a function of the data; its
-// standard errors are the inverse of the Kronecker-approximated Fisher
-// information; it has no cross-validation (held-out likelihood would need
-// a log Z per transition) and no sandwich.
+// standard errors are the inverse observed information (each transition's
+// Cov[psi] from its chain) or the sandwich; it has no cross-validation
+// (held-out likelihood would need a log Z per transition).
 func newMCMCMLEFitter(s Setup, j expfam.Joint) (*Fitter, error) {
 	opt := estimator.MCMCOptions{}
 	if sf, ok := j.(samplerFamily); ok {
@@ -83,7 +83,7 @@ func newMCMCMLEFitter(s Setup, j expfam.Joint) (*Fitter, error) {
 		CrossValidate: func(int, estimator.Data, int, []float64, []float64) (*estimator.CV, error) {
 			return nil, fmt.Errorf("mle: cross-validation of λ is not available for the joint family %v (fitted by MCMC): give mle a fixed lambda: %w", j, errs.ErrInvalidInput)
 		},
-		Sandwich: func(*estimator.Fit, int, estimator.Data, estimator.SEOptions) ([]float64, error) {
-			return nil, fmt.Errorf("mle: the sandwich is not available for the joint family %v (fitted by MCMC): use the information standard errors: %w", j, errs.ErrInvalidInput)
+		Sandwich: func(f *estimator.Fit, _ int, _ estimator.Data, opt estimator.SEOptions) ([]float64, error) {
+			return e.Sandwich(f, opt)
 		}}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
@@ -41,8 +42,8 @@ var _ expfam.Joint = jointNormal{}
 // TestMLEOfAJointFamilyIsMCMC: the mle estimator fits a joint family that
 // is not a product by MCMC (the closed form here is least squares,
 // Ŵ = Σ x φᵀ (Σ φφᵀ)⁻¹ at λ → 0, which it matches within 0.3 of the
-// standard error 1/√(Σ φ²) of W), and refuses cross-validation with
-// invalid input.
+// standard error 1/√(Σ φ²) of W), gives a sandwich near 1/Σφ² (the model
+// is right), and refuses cross-validation with invalid input.
 func TestMLEOfAJointFamilyIsMCMC(t *testing.T) {
 	f, err := newMLEFitter(Setup{Spec: env.ModelSpec{Family: jointNormal{}}, Dphi: 1})
 	if err != nil {
@@ -65,6 +66,13 @@ func TestMLEOfAJointFamilyIsMCMC(t *testing.T) {
 	want := sxy / sxx
 	if se := 1 / math.Sqrt(sxx); math.Abs(fit.W[0]-want) > 0.3*se {
 		t.Errorf("mle of a joint family: W = %.5f, least squares %.5f (SE %.4f)", fit.W[0], want, se)
+	}
+	sw, err := f.Sandwich(fit, n, nil, estimator.SEOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := sw[0] * sxx; r < 0.7 || r > 1.3 {
+		t.Errorf("sandwich variance %.4g, 1/Σφ² = %.4g", sw[0], 1/sxx)
 	}
 	if _, err := f.CrossValidate(n, nil, 5, []float64{0.1, 1}, nil); !errors.Is(err, errs.ErrInvalidInput) {
 		t.Errorf("cross-validation: %v, want invalid input", err)

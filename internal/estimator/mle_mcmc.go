@@ -76,6 +76,10 @@ type MCMCReport struct {
 	// StepSize is the chains' shared step size, AcceptRate their mean
 	// acceptance rate.
 	StepSize, AcceptRate float64
+	// ExactInformation tells whether the fit's confidence block is the
+	// observed information Σ_t Ĉ_t ⊗ phi_t phi_tᵀ + λI (true) or its
+	// Kronecker approximation (too large a problem).
+	ExactInformation bool
 	// Seconds is the wall time of the fit (its CPU time with Workers 1).
 	Seconds float64
 }
@@ -91,6 +95,13 @@ type MCMCMLE struct {
 	opt            MCMCOptions
 	// Report describes the last Fit.
 	Report MCMCReport
+	// last is the last fit, with the chains' averaged means of psi
+	// (n×d_psi) and the preconditioner it ended with: the sandwich's
+	// ingredients.
+	last     *Fit
+	lastMean []float64
+	lastPre  *kronPre
+	lastInfo *mat.Cholesky // the exact information, when the fit has it
 }
 
 // NewMCMCMLE returns an empty estimator for fam and d_phi features.
@@ -226,7 +237,8 @@ func (e *MCMCMLE) iterate(r *mleRun, pre *kronPre, w []float64, lambda float64) 
 	grad := make([]float64, p)
 	delta := make([]float64, p)
 	wbar := make([]float64, p)
-	hist := make([][]float64, p) // δ_j over the averaging phase
+	hist := make([][]float64, p)            // δ_j over the averaging phase
+	meanPsi := make([]float64, len(r.mhat)) // E_{η_t}[psi] averaged over the averaging phase
 	sigma := make([]float64, p)
 	bound := float64(p) + 2*math.Sqrt(2*float64(p))
 	e.Report = MCMCReport{Chi2Bound: bound, StepSize: r.eps}
@@ -246,6 +258,9 @@ func (e *MCMCMLE) iterate(r *mleRun, pre *kronPre, w []float64, lambda float64) 
 				w[i] += a * delta[i]
 			}
 			continue
+		}
+		for i, m := range r.mhat {
+			meanPsi[i] += (m - meanPsi[i]) / float64(j)
 		}
 		a := math.Pow(float64(j), -0.6)
 		for i, d := range delta {
@@ -275,12 +290,175 @@ func (e *MCMCMLE) iterate(r *mleRun, pre *kronPre, w []float64, lambda float64) 
 	e.Report.AcceptRate = r.acceptRate()
 	if e.Report.Iterations <= o.NewtonIter {
 		copy(wbar, w) // no averaging phase ran
+		copy(meanPsi, r.mhat)
 	}
-	c, err := pre.information(r.cbar)
+	c, err := e.information(r, pre, wbar, meanPsi, lambda)
 	if err != nil {
 		return nil, err
 	}
-	return &Fit{W: wbar, DPsi: e.dpsi, DPhi: e.dphi, Lambda: lambda, N: e.N(), blocks: oneBlock(p, c)}, nil
+	f := &Fit{W: wbar, DPsi: e.dpsi, DPhi: e.dphi, Lambda: lambda, N: e.N(), blocks: oneBlock(p, c)}
+	e.last, e.lastMean, e.lastPre, e.lastInfo = f, meanPsi, pre, nil
+	if e.Report.ExactInformation {
+		e.lastInfo = c
+	}
+	return f, nil
+}
+
+// exactInfoFlops bounds n·p² (p = d_psi·d_phi) for the exact observed
+// information: beyond it the fit keeps the Kronecker approximation.
+const exactInfoFlops = 1 << 28
+
+// finalSweeps is the number of sweeps at W̄ whose draws estimate each
+// transition's Cov_{η_t}[psi] for the observed information.
+const finalSweeps = 10
+
+// information factorises the observed information at W̄,
+//
+//	I = Σ_t Ĉ_t ⊗ phi_t phi_tᵀ + λI,
+//
+// Ĉ_t = chain t's mean of (psi − m̄_t)(psi − m̄_t)ᵀ over finalSweeps sweeps
+// at W̄, centred on its mean m̄_t over the averaging phase (not on the
+// sweeps' own mean, which successive correlated draws would bias low).
+// Where n·p² exceeds exactInfoFlops it is the Kronecker C̄ ⊗ Σ phi phiᵀ +
+// λI instead (Report.ExactInformation false).
+func (e *MCMCMLE) information(r *mleRun, pre *kronPre, wbar, mbar []float64, lambda float64) (*mat.Cholesky, error) {
+	n, d, dphi := e.N(), e.dpsi, e.dphi
+	p := d * dphi
+	if n*p*p > exactInfoFlops {
+		return pre.information(r.cbar)
+	}
+	h := make([]float64, p*p)
+	ct := make([]float64, d*d)
+	dev := make([]float64, d)
+	draws := e.opt.Draws
+	for range finalSweeps {
+		if err := r.sweep(wbar); err != nil {
+			return nil, err
+		}
+		for t := range n {
+			clear(ct)
+			for s := range draws {
+				x := r.draws[(t*draws+s)*d : (t*draws+s+1)*d]
+				for a := range d {
+					dev[a] = x[a] - mbar[t*d+a]
+				}
+				for a := range d {
+					for b := range d {
+						ct[a*d+b] += dev[a] * dev[b] / float64(draws*finalSweeps)
+					}
+				}
+			}
+			addKron(h, ct, e.phi[t*dphi:(t+1)*dphi], d, dphi)
+		}
+	}
+	c, err := factor(h, p, lambda, "MCMC maximum likelihood", n)
+	if err != nil {
+		return nil, err
+	}
+	e.Report.ExactInformation = true
+	return c, nil
+}
+
+// addKron adds c ⊗ phi phiᵀ (c d×d, phi of length dphi) to the p×p matrix h.
+func addKron(h, c, phi []float64, d, dphi int) {
+	p := d * dphi
+	for a := range d {
+		for b := range d {
+			cab := c[a*d+b]
+			if cab == 0 {
+				continue
+			}
+			for i, x := range phi {
+				row := h[(a*dphi+i)*p+b*dphi : (a*dphi+i)*p+(b+1)*dphi]
+				for j, y := range phi {
+					row[j] += cab * x * y
+				}
+			}
+		}
+	}
+}
+
+// Sandwich returns the sandwich variances of the entries of vec(W̄) of
+// the estimator's last fit f:
+//
+//	diag(H⁻¹ (Σ_t g_t g_tᵀ) H⁻¹),  g_t = (psi(s'_t) − m̄_t) ⊗ phi_t,
+//
+// with H the fit's observed information (its confidence block; where the
+// fit fell back to the Kronecker C̄ ⊗ Σ phi phiᵀ + λI, that, through whose
+// eigendecompositions H⁻¹g_t = U[(Uᵀr_t)(Vᵀphi_t)ᵀ ./ (c_a f_b + λ)]Vᵀ)
+// and m̄_t chain t's mean of psi over the averaging phase (E_{η_t}[psi]
+// at W̄, up to Monte Carlo error). Robust where the information is not:
+// a misspecified family. With opt.HC1 the
+// variances are multiplied by n/(n − d_psi d_phi).
+func (e *MCMCMLE) Sandwich(f *Fit, opt SEOptions) ([]float64, error) {
+	n := e.N()
+	if f == nil || f != e.last || f.N != n {
+		return nil, fmt.Errorf("MCMC maximum likelihood sandwich: not the estimator's last fit of its %d transitions", n)
+	}
+	k := e.lastPre
+	p := e.dpsi * e.dphi
+	out := make([]float64, p)
+	r := make([]float64, e.dpsi)
+	ur := make([]float64, e.dpsi)
+	vphi := make([]float64, e.dphi)
+	x := mat.NewDense(e.dpsi, e.dphi, nil)
+	var ux, y mat.Dense
+	g := mat.NewVecDense(p, nil)
+	var hg mat.VecDense
+	for t := range n {
+		for a := range e.dpsi {
+			r[a] = e.psi[t*e.dpsi+a] - e.lastMean[t*e.dpsi+a]
+		}
+		phi := e.phi[t*e.dphi : (t+1)*e.dphi]
+		if e.lastInfo != nil {
+			for a := range e.dpsi {
+				for b, v := range phi {
+					g.SetVec(a*e.dphi+b, r[a]*v)
+				}
+			}
+			if err := e.lastInfo.SolveVecTo(&hg, g); err != nil {
+				return nil, fmt.Errorf("MCMC maximum likelihood sandwich: %w", err)
+			}
+			for i := range out {
+				v := hg.AtVec(i)
+				out[i] += v * v
+			}
+			continue
+		}
+		mulT(k.u, r, ur)
+		mulT(k.v, phi, vphi)
+		for a := range e.dpsi {
+			for b := range e.dphi {
+				x.Set(a, b, ur[a]*vphi[b]/(k.c[a]*k.f[b]+k.lambda))
+			}
+		}
+		ux.Mul(k.u, x)
+		y.Mul(&ux, k.v.T())
+		for i, v := range y.RawMatrix().Data {
+			out[i] += v * v
+		}
+	}
+	if opt.HC1 {
+		if n <= p {
+			return nil, fmt.Errorf("MCMC maximum likelihood sandwich: %d transitions, %d parameters: %w", n, p, ErrHC1)
+		}
+		for i := range out {
+			out[i] *= float64(n) / float64(n-p)
+		}
+	}
+	return out, nil
+}
+
+// mulT writes mᵀx into out (m square or tall: out has m's column count).
+func mulT(m *mat.Dense, x, out []float64) {
+	rows, cols := m.Dims()
+	for j := range cols {
+		var s float64
+		for i := range rows {
+			s += m.At(i, j) * x[i]
+		}
+		out[j] = s
+	}
 }
 
 // smStart is the score-matching estimate at λ (at least 1e-10).

@@ -265,20 +265,21 @@ func (c *Chain) WarmupDivergences() int { return c.warmDiv }
 // variances v_i; the inverse mass becomes (n v_i + 10⁻³·5)/(n + 5) (Stan's
 // regularisation) and the step size restarts. A divergent transition in
 // warm-up is rejected; warm-up fails with a DivergenceError when more than
-// half of its transitions diverged (an improper or non-finite density).
+// half of its transitions diverged (an improper or non-finite density), or
+// when its log density drifts (drift). With a fixed StepSize the
+// transitions run all the same (burn-in), adapting nothing.
 func (c *Chain) Warmup() error {
 	n := c.s.Warmup
 	adaptStep := c.s.StepSize == 0
-	if !adaptStep || n == 0 {
-		if adaptStep { // no warm-up to adapt in: the heuristic alone
-			c.eps = c.initialStep()
-		}
+	if adaptStep {
+		c.eps = c.initialStep()
+		c.da.restart(c.eps)
+	}
+	if n == 0 {
 		return nil
 	}
-	c.eps = c.initialStep()
-	c.da.restart(c.eps)
 	massLo, massHi := -1, -1
-	if c.s.AdaptMass && n >= 150 {
+	if adaptStep && c.s.AdaptMass && n >= 150 {
 		// Stan's windows in one: a fast start, a slow window estimating
 		// the variances, a terminal window (a quarter, at least 50) re-adapting ε.
 		massLo, massHi = n*15/100, n-max(n/4, 50)
@@ -301,7 +302,9 @@ func (c *Chain) Warmup() error {
 			last = de
 			alpha = 0
 		}
-		c.eps = c.da.update(alpha, c.s.TargetAccept)
+		if adaptStep {
+			c.eps = c.da.update(alpha, c.s.TargetAccept)
+		}
 		if 2*i >= n {
 			c.warmLP = append(c.warmLP, c.lp)
 		}
@@ -317,7 +320,9 @@ func (c *Chain) Warmup() error {
 			}
 		}
 	}
-	c.eps = math.Exp(c.da.logEbar)
+	if adaptStep {
+		c.eps = math.Exp(c.da.logEbar)
+	}
 	if 2*c.warmDiv > n {
 		last.Reason = fmt.Sprintf("%d of %d warm-up transitions diverged, the last: %s", c.warmDiv, n, last.Reason)
 		return last

@@ -214,17 +214,20 @@ func IsBaseline(agent string) bool {
 // family of the truth, so that |Ŵ − W0|_F is an estimation error: every
 // agent but one whose model is Gaussian whatever the family (lds and its
 // variants, Part.GaussianModel), which does only when the true family is
-// env.family.kind gaussian (one family for all coordinates) with its
-// sigma equal to lds.sigma. Otherwise the lds agent's W holds the natural
-// parameters of another family, and its distance to W0 compares two
-// different things (issue 38: it looked best).
+// env.family.kind gaussian with its env.family.sigma equal to lds.sigma.
+// Otherwise the lds agent's W holds the natural parameters of another
+// family, and its distance to W0 compares two different things (issue 38:
+// it looked best).
 func InTrueFamily(c *Config, agent string) bool {
 	p, ok := lookup("agents", agent)
 	if !ok || !p.GaussianModel {
 		return true
 	}
-	f := c.Env.Family
-	return f.Kind == "gaussian" && len(f.Coords) == 0 && f.Sigma == c.LDS.Sigma
+	if c.Env.Family.Kind != "gaussian" {
+		return false
+	}
+	sigma, err := c.Value("env.family.sigma")
+	return err == nil && sigma == any(c.LDS.Sigma)
 }
 
 // sectionType returns the type of the registered section at path, nil if

@@ -2,12 +2,14 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // |Ŵ − W0|_F is recorded and drawn only for the agents whose Ŵ lives in
@@ -16,8 +18,6 @@ import (
 // families); with a Gaussian truth of lds.sigma it has both, and with
 // another sigma neither.
 func TestWErrorFigureOnlyInTrueFamily(t *testing.T) {
-	c := quick(t)
-	c.Seeds, c.Episodes = 2, 2
 	for _, tc := range []struct {
 		kind     string
 		sigma    float64
@@ -28,16 +28,23 @@ func TestWErrorFigureOnlyInTrueFamily(t *testing.T) {
 		{"gaussian", 1, true, "a Gaussian truth with lds.sigma"},
 		{"gaussian", 2, false, "a Gaussian truth of another sigma"},
 	} {
-		c := *c
-		c.Env.Family.Kind, c.Env.Family.Sigma = tc.kind, tc.sigma
-		if got := config.InTrueFamily(&c, "lds"); got != tc.wantLDS {
+		// configs/quick.yaml with 2 episodes and the family of the case.
+		text := "name: quick\nseeds: 2\nepisodes: 2\nplanner:\n  n_rollouts: 20\n"
+		if tc.kind == "gaussian" {
+			text += fmt.Sprintf("env:\n  family:\n    kind: gaussian\n    sigma: %v\n", tc.sigma)
+		}
+		c, err := testutil.LoadYAML(t, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := config.InTrueFamily(c, "lds"); got != tc.wantLDS {
 			t.Errorf("%s: InTrueFamily(lds) = %v, want %v", tc.describe, got, tc.wantLDS)
 		}
-		if !config.InTrueFamily(&c, "sm") {
+		if !config.InTrueFamily(c, "sm") {
 			t.Errorf("%s: sm is not in the true family", tc.describe)
 		}
 		dir := t.TempDir()
-		if err := Run(context.Background(), &c, Options{OutDir: dir}); err != nil {
+		if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
 			t.Fatal(err)
 		}
 		// The runner records no w_error for an agent outside the family.

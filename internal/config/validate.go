@@ -293,6 +293,9 @@ const (
 // config key that sets d_phi (or the blocks). ok is false when the shape
 // cannot be determined (an invalid kind).
 func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, ok bool) {
+	if c.EnvDim() == DimFromEnv {
+		return 0, 0, 0, false, "", false // known once the environment is built
+	}
 	if ds := c.EnvDim(); ds > 0 {
 		m = 1
 		for _, f := range c.Model.Family {

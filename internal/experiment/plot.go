@@ -334,7 +334,9 @@ func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.O
 	if m.True != nil && m.StateDim() == 1 && m.ActionDim() == 1 {
 		return opt, &densities{mdp: m}, nil
 	}
-	opt.Marginals = &marginals{mdp: m}
+	if m.Live == nil { // a live environment's transition cannot be drawn at a query state
+		opt.Marginals = &marginals{mdp: m}
+	}
 	return opt, nil, nil
 }
 

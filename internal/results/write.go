@@ -160,6 +160,10 @@ type Metadata struct {
 	Shard             string    `json:"shard,omitempty"`
 	Resumed           bool      `json:"resumed,omitempty"`
 	MergedFrom        []string  `json:"merged_from,omitempty"`
+	// Running is true in the copy written as the run starts (its End is
+	// then that moment) and absent once its files are written: smrl watch
+	// stops when it goes.
+	Running bool `json:"running,omitempty"`
 	// FormatVersion is the layout of the directory's files
 	// (FormatVersion); absent in directories of earlier versions: 1.
 	FormatVersion int `json:"format_version,omitempty"`

@@ -226,6 +226,9 @@ func newOracle(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*
 func (a *Agent) newSim(m *expfam.Model) Simulator {
 	var sim Simulator
 	if a.rollout == "mean" {
+		if g := newGaussBatch(m, a.delta); g != nil {
+			return g // steps the sequences of a decision together
+		}
 		sim = expfam.NewMeanStepper(m)
 	} else {
 		sim = expfam.NewStepper(m)

@@ -61,6 +61,10 @@ type Stats struct {
 	Normalise string `mapstructure:"normalise" yaml:"normalise"`
 	// Reference is [lo, hi] of Normalise "declared".
 	Reference []float64 `mapstructure:"reference" yaml:"reference"`
+	// SaveW writes Ŵ per episode to w.csv (with its standard errors
+	// under SaveSE) however small it is; a Ŵ of more than
+	// results.WColumnsMax entries goes there anyway.
+	SaveW bool `mapstructure:"save_w" yaml:"save_w"`
 }
 
 // The values of stats.normalise.

@@ -295,12 +295,16 @@ func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 // finite on its grid, a density normalisable at W0 at the initial states,
 // features and reward finite there. run, compare, sweep (each point) and
 // smrl config share it, so that a config smrl config prints is one that
-// runs. Errors wrap errs.ErrInvalidInput and name the key.
+// runs. Errors wrap errs.ErrInvalidInput and name the key. An environment
+// that declares its horizon (env.kind external, unless env.horizon is set)
+// sets c's env.horizon, so that the snapshot, the journal and the
+// summaries count the steps it plays.
 func Check(c *config.Config) (*env.MDP, error) {
 	mdp, err := env.New(c)
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
+	c.Env.Horizon = mdp.Horizon
 	if c.InitModel != "" {
 		if mdp.Model.Init, err = estimate.InitWeights(c.InitModel, mdp); err != nil {
 			return nil, errs.Invalid(err)
@@ -450,7 +454,7 @@ func finish(c *config.Config, mdp *env.MDP, res *record.Result, cfgYAML []byte, 
 	dphi := mdp.Model.Features.Dim()
 	dpsi := results.WDims(rows, dphi)
 	sums := results.Summarise(rows, c.Env.Horizon)
-	if err := results.WriteDir(opt.OutDir, rows, sums, dpsi, dphi, cfgYAML, meta); err != nil {
+	if err := results.WriteDir(opt.OutDir, rows, sums, results.NewLayout(0, dpsi, dphi, c.Stats.SaveW), cfgYAML, meta); err != nil {
 		return err
 	}
 	if len(rows) > 0 {

@@ -252,7 +252,8 @@ func workerCount(opt Options) int {
 func newMetadata(dir string, opt Options, start time.Time, workers, trials int) (*results.Metadata, error) {
 	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
 		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: trials,
-		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription}
+		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription,
+		FormatVersion: results.FormatVersion}
 	sm := *meta // a copy: WriteMetadata fills in its End
 	sm.Running = true
 	if err := results.WriteMetadata(dir, &sm); err != nil {

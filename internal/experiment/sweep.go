@@ -784,11 +784,15 @@ func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, fo
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", figDir, err)
 	}
-	figs, err := plotting.GridFigures(d, figDir, plotting.Options{Format: format})
+	opt := plotting.Options{Format: format}
+	if len(pts) > 0 {
+		opt = plotOptions(format, pts[0].Config) // the size and font of the first point's plot keys
+	}
+	figs, err := plotting.GridFigures(d, figDir, opt)
 	if err != nil {
 		return figs, err
 	}
-	agg, err := plotting.AggregateFigures(root, figDir, plotting.Options{Format: format})
+	agg, err := plotting.AggregateFigures(root, figDir, opt)
 	figs = append(figs, agg...)
 	if err != nil {
 		return figs, err

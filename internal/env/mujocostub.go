@@ -9,18 +9,17 @@ import (
 )
 
 // Without -tags mujoco the MuJoCo tasks are registered by name only, so
-// that smrl list envs names them and a config selecting one is refused
-// (exit 2) with how to build a binary that runs it.
+// that smrl list envs names them and a config selecting one loads (its
+// keys are those of the tagged build, so its snapshot is the same) but
+// cannot be built: env.New refuses it (exit 2, before any output) saying
+// how to build a binary that runs it.
 func init() {
 	for _, k := range MuJoCoKinds {
-		name, alias := k[0], k[1]
-		Register(Kind{Part: config.Part{Name: name, Aliases: []config.Alias{{Name: alias}},
-			Doc: "Gymnasium's " + alias + " (MuJoCo): needs a build with -tags mujoco (make mujoco)",
-			Validate: func(_ *config.Config, bad config.Bad) {
-				bad("env.kind", "%s (%s) is a MuJoCo task and this smrl was built without it: %s", name, alias, MuJoCoBuildHint)
-			}},
+		Register(Kind{Part: config.Part{Name: k.Name, Aliases: []config.Alias{k.GymAlias()},
+			Doc:  "Gymnasium's " + k.Alias + " (MuJoCo): needs a build with -tags mujoco (make mujoco)",
+			Uses: []string{"model"}, Dim: k.Dim},
 			Build: func(*config.Config) (*MDP, error) {
-				return nil, fmt.Errorf("env.kind: %s (%s): %s", name, alias, MuJoCoBuildHint)
+				return nil, fmt.Errorf("env.kind: %s (%s) is a MuJoCo task and this smrl was built without it: %s", k.Name, k.Alias, MuJoCoBuildHint)
 			}})
 	}
 }

@@ -22,16 +22,23 @@ func load(t *testing.T, sp *spec) *task {
 	return tk
 }
 
-// TestRegistered: every name env.MuJoCoKinds promises (the untagged
-// binary's list) is registered here, with its Gymnasium id.
+// TestRegistered: every task env.MuJoCoKinds promises (the untagged
+// binary's list) is registered here, with its Gymnasium id, sizes,
+// action box and horizon.
 func TestRegistered(t *testing.T) {
 	kinds := env.Kinds()
 	for _, k := range env.MuJoCoKinds {
-		if !slices.Contains(kinds, k[0]) {
-			t.Errorf("env.kind %s is not registered", k[0])
+		if !slices.Contains(kinds, k.Name) {
+			t.Errorf("env.kind %s is not registered", k.Name)
 		}
-		if !slices.ContainsFunc(specs, func(sp *spec) bool { return sp.name == k[0] && sp.alias == k[1] }) {
-			t.Errorf("no spec named %s with Gymnasium id %s", k[0], k[1])
+		i := slices.IndexFunc(specs, func(sp *spec) bool { return sp.name == k.Name })
+		if i < 0 {
+			t.Errorf("no spec named %s", k.Name)
+			continue
+		}
+		sp := specs[i]
+		if sp.alias != k.Alias || sp.dim != k.Dim || sp.nu != k.ActionDim || sp.ctrlRange != k.CtrlRange || sp.horizon != k.Horizon {
+			t.Errorf("%s: spec %s d_s %d d_a %d ±%v H %d, env.MuJoCoKinds %+v", k.Name, sp.alias, sp.dim, sp.nu, sp.ctrlRange, sp.horizon, k)
 		}
 	}
 	if len(specs) != len(env.MuJoCoKinds) {

@@ -54,18 +54,24 @@ type task struct {
 	bodies map[string]int
 }
 
-// kind is the registration of a spec (env.kind NAME and its Gymnasium id,
-// which sets the horizon and the box of actions).
+// kind is the registration of a spec: env.kind NAME and its Gymnasium
+// id, which sets the horizon and the box of actions (env.MuJoCoKinds,
+// shared with the untagged build).
 func (sp *spec) kind() env.Kind {
-	low, high := make([]float64, sp.nu), make([]float64, sp.nu)
-	for i := range low {
-		low[i], high[i] = -sp.ctrlRange, sp.ctrlRange
-	}
-	return env.Kind{Part: config.Part{Name: sp.name,
-		Aliases: []config.Alias{{Name: sp.alias, Set: map[string]any{"env.horizon": sp.horizon, "env.action_space": "box",
-			"env.action_dim": sp.nu, "env.action_low": low, "env.action_high": high}}},
+	k := sp.table()
+	return env.Kind{Part: config.Part{Name: sp.name, Aliases: []config.Alias{k.GymAlias()},
 		Doc: sp.doc, Uses: []string{"model"}, Dim: sp.dim, Validate: sp.validate},
 		Build: sp.build}
+}
+
+// table is sp's entry of env.MuJoCoKinds.
+func (sp *spec) table() env.MuJoCoKind {
+	for _, k := range env.MuJoCoKinds {
+		if k.Name == sp.name {
+			return k
+		}
+	}
+	panic("mujoco: " + sp.name + " is not in env.MuJoCoKinds")
 }
 
 // validate checks that the actions are boxes of the task's actuators.

@@ -36,6 +36,10 @@ type Options struct {
 	// IgnoreAgents skips the checks of the agents and of what only they
 	// need (smrl estimate runs no agent).
 	IgnoreAgents bool
+	// NoTrueW loads a config for work that needs no true W (smrl estimate
+	// --data, a saved model's config): env.w0, unless a source sets it,
+	// is empty rather than the default, and an empty env.w0 is valid.
+	NoTrueW bool
 	// Warn, when not nil, receives one-line warnings and notes: an SMRL_*
 	// variable that is no config key (with the closest key), or a flag that
 	// overrides the agents a config file or variable lists.
@@ -115,7 +119,14 @@ func Load(opt Options) (*Config, error) {
 		return nil, err
 	}
 	c.LambdaCV, c.LengthCV = lambdaCV, lengthCV
+	adaptJointDims(c, l.sources)
 	c.allAgents, c.rank = opt.IgnoreAgents, l.rank
+	if opt.NoTrueW {
+		c.noTrueW = true
+		if _, set := l.sources["env.w0"]; !set {
+			c.Env.W0 = nil
+		}
+	}
 	if err := c.resolveAliases(l.sources, l.origins); err != nil {
 		return nil, errs.Invalid(attribute(err, strings.Join(l.paths, ", "), l.sources))
 	}
@@ -323,6 +334,17 @@ func decode(v *viper.Viper, source string) (*Config, error) {
 		}
 		c.parts[path] = x.Interface()
 	}
+	for path, sub := range cutShared(all) {
+		sv := viper.New()
+		if err := sv.MergeConfigMap(sub); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s: %s: %w", source, path, err))
+		}
+		x := reflect.New(sharedAt(path).typ)
+		if err := sv.UnmarshalExact(x.Interface()); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s: %s: %s", source, path, strings.Join(strings.Fields(err.Error()), " ")))
+		}
+		c.parts[path] = x.Interface()
+	}
 	rest := viper.New()
 	if err := rest.MergeConfigMap(all); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %w", source, err))
@@ -404,9 +426,17 @@ func (c *Config) set(key string, x any) error {
 	rv := reflect.ValueOf(c).Elem()
 	var prefix string
 	for _, part := range strings.Split(key, ".") {
+		parent := prefix
 		prefix = joinKey(prefix, part)
+		if rv.Kind() != reflect.Struct {
+			return fmt.Errorf("internal error: no config key %s", key)
+		}
 		if f, ok := fieldByTag(rv.Type(), part); ok {
 			rv = rv.FieldByIndex(f.Index)
+			continue
+		}
+		if s := sharedAt(parent); s != nil && s.field(part) >= 0 {
+			rv = c.sharedValue(s).Elem().Field(s.field(part))
 			continue
 		}
 		s, ok := c.parts[prefix]

@@ -57,7 +57,9 @@ type Part struct {
 	// Uses lists the keys or sections outside Section that the part reads
 	// and that not every config uses ("env.family.freq", "model").
 	Uses []string
-	// Dim is d_s when the part (an environment) fixes it; 0 otherwise.
+	// Dim is d_s when the part (an environment) fixes it; 0 otherwise
+	// (env.family.dim gives it); DimFromEnv when only the built
+	// environment knows it (env.kind external asks its process).
 	Dim int
 	// PhiDim, of a feature map, returns d_phi for d_s state and d_a
 	// action coordinates, reading the part's keys in section
@@ -80,6 +82,11 @@ type Part struct {
 	// for ds coordinates of s' (for one coordinate: the largest number of
 	// statistics of a coordinate). nil: ds·max(Stats, 1).
 	StatsOf func(c *Config, ds int) int
+	// DimOf, of a family whose own keys fix d_s (the rows of
+	// gaussian-coupled's precision, the largest x_i of a joint
+	// expression), returns it; ok is false when they do not. Load sets
+	// env.family.dim to it when no source sets dim.
+	DimOf func(c *Config) (d int, ok bool)
 	// LambdaCV, of an agent, marks one that can choose its λ by
 	// cross-validation at every refit (lambda: cv; see cv.grid, cv.folds).
 	LambdaCV bool
@@ -97,6 +104,10 @@ type Part struct {
 	// against, and the reference of the optimality gap (the oracle).
 	// Readers of results files ask IsBaseline, so they need no agent name.
 	Baseline bool
+	// Keys declares the keys the part reads in sections it shares with
+	// the core and other parts (a family's parameters in env.family, a
+	// feature map's in env.features): see KeySet. Read them with Shared.
+	Keys []KeySet
 	// Validate checks the part's keys (Section's value is Section(c,
 	// p.Section)) and what it requires of the rest of c. It runs only when
 	// the part is selected.
@@ -146,6 +157,12 @@ func Register(p Part) {
 			panic(fmt.Sprintf("config.Register(%s): section %s needs Defaults, a pointer to a struct", p.Name, p.Section))
 		}
 	}
+	for _, ks := range p.Keys {
+		if p.Section != "" && p.Section == ks.At {
+			panic(fmt.Sprintf("config.Register(%s): %s is its own section and a shared one", p.Name, ks.At))
+		}
+		checkKeySet(p, ks, registry.parts)
+	}
 	registry.parts = append(registry.parts, p)
 }
 
@@ -193,6 +210,25 @@ func lookup(group, name string) (Part, bool) {
 func IsBaseline(agent string) bool {
 	p, ok := lookup("agents", agent)
 	return ok && p.Baseline
+}
+
+// InTrueFamily reports whether the Ŵ of agent in c's run lives in the
+// family of the truth, so that |Ŵ − W0|_F is an estimation error: every
+// agent but one whose model is Gaussian whatever the family (lds and its
+// variants, Part.GaussianModel), which does only when the true family is
+// env.family.kind gaussian (one family for all coordinates) with its
+// sigma equal to lds.sigma. Otherwise the lds agent's W holds the natural
+// parameters of another family, and its distance to W0 compares two
+// different things (issue 38: it looked best).
+func InTrueFamily(c *Config, agent string) bool {
+	p, ok := lookup("agents", agent)
+	if !ok || !p.GaussianModel {
+		return true
+	}
+	sigma := Shared[struct {
+		Sigma float64 `yaml:"sigma"`
+	}](c, "env.family").Sigma // the gaussian family's key (package env)
+	return c.Env.Family.Kind == "gaussian" && sigma == c.LDS.Sigma
 }
 
 // sectionType returns the type of the registered section at path, nil if
@@ -278,6 +314,7 @@ func defaultSections() (map[string]any, error) {
 		}
 		at[parts[len(parts)-1]] = m
 	}
+	sharedDefaults(root)
 	return root, nil
 }
 
@@ -301,6 +338,7 @@ func (c *Config) value(key string) (any, error) {
 	rv := reflect.ValueOf(c).Elem()
 	var prefix string
 	for _, part := range strings.Split(key, ".") {
+		parent := prefix
 		prefix = joinKey(prefix, part)
 		if rv.Kind() != reflect.Struct {
 			return nil, fmt.Errorf("no key %s", key)
@@ -308,6 +346,10 @@ func (c *Config) value(key string) (any, error) {
 		f, ok := fieldByTag(rv.Type(), part)
 		if ok {
 			rv = rv.FieldByIndex(f.Index)
+			continue
+		}
+		if s := sharedAt(parent); s != nil && s.field(part) >= 0 {
+			rv = c.sharedValue(s).Elem().Field(s.field(part))
 			continue
 		}
 		if t := sectionType(prefix); t != nil {
@@ -509,7 +551,7 @@ func orList(names []string) string {
 // runs the Validate of every selected part.
 func (c *Config) validateParts(bad Bad, agents bool) {
 	for _, g := range Groups {
-		if g.Key == "agents" && !agents {
+		if !agents && agentsOnly(g.Key) {
 			continue
 		}
 		if !c.Uses(g.Key) {
@@ -531,7 +573,7 @@ func (c *Config) validateParts(bad Bad, agents bool) {
 		}
 	}
 	for _, p := range allParts() {
-		if p.Validate == nil || (p.Group == "agents" && !agents) {
+		if p.Validate == nil || (!agents && agentsOnly(p.Group)) {
 			continue
 		}
 		if c.selected(p, map[string]bool{}) {
@@ -540,8 +582,21 @@ func (c *Config) validateParts(bad Bad, agents bool) {
 	}
 }
 
+// DimFromEnv is Part.Dim of an environment whose d_s only the built
+// environment knows: the checks of keys sized by d_s (model.sigma,
+// model.family, model.input_scale, expressions of s0, s1, …) wait for it.
+const DimFromEnv = -1
+
+// agentsOnly reports whether the parts of group are read by agents alone
+// (the agents and their planners), so work that runs no agent (smrl
+// estimate) neither checks nor needs them.
+func agentsOnly(group string) bool {
+	return group == "agents" || strings.HasPrefix(group, "planner.")
+}
+
 // EnvDim returns d_s as the selected environment fixes it (0: from the
-// config's env.family.dim).
+// config's env.family.dim; DimFromEnv: known once the environment is
+// built).
 func (c *Config) EnvDim() int {
 	if p, ok := lookup("env.kind", c.Env.Kind); ok {
 		return p.Dim

@@ -82,6 +82,7 @@ func (c *Config) validate(agents bool) error {
 	}
 	c.validateCore(bad)
 	c.validateStats(bad, agents)
+	c.validatePlot(bad)
 	if agents && len(c.Agents) == 0 {
 		bad("agents", "must list at least one of %v", Names("agents"))
 	}
@@ -97,6 +98,9 @@ func (c *Config) validate(agents bool) error {
 	c.validateActions(bad)
 	c.validateReward(bad)
 	c.validateW0(bad)
+	if c.Uses("sampler") {
+		c.validateSampler(bad)
+	}
 	if agents {
 		c.checkTrialMemory(bad)
 	}
@@ -145,15 +149,11 @@ func (c *Config) validateCore(bad Bad) {
 }
 
 // validateLearnerModel checks the learners' model section when the
-// environment uses it, and model.kink_bandwidth on its own: env.kind expfam
-// reads that key (its learners' score matching of the true family) but not
-// the section.
+// environment uses it (the keys the families declare there are checked by
+// the families' parts).
 func (c *Config) validateLearnerModel(bad Bad) {
 	if c.Uses("model") {
 		c.validateModel(bad)
-	}
-	if kb := c.Model.KinkBandwidth; c.Uses("model.kink_bandwidth") && (!(kb >= 0) || !finite(kb) || kb > 10) {
-		bad("model.kink_bandwidth", "must lie in [0, 10] (units of the coordinate's scale), got %v", kb)
 	}
 }
 
@@ -227,6 +227,13 @@ func (c *Config) validateW0(bad Bad) {
 	}
 	e := c.Env
 	f, ft := e.Family, e.Features
+	if len(e.W0) == 0 && c.noTrueW {
+		return // no true W: the transitions come from --data
+	}
+	if len(e.W0) == 0 {
+		bad("env.w0", "is empty: the true W of the environment is needed here (d_psi = %d rows of d_phi = %d); only smrl estimate --data and a saved model's config go without one", dpsi, dphi)
+		return
+	}
 	if len(e.W0) != dpsi {
 		bad("env.w0", "has %d rows, want d_psi = %d for family %s with dim %d", len(e.W0), dpsi, f.Kind, f.Dim)
 	}
@@ -286,6 +293,9 @@ const (
 // config key that sets d_phi (or the blocks). ok is false when the shape
 // cannot be determined (an invalid kind).
 func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, ok bool) {
+	if c.EnvDim() == DimFromEnv {
+		return 0, 0, 0, false, "", false // known once the environment is built
+	}
 	if ds := c.EnvDim(); ds > 0 {
 		m = 1
 		for _, f := range c.Model.Family {
@@ -518,9 +528,6 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 		if n, want := len(m.InputScale), ds+c.Env.ActionDim; n > 0 && n != want {
 			bad("model.input_scale", "%d scales for the %d inputs (s, a) of %s", n, want, c.Env.Kind)
 		}
-	}
-	if !(m.Alpha >= 1) || !finite(m.Alpha) || m.Alpha > 16 {
-		bad("model.alpha", "must lie in [1, 16], got %v", m.Alpha)
 	}
 	if !slices.Contains(ModelTargets, m.Target) {
 		bad("model.target", "unknown target %q (known: %v)", m.Target, ModelTargets)

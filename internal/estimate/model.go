@@ -54,9 +54,12 @@ func ModelOf(r *Result, c *config.Config) (*ModelFile, error) {
 	if r.Length != nil {
 		// The features are those of the length cross-validation chose:
 		// the config must say so, or it would load with another length.
-		cl := *c
-		cl.Model.Features.Length, cl.LengthCV = *r.Length, false
-		c = &cl
+		cl, err := c.With(config.LengthCVKey, *r.Length)
+		if err != nil {
+			return nil, err
+		}
+		cl.LengthCV = false
+		c = cl
 	}
 	y, err := c.YAML()
 	if err != nil {
@@ -124,7 +127,7 @@ func ReadModel(path string) (*ModelFile, *config.Config, error) {
 	if err := os.WriteFile(cfgPath, []byte(mf.Config), 0o600); err != nil {
 		return nil, nil, err
 	}
-	c, err := config.Load(config.Options{Path: cfgPath, IgnoreAgents: true})
+	c, err := config.Load(config.Options{Path: cfgPath, IgnoreAgents: true, NoTrueW: true})
 	if err != nil {
 		// The temporary file is gone when the error is read: name the
 		// model file's config instead.

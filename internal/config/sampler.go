@@ -1,0 +1,58 @@
+package config
+
+import (
+	"math"
+	"strconv"
+)
+
+// Sampler configures the Markov chains of the joint families (sampler:
+// section): the true transition, the learners' rollouts and smrl sample.
+type Sampler struct {
+	Kind     string `mapstructure:"kind" yaml:"kind"`
+	Warmup   int    `mapstructure:"warmup" yaml:"warmup"`
+	Steps    int    `mapstructure:"steps" yaml:"steps"`
+	Leapfrog int    `mapstructure:"leapfrog" yaml:"leapfrog"`
+	// StepSize is a number > 0 or "auto" (adapted in warm-up); see
+	// StepSizeValue.
+	StepSize string `mapstructure:"step_size" yaml:"step_size"`
+}
+
+// SamplerKinds are the values of sampler.kind.
+var SamplerKinds = []string{"hmc", "mala"}
+
+// MaxSamplerSteps bounds sampler.warmup and sampler.steps.
+const MaxSamplerSteps = 1_000_000
+
+// StepSizeValue returns sampler.step_size as a number, 0 for auto; ok is
+// false for anything else.
+func (s Sampler) StepSizeValue() (float64, bool) {
+	if s.StepSize == "auto" {
+		return 0, true
+	}
+	v, err := strconv.ParseFloat(s.StepSize, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v, true
+}
+
+// validateSampler checks the sampler: section (run only when a joint
+// family reads it).
+func (c *Config) validateSampler(bad Bad) {
+	s := c.Sampler
+	if s.Kind != "hmc" && s.Kind != "mala" {
+		bad("sampler.kind", "unknown sampler %q (known: %v)", s.Kind, SamplerKinds)
+	}
+	if s.Warmup < 1 || s.Warmup > MaxSamplerSteps {
+		bad("sampler.warmup", "must lie in [1, %d], got %d", MaxSamplerSteps, s.Warmup)
+	}
+	if s.Steps < 1 || s.Steps > MaxSamplerSteps {
+		bad("sampler.steps", "must lie in [1, %d], got %d", MaxSamplerSteps, s.Steps)
+	}
+	if s.Leapfrog < 1 || s.Leapfrog > 1000 {
+		bad("sampler.leapfrog", "must lie in [1, 1000], got %d", s.Leapfrog)
+	}
+	if v, ok := s.StepSizeValue(); !ok || v > 100 {
+		bad("sampler.step_size", "must be auto or a number in (0, 100], got %q", s.StepSize)
+	}
+}

@@ -131,6 +131,16 @@ type Simulator interface {
 	Step(s, a []float64, rng *rand.Rand, out []float64)
 }
 
+// ScoredStepper is a true Simulator that scores its own steps: ScoredStep
+// is Step and returns the step's reward, which may depend on what the
+// observation omits (the MuJoCo tasks' forward progress Δx/dt, x not
+// being observed). The runner takes a true step's reward from it instead
+// of Task.Reward(s, a); planners still score with the Task.
+type ScoredStepper interface {
+	Simulator
+	ScoredStep(s, a []float64, rng *rand.Rand, out []float64) float64
+}
+
 // RewardStepper is a deterministic Simulator that can also score a state:
 // StepReward(s, a, out) writes Step(s, a, ·, out) and returns
 // Reward(s, a) of the task t for which Scores(t) holds, bit for bit those

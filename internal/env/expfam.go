@@ -16,7 +16,13 @@ import (
 // tabulated inverse CDF for product families, exact normals for the
 // Gaussian family), and the learners learn in the true family and features.
 func newExpfam(c *config.Config) (*MDP, error) {
-	fam, err := NewFamily(c.Env.Family, c.Model.WeightCap)
+	var fam expfam.Distribution
+	var err error
+	if c.JointFamily() {
+		fam, err = newJointFamily(c)
+	} else {
+		fam, err = NewFamily(c.Env.Family, c.Model.WeightCap)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -34,6 +40,12 @@ func newExpfam(c *config.Config) (*MDP, error) {
 	}
 	if err := checkNaturalParameters(m, actionCorners(c.Env), c.Env.InitLow, c.Env.InitHigh); err != nil {
 		return nil, err
+	}
+	if c.JointFamily() {
+		states, actions := checkStates(c, fam.StateDim())
+		if err := checkChains(m, states, actions); err != nil {
+			return nil, err
+		}
 	}
 	ds := fam.StateDim()
 	lds := make([]float64, ds)
@@ -110,7 +122,7 @@ func actionCorners(e config.Env) [][]float64 {
 // modelDynamics is the transition of an exponential-family model.
 type modelDynamics struct{ m *expfam.Model }
 
-func (d modelDynamics) NewSimulator() Simulator { return expfam.NewStepper(d.m) }
+func (d modelDynamics) NewSimulator() Simulator { return expfam.NewStepper(d.m).Strict() }
 func (d modelDynamics) NewMean() Simulator      { return expfam.NewMeanStepper(d.m) }
 
 // Bumps is the reward r(s) = Σ_k exp(−width·|s − c_k|²) of the state, the
@@ -236,8 +248,6 @@ func NewFamily(c config.Family, weightCap float64) (expfam.Distribution, error) 
 		return expfam.NewGaussian(c.Dim, c.Sigma)
 	case config.ExprKind:
 		return newExprFamily(c, weightCap)
-	case "gaussian-coupled", "coupled-sin":
-		return newJointFamily(c)
 	}
 	if c.Dim < 1 {
 		return nil, fmt.Errorf("env.family.dim must be >= 1, got %d", c.Dim)
@@ -358,7 +368,7 @@ func validateSinFamily(c *config.Config, bad config.Bad) {
 	if f.Kind == "x-sin" && f.Alpha == 1 {
 		bad("env.family.alpha", "x-sin needs alpha > 1 (not normalisable otherwise)")
 	}
-	if f.Kind != "custom-sin" && f.Dim != 1 {
+	if f.Kind != "custom-sin" && f.Kind != "coupled-sin" && f.Dim != 1 {
 		bad("env.family.dim", "%s is one-dimensional, got dim %d", f.Kind, f.Dim)
 	}
 }

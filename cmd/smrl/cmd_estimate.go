@@ -218,6 +218,8 @@ func estimateRun(opts *EstimateOptions) error {
 		return err
 	}
 	copt.IgnoreAgents = true
+	// Fitted to data, W has no truth: env.w0 may be left out.
+	copt.NoTrueW = opts.DataPath != ""
 	c, err := loadConfigOpts(opts.Cmd, copt, estimateKeys)
 	if err != nil {
 		return err

@@ -59,6 +59,7 @@ var runKeys = map[string]string{
 	"workers":  "workers",
 	// issue 22: the standard errors of Ŵ per episode.
 	"stats.save_se": "save-se",
+	"init_model":    "init-model",
 }
 
 // agentRunKeys are runKeys with --agents (compare and sweep), which sets
@@ -78,6 +79,7 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.Int("seeds", 0, "trials per agent (config key seeds)")
 	f.Uint64("seed", 0, "master seed (config key seed)")
 	f.Int("workers", 0, "parallel trials, 0 = all cores (config key workers)")
+	f.String("init-model", "", "model `FILE` (smrl estimate --save-model, smrl run --save-models) whose Ŵ each learner plans with until its first refit (config key init_model)")
 	f.Bool("save-se", false, "record the standard errors of Ŵ of the learning agents per episode: columns se_k_j of episodes.csv (config key stats.save_se)")
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "do not draw figures")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines and no table")

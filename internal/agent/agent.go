@@ -125,6 +125,12 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		a.diff = make([]float64, dist.StateDim())
 	}
 	w := make([]float64, dist.StatDim()*dphi)
+	if init, ok := spec.Init[k.Estimator.Name]; ok { // init_model: plan with it until the first refit
+		if len(init) != len(w) {
+			return nil, fmt.Errorf("agent %s: init_model: its %s model has %d entries, the agent's W %d", name, k.Estimator.Name, len(init), len(w))
+		}
+		copy(w, init)
+	}
 	// fitAt fits all transitions so far at a λ (the MLE from the current
 	// W); choose, with Config.CV, cross-validates λ on them (only once
 	// there are at least cv.Folds).

@@ -36,6 +36,10 @@ type Options struct {
 	// IgnoreAgents skips the checks of the agents and of what only they
 	// need (smrl estimate runs no agent).
 	IgnoreAgents bool
+	// NoTrueW loads a config for work that needs no true W (smrl estimate
+	// --data, a saved model's config): env.w0, unless a source sets it,
+	// is empty rather than the default, and an empty env.w0 is valid.
+	NoTrueW bool
 	// Warn, when not nil, receives one-line warnings and notes: an SMRL_*
 	// variable that is no config key (with the closest key), or a flag that
 	// overrides the agents a config file or variable lists.
@@ -117,6 +121,12 @@ func Load(opt Options) (*Config, error) {
 	c.LambdaCV, c.LengthCV = lambdaCV, lengthCV
 	adaptJointDims(c, l.sources)
 	c.allAgents, c.rank = opt.IgnoreAgents, l.rank
+	if opt.NoTrueW {
+		c.noTrueW = true
+		if _, set := l.sources["env.w0"]; !set {
+			c.Env.W0 = nil
+		}
+	}
 	if err := c.resolveAliases(l.sources, l.origins); err != nil {
 		return nil, errs.Invalid(attribute(err, strings.Join(l.paths, ", "), l.sources))
 	}

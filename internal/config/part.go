@@ -509,7 +509,7 @@ func orList(names []string) string {
 // runs the Validate of every selected part.
 func (c *Config) validateParts(bad Bad, agents bool) {
 	for _, g := range Groups {
-		if g.Key == "agents" && !agents {
+		if !agents && agentsOnly(g.Key) {
 			continue
 		}
 		if !c.Uses(g.Key) {
@@ -531,13 +531,20 @@ func (c *Config) validateParts(bad Bad, agents bool) {
 		}
 	}
 	for _, p := range allParts() {
-		if p.Validate == nil || (p.Group == "agents" && !agents) {
+		if p.Validate == nil || (!agents && agentsOnly(p.Group)) {
 			continue
 		}
 		if c.selected(p, map[string]bool{}) {
 			p.Validate(c, bad)
 		}
 	}
+}
+
+// agentsOnly reports whether the parts of group are read by agents alone
+// (the agents and their planners), so work that runs no agent (smrl
+// estimate) neither checks nor needs them.
+func agentsOnly(group string) bool {
+	return group == "agents" || strings.HasPrefix(group, "planner.")
 }
 
 // EnvDim returns d_s as the selected environment fixes it (0: from the

@@ -16,13 +16,17 @@ func Default() []byte { return slices.Clone(defaultYAML) }
 
 // Config is a fully resolved experiment.
 type Config struct {
-	Name       string     `mapstructure:"name" yaml:"name"`
-	Seed       uint64     `mapstructure:"seed" yaml:"seed"`
-	Seeds      int        `mapstructure:"seeds" yaml:"seeds"`
-	Episodes   int        `mapstructure:"episodes" yaml:"episodes"`
-	Workers    int        `mapstructure:"workers" yaml:"workers"`
-	Lambda     float64    `mapstructure:"lambda" yaml:"lambda"`
-	Agents     []string   `mapstructure:"agents" yaml:"agents"`
+	Name     string   `mapstructure:"name" yaml:"name"`
+	Seed     uint64   `mapstructure:"seed" yaml:"seed"`
+	Seeds    int      `mapstructure:"seeds" yaml:"seeds"`
+	Episodes int      `mapstructure:"episodes" yaml:"episodes"`
+	Workers  int      `mapstructure:"workers" yaml:"workers"`
+	Lambda   float64  `mapstructure:"lambda" yaml:"lambda"`
+	Agents   []string `mapstructure:"agents" yaml:"agents"`
+	// InitModel is a model file (smrl estimate --save-model, smrl run
+	// --save-models) whose Ŵ each learner plans with until its first refit
+	// (smrl run --init-model); empty: they start from W = 0.
+	InitModel  string     `mapstructure:"init_model" yaml:"init_model,omitempty"`
 	Env        Env        `mapstructure:"env" yaml:"env"`
 	Model      Model      `mapstructure:"model" yaml:"model"`
 	Planner    Planner    `mapstructure:"planner" yaml:"planner"`
@@ -51,6 +55,8 @@ type Config struct {
 	// allAgents treats every agent as selected (smrl estimate, which
 	// runs no agent but fits with every method).
 	allAgents bool
+	// noTrueW allows an empty env.w0 (Options.NoTrueW).
+	noTrueW bool
 }
 
 // Env describes the MDP. Kind "expfam" is an exponential-family transition

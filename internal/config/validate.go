@@ -231,6 +231,13 @@ func (c *Config) validateW0(bad Bad) {
 	}
 	e := c.Env
 	f, ft := e.Family, e.Features
+	if len(e.W0) == 0 && c.noTrueW {
+		return // no true W: the transitions come from --data
+	}
+	if len(e.W0) == 0 {
+		bad("env.w0", "is empty: the true W of the environment is needed here (d_psi = %d rows of d_phi = %d); only smrl estimate --data and a saved model's config go without one", dpsi, dphi)
+		return
+	}
 	if len(e.W0) != dpsi {
 		bad("env.w0", "has %d rows, want d_psi = %d for family %s with dim %d", len(e.W0), dpsi, f.Kind, f.Dim)
 	}

@@ -204,6 +204,10 @@ type ModelSpec struct {
 	// SMFloor is sm.floor, the information floor of score matching
 	// (estimator.SM.SetFloor), for the sm agents and smrl estimate alike.
 	SMFloor float64
+	// Init maps an estimator's name (sm, lds, mle) to the vec(Ŵ) its
+	// learners plan with until their first refit (init_model); a learner
+	// whose estimator has none starts from W = 0.
+	Init map[string][]float64
 }
 
 // MDP is an episodic environment.

@@ -34,6 +34,13 @@ func newExpfam(c *config.Config) (*MDP, error) {
 	for _, row := range c.Env.W0 {
 		w = append(w, row...)
 	}
+	known := w != nil
+	if !known {
+		// No true W (config.Options.NoTrueW: the transitions come from
+		// data): the family at η = 0 stands in for checks of q alone, and
+		// the learners report no error |Ŵ − W0|.
+		w = make([]float64, fam.StatDim()*feat.Dim())
+	}
 	m, err := expfam.NewModel(fam, feat, w)
 	if err != nil {
 		return nil, fmt.Errorf("env.w0: %w", err)
@@ -78,11 +85,19 @@ func newExpfam(c *config.Config) (*MDP, error) {
 		True:     m,
 		Task:     task,
 		Dynamics: modelDynamics{m},
-		Model: ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: m.W,
+		Model: ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: trueW(m, known),
 			Kink: c.Model.Kink, KinkBandwidth: kinkBandwidths(c.Model, familyScales(c.Env.Family, ds))},
 		Init:            uniformInit(c.Env.InitLow, c.Env.InitHigh),
 		CheckTransition: naturalSpaceCheck(m),
 	}, nil
+}
+
+// trueW is the true W of m, nil when it is not known.
+func trueW(m *expfam.Model, known bool) []float64 {
+	if !known {
+		return nil
+	}
+	return m.W
 }
 
 // familyScales returns the scale σ of env.family per coordinate for the

@@ -124,7 +124,7 @@ func ReadModel(path string) (*ModelFile, *config.Config, error) {
 	if err := os.WriteFile(cfgPath, []byte(mf.Config), 0o600); err != nil {
 		return nil, nil, err
 	}
-	c, err := config.Load(config.Options{Path: cfgPath, IgnoreAgents: true})
+	c, err := config.Load(config.Options{Path: cfgPath, IgnoreAgents: true, NoTrueW: true})
 	if err != nil {
 		// The temporary file is gone when the error is read: name the
 		// model file's config instead.

@@ -17,6 +17,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/outdir"
@@ -298,6 +299,11 @@ func Check(c *config.Config) (*env.MDP, error) {
 	mdp, err := env.New(c)
 	if err != nil {
 		return nil, errs.Invalid(err)
+	}
+	if c.InitModel != "" {
+		if mdp.Model.Init, err = estimate.InitWeights(c.InitModel, mdp); err != nil {
+			return nil, errs.Invalid(err)
+		}
 	}
 	return mdp, nil
 }

@@ -1,0 +1,133 @@
+package estimate
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/smrl-dev/smrl/internal/agent"
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/expfam"
+)
+
+// ModelEnvConfig is the section env.model of env.kind model: an
+// environment whose true transition is a saved model, so that a model
+// fitted to real data (smrl estimate --data --save-model) or learned in a
+// run (smrl run --save-models) can be planned on and learned again.
+type ModelEnvConfig struct {
+	File   string `mapstructure:"file" yaml:"file" doc:"model file (smrl estimate --save-model, smrl run --save-models) whose fitted transition P_Ŵ is the true one; its config gives the states, actions, reward, initial states and the learners' model class"`
+	Method string `mapstructure:"method" yaml:"method" doc:"which of the file's models is the truth (sm, lds, mle, ...); empty: the first"`
+}
+
+// modelEnvKind registers env.kind model with package env's registry. It
+// lives here, beside the model file it reads (env cannot import the
+// estimators that decide each method's family).
+var modelEnvKind = env.Kind{Part: config.Part{Name: "model",
+	Doc:     "a saved model as the true transition: P_Ŵ(s'|s,a) of a file smrl estimate --save-model or smrl run --save-models wrote, with the task of the config it was fitted with",
+	Section: "env.model", Validate: validateModelEnv, Defaults: &ModelEnvConfig{}},
+	Build: newModelEnv}
+
+func init() { env.Register(modelEnvKind) }
+
+// modelEnv reads the section's model file and picks its model: the file,
+// the config it was fitted with and the index of the model.
+func modelEnv(c *config.Config) (*ModelFile, *config.Config, int, error) {
+	s := config.Section[ModelEnvConfig](c, "env.model")
+	if s.File == "" {
+		return nil, nil, 0, fmt.Errorf("env.model.file: required with env.kind model (a file smrl estimate --save-model or smrl run --save-models wrote)")
+	}
+	mf, mc, err := ReadModel(s.File)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("env.model.file: %w", err)
+	}
+	if s.Method == "" {
+		return mf, mc, 0, nil
+	}
+	i := slices.IndexFunc(mf.Models, func(m SavedModel) bool { return m.Method == s.Method })
+	if i < 0 {
+		var have []string
+		for _, m := range mf.Models {
+			have = append(have, m.Method)
+		}
+		return nil, nil, 0, fmt.Errorf("env.model.method: %s holds no %s model (it holds %v)", s.File, s.Method, have)
+	}
+	return mf, mc, i, nil
+}
+
+// validateModelEnv checks that the model file can be read and that the
+// config's actions are those the model was fitted with: the planners
+// read them from this config.
+func validateModelEnv(c *config.Config, bad config.Bad) {
+	s := config.Section[ModelEnvConfig](c, "env.model")
+	_, mc, _, err := modelEnv(c)
+	if err != nil {
+		bad("env.model", "%v", err)
+		return
+	}
+	e, m := c.Env, mc.Env
+	for _, k := range []struct {
+		key      string
+		got, was any
+		same     bool
+	}{
+		{"env.action_space", e.ActionSpace, m.ActionSpace, e.ActionSpace == m.ActionSpace},
+		{"env.action_dim", e.ActionDim, m.ActionDim, e.ActionDim == m.ActionDim},
+		{"env.actions", e.Actions, m.Actions, m.ActionSpace != "discrete" || slices.Equal(e.Actions, m.Actions)},
+		{"env.action_low", e.ActionLow, m.ActionLow, m.ActionSpace != "box" || slices.Equal(e.ActionLow, m.ActionLow)},
+		{"env.action_high", e.ActionHigh, m.ActionHigh, m.ActionSpace != "box" || slices.Equal(e.ActionHigh, m.ActionHigh)},
+	} {
+		if !k.same {
+			bad(k.key, "%v, but the model in %s was fitted with %s: %v (env.kind model plays the model's actions: set the same)", k.got, s.File, k.key, k.was)
+		}
+	}
+}
+
+// newModelEnv builds the MDP of env.kind model: the MDP of the model's own
+// config (task, actions, initial states, labels, the learners' model
+// class) with its transition replaced by P_Ŵ of the chosen model. The
+// learners report |Ŵ − W0| when they learn in the family and features of
+// that model (its W0 is Ŵ then).
+func newModelEnv(c *config.Config) (*env.MDP, error) {
+	mf, mc, i, err := modelEnv(c)
+	if err != nil {
+		return nil, err
+	}
+	inner, err := env.New(mc)
+	if err != nil {
+		return nil, fmt.Errorf("env.model.file: its config: %w", err)
+	}
+	saved := mf.Models[i]
+	dist, err := agent.Family(saved.Method, inner.Model)
+	if err != nil {
+		return nil, fmt.Errorf("env.model.method: %s: %w", saved.Method, err)
+	}
+	feat := agent.Features(saved.Method, inner.Model)
+	var w []float64
+	for _, row := range saved.W {
+		w = append(w, row...)
+	}
+	m, err := expfam.NewModel(dist, feat, w)
+	if err != nil {
+		return nil, fmt.Errorf("env.model.file: model %s: %w", saved.Method, err)
+	}
+	spec := inner.Model
+	spec.W0 = nil
+	if dist == inner.Model.Family && feat == inner.Model.Features {
+		spec.W0 = m.W
+	}
+	mdp := &env.MDP{Dim: inner.Dim, Actions: inner.Actions, Box: inner.Box, Task: inner.Task,
+		Dynamics: env.LearnedDynamics(m, inner.Model.Delta), Model: spec, Init: inner.Init,
+		Labels: inner.Labels, Query: inner.Query}
+	if !inner.Model.Delta {
+		mdp.True = m
+	}
+	if check := env.NaturalSpaceCheck(m); check != nil {
+		mdp.CheckTransition = func(s, a []float64) error {
+			if err := check(s, a); err != nil {
+				return fmt.Errorf("env.model.file (model %s): %w", saved.Method, err)
+			}
+			return nil
+		}
+	}
+	return mdp, nil
+}

@@ -85,7 +85,7 @@ func newExpfam(c *config.Config) (*MDP, error) {
 		True:     m,
 		Task:     task,
 		Dynamics: modelDynamics{m},
-		Model: ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: trueW(m, known),
+		Model: ModelSpec{Family: rolloutFamily(fam, c.Sampler), Features: feat, LDSSigma: lds, W0: trueW(m, known),
 			Kink: c.Model.Kink, KinkBandwidth: kinkBandwidths(c.Model, familyScales(c.Env.Family, ds))},
 		Init:            uniformInit(c.Env.InitLow, c.Env.InitHigh),
 		CheckTransition: naturalSpaceCheck(m),

@@ -119,3 +119,17 @@ func checkChainAt(mc *expfam.MCMC, eta []float64, rng *rand.Rand) error {
 	}
 	return nil
 }
+
+// rolloutFamily is the learners' family of a true family fam: fam itself,
+// or for a family sampled by MCMC the same family with chains of
+// sampler.rollout_steps transitions per draw (0: sampler.steps, the true
+// environment's), the planners' short chains.
+func rolloutFamily(fam expfam.Distribution, s config.Sampler) expfam.Distribution {
+	mc, ok := fam.(*expfam.MCMC)
+	if !ok || s.RolloutSteps == 0 || s.RolloutSteps == mc.S.Steps {
+		return fam
+	}
+	short := *mc
+	short.S.Steps = s.RolloutSteps
+	return &short
+}

@@ -8,12 +8,12 @@ import (
 // Sampler configures the Markov chains of the joint families (sampler:
 // section): the true transition, the learners' rollouts and smrl sample.
 type Sampler struct {
-	Kind     string `mapstructure:"kind" yaml:"kind"`
-	Warmup   int    `mapstructure:"warmup" yaml:"warmup"`
-	Steps    int    `mapstructure:"steps" yaml:"steps"`
+	Kind   string `mapstructure:"kind" yaml:"kind"`
+	Warmup int    `mapstructure:"warmup" yaml:"warmup"`
+	Steps  int    `mapstructure:"steps" yaml:"steps"`
 	// RolloutSteps is the length of the planners' chains (0: Steps).
 	RolloutSteps int `mapstructure:"rollout_steps" yaml:"rollout_steps"`
-	Leapfrog int    `mapstructure:"leapfrog" yaml:"leapfrog"`
+	Leapfrog     int `mapstructure:"leapfrog" yaml:"leapfrog"`
 	// StepSize is a number > 0 or "auto" (adapted in warm-up); see
 	// StepSizeValue.
 	StepSize string `mapstructure:"step_size" yaml:"step_size"`

@@ -86,6 +86,10 @@ func NewMCMC(j Joint, s mcmc.Settings) (*MCMC, error) {
 	return &MCMC{Joint: j, S: s}, nil
 }
 
+// SamplerSettings are the chains' settings (sampler: section), for the
+// chains of maximum likelihood by MCMC.
+func (m *MCMC) SamplerSettings() mcmc.Settings { return m.S }
+
 // forward is a rand.Source that draws from the *rand.Rand it points at,
 // so a chain built once can draw from the stream of each call.
 type forward struct{ r *rand.Rand }

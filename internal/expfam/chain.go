@@ -86,6 +86,17 @@ func NewMCMC(j Joint, s mcmc.Settings) (*MCMC, error) {
 	return &MCMC{Joint: j, S: s}, nil
 }
 
+// Structure returns the family whose structure (Separable, Blocked, a
+// constant C) the estimators exploit: for a family sampled by MCMC the
+// Joint family it samples (an embedded interface hides the rest of its
+// methods), else f itself.
+func Structure(f Family) Family {
+	if m, ok := f.(*MCMC); ok {
+		return m.Joint
+	}
+	return f
+}
+
 // SamplerSettings are the chains' settings (sampler: section), for the
 // chains of maximum likelihood by MCMC.
 func (m *MCMC) SamplerSettings() mcmc.Settings { return m.S }

@@ -334,6 +334,17 @@ func decode(v *viper.Viper, source string) (*Config, error) {
 		}
 		c.parts[path] = x.Interface()
 	}
+	for path, sub := range cutShared(all) {
+		sv := viper.New()
+		if err := sv.MergeConfigMap(sub); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s: %s: %w", source, path, err))
+		}
+		x := reflect.New(sharedAt(path).typ)
+		if err := sv.UnmarshalExact(x.Interface()); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("%s: %s: %s", source, path, strings.Join(strings.Fields(err.Error()), " ")))
+		}
+		c.parts[path] = x.Interface()
+	}
 	rest := viper.New()
 	if err := rest.MergeConfigMap(all); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %w", source, err))
@@ -415,9 +426,17 @@ func (c *Config) set(key string, x any) error {
 	rv := reflect.ValueOf(c).Elem()
 	var prefix string
 	for _, part := range strings.Split(key, ".") {
+		parent := prefix
 		prefix = joinKey(prefix, part)
+		if rv.Kind() != reflect.Struct {
+			return fmt.Errorf("internal error: no config key %s", key)
+		}
 		if f, ok := fieldByTag(rv.Type(), part); ok {
 			rv = rv.FieldByIndex(f.Index)
+			continue
+		}
+		if s := sharedAt(parent); s != nil && s.field(part) >= 0 {
+			rv = c.sharedValue(s).Elem().Field(s.field(part))
 			continue
 		}
 		s, ok := c.parts[prefix]

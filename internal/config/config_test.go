@@ -28,7 +28,7 @@ func TestDefaultsArePaperSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Env.Horizon != 10 || c.Episodes != 50 || c.Seeds != 5 || c.Planner.NRollouts != 100 ||
-		c.Planner.Tau != 5 || c.Env.Family.Alpha != 1.7 || c.Env.Family.Freq != 4 ||
+		c.Planner.Tau != 5 || mustValue(t, c, "env.family.alpha") != 1.7 || mustValue(t, c, "env.family.freq") != 4.0 ||
 		!reflect.DeepEqual(c.Env.W0, [][]float64{{1, 1}}) || c.Lambda != 1e-4 {
 		t.Errorf("defaults differ from the paper: %+v", c)
 	}
@@ -57,8 +57,8 @@ func TestShippedConfigsAreValid(t *testing.T) {
 		}
 		// Where the truth is Gaussian, the LDS agent's model must be the
 		// truth: its noise is the family's σ.
-		if f := c.Env.Family; f.Kind == "gaussian" && c.LDS.Sigma != f.Sigma {
-			t.Errorf("%s: lds.sigma = %v, but the true noise env.family.sigma = %v", p, c.LDS.Sigma, f.Sigma)
+		if sigma := mustValue(t, c, "env.family.sigma"); c.Env.Family.Kind == "gaussian" && c.LDS.Sigma != sigma {
+			t.Errorf("%s: lds.sigma = %v, but the true noise env.family.sigma = %v", p, c.LDS.Sigma, sigma)
 		}
 	}
 }
@@ -300,4 +300,14 @@ func mustYAML(t *testing.T, c *Config) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// mustValue returns c's value of key.
+func mustValue(t *testing.T, c *Config, key string) any {
+	t.Helper()
+	v, err := c.Value(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -47,6 +47,12 @@ func KeyDocs() ([]KeyDoc, error) {
 			docs[joinKey(path, strings.Split(f.Tag.Get("yaml"), ",")[0])] = f.Tag.Get("doc")
 		}
 	}
+	secs, _ := sharedSections()
+	for path, sec := range secs {
+		for _, k := range sec.keys {
+			docs[joinKey(path, k.name)] = k.field.Tag.Get("doc")
+		}
+	}
 	def, err := Load(Options{NoValidate: true})
 	if err != nil {
 		return nil, err

@@ -36,14 +36,14 @@ func Keys() []string {
 	var out []string
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
-		for i := 0; i < t.NumField(); i++ {
-			name := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
-			if name == "-" || !t.Field(i).IsExported() {
-				continue
-			}
+		s := sharedAt(prefix)
+		if s == nil || t != coreType(prefix) {
+			s = &sharedSection{} // a registered section, or a core struct no part shares
+		}
+		for _, name := range s.order(t) {
 			k := joinKey(prefix, name)
-			if ft := t.Field(i).Type; ft.Kind() == reflect.Struct {
-				walk(ft, k)
+			if f, ok := fieldByTag(t, name); ok && f.Type.Kind() == reflect.Struct {
+				walk(f.Type, k)
 			} else {
 				out = append(out, k)
 			}

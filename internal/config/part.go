@@ -80,6 +80,11 @@ type Part struct {
 	// for ds coordinates of s' (for one coordinate: the largest number of
 	// statistics of a coordinate). nil: ds·max(Stats, 1).
 	StatsOf func(c *Config, ds int) int
+	// DimOf, of a family whose own keys fix d_s (the rows of
+	// gaussian-coupled's precision, the largest x_i of a joint
+	// expression), returns it; ok is false when they do not. Load sets
+	// env.family.dim to it when no source sets dim.
+	DimOf func(c *Config) (d int, ok bool)
 	// LambdaCV, of an agent, marks one that can choose its λ by
 	// cross-validation at every refit (lambda: cv; see cv.grid, cv.folds).
 	LambdaCV bool
@@ -97,6 +102,10 @@ type Part struct {
 	// against, and the reference of the optimality gap (the oracle).
 	// Readers of results files ask IsBaseline, so they need no agent name.
 	Baseline bool
+	// Keys declares the keys the part reads in sections it shares with
+	// the core and other parts (a family's parameters in env.family, a
+	// feature map's in env.features): see KeySet. Read them with Shared.
+	Keys []KeySet
 	// Validate checks the part's keys (Section's value is Section(c,
 	// p.Section)) and what it requires of the rest of c. It runs only when
 	// the part is selected.
@@ -145,6 +154,12 @@ func Register(p Part) {
 		if p.Defaults == nil || reflect.TypeOf(p.Defaults).Kind() != reflect.Pointer || reflect.TypeOf(p.Defaults).Elem().Kind() != reflect.Struct {
 			panic(fmt.Sprintf("config.Register(%s): section %s needs Defaults, a pointer to a struct", p.Name, p.Section))
 		}
+	}
+	for _, ks := range p.Keys {
+		if p.Section != "" && p.Section == ks.At {
+			panic(fmt.Sprintf("config.Register(%s): %s is its own section and a shared one", p.Name, ks.At))
+		}
+		checkKeySet(p, ks, registry.parts)
 	}
 	registry.parts = append(registry.parts, p)
 }
@@ -278,6 +293,7 @@ func defaultSections() (map[string]any, error) {
 		}
 		at[parts[len(parts)-1]] = m
 	}
+	sharedDefaults(root)
 	return root, nil
 }
 
@@ -301,6 +317,7 @@ func (c *Config) value(key string) (any, error) {
 	rv := reflect.ValueOf(c).Elem()
 	var prefix string
 	for _, part := range strings.Split(key, ".") {
+		parent := prefix
 		prefix = joinKey(prefix, part)
 		if rv.Kind() != reflect.Struct {
 			return nil, fmt.Errorf("no key %s", key)
@@ -308,6 +325,10 @@ func (c *Config) value(key string) (any, error) {
 		f, ok := fieldByTag(rv.Type(), part)
 		if ok {
 			rv = rv.FieldByIndex(f.Index)
+			continue
+		}
+		if s := sharedAt(parent); s != nil && s.field(part) >= 0 {
+			rv = c.sharedValue(s).Elem().Field(s.field(part))
 			continue
 		}
 		if t := sectionType(prefix); t != nil {

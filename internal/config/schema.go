@@ -41,8 +41,8 @@ type Config struct {
 	// Lambda is then 0 and not used.
 	LambdaCV bool `mapstructure:"-" yaml:"-"`
 	// LengthCV is true when model.features.length is the word cv
-	// (validate_stats.go); Model.Features.Length is then the placeholder
-	// 1 and smrl estimate chooses it on cv.lengths.
+	// (validate_stats.go); the key then holds the placeholder 1 and smrl
+	// estimate chooses it on cv.lengths.
 	LengthCV bool `mapstructure:"-" yaml:"-"`
 
 	// parts holds the values of the registered parts' sections, by path
@@ -85,26 +85,12 @@ type Env struct {
 
 // Model configures the learners' model in the physical environments (in
 // env.kind expfam the learners use the true family and features): a product
-// of per-coordinate families for s' with features phi(s, a).
+// of per-coordinate families for s' with features phi(s, a). The families
+// declare their own keys here (model.alpha, model.kink, …: config.KeySet).
 type Model struct {
 	Family   []string  `mapstructure:"family" yaml:"family"` // per coordinate, or one for all: a name of Families
 	Sigma    []float64 `mapstructure:"sigma" yaml:"sigma"`   // per-coordinate base scale; empty: the environment's noise scales
-	Alpha    float64   `mapstructure:"alpha" yaml:"alpha"`   // custom-sin: q(x) = exp(−|x|^alpha/alpha)
 	Features Features  `mapstructure:"features" yaml:"features"`
-	// KinkBandwidth is the kernel bandwidth of the score-matching kink term
-	// of the relu families, in units of the coordinate's base scale (0: the
-	// kink is ignored, as in the authors' estimator).
-	KinkBandwidth float64 `mapstructure:"kink_bandwidth" yaml:"kink_bandwidth"`
-	// Kink is how score matching treats the kink of the relu families:
-	// "weighted", a weight vanishing at the kink (generalised SM, consistent);
-	// "kernel", the kernel estimate of its δ term (bandwidth KinkBandwidth);
-	// "none", ignored (the authors' estimator).
-	Kink string `mapstructure:"kink" yaml:"kink"`
-	// WeightCap is the cap C of the score-matching weights min(d/C, 1)^p
-	// (d the distance to a kink or the boundary of the support): in units of
-	// σ for relu, relu-mog and truncated-gaussian, of x for exponential and
-	// gamma, absolute for beta; 0 is each family's default (1, 1, 1, 0.5).
-	WeightCap float64 `mapstructure:"weight_cap" yaml:"weight_cap"`
 	// Target is what the learners model: "next", s', or "delta", s' − s.
 	Target string `mapstructure:"target" yaml:"target"`
 	// InputScale divides each coordinate of (s, a) before rff features
@@ -113,32 +99,14 @@ type Model struct {
 	// LDSFeatures are the LDS agent's features: "linear" [s, a], "affine"
 	// [s, a, 1], or "model", the other learners' model.features.
 	LDSFeatures string `mapstructure:"lds_features" yaml:"lds_features"`
-	// Expression defines the coordinates of model.family "expression": one
-	// family for all of them, or one per such coordinate in order.
-	Expression []ExprFamily `mapstructure:"expression" yaml:"expression,omitempty" doc:"model.family expression: its coordinates families, each {log_q, psi, support} (docs/expressions.md)"`
 }
 
-// Family selects the transition family.
+// Family selects the transition family (env.kind expfam): its kind and
+// d_s. The families declare their own keys here (env.family.freq,
+// env.family.sigma, …: config.KeySet).
 type Family struct {
-	Kind  string  `mapstructure:"kind" yaml:"kind"`
-	Freq  float64 `mapstructure:"freq" yaml:"freq"`
-	Alpha float64 `mapstructure:"alpha" yaml:"alpha"`
-	Dim   int     `mapstructure:"dim" yaml:"dim"`
-	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
-	// Low and High are the support (low, high) of the truncated-gaussian
-	// family (env.family and model.family).
-	Low  float64 `mapstructure:"low" yaml:"low"`
-	High float64 `mapstructure:"high" yaml:"high" doc:"truncated-gaussian: upper end of the support (see low)"`
-	// Kind expression: log q, psi and the support for every coordinate,
-	// or Coords, one family per coordinate (see validate_expr.go).
-	LogQ    string       `mapstructure:"log_q" yaml:"log_q,omitempty" doc:"expression: log q(x), the base measure, in the expression language of x (docs/expressions.md)"`
-	Psi     []string     `mapstructure:"psi" yaml:"psi,omitempty" doc:"expression: the statistics psi(x), one expression each (d_psi of them per coordinate)"`
-	Support []float64    `mapstructure:"support" yaml:"support,omitempty" doc:"expression: [low, high] of the support (.inf for unbounded); empty: the real line"`
-	Coords  []ExprFamily `mapstructure:"coords" yaml:"coords,omitempty" doc:"expression: one {log_q, psi, support} per coordinate, instead of one for all"`
-	// Precision is Λ of gaussian-coupled, q(x) = exp(−½ xᵀΛx) (d rows of
-	// d numbers); Coupling is κ of coupled-sin (docs/joint-families.md).
-	Precision [][]float64 `mapstructure:"precision" yaml:"precision,omitempty"`
-	Coupling  float64     `mapstructure:"coupling" yaml:"coupling"`
+	Kind string `mapstructure:"kind" yaml:"kind"`
+	Dim  int    `mapstructure:"dim" yaml:"dim"`
 }
 
 // ExprFamily is a one-dimensional family written as expressions of x:
@@ -149,15 +117,10 @@ type ExprFamily struct {
 	Support []float64 `mapstructure:"support" yaml:"support,omitempty"`
 }
 
-// Features selects phi.
+// Features selects phi. The feature maps declare their own keys here
+// (rff's dim, length and seed: config.KeySet).
 type Features struct {
-	Kind   string  `mapstructure:"kind" yaml:"kind"`
-	Dim    int     `mapstructure:"dim" yaml:"dim" doc:"rff: number of random features"`
-	Length float64 `mapstructure:"length" yaml:"length"`
-	Seed   uint64  `mapstructure:"seed" yaml:"seed" doc:"rff: seed of the random draw"`
-	// Phi lists the features of kind expression, expressions of s0, s1, …
-	// and a0, a1, ….
-	Phi []string `mapstructure:"phi" yaml:"phi,omitempty" doc:"expression features: one expression of s0, s1, …, a0, a1, … per feature (docs/expressions.md)"`
+	Kind string `mapstructure:"kind" yaml:"kind"`
 }
 
 // Reward is r(s) = Σ_k exp(−width·|s − c_k|²).

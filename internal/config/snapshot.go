@@ -78,6 +78,9 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 	if err := root.Encode(c); err != nil {
 		return nil, err
 	}
+	if err := c.mergeSharedNodes(&root); err != nil {
+		return nil, err
+	}
 	if c.LambdaCV {
 		// lambda holds the placeholder 0: write the word, so that the
 		// snapshot loads as the config the run had.

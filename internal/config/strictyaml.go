@@ -340,6 +340,9 @@ func childType(t reflect.Type, key, name string) reflect.Type {
 	if f, ok := fieldByTag(t, name); ok {
 		return f.Type
 	}
+	if s := sharedAt(key); s != nil && s.field(name) >= 0 {
+		return s.keys[s.field(name)].field.Type
+	}
 	return sectionType(joinKey(key, name))
 }
 

@@ -97,7 +97,6 @@ func (c *Config) validate(agents bool) error {
 	c.validateActions(bad)
 	c.validateReward(bad)
 	c.validateW0(bad)
-	c.validateJoint(bad)
 	if c.Uses("sampler") {
 		c.validateSampler(bad)
 	}
@@ -149,15 +148,11 @@ func (c *Config) validateCore(bad Bad) {
 }
 
 // validateLearnerModel checks the learners' model section when the
-// environment uses it, and model.kink_bandwidth on its own: env.kind expfam
-// reads that key (its learners' score matching of the true family) but not
-// the section.
+// environment uses it (the keys the families declare there are checked by
+// the families' parts).
 func (c *Config) validateLearnerModel(bad Bad) {
 	if c.Uses("model") {
 		c.validateModel(bad)
-	}
-	if kb := c.Model.KinkBandwidth; c.Uses("model.kink_bandwidth") && (!(kb >= 0) || !finite(kb) || kb > 10) {
-		bad("model.kink_bandwidth", "must lie in [0, 10] (units of the coordinate's scale), got %v", kb)
 	}
 }
 
@@ -529,9 +524,6 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 		if n, want := len(m.InputScale), ds+c.Env.ActionDim; n > 0 && n != want {
 			bad("model.input_scale", "%d scales for the %d inputs (s, a) of %s", n, want, c.Env.Kind)
 		}
-	}
-	if !(m.Alpha >= 1) || !finite(m.Alpha) || m.Alpha > 16 {
-		bad("model.alpha", "must lie in [1, 16], got %v", m.Alpha)
 	}
 	if !slices.Contains(ModelTargets, m.Target) {
 		bad("model.target", "unknown target %q (known: %v)", m.Target, ModelTargets)

@@ -37,7 +37,11 @@ env:
 	if dpsi, dphi, ok := c.Dims(); !ok || dpsi != 3 || dphi != 3 {
 		t.Errorf("Dims = %d, %d, %v; want 3, 3", dpsi, dphi, ok)
 	}
-	if lo, hi := c.Env.Family.Coords[0].Bounds(); !(lo < -1e308) || hi != 4 {
+	coords, err := c.Value("env.family.coords")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lo, hi := coords.([]ExprFamily)[0].Bounds(); !(lo < -1e308) || hi != 4 {
 		t.Errorf("support [%v, %v]", lo, hi)
 	}
 	y, err := c.YAML()

@@ -98,8 +98,8 @@ func (c *Config) validateStats(bad func(key, format string, args ...any), agents
 				break
 			}
 		}
-		if c.Model.Features.Kind != "rff" {
-			bad(LengthCVKey, "%s is for rff features only, model.features.kind is %q", LambdaCVWord, c.Model.Features.Kind)
+		if p, _ := lookup("model.features.kind", c.Model.Features.Kind); !owns(p, LengthCVKey) {
+			bad(LengthCVKey, "%s is for %s features only, model.features.kind is %q", LambdaCVWord, orList(owners("model.features.kind", LengthCVKey)), c.Model.Features.Kind)
 		}
 		if agents {
 			bad(LengthCVKey, "%s (cross-validated rff length) is supported by smrl estimate only: the learning agents' feature map is fixed when they are built; give a number", LambdaCVWord)
@@ -157,4 +157,15 @@ func (c *Config) validateCVConfidence(bad func(key, format string, args ...any),
 	if c.Confidence.Lambda == "theorem" && slices.ContainsFunc(users, func(a string) bool { return strings.HasSuffix(a, "-ucb") }) {
 		bad("lambda", "%s cannot be combined with confidence.lambda: theorem, which sets the -ucb agents' λ to 1/b_star²: give a number, or confidence.lambda: shared", LambdaCVWord)
 	}
+}
+
+// owners returns the names of the parts of group that own key.
+func owners(group, key string) []string {
+	var out []string
+	for _, p := range Parts(group) {
+		if owns(p, key) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }

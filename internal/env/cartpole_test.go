@@ -215,7 +215,7 @@ func TestCartPoleNoise(t *testing.T) {
 func TestLearnerModel(t *testing.T) {
 	c := cartPoleConfig(t, "none", "normal")
 	c.Model.Family = []string{"relu-mog", "gaussian", "custom-sin", "relu"}
-	c.Model.KinkBandwidth = 0.2
+	testutil.Set(t, c, "model.kink_bandwidth", 0.2)
 	m, err := New(c)
 	if err != nil {
 		t.Fatal(err)

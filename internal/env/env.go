@@ -35,6 +35,7 @@
 package env
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -349,65 +350,41 @@ func group(flat []float64, n int) [][]float64 {
 }
 
 // NewLearnerFeatures builds phi(s, a) of config section model.features for
-// d_s-dimensional states and d_a-dimensional actions. Random Fourier
-// features see (s, a) divided by scale (d_s + d_a numbers; nil: unscaled).
-func NewLearnerFeatures(f config.Features, ds, da int, scale []float64) (expfam.Features, error) {
-	switch f.Kind {
-	case "linear":
-		return expfam.Linear{DS: ds, DA: da}, nil
-	case "affine":
-		return expfam.Affine{DS: ds, DA: da}, nil
-	case config.ExprKind:
-		e, err := expfam.NewExprFeatures(ds, da, f.Phi)
-		if err != nil {
-			return nil, fmt.Errorf("model.features.%w", err)
-		}
-		return e, nil
-	case "rff":
-		r, err := expfam.NewRFF(ds, da, f.Dim, f.Length, f.Seed)
-		if err != nil {
-			return nil, fmt.Errorf("model.features: %w", err)
-		}
-		if scale != nil {
-			if err := r.ScaleInputs(scale); err != nil {
-				return nil, fmt.Errorf("model.input_scale: %w", err)
-			}
-		}
-		return r, nil
+// d_s-dimensional states and d_a-dimensional actions, from the feature-map
+// registry. Random Fourier features see (s, a) divided by scale (d_s + d_a
+// numbers; nil: unscaled).
+func NewLearnerFeatures(c *config.Config, ds, da int, scale []float64) (expfam.Features, error) {
+	f := featureByName(c.Model.Features.Kind)
+	if f == nil || f.EnvOnly {
+		return nil, fmt.Errorf("model.features.kind: unknown features %q", c.Model.Features.Kind)
 	}
-	return nil, fmt.Errorf("model.features.kind: unknown features %q", f.Kind)
+	return f.Build(c, "model.features", ds, da, scale)
 }
 
 // NewLearnerFamily builds the product family of config section model for
 // scales sigma (one per coordinate): model.family lists one kind per
 // coordinate, or one for all.
-// low and high are the support of truncated-gaussian (env.family.low/high).
-func NewLearnerFamily(c config.Model, sigma []float64, low, high float64) (*expfam.Coords, error) {
+func NewLearnerFamily(c *config.Config, sigma []float64) (*expfam.Coords, error) {
 	ds := len(sigma)
-	kinds := c.Family
+	kinds := c.Model.Family
 	if len(kinds) == 1 {
 		kinds = make([]string, ds)
 		for i := range kinds {
-			kinds[i] = c.Family[0]
+			kinds[i] = c.Model.Family[0]
 		}
 	}
 	if len(kinds) != ds {
-		return nil, fmt.Errorf("model.family: %d families for %d state coordinates (give one, or one per coordinate)", len(c.Family), ds)
+		return nil, fmt.Errorf("model.family: %d families for %d state coordinates (give one, or one per coordinate)", len(c.Model.Family), ds)
 	}
 	cs := make([]expfam.Coord, ds)
-	nexpr := 0 // expression entries so far: the next takes model.expression[nexpr]
+	nth := map[string]int{} // coordinates of each family so far
 	for i, k := range kinds {
-		if k == "custom-sin" && 1/sigma[i] > MaxSinFreq {
-			return nil, fmt.Errorf("model.sigma: coordinate %d has σ = %g, so the custom-sin family's frequency 1/σ = %.4g exceeds %d, "+
-				"beyond which its density oscillates too fast for the quadrature of the sampling table; give a larger model.sigma or another model.family",
-				i, sigma[i], 1/sigma[i], MaxSinFreq)
-		}
 		var err error
-		if k == config.ExprKind {
-			cs[i], err = learnerExprCoord(c, nexpr)
-			nexpr++
-		} else {
-			cs[i], err = NewCoord(k, FamilyParams{Sigma: sigma[i], Alpha: c.Alpha, Freq: 1 / sigma[i], Low: low, High: high, Cap: c.WeightCap})
+		cs[i], err = NewCoord(k, c, Site{Learner: true, I: i, Nth: nth[k], Sigma: sigma[i]})
+		nth[k]++
+		var ke keyError
+		if errors.As(err, &ke) {
+			return nil, ke.error
 		}
 		if err != nil {
 			return nil, fmt.Errorf("model.family (coordinate %d): %w", i, err)
@@ -416,14 +393,9 @@ func NewLearnerFamily(c config.Model, sigma []float64, low, high float64) (*expf
 	return expfam.NewCoords(cs)
 }
 
-// MaxSinFreq is the largest frequency of a custom-sin family built from a
-// scale (ψ(x) = sin(x/σ)): beyond it the density oscillates faster than the
-// sampling table's quadrature resolves at reasonable cost.
-const MaxSinFreq = 300
-
 // learnerScales returns model.sigma broadcast to d_s coordinates, or def
 // when it is empty.
-func learnerScales(c config.Model, def []float64) ([]float64, error) {
+func learnerScales(c *config.Model, def []float64) ([]float64, error) {
 	switch len(c.Sigma) {
 	case 0:
 		return def, nil
@@ -444,11 +416,11 @@ func learnerScales(c config.Model, def []float64) ([]float64, error) {
 // input scales in (d_s + d_a numbers, the typical ranges of (s, a)) for
 // random Fourier features.
 func LearnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSpec, error) {
-	sigma, err := learnerScales(c.Model, def)
+	sigma, err := learnerScales(&c.Model, def)
 	if err != nil {
 		return ModelSpec{}, err
 	}
-	fam, err := NewLearnerFamily(c.Model, sigma, c.Env.Family.Low, c.Env.Family.High)
+	fam, err := NewLearnerFamily(c, sigma)
 	if err != nil {
 		return ModelSpec{}, err
 	}
@@ -458,23 +430,26 @@ func LearnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSp
 	if len(in) != len(sigma)+da {
 		return ModelSpec{}, fmt.Errorf("model.input_scale: %d scales for %d inputs (d_s = %d state and d_a = %d action coordinates)", len(in), len(sigma)+da, len(sigma), da)
 	}
-	feat, err := NewLearnerFeatures(c.Model.Features, len(sigma), da, in)
+	feat, err := NewLearnerFeatures(c, len(sigma), da, in)
 	if err != nil {
 		return ModelSpec{}, err
 	}
 	var ldsFeat expfam.Features // nil: the model's features
 	switch c.Model.LDSFeatures {
 	case c.Model.Features.Kind, "model":
-	case "linear":
-		ldsFeat = expfam.Linear{DS: len(sigma), DA: da}
-	case "affine":
-		ldsFeat = expfam.Affine{DS: len(sigma), DA: da}
+	default:
+		if f := featureByName(c.Model.LDSFeatures); f != nil {
+			if ldsFeat, err = f.Build(c, "model.features", len(sigma), da, nil); err != nil {
+				return ModelSpec{}, fmt.Errorf("model.lds_features: %w", err)
+			}
+		}
 	}
 	lds := make([]float64, len(sigma))
 	for i, s := range sigma {
 		lds[i] = c.LDS.Sigma * s
 	}
+	kink, bandwidths := kinkOf(c, sigma)
 	return ModelSpec{Family: fam, Features: feat, LDSSigma: lds, LDSFeatures: ldsFeat,
-		Kink: c.Model.Kink, KinkBandwidth: kinkBandwidths(c.Model, sigma),
+		Kink: kink, KinkBandwidth: bandwidths,
 		Delta: c.Model.Target == "delta"}, nil
 }

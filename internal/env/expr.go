@@ -22,21 +22,32 @@ func exprSpec(f config.ExprFamily, wcap float64) expfam.ExprSpec {
 	return expfam.ExprSpec{LogQ: f.LogQ, Psi: f.Psi, Lo: lo, Hi: hi, Cap: wcap}
 }
 
-// newExprFamily builds env.family of kind expression: the d-fold product
+// newExprFamily builds env.family of kind expression: a joint family of
+// x0, x1, … sampled by MCMC (expfam.JointExpr, newMCMC), or the d-fold product
 // of one tabulated scalar family (expfam.Product, as custom-sin) when every
 // coordinate has the same family of one statistic and no score-matching
 // weight (the real line, no kink of ψ), else a product of per-coordinate
 // families (expfam.Coords), whose weights the learners apply. wcap is
 // model.weight_cap.
-func newExprFamily(c config.Family, wcap float64) (expfam.Distribution, error) {
-	coords := c.Coordinates()
+func newExprFamily(c *config.Config) (expfam.Distribution, error) {
+	if jointExpr(c) {
+		k := config.Shared[exprKeys](c, "env.family")
+		j, err := expfam.NewJointExpr(c.Env.Family.Dim, k.LogQ, k.Psi)
+		if err != nil {
+			return nil, fmt.Errorf("env.family.%w", err)
+		}
+		return newMCMC(c, j)
+	}
+	wcap := weightCap(c)
+	coords := exprCoordinates(c)
+	explicit := len(config.Shared[exprKeys](c, "env.family").Coords) > 0
 	key := func(i int) string {
-		if len(c.Coords) > 0 {
+		if explicit {
 			return fmt.Sprintf("env.family.coords[%d]", i)
 		}
 		return "env.family"
 	}
-	same := len(c.Coords) == 0 || !slices.ContainsFunc(coords, func(f config.ExprFamily) bool {
+	same := !explicit || !slices.ContainsFunc(coords, func(f config.ExprFamily) bool {
 		return f.LogQ != coords[0].LogQ || !slices.Equal(f.Psi, coords[0].Psi) || !slices.Equal(f.Support, coords[0].Support)
 	})
 	if same && len(coords[0].Psi) == 1 {
@@ -45,7 +56,7 @@ func newExprFamily(c config.Family, wcap float64) (expfam.Distribution, error) {
 			return nil, fmt.Errorf("%s.%w", key(0), err)
 		}
 		if s.DefaultWeight() == nil {
-			return expfam.NewProduct(s, c.Dim)
+			return expfam.NewProduct(s, c.Env.Family.Dim)
 		}
 	}
 	cs := make([]expfam.Coord, len(coords))
@@ -305,19 +316,20 @@ func (t *ExprTask) checkTerminal(states [][]float64) error {
 // from model.expression (its only entry, or entry n) and checks it on the
 // support of its density at η = 0 (on [−10, 10] where that is not
 // normalisable).
-func learnerExprCoord(c config.Model, n int) (expfam.Coord, error) {
-	if len(c.Expression) == 0 {
+func learnerExprCoord(c *config.Config, n int) (expfam.Coord, error) {
+	m := config.Shared[exprModelKeys](c, "model")
+	if len(m.Expression) == 0 {
 		return nil, fmt.Errorf("model.expression: no family given for model.family's expression entry")
 	}
 	j := 0
-	if len(c.Expression) > 1 {
+	if len(m.Expression) > 1 {
 		j = n
 	}
-	if j >= len(c.Expression) {
-		return nil, fmt.Errorf("model.expression: %d families for more expression coordinates of model.family", len(c.Expression))
+	if j >= len(m.Expression) {
+		return nil, fmt.Errorf("model.expression: %d families for more expression coordinates of model.family", len(m.Expression))
 	}
 	key := fmt.Sprintf("model.expression[%d]", j)
-	co, err := expfam.NewExprCoord(exprSpec(c.Expression[j], c.WeightCap))
+	co, err := expfam.NewExprCoord(exprSpec(m.Expression[j], m.WeightCap))
 	if err != nil {
 		return nil, fmt.Errorf("%s.%w", key, err)
 	}

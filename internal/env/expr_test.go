@@ -198,8 +198,9 @@ env:
 func TestLearnerExpressionFamily(t *testing.T) {
 	c := cartPoleConfig(t, "none", "normal")
 	c.Model.Family = []string{"gaussian", "expression", "expression", "relu"}
-	c.Model.Expression = []config.ExprFamily{{LogQ: "-x^2/2", Psi: []string{"x"}}, {LogQ: "-x^2/2", Psi: []string{"x", "relu(x)"}}}
-	c.Model.Features = config.Features{Kind: "expression", Phi: []string{"s0", "s1", "s2", "s3", "a0", "1"}}
+	c.Model.Features.Kind = "expression"
+	testutil.Set(t, c, "model.expression", []config.ExprFamily{{LogQ: "-x^2/2", Psi: []string{"x"}}, {LogQ: "-x^2/2", Psi: []string{"x", "relu(x)"}}},
+		"model.features.phi", []string{"s0", "s1", "s2", "s3", "a0", "1"})
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}

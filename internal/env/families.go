@@ -12,43 +12,57 @@ import (
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
-// FamilyParams are the parameters a family of the registry is built from:
-// for env.family its keys, for model.family coordinate i's scale
-// model.sigma[i] (Sigma, and Freq = 1/σ for custom-sin) and model.alpha.
-type FamilyParams struct {
-	Sigma, Alpha, Freq float64
-	Low, High          float64 // truncated-gaussian's support
-	// Cap is the cap of the score-matching weight (model.weight_cap): in
-	// units of Sigma for the Gaussian-based families, of x for exponential
-	// and gamma, absolute for beta; 0 is the family's default.
-	Cap float64
+// Site says which family a Family's Coord builds a coordinate of: the
+// true one (env.family, Learner false: a coordinate of a product of
+// env.family.dim, from the family's env.family keys), or coordinate I of
+// the learners' (model.family, Learner true), of scale Sigma (σ_i:
+// model.sigma, or the environment's noise scale), Nth being the number
+// of coordinates of the same family before it.
+type Site struct {
+	Learner bool
+	I, Nth  int
+	Sigma   float64
 }
 
-// familyBuilder builds one coordinate of a family from its parameters.
-type familyBuilder func(p FamilyParams) (expfam.Coord, error)
-
-// Family is one family of the registry: its config part (name, doc, the
-// keys it reads, Stats, validation), registered in both env.family.kind
-// (the true family, a product of env.family.dim coordinates) and
-// model.family (the learners' family of one coordinate), and its builder.
-// EnvUses/ModelUses and EnvValidate/ModelValidate are the part's keys and
-// checks in each group (Part.Uses and Part.Validate are common to both);
-// Env or Model false leaves the family out of that group. Adding a family
-// is one entry of Families.
+// Family is one family of the registry (RegisterFamilies): its config
+// part, registered in both env.family.kind (the true family, a product of
+// env.family.dim coordinates) and model.family (the learners' family of
+// one coordinate), and its builders. Part holds what both share (name,
+// doc, the keys it reads in both, Stats, C, validation); EnvUses/ModelUses,
+// EnvKeys/ModelKeys (the keys it declares in env.family and in model: a
+// pointer to a struct of defaults with doc tags, see config.KeySet) and
+// EnvValidate/ModelValidate are its keys and checks in one group; NoEnv or
+// NoModel leaves it out of that group. A family reads its keys with
+// config.Shared. Adding a family is one file (its coordinate, its keys,
+// its Family value) and one line in RegisterFamilies' call in this file.
 type Family struct {
 	config.Part
 	EnvUses, ModelUses         []string
+	EnvKeys, ModelKeys         any
 	EnvValidate, ModelValidate func(c *config.Config, bad config.Bad)
 	NoEnv, NoModel             bool
-	Build                      familyBuilder // nil: built elsewhere (expression)
-	// Formula is the family's density, from which init writes Part.Doc
-	// (empty for the expression family, whose Doc is written by hand).
+	// EnvStatsOf and ModelStatsOf are Part.StatsOf in each group: d_psi
+	// when the config gives the statistics (the expression family).
+	EnvStatsOf, ModelStatsOf func(c *config.Config, ds int) int
+	// Coord builds one coordinate at site s.
+	Coord func(c *config.Config, s Site) (expfam.Coord, error)
+	// True, when not nil, builds the whole true family (env.family)
+	// instead of a product of env.family.dim coordinates of Coord: the
+	// tabulated products of the sine families and the closed-form
+	// Gaussian, as they always were.
+	True func(c *config.Config) (expfam.Distribution, error)
+	// Expression marks a family written as expressions of the config:
+	// the true model is checked numerically at the start states.
+	Expression bool
+	// Formula is the family's density, from which RegisterFamilies
+	// writes Part.Doc (empty for the expression family, whose Doc is
+	// written by hand).
 	Formula Formula
 }
 
 // Formula is a built-in family's density p(x | η) ∝ q(x) exp(<ψ(x), η>)
 // in the expression language of docs/expressions.md, a function of x and
-// of the parameters sigma, alpha, freq, low and high (FamilyParams), as
+// of the parameters sigma, alpha, freq, low and high (its keys), as
 // smrl list families prints it: "on (0, ∞): log q(x) = 0, psi(x) = -x;
 // weighted score matching". The support is the open interval (Lo, Hi),
 // "" for an infinite end: data at a finite end are outside it (smrl
@@ -79,10 +93,6 @@ func (f Formula) Doc() string {
 	return s
 }
 
-// KinkModes are the values of model.kink, a key of the relu families: how
-// score matching treats the kink of their statistic.
-var KinkModes = []string{"weighted", "kernel", "none"}
-
 // The base measures and notes shared by several families' Formula.
 const (
 	logQSin      = "-abs(x)^alpha/alpha"
@@ -91,105 +101,44 @@ const (
 	weightedNote = "weighted score matching"
 )
 
-var kinkUses = []string{"model.kink", "model.kink_bandwidth", "model.weight_cap"}
-
-// Families is the family registry, in the order smrl list shows them.
-var Families = []Family{
-	{Part: config.Part{Name: "custom-sin",
-		C: func(c *config.Config) string {
-			if c.Env.Kind != "expfam" {
-				return "cos²(s'/σ_i)/σ_i²"
-			}
-			f := c.Env.Family.Freq
-			return fmt.Sprintf("%g cos²(%g s')", f*f, f)
-		}},
-		Formula: Formula{LogQ: logQSin, Psi: []string{"sin(freq*x)"}, Note: "alpha, freq = env.family.alpha, env.family.freq (env.family: a product over dim coordinates, the paper's), or model.alpha, 1/σ_i (model.family)"},
-		EnvUses: []string{"env.family.freq", "env.family.alpha"}, EnvValidate: validateCustomSin, ModelUses: []string{"model.alpha"},
-		Build: func(p FamilyParams) (expfam.Coord, error) {
-			s, err := expfam.NewSin(p.Freq, p.Alpha)
-			if err != nil {
-				return nil, err
-			}
-			return expfam.NewScalarCoord(s), nil
-		}},
-	{Part: config.Part{Name: "exp-sin", C: constText("cos²(s') exp(2 sin s')")},
-		Formula: Formula{LogQ: logQSin, Psi: []string{"exp(sin(x))"}, Note: "alpha = env.family.alpha or model.alpha; one-dimensional"},
-		EnvUses: []string{"env.family.alpha"}, EnvValidate: validateSinFamily, ModelUses: []string{"model.alpha"},
-		Build: func(p FamilyParams) (expfam.Coord, error) {
-			s, err := expfam.NewExpSin(p.Alpha)
-			if err != nil {
-				return nil, err
-			}
-			return expfam.NewScalarCoord(s), nil
-		}},
-	{Part: config.Part{Name: "x-sin", C: constText("(sin s' + s' cos s')²")},
-		Formula: Formula{LogQ: logQSin, Psi: []string{"x*sin(x)"}, Note: "alpha = env.family.alpha or model.alpha; one-dimensional"},
-		EnvUses: []string{"env.family.alpha"}, EnvValidate: validateSinFamily, ModelUses: []string{"model.alpha"},
-		Build: func(p FamilyParams) (expfam.Coord, error) {
-			s, err := expfam.NewXSin(p.Alpha)
-			if err != nil {
-				return nil, err
-			}
-			return expfam.NewScalarCoord(s), nil
-		}},
-	{Part: config.Part{Name: "gaussian", ConstantC: true},
-		Formula: Formula{LogQ: logQGauss, Psi: []string{"x/sigma^2"}, Note: "s' = W phi(s, a) + N(0, sigma² I); sigma = env.family.sigma, or σ_i in model.family"},
-		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateGaussian,
-		Build: func(p FamilyParams) (expfam.Coord, error) { return expfam.NewGaussCoord(p.Sigma) }},
-	{Part: config.Part{Name: "relu",
-		Uses: kinkUses, Stats: 2, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0"), Validate: validateKinked},
-		Formula: Formula{LogQ: logQGauss, Psi: []string{"x", "relu(x)"}, Note: sigmaNote + "; the authors' custom_for_exp_relu; the kink by model.kink"},
-		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma,
-		Build: func(p FamilyParams) (expfam.Coord, error) { return newReLU(p, 2) }},
-	{Part: config.Part{Name: "relu-mog",
-		Uses: kinkUses, Stats: 3, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0"), Validate: validateKinked},
-		Formula: Formula{LogQ: logQGauss, Psi: []string{"x", "relu(x)", "relu(-x)"}, Note: sigmaNote + "; the authors' custom_for_mog_relu; the kink by model.kink"},
-		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma,
-		Build: func(p FamilyParams) (expfam.Coord, error) { return newReLU(p, 3) }},
-	{Part: config.Part{Name: "exponential", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"),
-		Uses: []string{"model.weight_cap"}, Validate: validateWeightCap(0)},
-		Formula: Formula{Lo: "0", LogQ: "0", Psi: []string{"-x"}, Note: weightedNote},
-		Build:   func(p FamilyParams) (expfam.Coord, error) { return expfam.NewExponential(capOr(p.Cap, 1)) }},
-	{Part: config.Part{Name: "gamma", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"),
-		Uses: []string{"model.weight_cap"}, Stats: 2, Validate: validateWeightCap(0)},
-		Formula: Formula{Lo: "0", LogQ: "0", Psi: []string{"log(x)", "-x"}, Note: weightedNote},
-		Build:   func(p FamilyParams) (expfam.Coord, error) { return expfam.NewGamma(capOr(p.Cap, 1)) }},
-	{Part: config.Part{Name: "beta", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"),
-		Uses: []string{"model.weight_cap"}, Stats: 2, Validate: validateWeightCap(0.5)},
-		Formula: Formula{Lo: "0", Hi: "1", LogQ: "0", Psi: []string{"log(x)", "log(1-x)"}, Note: weightedNote},
-		Build:   func(p FamilyParams) (expfam.Coord, error) { return expfam.NewBeta(capOr(p.Cap, 0.5)) }},
-	{Part: config.Part{Name: "truncated-gaussian", C: constText("h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"),
-		Uses: []string{"model.weight_cap", "env.family.low", "env.family.high"}, Validate: validateTruncated},
-		Formula: Formula{Lo: "low", Hi: "high", LogQ: logQGauss, Psi: []string{"x/sigma^2"}, Note: "N(W phi, sigma²) truncated to (low, high) = (env.family.low, env.family.high), " + sigmaNote + "; " + weightedNote},
-		EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma,
-		Build: func(p FamilyParams) (expfam.Coord, error) {
-			f, err := expfam.NewTruncGauss(p.Sigma, p.Low, p.High)
-			if err != nil || p.Cap == 0 {
-				return f, err
-			}
-			return &cappedCoord{TruncGauss: f, w: &expfam.DistWeight{Lo: p.Low, Hi: p.High, C: p.Cap * p.Sigma, P: 1}}, nil
-		}},
-	{Part: config.Part{Name: config.ExprKind, Doc: "q and psi written as expressions of x (log_q, psi, support; docs/expressions.md)",
-		Uses: []string{"model.weight_cap"}, C: constText("ψ'(s')ψ'(s')ᵀ of the expressions, with no derived lower bound")},
-		EnvUses:   []string{"env.family.log_q", "env.family.psi", "env.family.support", "env.family.coords"},
-		ModelUses: []string{"model.expression"},
-	},
+// The family registry: one line per family, in the order smrl list
+// families shows them; model.family lists modelFirst first.
+func init() {
+	RegisterFamilies(
+		customSin,
+		expSin,
+		xSin,
+		gaussian,
+		relu,
+		reluMoG,
+		exponential,
+		gammaFamily,
+		betaFamily,
+		truncatedGaussian,
+		expressionFamily,
+		gaussianCoupled,
+		coupledSin,
+	)
 }
 
-func init() {
-	Families = append(Families, jointFamilies...)
-	for i := range Families {
-		if f := &Families[i]; f.Formula.LogQ != "" {
+// modelFirst are the families model.family lists first (smrl list
+// model-families), in this order; the others follow in registration order.
+var modelFirst = []string{"gaussian", "relu", "relu-mog", "custom-sin"}
+
+// Families is the family registry, in registration order.
+var Families []Family
+
+// RegisterFamilies registers families with config, in env.family.kind
+// and in model.family (see Family). A test may register its own family
+// with it from a _test.go file.
+func RegisterFamilies(fs ...Family) {
+	for i := range fs {
+		if f := &fs[i]; f.Formula.LogQ != "" {
 			f.Doc = f.Formula.Doc()
 		}
 	}
-	models := []string{"gaussian", "relu", "relu-mog", "custom-sin"} // int's order first
-	for _, f := range Families {
-		if !slices.Contains(models, f.Name) {
-			models = append(models, f.Name)
-		}
-	}
-	for _, f := range Families {
+	Families = append(Families, fs...)
+	for _, f := range fs {
 		if f.NoEnv {
 			continue
 		}
@@ -197,18 +146,24 @@ func init() {
 		p.Group = "env.family.kind"
 		p.Uses = append(slices.Clone(f.Uses), f.EnvUses...)
 		p.Validate = both(f.Validate, f.EnvValidate)
-		if f.Name == config.ExprKind {
-			p.StatsOf = func(c *config.Config, ds int) int {
-				if c.Env.Family.JointExpr() {
-					return len(c.Env.Family.Psi) // the joint statistics
-				}
-				return config.ExprStats(c.Env.Family.Coordinates())
-			}
+		p.StatsOf = f.EnvStatsOf
+		if f.EnvKeys != nil {
+			p.Keys = []config.KeySet{{At: "env.family", Defaults: f.EnvKeys}}
 		}
 		config.Register(p)
 	}
-	for _, name := range models {
-		f := familyByName(name)
+	var order []Family
+	for _, name := range modelFirst {
+		if i := slices.IndexFunc(fs, func(f Family) bool { return f.Name == name }); i >= 0 {
+			order = append(order, fs[i])
+		}
+	}
+	for _, f := range fs {
+		if !slices.Contains(modelFirst, f.Name) {
+			order = append(order, f)
+		}
+	}
+	for _, f := range order {
 		if f.NoModel {
 			continue
 		}
@@ -216,14 +171,9 @@ func init() {
 		p.Group = "model.family"
 		p.Uses = append(slices.Clone(f.Uses), f.ModelUses...)
 		p.Validate = both(f.Validate, f.ModelValidate)
-		if f.Name == config.ExprKind {
-			p.StatsOf = func(c *config.Config, ds int) int {
-				m := 1
-				for _, x := range c.Model.Expression {
-					m = max(m, len(x.Psi))
-				}
-				return ds * m
-			}
+		p.StatsOf = f.ModelStatsOf
+		if f.ModelKeys != nil {
+			p.Keys = []config.KeySet{{At: "model", Defaults: f.ModelKeys}}
 		}
 		config.Register(p)
 	}
@@ -249,47 +199,66 @@ func both(a, b func(*config.Config, config.Bad)) func(*config.Config, config.Bad
 	return func(c *config.Config, bad config.Bad) { a(c, bad); b(c, bad) }
 }
 
-// validateSigma checks env.family.sigma, the scale of a family's Gaussian
-// base measure.
-func validateSigma(c *config.Config, bad config.Bad) {
-	f := c.Env.Family
-	if !(f.Sigma > 0 && finite(f.Sigma)) || f.Sigma < 1e-3 || f.Sigma > 1e3 {
-		bad("env.family.sigma", "must lie in [1e-3, 1e3] for %s (the scale of its Gaussian base measure), got %v", f.Kind, f.Sigma)
-	}
-}
+// constText is a Part.C that does not depend on the config.
+func constText(s string) func(*config.Config) string { return func(*config.Config) string { return s } }
 
-// validateKinked checks the keys of the relu families: model.kink and
-// model.weight_cap.
-func validateKinked(c *config.Config, bad config.Bad) {
-	if !slices.Contains(KinkModes, c.Model.Kink) {
-		bad("model.kink", "unknown mode %q (known: %v)", c.Model.Kink, KinkModes)
-	}
-	validateWeightCap(0)(c, bad)
-}
-
-// validateWeightCap checks model.weight_cap; limit > 0 bounds it (beta's
-// distance to the boundary is at most 0.5).
-func validateWeightCap(limit float64) func(*config.Config, config.Bad) {
-	return func(c *config.Config, bad config.Bad) {
-		wc := c.Model.WeightCap
-		if !(wc >= 0) || !finite(wc) || wc > 1e3 {
-			bad("model.weight_cap", "must lie in [0, 1000] (0: the family's default), got %v", wc)
-		} else if limit > 0 && wc > limit {
-			bad("model.weight_cap", "the beta family's distance to the boundary is at most %v, so its cap must lie in (0, %v], got %v", limit, limit, wc)
+// RegisteredFamilies returns the names of the registry that NewCoord
+// builds, sorted.
+func RegisteredFamilies() []string {
+	var out []string
+	for _, f := range Families {
+		if f.Coord != nil {
+			out = append(out, f.Name)
 		}
 	}
+	slices.Sort(out)
+	return out
 }
 
-// validateTruncated checks truncated-gaussian's support and weight cap.
-func validateTruncated(c *config.Config, bad config.Bad) {
-	f := c.Env.Family
-	if !finite(f.Low) || !finite(f.High) || !(f.Low < f.High) || f.Low < -config.MaxAbsState || f.High > config.MaxAbsState {
-		bad("env.family.low", "truncated-gaussian needs −%d <= env.family.low < env.family.high <= %d, got [%v, %v]", config.MaxAbsState, config.MaxAbsState, f.Low, f.High)
-	} else if !(f.High-f.Low >= config.MinSupportWidth) {
-		bad("env.family.low", "truncated-gaussian's support [env.family.low, env.family.high] must be at least %g wide, got [%v, %v]: %s", config.MinSupportWidth, f.Low, f.High, config.SupportWhy)
+// NewCoord builds one coordinate of the registry's family kind at site s.
+func NewCoord(kind string, c *config.Config, s Site) (expfam.Coord, error) {
+	f := familyByName(kind)
+	if f == nil || f.Coord == nil {
+		return nil, fmt.Errorf("unknown family %q (known: %v)", kind, RegisteredFamilies())
 	}
-	validateWeightCap(0)(c, bad)
+	return f.Coord(c, s)
 }
+
+// NewFamily builds the true transition family of c's env.family from the
+// registry: the family's True when it has one, else a product of
+// env.family.dim of its coordinates (expfam.Coords).
+func NewFamily(c *config.Config) (expfam.Distribution, error) {
+	fc := c.Env.Family
+	f := familyByName(fc.Kind)
+	if f == nil || f.NoEnv {
+		return nil, fmt.Errorf("env.family.kind: unknown family %q", fc.Kind)
+	}
+	if f.True != nil {
+		return f.True(c)
+	}
+	if fc.Dim < 1 {
+		return nil, fmt.Errorf("env.family.dim must be >= 1, got %d", fc.Dim)
+	}
+	cs := make([]expfam.Coord, fc.Dim)
+	for i := range cs {
+		var err error
+		if cs[i], err = NewCoord(fc.Kind, c, Site{I: i}); err != nil {
+			return nil, fmt.Errorf("env.family: %w", err)
+		}
+	}
+	return expfam.NewCoords(cs)
+}
+
+// capKeys is model.weight_cap, the cap of the score-matching weight of
+// the relu, bounded and expression families.
+type capKeys struct {
+	WeightCap float64 `mapstructure:"weight_cap" yaml:"weight_cap" doc:"cap C of the score-matching weight min(d/C, 1)^p, d = distance to kink/boundary; 0: family default (docs/weighted-sm.md)"`
+}
+
+// weightCap is model.weight_cap: in units of σ for the Gaussian-based
+// families, of x for exponential and gamma, absolute for beta; 0 is the
+// family's default.
+func weightCap(c *config.Config) float64 { return config.Shared[capKeys](c, "model").WeightCap }
 
 func capOr(c, def float64) float64 {
 	if c == 0 {
@@ -298,52 +267,27 @@ func capOr(c, def float64) float64 {
 	return c
 }
 
-func newReLU(p FamilyParams, stats int) (expfam.Coord, error) {
-	r, err := expfam.NewReLU(p.Sigma, stats)
-	if err != nil || p.Cap == 0 {
-		return r, err
-	}
-	return &cappedReLU{ReLU: r, w: &expfam.DistWeight{Points: []float64{0}, Lo: math.Inf(-1), Hi: math.Inf(1), C: p.Cap * p.Sigma, P: 1}}, nil
-}
-
-// cappedReLU is a ReLU family with the weight cap of model.weight_cap.
-type cappedReLU struct {
-	*expfam.ReLU
-	w expfam.Weight
-}
-
-func (c *cappedReLU) DefaultWeight() expfam.Weight { return c.w }
-
-// cappedCoord is a truncated-gaussian family with the weight cap of
-// model.weight_cap.
-type cappedCoord struct {
-	*expfam.TruncGauss
-	w expfam.Weight
-}
-
-func (c *cappedCoord) DefaultWeight() expfam.Weight { return c.w }
-
-// RegisteredFamilies returns the names of the registry that NewCoord
-// builds, sorted.
-func RegisteredFamilies() []string {
-	var out []string
-	for _, f := range Families {
-		if f.Build != nil {
-			out = append(out, f.Name)
+// validateWeightCap checks model.weight_cap; limit > 0 bounds it (beta's
+// distance to the boundary is at most 0.5).
+func validateWeightCap(limit float64) func(*config.Config, config.Bad) {
+	return func(c *config.Config, bad config.Bad) {
+		wc := weightCap(c)
+		if !(wc >= 0) || !finite(wc) || wc > 1e3 {
+			bad("model.weight_cap", "must lie in [0, 1000] (0: the family's default), got %v", wc)
+		} else if limit > 0 && wc > limit {
+			bad("model.weight_cap", "the beta family's distance to the boundary is at most %v, so its cap must lie in (0, %v], got %v", limit, limit, wc)
 		}
 	}
-	slices.Sort(out)
-	return out
 }
 
-// NewCoord builds one coordinate of the registry's family kind.
-func NewCoord(kind string, p FamilyParams) (expfam.Coord, error) {
-	f := familyByName(kind)
-	if f == nil || f.Build == nil {
-		return nil, fmt.Errorf("unknown family %q (known: %v)", kind, RegisteredFamilies())
-	}
-	return f.Build(p)
-}
+// boundaryC is C(s') of the families on a half-line or an interval.
+const boundaryC = "h(s')ψ'(s')ψ'(s')ᵀ: its score-matching weight h at the boundary of the support"
+
+// keyError is an error of a family's Coord that names its config key
+// itself: NewLearnerFamily passes it on without naming the coordinate.
+type keyError struct{ error }
+
+func (e keyError) Unwrap() error { return e.error }
 
 // SMWeights returns the score-matching weight of every coordinate of a
 // product family under model.kink: a family on a half-line or an interval
@@ -370,16 +314,6 @@ func SMWeights(fam expfam.Distribution, kink string) []expfam.Weight {
 		return nil
 	}
 	return w
-}
-
-// kinkBandwidths returns the kernel bandwidths kink_bandwidth·σ_i of
-// score matching's kink term per coordinate (used by model.kink kernel).
-func kinkBandwidths(m config.Model, sigma []float64) []float64 {
-	h := make([]float64, len(sigma))
-	for i, s := range sigma {
-		h[i] = m.KinkBandwidth * s
-	}
-	return h
 }
 
 // SMSetup returns the score-matching weights and kernel kink bandwidths of

@@ -37,31 +37,34 @@ func TestFamilyRegistryServesBothGroups(t *testing.T) {
 	oneDim := []string{"exp-sin", "x-sin"}
 	bounded := []string{"exponential", "gamma", "beta", "truncated-gaussian"}
 	for _, info := range Families {
-		if info.Build == nil {
-			continue // expression: its statistics are the config's psi
+		if info.Expression || info.Coord == nil {
+			continue // expression: its statistics are the config's psi; a joint family has no coordinates of its own (family_joint.go's tests)
 		}
 		dim := 2
 		if slices.Contains(oneDim, info.Name) {
 			dim = 1
 		}
 		stats := max(info.Stats, 1)
-		f := config.Family{Kind: info.Name, Dim: dim, Sigma: 0.5, Alpha: 1.7, Freq: 4, Low: -1, High: 1}
-		d, err := NewFamily(f, 0)
+		c := testutil.LoadConfig(t, "")
+		c.Env.Family = config.Family{Kind: info.Name, Dim: dim}
+		testutil.Set(t, c, "env.family.sigma", 0.5, "env.family.alpha", 1.7, "env.family.freq", 4.0, "env.family.low", -1.0, "env.family.high", 1.0,
+			"model.alpha", 2.0)
+		d, err := NewFamily(c)
 		if err != nil {
 			t.Fatalf("env.family %s: %v", info.Name, err)
 		}
 		if d.StateDim() != dim || d.StatDim() != dim*stats {
 			t.Errorf("env.family %s: d_s %d, d_psi %d; want %d, %d", info.Name, d.StateDim(), d.StatDim(), dim, dim*stats)
 		}
-		m := config.Model{Family: []string{info.Name}, Alpha: 2}
-		c, err := NewLearnerFamily(m, []float64{0.5, 0.5}, -1, 1)
+		c.Model.Family = []string{info.Name}
+		l, err := NewLearnerFamily(c, []float64{0.5, 0.5})
 		if err != nil {
 			t.Fatalf("model.family %s: %v", info.Name, err)
 		}
-		if c.StatDim() != 2*stats {
-			t.Errorf("model.family %s: d_psi %d, want %d", info.Name, c.StatDim(), 2*stats)
+		if l.StatDim() != 2*stats {
+			t.Errorf("model.family %s: d_psi %d, want %d", info.Name, l.StatDim(), 2*stats)
 		}
-		lo, hi := expfam.SupportOf(c.C[0])
+		lo, hi := expfam.SupportOf(l.C[0])
 		if b := !math.IsInf(lo, -1) || !math.IsInf(hi, 1); b != slices.Contains(bounded, info.Name) {
 			t.Errorf("%s: support (%v, %v), want bounded = %v", info.Name, lo, hi, !b)
 		}
@@ -72,8 +75,10 @@ func TestFamilyRegistryServesBothGroups(t *testing.T) {
 // bounded families are always weighted (but for plain), smooth families
 // on the line never; model.weight_cap sets the cap.
 func TestSMSetupModes(t *testing.T) {
-	m := config.Model{Family: []string{"relu", "gaussian", "beta"}, KinkBandwidth: 0.2, WeightCap: 0}
-	fam, err := NewLearnerFamily(m, []float64{2, 1, 1}, -1, 1)
+	c := testutil.LoadConfig(t, "")
+	c.Model.Family = []string{"relu", "gaussian", "beta"}
+	testutil.Set(t, c, "model.kink_bandwidth", 0.2, "model.weight_cap", 0.0)
+	fam, err := NewLearnerFamily(c, []float64{2, 1, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +107,8 @@ func TestSMSetupModes(t *testing.T) {
 	if got := w[0].String(); got != "h(x) = min(|x|/2, 1)" {
 		t.Errorf("relu weight with σ = 2: %s", got)
 	}
-	m.WeightCap = 0.25
-	fam, _ = NewLearnerFamily(m, []float64{2, 1, 1}, -1, 1)
+	testutil.Set(t, c, "model.weight_cap", 0.25)
+	fam, _ = NewLearnerFamily(c, []float64{2, 1, 1})
 	w, _ = ModelSpec{Family: fam}.SMSetup("weighted")
 	if got := w[0].String(); got != "h(x) = min(|x|/0.5, 1)" {
 		t.Errorf("relu weight with σ = 2, cap 0.25: %s", got)
@@ -131,13 +136,12 @@ func TestNaturalParameterCheck(t *testing.T) {
 		{"relu", "linear", [][]float64{{5, 5}, {-5, 5}}, true},          // every η is valid
 	} {
 		c := &config.Config{}
-		c.Env.Family = config.Family{Kind: tc.kind, Dim: 1, Sigma: 1}
+		c.Env.Family = config.Family{Kind: tc.kind, Dim: 1} // the defaults of the families' keys: env.family.sigma 1
 		c.Env.Features.Kind = tc.feat
 		c.Env.ActionDim, c.Env.Actions = 1, []float64{1, -1}
 		c.Env.InitLow, c.Env.InitHigh = -1, 1
 		c.Env.W0 = tc.w0
 		c.Env.Reward.Width, c.Env.Reward.Centers = 1, []float64{0}
-		c.Model.Kink = "weighted"
 		c.LDS.Sigma = 1
 		_, err := newExpfam(c)
 		if (err == nil) != tc.ok {
@@ -156,7 +160,9 @@ func TestNaturalParameterCheck(t *testing.T) {
 // LogQ and Psi at points across the support.
 func TestFamilyDocsMatchCode(t *testing.T) {
 	vars := []string{"x", "sigma", "alpha", "freq", "low", "high"}
-	p := FamilyParams{Sigma: 0.7, Alpha: 1.6, Freq: 2.5, Low: -0.4, High: 1.3}
+	p := struct{ Sigma, Alpha, Freq, Low, High float64 }{Sigma: 0.7, Alpha: 1.6, Freq: 2.5, Low: -0.4, High: 1.3}
+	cfg := testutil.LoadConfig(t, "")
+	testutil.Set(t, cfg, "env.family.sigma", p.Sigma, "env.family.alpha", p.Alpha, "env.family.freq", p.Freq, "env.family.low", p.Low, "env.family.high", p.High)
 	eval := func(src string, x float64) float64 {
 		t.Helper()
 		e, err := expr.Parse(src, vars)
@@ -168,15 +174,15 @@ func TestFamilyDocsMatchCode(t *testing.T) {
 	for _, g := range []string{"env.family.kind", "model.family"} {
 		for _, part := range config.Parts(g) {
 			f := familyByName(part.Name)
-			if f.Build == nil {
-				continue // expression: the config writes its formula
+			if f.Expression || f.Coord == nil {
+				continue // expression: the config writes its formula; a joint family's Doc is written by hand
 			}
 			lo, hi, logQ, psi, err := parseFamilyDoc(part.Doc)
 			if err != nil {
 				t.Errorf("%s %s: %q: %v", g, part.Name, part.Doc, err)
 				continue
 			}
-			c, err := f.Build(p)
+			c, err := f.Coord(cfg, Site{})
 			if err != nil {
 				t.Fatal(err)
 			}

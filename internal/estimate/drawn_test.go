@@ -18,7 +18,8 @@ import (
 func TestDrawnDataOutsideTheNaturalSpaceIsRefused(t *testing.T) {
 	c := testutil.LoadConfig(t, "")
 	c.Env.Family = config.Family{Kind: "gamma", Dim: 1}
-	c.Env.Features = config.Features{Kind: "rff", Dim: 2, Length: 1, Seed: 7}
+	c.Env.Features = config.Features{Kind: "rff"}
+	testutil.Set(t, c, "env.features.dim", 2, "env.features.length", 1.0, "env.features.seed", uint64(7))
 	c.Env.W0 = [][]float64{{0.5, 0.5}, {1, 1}}
 	c.Env.InitLow, c.Env.InitHigh = 0.1, 2
 	c.Estimate.N = 2000

@@ -709,9 +709,11 @@ func CrossValidateLength(c *config.Config, data *dataset.Transitions, name strin
 	out := &LengthCVResult{}
 	best := math.Inf(1)
 	for _, l := range c.CV.Lengths {
-		cl := *c
-		cl.Model.Features.Length = l
-		mdp, err := env.New(&cl)
+		cl, err := c.With(config.LengthCVKey, l)
+		if err != nil {
+			return nil, err
+		}
+		mdp, err := env.New(cl)
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %s at length %v: %w", config.LengthCVKey, config.LambdaCVWord, l, err))
 		}

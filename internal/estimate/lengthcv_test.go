@@ -49,9 +49,11 @@ func TestLengthCVEqualsRefit(t *testing.T) {
 		}
 		bestLoss, bestL, bestLambda := math.Inf(1), 0.0, 0.0
 		for i, l := range c.CV.Lengths {
-			cl := *c
-			cl.Model.Features.Length = l
-			mdp, err := env.New(&cl)
+			cl, err := c.With(config.LengthCVKey, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mdp, err := env.New(cl)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,9 +94,11 @@ func TestLengthCVEqualsRefit(t *testing.T) {
 		if *res.Length != bestL || res.Lambda != bestLambda {
 			t.Errorf("lambda cv %v: chose length %g λ %g, want %g %g", lambdaCV, *res.Length, res.Lambda, bestL, bestLambda)
 		}
-		cl := *c
-		cl.Model.Features.Length = bestL
-		mdp, _ := env.New(&cl)
+		cl, err := c.With(config.LengthCVKey, bestL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mdp, _ := env.New(cl)
 		w, err := Fit("sm", mdp, Features(mdp, data), data, bestLambda)
 		if err != nil {
 			t.Fatal(err)

@@ -54,9 +54,12 @@ func ModelOf(r *Result, c *config.Config) (*ModelFile, error) {
 	if r.Length != nil {
 		// The features are those of the length cross-validation chose:
 		// the config must say so, or it would load with another length.
-		cl := *c
-		cl.Model.Features.Length, cl.LengthCV = *r.Length, false
-		c = &cl
+		cl, err := c.With(config.LengthCVKey, *r.Length)
+		if err != nil {
+			return nil, err
+		}
+		cl.LengthCV = false
+		c = cl
 	}
 	y, err := c.YAML()
 	if err != nil {

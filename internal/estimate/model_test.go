@@ -234,8 +234,8 @@ func TestModelOfLengthCV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2.LengthCV || c2.Model.Features.Length != *res.Length {
-		t.Errorf("config read back: length %v (cv %v), chosen %v", c2.Model.Features.Length, c2.LengthCV, *res.Length)
+	if l, _ := c2.Value(config.LengthCVKey); c2.LengthCV || l != *res.Length {
+		t.Errorf("config read back: length %v (cv %v), chosen %v", l, c2.LengthCV, *res.Length)
 	}
 }
 

@@ -35,7 +35,8 @@ func TestRunRefusesOutOfRangeData(t *testing.T) {
 // and the data set with its features.
 func TestRunRefusesHugeSizes(t *testing.T) {
 	c := testutil.LoadConfig(t, "")
-	c.Env.Features = config.Features{Kind: "rff", Dim: 5000, Length: 1, Seed: 7}
+	c.Env.Features = config.Features{Kind: "rff"}
+	testutil.Set(t, c, "env.features.dim", 5000, "env.features.length", 1.0, "env.features.seed", uint64(7))
 	c.Env.W0 = [][]float64{make([]float64, 5000)}
 	_, err := Run(context.Background(), c, Options{Methods: []string{"lds"}})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "--method lds: the model has 1 × 1 statistics and d_phi = 5000 features") {

@@ -154,8 +154,8 @@ func TestAcrobotModelError(t *testing.T) {
 		t.Skip("SMRL_LONG=1: sm's model error on configs/acrobot.yaml")
 	}
 	shipped := acrobotConfig(t, nil)
-	if shipped.Model.Features.Dim != 1200 || shipped.Lambda != 1e-4 {
-		t.Fatalf("configs/acrobot.yaml has D = %d, λ = %v; this test describes D = 1200, λ = 1e-4", shipped.Model.Features.Dim, shipped.Lambda)
+	if d, _ := shipped.Value("model.features.dim"); d != 1200 || shipped.Lambda != 1e-4 {
+		t.Fatalf("configs/acrobot.yaml has D = %v, λ = %v; this test describes D = 1200, λ = 1e-4", d, shipped.Lambda)
 	}
 	learn := acrobotConfig(t, map[string]any{"episodes": 10})
 	train := map[int][]transition{}

@@ -47,3 +47,20 @@ func LoadYAML(t testing.TB, text string) (*config.Config, error) {
 	t.Helper()
 	return config.Load(config.Options{Path: WriteYAML(t, text)})
 }
+
+// Set sets keys of c: Set(t, c, "env.family.sigma", 0.5, "model.kink",
+// "none"), keys and values in turn (a key that a part declares in a
+// shared section has no field of the Config to assign); it stops the test
+// on an unknown key or a value of another type.
+func Set(t testing.TB, c *config.Config, kv ...any) {
+	t.Helper()
+	if len(kv)%2 != 0 {
+		t.Fatalf("testutil.Set: %d arguments, want key, value pairs", len(kv))
+	}
+	for i := 0; i < len(kv); i += 2 {
+		key, _ := kv[i].(string)
+		if err := c.Set(key, kv[i+1]); err != nil {
+			t.Fatalf("testutil.Set %v: %v", kv[i], err)
+		}
+	}
+}

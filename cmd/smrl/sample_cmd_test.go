@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,6 +118,36 @@ planner: {n_rollouts: 2, tau: 2}
 		b, _ := os.ReadFile(filepath.Join(out, f.Name()))
 		if strings.Contains(strings.ToLower(string(b)), "nan") {
 			t.Errorf("%s holds a NaN", f.Name())
+		}
+	}
+}
+
+// TestEstimateJointFamilyCVAndSandwich: smrl estimate on coupled-sin (a
+// joint family sampled by MCMC) chooses λ by cross-validation and reports
+// finite sandwich standard errors, as for products.
+func TestEstimateJointFamilyCVAndSandwich(t *testing.T) {
+	code, out, errOut := run(t, "estimate", "--config", "../../examples/joint/coupled-d2.yaml", "--n", "300", "--method", "sm", "--lambda", "cv", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Lambda    float64           `json:"lambda"`
+		CV        []json.RawMessage `json:"cv"`
+		Estimates []struct {
+			SE [][]float64 `json:"se"`
+		} `json:"estimates"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.CV) == 0 || !(r.Lambda > 0) || len(r.Estimates) != 1 || len(r.Estimates[0].SE) != 2 {
+		t.Fatalf("want a cv table, λ > 0 and one 2-row estimate: %s", out)
+	}
+	for _, row := range r.Estimates[0].SE {
+		for _, v := range row {
+			if !(v > 0) || math.IsInf(v, 0) {
+				t.Errorf("standard error %v", v)
+			}
 		}
 	}
 }

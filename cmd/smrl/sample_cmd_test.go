@@ -112,7 +112,7 @@ planner: {n_rollouts: 2, tau: 2}
 `)
 	out := filepath.Join(dir, "out")
 	code, stdout, errOut := run(t, "run", "--config", cfg, "--out", out, "-q", "--no-plots")
-	wantUsage(t, code, stdout, errOut, "the true transition drew a non-finite state from s = [")
+	wantUsage(t, code, stdout, errOut, "the true transition drew a non-finite state from s = [", "the sampler's chain diverged there")
 	files, _ := os.ReadDir(out)
 	for _, f := range files {
 		b, _ := os.ReadFile(filepath.Join(out, f.Name()))

@@ -32,7 +32,8 @@ func cpuNow() time.Duration {
 // from the true environment (2 data sets each, streams (n, repeat)), the
 // error |Ŵ − W0|_F of sm, lds and mle and the process CPU time of each
 // fit alone (not of drawing the data). SMRL_JOINT_DIMS and SMRL_JOINT_N
-// (comma-separated) choose other points, SMRL_JOINT_METHODS the methods.
+// (comma-separated) choose other points, SMRL_JOINT_METHODS the methods,
+// SMRL_JOINT_REPEATS the data sets per point.
 // It prints a Markdown table; make reproduce runs it (SMRL_REPRODUCE=1).
 func TestJointScalingMeasurement(t *testing.T) {
 	if os.Getenv("SMRL_REPRODUCE") == "" {
@@ -51,7 +52,7 @@ func TestJointScalingMeasurement(t *testing.T) {
 	}
 	dims, sizes := ints("SMRL_JOINT_DIMS", "2,4,8,16,32"), ints("SMRL_JOINT_N", "1000,10000")
 	methods := strings.Split(cmpOr(os.Getenv("SMRL_JOINT_METHODS"), "sm,lds,mle"), ",")
-	const repeats = 2
+	repeats := ints("SMRL_JOINT_REPEATS", "2")[0]
 	var b strings.Builder
 	fmt.Fprintf(&b, "| d | n | method | mean abs(Ŵ − W0)_F | mean CPU of the fit (s) |\n| ---: | ---: | --- | ---: | ---: |\n")
 	for _, d := range dims {
@@ -80,8 +81,8 @@ func TestJointScalingMeasurement(t *testing.T) {
 					if len(w) == len(mdp.Model.W0) {
 						e = Frobenius(w, mdp.Model.W0)
 					}
-					errSum[m] += e / repeats
-					cpuSum[m] += dt.Seconds() / repeats
+					errSum[m] += e / float64(repeats)
+					cpuSum[m] += dt.Seconds() / float64(repeats)
 				}
 			}
 			for _, m := range methods {

@@ -2,12 +2,15 @@
 GO      ?= go
 BIN     ?= bin/smrl
 STATICCHECK_VERSION ?= v0.8.2
-PYTHON  ?= python3
+# NumPy comparisons (bench-numpy, bench-scale): a python3 with NumPy and
+# SciPy; Debian's /usr/bin/python3 after apt-get install python3-numpy
+# python3-scipy.
+PYTHON  ?= /usr/bin/python3
 # make install puts smrl into $(PREFIX)/bin: by default the first entry of
 # GOPATH, so $(go env GOPATH)/bin, where go install would put it.
 PREFIX  ?= $(firstword $(subst :, ,$(shell $(GO) env GOPATH)))
 
-.PHONY: all build install test bench lint fuzz reproduce clean
+.PHONY: all build install test bench lint fuzz reproduce clean check-claims
 
 all: build test
 
@@ -33,6 +36,30 @@ bench:
 bench-numpy:
 	$(GO) test -run '^$$' -bench 'BenchmarkDecision/pendulum/mppi/sm$$' -count 3 -cpu 1 ./internal/runner/
 	OPENBLAS_NUM_THREADS=1 $(PYTHON) scripts/numpy-pendulum-decision.py
+
+# Issue 34's sizes, each Go figure next to its NumPy/OpenBLAS reference
+# (one BLAS thread), alternated ROUNDS times: one refit at D = 2000 and
+# d_s = 17 (internal/linalg BenchmarkRefit2000 against
+# scripts/numpy-refit.py), smrl estimate on 1024 random features of
+# n = 2·10⁴ transitions with and without standard errors against
+# scripts/numpy-estimate.py (whole processes under /usr/bin/time), and one
+# real step of sm at d_s 17, d_a 6, D 2000 (BenchmarkScaleStep, thread CPU
+# time). Needs /usr/bin/python3 with NumPy and SciPy (Debian:
+# apt-get install python3-numpy python3-scipy); see docs/performance.md.
+ROUNDS ?= 3
+SCALE_N ?= 20000
+.PHONY: bench-scale
+bench-scale: build
+	@for r in $$(seq $(ROUNDS)); do \
+	  echo "== round $$r"; \
+	  $(GO) test -run '^$$' -bench 'Refit2000$$' -benchtime 3x -cpu 1 ./internal/linalg/ | grep Benchmark; \
+	  OPENBLAS_NUM_THREADS=1 $(PYTHON) scripts/numpy-refit.py 2000 3; \
+	  /usr/bin/time -f "smrl estimate --se none: %e s wall, %U+%S s CPU, %M KB" $(BIN) estimate --config scripts/scale-estimate.yaml --n $(SCALE_N) --method sm --se none --format json >/dev/null; \
+	  OPENBLAS_NUM_THREADS=1 $(PYTHON) scripts/numpy-estimate.py --n $(SCALE_N); \
+	  /usr/bin/time -f "smrl estimate (sandwich SEs): %e s wall, %U+%S s CPU, %M KB" $(BIN) estimate --config scripts/scale-estimate.yaml --n $(SCALE_N) --method sm --format json >/dev/null; \
+	  OPENBLAS_NUM_THREADS=1 $(PYTHON) scripts/numpy-estimate.py --n $(SCALE_N) --se; \
+	done
+	$(GO) test -run '^$$' -bench 'ScaleStep' -benchtime 400x -cpu 1 ./internal/runner/
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -65,6 +92,12 @@ reproduce: build
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -timeout 120m -run TestJointScalingMeasurement -v ./internal/estimate/
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -timeout 60m -run TestJointRolloutChainBias -v ./internal/agent/
 	SMRL_LONG=1 $(GO) test -count=1 -timeout 30m -run TestSMCoupledSinConsistency -v ./internal/estimate/
+
+# The commands whose time README.md and docs/ state, in a fresh clone with
+# an empty build cache: each measured time printed beside the claim
+# (CLAIMS_LONG=1 adds the full pendulum comparison and go test ./...).
+check-claims:
+	scripts/check-claims.sh
 
 # report.html of two small runs in headless Chromium (root: installs
 # chromium if missing); every image must load.

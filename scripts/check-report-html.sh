@@ -44,9 +44,16 @@ window.addEventListener("load", function () {
     if (!imgs[i].complete || imgs[i].naturalWidth === 0) bad.push(imgs[i].alt);
   }
   var rows = document.querySelectorAll("table tbody tr").length;
+  // A table cut at the window (1280 px, issue 38): its box scrolls, or
+  // the page does.
+  var cut = 0, boxes = document.querySelectorAll(".table");
+  for (var j = 0; j < boxes.length; j++) {
+    if (boxes[j].scrollWidth > boxes[j].clientWidth + 1) cut++;
+  }
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) cut++;
   var p = document.createElement("pre");
   p.id = "smrl-check";
-  p.textContent = "SMRL-" + "VERDICT images=" + imgs.length + " broken=" + bad.length + " [" + bad.join(" ") + "] rows=" + rows;
+  p.textContent = "SMRL-" + "VERDICT images=" + imgs.length + " broken=" + bad.length + " [" + bad.join(" ") + "] rows=" + rows + " cut=" + cut;
   document.body.appendChild(p);
 });
 </script>'
@@ -59,9 +66,9 @@ for r in "${reports[@]}"; do
   awk -v probe="$probe" '/<\/body>/ { print probe } { print }' "$r" >"$copy"
   flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
     --disable-background-networking --disable-component-update --disable-sync
-    --user-data-dir="$work/profile" --virtual-time-budget=10000)
+    --user-data-dir="$work/profile" --virtual-time-budget=10000 --window-size=1280,3000)
   dom=$(timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$copy" 2>/dev/null || true)
-  timeout 120 "$browser" "${flags[@]}" --window-size=1200,3000 --screenshot="$work/$name.png" "file://$copy" >/dev/null 2>&1 || true
+  timeout 120 "$browser" "${flags[@]}" --screenshot="$work/$name.png" "file://$copy" >/dev/null 2>&1 || true
   verdict=$(printf '%s\n' "$dom" | grep -o 'SMRL-VERDICT images=[0-9][^<]*' || true)
   echo "$r: ${verdict:-no verdict (the page did not load)}; screenshot $work/$name.png"
   case "$verdict" in
@@ -69,7 +76,11 @@ for r in "${reports[@]}"; do
     *) status=1 ;;
   esac
   case "$verdict" in
-    *"images=0 "* | *"rows=0") echo "  no images or no table rows"; status=1 ;;
+    *"images=0 "* | *"rows=0 "*) echo "  no images or no table rows"; status=1 ;;
+  esac
+  case "$verdict" in
+    *" cut=0") ;;
+    *) echo "  a table is cut at 1280 px (it scrolls, or the page does)"; status=1 ;;
   esac
 done
 exit $status

@@ -37,6 +37,7 @@ type EstimateOptions struct {
 	NoPlots   bool
 	Plot      string
 	MLESE     string // information or sandwich
+	SE        string // compute or none
 	HC1       bool
 	Where     []string
 	SaveModel string
@@ -133,10 +134,12 @@ keys estimate.n, lambda, seed, estimate.repeats, estimate.sweep_n and workers
 	f.StringSliceVar(&opts.Methods, "method", nil, estimate.MethodsHelp())
 	f.String("lambda", "", "ridge regularisation λ >= 0, or cv to choose it on cv.grid by cv.folds-fold held-out score-matching loss (config lambda, default 1e-4)")
 	f.StringVar(&opts.MLESE, "mle-se", "information", "standard errors of mle: information (inverse observed Fisher) or sandwich")
+	f.StringVar(&opts.SE, "se", "compute", "standard errors: compute (the sandwich, or --mle-se) or none (skip them and their second pass over the data; se_kind none)")
 	f.BoolVar(&opts.HC1, "hc1", false, "multiply sandwich variances by n/(n − d) (HC1; default HC0, no small-sample factor)")
 	f.Uint64("seed", 0, "master seed of the drawn data (config seed, default 1)")
 	f.StringVar(&opts.Format, "format", "table", "output format of the estimates (not of figures): table or json")
 	cmd.RegisterFlagCompletionFunc("format", completeWords("table", "json"))
+	cmd.RegisterFlagCompletionFunc("se", completeWords("compute", "none"))
 	cmd.RegisterFlagCompletionFunc("method", completeWords(estimate.DefaultMethods()...))
 	f.IntSlice("sweep-n", nil, "sweep these sample `sizes` (config estimate.sweep_n); needs --out")
 	f.Int("repeats", 0, "data sets per size in a sweep (config estimate.repeats, default 20)")
@@ -247,6 +250,9 @@ func checkEstimateFlags(opts *EstimateOptions) ([]string, dataset.Filter, error)
 	}
 	if opts.MLESE != "information" && opts.MLESE != "sandwich" {
 		return nil, dataset.Filter{}, usageErrorf("unknown --mle-se %q (known: information, sandwich)", opts.MLESE)
+	}
+	if opts.SE != "compute" && opts.SE != "none" {
+		return nil, dataset.Filter{}, usageErrorf("unknown --se %q (known: compute, none)", opts.SE)
 	}
 	methods, err := estimate.ParseMethods(opts.Methods)
 	if err != nil {
@@ -372,7 +378,7 @@ func estimateFit(opts *EstimateOptions, c *config.Config, methods []string, filt
 		return err
 	}
 	res, err := estimate.Run(opts.Cmd.Context(), c, estimate.Options{Methods: methods, Data: opts.DataPath, Filter: filter, Progress: opts.IO.ErrOut,
-		SE: estimate.SEOptions{MLESandwich: opts.MLESE == "sandwich", HC1: opts.HC1}})
+		SE: estimate.SEOptions{MLESandwich: opts.MLESE == "sandwich", HC1: opts.HC1, None: opts.SE == "none"}})
 	if err != nil {
 		return lambdaHint(err)
 	}

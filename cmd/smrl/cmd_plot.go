@@ -14,14 +14,21 @@ import (
 
 // PlotOptions are the flags of smrl plot.
 type PlotOptions struct {
-	IO     *IOStreams
+	IO *IOStreams
+	// In is the one results directory (--in); Ins every --in given, more
+	// than one for an overlay, with their Labels.
 	In     string
+	Ins    []string
+	Labels []string
 	Out    string
 	Sweep  string
 	Format string
 	Quiet  bool
 	Smooth int
 	Seeds  bool
+	// SmoothSet and SeedsSet say that --smooth and --seed-lines were
+	// given: they then replace the run's plot.smooth and plot.seed_lines.
+	SmoothSet, SeedsSet bool
 }
 
 // NewCmdPlot returns smrl plot; a non-nil runF is called with the parsed
@@ -50,9 +57,14 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 2 otherwise, before drawing).`,
 		Example: `  smrl plot --in results/synthetic
   smrl plot --in results/synthetic --plot-format svg --out /tmp/figs
+  smrl plot --in results/a --in results/b --label before --label after --out /tmp/overlay
   smrl plot --sweep sweep.csv --out sweep.png`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.SmoothSet, opts.SeedsSet = cmd.Flags().Changed("smooth"), cmd.Flags().Changed("seed-lines")
+			if len(opts.Ins) == 1 {
+				opts.In = opts.Ins[0]
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -60,7 +72,8 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.In, "in", "", "results directory to plot")
+	f.StringArrayVar(&opts.Ins, "in", nil, "results directory to plot; repeated (--in A --in B --out DIR), the runs overlaid in one figure per measure")
+	f.StringArrayVar(&opts.Labels, "label", nil, "with several --in, the legend `label` of each, in their order (default: the directories' names)")
 	f.StringVar(&opts.Sweep, "sweep", "", "estimation sweep CSV to plot instead")
 	f.StringVarP(&opts.Out, "out", "o", "", "output directory (results) or file (sweep)")
 	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")
@@ -68,8 +81,8 @@ FILE.FORMAT; an existing file there is replaced only if smrl drew it (exit
 	f.MarkHidden("format")
 	cmd.RegisterFlagCompletionFunc("plot-format", completeWords("png", "svg", "pdf"))
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "do not list the figures written")
-	f.BoolVar(&opts.Seeds, "seed-lines", false, "also draw each seed's values as thin lines under the means")
-	f.IntVar(&opts.Smooth, "smooth", 0, "draw return, episode length and plus count as moving averages over `K` episodes (stated in titles and captions)")
+	f.BoolVar(&opts.Seeds, "seed-lines", false, "also draw each seed's values as thin lines under the means (default: the run's plot.seed_lines)")
+	f.IntVar(&opts.Smooth, "smooth", 0, "draw return, episode length and plus count as moving averages over `K` episodes, stated in titles and captions (default: the run's plot.smooth)")
 	return cmd
 }
 
@@ -84,6 +97,9 @@ func plotRun(opts *PlotOptions) error {
 	}
 	if (opts.Smooth != 0 || opts.Seeds) && opts.Sweep != "" {
 		return usageErrorf("--smooth and --seed-lines apply to the figures of a results directory (--in), not --sweep")
+	}
+	if len(opts.Ins) > 1 || len(opts.Labels) > 0 {
+		return overlayRun(opts)
 	}
 	if (opts.In == "") == (opts.Sweep == "") {
 		return usageErrorf("give exactly one of --in DIR and --sweep FILE.csv")
@@ -114,7 +130,14 @@ func plotRun(opts *PlotOptions) error {
 		return nil
 	}
 	plot := func(in, out, format string) ([]string, error) {
-		return experiment.PlotWith(in, out, experiment.FigureOptions{Format: format, Smooth: opts.Smooth, SeedLines: opts.Seeds})
+		fo := experiment.FigureOptions{Format: format}
+		if opts.Smooth != 0 || opts.SmoothSet {
+			fo.Smooth = &opts.Smooth
+		}
+		if opts.Seeds || opts.SeedsSet {
+			fo.SeedLines = &opts.Seeds
+		}
+		return experiment.PlotWith(in, out, fo)
 	}
 	if grid.IsDir(opts.In) {
 		if opts.Smooth != 0 || opts.Seeds {
@@ -125,6 +148,31 @@ func plotRun(opts *PlotOptions) error {
 	figs, err := plot(opts.In, opts.Out, opts.Format)
 	for _, f := range figs {
 		if !opts.Quiet {
+			fmt.Fprintln(opts.IO.Out, f)
+		}
+	}
+	return err
+}
+
+// overlayRun is smrl plot with several --in: their overlay into --out.
+func overlayRun(opts *PlotOptions) error {
+	switch {
+	case opts.Sweep != "":
+		return usageErrorf("--sweep draws one estimation sweep; several --in overlay results directories: give one or the other")
+	case len(opts.Ins) < 2:
+		return usageErrorf("--label names the runs of an overlay: give two or more --in")
+	case opts.Out == "":
+		return usageErrorf("an overlay of %d results directories needs --out DIR (a new directory, or one smrl made)", len(opts.Ins))
+	case opts.Seeds:
+		return usageErrorf("--seed-lines draws one run's seeds; an overlay draws the runs' means")
+	}
+	fo := experiment.FigureOptions{Format: opts.Format}
+	if opts.SmoothSet {
+		fo.Smooth = &opts.Smooth
+	}
+	figs, err := experiment.PlotOverlay(opts.Ins, opts.Labels, opts.Out, fo)
+	if !opts.Quiet {
+		for _, f := range figs {
 			fmt.Fprintln(opts.IO.Out, f)
 		}
 	}

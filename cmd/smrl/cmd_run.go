@@ -59,7 +59,12 @@ var runKeys = map[string]string{
 	"workers":  "workers",
 	// issue 22: the standard errors of Ŵ per episode.
 	"stats.save_se": "save-se",
-	"init_model":    "init-model",
+	// issue 34: Ŵ per episode in w.csv.
+	"stats.save_w": "save-w",
+	// issue 38: the figures' options, as smrl plot has them.
+	"plot.smooth":     "smooth",
+	"plot.seed_lines": "seed-lines",
+	"init_model":      "init-model",
 }
 
 // agentRunKeys are runKeys with --agents (compare and sweep), which sets
@@ -81,6 +86,9 @@ func addRunFlags(cmd *cobra.Command, opts *RunOptions) {
 	f.Int("workers", 0, "parallel trials, 0 = all cores (config key workers)")
 	f.String("init-model", "", "model `FILE` (smrl estimate --save-model, smrl run --save-models) whose Ŵ each learner plans with until its first refit (config key init_model)")
 	f.Bool("save-se", false, "record the standard errors of Ŵ of the learning agents per episode: columns se_k_j of episodes.csv (config key stats.save_se)")
+	f.Bool("save-w", false, "write Ŵ per episode to w.csv instead of episodes.csv (so anyway when d_psi·d_phi > 64; config key stats.save_w)")
+	f.Int("smooth", 0, "draw return, episode length and plus count as moving averages over `K` episodes (config key plot.smooth)")
+	f.Bool("seed-lines", false, "also draw each seed's values as thin lines under the means (config key plot.seed_lines)")
 	f.BoolVar(&opts.NoPlots, "no-plots", false, "do not draw figures")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress lines and no table")
 	f.StringVar(&opts.Format, "plot-format", "png", "figure format: png, svg or pdf")

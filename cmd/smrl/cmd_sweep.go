@@ -13,6 +13,8 @@ import (
 // grid's --set arguments.
 type SweepOptions struct {
 	RunOptions
+	// Sample > 0 draws that many points at random (random search).
+	Sample int
 }
 
 // NewCmdSweep returns smrl sweep; a non-nil runF is called with the parsed
@@ -27,7 +29,15 @@ Cartesian product of the values of each swept key, given with --set
 KEY=VALUES (repeatable) or in the config file's sweep: section. Values are
 V1,V2,... (a list key's values in brackets: env.actions=[1,-1] is one point,
 [1,-1],[2,-2] two), lin:FROM:TO:COUNT or
-log:FROM:TO:COUNT; keys are config keys as in YAML (planner.tau).
+log:FROM:TO:COUNT; keys are config keys as in YAML (planner.tau). The
+agents key is swept like any list key: --set agents=[sm,oracle],[lds,oracle]
+is two points.
+
+--sample N is random search: N points drawn at random instead of the grid,
+a lin: range uniformly from [FROM, TO], a log: range log-uniformly (COUNT
+unused), a list of values one of them; drawn from the master seed, so the
+same on every machine, shard and resume, and --sample 20 begins with the
+points of --sample 10 (a sweep: section's sample: N does the same).
 
 Every (point, agent, seed) trial runs on one worker pool. Each point gets a
 results directory of its own under --out (default results/<name>-sweep, so a
@@ -40,7 +50,9 @@ variables), --grace and smrl merge work as for smrl run. --save-models
 writes each point's learned models as smrl run does.`,
 		Example: `  smrl sweep --config configs/ablation-tau-rollouts.yaml
   smrl sweep --set planner.tau=1,3,5 --set planner.n_rollouts=10,100 --seeds 10
-  smrl sweep --config configs/quick.yaml --set lambda=log:1e-6:1e-2:5 --out /tmp/lambda`,
+  smrl sweep --config configs/quick.yaml --set lambda=log:1e-6:1e-2:5 --out /tmp/lambda
+  smrl sweep --config configs/quick.yaml --set lambda=log:1e-4:1:2 --set planner.tau=lin:2:8:2 --sample 6
+  smrl sweep --config configs/quick.yaml --set 'agents=[sm,oracle],[lds,oracle]' --set planner.tau=2,5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Cmd = cmd
@@ -54,6 +66,7 @@ writes each point's learned models as smrl run does.`,
 	// sweep's --set is the grid: one value or several per key.
 	cmd.Flags().Lookup("set").Usage = "sweep a config key: `KEY=VALUES` (V1,V2,..., lin:FROM:TO:COUNT or log:FROM:TO:COUNT; one value sets the key at every point); repeatable"
 	addAgentsFlag(cmd, &opts.RunOptions, "agents to run at every point (config key agents)")
+	cmd.Flags().IntVar(&opts.Sample, "sample", 0, "random search: draw `N` points from the swept ranges and values (seeded by seed) instead of the grid")
 	cmd.Flags().BoolVar(&opts.SaveModels, "save-models", false, "write every learning agent's final model to models/<agent>-seed<k>.json in each point's directory (not with --resume or --shard); smrl estimate --model reads it")
 	return cmd
 }
@@ -67,7 +80,10 @@ func sweepRun(opts *SweepOptions) error {
 	if p := opts.Config.Paths; len(p) > 0 {
 		opt.Path, opt.Paths = p[0], p[1:]
 	}
-	s, err := grid.LoadContext(opts.Cmd.Context(), opt, opts.Config.Set)
+	if opts.Sample < 0 || opts.Sample > grid.MaxPoints {
+		return usageErrorf("--sample %d: want 1 to %d points (0: the grid)", opts.Sample, grid.MaxPoints)
+	}
+	s, err := grid.LoadSample(opts.Cmd.Context(), opt, opts.Config.Set, opts.Sample)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -48,6 +49,43 @@ func runnableBlocks(path string) ([]docBlock, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// readmeFirstCommands returns the smrl commands of the README's first
+// code block (go run ./cmd/smrl written as smrl; the other commands, go
+// test, left out) as a block to run before the runnable ones.
+func readmeFirstCommands(path string) (docBlock, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return docBlock{}, err
+	}
+	lines := strings.Split(string(b), "\n")
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "```") })
+	if start < 0 {
+		return docBlock{}, fmt.Errorf("%s has no code block", path)
+	}
+	out := docBlock{file: path, line: start + 2}
+	for _, l := range lines[start+1:] {
+		if strings.HasPrefix(l, "```") {
+			break
+		}
+		if rest, ok := strings.CutPrefix(l, "go run ./cmd/smrl "); ok {
+			out.text += "smrl " + rest + "\n"
+		}
+	}
+	return out, nil
+}
+
+// The README's first command is go run ./cmd/smrl compare (issue 38: it
+// stays the first thing a newcomer runs).
+func TestREADMEFirstCommand(t *testing.T) {
+	first, err := readmeFirstCommands("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.text != "smrl compare\n" {
+		t.Errorf("the README's first smrl command is %q, want go run ./cmd/smrl compare alone", first.text)
+	}
 }
 
 // docsSkip is why TestDocExamples skips without SMRL_DOCS=1: the
@@ -95,6 +133,15 @@ func TestDocExamples(t *testing.T) {
 		}
 		if len(blocks) == 0 {
 			continue
+		}
+		if filepath.Base(file) == "README.md" {
+			// A newcomer runs the README's first command, then the tour in
+			// the same directory: the tour must not collide with it.
+			first, err := readmeFirstCommands(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks = append([]docBlock{first}, blocks...)
 		}
 		dir := t.TempDir()
 		for _, d := range shared {

@@ -4,14 +4,18 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestMain keeps the tests' sampling-table cache in a directory of their own,
-// never the user's.
+// never the user's. With testutil.ExtServerEnv set, the test binary is the
+// damped pendulum served over env.kind external's protocol instead.
 //
 // Invoked as "smrl" (a link to the test binary, see TestDocExamples), the
 // test binary is smrl itself.
 func TestMain(m *testing.M) {
+	testutil.MaybeServeExternal() // a test's env.kind external runs this binary as its simulator
 	if filepath.Base(os.Args[0]) == "smrl" {
 		os.Exit(int(Main(os.Args[1:], os.Stdout, os.Stderr)))
 	}

@@ -37,6 +37,12 @@ func TestSweepCommand(t *testing.T) {
 	if strings.Count(stdout, "figures and") != 1 {
 		t.Errorf("stdout has a figures line per point:\n%s", stdout)
 	}
+	if html := read(t, filepath.Join(out, "report.html")); !strings.Contains(html, "<h2>Aggregate metrics per point</h2>") || !strings.Contains(html, "data:image/svg+xml;base64,") {
+		t.Errorf("the sweep's report.html lacks the aggregates per point or the inlined figures")
+	}
+	if !strings.HasPrefix(read(t, filepath.Join(out, "aggregate_points.csv")), "point,planner.tau,lambda,agent,metric,value,lo,hi\n") {
+		t.Errorf("aggregate_points.csv has another header")
+	}
 	for _, f := range []string{"sweep.yaml", "sweep.csv", "report.md", "plots/sweep_heatmap_regret.svg", "aggregate.csv", "plots/interval_estimates.svg", "planner.tau=4,lambda=0.01/episodes.csv", "planner.tau=4,lambda=0.01/plots/cum_reward.svg"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s", f)

@@ -34,7 +34,11 @@ type Agent struct {
 	Last   *estimator.Fit // the latest fit (nil for the oracle; for greedy agents nil before the first)
 	// Ctrl, when not nil, chooses the actions instead of a planner (the
 	// lqr agent); Sim and Model are then nil.
-	Ctrl   Controller
+	Ctrl Controller
+	// Random marks the random agent: its actions are RandomAction's, not
+	// a planner's; Sim and Model are nil.
+	Random bool
+	box    *env.Box // the random agent's box of actions, or nil
 	lambda float64
 	add    func(phi, next []float64)
 	fit    func() (*estimator.Fit, error)
@@ -222,6 +226,9 @@ func newOracle(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*
 func (a *Agent) newSim(m *expfam.Model) Simulator {
 	var sim Simulator
 	if a.rollout == "mean" {
+		if g := newGaussBatch(m, a.delta); g != nil {
+			return g // steps the sequences of a decision together
+		}
 		sim = expfam.NewMeanStepper(m)
 	} else {
 		sim = expfam.NewStepper(m)

@@ -239,6 +239,12 @@ func (r *Rollouts) stepScored(rs env.RewardStepper, s []float64, act [][]float64
 // states, τ ≥ 2), steps batches, the task scores batches, and no potential
 // is added at a rollout's end.
 func (r *Rollouts) batchStepper(sim Simulator) (env.BatchRewardStepper, bool) {
+	if bs, ok := sim.(batchSim); ok {
+		if r.ends || r.surv != nil || r.Tau < 2 || r.shaped != nil {
+			return nil, false
+		}
+		return scoredBatch{bs, r}, true
+	}
 	rs, ok := r.rewardStepper(sim)
 	if !ok || r.shaped != nil || r.batch == nil {
 		return nil, false
@@ -302,7 +308,7 @@ func (r *Rollouts) Values(sim Simulator, s []float64, seqs []float64, da int, re
 			x, next = next, x
 		} else {
 			setActs(min(t, last))
-			r.batch.Rewards(x, acts, rw)
+			r.rewards(x, acts, rw)
 		}
 		for j, w := range rw {
 			if !finite(w) {
@@ -318,6 +324,19 @@ func (r *Rollouts) Values(sim Simulator, s []float64, seqs []float64, da int, re
 			r.notFinite()
 		}
 		rets[j] = total / 1 // Value's total / n, n = 1
+	}
+}
+
+// rewards sets rw[k] = Task.Reward(x_k, acts[k]) for the states x_k laid
+// end to end in x: one call of the task's batch when it has one.
+func (r *Rollouts) rewards(x []float64, acts [][]float64, rw []float64) {
+	if r.batch != nil {
+		r.batch.Rewards(x, acts, rw)
+		return
+	}
+	ds := len(x) / len(rw)
+	for k, a := range acts {
+		rw[k] = r.Task.Reward(x[k*ds:(k+1)*ds], a)
 	}
 }
 

@@ -57,7 +57,9 @@ type Part struct {
 	// Uses lists the keys or sections outside Section that the part reads
 	// and that not every config uses ("env.family.freq", "model").
 	Uses []string
-	// Dim is d_s when the part (an environment) fixes it; 0 otherwise.
+	// Dim is d_s when the part (an environment) fixes it; 0 otherwise
+	// (env.family.dim gives it); DimFromEnv when only the built
+	// environment knows it (env.kind external asks its process).
 	Dim int
 	// PhiDim, of a feature map, returns d_phi for d_s state and d_a
 	// action coordinates, reading the part's keys in section
@@ -208,6 +210,25 @@ func lookup(group, name string) (Part, bool) {
 func IsBaseline(agent string) bool {
 	p, ok := lookup("agents", agent)
 	return ok && p.Baseline
+}
+
+// InTrueFamily reports whether the Ŵ of agent in c's run lives in the
+// family of the truth, so that |Ŵ − W0|_F is an estimation error: every
+// agent but one whose model is Gaussian whatever the family (lds and its
+// variants, Part.GaussianModel), which does only when the true family is
+// env.family.kind gaussian (one family for all coordinates) with its
+// sigma equal to lds.sigma. Otherwise the lds agent's W holds the natural
+// parameters of another family, and its distance to W0 compares two
+// different things (issue 38: it looked best).
+func InTrueFamily(c *Config, agent string) bool {
+	p, ok := lookup("agents", agent)
+	if !ok || !p.GaussianModel {
+		return true
+	}
+	sigma := Shared[struct {
+		Sigma float64 `yaml:"sigma"`
+	}](c, "env.family").Sigma // the gaussian family's key (package env)
+	return c.Env.Family.Kind == "gaussian" && sigma == c.LDS.Sigma
 }
 
 // sectionType returns the type of the registered section at path, nil if
@@ -561,6 +582,11 @@ func (c *Config) validateParts(bad Bad, agents bool) {
 	}
 }
 
+// DimFromEnv is Part.Dim of an environment whose d_s only the built
+// environment knows: the checks of keys sized by d_s (model.sigma,
+// model.family, model.input_scale, expressions of s0, s1, …) wait for it.
+const DimFromEnv = -1
+
 // agentsOnly reports whether the parts of group are read by agents alone
 // (the agents and their planners), so work that runs no agent (smrl
 // estimate) neither checks nor needs them.
@@ -569,7 +595,8 @@ func agentsOnly(group string) bool {
 }
 
 // EnvDim returns d_s as the selected environment fixes it (0: from the
-// config's env.family.dim).
+// config's env.family.dim; DimFromEnv: known once the environment is
+// built).
 func (c *Config) EnvDim() int {
 	if p, ok := lookup("env.kind", c.Env.Kind); ok {
 		return p.Dim

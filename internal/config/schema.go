@@ -36,6 +36,7 @@ type Config struct {
 	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
 	CV         CV         `mapstructure:"cv" yaml:"cv"`
 	Stats      Stats      `mapstructure:"stats" yaml:"stats"`
+	Plot       Plot       `mapstructure:"plot" yaml:"plot"`
 	Sampler    Sampler    `mapstructure:"sampler" yaml:"sampler"`
 	// LambdaCV is true when lambda is the word cv (validate_stats.go);
 	// Lambda is then 0 and not used.

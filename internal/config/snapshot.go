@@ -88,16 +88,16 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 			n.Tag, n.Value, n.Style = "!!str", LambdaCVWord, 0
 		}
 	}
+	// Keys off by default are left out of the snapshot when off, so that
+	// the snapshots of configs that do not use them stay as they were.
 	if !c.Stats.SaveSE {
-		// stats.save_se is off by default: keep the snapshots as they were.
-		if n := mappingValue(&root, "stats"); n != nil {
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if n.Content[i].Value == "save_se" {
-					n.Content = append(n.Content[:i], n.Content[i+2:]...)
-					break
-				}
-			}
-		}
+		dropKey(mappingValue(&root, "stats"), "save_se")
+	}
+	if !c.Stats.SaveW {
+		dropKey(mappingValue(&root, "stats"), "save_w")
+	}
+	if c.Plot == DefaultPlot {
+		dropKey(&root, "plot")
 	}
 	if !c.LengthCV {
 		// cv.lengths serves model.features.length: cv only: keep the
@@ -182,6 +182,19 @@ func prune(n *yaml.Node, key string, used func(string) bool) {
 	case yaml.ScalarNode:
 		if (n.Tag == "!!float" || n.Tag == "!!int") && (n.Value == "-0" || n.Value == "-0.0") {
 			n.Value = "0"
+		}
+	}
+}
+
+// dropKey removes key and its value from the mapping node n (nil: none).
+func dropKey(n *yaml.Node, key string) {
+	if n == nil {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			n.Content = append(n.Content[:i], n.Content[i+2:]...)
+			return
 		}
 	}
 }

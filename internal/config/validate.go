@@ -82,6 +82,7 @@ func (c *Config) validate(agents bool) error {
 	}
 	c.validateCore(bad)
 	c.validateStats(bad, agents)
+	c.validatePlot(bad)
 	if agents && len(c.Agents) == 0 {
 		bad("agents", "must list at least one of %v", Names("agents"))
 	}
@@ -292,6 +293,9 @@ const (
 // config key that sets d_phi (or the blocks). ok is false when the shape
 // cannot be determined (an invalid kind).
 func (c *Config) learnerShape() (nblocks, m, dphi int, constC bool, key string, ok bool) {
+	if c.EnvDim() == DimFromEnv {
+		return 0, 0, 0, false, "", false // known once the environment is built
+	}
 	if ds := c.EnvDim(); ds > 0 {
 		m = 1
 		for _, f := range c.Model.Family {

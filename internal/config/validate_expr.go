@@ -130,6 +130,8 @@ func (c *Config) validateExpr(bad func(key, format string, args ...any)) {
 	ds, da := e.Family.Dim, e.ActionDim
 	if ps := c.EnvDim(); ps > 0 {
 		ds = ps
+	} else if ps == DimFromEnv {
+		return // the environment's builder parses them once it knows d_s
 	}
 	if ds < 1 || ds > maxCount || da < 1 || da > maxCount {
 		return // reported elsewhere

@@ -61,7 +61,7 @@ func TestExprKeysErrors(t *testing.T) {
 		{"env:\n  features: {kind: linear, phi: [\"s0\"]}\n", "env.features.phi: is set but env.features.kind is linear"}, // issue 18: a key of an unselected part,
 		{"env:\n  features: {kind: expression}\n", "env.features.phi: must list at least one feature, an expression of s0, a0"},
 		{"env:\n  terminal: \"s1 > 0\"\n", `env.terminal: "s1 > 0" column 1: unknown name "s1" (variables here: s0)`},
-		{"env:\n  kind: pendulum\n  reward: {expression: \"1\"}\n", "env.reward.expression: is set but env.kind is pendulum (it is used by env.kind expfam only)"},
+		{"env:\n  kind: pendulum\n  reward: {expression: \"1\"}\n", "env.reward.expression: is set but env.kind is pendulum (it is used by env.kind expfam or external)"},
 		{"env:\n  kind: pendulum\n  terminal_reward: 1\n", "env.terminal_reward: is set but env.kind is pendulum"},
 		// Issue 35, item 11: the bumps' keys beside the expression that
 		// replaces them.

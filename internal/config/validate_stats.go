@@ -53,7 +53,33 @@ type Stats struct {
 	// SaveSE records, per episode, the standard errors of Ŵ of the
 	// learning agents (columns se_k_j of episodes.csv, se in the journal).
 	SaveSE bool `mapstructure:"save_se" yaml:"save_se"`
+	// Normalise is how the aggregate metrics scale the per-seed scores
+	// of a task (a run, a point of a sweep): "none" (raw returns),
+	// "random-oracle" ((x − r)/(o − r) with r and o the mean scores of
+	// the random agent and the oracle on the task) or "declared" ((x −
+	// lo)/(hi − lo) with [lo, hi] = Reference).
+	Normalise string `mapstructure:"normalise" yaml:"normalise"`
+	// Reference is [lo, hi] of Normalise "declared".
+	Reference []float64 `mapstructure:"reference" yaml:"reference"`
+	// SaveW writes Ŵ per episode to w.csv (with its standard errors
+	// under SaveSE) however small it is; a Ŵ of more than
+	// results.WColumnsMax entries goes there anyway.
+	SaveW bool `mapstructure:"save_w" yaml:"save_w"`
 }
+
+// The values of stats.normalise.
+const (
+	NormaliseNone     = "none"
+	NormaliseOracle   = "random-oracle"
+	NormaliseDeclared = "declared"
+)
+
+// NormaliseNames are the values of stats.normalise.
+var NormaliseNames = []string{NormaliseNone, NormaliseOracle, NormaliseDeclared}
+
+// RandomAgent is the agent of uniformly random actions, the low
+// reference of stats.normalise: random-oracle (package agent registers it).
+const RandomAgent = "random"
 
 // ScoreNames are the values of stats.score.
 var ScoreNames = []string{"mean", "final"}
@@ -117,6 +143,38 @@ func (c *Config) validateStats(bad func(key, format string, args ...any), agents
 	if c.Stats.BootstrapReps < 1 || c.Stats.BootstrapReps > maxBootstrapReps {
 		bad("stats.bootstrap_reps", "must be in [1, %d], got %d", maxBootstrapReps, c.Stats.BootstrapReps)
 	}
+	c.validateNormalise(bad, agents)
+}
+
+// validateNormalise checks stats.normalise and stats.reference: a known
+// word; for random-oracle (in runs) the random agent and the oracle among
+// the agents; a reference of two finite, different returns.
+func (c *Config) validateNormalise(bad func(key, format string, args ...any), agents bool) {
+	st := c.Stats
+	if !slices.Contains(NormaliseNames, st.Normalise) {
+		bad("stats.normalise", "unknown normalisation %q (known: %v)", st.Normalise, NormaliseNames)
+		return
+	}
+	if len(st.Reference) != 2 || !finiteAll(st.Reference) || st.Reference[0] == st.Reference[1] {
+		bad("stats.reference", "want two different finite returns [low, high], got %v", st.Reference)
+	}
+	if st.Normalise != NormaliseOracle || !agents {
+		return
+	}
+	hasBase := slices.ContainsFunc(c.Agents, IsBaseline)
+	if !slices.Contains(c.Agents, RandomAgent) || !hasBase {
+		bad("stats.normalise", "%s scales each task's scores by the mean scores of the agents %s and oracle, so both must run: agents is %v", NormaliseOracle, RandomAgent, c.Agents)
+	}
+}
+
+// finiteAll reports whether every entry of x is finite.
+func finiteAll(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // lambdaCVAgents returns the agents that declare LambdaCV.

@@ -29,12 +29,16 @@
 //	acrobot   Gymnasium's Acrobot-v1, observation (cos θ1, sin θ1, cos θ2,
 //	          sin θ2, θ̇1, θ̇2), r = −1 per step until the tip is above
 //	          the bar, which is terminal
+//	external  a simulator in another process speaking newline-delimited JSON
+//	          (docs/external.md): its spec gives d_s, the actions and H;
+//	          the learners plan with env.reward.expression
 //
 // Adding a kind is one file with a Builder plus one line in kinds (and its
 // config section and catalog entry in package config).
 package env
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -235,6 +239,35 @@ type MDP struct {
 	// Query is a representative state for figures of the next-state
 	// distribution.
 	Query []float64
+	// Live, when not nil, is the true environment, which keeps its own
+	// state (env.kind external: a process): the runner opens a session per
+	// trial and resets and steps it in place of Init, Dynamics and Task's
+	// reward and terminal states, which serve the planners only.
+	Live Live
+}
+
+// Live is a true environment that keeps its own state.
+type Live interface {
+	// Open starts the environment of one trial; ctx's end stops it.
+	Open(ctx context.Context) (Session, error)
+}
+
+// Session is one trial's true environment. Its errors are invalid input
+// (errs.ErrInvalidInput) naming what went wrong.
+type Session interface {
+	// Reset starts an episode from seed and writes its first state to s.
+	Reset(seed uint64, s []float64) error
+	// Step plays a and writes the next state to next; terminated says
+	// that next ends the episode, truncated that the environment cut it
+	// short (either ends it).
+	Step(a, next []float64) (reward float64, terminated, truncated bool, err error)
+	// Dynamics is the session as the true transition of the oracle's
+	// rollouts, nil when it cannot restore states; Err is then the first
+	// failure of those rollouts, which wrote NaN states.
+	Dynamics() Dynamics
+	Err() error
+	// Close ends the environment and releases it (a process is reaped).
+	Close()
 }
 
 // Builder builds the MDP of a validated config of its kind.
@@ -259,6 +292,7 @@ func init() {
 		mountainCarKind,
 		lqKind,
 		acrobotKind,
+		externalKind,
 	)
 }
 
@@ -290,7 +324,11 @@ func New(c *config.Config) (*MDP, error) {
 		return nil, errs.Invalid(err)
 	}
 	m.Kind = c.Env.Kind
-	m.Horizon = c.Env.Horizon
+	if m.Horizon == 0 || c.Origin("env.horizon") != "default" {
+		// An environment that declares its horizon (external) keeps it
+		// unless the config sets one.
+		m.Horizon = c.Env.Horizon
+	}
 	m.Model.SMFloor = c.SM.Floor
 	if m.Labels == nil {
 		for i := range m.Dim {

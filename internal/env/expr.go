@@ -353,3 +353,10 @@ func coordKey(key string, i, n int) string {
 	}
 	return key
 }
+
+// NewRewardTask is the task of env.reward.expression and env.terminal for
+// d_s-state and d_a-action vectors: the planners' task of env.kind
+// external, for an environment written elsewhere that plans as it does.
+func NewRewardTask(c config.Env, ds, da int) (Task, error) {
+	return newExprTask(c, ds, da, nil)
+}

@@ -105,6 +105,10 @@ type Options struct {
 type SEOptions struct {
 	MLESandwich bool // mle: sandwich instead of the inverse observed information
 	HC1         bool // multiply the sandwich variances by n/(n − d)
+	// None skips the standard errors (smrl estimate --se none): se_kind is
+	// "none", se and the Wald intervals null. The sandwich's second pass
+	// over the data is then not made.
+	None bool
 }
 
 // Result is the outcome of Run.
@@ -136,7 +140,7 @@ type Estimate struct {
 	// SE are the standard errors of the entries of W (same shape), and
 	// WaldLo, WaldHi the 95% Wald intervals Ŵ ∓ 1.96·SE.
 	SE     [][]float64 `json:"se"`
-	SEKind string      `json:"se_kind"` // sandwich, sandwich-hc1, information, or withheld (Result.SENote)
+	SEKind string      `json:"se_kind"` // sandwich, sandwich-hc1, information, withheld (Result.SENote) or none (--se none)
 	WaldLo [][]float64 `json:"wald95_lo"`
 	WaldHi [][]float64 `json:"wald95_hi"`
 	// FrobeniusError is |Ŵ − W0|_F, nil when W0 is not known.
@@ -169,6 +173,10 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	stop := heartbeat(opt.Progress, opt.ProgressEvery, st.get)
 	defer stop()
 	var data *dataset.Transitions
+	if opt.Data == "" && mdp.Live != nil {
+		return nil, errs.Invalid(fmt.Errorf("env.kind %s: smrl estimate draws its transitions from the true model, which this environment keeps in its process; "+
+			"give --data FILE (the transitions.csv of a run with --save-transitions)", c.Env.Kind))
+	}
 	if opt.Data == "" {
 		data, err = drawTransitions(c, mdp, &st)
 	} else {
@@ -250,11 +258,13 @@ func fitAll(c *config.Config, mdp *env.MDP, data *dataset.Transitions, methods [
 		// The truth is not in the class of every candidate length: no W0.
 		known, w0, res.W0 = false, nil, nil
 	}
-	phi := Features(mdp, data)
+	// The features of a transition are computed when an estimator reads it
+	// (onDemand), never stored for all n: memory is independent of n but
+	// for the transitions themselves.
 	lambda := c.Lambda
 	if c.LambdaCV {
 		st.set(fmt.Sprintf("cross-validating λ on %d transitions", data.Len()))
-		cv, err := CrossValidate(mdp, phi, data, c.CV.Grid, c.CV.Folds, opt.Data)
+		cv, err := crossValidate(mdp, onDemand(mdp, data, nil, ""), data, c.CV.Grid, c.CV.Folds, opt.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -266,13 +276,13 @@ func fitAll(c *config.Config, mdp *env.MDP, data *dataset.Transitions, methods [
 	perRow := (mdp.Model.Family.StatDim() + mdp.StateDim() - 1) / mdp.StateDim() // d_psi of a coordinate
 	params := perRow * dphi
 	withhold := data.Len() < MinSEPerParameter*params
-	if withhold {
+	if withhold && !opt.SE.None {
 		res.SENote = fmt.Sprintf("standard errors withheld: n = %d is below %d transitions per parameter (a coordinate's d_psi × d_phi = %d × %d parameters need at least %d); the sandwich and the information are meaningless there",
 			data.Len(), MinSEPerParameter, perRow, dphi, MinSEPerParameter*params)
 	}
 	for _, m := range methods {
 		st.set(fmt.Sprintf("fitting %s on %d transitions", m, data.Len()))
-		e, w, err := fitMethod(m, mdp, phi, data, lambda, opt, withhold)
+		e, w, err := fitMethod(m, mdp, data, lambda, opt, withhold, st)
 		if err != nil {
 			return nil, err
 		}
@@ -290,15 +300,21 @@ func fitAll(c *config.Config, mdp *env.MDP, data *dataset.Transitions, methods [
 // unless withhold (then se_kind is "withheld", see Result.SENote). A
 // score-matching fit that is singular because the data's score terms
 // overflow names the data (scoreOverflow) rather than λ.
-func fitMethod(m string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64, opt Options, withhold bool) (Estimate, []float64, error) {
+func fitMethod(m string, mdp *env.MDP, data *dataset.Transitions, lambda float64, opt Options, withhold bool, st *stage) (Estimate, []float64, error) {
 	start := time.Now()
 	var w, v []float64
 	var err error
 	kind := "withheld"
-	if withhold {
-		w, err = Fit(m, mdp, phi, data, lambda)
-	} else {
-		w, v, kind, err = FitSE(m, mdp, phi, data, lambda, opt.SE)
+	at := onDemand(mdp, data, st, "fitting "+m)
+	switch {
+	case opt.SE.None:
+		kind, withhold = "none", true
+		w, _, _, err = fit(m, mdp, at, data.Len(), lambda, nil)
+	case withhold:
+		w, _, _, err = fit(m, mdp, at, data.Len(), lambda, nil)
+	default:
+		se := opt.SE
+		w, v, kind, err = fit(m, mdp, at, data.Len(), lambda, &se)
 	}
 	secs := time.Since(start).Seconds()
 	if err != nil && strings.HasPrefix(m, "sm") && errors.Is(err, estimator.ErrSingular) {
@@ -544,7 +560,7 @@ const z975 = 1.959963984540054
 // does not converge with λ = 0, is invalid input: the user chose λ and the
 // data. The error names the method.
 func Fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64) ([]float64, error) {
-	w, _, _, err := fit(method, mdp, phi, data, lambda, nil)
+	w, _, _, err := fit(method, mdp, targets(mdp, phi, data), data.Len(), lambda, nil)
 	return w, err
 }
 
@@ -554,10 +570,13 @@ func Fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 // "sandwich-hc1" or "information". It costs one more pass over the data
 // (sm, lds) or the stored transitions (mle sandwich).
 func FitSE(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64, opt SEOptions) (w, variance []float64, kind string, err error) {
-	return fit(method, mdp, phi, data, lambda, &opt)
+	return fit(method, mdp, targets(mdp, phi, data), data.Len(), lambda, &opt)
 }
 
-func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, lambda float64, se *SEOptions) (w, variance []float64, kind string, err error) {
+// fit fits method to the n transitions at (features and targets) and,
+// with se, computes the variances: a first pass over at for the
+// statistics, a second for the sandwich.
+func fit(method string, mdp *env.MDP, at estimator.Data, n int, lambda float64, se *SEOptions) (w, variance []float64, kind string, err error) {
 	est, ok := agent.LookupEstimator(method)
 	if !ok {
 		return nil, nil, "", errs.Invalid(fmt.Errorf("unknown method %q (known: %s)", method, strings.Join(Methods(), ", ")))
@@ -566,8 +585,6 @@ func fit(method string, mdp *env.MDP, phi []float64, data *dataset.Transitions, 
 	if err != nil {
 		return nil, nil, "", errs.Invalid(err)
 	}
-	n := data.Len()
-	at := targets(mdp, phi, data)
 	var so estimator.SEOptions
 	if se != nil {
 		so.HC1 = se.HC1
@@ -628,6 +645,36 @@ func targets(mdp *env.MDP, phi []float64, data *dataset.Transitions) estimator.D
 	}
 }
 
+// onDemand is targets with the features of transition t computed when it
+// is read, into one buffer (valid until the next call, like the target of
+// a model of the difference), so that no n × d_phi matrix is held: a
+// fit's memory is its statistics (d_phi² per block) and the transitions.
+// Each pass over the data computes the features again (the sandwich's
+// second pass, every fold of a cross-validation). With st, every
+// progressStep-th read sets the progress line to what, the pass and the
+// count.
+func onDemand(mdp *env.MDP, data *dataset.Transitions, st *stage, what string) estimator.Data {
+	feat := mdp.Model.Features
+	phi := make([]float64, feat.Dim())
+	y := targets(mdp, nil, data)
+	n, pass := data.Len(), 0
+	return func(t int) ([]float64, []float64) {
+		if st != nil && t%progressStep == 0 {
+			if t == 0 {
+				pass++
+			}
+			st.set(fmt.Sprintf("%s: pass %d over the data, transition %d of %d", what, pass, t, n))
+		}
+		feat.Phi(data.State(t), data.Action(t), phi)
+		_, next := y(t)
+		return phi, next
+	}
+}
+
+// progressStep is how often (in transitions) onDemand updates the
+// progress line.
+const progressStep = 1 << 14
+
 // CVPoint is the held-out score-matching loss of one λ; Loss is nil (JSON
 // null) when some fold's system is singular at that λ.
 type CVPoint struct {
@@ -646,6 +693,12 @@ type CVResult struct {
 // the targets Fit fits (s' − s for a model of the difference). Fewer transitions than folds is invalid input naming the key lambda and
 // the file name (empty: the drawn data).
 func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid []float64, folds int, name string) (*CVResult, error) {
+	return crossValidate(mdp, targets(mdp, phi, data), data, grid, folds, name)
+}
+
+// crossValidate is CrossValidate on the transitions at (features and
+// targets) of data.
+func crossValidate(mdp *env.MDP, at estimator.Data, data *dataset.Transitions, grid []float64, folds int, name string) (*CVResult, error) {
 	dphi := mdp.Model.Features.Dim()
 	n := data.Len()
 	if n < folds {
@@ -659,7 +712,7 @@ func CrossValidate(mdp *env.MDP, phi []float64, data *dataset.Transitions, grid 
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
-	cv, err := estimator.CrossValidate(proto, n, targets(mdp, phi, data), folds, grid)
+	cv, err := estimator.CrossValidate(proto, n, at, folds, grid)
 	if err != nil {
 		if errors.Is(err, estimator.ErrSingular) || errors.Is(err, estimator.ErrFolds) {
 			err = errs.Invalid(fmt.Errorf("lambda: %s: %w", config.LambdaCVWord, err))

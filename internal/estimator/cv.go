@@ -54,6 +54,8 @@ func (e *SM) Empty() *SM {
 
 // merge adds the statistics of o (an accumulator of the same shape) to e.
 func (e *SM) merge(o *SM) {
+	e.flush()
+	o.flush()
 	e.cv.merge(e.n, &o.cv, o.n)
 	e.n += o.n
 	for i, j := range e.alias {
@@ -76,6 +78,7 @@ func (e *SM) merge(o *SM) {
 
 // reset removes every transition from e.
 func (e *SM) reset() {
+	e.pend.n, e.bpend.n = 0, 0
 	e.n = 0
 	e.cv = curvature{}
 	clear(e.b)
@@ -94,6 +97,7 @@ func (e *SM) N() int { return e.n }
 //
 // evaluated on the structured blocks of V_n (no d×d matrix).
 func (e *SM) Objective(w []float64) float64 {
+	e.flush()
 	var q float64
 	dphi := e.dphi
 	switch {
@@ -358,6 +362,8 @@ type ldsFolds struct {
 func (f *ldsFolds) Empty() *ldsFolds { return &ldsFolds{LDS: NewLDS(f.ds, f.dphi), wt: f.wt} }
 
 func (f *ldsFolds) merge(o *ldsFolds) {
+	f.flush()
+	o.flush()
 	f.n += o.n
 	for j, x := range o.g {
 		f.g[j] += x
@@ -368,6 +374,7 @@ func (f *ldsFolds) merge(o *ldsFolds) {
 }
 
 func (f *ldsFolds) reset() {
+	f.pend.n = 0
 	f.n = 0
 	clear(f.g)
 	clear(f.y)
@@ -376,6 +383,7 @@ func (f *ldsFolds) reset() {
 // Objective returns Σ_i σ_i⁻⁴ (½ w_iᵀ G w_i − w_i·Y_i) of the transitions
 // added, w = vec(W) (see CrossValidateLDS).
 func (f *ldsFolds) Objective(w []float64) float64 {
+	f.flush()
 	var l float64
 	for i, s := range f.wt {
 		wi, yi := w[i*f.dphi:(i+1)*f.dphi], f.y[i*f.dphi:(i+1)*f.dphi]

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -82,15 +83,21 @@ func rowBlocks(dpsi, dphi int, c func(k int) *mat.Cholesky, scale []float64) []f
 }
 
 // factor Cholesky-factorises a (d×d, symmetric, upper triangle filled) plus
-// λI, or fails with ErrSingular.
+// λI, or fails with ErrSingular. The copy of a + λI it factorises is
+// scratch from symScratch, reused across refits: the only d×d matrix a
+// refit allocates is the factor it returns.
 func factor(a []float64, d int, lambda float64, what string, n int) (*mat.Cholesky, error) {
-	s := mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			s.SetSym(i, j, a[i*d+j])
-		}
-		s.SetSym(i, i, a[i*d+i]+lambda)
+	buf := symScratch.Get().(*[]float64)
+	defer symScratch.Put(buf)
+	if cap(*buf) < d*d {
+		*buf = make([]float64, d*d)
 	}
+	data := (*buf)[:d*d]
+	for i := 0; i < d; i++ {
+		copy(data[i*d+i:(i+1)*d], a[i*d+i:(i+1)*d])
+		data[i*d+i] = a[i*d+i] + lambda
+	}
+	s := mat.NewSymDense(d, data)
 	var c mat.Cholesky
 	if ok := c.Factorize(s); !ok || c.Cond() > maxCond || math.IsNaN(c.Cond()) {
 		advice := "use a regularisation lambda > 0 or more varied data"
@@ -101,6 +108,9 @@ func factor(a []float64, d int, lambda float64, what string, n int) (*mat.Choles
 	}
 	return &c, nil
 }
+
+// symScratch holds the d×d copies that factor hands to the factorisation.
+var symScratch = sync.Pool{New: func() any { return new([]float64) }}
 
 // upper returns U of a factorisation (row-major n×n with zeros below the
 // diagonal, V_b + λI = UᵀU), extracted once.
@@ -120,17 +130,59 @@ func (fz *factorised) upper() []float64 {
 	return fz.u
 }
 
-// solveInto writes −(V + λI)⁻¹ rhs into out, block by block.
+// solveInto writes −(V + λI)⁻¹ rhs into out, block by block. Consecutive
+// blocks of at least blockedMin rows that share one factorisation (every
+// row of W of the Gaussian family, of LDS) are solved together: one
+// triangular solve each way for all their right-hand sides (solveShared).
 func (f *Fit) solveInto(rhs, out []float64) error {
-	for _, b := range f.blocks {
+	for i := 0; i < len(f.blocks); {
+		b := f.blocks[i]
+		j := i + 1
+		for j < len(f.blocks) && f.blocks[j].f == b.f && f.blocks[j].off == f.blocks[j-1].off+b.n {
+			j++
+		}
+		if b.n >= blockedMin && j-i > 1 {
+			lo, hi := b.off, f.blocks[j-1].off+b.n
+			if err := solveShared(b.f.c, b.n, rhs[lo:hi], out[lo:hi]); err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
 		x := mat.NewVecDense(b.n, out[b.off:b.off+b.n])
 		if err := b.f.c.SolveVecTo(x, mat.NewVecDense(b.n, rhs[b.off:b.off+b.n])); err != nil {
 			return err
 		}
+		i++
 	}
 	for i, v := range out {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("solution has a non-finite entry at %d: %w", i, ErrSingular)
+		}
+	}
+	return nil
+}
+
+// solveShared solves A x_k = rhs_k for the k = len(rhs)/n consecutive
+// right-hand sides of length n with the one factorisation c of A, in one
+// call (LAPACK's Dpotrs: two triangular solves with k columns), and writes
+// the x_k consecutively into out.
+func solveShared(c *mat.Cholesky, n int, rhs, out []float64) error {
+	k := len(rhs) / n
+	b := mat.NewDense(n, k, nil)
+	raw := b.RawMatrix()
+	for r := range k {
+		for i, v := range rhs[r*n : (r+1)*n] {
+			raw.Data[i*raw.Stride+r] = v
+		}
+	}
+	if err := c.SolveTo(b, b); err != nil {
+		return err
+	}
+	for r := range k {
+		x := out[r*n : (r+1)*n]
+		for i := range x {
+			x[i] = raw.Data[i*raw.Stride+r]
 		}
 	}
 	return nil

@@ -17,12 +17,13 @@ import (
 type LDS struct {
 	ds, dphi, n int
 	g, y        []float64
+	pend        pending // at d_phi ≥ blockedMin: transitions not yet in G and Y
 }
 
 // NewLDS returns an empty accumulator for d_s-dimensional states and d_phi
 // features.
 func NewLDS(ds, dphi int) *LDS {
-	return &LDS{ds: ds, dphi: dphi, g: make([]float64, dphi*dphi), y: make([]float64, ds*dphi)}
+	return &LDS{ds: ds, dphi: dphi, g: make([]float64, dphi*dphi), y: make([]float64, ds*dphi), pend: newPending(dphi, ds)}
 }
 
 // N is the number of transitions added.
@@ -31,6 +32,12 @@ func (e *LDS) N() int { return e.n }
 // Add accumulates one transition.
 func (e *LDS) Add(phi, next []float64) {
 	e.n++
+	if e.pend.on() {
+		if e.pend.add(phi, next[:e.ds]) {
+			e.flush()
+		}
+		return
+	}
 	addOuter(e.g, phi, 1)
 	for k, x := range next[:e.ds] {
 		yk := e.y[k*e.dphi : (k+1)*e.dphi]
@@ -67,6 +74,7 @@ func (e *LDS) FitNoise(lambda float64, sigma []float64) (*Fit, error) {
 			scale[k] = 1 / (s * s)
 		}
 	}
+	e.flush()
 	c, err := factor(e.g, e.dphi, lambda, "least squares", e.n)
 	if err != nil {
 		return nil, err
@@ -78,3 +86,6 @@ func (e *LDS) FitNoise(lambda float64, sigma []float64) (*Fit, error) {
 	}
 	return f, nil
 }
+
+// flush adds the pending transitions to G and Y (see pending).
+func (e *LDS) flush() { e.pend.flush(e.g, e.y) }

@@ -86,7 +86,11 @@ func sandwich(f *Fit, n int, opt SEOptions, resid func(t int) (r, phi []float64)
 	for _, b := range f.blocks {
 		shared = shared && b.n == dphi && b.f == f.blocks[0].f && b.s == 1
 	}
-	if shared {
+	if shared && dphi >= blockedMin {
+		if err := sandwichSharedSolve(f, n, resid, out); err != nil {
+			return nil, err
+		}
+	} else if shared {
 		// One factorisation B for every row: (A⁻¹ g_t)_{k,j} = r_k (B⁻¹ phi)_j,
 		// so var_{k,j} = Σ_t r_tk² (B⁻¹ phi_t)_j² = [(R∘R)ᵀ (X∘X)]_{kj} with
 		// X = Φ B⁻¹, computed by matrix products over chunks of transitions.
@@ -101,13 +105,12 @@ func sandwich(f *Fit, n int, opt SEOptions, resid func(t int) (r, phi []float64)
 				binv.Data[i*dphi+j] = inv.At(i, j)
 			}
 		}
-		const chunk = 256
-		pm := make([]float64, chunk*dphi)
-		xm := make([]float64, chunk*dphi)
-		r2 := make([]float64, chunk*dpsi)
+		pm := make([]float64, seChunk*dphi)
+		xm := make([]float64, seChunk*dphi)
+		r2 := make([]float64, seChunk*dpsi)
 		o := blas64.General{Rows: dpsi, Cols: dphi, Stride: dphi, Data: out}
-		for t0 := 0; t0 < n; t0 += chunk {
-			m := min(chunk, n-t0)
+		for t0 := 0; t0 < n; t0 += seChunk {
+			m := min(seChunk, n-t0)
 			for i := range m {
 				r, phi := resid(t0 + i)
 				copy(pm[i*dphi:(i+1)*dphi], phi)
@@ -174,6 +177,50 @@ func sandwich(f *Fit, n int, opt SEOptions, resid func(t int) (r, phi []float64)
 	return out, nil
 }
 
+// seChunk is the number of transitions of the sandwich's matrix products.
+const seChunk = 256
+
+// sandwichSharedSolve is the shared-factorisation sandwich of sandwich for
+// d_phi ≥ blockedMin: the same sum [(R∘R)ᵀ (X∘X)]_{kj}, with Xᵀ = B⁻¹ Φᵀ
+// of each chunk of transitions got by one solve with the chunk's features
+// as right-hand sides (two triangular solves, level 3) instead of a
+// product with B⁻¹: no d_phi×d_phi inverse is formed. It adds into out
+// (d_psi×d_phi, zero on entry).
+func sandwichSharedSolve(f *Fit, n int, resid func(t int) (r, phi []float64), out []float64) error {
+	dphi, dpsi := f.DPhi, f.DPsi
+	c := f.blocks[0].f.c
+	xt := mat.NewDense(dphi, seChunk, nil) // Φᵀ, then B⁻¹ Φᵀ, then its squares
+	raw := xt.RawMatrix()
+	r2 := make([]float64, seChunk*dpsi)
+	o := blas64.General{Rows: dpsi, Cols: dphi, Stride: dphi, Data: out}
+	for t0 := 0; t0 < n; t0 += seChunk {
+		m := min(seChunk, n-t0)
+		for i := range m {
+			r, phi := resid(t0 + i)
+			for j, p := range phi {
+				raw.Data[j*raw.Stride+i] = p
+			}
+			for k, rk := range r {
+				r2[i*dpsi+k] = rk * rk
+			}
+		}
+		view := xt.Slice(0, dphi, 0, m).(*mat.Dense)
+		if err := c.SolveTo(view, view); err != nil {
+			return fmt.Errorf("sandwich: %w", err)
+		}
+		for j := range dphi {
+			row := raw.Data[j*raw.Stride : j*raw.Stride+m]
+			for i, v := range row {
+				row[i] = v * v
+			}
+		}
+		rr := blas64.General{Rows: m, Cols: dpsi, Stride: dpsi, Data: r2[:m*dpsi]}
+		x2 := blas64.General{Rows: dphi, Cols: m, Stride: raw.Stride, Data: raw.Data}
+		blas64.Gemm(blas.Trans, blas.Trans, 1, rr, x2, 1, o)
+	}
+	return nil
+}
+
 // sandwichDiag writes diag(A⁻¹ M A⁻¹)/s² of block b (A = UᵀU its factorised
 // matrix, M given by its upper triangle) into out.
 func sandwichDiag(b fitBlock, m []float64, out []float64) error {
@@ -181,6 +228,9 @@ func sandwichDiag(b fitBlock, m []float64, out []float64) error {
 	var inv mat.SymDense
 	if err := b.f.c.InverseTo(&inv); err != nil {
 		return fmt.Errorf("sandwich: %w", err)
+	}
+	if nb >= blockedMin {
+		return sandwichDiagLevel3(b, &inv, m, out)
 	}
 	ms := mat.NewSymDense(nb, nil)
 	for i := range nb {
@@ -194,6 +244,38 @@ func sandwichDiag(b fitBlock, m []float64, out []float64) error {
 		var s float64
 		for j := range nb {
 			s += t.At(i, j) * inv.At(j, i)
+		}
+		out[i] = s / (b.s * b.s)
+	}
+	return nil
+}
+
+// sandwichDiagLevel3 is sandwichDiag above blockedMin rows: A⁻¹ and M
+// filled out to full row-major matrices, T = A⁻¹ M by one matrix product
+// (linalg's kernel through blas64.Gemm) and diag(T A⁻¹)_i = Σ_j T_ij
+// (A⁻¹)_ij (A⁻¹ is symmetric), instead of gonum's element-by-element
+// product of two symmetric matrices.
+func sandwichDiagLevel3(b fitBlock, inv *mat.SymDense, m, out []float64) error {
+	nb := b.n
+	ri := inv.RawSymmetric()
+	full := make([]float64, nb*nb)
+	mf := make([]float64, nb*nb)
+	for i := range nb {
+		for j := i; j < nb; j++ {
+			x := ri.Data[i*ri.Stride+j]
+			full[i*nb+j], full[j*nb+i] = x, x
+			y := m[i*nb+j]
+			mf[i*nb+j], mf[j*nb+i] = y, y
+		}
+	}
+	t := make([]float64, nb*nb)
+	g := func(d []float64) blas64.General { return blas64.General{Rows: nb, Cols: nb, Stride: nb, Data: d} }
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, g(full), g(mf), 0, g(t))
+	for i := range nb {
+		var s float64
+		ti, ai := t[i*nb:(i+1)*nb], full[i*nb:(i+1)*nb]
+		for j, x := range ti {
+			s += x * ai[j]
 		}
 		out[i] = s / (b.s * b.s)
 	}

@@ -49,6 +49,8 @@ type SM struct {
 	hw         []float64       // Blocked: weight h_i(s'_i) of each block (terms)
 	floor      float64         // information floor of the estimate (SetFloor; 0: none)
 	cv         curvature       // whether each block's C(s') has varied (floor.go)
+	pend       pending         // constant C at d_phi ≥ blockedMin: transitions not yet in V and b
+	bpend      blockPending    // Blocked with scalar blocks at d_phi ≥ blockedMin: transitions not yet in V
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -73,6 +75,7 @@ func NewSM(fam expfam.Family, dphi int) *SM {
 		if c, ok := sep.ConstantC(); ok {
 			e.constant, e.constC = true, c
 			e.blocks = [][]float64{make([]float64, dphi*dphi)}
+			e.pend = newPending(dphi, e.dpsi)
 		} else {
 			e.blocks = make([][]float64, e.dpsi)
 			for k := range e.blocks {
@@ -131,6 +134,7 @@ func NewSMFor(fam expfam.Family, dphi int, w []expfam.Weight, h []float64) (*SM,
 // (m_i·d_phi)² block per coordinate.
 func (e *SM) initBlocked(blk expfam.Blocked) {
 	e.sep, e.constant, e.constC = nil, false, 0
+	e.pend = pending{}
 	e.blk = blk
 	e.g = make([]float64, e.dpsi)
 	ms := blk.Blocks()
@@ -157,6 +161,7 @@ func (e *SM) initBlocked(blk expfam.Blocked) {
 		}
 	}
 	e.ci = make([]float64, e.coff[len(e.blocks)])
+	e.bpend = newBlockPending(e.dphi, ms)
 }
 
 // unalias gives block i its own storage, a copy of the block it shared.
@@ -395,6 +400,12 @@ func (e *SM) terms(next []float64) {
 func (e *SM) accumulate(phi []float64) {
 	dphi := e.dphi
 	switch {
+	case e.constant && e.pend.on():
+		// Level 3: V and b take the transition with the others of its block.
+		if e.pend.add(phi, e.xi) {
+			e.flush()
+		}
+		return
 	case e.constant:
 		addOuter(e.blocks[0], phi, 1)
 	case e.sep != nil:
@@ -429,14 +440,20 @@ func (e *SM) accumulate(phi []float64) {
 		}
 		for i, j := range e.alias {
 			if j >= 0 && !e.sameUpdate(i, j) {
+				e.flush()    // block j's sums of the transitions before this one
 				e.unalias(i) // before block j takes this transition
 			}
 		}
-		for i, v := range e.blocks {
-			if e.hw[i] == 0 || e.alias[i] >= 0 {
-				continue
+		if !e.bpend.on() || !e.bpend.add(phi, e.ci, e.hw, e.alias) {
+			e.flush() // the transitions before this one first (no-op when off)
+			for i, v := range e.blocks {
+				if e.hw[i] == 0 || e.alias[i] >= 0 {
+					continue
+				}
+				addUpperKron(v, e.ci[e.coff[i]:e.coff[i+1]], e.off[i+1]-e.off[i], phi)
 			}
-			addUpperKron(v, e.ci[e.coff[i]:e.coff[i+1]], e.off[i+1]-e.off[i], phi)
+		} else if e.bpend.n == blockRows {
+			e.flush()
 		}
 		for i, k := range e.kinks {
 			w := e.kw[i]
@@ -511,6 +528,7 @@ func (e *SM) residual(eta, r []float64) {
 // V returns V_n as a dense d×d matrix (row-major, both triangles), for tests
 // and diagnostics.
 func (e *SM) V() []float64 {
+	e.flush()
 	d := e.dpsi * e.dphi
 	v := make([]float64, d*d)
 	set := func(i, j int, x float64) { v[i*d+j] = x; v[j*d+i] = x }
@@ -547,7 +565,17 @@ func (e *SM) V() []float64 {
 }
 
 // B returns b_n (a copy).
-func (e *SM) B() []float64 { return append([]float64(nil), e.b...) }
+func (e *SM) B() []float64 {
+	e.flush()
+	return append([]float64(nil), e.b...)
+}
+
+// flush adds the pending transitions of the blocked accumulation to V and
+// b (see pending); every reader of the sums calls it first.
+func (e *SM) flush() {
+	e.pend.flush(e.blocks[0], e.b)
+	e.bpend.flush(e.blocks, e.alias)
+}
 
 // Fit solves vec(Ŵ) = −(V_n + λI)⁻¹ b_n, with the information floor of
 // SetFloor when one is set. It fails with ErrSingular when V_n + λI is not
@@ -556,6 +584,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 	if lambda < 0 {
 		return nil, fmt.Errorf("score matching: lambda must be >= 0, got %g", lambda)
 	}
+	e.flush()
 	f := &Fit{W: make([]float64, e.dpsi*e.dphi), DPsi: e.dpsi, DPhi: e.dphi, Lambda: lambda, N: e.n}
 	const what = "score matching"
 	switch {

@@ -20,6 +20,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/estimate"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/metrics"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/record"
@@ -268,7 +269,7 @@ const plotsDir = "plots"
 // other files are replaced by a rename, which replaces a link itself):
 // startFresh deletes smrl's model files in models/, which through a link
 // would be the user's.
-var linkedEntries = []string{results.JournalFile, plotsDir, ModelsDir}
+var linkedEntries = []string{results.JournalFile, metrics.File, plotsDir, ModelsDir}
 
 // wLens returns the number of entries of the W each agent of c records
 // on mdp: its model's, built as the runner builds it. An agent that cannot
@@ -294,12 +295,16 @@ func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 // finite on its grid, a density normalisable at W0 at the initial states,
 // features and reward finite there. run, compare, sweep (each point) and
 // smrl config share it, so that a config smrl config prints is one that
-// runs. Errors wrap errs.ErrInvalidInput and name the key.
+// runs. Errors wrap errs.ErrInvalidInput and name the key. An environment
+// that declares its horizon (env.kind external, unless env.horizon is set)
+// sets c's env.horizon, so that the snapshot, the journal and the
+// summaries count the steps it plays.
 func Check(c *config.Config) (*env.MDP, error) {
 	mdp, err := env.New(c)
 	if err != nil {
 		return nil, errs.Invalid(err)
 	}
+	c.Env.Horizon = mdp.Horizon
 	if c.InitModel != "" {
 		if mdp.Model.Init, err = estimate.InitWeights(c.InitModel, mdp); err != nil {
 			return nil, errs.Invalid(err)
@@ -424,7 +429,7 @@ func openRun(c *config.Config, mdp *env.MDP, opt Options) (*point, error) {
 // files a run writes are removed (only those), config.yaml is written and
 // an empty journal started.
 func startFresh(dir string, cfgYAML []byte) (*results.Journal, error) {
-	for _, f := range append([]string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile, plotting.ReportHTMLFile, TransitionsFile, TransitionsGzFile}, aggregate.Files...) {
+	for _, f := range append([]string{results.EpisodesFile, results.SummaryFile, results.MetadataFile, plotting.ReportFile, plotting.ReportHTMLFile, TransitionsFile, TransitionsGzFile, metrics.File}, aggregate.Files...) {
 		os.Remove(filepath.Join(dir, f))
 	}
 	for _, name := range plotting.FigureNames {
@@ -449,11 +454,14 @@ func finish(c *config.Config, mdp *env.MDP, res *record.Result, cfgYAML []byte, 
 	dphi := mdp.Model.Features.Dim()
 	dpsi := results.WDims(rows, dphi)
 	sums := results.Summarise(rows, c.Env.Horizon)
-	if err := results.WriteDir(opt.OutDir, rows, sums, dpsi, dphi, cfgYAML, meta); err != nil {
+	if err := results.WriteDir(opt.OutDir, rows, sums, results.NewLayout(0, dpsi, dphi, c.Stats.SaveW), cfgYAML, meta); err != nil {
 		return err
 	}
 	if len(rows) > 0 {
-		st, agents := aggregate.FromRows(rows, c.Stats)
+		st, agents, err := aggregate.TaskScores(rows, c.Stats)
+		if err != nil {
+			return err
+		}
 		if err := writeAggregates(opt.OutDir, []aggregate.Stratum{st}, agents, c); err != nil {
 			return err
 		}

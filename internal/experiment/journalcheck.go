@@ -47,17 +47,31 @@ func checkAgainstJournal(dir string, c *config.Config, mdp *env.MDP) error {
 	if err != nil {
 		return err
 	}
-	var ep, sum bytes.Buffer
-	if err := results.WriteEpisodes(&ep, rows, results.WDims(rows, mdp.Model.Features.Dim()), mdp.Model.Features.Dim()); err != nil {
+	version, err := results.ReadFormatVersion(dir)
+	if err != nil {
+		return err
+	}
+	dphi := mdp.Model.Features.Dim()
+	l := results.NewLayout(version, results.WDims(rows, dphi), dphi, c.Stats.SaveW)
+	var ep, sum, w bytes.Buffer
+	if err := results.WriteEpisodesLayout(&ep, rows, l); err != nil {
 		return err
 	}
 	if err := results.WriteSummary(&sum, results.Summarise(rows, c.Env.Horizon)); err != nil {
 		return err
 	}
-	for _, f := range []struct {
+	type file struct {
 		name string
 		want []byte
-	}{{results.EpisodesFile, ep.Bytes()}, {results.SummaryFile, sum.Bytes()}} {
+	}
+	files := []file{{results.EpisodesFile, ep.Bytes()}, {results.SummaryFile, sum.Bytes()}}
+	if l.SeparateW {
+		if err := results.WriteW(&w, rows, l); err != nil {
+			return err
+		}
+		files = append(files, file{results.WFile, w.Bytes()})
+	}
+	for _, f := range files {
 		path := filepath.Join(dir, f.name)
 		got, err := os.ReadFile(path)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/metrics"
 	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
 )
@@ -151,6 +152,9 @@ func (m *mergedRun) write(start time.Time, opt Options) error {
 		}
 	}
 	if err := j.Close(); err != nil {
+		return err
+	}
+	if err := metrics.Concat(opt.OutDir, m.dirs); err != nil {
 		return err
 	}
 	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,

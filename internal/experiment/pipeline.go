@@ -12,6 +12,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/metrics"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -44,6 +45,8 @@ type point struct {
 	trials  []record.Trial
 	done    map[record.Trial][]record.Episode
 	journal *results.Journal
+	// metrics receives a line per finished episode (metrics.jsonl).
+	metrics *metrics.Writer
 	release func() error
 	resumed bool // claim found a journal to resume
 	// selected are the trials of the shard (all trials without one), in
@@ -65,6 +68,9 @@ type point struct {
 func (p *point) close() {
 	if p.journal != nil {
 		p.journal.Close()
+	}
+	if p.metrics != nil {
+		p.metrics.Close()
 	}
 	if p.release != nil {
 		p.release()
@@ -172,17 +178,32 @@ func (b *batch) run(ctx context.Context, workers int, opt Options, where string)
 		episodes += todo[i].Config.Episodes
 	}
 	journalOf := func(i int) *results.Journal { return b.owner[b.todo[i]].journal }
-	prog := &progress{totalTrials: len(todo), totalEpisodes: episodes}
+	prog := &progress{totalTrials: len(todo), totalEpisodes: episodes, eta: metrics.NewETA(min(workers, max(len(todo), 1)))}
+	for _, j := range todo {
+		prog.eta.AddTrial(j.Trial.Agent, j.Config.Episodes)
+	}
 	stop := startProgress(prog, opt.Log, opt.Bar, 0)
+	start := time.Now()
 	eps, runErr := runner.RunJobs(ctx, todo, runner.Options{
 		Workers:  workers,
 		Done:     &prog.trials,
 		Episodes: &prog.episodes,
 		OnTrial:  opt.journalAppend(func(i int, e []record.Episode) error { return journalOf(i).Append(todo[i].Trial, e) }),
-		Grace:    opt.Grace,
-		Abandon:  opt.Abandon,
+		OnEpisode: func(d runner.EpisodeDone) {
+			prog.eta.Episode(d.Trial.Agent, d.Episode.Episode == todo[d.Job].Config.Episodes, d.Seconds)
+			if w := b.owner[b.todo[d.Job]].metrics; w != nil {
+				e := d.Episode
+				// A failed write is kept by the writer and reported below.
+				_ = w.Write(metrics.NewLine(d.Trial.Agent, d.Trial.Seed, e.Episode, d.StepsSoFar, e.Reward, e.WError, d.Seconds, time.Since(start).Seconds()))
+			}
+		},
+		Grace:   opt.Grace,
+		Abandon: opt.Abandon,
 	})
 	stop()
+	if runErr == nil {
+		runErr = b.metricsErr()
+	}
 	for i := range eps {
 		if eps[i] != nil {
 			b.owner[b.todo[i]].done[todo[i].Trial] = eps[i]
@@ -204,6 +225,18 @@ func (b *batch) run(ctx context.Context, workers int, opt Options, where string)
 	return fmt.Errorf("%w: %s", errs.ErrInterrupted, msg)
 }
 
+// metricsErr is the first error of writing a point's metrics.jsonl.
+func (b *batch) metricsErr() error {
+	for _, p := range b.owner {
+		if p.metrics != nil {
+			if err := p.metrics.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // workerCount is the number of parallel trials: opt's, or all cores.
 func workerCount(opt Options) int {
 	if opt.Workers <= 0 {
@@ -219,8 +252,10 @@ func workerCount(opt Options) int {
 func newMetadata(dir string, opt Options, start time.Time, workers, trials int) (*results.Metadata, error) {
 	meta := &results.Metadata{Version: opt.Version, GoVersion: runtime.Version(), GitCommit: opt.Commit,
 		CommandLine: opt.CommandLine, Start: start.UTC(), Workers: workers, Trials: trials,
-		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription}
+		Shard: opt.Shard.String(), Resumed: opt.Resume, ConfigDescription: opt.ConfigDescription,
+		FormatVersion: results.FormatVersion}
 	sm := *meta // a copy: WriteMetadata fills in its End
+	sm.Running = true
 	if err := results.WriteMetadata(dir, &sm); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	agentpkg "github.com/smrl-dev/smrl/internal/agent"
@@ -22,6 +23,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/record"
 	"github.com/smrl-dev/smrl/internal/results"
+	"gonum.org/v1/plot/vg"
 )
 
 // densities serves the model densities of a 1-D MDP to the figures.
@@ -83,13 +85,14 @@ func Plot(dir, outDir, format string) ([]string, error) {
 	return PlotWith(dir, outDir, FigureOptions{Format: format})
 }
 
-// FigureOptions choose how Plot draws: the format, for the per-episode
-// figures a moving window (plotting.Options.Smooth), and per-seed lines
-// (plotting.Options.SeedLines).
+// FigureOptions choose how Plot draws: the format and, when not nil, in
+// place of the run's plot.smooth and plot.seed_lines (its config.yaml),
+// for the per-episode figures a moving window (plotting.Options.Smooth)
+// and per-seed lines (plotting.Options.SeedLines).
 type FigureOptions struct {
 	Format    string
-	Smooth    int
-	SeedLines bool
+	Smooth    *int
+	SeedLines *bool
 }
 
 // PlotWith is Plot with the figure options fo.
@@ -207,7 +210,12 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt.Smooth, opt.SeedLines = fo.Smooth, fo.SeedLines
+	if fo.Smooth != nil {
+		opt.Smooth = *fo.Smooth
+	}
+	if fo.SeedLines != nil {
+		opt.SeedLines = *fo.SeedLines
+	}
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", figDir, err)
 	}
@@ -312,7 +320,10 @@ func figureInputs(dir, format string) (plotting.Options, plotting.DensitySource,
 
 // figureOptions is figureInputs for the config c of dir and its MDP m.
 func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.Options, plotting.DensitySource, error) {
-	opt := plotting.Options{Format: format, Horizon: c.Env.Horizon, Episodes: c.Episodes, Seeds: c.Seeds}
+	opt := plotOptions(format, c)
+	opt.Horizon, opt.Episodes, opt.Seeds = c.Env.Horizon, c.Episodes, c.Seeds
+	opt.Smooth, opt.SeedLines = c.Plot.Smooth, c.Plot.SeedLines
+	opt.InTrueFamily = func(agent string) bool { return config.InTrueFamily(c, agent) }
 	if err := checkComplete(dir, c); err != nil {
 		return opt, nil, err
 	}
@@ -324,8 +335,22 @@ func figureOptions(dir, format string, c *config.Config, m *env.MDP) (plotting.O
 	if m.True != nil && m.StateDim() == 1 && m.ActionDim() == 1 {
 		return opt, &densities{mdp: m}, nil
 	}
-	opt.Marginals = &marginals{mdp: m}
+	if m.Live == nil { // a live environment's transition cannot be drawn at a query state
+		opt.Marginals = &marginals{mdp: m}
+	}
 	return opt, nil, nil
+}
+
+// plotOptions are the figure options of c's plot keys that every figure
+// honours, its size and font, in format.
+func plotOptions(format string, c *config.Config) plotting.Options {
+	opt := plotting.Options{Format: format, FontSize: c.Plot.FontSize}
+	if c.Plot.Width != config.DefaultPlot.Width || c.Plot.Height != config.DefaultPlot.Height {
+		// A size the config chose; the default leaves each figure its
+		// own (the densities figure is larger).
+		opt.Width, opt.Height = vg.Length(c.Plot.Width)*vg.Inch/96, vg.Length(c.Plot.Height)*vg.Inch/96
+	}
+	return opt
 }
 
 // checkFigureInputs checks everything figures reads in dir without
@@ -583,4 +608,89 @@ func notResultsDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// PlotOverlay draws the overlay of the results directories dirs (smrl plot
+// --in A --in B --out OUT, plotting.OverlayFigures): one figure per
+// measure with every run's agents, labelled by labels (nil: each
+// directory's base name, which must then differ), into outDir with a
+// report.md naming the runs. Every directory is checked as Plot checks it
+// before anything is written; outDir must be new, empty or smrl's own
+// (outdir.Claim), not one of dirs nor a results directory, and is locked
+// while it is written. fo gives the format and the moving window (nil:
+// the first run's plot.smooth); the size and font are the first run's
+// plot keys.
+func PlotOverlay(dirs, labels []string, outDir string, fo FigureOptions) ([]string, error) {
+	if len(dirs) < 2 {
+		return nil, errs.Invalid(fmt.Errorf("an overlay needs at least two results directories, got %d", len(dirs)))
+	}
+	if len(labels) == 0 {
+		for _, d := range dirs {
+			labels = append(labels, filepath.Base(filepath.Clean(d)))
+		}
+	} else if len(labels) != len(dirs) {
+		return nil, errs.Invalid(fmt.Errorf("%d labels for %d results directories: give one --label per --in, in their order", len(labels), len(dirs)))
+	}
+	for i, l := range labels {
+		if strings.TrimSpace(l) == "" {
+			return nil, errs.Invalid(fmt.Errorf("label %d is empty", i+1))
+		}
+		if j := slices.Index(labels[:i], l); j >= 0 {
+			return nil, errs.Invalid(fmt.Errorf("results directories %s and %s have the same label %q: name them with --label", dirs[j], dirs[i], l))
+		}
+	}
+	var runs []plotting.OverlayRun
+	for i, d := range dirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return nil, errs.Invalid(fmt.Errorf("results directory %s: not found", d))
+		}
+		if grid.IsDir(d) {
+			return nil, errs.Invalid(fmt.Errorf("%s is a sweep directory: an overlay takes results directories of runs (a sweep's points are under it)", d))
+		}
+		if sameDir(d, outDir) {
+			return nil, errs.Invalid(fmt.Errorf("--out %s is one of the overlaid directories: give a new directory", outDir))
+		}
+		if err := checkFigureInputs(d, fo.Format); err != nil {
+			return nil, err
+		}
+		opt, _, err := figureInputs(d, fo.Format)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, plotting.OverlayRun{Label: labels[i], Dir: d, Opt: opt})
+	}
+	opt := runs[0].Opt
+	opt.Horizon, opt.Episodes, opt.Seeds, opt.Columns = 0, 0, 0, nil
+	if fo.Smooth != nil {
+		opt.Smooth = *fo.Smooth
+	}
+	if err := notResultsDir(outDir); err != nil {
+		return nil, err
+	}
+	paths := []string{filepath.Join(outDir, plotting.ReportFile)}
+	for _, name := range plotting.FigureNames {
+		paths = append(paths, filepath.Join(outDir, name+"."+fo.Format))
+	}
+	if err := checkFileTargets(paths...); err != nil {
+		return nil, err
+	}
+	undo := undoer(outDir)
+	if err := outdir.Claim(outDir); err != nil {
+		undo()
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	release, err := outdir.Lock(outDir)
+	if err != nil {
+		undo()
+		return nil, err
+	}
+	defer release()
+	figs, err := plotting.OverlayFigures(runs, outDir, opt)
+	if err == nil {
+		err = plotting.OverlayReport(runs, outDir, figs)
+	}
+	if err != nil {
+		undo()
+	}
+	return figs, err
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/metrics"
 	"github.com/smrl-dev/smrl/internal/periodic"
 )
 
@@ -17,6 +18,9 @@ type progress struct {
 	trials, episodes atomic.Int64
 	totalTrials      int
 	totalEpisodes    int
+	// eta estimates the time left from the measured episode times per
+	// agent; nil extrapolates the run's average rate.
+	eta *metrics.ETA
 }
 
 // status returns the fraction done, the episode rate and the ETA (ok false
@@ -27,6 +31,10 @@ func (p *progress) status(el time.Duration) (eps int64, rate float64, eta time.D
 	rate = float64(eps) / sec
 	if eps == 0 {
 		return eps, rate, 0, false
+	}
+	if p.eta != nil {
+		eta, ok = p.eta.Remaining()
+		return eps, rate, eta, ok
 	}
 	eta = time.Duration(sec / float64(eps) * float64(int64(p.totalEpisodes)-eps) * float64(time.Second))
 	return eps, rate, eta, true

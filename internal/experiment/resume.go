@@ -14,8 +14,9 @@ import (
 )
 
 // ignoredKeys do not change results, so runs that differ only in them may
-// be resumed or merged together.
-var ignoredKeys = []string{"workers"}
+// be resumed or merged together: the workers, and how the figures are
+// drawn (the plot section).
+var ignoredKeys = []string{"workers", "plot.smooth", "plot.seed_lines", "plot.width", "plot.height", "plot.font_size"}
 
 // flatten returns the config as "a.b.c" → value strings.
 func flatten(c *config.Config) (map[string]string, error) {

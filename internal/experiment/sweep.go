@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -18,6 +20,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"github.com/smrl-dev/smrl/internal/grid"
+	"github.com/smrl-dev/smrl/internal/metrics"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/record"
@@ -121,6 +124,17 @@ func (p *point) start() (err error) {
 		p.journal, err = results.AppendJournal(p.dir)
 	} else {
 		p.journal, err = startFresh(p.dir, p.cfgYAML)
+	}
+	if err != nil {
+		return err
+	}
+	// The live metrics follow the journal: a resume appends to the
+	// interrupted run's lines, a fresh run (or --overwrite) starts them
+	// anew (startFresh removed the old file).
+	if p.resumed {
+		p.metrics, err = metrics.Append(p.dir)
+	} else {
+		p.metrics, err = metrics.Create(p.dir)
 	}
 	return err
 }
@@ -424,7 +438,10 @@ func writePoints(pts []*point, meta *results.Metadata, workers int, plot func(st
 		pm := *meta
 		pm.Trials = len(p.trials)
 		rows := results.Rows(full)
-		p.stratum, _ = aggregate.FromRows(rows, p.Config.Stats)
+		var err error
+		if p.stratum, _, err = aggregate.TaskScores(rows, p.Config.Stats); err != nil {
+			return fmt.Errorf("sweep point %s: %w", p.Label, err)
+		}
 		p.warnings = results.Warnings(rows, warnInput(p.Config, p.mdp))
 		if err := p.writeFiles(full, &pm, Options{OutDir: p.dir, Plot: plot}); err != nil {
 			return fmt.Errorf("sweep point %s: %w", p.Label, err)
@@ -453,7 +470,7 @@ func cleanSweepRoot(root string, s *grid.Sweep, log *slog.Logger) {
 			log.Warn("point directories of an earlier sweep are left alone", "out", root, "points", stale)
 		}
 	}
-	for _, f := range append([]string{grid.TableFile, results.MetadataFile, plotting.ReportFile}, aggregate.Files...) {
+	for _, f := range append([]string{grid.TableFile, results.MetadataFile, plotting.ReportFile, plotting.ReportHTMLFile, PointAggregatesFile}, aggregate.Files...) {
 		os.Remove(filepath.Join(root, f))
 	}
 	for _, name := range plotting.GridFigureNames(keys) { // the sweep's aggregate figures included
@@ -476,12 +493,10 @@ func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadat
 	}); err != nil {
 		return err
 	}
-	// The aggregate over points: one stratum per point.
-	strata := make([]aggregate.Stratum, len(pts))
-	for i, p := range pts {
-		strata[i] = p.stratum
+	if err := writeAggregates(root, sweepStrata(s, pts), s.Agents(), s.Base); err != nil {
+		return err
 	}
-	if err := writeAggregates(root, strata, s.Agents(), s.Base); err != nil {
+	if err := writePointAggregates(s, root); err != nil {
 		return err
 	}
 	end := time.Now()
@@ -514,6 +529,120 @@ func finishSweep(s *grid.Sweep, root string, pts []*point, meta *results.Metadat
 	return nil
 }
 
+// sweepStrata are the strata of the aggregate over points: one per point,
+// or, when agents is swept, one per point of the other keys, holding the
+// agents of all its points (an agent run at two of them, as the oracle in
+// agents=[sm,oracle],[lds,oracle], ran the same trials at both: its
+// first point's scores are kept).
+func sweepStrata(s *grid.Sweep, pts []*point) []aggregate.Stratum {
+	swept := slices.Index(s.Grid.Keys(), "agents")
+	if swept < 0 {
+		out := make([]aggregate.Stratum, len(pts))
+		for i, p := range pts {
+			out[i] = p.stratum
+		}
+		return out
+	}
+	var out []aggregate.Stratum
+	index := map[string]int{}
+	for _, p := range pts {
+		texts := s.Grid.Texts(p.Coords)
+		key := strings.Join(slices.Delete(slices.Clone(texts), swept, swept+1), "\x00")
+		k, ok := index[key]
+		if !ok {
+			k = len(out)
+			index[key] = k
+			out = append(out, aggregate.Stratum{Scores: map[string][]float64{}, Seeds: map[string][]int{}})
+		}
+		for a, sc := range p.stratum.Scores {
+			if _, dup := out[k].Scores[a]; !dup {
+				out[k].Scores[a], out[k].Seeds[a] = sc, p.stratum.Seeds[a]
+			}
+		}
+	}
+	return out
+}
+
+// PointAggregatesFile is the table at a sweep's root of every point's
+// aggregate metrics (each point's aggregate.csv, the point and its values
+// in front).
+const PointAggregatesFile = "aggregate_points.csv"
+
+// writePointAggregates writes root/aggregate_points.csv: the rows of every
+// point's aggregate.csv, in point order, prefixed by the point's name and
+// values.
+func writePointAggregates(s *grid.Sweep, root string) error {
+	head := append(append([]string{"point"}, s.Grid.Keys()...), "agent", "metric", "value", "lo", "hi")
+	var rows [][]string
+	for _, p := range s.Points {
+		path := filepath.Join(root, p.Name, aggregate.AggregateFile)
+		recs, err := fsutil.ReadCSV(path, "the point has no aggregates")
+		if err != nil {
+			return err
+		}
+		for _, r := range recs[1:] {
+			rows = append(rows, append(append([]string{p.Name}, s.Grid.Texts(p.Coords)...), r...))
+		}
+	}
+	return fsutil.WriteAtomic(filepath.Join(root, PointAggregatesFile), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write(head)
+		cw.WriteAll(rows)
+		return cw.Error()
+	})
+}
+
+// sweepReportHTML adds the aggregates per point (the IQM and mean of each
+// agent with their intervals, from root's aggregate_points.csv when it has
+// one) to the sweep's report.md in reportDir and writes its report.html.
+func sweepReportHTML(root, reportDir string, s *grid.Sweep) error {
+	recs, err := fsutil.ReadCSV(filepath.Join(root, PointAggregatesFile), "")
+	if err != nil {
+		return plotting.WriteReportHTML(reportDir) // a sweep of an earlier version
+	}
+	pointAgg := recs[1:]
+	nk := len(s.Grid.Axes)
+	type cellKey struct{ point, agent string }
+	cells := map[cellKey]map[string]string{}
+	var order []cellKey
+	for _, r := range pointAgg {
+		k := cellKey{r[0], r[1+nk]}
+		if cells[k] == nil {
+			cells[k] = map[string]string{}
+			order = append(order, k)
+		}
+		v, lo, hi := r[3+nk], r[4+nk], r[5+nk]
+		cells[k][r[2+nk]] = fmt.Sprintf("%s [%s, %s]", shortNum(v), shortNum(lo), shortNum(hi))
+	}
+	head := append(append([]string{}, s.Grid.Keys()...), "agent", "IQM [95% CI]", "mean [95% CI]")
+	texts := map[string][]string{}
+	for _, p := range s.Points {
+		texts[p.Name] = s.Grid.Texts(p.Coords)
+	}
+	var rows [][]string
+	for _, k := range order {
+		rows = append(rows, append(append([]string{}, texts[k.point]...), k.agent, cells[k][aggregate.IQM], cells[k][aggregate.Mean]))
+	}
+	scale := "raw per-seed scores"
+	if n := s.Base.Stats.Normalise; n != "" && n != "none" {
+		scale = "per-seed scores normalised by `stats.normalise: " + n + "`"
+	}
+	intro := "Each point's aggregate metrics over its seeds (" + scale + "; 95% percentile-bootstrap intervals), from its `aggregate.csv`; all of them in `" + PointAggregatesFile + "`."
+	if err := plotting.AppendReportSection(reportDir, "Aggregate metrics per point", intro, head, rows); err != nil {
+		return err
+	}
+	return plotting.WriteReportHTML(reportDir)
+}
+
+// shortNum writes a number of a CSV cell with 4 significant digits.
+func shortNum(s string) string {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64)
+}
+
 // sweepRows reads the last summary row of every agent at every point.
 func sweepRows(s *grid.Sweep, root string) ([]grid.Row, error) {
 	var rows []grid.Row
@@ -526,7 +655,7 @@ func sweepRows(s *grid.Sweep, root string) ([]grid.Row, error) {
 		for _, x := range sums {
 			last[x.Agent] = x
 		}
-		for _, a := range s.Agents() {
+		for _, a := range p.Config.Agents {
 			x, ok := last[a]
 			if !ok {
 				return nil, errs.Invalid(fmt.Errorf("%s has no rows of agent %s", filepath.Join(root, p.Name, results.SummaryFile), a))
@@ -616,7 +745,7 @@ func gridData(s *grid.Sweep, rows []grid.Row, terminates bool) *plotting.GridDat
 		}
 	}
 	for _, a := range s.Grid.Axes {
-		ga := plotting.GridAxis{Key: a.Key, Labels: a.Texts}
+		ga := plotting.GridAxis{Key: a.Key, Labels: a.Texts, Drawn: s.Grid.Sample > 0}
 		if x, ok := a.Numeric(); ok {
 			ga.X, ga.Log = x, a.LogSpaced()
 		}
@@ -655,17 +784,24 @@ func sweepFigures(s *grid.Sweep, rows []grid.Row, pts []*point, root, outDir, fo
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", figDir, err)
 	}
-	figs, err := plotting.GridFigures(d, figDir, plotting.Options{Format: format})
+	opt := plotting.Options{Format: format}
+	if len(pts) > 0 {
+		opt = plotOptions(format, pts[0].Config) // the size and font of the first point's plot keys
+	}
+	figs, err := plotting.GridFigures(d, figDir, opt)
 	if err != nil {
 		return figs, err
 	}
-	agg, err := plotting.AggregateFigures(root, figDir, plotting.Options{Format: format})
+	agg, err := plotting.AggregateFigures(root, figDir, opt)
 	figs = append(figs, agg...)
 	if err != nil {
 		return figs, err
 	}
 	d.AggregateDir = root
-	return figs, plotting.GridReport(d, reportDir, figs, dirs)
+	if err := plotting.GridReport(d, reportDir, figs, dirs); err != nil {
+		return figs, err
+	}
+	return figs, sweepReportHTML(root, reportDir, s)
 }
 
 // forEach calls f(0), …, f(n−1) on up to workers goroutines and returns

@@ -111,7 +111,10 @@ func MergeSweep(ctx context.Context, dirs []string, opt SweepOptions) error {
 	}
 	err = forEach(len(pts), workers, func(i int) error {
 		rows := results.Rows(merged[i].full)
-		pts[i].stratum, _ = aggregate.FromRows(rows, merged[i].c.Stats)
+		var err error
+		if pts[i].stratum, _, err = aggregate.TaskScores(rows, merged[i].c.Stats); err != nil {
+			return fmt.Errorf("sweep point %s: %w", pts[i].Label, err)
+		}
 		pts[i].warnings = results.Warnings(rows, warnInput(merged[i].c, merged[i].mdp))
 		if err := merged[i].write(start, Options{OutDir: pts[i].dir, Plot: opt.Plot, Version: opt.Version, Commit: opt.Commit,
 			CommandLine: opt.CommandLine}); err != nil {

@@ -34,7 +34,7 @@ func TestTableGolden(t *testing.T) {
 		{"expfam", "quick.yaml", 0, []string{"sm", "lds", "oracle"},
 			[]string{"cum_reward", "return", "cum_regret", "regret_loglog", "plus_count", "actions", "w_error", "mdp", "densities", "interval_estimates", "performance_profile"}},
 		{"cartpole", "cartpole.yaml", 40, []string{"sm", "oracle"},
-			[]string{"return", "cum_regret", "regret_loglog", "plus_count", "actions", "marginals", "interval_estimates", "performance_profile"}},
+			[]string{"return", "return_steps", "cum_regret", "regret_loglog", "plus_count", "actions", "marginals", "interval_estimates", "performance_profile"}},
 		{"pendulum", "pendulum.yaml", 15, []string{"lds", "oracle"},
 			[]string{"return", "cum_regret", "regret_loglog", "marginals", "interval_estimates", "performance_profile"}},
 		{"mountain-car", "mountain-car.yaml", 30, []string{"lds", "oracle"},

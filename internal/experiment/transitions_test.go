@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimate"
+	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
@@ -39,6 +41,26 @@ func lastW(t *testing.T, dir, agent string, seed int) (w []float64, reward []flo
 		x, _ := strconv.ParseFloat(r[3], 64)
 		n, _ := strconv.Atoi(r[4])
 		reward, steps = append(reward, x), append(steps, n)
+	}
+	// A large Ŵ is in w.csv (format version 2), its rows in the order of
+	// episodes.csv's.
+	if b, err := os.ReadFile(filepath.Join(dir, results.WFile)); err == nil {
+		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs[1:] {
+			if r[0] != agent || r[1] != strconv.Itoa(seed) {
+				continue
+			}
+			w = w[:0]
+			for _, c := range r[3:] {
+				if c != "" {
+					v, _ := strconv.ParseFloat(c, 64)
+					w = append(w, v)
+				}
+			}
+		}
 	}
 	return w, reward, steps
 }

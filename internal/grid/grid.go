@@ -17,6 +17,10 @@
 //	lin:a:b:n     n ≥ 2 values evenly spaced from a to b
 //	log:a:b:n     n ≥ 2 values evenly spaced in log from a > 0 to b > 0
 //
+// agents is a list key like env.actions: agents=[sm,oracle],[lds,oracle]
+// is two points, one running sm and the oracle, the other lds and the
+// oracle (a sweep: section writes agents: [[sm, oracle], [lds, oracle]]).
+//
 // Range values are rounded to 12 significant digits (lin:0:1:11 gives 0.3,
 // not 0.30000000000000004); for an integer key every value of a range must
 // be a whole number (to 1e-9), else the range is an error.
@@ -134,7 +138,6 @@ func spread(x []float64) float64 {
 var notSwept = map[string]string{
 	"name":    "the points' names are made from the grid",
 	"workers": "it does not change results",
-	"agents":  "every point runs all the config's agents: they are the columns of sweep.csv",
 }
 
 // Text is the canonical text of a key's value: integers in decimal, floats
@@ -424,6 +427,12 @@ func sequence(key string, n *yaml.Node) (*Axis, error) {
 // Grid is the swept keys, in order: the first varies slowest.
 type Grid struct {
 	Axes []*Axis
+	// Sample, when > 0, is a random search (sample.go): Axes then hold
+	// the values drawn, points the drawn points' coordinates and given
+	// the axes as given (which sweep.yaml records, with sample: N).
+	Sample int
+	given  []*Axis
+	points [][]int
 }
 
 // Combine builds the grid of a config file's sweep: section and the --set
@@ -432,6 +441,16 @@ type Grid struct {
 // other --set keys after them. A key given twice with --set is an error,
 // and so is an empty grid or one of more than MaxPoints points.
 func Combine(file, set []*Axis, warn func(string)) (*Grid, error) {
+	g, err := combine(file, set, warn)
+	if err != nil {
+		return nil, err
+	}
+	return g, g.checkSize()
+}
+
+// combine is Combine without the bound on the grid's points (a random
+// search draws some of them only).
+func combine(file, set []*Axis, warn func(string)) (*Grid, error) {
 	g := &Grid{Axes: append([]*Axis(nil), file...)}
 	given := map[string]bool{}
 	for _, a := range set {
@@ -456,14 +475,19 @@ func Combine(file, set []*Axis, warn func(string)) (*Grid, error) {
 	if len(g.Axes) == 0 {
 		return nil, errs.Invalid(errors.New("nothing to sweep: give --set KEY=VALUES (e.g. --set planner.tau=1,5,10) or a sweep: section in the config file"))
 	}
+	return g, nil
+}
+
+// checkSize refuses a grid of more than MaxPoints points.
+func (g *Grid) checkSize() error {
 	n := 1
 	for _, a := range g.Axes {
 		n *= len(a.Values)
 		if n > MaxPoints {
-			return nil, errs.Invalid(fmt.Errorf("the grid has more than %d points (%s)", MaxPoints, g.describe()))
+			return errs.Invalid(fmt.Errorf("the grid has more than %d points (%s)", MaxPoints, g.describe()))
 		}
 	}
-	return g, nil
+	return nil
 }
 
 // spec is the axis written as in --set.
@@ -485,6 +509,9 @@ func (g *Grid) describe() string {
 
 // Size is the number of grid points.
 func (g *Grid) Size() int {
+	if g.Sample > 0 {
+		return len(g.points)
+	}
 	n := 1
 	for _, a := range g.Axes {
 		n *= len(a.Values)
@@ -520,7 +547,11 @@ func (g *Grid) Diff(h *Grid) string {
 // same grid.
 func (g *Grid) Section() ([]byte, error) {
 	m := &yaml.Node{Kind: yaml.MappingNode}
-	for _, a := range g.Axes {
+	axes := g.Axes
+	if g.Sample > 0 {
+		axes = g.given // the points are drawn again from them
+	}
+	for _, a := range axes {
 		var v yaml.Node
 		if a.Scale != List {
 			v = yaml.Node{Kind: yaml.ScalarNode, Value: a.Range, Style: yaml.DoubleQuotedStyle}
@@ -536,6 +567,10 @@ func (g *Grid) Section() ([]byte, error) {
 			}
 		}
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: a.Key}, &v)
+	}
+	if g.Sample > 0 {
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: SampleKey},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(g.Sample)})
 	}
 	doc := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: config.SweepSection}, m}}
 	var b bytes.Buffer

@@ -69,7 +69,6 @@ func TestParseSetErrors(t *testing.T) {
 		{"planner.ta=1,2", `unknown config key "planner.ta"; did you mean planner.tau?`},
 		{"planner=1", "planner is a section, not a key"},
 		{"workers=1,2", "workers cannot be swept"},
-		{"agents=[sm],[lds]", "agents cannot be swept"},
 		{"name=a,b", "name cannot be swept"},
 		{"estimate.n=10,20", "estimate.n cannot be swept"},
 		{"planner.tau=1,x", `planner.tau: "x" must be an integer`},
@@ -301,7 +300,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	// Points are named in messages as KEY=VALUE, not %-encoded.
 	_, err = Load(config.Options{}, []string{"env.w0=[]", "planner.tau=1,2"})
-	if err == nil || !strings.Contains(err.Error(), "sweep point env.w0=[],planner.tau=1: --set: env.w0: has 0 rows") || strings.Contains(err.Error(), "%5B") {
+	if err == nil || !strings.Contains(err.Error(), "sweep point env.w0=[],planner.tau=1: --set: env.w0: is empty") || strings.Contains(err.Error(), "%5B") {
 		t.Errorf("point label: %v", err)
 	}
 	_, err = Load(config.Options{}, []string{"planner.tau=0,-1,2"})
@@ -352,7 +351,7 @@ func TestLoadErrors(t *testing.T) {
 		{"sweep:\n  planner.tau: {a: 1}\n", "want a list of values or a range"},
 		{"sweep:\n  planner.ta: [1]\n", "did you mean planner.tau?"},
 		{"sweep:\n  env.w0: [1, 2]\n", "c.yaml line 2: sweep: env.w0: want a list of lists of numbers, e.g. [[1, 0.5]], got \"1\""},
-		{"sweep:\n  agents: [sm]\n", "c.yaml line 2: sweep: agents cannot be swept"},
+		{"sweep:\n  agents: [sm]\n", "c.yaml line 2: sweep: agents: want a list of agent names, e.g. [sm, lds], got \"sm\""},
 		{"sweep:\n  env.actions: [[1, -1], 2]\n", "c.yaml line 2: sweep: env.actions: want a list of numbers, e.g. [1, 0.5], got \"2\""},
 		{"sweep:\n  planner.tau: [[1]]\n", "c.yaml line 2: sweep: planner.tau: want a single value, got a list"},
 		{"sweep:\n  env.w0: \"[[1,1]]junk\"\n", `env.w0: "[[1,1]]junk" must be one list such as [[1, 0.5]], with nothing after its closing bracket`},
@@ -518,9 +517,11 @@ func TestSetListGrammar(t *testing.T) {
 		{arg: "env.actions= 1,-1", wantOne: "env.actions=[1,-1]", wantMany: "write each of its values in brackets"},
 		{arg: "model.family=[gaussian,relu]", one: []string{"gaussian", "relu"}, many: []any{[]string{"gaussian", "relu"}}},
 		{arg: "model.family=gaussian", wantOne: "model.family=[gaussian]", wantMany: "model.family=[gaussian] is one point"},
+		// agents is a list key like env.actions (issue 38: it may be swept).
+		{arg: "agents=[sm,lds]", one: []string{"sm", "lds"}, many: []any{[]string{"sm", "lds"}}},
+		{arg: "agents=[sm,oracle],[lds,oracle]", wantOne: "gives 2 values", many: []any{[]string{"sm", "oracle"}, []string{"lds", "oracle"}}},
+		{arg: "agents=sm,lds", wantOne: "agents is a list key: write its value in brackets: agents=[sm,lds]", wantMany: "agents=[sm,lds] is one point"},
 		// Keys a sweep cannot vary take one value, in the same grammar.
-		{arg: "agents=[sm,lds]", one: []string{"sm", "lds"}, wantMany: "agents cannot be swept"},
-		{arg: "agents=sm,lds", wantOne: "agents is a list key: write its value in brackets: agents=[sm,lds]", wantMany: "agents cannot be swept"},
 		{arg: "estimate.sweep_n=[100,200]", one: []int{100, 200}, wantMany: "estimate.sweep_n cannot be swept"},
 		{arg: "estimate.sweep_n=100,200", wantOne: "estimate.sweep_n=[100,200]", wantMany: "estimate.sweep_n cannot be swept"},
 		// A list of lists keeps its own grammar; scalars are unchanged.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -34,6 +35,12 @@ type Point struct {
 func (g *Grid) Points() []Point {
 	n := g.Size()
 	out := make([]Point, n)
+	if g.Sample > 0 {
+		for i, coords := range g.points {
+			out[i] = Point{Index: i, Coords: coords, Name: g.DirName(coords), Label: g.Label(coords)}
+		}
+		return out
+	}
 	for i := range out {
 		coords := make([]int, len(g.Axes))
 		rest := i
@@ -146,9 +153,20 @@ func Load(opt config.Options, set []string) (*Sweep, error) {
 // large grid takes seconds to validate), with an error wrapping
 // errs.ErrInterrupted. It writes nothing.
 func LoadContext(ctx context.Context, opt config.Options, set []string) (*Sweep, error) {
+	return LoadSample(ctx, opt, set, 0)
+}
+
+// LoadSample is LoadContext with random search: sample > 0 draws that many
+// points from the axes (see sample.go) in place of the grid, as does a
+// sweep: section's sample: N when sample is 0.
+func LoadSample(ctx context.Context, opt config.Options, set []string, sample int) (*Sweep, error) {
 	var file []*Axis
+	fileSample := 0
 	opt.Sweep = func(k, v *yaml.Node) error {
 		var err error
+		if fileSample, err = cutSample(opt.Path, v); err != nil {
+			return err
+		}
 		file, err = FromSection(opt.Path, k, v)
 		return err
 	}
@@ -165,7 +183,18 @@ func LoadContext(ctx context.Context, opt config.Options, set []string) (*Sweep,
 		}
 		flags = append(flags, a)
 	}
-	g, err := Combine(file, flags, opt.Warn)
+	g, err := combine(file, flags, opt.Warn)
+	if err != nil {
+		return nil, err
+	}
+	if sample == 0 {
+		sample = fileSample
+	}
+	if sample > 0 {
+		g, err = g.sampled(sample, base.Seed)
+	} else {
+		err = g.checkSize()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -280,8 +309,30 @@ func (s *Sweep) YAML() ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// Agents are the agents every point runs (agents cannot be swept).
-func (s *Sweep) Agents() []string { return s.Points[0].Config.Agents }
+// Agents are the agents of the sweep's points, each once, in the order
+// they first appear (the points in order, each point's in its config's
+// order): all points' agents unless agents is swept.
+func (s *Sweep) Agents() []string {
+	var out []string
+	for _, p := range s.Points {
+		for _, a := range p.Config.Agents {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// Rows counts the rows of the sweep's table: one per point and agent of
+// the point.
+func (s *Sweep) Rows() int {
+	n := 0
+	for _, p := range s.Points {
+		n += len(p.Config.Agents)
+	}
+	return n
+}
 
 // ManifestFile is the file at a sweep directory's root that describes the
 // sweep (Sweep.YAML); its presence makes a directory a sweep directory.

@@ -109,17 +109,23 @@ func (s *Sweep) ReadTable(path string) ([]Row, error) {
 	if len(recs) == 0 || !slices.Equal(recs[0], want) {
 		return nil, errs.Invalid(fmt.Errorf("%s line 1: header is not that of this sweep: want %s", path, strings.Join(want, ",")))
 	}
-	agents := s.Agents()
-	if n, m := len(recs)-1, len(s.Points)*len(agents); n != m {
-		return nil, errs.Invalid(fmt.Errorf("%s has %d rows but the sweep has %d (%d points × %d agents): the file is truncated or from another sweep", path, n, m, len(s.Points), len(agents)))
+	if n, m := len(recs)-1, s.Rows(); n != m {
+		return nil, errs.Invalid(fmt.Errorf("%s has %d rows but the sweep has %d (%d points and their agents): the file is truncated or from another sweep", path, n, m, len(s.Points)))
+	}
+	// The (point, agent) of each row, in order.
+	var rowPoint []Point
+	var rowAgent []string
+	for _, p := range s.Points {
+		for _, a := range p.Config.Agents {
+			rowPoint, rowAgent = append(rowPoint, p), append(rowAgent, a)
+		}
 	}
 	nk := len(s.Grid.Axes)
 	seedsSwept := slices.Contains(s.Grid.Keys(), "seeds")
 	var rows []Row
 	for i, rec := range recs[1:] {
 		line := i + 2
-		p := s.Points[i/len(agents)]
-		agent := agents[i%len(agents)]
+		p, agent := rowPoint[i], rowAgent[i]
 		fail := func(format string, args ...any) error {
 			return errs.Invalid(fmt.Errorf("%s line %d: "+format, append([]any{path, line}, args...)...))
 		}

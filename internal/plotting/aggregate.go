@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -292,10 +293,13 @@ func aggregateTitle(what string, sum *summaryData) string {
 	return fmt.Sprintf("%s (%d seeds per agent)", what, sum.maxSeeds())
 }
 
-// improvementTable returns the table of dir/improvement.csv, without rows
-// when the file is missing or has no pairs (a run of one agent).
+// improvementTable returns the probabilities of improvement of
+// dir/improvement.csv as a matrix: a row per agent X, a column per agent Y,
+// the cell P(X > Y) [95% CI] ("–" on the diagonal), agents in the file's
+// order; without rows when the file is missing or has no pairs (a run of
+// one agent). Five agents make a 5 × 5 table, not 20 rows of pairs.
 func improvementTable(dir string) (reportTable, error) {
-	t := reportTable{Head: []string{"X", "Y", "P(X > Y) [95% CI]"}}
+	t := reportTable{Head: []string{"X"}}
 	path := filepath.Join(dir, improvementFile)
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && strings.Count(strings.TrimSpace(string(raw)), "\n") == 0) {
@@ -305,6 +309,8 @@ func improvementTable(dir string) (reportTable, error) {
 	if err != nil {
 		return t, err
 	}
+	var agents []string
+	cells := map[[2]string]string{}
 	for i := range csv.rows {
 		x, err := csv.agent(i, "agent_x")
 		if err != nil {
@@ -323,7 +329,26 @@ func improvementTable(dir string) (reportTable, error) {
 		if err != nil {
 			return t, err
 		}
-		t.Rows = append(t.Rows, []string{x, y, interval(e.value, e.lo, e.hi)})
+		cells[[2]string{x, y}] = interval(e.value, e.lo, e.hi)
+		for _, a := range []string{x, y} {
+			if !slices.Contains(agents, a) {
+				agents = append(agents, a)
+			}
+		}
+	}
+	for _, y := range agents {
+		t.Head = append(t.Head, "Y = "+y)
+	}
+	for _, x := range agents {
+		row := []string{x}
+		for _, y := range agents {
+			c, ok := cells[[2]string{x, y}]
+			if !ok {
+				c = "–"
+			}
+			row = append(row, c)
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
 }
@@ -335,7 +360,7 @@ const aggregateIntro = "Per-seed score: the seed's mean return per episode (or o
 	"the optimality gap is the mean shortfall against the oracle on the same seed. Data: `aggregate.csv`, `improvement.csv`, `profile.csv`."
 
 // improvementIntro introduces the probability-of-improvement table.
-const improvementIntro = "Probability of improvement, P(X > Y) + ½ P(X = Y) over all pairs of seeds:"
+const improvementIntro = "Probability of improvement of the row's agent X over the column's Y, P(X > Y) + ½ P(X = Y) over all pairs of seeds, with its 95% bootstrap interval (P(Y > X) = 1 − P(X > Y)):"
 
 // aggregateReport is a report's section of the aggregate metrics: a row
 // per agent with its metrics, and the probability of improvement of every

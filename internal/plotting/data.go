@@ -386,8 +386,8 @@ var seColumn = regexp.MustCompile(`^se_(\d+)_(\d+)$`)
 // sqrt(Σ_kj se_kj²) of the rows of episodes.csv at path with se cells
 // (stats.save_se), nil when it has no se columns. Cells are read as
 // readEpisodes validates them (finite, or empty).
-func seBands(path string) (map[string]map[int]float64, error) {
-	t, err := readTable(path, episodeColumns)
+func seBands(path string, required []string) (map[string]map[int]float64, error) {
+	t, err := readTable(path, required)
 	if err != nil {
 		return nil, err
 	}
@@ -459,52 +459,15 @@ func readEpisodes(path string, opt Options) (map[string]finalW, error) {
 	if err != nil {
 		return nil, err
 	}
-	type wcol struct{ i, j, col int }
-	var wcols []wcol
-	for c, name := range t.header {
-		m := wColumn.FindStringSubmatch(name)
-		if m == nil {
-			continue
-		}
-		i, err1 := strconv.Atoi(m[1])
-		j, err2 := strconv.Atoi(m[2])
-		if err1 != nil || err2 != nil {
-			return nil, lineErr(path, 1, fmt.Errorf("bad W column name %q", name))
-		}
-		wcols = append(wcols, wcol{i, j, c})
+	fw, err := newFinalWs(t)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(wcols, func(a, b int) bool {
-		if wcols[a].i != wcols[b].i {
-			return wcols[a].i < wcols[b].i
-		}
-		return wcols[a].j < wcols[b].j
-	})
-
-	type key struct {
-		agent         string
-		seed, episode int
-	}
-	seen := map[key]bool{}
-	out := map[string]finalW{}
 	acols := actionColumns(t)
 	for i := range t.rows {
-		a, err := t.agent(i, "agent")
-		if err != nil {
+		if err := fw.key(i, opt); err != nil {
 			return nil, err
 		}
-		seed, err := t.integer(i, "seed", 0, upTo(opt.Seeds)-1)
-		if err != nil {
-			return nil, err
-		}
-		ep, err := t.integer(i, "episode", 1, upTo(opt.Episodes))
-		if err != nil {
-			return nil, err
-		}
-		k := key{a, seed, ep}
-		if seen[k] {
-			return nil, lineErr(path, t.lines[i], fmt.Errorf("duplicate row for agent %q seed %d episode %d", a, seed, ep))
-		}
-		seen[k] = true
 		steps := upTo(opt.Horizon) // older files have no steps column
 		if t.has("steps") {
 			if steps, err = t.integer(i, "steps", 1, upTo(opt.Horizon)); err != nil {
@@ -525,31 +488,140 @@ func readEpisodes(path string, opt Options) (map[string]finalW, error) {
 		if err := actionCells(t, i, steps, acols); err != nil {
 			return nil, err
 		}
-		// An agent's W fills a prefix of the cells (agents with smaller
-		// families leave the trailing ones empty).
-		w := make([]float64, len(wcols))
-		filled := 0
-		for n, c := range wcols {
-			if w[n], err = t.optFloat(i, t.header[c.col]); err != nil {
-				return nil, err
-			}
-			if !math.IsNaN(w[n]) {
-				if filled != n {
-					return nil, lineErr(path, t.lines[i], fmt.Errorf("the W cell %s is set after an empty one", t.header[c.col]))
-				}
-				filled++
-			}
-		}
-		w = w[:filled]
-		if filled == 0 {
-			w = nil
-		}
-		cur, ok := out[a]
-		if !ok || seed < cur.Seed || (seed == cur.Seed && ep > cur.Episode) {
-			out[a] = finalW{Seed: seed, Episode: ep, W: w}
+		if err := fw.row(i); err != nil {
+			return nil, err
 		}
 	}
-	return out, nil
+	return fw.out, nil
+}
+
+// readWFile reads and validates the w.csv at path (format version 2,
+// results.WFile): per agent the W of the last episode of its smallest
+// seed, as readEpisodes reads it from episodes.csv in version 1. Its
+// agent, seed and episode cells are checked like episodes.csv's.
+func readWFile(path string, opt Options) (map[string]finalW, error) {
+	t, err := readTable(path, []string{"agent", "seed", "episode"})
+	if err != nil {
+		return nil, err
+	}
+	fw, err := newFinalWs(t)
+	if err != nil {
+		return nil, err
+	}
+	for i := range t.rows {
+		if err := fw.key(i, opt); err != nil {
+			return nil, err
+		}
+		if err := fw.row(i); err != nil {
+			return nil, err
+		}
+	}
+	return fw.out, nil
+}
+
+// finalWs collects, from a table with the columns agent, seed, episode
+// and w_i_j (episodes.csv of format version 1, or w.csv), each agent's
+// final W: that of the last episode of its smallest seed.
+type finalWs struct {
+	t     *table
+	wcols []string // w_i_j in row-major order
+	seen  map[wKey]bool
+	out   map[string]finalW
+	cur   wKey // the key of the row key read last
+}
+
+// wKey is a row's (agent, seed, episode).
+type wKey struct {
+	agent         string
+	seed, episode int
+}
+
+// newFinalWs finds t's W columns.
+func newFinalWs(t *table) (*finalWs, error) {
+	type wcol struct {
+		i, j int
+		name string
+	}
+	var wcols []wcol
+	for _, name := range t.header {
+		m := wColumn.FindStringSubmatch(name)
+		if m == nil {
+			continue
+		}
+		i, err1 := strconv.Atoi(m[1])
+		j, err2 := strconv.Atoi(m[2])
+		if err1 != nil || err2 != nil {
+			return nil, lineErr(t.path, 1, fmt.Errorf("bad W column name %q", name))
+		}
+		wcols = append(wcols, wcol{i, j, name})
+	}
+	sort.Slice(wcols, func(a, b int) bool {
+		if wcols[a].i != wcols[b].i {
+			return wcols[a].i < wcols[b].i
+		}
+		return wcols[a].j < wcols[b].j
+	})
+	fw := &finalWs{t: t, seen: map[wKey]bool{}, out: map[string]finalW{}}
+	for _, c := range wcols {
+		fw.wcols = append(fw.wcols, c.name)
+	}
+	return fw, nil
+}
+
+// key reads and checks row i's agent, seed (below opt.Seeds) and episode
+// (at most opt.Episodes), which no earlier row may repeat.
+func (fw *finalWs) key(i int, opt Options) error {
+	t := fw.t
+	a, err := t.agent(i, "agent")
+	if err != nil {
+		return err
+	}
+	seed, err := t.integer(i, "seed", 0, upTo(opt.Seeds)-1)
+	if err != nil {
+		return err
+	}
+	ep, err := t.integer(i, "episode", 1, upTo(opt.Episodes))
+	if err != nil {
+		return err
+	}
+	k := wKey{a, seed, ep}
+	if fw.seen[k] {
+		return lineErr(t.path, t.lines[i], fmt.Errorf("duplicate row for agent %q seed %d episode %d", a, seed, ep))
+	}
+	fw.seen[k] = true
+	fw.cur = k
+	return nil
+}
+
+// row reads the W of row i, whose key was read last, and keeps it when it
+// is its agent's final one. An agent's W fills a prefix of the cells
+// (agents with smaller families leave the trailing ones empty).
+func (fw *finalWs) row(i int) error {
+	t := fw.t
+	w := make([]float64, len(fw.wcols))
+	filled := 0
+	for n, c := range fw.wcols {
+		var err error
+		if w[n], err = t.optFloat(i, c); err != nil {
+			return err
+		}
+		if !math.IsNaN(w[n]) {
+			if filled != n {
+				return lineErr(t.path, t.lines[i], fmt.Errorf("the W cell %s is set after an empty one", c))
+			}
+			filled++
+		}
+	}
+	w = w[:filled]
+	if filled == 0 {
+		w = nil
+	}
+	k := fw.cur
+	cur, ok := fw.out[k.agent]
+	if !ok || k.seed < cur.Seed || (k.seed == cur.Seed && k.episode > cur.Episode) {
+		fw.out[k.agent] = finalW{Seed: k.seed, Episode: k.episode, W: w}
+	}
+	return nil
 }
 
 // actionColumns are the action counts' columns action_0, action_1, … of t.

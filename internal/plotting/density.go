@@ -329,6 +329,7 @@ func panelPlot(title string) *plot.Plot {
 		ax.Label.TextStyle.Font = sans(panelLabelSize)
 		ax.Tick.Label.Font = sans(panelTickSize)
 		ax.Tick.Length = vg.Points(3)
+		ax.Tick.Marker = distinctTicks{plot.DefaultTicks{}}
 		ax.Padding = vg.Points(2)
 	}
 	p.X.Label.Padding = vg.Points(1)

@@ -40,5 +40,6 @@ func stepsFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Options) 
 		return err
 	}
 	p.Y.Min, p.Y.Max = 0, float64(horizon)
+	p.Y.Tick.Marker = intTicks{} // a count of steps
 	return bandFigure(c, p, ss)
 }

@@ -8,6 +8,9 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/results"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -128,8 +131,22 @@ func readRunInputs(dir string, dens DensitySource, opt Options) (*runInputs, err
 	if in.finals, err = readEpisodes(epPath, opt); err != nil {
 		return nil, err
 	}
-	if in.sum.SEBand, err = seBands(epPath); err != nil {
+	if in.sum.SEBand, err = seBands(epPath, episodeColumns); err != nil {
 		return nil, err
+	}
+	// Format version 2 moves a large Ŵ (and its standard errors) to
+	// w.csv (results.Layout); episodes.csv then has no W columns.
+	if wPath := filepath.Join(dir, results.WFile); fileExists(wPath) {
+		ws, err := readWFile(wPath, opt)
+		if err != nil {
+			return nil, err
+		}
+		for a, f := range ws {
+			in.finals[a] = f
+		}
+		if in.sum.SEBand, err = seBands(wPath, []string{"agent", "seed", "episode"}); err != nil {
+			return nil, err
+		}
 	}
 	if in.agg, err = readAggregate(dir); err != nil {
 		return nil, err
@@ -160,7 +177,7 @@ func summarySeries(sum *summaryData, skip func(agent string) bool,
 			continue
 		}
 		rows := sum.Rows[a]
-		s := series{Name: a, Style: AgentStyle(a)}
+		s := series{Name: a, Style: AgentStyle(a), Reference: config.IsBaseline(a)}
 		anyInterval := false
 		for _, r := range rows {
 			m, lo, hi := get(r)
@@ -255,4 +272,10 @@ func hasBand(ss []series) bool {
 		}
 	}
 	return false
+}
+
+// fileExists reports whether path names an existing file.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

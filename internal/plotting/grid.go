@@ -29,6 +29,9 @@ type GridAxis struct {
 	Labels []string  // the values' texts
 	X      []float64 // the values of a numeric key; nil for others (drawn at 0, 1, …)
 	Log    bool      // numeric values drawn on a log axis
+	// Drawn marks the values of a random search (smrl sweep --sample):
+	// irregular, so the axis gets round ticks instead of one per value.
+	Drawn bool
 }
 
 // GridStat is a mean over seeds with its 95% interval (Lo, Hi NaN for
@@ -632,7 +635,7 @@ func setGridX(pl *plot.Plot, ax GridAxis, x []float64, logX bool, lo, hi float64
 		}
 		pl.X.Min, pl.X.Max = lo-pad, hi+pad
 	}
-	if len(x) <= 12 {
+	if len(x) <= 12 && !(ax.Drawn && ax.X != nil) {
 		ticks := make(plot.ConstantTicks, len(x))
 		for i := range x {
 			ticks[i] = plot.Tick{Value: x[i], Label: ax.Labels[i]}

@@ -57,6 +57,7 @@ func plusCountFigure(c draw.Canvas, sum *summaryData, spans seedSpans, opt Optio
 		}
 	}
 	p.Y.Min = 0
+	p.Y.Tick.Marker = intTicks{} // a count of steps
 	if horizon > 0 {
 		p.Y.Max = math.Max(p.Y.Max, float64(horizon))
 	}

@@ -98,7 +98,7 @@ func TestRegisteredFigureEndToEnd(t *testing.T) {
 // TestFigureOrder checks that the registry keeps the order of the files
 // and reports smrl has always written (byte-identical reports).
 func TestFigureOrder(t *testing.T) {
-	want := []string{FigCumReward, FigReturn, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigActions, FigWError, FigMDP, FigDensities, FigMarginals, FigIntervals, FigProfile, testFigure}
+	want := []string{FigCumReward, FigReturn, FigReturnSteps, FigSteps, FigCumRegret, FigRegretLogLog, FigPlusCount, FigActions, FigWError, FigMDP, FigDensities, FigMarginals, FigIntervals, FigProfile, testFigure}
 	if !slices.Equal(FigureNames, want) {
 		t.Errorf("FigureNames = %v, want %v", FigureNames, want)
 	}

@@ -73,6 +73,23 @@ type Options struct {
 	// SeedLines draws each seed's values as thin lines under the means in
 	// the figures over episodes.
 	SeedLines bool
+	// InTrueFamily, when not nil, says which agents' Ŵ lives in the true
+	// family (config.InTrueFamily): the W-error figure draws only those.
+	// nil draws every agent with an error.
+	InTrueFamily func(agent string) bool
+	// FontSize is the size of the axis labels in points (0: labelSize,
+	// 13); every text, line and marker of a figure scales by
+	// FontSize/labelSize (writeFigure lays the figure out on a canvas
+	// that much smaller and scales it up), so the proportions stay.
+	FontSize float64
+}
+
+// fontScale is the factor of Options.FontSize over the default sizes.
+func (opt Options) fontScale() float64 {
+	if opt.FontSize == 0 {
+		return 1
+	}
+	return opt.FontSize / labelSize
 }
 
 // Default figure size: 800 × 600 px at vgimg's 96 dpi.
@@ -116,6 +133,9 @@ func (opt Options) normalize() (Options, error) {
 	if opt.Smooth < 0 || opt.Smooth > 10_000 {
 		return opt, errs.Invalid(fmt.Errorf("smooth %d: want a window of 0 to 10000 episodes", opt.Smooth))
 	}
+	if opt.FontSize != 0 && !(opt.FontSize >= 6 && opt.FontSize <= 40) {
+		return opt, errs.Invalid(fmt.Errorf("font size %v: want 6 to 40 points", opt.FontSize))
+	}
 	if opt.Horizon < 0 {
 		return opt, errs.Invalid(fmt.Errorf("horizon %d: must not be negative", opt.Horizon))
 	}
@@ -156,7 +176,10 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
 		ax.Label.TextStyle.Font = sans(labelSize)
 		ax.Tick.Label.Font = sans(tickSize)
-		ax.Tick.Marker = linTicks{}
+		ax.Tick.Marker = distinctTicks{linTicks{}}
+	}
+	if xlabel == "episode" {
+		p.X.Tick.Marker = intTicks{} // episodes are integers
 	}
 	g := plotter.NewGrid()
 	g.Vertical.Color = color.Gray{Y: 225}
@@ -172,7 +195,17 @@ type series struct {
 	X, Y  []float64
 	Lo    []float64 // nil: no band
 	Hi    []float64
+	// Reference marks the baseline's curve (the oracle, config.IsBaseline):
+	// drawn as a thin dashed grey line without band or markers, under
+	// the learners' lines, so that it never hides them.
+	Reference bool
 }
+
+// referenceColor and referenceDashes draw the baseline's reference line.
+var (
+	referenceColor  = rgb(70, 70, 70)
+	referenceDashes = []vg.Length{vg.Points(5), vg.Points(3)}
+)
 
 // finitePoints returns the points of xs, ys where both are finite.
 func finitePoints(xs, ys []float64) plotter.XYs {
@@ -213,6 +246,34 @@ func band(xs, lo, hi []float64, c color.RGBA) (*plotter.Polygon, error) {
 	return poly, nil
 }
 
+// bandEdges returns the outlines of a band: its lower and upper edges as
+// thin dotted lines in the agent's colour, so that overlapping bands, whose
+// light fills blend, stay apart. nil when fewer than two points are
+// finite.
+func bandEdges(xs, lo, hi []float64, c color.RGBA) ([]plot.Plotter, error) {
+	var out []plot.Plotter
+	for _, ys := range [][]float64{lo, hi} {
+		var pts plotter.XYs
+		for i := range xs {
+			if isFinite(xs[i]) && isFinite(lo[i]) && isFinite(hi[i]) {
+				pts = append(pts, plotter.XY{X: xs[i], Y: ys[i]})
+			}
+		}
+		if len(pts) < 2 {
+			return nil, nil
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = withAlpha(c, bandEdgeAlpha)
+		l.Width = vg.Points(0.9)
+		l.Dashes = []vg.Length{vg.Points(1.5), vg.Points(1.5)}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
 func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // markersPerCurve is the target number of markers per curve; markers sit
@@ -222,15 +283,17 @@ const markersPerCurve = 10
 // lineWidth is the width of mean lines.
 var lineWidth = vg.Points(1.8)
 
-// addSeries adds every series' band, then every line, then every marker to
-// p (so that no band hides a line) and returns one legend item per series
-// with points. Non-finite values are left out.
+// addSeries adds every series' band (a light fill with dotted edges), then
+// the reference line of the baseline (series.Reference), then every other
+// line, then every marker to p (so that no band hides a line and the
+// reference hides no learner) and returns one legend item per series with
+// points. Non-finite values are left out.
 func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 	// Each band's swatch goes under its agent's line in the legend, in
 	// the band's own colour.
 	swatch := make([]plot.Thumbnailer, len(ss))
 	for k, s := range ss {
-		if s.Lo == nil {
+		if s.Lo == nil || s.Reference {
 			continue
 		}
 		poly, err := band(s.X, s.Lo, s.Hi, s.Style.Color)
@@ -238,12 +301,17 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 			return nil, fmt.Errorf("band of %s: %w", s.Name, err)
 		}
 		if poly != nil {
+			edges, err := bandEdges(s.X, s.Lo, s.Hi, s.Style.Color)
+			if err != nil {
+				return nil, fmt.Errorf("band of %s: %w", s.Name, err)
+			}
 			p.Add(poly)
-			swatch[k] = &plotter.Polygon{Color: poly.Color}
+			p.Add(edges...)
+			swatch[k] = &plotter.Polygon{Color: poly.Color, LineStyle: draw.LineStyle{Color: withAlpha(s.Style.Color, bandEdgeAlpha), Width: vg.Points(0.9), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1.5)}}}
 		}
 	}
-	var items []legendItem
-	var scatters []plot.Plotter
+	items := make([]legendItem, len(ss))
+	var lines, scatters []plot.Plotter
 	for k, s := range ss {
 		pts := finitePoints(s.X, s.Y)
 		if len(pts) == 0 {
@@ -252,6 +320,12 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		line, err := plotter.NewLine(pts)
 		if err != nil {
 			return nil, fmt.Errorf("line of %s: %w", s.Name, err)
+		}
+		if s.Reference {
+			line.Color, line.Width, line.Dashes = referenceColor, vg.Points(1.3), referenceDashes
+			p.Add(line)
+			items[k] = legendItem{Label: s.Name + " (reference)", Thumbs: []plot.Thumbnailer{line}}
+			continue
 		}
 		line.Color = s.Style.Color
 		line.Width = lineWidth
@@ -271,16 +345,23 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 			return nil, fmt.Errorf("markers of %s: %w", s.Name, err)
 		}
 		sc.GlyphStyle = glyphStyle(s.Style, vg.Points(4))
-		p.Add(line)
+		lines = append(lines, line)
 		scatters = append(scatters, sc)
 		thumbs := []plot.Thumbnailer{line, sc}
 		if swatch[k] != nil {
 			thumbs = []plot.Thumbnailer{swatch[k], line, sc}
 		}
-		items = append(items, legendItem{Label: s.Name, Thumbs: thumbs})
+		items[k] = legendItem{Label: s.Name, Thumbs: thumbs}
 	}
+	p.Add(lines...)
 	p.Add(scatters...)
-	return items, nil
+	var out []legendItem
+	for _, it := range items {
+		if it.Label != "" {
+			out = append(out, it)
+		}
+	}
+	return out, nil
 }
 
 // glyphStyle is the marker of style s at radius r.
@@ -456,6 +537,13 @@ func writeFigure(path string, opt Options, render func(c draw.Canvas) error) err
 	dc := draw.New(cv)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
+	if f := opt.fontScale(); f != 1 {
+		// Lay the figure out on a canvas f times smaller, drawn f times
+		// larger: its fonts (in points) come out f times their size.
+		dc.Scale(f, f)
+		dc.Rectangle.Min = vg.Point{X: dc.Rectangle.Min.X / vg.Length(f), Y: dc.Rectangle.Min.Y / vg.Length(f)}
+		dc.Rectangle.Max = vg.Point{X: dc.Rectangle.Max.X / vg.Length(f), Y: dc.Rectangle.Max.Y / vg.Length(f)}
+	}
 	if err := render(dc); err != nil {
 		return fmt.Errorf("figure %s: %w", path, err)
 	}

@@ -207,12 +207,13 @@ func interval(mean, lo, hi float64) string {
 	return fmt.Sprintf("%s [%s, %s]", number(mean), number(lo), number(hi))
 }
 
-// number formats a value with four significant digits, "–" for NaN.
+// number formats a value by the tables' one rule (results.FormatNumber: four
+// significant digits), "–" for NaN.
 func number(x float64) string {
 	if math.IsNaN(x) {
 		return "–"
 	}
-	return strings.Replace(fmt.Sprintf("%.4g", x), "e+0", "e+", 1)
+	return results.FormatNumber(x)
 }
 
 // mdEscape escapes characters that would break a Markdown table cell or

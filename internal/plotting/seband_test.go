@@ -19,7 +19,7 @@ func TestSEBands(t *testing.T) {
 		"sm,1,1,1,10,1,,,5,0.5,,,1,1,6,8\n"+
 		"sm,0,2,1,10,2,,,5,0.5,,,1,1,0.3,0.4\n"+
 		"oracle,0,1,1,10,1,,,5,,,,1,1,,\n"), 0o644)
-	b, err := seBands(p)
+	b, err := seBands(p, episodeColumns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +27,11 @@ func TestSEBands(t *testing.T) {
 		t.Errorf("bands %v, want sm: {1: 7.5, 2: 0.5}", b)
 	}
 	os.WriteFile(p, []byte(head+"\nsm,0,1,1,10,1,,,5,0.5,,,1,1\n"), 0o644)
-	if b, err := seBands(p); err != nil || b != nil {
+	if b, err := seBands(p, episodeColumns); err != nil || b != nil {
 		t.Errorf("no se columns: %v, %v", b, err)
 	}
 	os.WriteFile(p, []byte(head+",se_0_0\nsm,0,1,1,10,1,,,5,0.5,,,1,1,x\n"), 0o644)
-	if _, err := seBands(p); err == nil {
+	if _, err := seBands(p, episodeColumns); err == nil {
 		t.Errorf("a non-numeric se cell was accepted")
 	}
 }

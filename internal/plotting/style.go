@@ -118,10 +118,12 @@ func withAlpha(c color.RGBA, a float64) color.NRGBA {
 	return color.NRGBA{R: c.R, G: c.G, B: c.B, A: uint8(a*255 + 0.5)}
 }
 
-// Band and fill opacities.
+// Band and fill opacities: the bands' fill is light (two overlapping
+// bands blend to a tint, not grey) and their dotted edges tell them apart.
 const (
-	bandAlpha = 0.2
-	fillAlpha = 0.3
+	bandAlpha     = 0.12
+	bandEdgeAlpha = 0.75
+	fillAlpha     = 0.3
 )
 
 // Colours of the two actions in the mdp and densities figures, distinct

@@ -103,3 +103,78 @@ func (linTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	return ticks
 }
+
+// intTicks marks an axis of integers (episodes): labels only at integers,
+// every integer when the range holds few, else linTicks' labels (whose
+// steps are then whole numbers) with only the minor ticks that fall on
+// integers. A 3-episode run gets 1, 2, 3, never 1.5 or 2.5.
+type intTicks struct{}
+
+var _ plot.Ticker = intTicks{}
+
+// maxIntLabels is the most integers intTicks labels one by one.
+const maxIntLabels = 10
+
+// Ticks implements plot.Ticker.
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi >= lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return nil
+	}
+	first, last := math.Ceil(lo-1e-9), math.Floor(hi+1e-9)
+	if last-first+1 <= maxIntLabels {
+		var ticks []plot.Tick
+		for v := first; v <= last; v++ {
+			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+		}
+		return ticks
+	}
+	var ticks []plot.Tick
+	for _, t := range (linTicks{}).Ticks(lo, hi) {
+		if t.Value == math.Trunc(t.Value) {
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// distinctTicks relabels the labelled ticks of its ticker with the fewest
+// significant digits (at least those of gonum's 'g' labels) that make
+// every label differ, so that a narrow range (a marginal of cos θ on
+// [−1, −0.999]) reads −1, −0.9998, −0.9996, … and not −1, −1, −1, −0.999.
+type distinctTicks struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (d distinctTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := d.Ticker.Ticks(lo, hi)
+	if distinctLabels(ticks) {
+		return ticks
+	}
+	for digits := 2; digits <= 15; digits++ {
+		out := make([]plot.Tick, len(ticks))
+		for i, t := range ticks {
+			out[i] = t
+			if t.Label != "" {
+				out[i].Label = strconv.FormatFloat(t.Value, 'g', digits, 64)
+			}
+		}
+		if distinctLabels(out) {
+			return out
+		}
+	}
+	return ticks
+}
+
+// distinctLabels reports whether no two labelled ticks share a label.
+func distinctLabels(ticks []plot.Tick) bool {
+	seen := map[string]bool{}
+	for _, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		if seen[t.Label] {
+			return false
+		}
+		seen[t.Label] = true
+	}
+	return true
+}

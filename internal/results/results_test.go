@@ -307,3 +307,20 @@ func TestT975IsStudentsTQuantile(t *testing.T) {
 		}
 	}
 }
+
+// The tables' one number rule: four significant digits, whole numbers
+// from 10⁴ on, −0 as 0.
+func TestFormatNumber(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{
+		{4.77512, "4.775"}, {38.2249, "38.22"}, {0.138449, "0.1384"}, {10, "10"}, {6.5, "6.5"},
+		{-123.14, "-123.1"}, {1234.56, "1235"}, {9999.6, "10000"}, {12345.6, "12346"}, {-250000, "-250000"},
+		{0.000012345, "1.234e-05"}, {math.Copysign(0, -1), "0"}, {1e20, "1e+20"},
+	} {
+		if got := FormatNumber(c.x); got != c.want {
+			t.Errorf("FormatNumber(%v) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}

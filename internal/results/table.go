@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -115,7 +116,7 @@ func TableCells(sums []Summary, col Columns) (head []string, rows [][]string, no
 		if col.Terminating {
 			first := "never"
 			if !math.IsNaN(s.FirstFullMedian) {
-				first = fmt.Sprintf("%g", s.FirstFullMedian)
+				first = FormatNumber(s.FirstFullMedian)
 			}
 			line = append(line, interval(s.EpisodeLength), fmt.Sprintf("%s (%d of %d)", first, s.FullSeeds, s.Seeds))
 		}
@@ -123,12 +124,12 @@ func TableCells(sums []Summary, col Columns) (head []string, rows [][]string, no
 			line = append(line, interval(s.CumReward), interval(s.CumRegret))
 		}
 		if col.PlusCount {
-			line = append(line, fmt.Sprintf("%.1f", s.PlusCount.Mean))
+			line = append(line, FormatNumber(s.PlusCount.Mean))
 		}
 		if wErr {
 			w := "-"
 			if !math.IsNaN(s.WErrorMean) {
-				w = fmt.Sprintf("%.3g", s.WErrorMean)
+				w = FormatNumber(s.WErrorMean)
 			}
 			line = append(line, w)
 		}
@@ -176,7 +177,23 @@ const (
 	ClipNote = ClipMark + " the 95% t interval reached beyond the seeds' values and is clipped to their range [min, max], as the figures' bands are; so clipped, it is no longer a 95% interval."
 )
 
-// ci formats a mean with its interval to one decimal: "m [lo, hi]", with
+// FormatNumber formats a number of a table (the terminal's, report.md's and
+// report.html's) by the one rule of all of them: four significant digits
+// (%.4g: 4.775, 38.22, 0.1384, 1.235e-05), trailing zeros dropped, but a
+// number of 10⁴ or more whole, without exponent (12346, not 1.235e+04);
+// −0 written 0. Files keep every digit (strconv's shortest form).
+func FormatNumber(x float64) string {
+	if x == 0 {
+		x = 0 // −0 reads as 0
+	}
+	s := fmt.Sprintf("%.4g", x)
+	if strings.Contains(s, "e+") && math.Abs(x) < 1e15 {
+		return strconv.FormatFloat(x, 'f', 0, 64) // 10⁴ or more after rounding
+	}
+	return strings.Replace(s, "e+0", "e+", 1)
+}
+
+// ci formats a mean with its interval (Number): "m [lo, hi]", with
 // ClipMark after an interval clipped to the seeds' range, or
 // "m [n/a: 1 seed]" without an interval, "-" without a mean. clipped
 // reports the mark.
@@ -185,10 +202,10 @@ func ci(s Stat) (cell string, clipped bool) {
 	case math.IsNaN(s.Mean):
 		return "-", false
 	case math.IsNaN(s.Lo):
-		return fmt.Sprintf("%.1f [n/a: 1 seed]", s.Mean), false
+		return FormatNumber(s.Mean) + " [n/a: 1 seed]", false
 	}
 	lo, hi, clipped := s.Clipped()
-	cell = fmt.Sprintf("%.1f [%.1f, %.1f]", s.Mean, lo, hi)
+	cell = fmt.Sprintf("%s [%s, %s]", FormatNumber(s.Mean), FormatNumber(lo), FormatNumber(hi))
 	if clipped {
 		cell += ClipMark
 	}

@@ -36,8 +36,8 @@ func TestTableClipsIntervalToSeedsRange(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"-530.0 [-950.0, -110.0]†",   // return per episode: the seeds' means
-		"-1590.0 [-2850.0, -330.0]†", // cumulative reward at the last episode
+		"-530 [-950, -110]†",   // return per episode: the seeds' means
+		"-1590 [-2850, -330]†", // cumulative reward at the last episode
 		"† the 95% t interval reached beyond the seeds' values and is clipped to their range",
 	} {
 		if !strings.Contains(out, want) {
@@ -53,7 +53,7 @@ func TestTableLeavesIntervalInsideRange(t *testing.T) {
 	if lo, hi, clipped := s.Clipped(); clipped || lo != s.Lo || hi != s.Hi {
 		t.Errorf("10 seeds: %v clipped to [%g, %g]", s, lo, hi)
 	}
-	if cell, clipped := ci(MeanCI([]float64{3})); clipped || cell != "3.0 [n/a: 1 seed]" {
+	if cell, clipped := ci(MeanCI([]float64{3})); clipped || cell != "3 [n/a: 1 seed]" {
 		t.Errorf("1 seed: %q, clipped %v", cell, clipped)
 	}
 }

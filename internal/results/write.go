@@ -3,20 +3,37 @@ package results
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 )
 
-// WriteEpisodes writes episodes.csv content.
+// WriteEpisodes writes episodes.csv content with the W columns in it (the
+// layout of format version 1, and of version 2 at most WColumnsMax
+// entries without stats.save_w).
 func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
+	return WriteEpisodesLayout(w, rows, Layout{DPsi: dpsi, DPhi: dphi})
+}
+
+// WriteEpisodesLayout writes episodes.csv content in layout l: with
+// l.SeparateW without the w_i_j and se_i_j columns, which WriteW then
+// writes to w.csv.
+func WriteEpisodesLayout(w io.Writer, rows []Row, l Layout) error {
 	cw := csv.NewWriter(w)
-	se := slices.ContainsFunc(rows, func(r Row) bool { return r.SE != nil })
+	dpsi, dphi := l.DPsi, l.DPhi
+	if l.SeparateW {
+		dpsi, dphi = 0, 0
+	}
+	se := !l.SeparateW && slices.ContainsFunc(rows, func(r Row) bool { return r.SE != nil })
 	lambda := slices.ContainsFunc(rows, func(r Row) bool { return r.Lambda != 0 })
 	diag, nact := trailing(rows)
 	if err := cw.Write(append(EpisodesHeader(dpsi, dphi, se, lambda), TrailingHeader(diag, nact)...)); err != nil {
@@ -26,19 +43,8 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 	for _, r := range rows {
 		rec = append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode), num(r.Reward), strconv.Itoa(r.Steps),
 			num(r.CumReward), num(r.Regret), num(r.CumRegret), strconv.Itoa(r.PlusCount), num(r.WError), num(r.Beta), num(r.Accept))
-		for _, v := range r.W {
-			rec = append(rec, num(v))
-		}
-		for range dpsi*dphi - len(r.W) {
-			rec = append(rec, "")
-		}
-		if se {
-			for _, v := range r.SE {
-				rec = append(rec, num(v))
-			}
-			for range dpsi*dphi - len(r.SE) {
-				rec = append(rec, "")
-			}
+		if !l.SeparateW {
+			rec = appendW(rec, r, dpsi*dphi, se)
 		}
 		if lambda {
 			l := math.NaN() // an agent that does not cross-validate: empty
@@ -59,6 +65,51 @@ func WriteEpisodes(w io.Writer, rows []Row, dpsi, dphi int) error {
 			}
 			rec = append(rec, c)
 		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// appendW appends to rec the n cells of r's W and, with se, the n cells
+// of its standard errors, empty past the agent's own.
+func appendW(rec []string, r Row, n int, se bool) []string {
+	for _, v := range r.W {
+		rec = append(rec, num(v))
+	}
+	for range n - len(r.W) {
+		rec = append(rec, "")
+	}
+	if se {
+		for _, v := range r.SE {
+			rec = append(rec, num(v))
+		}
+		for range n - len(r.SE) {
+			rec = append(rec, "")
+		}
+	}
+	return rec
+}
+
+// WriteW writes w.csv content: a row per row of episodes.csv, in the same
+// order, with its agent, seed and episode and the columns w_i_j (and with
+// stats.save_se se_i_j) of l's shape, as episodes.csv holds them in
+// format version 1. An agent that fits nothing (the oracle) has no rows.
+func WriteW(w io.Writer, rows []Row, l Layout) error {
+	cw := csv.NewWriter(w)
+	se := slices.ContainsFunc(rows, func(r Row) bool { return r.SE != nil })
+	head := append([]string{"agent", "seed", "episode"}, EpisodesHeader(l.DPsi, l.DPhi, se, false)[len(EpisodesHeader(0, 0, false, false)):]...)
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	rec := make([]string, 0, len(head))
+	for _, r := range rows {
+		if r.W == nil {
+			continue
+		}
+		rec = appendW(append(rec[:0], r.Agent, strconv.Itoa(r.Seed), strconv.Itoa(r.Episode)), r, l.DPsi*l.DPhi, se)
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
@@ -109,6 +160,13 @@ type Metadata struct {
 	Shard             string    `json:"shard,omitempty"`
 	Resumed           bool      `json:"resumed,omitempty"`
 	MergedFrom        []string  `json:"merged_from,omitempty"`
+	// Running is true in the copy written as the run starts (its End is
+	// then that moment) and absent once its files are written: smrl watch
+	// stops when it goes.
+	Running bool `json:"running,omitempty"`
+	// FormatVersion is the layout of the directory's files
+	// (FormatVersion); absent in directories of earlier versions: 1.
+	FormatVersion int `json:"format_version,omitempty"`
 }
 
 // Files names the files of a results directory.
@@ -117,7 +175,71 @@ const (
 	SummaryFile  = "summary.csv"
 	ConfigFile   = "config.yaml"
 	MetadataFile = "metadata.json"
+	// WFile holds Ŵ per episode when it does not stay in episodes.csv
+	// (Layout.SeparateW).
+	WFile = "w.csv"
 )
+
+// FormatVersion is the layout of the results files smrl writes, recorded
+// as metadata.json's format_version (a directory without one is version
+// 1):
+//
+//	1  Ŵ (w_i_j) and its standard errors (se_i_j) in episodes.csv always
+//	2  in episodes.csv up to WColumnsMax entries d_ψ·d_φ, else (or with
+//	   stats.save_w) in w.csv; every other column unchanged
+//
+// Readers take every version up to FormatVersion and refuse a later one.
+const FormatVersion = 2
+
+// WColumnsMax is the most entries of Ŵ (d_ψ·d_φ) episodes.csv holds per
+// row in format version 2: a larger Ŵ (a D = 2000 feature model has
+// thousands) goes to w.csv, so that episodes.csv stays kilobytes per
+// episode.
+const WColumnsMax = 64
+
+// Layout is where a results directory's W columns are: their shape and
+// whether they are in w.csv rather than episodes.csv.
+type Layout struct {
+	DPsi, DPhi int
+	SeparateW  bool
+}
+
+// NewLayout is the layout of format version version (0: FormatVersion)
+// for W of d_psi × d_phi, with stats.save_w saveW.
+func NewLayout(version, dpsi, dphi int, saveW bool) Layout {
+	if version == 0 {
+		version = FormatVersion
+	}
+	return Layout{DPsi: dpsi, DPhi: dphi, SeparateW: version >= 2 && (saveW || dpsi*dphi > WColumnsMax)}
+}
+
+// ReadFormatVersion returns the format version of the results directory
+// dir from its metadata.json: 1 when it has none or the file lacks the
+// field (written by an earlier smrl). A version later than this smrl's
+// FormatVersion, or a metadata.json that is not JSON, is invalid input.
+func ReadFormatVersion(dir string) (int, error) {
+	path := filepath.Join(dir, MetadataFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var meta struct {
+		V *int `json:"format_version"`
+	}
+	if err := json.Unmarshal(b, &meta); err != nil {
+		return 0, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+	}
+	switch {
+	case meta.V == nil:
+		return 1, nil
+	case *meta.V < 1 || *meta.V > FormatVersion:
+		return 0, errs.Invalid(fmt.Errorf("%s: format_version %d: this smrl reads versions 1 to %d (a later smrl wrote it?)", path, *meta.V, FormatVersion))
+	}
+	return *meta.V, nil
+}
 
 // WDims returns the shape of the W columns for rows whose W have d_phi
 // columns: the most rows any agent's W has.
@@ -146,17 +268,27 @@ func (meta *Metadata) write(w io.Writer) error {
 }
 
 // WriteDir writes episodes.csv, summary.csv, config.yaml and metadata.json
-// into dir (which must exist), each atomically. W columns are d_psi × d_phi;
-// sums is Summarise(rows, H).
-func WriteDir(dir string, rows []Row, sums []Summary, dpsi, dphi int, configYAML []byte, meta *Metadata) error {
+// into dir (which must exist), each atomically, in layout l (format
+// version FormatVersion, which meta records): with l.SeparateW also w.csv,
+// else any w.csv an earlier run left is removed. sums is Summarise(rows, H).
+func WriteDir(dir string, rows []Row, sums []Summary, l Layout, configYAML []byte, meta *Metadata) error {
+	meta.FormatVersion = FormatVersion
 	steps := []struct {
 		name  string
 		write func(io.Writer) error
 	}{
 		{ConfigFile, func(w io.Writer) error { _, err := w.Write(configYAML); return err }},
-		{EpisodesFile, func(w io.Writer) error { return WriteEpisodes(w, rows, dpsi, dphi) }},
+		{EpisodesFile, func(w io.Writer) error { return WriteEpisodesLayout(w, rows, l) }},
 		{SummaryFile, func(w io.Writer) error { return WriteSummary(w, sums) }},
 		{MetadataFile, meta.write},
+	}
+	if l.SeparateW {
+		steps = append(steps[:2], append([]struct {
+			name  string
+			write func(io.Writer) error
+		}{{WFile, func(w io.Writer) error { return WriteW(w, rows, l) }}}, steps[2:]...)...)
+	} else if err := os.Remove(filepath.Join(dir, WFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
 	}
 	for _, s := range steps {
 		if err := fsutil.WriteAtomic(filepath.Join(dir, s.name), s.write); err != nil {

@@ -79,7 +79,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt Options) ([][]record.Episode, 
 				j := jobs[i]
 				var eps []record.Episode
 				err := errs.Protect(func() (err error) {
-					if eps, err = runTrial(inFlight, j); err == nil && opt.OnTrial != nil {
+					if eps, err = runTrial(withEpisodeHook(inFlight, i, opt.OnEpisode), j); err == nil && opt.OnTrial != nil {
 						mu.Lock()
 						defer mu.Unlock()
 						if gone {

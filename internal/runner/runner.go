@@ -43,6 +43,11 @@ type Options struct {
 	// Episodes, when not nil, counts completed episodes, so that progress
 	// shows within long trials.
 	Episodes *atomic.Int64
+	// OnEpisode, when not nil, is called after every completed episode of
+	// every trial, from the trial's worker as it happens (so concurrently
+	// for several workers, and in completion order): the live metrics
+	// (metrics.jsonl). Its Job is the job's index.
+	OnEpisode func(EpisodeDone)
 	// Grace bounds how long the trials in flight run on once ctx is
 	// cancelled (0: until they finish); closing Abandon (after the
 	// cancellation) ends the wait at once. See RunJobs.
@@ -101,13 +106,18 @@ func RunTrial(ctx context.Context, c *config.Config, mdp *env.MDP, t record.Tria
 // are set.
 func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 	c, mdp, t := j.Config, j.MDP, j.Trial
-	ag, err := agent.New(t.Agent, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
+	w, err := newWorld(ctx, c, mdp, t)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	ag, err := agent.New(t.Agent, mdp.Model, w.dynamics(), agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
 	if err != nil {
 		return nil, err
 	}
 	ds := mdp.StateDim()
-	var ctrl []float64 // the action of an agent that needs no planner (ag.Ctrl)
-	if ag.Ctrl != nil {
+	var ctrl []float64 // the action of an agent that needs no planner (ag.Ctrl, ag.Random)
+	if ag.Ctrl != nil || ag.Random {
 		ctrl = make([]float64, mdp.ActionDim())
 	}
 	pl, err := agent.NewFromConfig(c.Planner, mdp.Actions, plannerBox(mdp), mdp.Task, ds)
@@ -117,23 +127,26 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 	planPCG := rand.NewPCG(streamSeed(c.Seed, purposePlan, uint64(t.Seed), agentIndex(t.Agent)))
 	planRng := rand.New(planPCG)
 	pl.BindSource(planRng, planPCG) // the same draws, without a call per draw
-	envPCG := rand.NewPCG(0, 0)
-	envRng := rand.New(envPCG)
-	truth := mdp.Dynamics.NewSimulator() // private scratch; shared tables
-	ends := mdp.Task.Terminates()
 	rec := j.Record
 	s, next := make([]float64, ds), make([]float64, ds)
 	var prevW []float64 // Ŵ of the previous refit, for Episode.WStep
+	// |Ŵ − W0|_F is an estimation error only for an agent whose Ŵ lives in
+	// the true family (an lds agent's Gaussian W on the paper's custom-sin
+	// MDP does not: the distance compared two families).
+	inFamily := config.InTrueFamily(c, t.Agent)
 	if ag.Model != nil {
 		prevW = append([]float64(nil), ag.Model.W...)
 	}
 	out := make([]record.Episode, 0, c.Episodes)
+	totalSteps := 0
 	for ep := 1; ep <= c.Episodes; ep++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		envPCG.Seed(streamSeed(c.Seed, purposeEnv, uint64(t.Seed), uint64(ep)))
-		mdp.Init(envRng, s)
+		epStart := time.Now()
+		if err := w.reset(ep, s); err != nil {
+			return nil, fmt.Errorf("episode %d: %w", ep, err)
+		}
 		pl.Reset()
 		if err := ag.BeginEpisode(pl, s, planRng); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
@@ -147,17 +160,27 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		for h := 0; h < mdp.Horizon; h++ {
 			var ai int
 			var a []float64
-			if ag.Ctrl != nil {
+			switch {
+			case ag.Ctrl != nil:
 				ag.Ctrl.Control(s, h, ctrl)
 				ai, a = agent.BoxAction, ctrl
-			} else {
+			case ag.Random:
+				if ai = ag.RandomAction(planRng, len(mdp.Actions), ctrl); ai == agent.BoxAction {
+					a = ctrl
+				} else {
+					a = pl.Action(ai)
+				}
+			default:
 				ai = pl.Act(ag.Sim, s, planRng)
+				if err := w.planErr(); err != nil {
+					return nil, fmt.Errorf("episode %d step %d: the oracle's rollouts: %w", ep, h+1, err)
+				}
 				if err := pl.Err(); err != nil {
 					return nil, fmt.Errorf("episode %d step %d: %w", ep, h+1, planError(err, ag, mdp))
 				}
 				a = pl.Action(ai)
 			}
-			r, err := trueStep(mdp, truth, envRng, s, a, next)
+			a, r, terminal, bonus, done, err := w.step(s, a, next)
 			if err != nil {
 				return nil, fmt.Errorf("episode %d step %d: %w", ep, h+1, err)
 			}
@@ -170,15 +193,8 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 			}
 			ag.Observe(s, a, next)
 			steps++
-			done, bonus := false, 0.0
-			if ends {
-				done, bonus = mdp.Task.Terminal(next)
-				if done && math.IsNaN(bonus) {
-					return nil, errs.Invalid(fmt.Errorf("episode %d step %d: env.terminal is undefined (compares a NaN) at s = %v", ep, h+1, next))
-				}
-			}
 			if rec != nil {
-				rec.Transition(ep, steps, s, a, next, r+bonus, done)
+				rec.Transition(ep, steps, s, a, next, r+bonus, terminal)
 			}
 			s, next = next, s
 			if done {
@@ -189,10 +205,11 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		if err := ag.EndEpisode(); err != nil {
 			return nil, fmt.Errorf("episode %d: %w", ep, err)
 		}
-		e := episodeRecord(ag, t.Agent, mdp.Model, prevW)
+		e := episodeRecord(ag, t.Agent, mdp.Model, prevW, inFamily)
 		e.Episode, e.Reward, e.Steps, e.PlusCount, e.Actions = ep, reward, steps, plus, counts
 		out = append(out, e)
-		episodeDone(ctx)
+		totalSteps += steps
+		episodeDone(ctx, EpisodeDone{Trial: t, Episode: &out[len(out)-1], StepsSoFar: totalSteps, Seconds: time.Since(epStart).Seconds()})
 	}
 	if sink := j.Models; sink != nil && ag.Last != nil && ag.Model != nil && !agent.OwnFeatures(t.Agent, mdp.Model) {
 		sink.Learned(Learned{Method: ag.Method(), W: append([]float64(nil), ag.Model.W...),
@@ -224,9 +241,10 @@ func trueStep(mdp *env.MDP, truth env.Simulator, envRng *rand.Rand, s, a, next [
 
 // episodeRecord is the record of ag's end-of-episode refit: its β, ball
 // acceptance, λ, diagnostics (moving prevW on), Ŵ with its standard
-// errors in the model class's columns, and |Ŵ − W0|_F; the caller fills in
+// errors in the model class's columns, and, when its Ŵ lives in the true
+// family (inFamily, config.InTrueFamily), |Ŵ − W0|_F; the caller fills in
 // the episode's number, return, length and action counts.
-func episodeRecord(ag *agent.Agent, name string, model env.ModelSpec, prevW []float64) record.Episode {
+func episodeRecord(ag *agent.Agent, name string, model env.ModelSpec, prevW []float64, inFamily bool) record.Episode {
 	e := record.Episode{WError: math.NaN(), Beta: ag.Beta, Accept: ag.Accept, Lambda: ag.CVLambda()}
 	e.Diag = refitDiagnostics(ag, prevW)
 	// W is recorded in the columns of the model class's features; an
@@ -237,7 +255,7 @@ func episodeRecord(ag *agent.Agent, name string, model env.ModelSpec, prevW []fl
 			e.SE = append([]float64(nil), ag.SE...)
 		}
 	}
-	if w0 := model.W0; ag.Learner() && w0 != nil && len(e.W) == len(w0) {
+	if w0 := model.W0; ag.Learner() && inFamily && w0 != nil && len(e.W) == len(w0) {
 		var d2 float64
 		for i := range w0 {
 			d := e.W[i] - w0[i]

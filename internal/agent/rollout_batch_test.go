@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/expfam"
+)
+
+// TestGaussBatchValuesIsValue: a Gaussian model of s' − s on random
+// Fourier features (the pendulum's task, σ 0.1 per coordinate), stepped by
+// gaussBatch: Rollouts.Values of K sequences together equals K Value calls
+// bit for bit (a row of W Φᵀ has the same bits in any batch), and Step
+// equals the per-state MeanStepper of the same model to 1e-12 (another
+// order of the same sums). 48 features keep the test quick; newGaussBatch
+// asks for batchMinFeatures, the type itself for none.
+func TestGaussBatchValuesIsValue(t *testing.T) {
+	_, m := load(t, "../../configs/pendulum.yaml")
+	const dphi = 48
+	feat, err := expfam.NewRFF(3, 1, dphi, 1, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs []expfam.Coord
+	for range 3 {
+		c, _ := expfam.NewGaussCoord(0.1)
+		cs = append(cs, c)
+	}
+	fam, _ := expfam.NewCoords(cs)
+	rng := rand.New(rand.NewPCG(31, 32))
+	w := make([]float64, 3*dphi)
+	for i := range w {
+		w[i] = 0.3 * rng.NormFloat64()
+	}
+	model, err := expfam.NewModel(fam, feat, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := &gaussBatch{m: model, ds: 3, delta: true}
+	mean := deltaSim{expfam.NewMeanStepper(model)}
+	const tau = 6
+	batch := newRollouts(m.Task, tau, 1, false, 3)
+	one := newRollouts(m.Task, tau, 1, false, 3)
+	if !batch.Batched(sim) {
+		t.Fatal("Rollouts do not batch gaussBatch under the pendulum's task")
+	}
+	steps := batch.Steps()
+	for trial := range 20 {
+		k := 1 + rng.IntN(40)
+		s := []float64{rng.Float64(), rng.Float64(), rng.NormFloat64()}
+		seqs := make([]float64, k*steps)
+		for i := range seqs {
+			seqs[i] = 2 * (2*rng.Float64() - 1)
+		}
+		got := make([]float64, k)
+		batch.Values(sim, s, seqs, 1, got)
+		for j := range k {
+			act := make([][]float64, steps)
+			for t := range act {
+				act[t] = seqs[j*steps+t : j*steps+t+1]
+			}
+			want := one.Value(sim, s, act, rng)
+			if math.Float64bits(got[j]) != math.Float64bits(want) {
+				t.Fatalf("trial %d, %d sequences, sequence %d: Values %v, Value %v", trial, k, j, got[j], want)
+			}
+		}
+		a := seqs[:1]
+		o1, o2 := make([]float64, 3), make([]float64, 3)
+		sim.Step(s, a, nil, o1)
+		mean.Step(s, a, nil, o2)
+		for i := range o1 {
+			if d := math.Abs(o1[i] - o2[i]); d > 1e-12*(1+math.Abs(o2[i])) {
+				t.Fatalf("Step coordinate %d: batched %v, per state %v", i, o1[i], o2[i])
+			}
+		}
+	}
+}

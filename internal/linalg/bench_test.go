@@ -1,0 +1,86 @@
+package linalg
+
+import (
+	"math/rand/v2"
+	"syscall"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// spd returns XᵀX/n + I for a standard normal n×n X, row-major.
+func spd(n int) []float64 {
+	rng := rand.New(rand.NewPCG(7, 8))
+	x := randMat(rng, n*n)
+	a := make([]float64, n*n)
+	Impl{}.Dgemm(blas.Trans, blas.NoTrans, n, n, n, 1/float64(n), x, n, x, n, 0, a, n)
+	for i := range n {
+		a[i*n+i]++
+	}
+	return a
+}
+
+// benchRefit times one refit: the Cholesky factor of a D×D matrix and the
+// solve of 17 right-hand sides in one call, under the BLAS impl.
+func benchRefit(b *testing.B, d int, impl blas.Float64) {
+	a := spd(d)
+	rhs := randMat(rand.New(rand.NewPCG(9, 10)), d*17)
+	w := make([]float64, d*d)
+	x := make([]float64, d*17)
+	blas64.Use(impl)
+	if _, native := impl.(gonum.Implementation); native {
+		lapack64.Use(lapackgonum.Implementation{})
+	} else {
+		lapack64.Use(Lapack{})
+	}
+	defer Install()
+	defer cpuPerOp(b)()
+	for b.Loop() {
+		copy(w, a)
+		copy(x, rhs)
+		s := blas64.Symmetric{N: d, Stride: d, Data: w, Uplo: blas.Upper}
+		if _, ok := lapack64.Potrf(s); !ok {
+			b.Fatal("not positive definite")
+		}
+		lapack64.Potrs(blas64.Triangular{N: d, Stride: d, Data: w, Uplo: blas.Upper, Diag: blas.NonUnit},
+			blas64.General{Rows: d, Cols: 17, Stride: 17, Data: x})
+	}
+}
+
+func BenchmarkRefit2000(b *testing.B)      { benchRefit(b, 2000, Impl{}) }
+func BenchmarkRefit2000Gonum(b *testing.B) { benchRefit(b, 2000, gonum.Implementation{}) }
+func BenchmarkRefit1024(b *testing.B)      { benchRefit(b, 1024, Impl{}) }
+
+// BenchmarkGram1024 is the statistics of 2·10⁴ transitions on 1024
+// features: V += ΦᵀΦ by Dsyrk in blocks of 256 rows.
+func BenchmarkGram1024(b *testing.B) {
+	const d, n, blk = 1024, 20000, 256
+	phi := randMat(rand.New(rand.NewPCG(11, 12)), blk*d)
+	v := make([]float64, d*d)
+	defer cpuPerOp(b)()
+	for b.Loop() {
+		for t := 0; t < n; t += blk {
+			Impl{}.Dsyrk(blas.Upper, blas.Trans, d, blk, 1, phi, d, 1, v, d)
+		}
+	}
+}
+
+// cpuPerOp starts counting the process's CPU time (user + system); the
+// returned function reports it per operation as cpu-ns/op, the figure that
+// other jobs on a shared machine disturb least.
+func cpuPerOp(b *testing.B) func() {
+	start := cpuNow()
+	return func() { b.ReportMetric(float64(cpuNow()-start)/float64(b.N), "cpu-ns/op") }
+}
+
+func cpuNow() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}

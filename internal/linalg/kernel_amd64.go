@@ -1,0 +1,30 @@
+//go:build !purego
+
+package linalg
+
+import (
+	"golang.org/x/sys/cpu"
+
+	"github.com/smrl-dev/smrl/internal/simd"
+)
+
+// useFMA selects the AVX2/FMA micro-kernel (kern6x8FMA), decided once:
+// the CPU has AVX2 and FMA and SMRL_NOSIMD is unset. kern6x8Go gives the
+// same bits (math.FMA in the same order).
+var useFMA = simd.AVX2 && cpu.X86.HasFMA
+
+//go:noescape
+func kern6x8FMA(k int, a, b, c *float64, ldc int, alpha float64)
+
+// kern6x8 adds alpha·Σ_p a_p b_pᵀ to the 6×8 tile at c (row stride ldc),
+// a and b packed panels of k steps (see pack).
+func kern6x8(k int, a, b, c []float64, ldc int, alpha float64) {
+	if useFMA && k > 0 {
+		_ = a[mr*k-1] // the assembly reads what the slices hold
+		_ = b[nr*k-1]
+		_ = c[(mr-1)*ldc+nr-1]
+		kern6x8FMA(k, &a[0], &b[0], &c[0], ldc, alpha)
+		return
+	}
+	kern6x8Go(k, a, b, c, ldc, alpha)
+}

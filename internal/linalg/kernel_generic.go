@@ -1,0 +1,10 @@
+//go:build !amd64 || purego
+
+package linalg
+
+// useFMA is false without the amd64 assembly: kern6x8Go runs.
+const useFMA = false
+
+func kern6x8(k int, a, b, c []float64, ldc int, alpha float64) {
+	kern6x8Go(k, a, b, c, ldc, alpha)
+}

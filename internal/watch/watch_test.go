@@ -1,0 +1,137 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/metrics"
+	"github.com/smrl-dev/smrl/internal/outdir"
+	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/testutil"
+)
+
+// quickRun runs configs/quick.yaml (3 agents × 2 seeds × 8 episodes) into
+// a new directory.
+func quickRun(t *testing.T) string {
+	t.Helper()
+	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
+	dir := t.TempDir()
+	if err := experiment.Run(context.Background(), c, experiment.Options{OutDir: dir, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A finished run: done, every episode counted, the curves the means of
+// episodes.csv's returns over seeds, and the chart drawn once.
+func TestWatchOnceOfAFinishedRun(t *testing.T) {
+	dir := quickRun(t)
+	var out bytes.Buffer
+	if err := Watch(context.Background(), dir, Options{Once: true, Out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Take(dir, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.State != Done || s.Done != 48 || s.Total != 48 || s.HasETA {
+		t.Errorf("snapshot %+v, want done, 48 of 48 episodes, no ETA", s)
+	}
+	// The mean of episode 8 over the 2 seeds, from episodes.csv.
+	rows, err := results.ReadJournal(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{}
+	for tr, eps := range rows {
+		want[tr.Agent] += eps[7].Reward / 2
+	}
+	for _, c := range s.Runs[0].Curves {
+		if len(c.Mean) != 8 || c.N[7] != 2 || math.Abs(c.Mean[7]-want[c.Agent]) > 1e-12 {
+			t.Errorf("%s: curve %v over %v, want 8 episodes ending at %v over 2 seeds", c.Agent, c.Mean, c.N, want[c.Agent])
+		}
+	}
+	text := out.String()
+	for _, w := range []string{dir + ": done, 48/48 episodes", "mean return per episode", "* sm ", "o lds ", "+ oracle ", "episode 8: "} {
+		if !strings.Contains(text, w) {
+			t.Errorf("output lacks %q:\n%s", w, text)
+		}
+	}
+	if n := strings.Count(text, "\n"); n < 12 {
+		t.Errorf("output has %d lines, want a chart of 12 rows:\n%s", n, text)
+	}
+}
+
+// A run in progress (metadata says running, the lock is held, 10 of 48
+// episodes finished): running, counts, and the ETA by hand.
+func TestWatchOfARunningRun(t *testing.T) {
+	dir := quickRun(t)
+	var meta results.Metadata
+	mb, err := os.ReadFile(filepath.Join(dir, results.MetadataFile))
+	if err != nil || json.Unmarshal(mb, &meta) != nil {
+		t.Fatal("reading metadata.json:", err)
+	}
+	meta.Running, meta.Workers = true, 2
+	b, _ := json.Marshal(meta)
+	os.WriteFile(filepath.Join(dir, results.MetadataFile), b, 0o644)
+	os.WriteFile(filepath.Join(dir, outdir.LockFile), []byte("1\n"), 0o644)
+	// Keep the first 10 lines, with times we choose: sm 2 s, lds 1 s.
+	lines, err := metrics.Read(filepath.Join(dir, metrics.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = lines[:10]
+	var buf bytes.Buffer
+	sec := map[string]float64{"sm": 2, "lds": 1, "oracle": 3}
+	var agentsSeen = map[string]int{}
+	for _, l := range lines {
+		l.EpisodeSeconds = sec[l.Agent]
+		agentsSeen[l.Agent]++
+		j, _ := json.Marshal(l)
+		buf.Write(append(j, '\n'))
+	}
+	p := filepath.Join(dir, metrics.File)
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	fi, _ := os.Stat(p)
+	s, err := Take(dir, fi.ModTime())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.State != Running || s.Done != 10 || s.Total != 48 || !s.HasETA {
+		t.Fatalf("snapshot %+v, want running, 10 of 48, an ETA", s)
+	}
+	// Remaining episodes per agent times its mean (an agent not yet seen:
+	// the mean of all), over 2 workers (6 trials, at least 2 unfinished).
+	var all, n float64
+	for a, k := range agentsSeen {
+		all += float64(k) * sec[a]
+		n += float64(k)
+	}
+	var work float64
+	for _, a := range []string{"sm", "lds", "oracle"} {
+		m := all / n
+		if agentsSeen[a] > 0 {
+			m = sec[a]
+		}
+		work += float64(16-agentsSeen[a]) * m
+	}
+	if math.Abs(s.ETA.Seconds()-work/2) > 1e-6 {
+		t.Errorf("ETA %v, want %v s", s.ETA, work/2)
+	}
+	// Without the lock the run was interrupted: watch stops at once.
+	os.Remove(filepath.Join(dir, outdir.LockFile))
+	if s, _ := Take(dir, time.Now()); s.State != Stopped {
+		t.Errorf("state %v without the lock, want stopped", s.State)
+	}
+	if err := Watch(context.Background(), dir, Options{Interval: time.Hour}); err != nil {
+		t.Errorf("watch of a stopped run: %v", err)
+	}
+}

@@ -151,3 +151,27 @@ func TestEstimateJointFamilyCVAndSandwich(t *testing.T) {
 		}
 	}
 }
+
+// TestCoupledRunDoesNotDependOnWorkers: a run on a joint family (the true
+// environment and the planners on chains) writes the same episodes.csv on
+// 1 and 2 workers.
+func TestCoupledRunDoesNotDependOnWorkers(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, w := range []string{"1", "2"} {
+		out := filepath.Join(dir, "w"+w)
+		code, _, errOut := run(t, "run", "--config", "../../configs/coupled.yaml", "--seeds", "2", "--episodes", "2", "--set", "env.horizon=4",
+			"--workers", w, "--out", out, "--no-plots", "-q")
+		if code != ExitOK {
+			t.Fatalf("workers %s: exit %d: %s", w, code, errOut)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "episodes.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, string(b))
+	}
+	if files[0] != files[1] {
+		t.Error("episodes.csv differs between 1 and 2 workers")
+	}
+}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/smrl-dev/smrl/internal/config"
 
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -12,6 +13,10 @@ import (
 // mleEstimator is maximum likelihood in a product family: the mle agents
 // and smrl estimate's mle.
 var mleEstimator = Estimator{Name: "mle", Default: true,
+	Looks: map[string]config.Look{
+		"":    {Color: [3]uint8{0, 158, 115}, Marker: "triangle", Rank: 8},
+		"ucb": {Color: [3]uint8{80, 80, 210}, Marker: "pyramid", Dashes: dashUCB, Rank: 9},
+		"ps":  {Color: [3]uint8{100, 60, 20}, Marker: "plus", Dashes: dashPS, Rank: 10}},
 	Doc: "maximum likelihood in the family (Newton on the convex log-likelihood)",
 	// A factorised (m·d_phi)² Hessian per coordinate plus the working
 	// Hessian and its factor.

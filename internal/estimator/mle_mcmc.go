@@ -351,7 +351,7 @@ func (e *MCMCMLE) information(r *mleRun, pre *kronPre, wbar, mbar []float64, lam
 			addKron(h, ct, e.phi[t*dphi:(t+1)*dphi], d, dphi)
 		}
 	}
-	c, err := factor(h, p, lambda, "MCMC maximum likelihood", n)
+	c, err := factor(h, p, 1, lambda, nil, "MCMC maximum likelihood", n)
 	if err != nil {
 		return nil, err
 	}
@@ -793,7 +793,7 @@ func (k *kronPre) information(c []float64) (*mat.Cholesky, error) {
 			}
 		}
 	}
-	ch, err := factor(h, p, k.lambda, "MCMC maximum likelihood", 0)
+	ch, err := factor(h, p, 1, k.lambda, nil, "MCMC maximum likelihood", 0)
 	if err != nil && !errors.Is(err, ErrSingular) {
 		return nil, err
 	}

@@ -111,7 +111,7 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		return nil, err
 	}
 	defer w.close()
-	ag, err := agent.New(t.Agent, mdp.Model, w.dynamics(), agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
+	ag, err := agent.New(t.Agent, mdp.Model, w.dynamics(), agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
 	if err != nil {
 		return nil, err
 	}

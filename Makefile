@@ -88,7 +88,8 @@ fuzz:
 
 # The paper's experiment at full scale, the flipped MDP, the estimation
 # sweep and its figure, the planner ablation (smrl sweep), then the
-# acceptance checks on fresh full runs.
+# acceptance checks on fresh full runs; then the joint families'
+# measurements (docs/joint-families.md).
 reproduce: build
 	$(BIN) compare --out results/synthetic --overwrite
 	$(BIN) compare --config configs/synthetic-flipped.yaml --out results/synthetic-flipped --overwrite
@@ -100,6 +101,10 @@ reproduce: build
 	$(BIN) estimate --config configs/relu-kink.yaml --method sm,sm-kernel,sm-plain,mle --out results/relu-kink-sweep.csv
 	$(BIN) compare --config configs/relu-kink.yaml --out results/relu-kink
 	SMRL_LONG=1 $(GO) test -count=1 -timeout 60m -run 'TestWeightedSMConsistencyLong|TestReLUWeightCapChoice' -v ./internal/estimator/
+	$(BIN) run --config configs/coupled.yaml --out results/coupled --overwrite
+	SMRL_REPRODUCE=1 $(GO) test -count=1 -timeout 120m -run TestJointScalingMeasurement -v ./internal/estimate/
+	SMRL_REPRODUCE=1 $(GO) test -count=1 -timeout 60m -run TestJointRolloutChainBias -v ./internal/agent/
+	SMRL_LONG=1 $(GO) test -count=1 -timeout 30m -run TestSMCoupledSinConsistency -v ./internal/estimate/
 
 # The commands whose time README.md and docs/ state, in a fresh clone with
 # an empty build cache: each measured time printed beside the claim

@@ -171,7 +171,7 @@ keys lists them). Exit codes: 0 success, 1 failure,
 
 	cmd.SetHelpCommand(newHelpCmd())
 	// Subcommands: add new ones here.
-	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios, nil), NewCmdRun(ios, nil), NewCmdCompare(ios, nil), NewCmdPlot(ios, nil), NewCmdMerge(ios, nil), NewCmdSweep(ios, nil), NewCmdConfig(ios, nil), NewCmdList(ios, nil), NewCmdWatch(ios, nil))
+	cmd.AddCommand(NewCmdVersion(ios), NewCmdEstimate(ios, nil), NewCmdRun(ios, nil), NewCmdCompare(ios, nil), NewCmdPlot(ios, nil), NewCmdMerge(ios, nil), NewCmdSample(ios, nil), NewCmdSweep(ios, nil), NewCmdConfig(ios, nil), NewCmdList(ios, nil), NewCmdWatch(ios, nil))
 	return cmd
 }
 

@@ -8,10 +8,12 @@ import (
 // Sampler configures the Markov chains of the joint families (sampler:
 // section): the true transition, the learners' rollouts and smrl sample.
 type Sampler struct {
-	Kind     string `mapstructure:"kind" yaml:"kind"`
-	Warmup   int    `mapstructure:"warmup" yaml:"warmup"`
-	Steps    int    `mapstructure:"steps" yaml:"steps"`
-	Leapfrog int    `mapstructure:"leapfrog" yaml:"leapfrog"`
+	Kind   string `mapstructure:"kind" yaml:"kind"`
+	Warmup int    `mapstructure:"warmup" yaml:"warmup"`
+	Steps  int    `mapstructure:"steps" yaml:"steps"`
+	// RolloutSteps is the length of the planners' chains (0: Steps).
+	RolloutSteps int `mapstructure:"rollout_steps" yaml:"rollout_steps"`
+	Leapfrog     int `mapstructure:"leapfrog" yaml:"leapfrog"`
 	// StepSize is a number > 0 or "auto" (adapted in warm-up); see
 	// StepSizeValue.
 	StepSize string `mapstructure:"step_size" yaml:"step_size"`
@@ -48,6 +50,9 @@ func (c *Config) validateSampler(bad Bad) {
 	}
 	if s.Steps < 1 || s.Steps > MaxSamplerSteps {
 		bad("sampler.steps", "must lie in [1, %d], got %d", MaxSamplerSteps, s.Steps)
+	}
+	if s.RolloutSteps < 0 || s.RolloutSteps > MaxSamplerSteps {
+		bad("sampler.rollout_steps", "must lie in [0, %d] (0: sampler.steps), got %d", MaxSamplerSteps, s.RolloutSteps)
 	}
 	if s.Leapfrog < 1 || s.Leapfrog > 1000 {
 		bad("sampler.leapfrog", "must lie in [1, 1000], got %d", s.Leapfrog)

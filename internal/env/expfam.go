@@ -42,6 +42,12 @@ func newExpfam(c *config.Config) (*MDP, error) {
 	if err := checkNaturalParameters(m, actionCorners(c.Env), c.Env.InitLow, c.Env.InitHigh); err != nil {
 		return nil, err
 	}
+	if _, ok := fam.(*expfam.MCMC); ok && known {
+		states, actions := checkStates(c, fam.StateDim())
+		if err := checkChains(m, states, actions); err != nil {
+			return nil, err
+		}
+	}
 	ds := fam.StateDim()
 	scales := make([]float64, ds)
 	for i := range scales {
@@ -75,7 +81,7 @@ func newExpfam(c *config.Config) (*MDP, error) {
 		True:     m,
 		Task:     task,
 		Dynamics: modelDynamics{m},
-		Model: ModelSpec{Family: fam, Features: feat, Scales: scales, W0: trueW(m, known),
+		Model: ModelSpec{Family: rolloutFamily(fam, c.Sampler), Features: feat, Scales: scales, W0: trueW(m, known),
 			Kink: kink, KinkBandwidth: bandwidths},
 		Init:            uniformInit(c.Env.InitLow, c.Env.InitHigh),
 		CheckTransition: naturalSpaceCheck(m),
@@ -109,7 +115,7 @@ func actionCorners(e config.Env) [][]float64 {
 // modelDynamics is the transition of an exponential-family model.
 type modelDynamics struct{ m *expfam.Model }
 
-func (d modelDynamics) NewSimulator() Simulator { return expfam.NewStepper(d.m) }
+func (d modelDynamics) NewSimulator() Simulator { return expfam.NewStepper(d.m).Strict() }
 func (d modelDynamics) NewMean() Simulator      { return expfam.NewMeanStepper(d.m) }
 
 // Bumps is the reward r(s) = Σ_k exp(−width·|s − c_k|²) of the state, the

@@ -22,13 +22,22 @@ func exprSpec(f config.ExprFamily, wcap float64) expfam.ExprSpec {
 	return expfam.ExprSpec{LogQ: f.LogQ, Psi: f.Psi, Lo: lo, Hi: hi, Cap: wcap}
 }
 
-// newExprFamily builds env.family of kind expression: the d-fold product
+// newExprFamily builds env.family of kind expression: a joint family of
+// x0, x1, … sampled by MCMC (expfam.JointExpr, newMCMC), or the d-fold product
 // of one tabulated scalar family (expfam.Product, as custom-sin) when every
 // coordinate has the same family of one statistic and no score-matching
 // weight (the real line, no kink of ψ), else a product of per-coordinate
 // families (expfam.Coords), whose weights the learners apply. wcap is
 // model.weight_cap.
 func newExprFamily(c *config.Config) (expfam.Distribution, error) {
+	if jointExpr(c) {
+		k := config.Shared[exprKeys](c, "env.family")
+		j, err := expfam.NewJointExpr(c.Env.Family.Dim, k.LogQ, k.Psi)
+		if err != nil {
+			return nil, fmt.Errorf("env.family.%w", err)
+		}
+		return newMCMC(c, j)
+	}
 	wcap := weightCap(c)
 	coords := exprCoordinates(c)
 	explicit := len(config.Shared[exprKeys](c, "env.family").Coords) > 0

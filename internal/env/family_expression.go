@@ -38,7 +38,7 @@ var expressionFamily = Family{Part: config.Part{Name: ExprKind, Doc: "q and psi 
 		k := config.Shared[exprKeys](c, "env.family")
 		return max(config.JointVarMax(append([]string{k.LogQ}, k.Psi...)...)+1, 1), true
 	}},
-	EnvUses:   []string{"env.family.log_q", "env.family.psi", "env.family.support", "env.family.coords"},
+	EnvUses:   []string{"env.family.log_q", "env.family.psi", "env.family.support", "env.family.coords", "sampler"}, // sampler: the joint expressions of x0, x1, …
 	ModelUses: []string{"model.expression"},
 	EnvKeys:   &exprKeys{}, ModelKeys: &exprModelKeys{},
 	EnvStatsOf: func(c *config.Config, ds int) int {

@@ -1,10 +1,14 @@
 package env
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/mcmc"
 )
 
 // This file registers the joint families of env.family.kind: families of
@@ -54,7 +58,12 @@ var coupledSin = Family{Part: config.Part{Name: "coupled-sin", Doc: "on ℝ^d: l
 	EnvUses: []string{"env.family.freq", "env.family.alpha", "env.family.coupling", "sampler"}, EnvValidate: validateCoupledSin, NoModel: true,
 	EnvKeys: &coupledSinKeys{Freq: 4, Alpha: sinAlpha, Coupling: 0.5},
 	True: func(c *config.Config) (expfam.Distribution, error) {
-		return nil, fmt.Errorf("env.family.kind: unknown joint family %q", c.Env.Family.Kind)
+		k := config.Shared[coupledSinKeys](c, "env.family")
+		j, err := expfam.NewCoupledSin(c.Env.Family.Dim, k.Alpha, k.Freq, k.Coupling)
+		if err != nil {
+			return nil, fmt.Errorf("env.family.%w", err)
+		}
+		return newMCMC(c, j)
 	}}
 
 // validateGaussCoupled checks the precision's shape and entries and its
@@ -90,4 +99,84 @@ func validateCoupledSin(c *config.Config, bad config.Bad) {
 		config.Between(bad, "env.family.freq", k.Freq, 1e-3, 1e3, "psi(x) = sin(freq·x) enters score matching through freq², which under- or overflows against lambda beyond")
 	}
 	config.Between(bad, "env.family.coupling", k.Coupling, 0, 100, "κ weighs cos(x_i − x_(i+1)) in log q; beyond, the chains need step sizes of 1/κ")
+}
+
+// SamplerSettings are the chains' settings of the sampler: section.
+func SamplerSettings(s config.Sampler) mcmc.Settings {
+	eps, _ := s.StepSizeValue()
+	return mcmc.Settings{Kind: s.Kind, Warmup: s.Warmup, Steps: s.Steps, Leapfrog: s.Leapfrog, StepSize: eps}
+}
+
+// newMCMC is the joint family j sampled by chains of the sampler: section
+// (coupled-sin, the joint expression families).
+func newMCMC(c *config.Config, j expfam.Joint) (expfam.Distribution, error) {
+	m, err := expfam.NewMCMC(j, SamplerSettings(c.Sampler))
+	if err != nil {
+		return nil, fmt.Errorf("sampler: %w", err)
+	}
+	return m, nil
+}
+
+// rolloutFamily is the learners' family of a true family fam: fam itself,
+// or for a family sampled by MCMC the same family with chains of
+// sampler.rollout_steps transitions per draw (0: sampler.steps, the true
+// environment's), the planners' short chains.
+func rolloutFamily(fam expfam.Distribution, s config.Sampler) expfam.Distribution {
+	mc, ok := fam.(*expfam.MCMC)
+	if !ok || s.RolloutSteps == 0 || s.RolloutSteps == mc.S.Steps {
+		return fam
+	}
+	short := *mc
+	short.S.Steps = s.RolloutSteps
+	return &short
+}
+
+// checkChains checks a true family sampled by MCMC at load time, as the
+// product families' quadrature is checked: at each representative (s, a)
+// a chain at η = W0·phi(s, a) runs its warm-up and 10 draws of
+// sampler.steps transitions each, which must not diverge (a non-finite
+// density or gradient, an energy error beyond its bound) nor drift beyond
+// |x_i| = MaxAbsState (a density that is not normalisable sends the chain
+// to infinity). The chains draw from a stream of their own, so the check
+// changes no draw.
+func checkChains(m *expfam.Model, states, actions [][]float64) error {
+	mc, ok := m.Dist.(*expfam.MCMC)
+	if !ok {
+		return nil
+	}
+	phi := make([]float64, m.Feat.Dim())
+	eta := make([]float64, mc.StatDim())
+	rng := rand.New(rand.NewPCG(0x636861696e, 0x636865636b)) // "chain", "check"
+	for _, s := range states {
+		for _, a := range actions {
+			m.Eta(s, a, phi, eta)
+			if err := checkChainAt(mc, eta, rng); err != nil {
+				var de *mcmc.DivergenceError
+				if errors.As(err, &de) {
+					return fmt.Errorf("env.family: the sampler's chain diverges at η = W0·phi(s, a) = %.4g for s = %v, a = %v: the density is not normalisable there, or sampler.step_size is too large: %w", eta, s, a, err)
+				}
+				return fmt.Errorf("env.family: at η = W0·phi(s, a) = %.4g for s = %v, a = %v: %w", eta, s, a, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkChainAt runs one checking chain at eta.
+func checkChainAt(mc *expfam.MCMC, eta []float64, rng *rand.Rand) error {
+	w := mc.NewWarmChain()
+	w.Strict = true
+	x := make([]float64, mc.StateDim())
+	for range 10 {
+		w.Draw(eta, x, rng, x)
+		if w.Err != nil {
+			return w.Err
+		}
+		for i, v := range x {
+			if math.IsNaN(v) || math.Abs(v) > config.MaxAbsState {
+				return fmt.Errorf("the chain drifts to x%d = %g, beyond |x| = %d: the density is not normalisable there", i, v, config.MaxAbsState)
+			}
+		}
+	}
+	return nil
 }

@@ -66,6 +66,7 @@ type kinkTerm struct {
 
 // NewSM returns an empty accumulator for family fam and d_phi features.
 func NewSM(fam expfam.Family, dphi int) *SM {
+	fam = expfam.Structure(fam) // coupled-sin sampled by MCMC is Separable
 	e := &SM{fam: fam, ds: fam.StateDim(), dpsi: fam.StatDim(), dphi: dphi}
 	e.b = make([]float64, e.dpsi*dphi)
 	e.xi = make([]float64, e.dpsi)

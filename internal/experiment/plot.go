@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -500,10 +501,19 @@ func (m *marginals) Estimated(agent string, w []float64) ([]plotting.Density, bo
 	eta := make([]float64, model.Dist.StatDim())
 	model.Eta(m.mdp.Query, m.action(), make([]float64, model.Feat.Dim()), eta)
 	out := make([]plotting.Density, m.mdp.Dim)
+	var chained []plotting.Density // a family sampled by MCMC: densities of draws
+	if _, ok := model.Dist.(*expfam.MCMC); ok {
+		chained = chainMarginals(model, m.mdp.Query, m.action())
+	}
 	for i := range out {
-		f, err := expfam.Marginal(model.Dist, eta, i)
-		if err != nil {
-			return nil, false
+		var f plotting.Density
+		if chained != nil {
+			f = chained[i]
+		} else {
+			var err error
+			if f, err = expfam.Marginal(model.Dist, eta, i); err != nil {
+				return nil, false
+			}
 		}
 		if m.mdp.Model.Delta { // a model of s' − s: shift by the query state
 			q := m.mdp.Query[i]
@@ -513,6 +523,78 @@ func (m *marginals) Estimated(agent string, w []float64) ([]plotting.Density, bo
 		out[i] = f
 	}
 	return out, true
+}
+
+// chainDraws is the number of draws behind the marginals of a family
+// sampled by MCMC.
+const chainDraws = 20000
+
+// chainMarginals returns the marginal densities of the coordinates of s'
+// under model (a family sampled by MCMC, whose marginals have no closed
+// form) at (s, a): Gaussian kernel density estimates of chainDraws draws of
+// its chains (a Stepper, warm-started at s, with a fixed stream), with
+// Silverman's bandwidth, binned on 512 cells.
+func chainMarginals(model *expfam.Model, s, a []float64) []plotting.Density {
+	d := model.Dist.StateDim()
+	st := expfam.NewStepper(model)
+	rng := rand.New(rand.NewPCG(3, 4))
+	draws := make([][]float64, d)
+	x := make([]float64, d)
+	for range chainDraws {
+		st.Step(s, a, rng, x)
+		for i, v := range x {
+			draws[i] = append(draws[i], v)
+		}
+	}
+	out := make([]plotting.Density, d)
+	for i := range out {
+		out[i] = kde(draws[i])
+	}
+	return out
+}
+
+// kde is the Gaussian kernel density estimate of xs with Silverman's
+// bandwidth 1.06 σ n^(−1/5), the draws binned on 512 cells first.
+func kde(xs []float64) plotting.Density {
+	n := float64(len(xs))
+	var mean, sq float64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return func(float64) float64 { return 0 }
+		}
+		mean += x / n
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	for _, x := range xs {
+		sq += (x - mean) * (x - mean) / n
+	}
+	h := 1.06 * math.Sqrt(sq) * math.Pow(n, -0.2)
+	if !(h > 0) {
+		h = 1e-3
+	}
+	const cells = 512
+	w := (hi - lo) / cells
+	if !(w > 0) {
+		w = h
+	}
+	counts := make([]float64, cells)
+	for _, x := range xs {
+		counts[min(int((x-lo)/w), cells-1)]++
+	}
+	return func(x float64) float64 {
+		var p float64
+		for c, k := range counts {
+			if k == 0 {
+				continue
+			}
+			z := (x - (lo + (float64(c)+0.5)*w)) / h
+			if z*z < 64 {
+				p += k * math.Exp(-0.5*z*z)
+			}
+		}
+		return p / (n * h * math.Sqrt(2*math.Pi))
+	}
 }
 
 // notResultsDir refuses plot's --out dir when it is the results directory

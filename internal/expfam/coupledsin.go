@@ -26,13 +26,13 @@ type CoupledSin struct {
 func NewCoupledSin(d int, alpha, freq, kappa float64) (*CoupledSin, error) {
 	switch {
 	case d < 1:
-		return nil, fmt.Errorf("dim: %w: must be >= 1, got %d", ErrBadFamily, d)
+		return nil, fmt.Errorf("dim: must be >= 1, got %d", d)
 	case !(alpha >= 1) || math.IsInf(alpha, 0):
-		return nil, fmt.Errorf("alpha: %w: must be a finite number >= 1, got %v", ErrBadFamily, alpha)
+		return nil, fmt.Errorf("alpha: must be a finite number >= 1, got %v", alpha)
 	case freq == 0 || math.IsNaN(freq) || math.IsInf(freq, 0):
-		return nil, fmt.Errorf("freq: %w: must be a finite non-zero number, got %v", ErrBadFamily, freq)
+		return nil, fmt.Errorf("freq: must be a finite non-zero number, got %v", freq)
 	case math.IsNaN(kappa) || math.IsInf(kappa, 0):
-		return nil, fmt.Errorf("coupling: %w: must be finite, got %v", ErrBadFamily, kappa)
+		return nil, fmt.Errorf("coupling: must be finite, got %v", kappa)
 	}
 	return &CoupledSin{D: d, Alpha: alpha, Freq: freq, Kappa: kappa}, nil
 }

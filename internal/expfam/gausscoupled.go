@@ -1,6 +1,7 @@
 package expfam
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -23,21 +24,25 @@ type GaussCoupled struct {
 	logDet float64   // log det Λ
 }
 
+// ErrNotSPD marks a precision that is not a symmetric positive definite
+// matrix.
+var ErrNotSPD = errors.New("not a symmetric positive definite matrix")
+
 // NewGaussCoupled checks that prec (d rows of d numbers) is symmetric and
 // positive definite (by its Cholesky factorisation) and returns the family.
 func NewGaussCoupled(prec [][]float64) (*GaussCoupled, error) {
 	d := len(prec)
 	if d < 1 {
-		return nil, fmt.Errorf("precision: %w: an empty matrix", ErrBadFamily)
+		return nil, fmt.Errorf("precision: %w: an empty matrix", ErrNotSPD)
 	}
 	g := &GaussCoupled{D: d, Lambda: make([]float64, d*d), l: make([]float64, d*d)}
 	for i, row := range prec {
 		if len(row) != d {
-			return nil, fmt.Errorf("precision: %w: row %d has %d numbers, want %d (a %d×%d matrix)", ErrBadFamily, i, len(row), d, d, d)
+			return nil, fmt.Errorf("precision: %w: row %d has %d numbers, want %d (a %d×%d matrix)", ErrNotSPD, i, len(row), d, d, d)
 		}
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("precision: %w: entry [%d][%d] is %v", ErrBadFamily, i, j, v)
+				return nil, fmt.Errorf("precision: %w: entry [%d][%d] is %v", ErrNotSPD, i, j, v)
 			}
 			g.Lambda[i*d+j] = v
 		}
@@ -46,7 +51,7 @@ func NewGaussCoupled(prec [][]float64) (*GaussCoupled, error) {
 		for j := range i {
 			a, b := g.Lambda[i*d+j], g.Lambda[j*d+i]
 			if math.Abs(a-b) > 1e-12*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) {
-				return nil, fmt.Errorf("precision: %w: not symmetric: entry [%d][%d] = %v but [%d][%d] = %v", ErrBadFamily, i, j, a, j, i, b)
+				return nil, fmt.Errorf("precision: %w: entry [%d][%d] = %v but [%d][%d] = %v", ErrNotSPD, i, j, a, j, i, b)
 			}
 		}
 	}
@@ -68,7 +73,7 @@ func (g *GaussCoupled) factor() error {
 			}
 			if i == j {
 				if !(s > 1e-12*math.Abs(g.Lambda[i*d+i])) || !(s > 0) {
-					return fmt.Errorf("precision: %w: not positive definite (the Cholesky pivot of row %d is %g)", ErrBadFamily, i, s)
+					return fmt.Errorf("precision: %w: its Cholesky pivot of row %d is %g (not positive definite)", ErrNotSPD, i, s)
 				}
 				g.l[i*d+i] = math.Sqrt(s)
 				g.logDet += 2 * math.Log(g.l[i*d+i])

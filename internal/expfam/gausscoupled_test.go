@@ -118,8 +118,8 @@ func TestGaussCoupledRefusesBadPrecision(t *testing.T) {
 		"NaN":                   {{1, math.NaN()}, {math.NaN(), 1}},
 		"singular":              {{1, 1}, {1, 1}},
 	} {
-		if _, err := NewGaussCoupled(p); !errors.Is(err, ErrBadFamily) {
-			t.Errorf("%s: err = %v, want ErrBadFamily", name, err)
+		if _, err := NewGaussCoupled(p); !errors.Is(err, ErrNotSPD) {
+			t.Errorf("%s: err = %v, want ErrNotSPD", name, err)
 		}
 	}
 }

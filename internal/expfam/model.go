@@ -96,16 +96,38 @@ func Dot4(x, y []float64) float64 {
 type Stepper struct {
 	M        *Model
 	phi, eta []float64
+	// chain, for a family sampled by MCMC, draws s' by a short chain
+	// started at the previous state s (a warm start; see WarmChain).
+	chain *WarmChain
 }
 
 // NewStepper returns a Stepper for m.
 func NewStepper(m *Model) *Stepper {
-	return &Stepper{M: m, phi: make([]float64, m.Feat.Dim()), eta: make([]float64, m.Dist.StatDim())}
+	st := &Stepper{M: m, phi: make([]float64, m.Feat.Dim()), eta: make([]float64, m.Dist.StatDim())}
+	if mc, ok := m.Dist.(*MCMC); ok {
+		st.chain = mc.NewWarmChain()
+	}
+	return st
+}
+
+// Strict makes the chain of a family sampled by MCMC write NaN at a
+// divergent transition instead of rejecting it (the true environment's
+// stepper: the runner refuses the non-finite state, naming it); it
+// returns st.
+func (st *Stepper) Strict() *Stepper {
+	if st.chain != nil {
+		st.chain.Strict = true
+	}
+	return st
 }
 
 // Step draws s' ~ P_W(· | s, a) into out.
 func (st *Stepper) Step(s, a []float64, rng *rand.Rand, out []float64) {
 	st.M.Eta(s, a, st.phi, st.eta)
+	if st.chain != nil {
+		st.chain.Draw(st.eta, s, rng, out)
+		return
+	}
 	st.M.Dist.Sample(st.eta, rng, out)
 }
 
@@ -159,16 +181,26 @@ func (m *Model) density(s, a []float64, logZ func([]float64) (float64, error)) (
 type MeanStepper struct {
 	M        *Model
 	phi, eta []float64
+	chain    *WarmChain // a family sampled by MCMC: see Step
 }
 
 // NewMeanStepper returns a MeanStepper for m.
 func NewMeanStepper(m *Model) *MeanStepper {
-	return &MeanStepper{M: m, phi: make([]float64, m.Feat.Dim()), eta: make([]float64, m.Dist.StatDim())}
+	st := &MeanStepper{M: m, phi: make([]float64, m.Feat.Dim()), eta: make([]float64, m.Dist.StatDim())}
+	if mc, ok := m.Dist.(*MCMC); ok {
+		st.chain = mc.NewWarmChain()
+	}
+	return st
 }
 
-// Step writes E[s' | s, a] into out.
+// Step writes E[s' | s, a] into out; for a family sampled by MCMC, the
+// average of a chain started at s (WarmChain.Mean), seeded by η.
 func (st *MeanStepper) Step(s, a []float64, _ *rand.Rand, out []float64) {
 	st.M.Eta(s, a, st.phi, st.eta)
+	if st.chain != nil {
+		st.chain.Mean(st.eta, s, out)
+		return
+	}
 	st.M.Dist.Mean(st.eta, out)
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/record"
 )
 
@@ -322,6 +323,10 @@ func describeW(ag *agent.Agent) string {
 
 // nonFiniteAdvice says what makes the true transition leave the numbers.
 func nonFiniteAdvice(mdp *env.MDP) string {
+	if mdp.True != nil && expfam.Structure(mdp.True.Dist) != mdp.True.Dist { // sampled by MCMC
+		return fmt.Sprintf("the sampler's chain diverged there (a non-finite density or gradient of %v, or an energy error beyond its bound): "+
+			"the density is not normalisable or not finite at W0 phi(s, a) for env.w0 = %v, or sampler.step_size is too large", mdp.True.Dist, mdp.True.W)
+	}
 	if mdp.True != nil {
 		return fmt.Sprintf("env.w0 = %v puts W0 phi(s, a) outside the range where %v can be normalised numerically; "+
 			"choose a smaller env.w0 or a base measure q that decays faster (env.family.alpha of custom-sin, exp-sin and x-sin; env.family.log_q of an expression family)", mdp.True.W, mdp.True.Dist)

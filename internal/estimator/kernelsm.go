@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"gonum.org/v1/gonum/blas"
@@ -27,11 +28,11 @@ import (
 //	V vec(W) = vec( Σ_t (C_t u_t) phi_tᵀ ),  u_t = W phi_t,  C_t u = Σ_i g_ti (g_tiᵀ u):
 //	U = Φ Wᵀ (one GEMM, n·m·d_phi), Y_t = Σ_i g_ti (g_ti·U_t) (n·m·d), out = Yᵀ Φ (one GEMM).
 //
-// One product costs 4·n·m·d_phi + 4·n·m·d flops. The preconditioner is the
-// Kronecker approximation V ≈ (1/n) (Σ_t C_t) ⊗ (Σ_t phi_t phi_tᵀ) (exact
-// when C_t and phi_t are independent), inverted with the eigendecompositions
-// of its two factors: P⁻¹ costs four GEMMs of m²·d_phi + m·d_phi² after an
-// O(m³ + d_phi³) set-up. A fit costs O(n·m·d_phi) to set up plus
+// One product costs 4·n·m·d_phi + 4·n·m·d flops. The preconditioner is
+// Jacobi in the eigenbasis of the Kronecker approximation
+// V ≈ (1/n) (Σ_t C_t) ⊗ (Σ_t phi_t phi_tᵀ) (see prepare): P⁻¹ costs four
+// GEMMs of m²·d_phi + m·d_phi² after a set-up of O(m³ + d_phi³) and
+// 2·n·m·(m·d + d_phi) + 2·n·d_phi² flops. A fit costs O(n·m·d_phi) to set up plus
 // O(n·m·d_phi) per CG iteration; the iteration count depends on how far
 // V is from its Kronecker approximation and on λ, not on n.
 type KernelSM struct {
@@ -41,13 +42,15 @@ type KernelSM struct {
 	phi, gam   []float64
 	xi         []float64
 	jac, xibuf []float64
+	Workers    int // goroutines of the product (1 or 2; the result is the same)
+	part       []float64
 	Tol        float64 // relative residual |r|/|b| at which CG stops (default 1e-10)
 	MaxIter    int     // CG iterations before ErrNotConverged (default 20·√(m·d_phi) + 200)
 	u, y       []float64
 	lastIter   int
 	lastRelRes float64
 	qc, qg     []float64 // eigenvectors of Σ C_t (m×m) and Σ phi phiᵀ (d_phi×d_phi), columns
-	ec, eg     []float64 // their eigenvalues
+	diag       []float64 // V's diagonal in the basis Q_C ⊗ Q_G (m×d_phi)
 	preReady   bool
 	tmp1, tmp2 []float64
 	bvec       []float64
@@ -85,7 +88,7 @@ func (e *KernelSM) Add(phi, next []float64) {
 // (sharing their storage, read only): a fold of cross-validation.
 func (e *KernelSM) Subset(lo, hi int) *KernelSM {
 	s := NewKernelSM(e.fam, e.dphi)
-	s.Tol, s.MaxIter = e.Tol, e.MaxIter
+	s.Tol, s.MaxIter, s.Workers = e.Tol, e.MaxIter, e.Workers
 	s.phi = e.phi[lo*e.dphi : hi*e.dphi : hi*e.dphi]
 	s.gam = e.gam[lo*e.d*e.m : hi*e.d*e.m : hi*e.d*e.m]
 	s.xi = e.xi[lo*e.m : hi*e.m : hi*e.m]
@@ -97,7 +100,7 @@ func (e *KernelSM) Subset(lo, hi int) *KernelSM {
 // (a copy): the training set of a fold.
 func (e *KernelSM) Without(lo, hi int) *KernelSM {
 	s := NewKernelSM(e.fam, e.dphi)
-	s.Tol, s.MaxIter = e.Tol, e.MaxIter
+	s.Tol, s.MaxIter, s.Workers = e.Tol, e.MaxIter, e.Workers
 	cut := func(a []float64, w int) []float64 {
 		out := make([]float64, 0, (e.n-(hi-lo))*w)
 		out = append(out, a[:lo*w]...)
@@ -130,9 +133,14 @@ func colsOf(t blas.Transpose, r, c int) int {
 	return c
 }
 
+// mulChunks is how many row blocks of the transitions MulV splits its
+// work into: a constant, so the sums (and the bits of Ŵ) are the same for
+// any Workers; the chunks run concurrently when Workers ≥ 2.
+const mulChunks = 2
+
 // MulV writes out = V vec(w) (both m·d_phi, row-major W) without forming V.
 func (e *KernelSM) MulV(w, out []float64) {
-	n, m, dp, d := e.n, e.m, e.dphi, e.d
+	n, m, dp := e.n, e.m, e.dphi
 	if n == 0 {
 		clear(out[:m*dp])
 		return
@@ -140,12 +148,44 @@ func (e *KernelSM) MulV(w, out []float64) {
 	if len(e.u) < n*m {
 		e.u, e.y = make([]float64, n*m), make([]float64, n*m)
 	}
-	u, y := e.u[:n*m], e.y[:n*m]
-	gemm(blas.NoTrans, blas.Trans, n, m, dp, e.phi, dp, w, dp, 0, u, m) // U = Φ Wᵀ
-	for t := range n {
+	if len(e.part) < mulChunks*m*dp {
+		e.part = make([]float64, mulChunks*m*dp)
+	}
+	var wg sync.WaitGroup
+	for c := range mulChunks {
+		lo, hi := c*n/mulChunks, (c+1)*n/mulChunks
+		part := e.part[c*m*dp : (c+1)*m*dp]
+		if e.Workers >= 2 && c < mulChunks-1 {
+			wg.Add(1)
+			go func() { defer wg.Done(); e.mulRows(lo, hi, w, part) }()
+			continue
+		}
+		e.mulRows(lo, hi, w, part)
+	}
+	wg.Wait()
+	copy(out, e.part[:m*dp])
+	for c := 1; c < mulChunks; c++ {
+		for i, v := range e.part[c*m*dp : (c+1)*m*dp] {
+			out[i] += v
+		}
+	}
+}
+
+// mulRows writes part = Σ_{t in [lo, hi)} (C_t W phi_t) phi_tᵀ.
+func (e *KernelSM) mulRows(lo, hi int, w, part []float64) {
+	m, dp, d := e.m, e.dphi, e.d
+	r := hi - lo
+	if r == 0 {
+		clear(part)
+		return
+	}
+	phi := e.phi[lo*dp : hi*dp]
+	u, y := e.u[lo*m:hi*m], e.y[lo*m:hi*m]
+	gemm(blas.NoTrans, blas.Trans, r, m, dp, phi, dp, w, dp, 0, u, m) // U = Φ Wᵀ
+	for t := range r {
 		ut, yt := u[t*m:(t+1)*m], y[t*m:(t+1)*m]
 		clear(yt)
-		g := e.gam[t*d*m : (t+1)*d*m]
+		g := e.gam[(lo+t)*d*m : (lo+t+1)*d*m]
 		for i := range d {
 			gi := g[i*m : (i+1)*m]
 			var s float64
@@ -157,7 +197,7 @@ func (e *KernelSM) MulV(w, out []float64) {
 			}
 		}
 	}
-	gemm(blas.Trans, blas.NoTrans, m, dp, n, y, m, e.phi, dp, 0, out, dp) // Yᵀ Φ
+	gemm(blas.Trans, blas.NoTrans, m, dp, r, y, m, phi, dp, 0, part, dp) // Yᵀ Φ
 }
 
 // B returns b = vec(Σ_t ξ_t phi_tᵀ) = vec(Ξᵀ Φ).
@@ -209,42 +249,64 @@ func symEigen(a []float64, s int) (vals, vecs []float64, err error) {
 	return eig.Values(nil), append([]float64(nil), q.RawMatrix().Data...), nil
 }
 
-// prepare computes the Kronecker preconditioner's eigendecompositions:
-// Σ_t C_t = Γᵀ Γ (Γ as (n·d)×m) and Σ_t phi_t phi_tᵀ = Φᵀ Φ.
+// prepare computes the preconditioner: the eigenvectors Q_C of Σ_t C_t =
+// Γᵀ Γ (Γ as (n·d)×m) and Q_G of Σ_t phi_t phi_tᵀ = Φᵀ Φ, and the exact
+// diagonal of V in the basis Q_C ⊗ Q_G,
+//
+//	D_kj = Σ_t (q_kᵀ C_t q_k)(q'_jᵀ phi_t)² = Σ_t Σ_i (q_k·g_ti)² (q'_j·phi_t)²  = (Aᵀ B)_kj,
+//
+// A_tk = Σ_i (Γ Q_C)_{(t,i),k}², B_tj = (Φ Q_G)_tj²: three GEMMs of
+// n·m·(m·d + d_phi) flops, about two CG iterations. The Kronecker
+// approximation (1/n)(Σ C_t) ⊗ (Σ phi phiᵀ) has the same eigenbasis but
+// diagonal λ_C,k λ_G,j / n, which ignores the dependence of C_t on phi_t
+// (s' on s); the exact diagonal keeps it (Jacobi in that basis).
 func (e *KernelSM) prepare() error {
 	if e.preReady {
 		return nil
 	}
-	m, dp := e.m, e.dphi
+	n, m, dp, d := e.n, e.m, e.dphi, e.d
 	cs := make([]float64, m*m)
-	gemm(blas.Trans, blas.NoTrans, m, m, e.n*e.d, e.gam, m, e.gam, m, 0, cs, m)
+	gemm(blas.Trans, blas.NoTrans, m, m, n*d, e.gam, m, e.gam, m, 0, cs, m)
 	gs := make([]float64, dp*dp)
-	gemm(blas.Trans, blas.NoTrans, dp, dp, e.n, e.phi, dp, e.phi, dp, 0, gs, dp)
+	gemm(blas.Trans, blas.NoTrans, dp, dp, n, e.phi, dp, e.phi, dp, 0, gs, dp)
 	var err error
-	if e.ec, e.qc, err = symEigen(cs, m); err != nil {
+	if _, e.qc, err = symEigen(cs, m); err != nil {
 		return err
 	}
-	if e.eg, e.qg, err = symEigen(gs, dp); err != nil {
+	if _, e.qg, err = symEigen(gs, dp); err != nil {
 		return err
 	}
+	gq := make([]float64, n*d*m)
+	gemm(blas.NoTrans, blas.NoTrans, n*d, m, m, e.gam, m, e.qc, m, 0, gq, m)
+	a := make([]float64, n*m)
+	for t := range n {
+		for i := range d {
+			for k, v := range gq[(t*d+i)*m : (t*d+i+1)*m] {
+				a[t*m+k] += v * v
+			}
+		}
+	}
+	pq := make([]float64, n*dp)
+	gemm(blas.NoTrans, blas.NoTrans, n, dp, dp, e.phi, dp, e.qg, dp, 0, pq, dp)
+	for i, v := range pq {
+		pq[i] = v * v
+	}
+	e.diag = make([]float64, m*dp)
+	gemm(blas.Trans, blas.NoTrans, m, dp, n, a, m, pq, dp, 0, e.diag, dp)
 	e.tmp1, e.tmp2 = make([]float64, m*dp), make([]float64, m*dp)
 	e.preReady = true
 	return nil
 }
 
-// precondition writes out = P⁻¹ r, P = (1/n)(Σ C_t) ⊗ (Σ phi phiᵀ) + λI:
-// with Σ C = Q_C Λ_C Q_Cᵀ and Σ phi phiᵀ = Q_G Λ_G Q_Gᵀ, P⁻¹ vec(R) =
-// vec(Q_C [(Q_Cᵀ R Q_G) ./ (λ_C λ_Gᵀ/n + λ)] Q_Gᵀ).
+// precondition writes out = P⁻¹ r, P = (Q_C ⊗ Q_G)(diag D + λI)(Q_C ⊗ Q_G)ᵀ:
+// P⁻¹ vec(R) = vec(Q_C [(Q_Cᵀ R Q_G) ./ (D + λ)] Q_Gᵀ), four GEMMs of
+// m²·d_phi + m·d_phi² flops.
 func (e *KernelSM) precondition(lambda float64, r, out []float64) {
 	m, dp := e.m, e.dphi
 	gemm(blas.Trans, blas.NoTrans, m, dp, m, e.qc, m, r, dp, 0, e.tmp1, dp)          // Q_Cᵀ R
 	gemm(blas.NoTrans, blas.NoTrans, m, dp, dp, e.tmp1, dp, e.qg, dp, 0, e.tmp2, dp) // · Q_G
-	inv := 1 / float64(e.n)
-	for k, c := range e.ec {
-		row := e.tmp2[k*dp : (k+1)*dp]
-		for j, g := range e.eg {
-			row[j] /= max(c, 0)*max(g, 0)*inv + lambda
-		}
+	for i, dv := range e.diag {
+		e.tmp2[i] /= max(dv, 0) + lambda
 	}
 	gemm(blas.NoTrans, blas.NoTrans, m, dp, m, e.qc, m, e.tmp2, dp, 0, e.tmp1, dp) // Q_C ·
 	gemm(blas.NoTrans, blas.Trans, m, dp, dp, e.tmp1, dp, e.qg, dp, 0, out, dp)    // · Q_Gᵀ

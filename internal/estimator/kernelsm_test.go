@@ -130,3 +130,21 @@ func TestKernelSMStructured(t *testing.T) {
 		t.Logf("%+v: %d CG iterations", c, it)
 	}
 }
+
+// BenchmarkKernelSMFit is the cost target: one fit with m = 100
+// centres, d_phi = 100 features, n = 10⁴ transitions (d = 1), λ = 1e-3·n.
+func BenchmarkKernelSMFit(b *testing.B) {
+	const d, m, dphi, n = 1, 100, 100, 10000
+	k, _ := kernelData(b, d, m, dphi, n, 5)
+	k.Tol, k.Workers = 1e-6, 2
+	b.ResetTimer()
+	for range b.N {
+		k.preReady = false
+		if _, err := k.Fit(1e-3*n, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	it, res := k.Iterations()
+	b.ReportMetric(float64(it), "iterations")
+	b.ReportMetric(res, "relres")
+}

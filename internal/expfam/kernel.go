@@ -374,3 +374,33 @@ func kernelLogZ(logw []float64, minESS float64) (mcmc.LogZ, error) {
 	}
 	return r, nil
 }
+
+// ErrRejection is returned by SampleReject when maxTries proposals were
+// all rejected: the tilt is too strong for sampling from the base measure.
+var ErrRejection = errors.New("kernel family: rejection sampling gave up")
+
+// SampleReject draws x ~ P(· | η) exactly by rejection from the base
+// measure N(0, b² I): since 0 < psi_k ≤ 1, e^{<psi(x), η>} ≤ e^{Σ max(η_k, 0)},
+// so a proposal is accepted with probability e^{<psi(x), η> − Σ max(η_k, 0)}.
+// The acceptance rate is Z(η)/((2πb²)^{d/2} e^{Σ η_k⁺}); it fails with
+// ErrRejection after maxTries proposals. psi is scratch of length m.
+func (f *Kernel) SampleReject(eta []float64, rng *rand.Rand, maxTries int, psi, out []float64) error {
+	var top float64
+	for _, e := range eta[:f.M] {
+		top += max(e, 0)
+	}
+	for range maxTries {
+		for i := range f.D {
+			out[i] = f.Base * rng.NormFloat64()
+		}
+		f.Psi(out, psi)
+		var l float64
+		for k, e := range eta[:f.M] {
+			l += e * psi[k]
+		}
+		if math.Log(rng.Float64()) < l-top {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w after %d proposals (Σ max(η_k, 0) = %.3g)", ErrRejection, maxTries, top)
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/mcmc"
@@ -180,5 +181,38 @@ func TestKernelRefusals(t *testing.T) {
 		if _, err := NewKernel(1, c.z, c.sigma, c.base); !errors.Is(err, c.want) {
 			t.Errorf("NewKernel(%v, σ=%v, b=%v) = %v, want %v", c.z, c.sigma, c.base, err, c.want)
 		}
+	}
+}
+
+// TestKernelRejectionVsInverseCDF: the rejection sampler's draws follow
+// the quadrature's CDF (Kolmogorov–Smirnov distance below the 0.1% critical
+// value 1.95/√n).
+func TestKernelRejectionVsInverseCDF(t *testing.T) {
+	f := testKernel(t, 1, 6, 11)
+	eta := []float64{1.5, -2, 0.8, 2.5, -0.4, 1}
+	c, err := f.LineCDF(eta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	rng := rand.New(rand.NewPCG(9, 9))
+	psi, x := make([]float64, f.M), make([]float64, 1)
+	u := make([]float64, n)
+	for i := range u {
+		if err := f.SampleReject(eta, rng, 10000, psi, x); err != nil {
+			t.Fatal(err)
+		}
+		u[i] = c.At(x[0] / f.Base)
+	}
+	slices.Sort(u)
+	var ks float64
+	for i, v := range u {
+		ks = max(ks, math.Abs(v-float64(i)/n), math.Abs(v-float64(i+1)/n))
+	}
+	if ks > 1.95/math.Sqrt(n) {
+		t.Errorf("KS distance %.4f of rejection draws from the quadrature CDF exceeds %.4f", ks, 1.95/math.Sqrt(n))
+	}
+	if err := f.SampleReject([]float64{400, 0, 0, 0, 0, 0}, rng, 10, psi, x); !errors.Is(err, ErrRejection) {
+		t.Errorf("hopeless tilt: got %v, want ErrRejection", err)
 	}
 }

@@ -153,7 +153,9 @@ func FitKernel(phi, next []float64, dphi, d int, o KernelOptions) (*KernelFit, e
 	}
 	b := o.BaseScale
 	if b == 0 {
-		b = stdOf(next, d)
+		if b = stdOf(next, d); !(b > 0) || math.IsInf(b, 0) {
+			return nil, fmt.Errorf("base_scale: %w: its default, the standard deviation of the next states, is %v; give one", ErrKernelSettings, b)
+		}
 	}
 	z := SubsampleCentres(next, d, o.Centres, o.Seed)
 	fit := &KernelFit{DPhi: dphi, Bandwidths: o.Bandwidths, Lambdas: o.Lambdas}

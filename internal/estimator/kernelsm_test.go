@@ -1,8 +1,10 @@
 package estimator
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -147,4 +149,64 @@ func BenchmarkKernelSMFit(b *testing.B) {
 	it, res := k.Iterations()
 	b.ReportMetric(float64(it), "iterations")
 	b.ReportMetric(res, "relres")
+}
+
+// TestKernelSMWorkers: the product's chunks are fixed, so Ŵ has the same
+// bits with one worker or two.
+func TestKernelSMWorkers(t *testing.T) {
+	k, _ := kernelData(t, 1, 20, 10, 500, 3)
+	k.Tol = 1e-10
+	w1, err := k.Fit(1e-2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Workers = 2
+	w2, err := k.Fit(1e-2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range w1 {
+		if math.Float64bits(w1[i]) != math.Float64bits(w2[i]) {
+			t.Fatalf("W[%d]: %v with one worker, %v with two", i, w1[i], w2[i])
+		}
+	}
+}
+
+// TestFitKernelRefusals: every bad setting is refused naming its key;
+// duplicated next states drawn as centres are refused as coinciding.
+func TestFitKernelRefusals(t *testing.T) {
+	phi := []float64{1, 1, 1, 1}
+	next := []float64{0.1, 0.5, -0.3, 0.9}
+	good := KernelOptions{Centres: 2, Lambdas: []float64{1}, Bandwidths: []float64{0.5}, Folds: 2}
+	for _, c := range []struct {
+		edit func(o *KernelOptions)
+		key  string
+	}{
+		{func(o *KernelOptions) { o.Centres = 5 }, "centres"},
+		{func(o *KernelOptions) { o.Centres = 0 }, "centres"},
+		{func(o *KernelOptions) { o.Bandwidths = []float64{0} }, "bandwidth"},
+		{func(o *KernelOptions) { o.Bandwidths = []float64{math.NaN()} }, "bandwidth"},
+		{func(o *KernelOptions) { o.Bandwidths = []float64{-1} }, "bandwidth"},
+		{func(o *KernelOptions) { o.BaseScale = math.NaN() }, "base_scale"},
+		{func(o *KernelOptions) { o.Lambdas = []float64{0} }, "lambda"},
+		{func(o *KernelOptions) { o.Lambdas = nil }, "lambda"},
+	} {
+		o := good
+		c.edit(&o)
+		_, err := FitKernel(phi, next, 1, 1, o)
+		if !errors.Is(err, ErrKernelSettings) || !strings.HasPrefix(err.Error(), c.key+":") {
+			t.Errorf("%+v: got %v, want ErrKernelSettings naming %s", o, err, c.key)
+		}
+	}
+	if _, err := FitKernel(phi, []float64{0.2, 0.2, 0.2, 0.2}, 1, 1, good); !errors.Is(err, ErrKernelSettings) || !strings.HasPrefix(err.Error(), "base_scale:") {
+		t.Errorf("constant next states: got %v, want base_scale refused", err)
+	}
+	all := good
+	all.Centres = 4
+	if _, err := FitKernel(phi, []float64{0.2, 0.2, 0.2, 0.5}, 1, 1, all); !errors.Is(err, expfam.ErrKernelCentres) || !errors.Is(err, ErrKernelSettings) {
+		t.Errorf("coinciding centres: got %v", err)
+	}
+	if _, err := FitKernel(phi, next, 1, 1, good); err != nil {
+		t.Errorf("good settings refused: %v", err)
+	}
 }

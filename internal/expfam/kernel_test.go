@@ -216,3 +216,46 @@ func TestKernelRejectionVsInverseCDF(t *testing.T) {
 		t.Errorf("hopeless tilt: got %v, want ErrRejection", err)
 	}
 }
+
+// TestKernelLogPartitionIS2D checks the importance-sampled log Z in d = 2
+// against a trapezoid rule on a 2-D grid (within 3 SE), at a tilt with
+// positive and negative bumps.
+func TestKernelLogPartitionIS2D(t *testing.T) {
+	f, err := NewKernel(2, []float64{-1, 0.5, 1.2, -0.3, 0.2, 1.5, 2.5, 2.5}, 0.5, 1.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eta := []float64{2, -1.5, 1, 3}
+	const lo, hi, n = -9.0, 9.0, 600
+	h := (hi - lo) / n
+	var s float64
+	p := make([]float64, f.M)
+	x := make([]float64, 2)
+	for i := 0; i <= n; i++ {
+		for j := 0; j <= n; j++ {
+			x[0], x[1] = lo+float64(i)*h, lo+float64(j)*h
+			f.Psi(x, p)
+			l := f.LogBase(x)
+			for k := range p {
+				l += eta[k] * p[k]
+			}
+			w := h * h
+			if i == 0 || i == n {
+				w /= 2
+			}
+			if j == 0 || j == n {
+				w /= 2
+			}
+			s += w * math.Exp(l)
+		}
+	}
+	want := math.Log(s)
+	is, err := f.LogPartitionIS(eta, 20000, rand.New(rand.NewPCG(5, 6)), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("log Z: grid %.5f, importance %.5f ± %.5f (ESS %.0f of %d)", want, is.LogZ, is.SE, is.ESS, is.N)
+	if math.Abs(is.LogZ-want) > 3*is.SE || is.SE <= 0 || is.SE > 0.02 {
+		t.Errorf("importance log Z %.5f ± %.5f vs grid %.5f", is.LogZ, is.SE, want)
+	}
+}

@@ -268,3 +268,59 @@ func (f *KernelFit) LogLik(phi, next []float64, draws int, rng *rand.Rand, minES
 	v := (s2 - float64(n)*mean*mean) / float64(n-1)
 	return mean, math.Sqrt(max(v, 0) / float64(n)), math.Sqrt(isVar) / float64(n), nil
 }
+
+// KernelModel is a fitted kernel family as plain data, for a saved model:
+// everything LogLik and sampling need, the centres included (they were
+// drawn from the fitted data and cannot be drawn again without it).
+// encoding/json writes each float64 in the shortest form that reads back
+// to the same bits, so a model scores the same after a round trip.
+type KernelModel struct {
+	Dim       int         `json:"dim"`
+	Centres   [][]float64 `json:"centres"` // m rows of dim numbers
+	Bandwidth float64     `json:"bandwidth"`
+	BaseScale float64     `json:"base_scale"`
+	Lambda    float64     `json:"lambda"`
+	W         [][]float64 `json:"W"` // m rows of d_phi numbers
+}
+
+// Model returns f as a KernelModel.
+func (f *KernelFit) Model() KernelModel {
+	m := KernelModel{Dim: f.Fam.D, Bandwidth: f.Fam.Sigma, BaseScale: f.Fam.Base, Lambda: f.Lambda}
+	for k := range f.Fam.M {
+		m.Centres = append(m.Centres, append([]float64(nil), f.Fam.Z[k*f.Fam.D:(k+1)*f.Fam.D]...))
+		m.W = append(m.W, append([]float64(nil), f.W[k*f.DPhi:(k+1)*f.DPhi]...))
+	}
+	return m
+}
+
+// Fit rebuilds the fitted family from a KernelModel read back, refusing
+// (ErrKernelSettings, naming the field) rows of the wrong length and what
+// expfam.NewKernel refuses (bandwidth, base scale, coinciding centres).
+func (m KernelModel) Fit() (*KernelFit, error) {
+	if m.Dim < 1 || len(m.Centres) == 0 || len(m.W) != len(m.Centres) {
+		return nil, fmt.Errorf("centres: %w: %d centres of dim %d for %d rows of W", ErrKernelSettings, len(m.Centres), m.Dim, len(m.W))
+	}
+	dphi := len(m.W[0])
+	z := make([]float64, 0, len(m.Centres)*m.Dim)
+	w := make([]float64, 0, len(m.W)*dphi)
+	for k, c := range m.Centres {
+		if len(c) != m.Dim {
+			return nil, fmt.Errorf("centres: %w: centre %d has %d numbers, want %d", ErrKernelSettings, k, len(c), m.Dim)
+		}
+		if len(m.W[k]) != dphi || dphi == 0 {
+			return nil, fmt.Errorf("W: %w: row %d has %d numbers, want %d", ErrKernelSettings, k, len(m.W[k]), dphi)
+		}
+		z = append(z, c...)
+		w = append(w, m.W[k]...)
+	}
+	for i, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("W: %w: entry %d is %v", ErrKernelSettings, i, v)
+		}
+	}
+	f, err := expfam.NewKernel(m.Dim, z, m.Bandwidth, m.BaseScale)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrKernelSettings, err)
+	}
+	return &KernelFit{Fam: f, W: w, DPhi: dphi, Lambda: m.Lambda}, nil
+}

@@ -1,12 +1,14 @@
 package estimator
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/mcmc"
 )
 
@@ -62,5 +64,51 @@ func TestKernelLogLik2D(t *testing.T) {
 	_, _, _, err = fit.LogLik(phi, next, 100, rand.New(rand.NewPCG(1, 2)), 1000)
 	if !errors.Is(err, mcmc.ErrDegenerate) || !strings.Contains(err.Error(), "transition 0") {
 		t.Errorf("ESS bound above the draws: got %v, want ErrDegenerate naming transition 0", err)
+	}
+}
+
+// TestKernelModelRoundTrip: a fitted kernel model written as JSON and read
+// back (centres included) scores held-out data with the same bits; a
+// model with a bad bandwidth or a short row is refused naming it.
+func TestKernelModelRoundTrip(t *testing.T) {
+	r := runBimodal(t, 300, 100, 8, 5, KernelOptions{Bandwidths: []float64{0.5}, Lambdas: []float64{1e-2}, Seed: 4})
+	raw, err := json.Marshal(r.fit.Model())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m KernelModel
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	back, err := m.Fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	phi, next := make([]float64, 50*5), make([]float64, 50)
+	for i := range next {
+		s, x := bimodal{}.draw(rng)
+		bimodalFeatures(s, phi[i*5:(i+1)*5])
+		next[i] = x
+	}
+	a, _, _, err1 := r.fit.LogLik(phi, next, 0, nil, 0)
+	b, _, _, err2 := back.LogLik(phi, next, 0, nil, 0)
+	if err1 != nil || err2 != nil || math.Float64bits(a) != math.Float64bits(b) {
+		t.Errorf("log-likelihood %v (%v) before, %v (%v) after the round trip", a, err1, b, err2)
+	}
+	bad := m
+	bad.Bandwidth = math.NaN()
+	if _, err := bad.Fit(); !errors.Is(err, ErrKernelSettings) || !strings.Contains(err.Error(), "bandwidth") {
+		t.Errorf("NaN bandwidth: got %v", err)
+	}
+	bad = m
+	bad.Centres = append([][]float64{{0.1, 0.2}}, m.Centres[1:]...)
+	if _, err := bad.Fit(); !errors.Is(err, ErrKernelSettings) || !strings.HasPrefix(err.Error(), "centres:") {
+		t.Errorf("short centre: got %v", err)
+	}
+	bad = m
+	bad.Centres = append([][]float64{m.Centres[1]}, m.Centres[1:]...)
+	if _, err := bad.Fit(); !errors.Is(err, expfam.ErrKernelCentres) {
+		t.Errorf("coinciding centres: got %v", err)
 	}
 }

@@ -308,14 +308,14 @@ func (m KernelModel) Fit() (*KernelFit, error) {
 			return nil, fmt.Errorf("centres: %w: centre %d has %d numbers, want %d", ErrKernelSettings, k, len(c), m.Dim)
 		}
 		if len(m.W[k]) != dphi || dphi == 0 {
-			return nil, fmt.Errorf("W: %w: row %d has %d numbers, want %d", ErrKernelSettings, k, len(m.W[k]), dphi)
+			return nil, fmt.Errorf("model W: %w: row %d has %d numbers, want %d", ErrKernelSettings, k, len(m.W[k]), dphi)
 		}
 		z = append(z, c...)
 		w = append(w, m.W[k]...)
 	}
 	for i, v := range w {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("W: %w: entry %d is %v", ErrKernelSettings, i, v)
+			return nil, fmt.Errorf("model W: %w: entry %d is %v", ErrKernelSettings, i, v)
 		}
 	}
 	f, err := expfam.NewKernel(m.Dim, z, m.Bandwidth, m.BaseScale)

@@ -34,7 +34,9 @@ import (
 // GEMMs of m²·d_phi + m·d_phi² after a set-up of O(m³ + d_phi³) and
 // 2·n·m·(m·d + d_phi) + 2·n·d_phi² flops. A fit costs O(n·m·d_phi) to set up plus
 // O(n·m·d_phi) per CG iteration; the iteration count depends on how far
-// V is from its Kronecker approximation and on λ, not on n.
+// V is from its Kronecker approximation and on λ (measured at m = d_phi =
+// 100, n = 10⁴: 559, 215 and 81 iterations at λ = 1, 10, 100;
+// docs/kernel-families.md).
 type KernelSM struct {
 	fam        *expfam.Kernel
 	m, d, dphi int

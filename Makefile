@@ -1,4 +1,5 @@
-# smrl — common tasks. Everything needs only Go (modules from the proxy).
+# smrl — common tasks. Everything needs only Go (modules from the proxy),
+# but make mujoco and make test-mujoco, which need libmujoco-dev.
 GO      ?= go
 BIN     ?= bin/smrl
 STATICCHECK_VERSION ?= v0.8.2
@@ -10,12 +11,24 @@ PYTHON  ?= /usr/bin/python3
 # GOPATH, so $(go env GOPATH)/bin, where go install would put it.
 PREFIX  ?= $(firstword $(subst :, ,$(shell $(GO) env GOPATH)))
 
-.PHONY: all build install test bench lint fuzz reproduce clean check-claims
+.PHONY: all build install test bench lint fuzz reproduce clean check-claims mujoco test-mujoco
 
 all: build test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/smrl
+
+# A binary with Gymnasium's MuJoCo tasks (docs/mujoco.md): links libmujoco
+# through cgo, so it needs a C compiler and libmujoco-dev (Debian:
+# apt-get install libmujoco-dev). The default build needs neither.
+mujoco:
+	$(GO) build -tags mujoco -o $(BIN) ./cmd/smrl
+
+# The MuJoCo tasks' tests and their stepping benchmark (needs libmujoco-dev).
+test-mujoco:
+	$(GO) test -tags mujoco ./internal/env/...
+	$(GO) test -tags mujoco -run MuJoCo ./cmd/smrl/
+	$(GO) test -tags mujoco -run '^$$' -bench 'Step' -benchtime 20000x ./internal/env/mujoco/
 
 install:
 	mkdir -p $(DESTDIR)$(PREFIX)/bin

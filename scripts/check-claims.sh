@@ -77,7 +77,7 @@ measure "$(line README.md '10 seeds × 50 episodes) takes')" "13–18 s of wall 
 	"$smrl" run --config configs/pendulum.yaml --out results/claims-pendulum -q
 measure "$(line docs/continuous-control.md 'of wall time and')" "14.8–17.0 s of wall time and 29.3–33.4 s of CPU, no figures" \
 	"$smrl" run --config configs/pendulum.yaml --out results/claims-pendulum-nofig -q --no-plots
-measure "$(line docs/development.md 'go test ./...`: ')" "go test ./..., fresh clone (compile included)" \
+measure "$(line docs/development.md 'go test ./...`: ')" "255 s of CPU on a fresh clone, compile included" \
 	go test -count=1 ./...
 measure "$(line docs/development.md 'they take about')" "about 100 s" \
 	env SMRL_DOCS=1 go test -count=1 -run '^TestDocExamples$' ./cmd/smrl

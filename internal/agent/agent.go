@@ -57,7 +57,7 @@ type Agent struct {
 	base     string     // the estimator's name, or the name of an agent that fits nothing
 	est      *Estimator // nil for an agent that fits nothing
 	horizon  int        // H, for value = rollout
-	conf     config.Confidence
+	conf     Confidence
 	rollout  string
 	theory   estimator.Constants // (B_psi, B_c, α₁) of the theory β (-ucb)
 	stepper  Simulator           // of Model
@@ -72,7 +72,7 @@ type Agent struct {
 // Config holds what New needs beyond the model class.
 type Config struct {
 	Lambda     float64
-	Confidence config.Confidence // for the -ucb and -ps agents
+	Confidence Confidence // for the -ucb and -ps agents (ConfidenceOf)
 	// Rollout is "sample" (rollouts draw next states from the model) or
 	// "mean" (they move to the model's mean next state).
 	Rollout string
@@ -192,7 +192,8 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 // lies in the model class (spec.W0 set), otherwise with the true
 // transition itself. It fits nothing, so it ignores λ and lambda: cv.
 var oracleKind = AgentKind{Part: config.Part{Name: "oracle", LambdaCV: true, Baseline: true,
-	Doc: "plans with the true transition (P_W0 when it lies in the model class)"},
+	Look: &config.Look{Color: [3]uint8{0, 0, 0}, Marker: "cross", Rank: 1},
+	Doc:  "plans with the true transition (P_W0 when it lies in the model class)"},
 	Build: newOracle}
 
 func newOracle(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent, error) {

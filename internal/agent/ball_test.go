@@ -517,10 +517,10 @@ func TestPosteriorTruncatedLaw(t *testing.T) {
 // loop would consume maxTries times as many.
 func TestBallShortcut(t *testing.T) {
 	c, mdp := load(t, "../../configs/synthetic.yaml")
-	for _, choice := range []string{c.Confidence.Choice, "step"} {
-		conf := c.Confidence
+	for _, choice := range []string{ConfidenceOf(c).Choice, "step"} {
+		conf := ConfidenceOf(c)
 		conf.Choice = choice
-		ag, err := New("sm-ucb", specOf(mdp.True, c.LDS.Sigma), nil, Config{Lambda: c.Lambda, Rollout: "sample", Confidence: conf, Horizon: mdp.Horizon})
+		ag, err := New("sm-ucb", specOf(mdp.True, LDSSigma(c)), nil, Config{Lambda: c.Lambda, Rollout: "sample", Confidence: conf, Horizon: mdp.Horizon})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -537,8 +537,8 @@ func TestBallShortcut(t *testing.T) {
 		}
 		seen := map[float64]bool{}
 		for _, m := range ag.cands[1:] {
-			if math.Abs(norm(m.W)-c.Confidence.BStar) > 1e-9 || seen[m.W[0]] {
-				t.Errorf("choice %s: candidate %v: |W| = %g, want distinct points on the sphere of radius %g", choice, m.W, norm(m.W), c.Confidence.BStar)
+			if math.Abs(norm(m.W)-ConfidenceOf(c).BStar) > 1e-9 || seen[m.W[0]] {
+				t.Errorf("choice %s: candidate %v: |W| = %g, want distinct points on the sphere of radius %g", choice, m.W, norm(m.W), ConfidenceOf(c).BStar)
 			}
 			seen[m.W[0]] = true
 		}

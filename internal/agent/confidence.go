@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -81,7 +82,7 @@ func (a *Agent) initConfidence(ldsSigma []float64) error {
 // (Estimator.Theory: for Gaussian models only, estimator.GaussianSM(σ)
 // for sm, estimator.GaussianLS(σ) for mle and for lds, whose model is
 // Gaussian with σ_k = ldsSigma[k]). Other families have α₁ = inf C(s') = 0.
-func theoryConstants(k config.Confidence, est *Estimator, dist expfam.Distribution, ldsSigma []float64) (estimator.Constants, error) {
+func theoryConstants(k Confidence, est *Estimator, dist expfam.Distribution, ldsSigma []float64) (estimator.Constants, error) {
 	var derived *estimator.Constants
 	if est.Theory != nil {
 		derived = est.Theory(dist, ldsSigma)
@@ -381,5 +382,161 @@ func exitPoint(w, c []float64, r2 float64) {
 	t = sign * min(max(t, 0), 1)
 	for i := range w {
 		w[i] = c[i] + t*(w[i]-c[i])
+	}
+}
+
+// Confidence configures the confidence sets of the optimistic (-ucb) and
+// posterior-sampling (-ps) agents, the section confidence that every
+// such agent declares (confidenceKeys):
+//
+//	W_k = {W : |vec(W − Ŵ_k)|_{A_k} ≤ β_k}
+//
+// with A_k the precision of the agent's fit (V_k + λI; (G + λI)/σ² for the
+// LDS agent) and β_k from the paper's theorem (Beta "theory", eq.
+// conf-set) or the practical form β_k = Scale·sqrt(log det(V_k/λ + I) +
+// 2 log(1/δ)).
+type Confidence struct {
+	Beta  string  `mapstructure:"beta" yaml:"beta" doc:"practical: β_k = scale·sqrt(log det(V_k/λ + I) + 2 log(1/delta)) theory: the paper's eq. (conf-set), from b_psi, b_c, alpha1, b_star, delta"`
+	Scale float64 `mapstructure:"scale" yaml:"scale" doc:"c of the practical β (0: β = 0, the -ucb agent is the greedy one)"`
+	Delta float64 `mapstructure:"delta" yaml:"delta" doc:"δ, the confidence set fails with probability at most δ"`
+	// The constants of the theory β, each a number or "auto" (derived from
+	// the agent's model family where the paper allows it).
+	BPsi   config.Auto `mapstructure:"b_psi" yaml:"b_psi" doc:"theory: ξ(s') + C(s')W0 phi(s,a) is b_psi-subgaussian"`
+	BC     config.Auto `mapstructure:"b_c" yaml:"b_c" doc:"theory: C(s') W0 phi(s,a) is b_c-subgaussian"`
+	Alpha1 config.Auto `mapstructure:"alpha1" yaml:"alpha1" doc:"theory: C(s') ⪰ alpha1·I; auto: derived from a Gaussian model (σ⁻⁶, 0, σ⁻⁴ for sm), an error for the other families (α₁ = 0)"`
+	// BStar bounds |W0|_F: it enters the theory β as sqrt(λ)·B_star, and
+	// candidate and posterior parameters are kept in the ball |W|_F ≤
+	// max(B_star, |Ŵ|_F).
+	BStar float64 `mapstructure:"b_star" yaml:"b_star" doc:"known bound on |W0|_F: theory β adds sqrt(λ)·b_star, and sampled parameters are kept in the ball |W|_F <= max(b_star, |Ŵ|_F)"`
+	// Lambda is the -ucb agents' λ: "shared" (the top-level lambda) or
+	// "theorem" (1/b_star², the choice of the paper's regret theorem).
+	Lambda     string `mapstructure:"lambda" yaml:"lambda" doc:"-ucb agents' λ: shared (the top-level lambda) or theorem (1/b_star²; beta: theory)"`
+	Candidates int    `mapstructure:"candidates" yaml:"candidates" doc:"-ucb: M parameters drawn uniformly on the boundary of W_k (plus Ŵ_k)"`
+	Choice     string `mapstructure:"choice" yaml:"choice" doc:"-ucb: episode = plan the whole episode with the candidate of highest value at s_1 step = at every step play the action of the best (candidate, action) pair"`
+	// Value is how choice "episode" scores a candidate at s_1: "lookahead"
+	// (the planner's value of its best action) or "rollout" (the reward of
+	// an H-step episode simulated under the candidate with the planner).
+	Value string `mapstructure:"value" yaml:"value" doc:"-ucb, choice episode: a candidate's value at s_1 is the planner's lookahead value (lookahead) or the reward of an H-step episode simulated under it (rollout)"`
+	// PosteriorScale is ν of the -ps agents: W ~ N(Ŵ, ν² A⁻¹) truncated to
+	// the ball.
+	PosteriorScale float64 `mapstructure:"posterior_scale" yaml:"posterior_scale" doc:"-ps: ν, each episode plan with W ~ N(Ŵ_k, ν² (V_k + λI)⁻¹) truncated to the ball"`
+}
+
+// The values of the confidence keys that name a choice.
+var (
+	BetaForms   = []string{"practical", "theory"}
+	ChoiceModes = []string{"episode", "step"}
+	ValueModes  = []string{"lookahead", "rollout"}
+	LambdaModes = []string{"shared", "theorem"}
+)
+
+// confidenceKeys is the section confidence, declared by the -ucb and -ps
+// agents of every estimator (registerLearner), after sm in the schema.
+var confidenceKeys = config.KeySet{At: "confidence", After: "sm", Validate: validateConfidence,
+	Defaults: &Confidence{Beta: "practical", Scale: 1, Delta: 0.05, BPsi: config.AutoWord, BC: config.AutoWord, Alpha1: config.AutoWord,
+		BStar: 10, Lambda: "shared", Candidates: 16, Choice: "episode", Value: "lookahead", PosteriorScale: 3}}
+
+// ConfidenceOf returns c's confidence section.
+func ConfidenceOf(c *config.Config) Confidence { return config.Shared[Confidence](c, "confidence") }
+
+// AgentLambda returns the ridge λ the named agent fits with under c: 1/b_star²
+// for a -ucb agent with confidence.lambda: theorem, else lambda.
+func AgentLambda(c *config.Config, agent string) float64 {
+	if k := ConfidenceOf(c); strings.HasSuffix(agent, "-ucb") && k.Lambda == "theorem" {
+		return 1 / (k.BStar * k.BStar)
+	}
+	return c.Lambda
+}
+
+// validateConfidence checks the confidence section, and that λ > 0 when an
+// agent needs the confidence set (V + λI must be invertible before any
+// data, and log det(V/λ + I) must exist).
+func validateConfidence(c *config.Config, bad config.Bad) {
+	k, agents := ConfidenceOf(c), c.ChecksAgents()
+	if !slices.Contains(BetaForms, k.Beta) {
+		bad("confidence.beta", "unknown form %q (known: %v)", k.Beta, BetaForms)
+	}
+	if !slices.Contains(ChoiceModes, k.Choice) {
+		bad("confidence.choice", "unknown choice %q (known: %v)", k.Choice, ChoiceModes)
+	}
+	// The radius of the confidence set, and so the distance of its draws
+	// from Ŵ, is about β/sqrt(λ); the bounds keep it, and the squared norms
+	// of the draws, far inside the float range.
+	atMost := func(key string, v, hi float64, why string) {
+		if !(v >= 0) || !finite(v) {
+			bad(key, "must be a finite number >= 0, got %v", v)
+		} else if v > hi {
+			bad(key, "must be <= %g, got %v: %s", hi, v, why)
+		}
+	}
+	const radiusWhy = "the confidence set's radius would overflow the parameter norms"
+	atMost("confidence.scale", k.Scale, 1e3, radiusWhy)
+	atMost("confidence.b_star", k.BStar, 1e6, radiusWhy)
+	atMost("confidence.posterior_scale", k.PosteriorScale, 1e3, "posterior draws at ν·(V+λI)^{-1/2} would overflow the parameter norms")
+	if !(k.Delta > 0 && k.Delta < 1) {
+		bad("confidence.delta", "must lie in (0, 1), got %v", k.Delta)
+	} else if k.Delta < 1e-300 {
+		bad("confidence.delta", "must be >= 1e-300, got %v: β needs log(1/δ), and 1/δ overflows below about 1e-308", k.Delta)
+	}
+	auto := map[string]bool{}
+	for _, x := range []struct {
+		key      string
+		v        config.Auto
+		positive bool
+	}{{"confidence.b_psi", k.BPsi, false}, {"confidence.b_c", k.BC, false}, {"confidence.alpha1", k.Alpha1, true}} {
+		v, isAuto, err := x.v.Float()
+		switch {
+		case err != nil:
+			bad(x.key, "%v", err)
+		case isAuto:
+			auto[x.key] = true
+		case x.positive && !(v > 0 && finite(v)):
+			bad(x.key, "must be %s or a finite number > 0, got %v", config.AutoWord, v)
+		case !x.positive && !(v >= 0 && finite(v)):
+			bad(x.key, "must be %s or a finite number >= 0, got %v", config.AutoWord, v)
+		case x.positive && (v < 1e-6 || v > 1e6):
+			bad(x.key, "must lie in [1e-6, 1e6], got %v: the theory β divides by α₁, which under- or overflows beyond", v)
+		case !x.positive && v > 1e6:
+			bad(x.key, "must be <= 1e+06, got %v: the confidence set's radius would overflow the parameter norms", v)
+		}
+	}
+	if !slices.Contains(ValueModes, k.Value) {
+		bad("confidence.value", "unknown value %q (known: %v)", k.Value, ValueModes)
+	} else if k.Value == "rollout" && k.Choice == "step" {
+		bad("confidence.value", "rollout scores candidates once per episode; it needs confidence.choice: episode, got step")
+	}
+	if !slices.Contains(LambdaModes, k.Lambda) {
+		bad("confidence.lambda", "unknown λ %q (known: %v)", k.Lambda, LambdaModes)
+	} else if k.Lambda == "theorem" && k.Beta != "theory" {
+		bad("confidence.lambda", "theorem (λ = 1/b_star² for the -ucb agents) belongs to the theory β; it needs confidence.beta: theory, got %s", k.Beta)
+	} else if k.Lambda == "theorem" && !(k.BStar > 0) {
+		bad("confidence.lambda", "theorem sets λ = 1/b_star², which needs confidence.b_star > 0")
+	}
+	if k.Beta == "theory" {
+		c.ValidateTheory(auto, bad)
+	}
+	if k.Candidates < 1 {
+		bad("confidence.candidates", "must be >= 1, got %d", k.Candidates)
+	}
+	var users []string
+	for _, a := range c.Agents {
+		if agents && config.UsesConfidence(a) {
+			users = append(users, a)
+		}
+	}
+	if c.LambdaCV {
+		c.ValidateCVConfidence(bad, users, k.Lambda == "theorem")
+	} else if len(users) > 0 && c.Lambda == 0 {
+		bad("lambda", "must be > 0 for agents %v, whose confidence set |W − Ŵ|_{V+λI} ≤ β needs V + λI invertible, got 0", users)
+	} else if len(users) > 0 && c.Lambda < 1e-12 {
+		bad("lambda", "must be >= 1e-12 for agents %v, got %v: their β needs log det(V/λ + I) and their draws lie about β/sqrt(λ) from Ŵ, both of which overflow for smaller λ", users, c.Lambda)
+	}
+	if len(users) > 0 && k.BStar == 0 {
+		// Without the ball, early draws (radius ≈ β/√λ) reach natural
+		// parameters where sampling needs a full quadrature per draw.
+		bad("confidence.b_star", "must be > 0 for agents %v: sampled parameters are kept in the ball |W|_F <= max(b_star, |Ŵ|_F)", users)
+	}
+	if k.Candidates > config.MaxCount {
+		bad("confidence.candidates", "must be <= %d, got %d", config.MaxCount, k.Candidates)
 	}
 }

@@ -38,7 +38,7 @@ type run struct {
 
 func trial(t testing.TB, c *config.Config, mdp *env.MDP, name string, seed, planSeed uint64) run {
 	t.Helper()
-	ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: "sample"})
+	ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Confidence: ConfidenceOf(c), Rollout: "sample"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,17 +107,17 @@ func TestZeroRadiusEqualsGreedy(t *testing.T) {
 			}
 			variants := []struct {
 				name, agent string
-				set         func(k *config.Confidence)
+				set         []any // keys and values of confidence
 			}{
-				{"ucb episode", "sm-ucb", func(k *config.Confidence) { k.Scale, k.Choice = 0, "episode" }},
-				{"ucb step", "sm-ucb", func(k *config.Confidence) { k.Scale, k.Choice = 0, "step" }},
-				{"ucb theory", "sm-ucb", func(k *config.Confidence) { k.Beta, k.BPsi, k.BC, k.Alpha1, k.BStar = "theory", "0", "0", "1", 0 }},
-				{"ps", "sm-ps", func(k *config.Confidence) { k.PosteriorScale = 0 }},
+				{"ucb episode", "sm-ucb", []any{"confidence.scale", 0.0, "confidence.choice", "episode"}},
+				{"ucb step", "sm-ucb", []any{"confidence.scale", 0.0, "confidence.choice", "step"}},
+				{"ucb theory", "sm-ucb", []any{"confidence.beta", "theory", "confidence.b_psi", "0", "confidence.b_c", "0", "confidence.alpha1", "1", "confidence.b_star", 0.0}},
+				{"ps", "sm-ps", []any{"confidence.posterior_scale", 0.0}},
 			}
 			for _, v := range variants {
-				cc := *c
-				v.set(&cc.Confidence)
-				got := trial(t, &cc, mdp, v.agent, seed, 11)
+				cc := c.Effective()
+				testutil.Set(t, cc, v.set...)
+				got := trial(t, cc, mdp, v.agent, seed, 11)
 				if !sameRun(greedy, got) {
 					t.Errorf("%s seed %d, %s: differs from sm\nsm:  %v\ngot: %v", path, seed, v.name, greedy.rewards, got.rewards)
 				}
@@ -128,7 +128,7 @@ func TestZeroRadiusEqualsGreedy(t *testing.T) {
 		}
 		if path == "../../configs/exploration.yaml" {
 			if ucb := trial(t, c, mdp, "sm-ucb", 0, 11); sameRun(ucb, trial(t, c, mdp, "sm", 0, 11)) {
-				t.Errorf("%s: sm-ucb with c = %g equals sm", path, c.Confidence.Scale)
+				t.Errorf("%s: sm-ucb with c = %g equals sm", path, ConfidenceOf(c).Scale)
 			}
 		}
 	}
@@ -231,15 +231,15 @@ func TestOptimisticPicksBestCandidate(t *testing.T) {
 func TestNewErrors(t *testing.T) {
 	c, mdp := load(t, "../../configs/synthetic.yaml")
 	for _, name := range []string{"oracle-ucb", "foo", "sm-xyz", "ucb"} {
-		if _, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: 1, Confidence: c.Confidence, Rollout: "sample"}); err == nil {
+		if _, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: 1, Confidence: ConfidenceOf(c), Rollout: "sample"}); err == nil {
 			t.Errorf("New(%q) accepted", name)
 		}
 	}
-	if _, err := New("sm-ucb", mdp.Model, mdp.Dynamics, Config{Lambda: 0, Confidence: c.Confidence, Rollout: "sample"}); err == nil {
+	if _, err := New("sm-ucb", mdp.Model, mdp.Dynamics, Config{Lambda: 0, Confidence: ConfidenceOf(c), Rollout: "sample"}); err == nil {
 		t.Error("sm-ucb with λ = 0 accepted")
 	}
 	for _, name := range config.Names("agents") {
-		_, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: 1e-4, Confidence: c.Confidence, Rollout: "sample"})
+		_, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: 1e-4, Confidence: ConfidenceOf(c), Rollout: "sample"})
 		if name == "lqr" {
 			// lqr needs a linear-quadratic truth (env.kind lq).
 			if err == nil {
@@ -259,8 +259,8 @@ func TestNewErrors(t *testing.T) {
 // plain one.
 func TestSMAgentDefaultFloor(t *testing.T) {
 	c := testutil.LoadConfig(t, "")
-	if c.SM.Floor != estimator.DefaultFloor {
-		t.Fatalf("default sm.floor %v, estimator.DefaultFloor %v", c.SM.Floor, float64(estimator.DefaultFloor))
+	if SMFloor(c) != estimator.DefaultFloor {
+		t.Fatalf("default sm.floor %v, estimator.DefaultFloor %v", SMFloor(c), float64(estimator.DefaultFloor))
 	}
 	co, err := expfam.NewExprCoord(expfam.ExprSpec{LogQ: "-x^2/2", Psi: []string{"tanh(2*x)"}, Lo: math.Inf(-1), Hi: math.Inf(1)})
 	if err != nil {
@@ -282,7 +282,7 @@ func TestSMAgentDefaultFloor(t *testing.T) {
 		}
 		return append([]float64(nil), ag.Model.W...)
 	}
-	plain, floored := fit(0), fit(c.SM.Floor)
+	plain, floored := fit(0), fit(SMFloor(c))
 	t.Logf("Ŵ plain %v, floored %v", plain, floored)
 	if slices.Equal(plain, floored) {
 		t.Errorf("the default floor left Ŵ = %v unchanged", plain)

@@ -19,7 +19,7 @@ func TestInitModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf := testutil.LoadConfig(t, "").Confidence
+	conf := ConfidenceOf(testutil.LoadConfig(t, ""))
 	feat := expfam.Affine{DS: 2, DA: 1}
 	w := []float64{1, 2, 3, 4, 5, 6, 7, 8}
 	spec := env.ModelSpec{Family: fam, Features: feat, LDSSigma: []float64{1, 1}, Init: map[string][]float64{"sm": w}}

@@ -34,6 +34,13 @@ type Estimator struct {
 	Default bool
 	// Uses are the config keys its agents read beyond the shared ones.
 	Uses []string
+	// Keys declares the sections its agents own (sm, lds: a
+	// config.KeySet each, with defaults, docs and validation); its -ucb
+	// and -ps agents declare confidence besides.
+	Keys []config.KeySet
+	// Spec, when not nil, fills the fields of every MDP's model class
+	// that its keys set (env.RegisterModelHook).
+	Spec func(c *config.Config, m *env.ModelSpec)
 	// Kink, of a score-matching method, is its kink mode ("kernel",
 	// "plain"); empty means model.kink.
 	Kink string
@@ -51,6 +58,9 @@ type Estimator struct {
 	// when set; OwnFeatures returns nil when none are set).
 	Family      func(spec env.ModelSpec) (expfam.Distribution, error)
 	OwnFeatures func(spec env.ModelSpec) expfam.Features
+	// Looks are how the figures draw its agents, by mode ("" greedy,
+	// "ucb", "ps"): config.Part.Look.
+	Looks map[string]config.Look
 	// GaussianModel marks an estimator whose agents' model is Gaussian
 	// whatever the family (lds; config.Part.GaussianModel).
 	GaussianModel bool
@@ -140,6 +150,9 @@ func addEstimator(e *Estimator) {
 		panic(fmt.Sprintf("agent.RegisterEstimator: %q registered twice", e.Name))
 	}
 	estimators = append(estimators, e)
+	if e.Spec != nil {
+		env.RegisterModelHook(e.Spec)
+	}
 }
 
 // registerLearner registers the agent of e in mode ("", "ucb", "ps").
@@ -154,9 +167,11 @@ func registerLearner(e *Estimator, mode string) {
 	case "ps":
 		doc = e.Name + ", posterior sampling: plans each episode with W ~ N(Ŵ, ν²(V+λI)⁻¹) in the ball"
 	}
+	keys := slices.Clone(e.Keys)
 	if mode != "" {
 		name += "-" + mode
 		uses = append([]string{"confidence"}, uses...)
+		keys = append(keys, confidenceKeys)
 	}
 	floats := e.Floats
 	if mode != "" { // the confidence set's matrices beside the estimator's
@@ -164,8 +179,12 @@ func registerLearner(e *Estimator, mode string) {
 	}
 	// Every learner chooses λ by cross-validation at every refit with
 	// lambda: cv (cvFit).
-	RegisterAgent(AgentKind{Part: config.Part{Name: name, Doc: doc, Uses: uses, LambdaCV: true, FitFloats: floats,
-		GaussianModel: e.GaussianModel},
+	var look *config.Look
+	if l, ok := e.Looks[mode]; ok {
+		look = &l
+	}
+	RegisterAgent(AgentKind{Part: config.Part{Name: name, Doc: doc, Uses: uses, Keys: keys, LambdaCV: true, FitFloats: floats,
+		GaussianModel: e.GaussianModel, Look: look},
 		Estimator: e, Mode: mode})
 }
 
@@ -212,3 +231,11 @@ func DefaultEstimators() []string {
 	}
 	return out
 }
+
+// The figures' dash patterns of the -ucb and -ps agents (Estimator.Looks),
+// in points: the agents of an estimator share their hue family's markers'
+// shapes, and the variants are told apart by their lines too.
+var (
+	dashUCB = []float64{6, 3}
+	dashPS  = []float64{2, 2}
+)

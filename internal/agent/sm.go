@@ -3,6 +3,8 @@ package agent
 import (
 	"slices"
 
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
@@ -12,7 +14,12 @@ import (
 // (the kernel kink term) and sm-plain (h ≡ 1, no kink term: the authors'
 // estimator).
 var (
-	smEstimator = Estimator{Name: "sm", Default: true, Uses: []string{"sm"},
+	smEstimator = Estimator{Name: "sm", Default: true, Uses: []string{"sm"}, Keys: []config.KeySet{smKeySet}, Spec: smSpec,
+		// The Okabe–Ito blue of the paper's comparison; its variants other hues.
+		Looks: map[string]config.Look{
+			"":    {Color: [3]uint8{0, 114, 178}, Marker: "circle", Rank: 2},
+			"ucb": {Color: [3]uint8{204, 80, 150}, Marker: "ring", Dashes: dashUCB, Rank: 3},
+			"ps":  {Color: [3]uint8{120, 160, 0}, Marker: "plus", Dashes: dashPS, Rank: 4}},
 		Doc:    "learns W by score matching (SMRL) and plans with P_Ŵ",
 		Floats: smFloats, New: newSMFitter(""), Theory: smTheory}
 	smKernelEstimator = Estimator{Name: "sm-kernel", Doc: "kernel kink term", EstimateOnly: true, Kink: "kernel",
@@ -20,6 +27,32 @@ var (
 	smPlainEstimator = Estimator{Name: "sm-plain", Doc: "h ≡ 1, the authors' SM", EstimateOnly: true, Kink: "plain",
 		Floats: smFloats, New: newSMFitter("plain")}
 )
+
+// smKeys is the section sm, declared by the sm agents.
+type smKeys struct {
+	// Floor is the information floor of the estimate
+	// (estimator.SM.SetFloor): a direction of V carrying less information
+	// than Floor average transitions is shrunk to that floor; 0 is the
+	// paper's plain estimator.
+	Floor float64 `mapstructure:"floor" yaml:"floor" doc:"a direction of V informed by fewer than floor average transitions is shrunk to that floor (0: the paper's plain estimator; docs/robust-sm.md)"`
+}
+
+// smKeySet places sm after lds. sm.floor has had the default 5 since its
+// introduction; earlier versions fit the paper's plain score matching, so
+// a snapshot without the key ran with 0 (Legacy).
+var smKeySet = config.KeySet{At: "sm", After: "lds", Defaults: &smKeys{Floor: 5}, Legacy: map[string]any{"sm.floor": 0.0},
+	Validate: func(c *config.Config, bad config.Bad) {
+		if f := SMFloor(c); !(f >= 0) || !finite(f) || f > 1000 {
+			bad("sm.floor", "must lie in [0, 1000] (average transitions; 0: the plain estimator), got %v", f)
+		}
+	}}
+
+// SMFloor is c's sm.floor.
+func SMFloor(c *config.Config) float64 { return config.Shared[smKeys](c, "sm").Floor }
+
+// smSpec sets the model class's floor of score matching (sm.floor), for
+// the sm agents and every score-matching method of smrl estimate.
+func smSpec(c *config.Config, m *env.ModelSpec) { m.SMFloor = SMFloor(c) }
 
 // smFloats: score matching keeps one (m·d_phi)² block per coordinate (one
 // d_phi² block in all for constant C) and their Cholesky factors.

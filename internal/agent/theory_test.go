@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -40,10 +39,10 @@ func specOf(m *expfam.Model, ldsSigma float64) env.ModelSpec {
 	return env.ModelSpec{Family: m.Dist, Features: m.Feat, LDSSigma: s, W0: m.W}
 }
 
-func defaultConfidence(t testing.TB) config.Confidence {
+func defaultConfidence(t testing.TB) Confidence {
 	t.Helper()
 	c := testutil.LoadConfig(t, "")
-	return c.Confidence
+	return ConfidenceOf(c)
 }
 
 // TestTheoryConstants: "auto" gives the constants of the agent's Gaussian

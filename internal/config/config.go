@@ -67,18 +67,6 @@ type Options struct {
 	Snapshot bool
 }
 
-// legacyDefaults gives the keys that a snapshot of an earlier smrl
-// version lacks the value that version ran with, where a later version
-// changed the default: a --resume or merge of such a run then continues
-// (or is refused as) the run it was, not the new default's.
-//   - sm.floor (default 5 since its introduction): earlier versions fit
-//     the paper's plain score matching, sm.floor 0.
-func legacyDefaults(c *Config, sources map[string]string) {
-	if _, ok := sources["sm.floor"]; !ok {
-		c.SM.Floor = 0
-	}
-}
-
 // NonConfigEnv are the SMRL_* variables that smrl (or its tests) reads
 // other than config keys; they are not reported as misspelt keys.
 var NonConfigEnv = []string{"SMRL_SHARD_COUNT", "SMRL_REPRODUCE", "SMRL_PLOTCHECK_DIR", "SMRL_CACHE_DIR", "SMRL_TABLE_SURVEY",
@@ -437,6 +425,10 @@ func (c *Config) set(key string, x any) error {
 		}
 		if s := sharedAt(parent); s != nil && s.field(part) >= 0 {
 			rv = c.sharedValue(s).Elem().Field(s.field(part))
+			continue
+		}
+		if s := addedAt(prefix); s != nil {
+			rv = c.sharedValue(s).Elem()
 			continue
 		}
 		s, ok := c.parts[prefix]

@@ -57,8 +57,8 @@ func TestShippedConfigsAreValid(t *testing.T) {
 		}
 		// Where the truth is Gaussian, the LDS agent's model must be the
 		// truth: its noise is the family's σ.
-		if sigma := mustValue(t, c, "env.family.sigma"); c.Env.Family.Kind == "gaussian" && c.LDS.Sigma != sigma {
-			t.Errorf("%s: lds.sigma = %v, but the true noise env.family.sigma = %v", p, c.LDS.Sigma, sigma)
+		if sigma, lds := mustValue(t, c, "env.family.sigma"), mustValue(t, c, "lds.sigma"); c.Env.Family.Kind == "gaussian" && lds != sigma {
+			t.Errorf("%s: lds.sigma = %v, but the true noise env.family.sigma = %v", p, lds, sigma)
 		}
 	}
 }
@@ -195,10 +195,12 @@ func TestConfidenceDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Confidence{Beta: "practical", Scale: 1, Delta: 0.05, BPsi: "auto", BC: "auto", Alpha1: "auto", BStar: 10,
-		Lambda: "shared", Candidates: 16, Choice: "episode", Value: "lookahead", PosteriorScale: 3}
-	if c.Confidence != want {
-		t.Errorf("confidence defaults %+v, want %+v", c.Confidence, want)
+	want := map[string]any{"beta": "practical", "scale": 1.0, "delta": 0.05, "b_psi": Auto("auto"), "b_c": Auto("auto"), "alpha1": Auto("auto"), "b_star": 10.0,
+		"lambda": "shared", "candidates": 16, "choice": "episode", "value": "lookahead", "posterior_scale": 3.0}
+	for k, v := range want {
+		if got := mustValue(t, c, "confidence."+k); got != v {
+			t.Errorf("confidence.%s default %v, want %v", k, got, v)
+		}
 	}
 	// λ = 0 is fine for the greedy agents.
 	p := write(t, "lambda: 0\nagents: [sm, lds, oracle]\n")
@@ -216,9 +218,11 @@ func TestConfidenceDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Confidence.Beta != "theory" || c.Confidence.Choice != "step" || c.Confidence.Candidates != 4 || c.Confidence.PosteriorScale != 0.5 ||
-		c.Confidence.BPsi != "2" || c.Confidence.BC != "0.5" || c.Confidence.Alpha1 != "0.25" {
-		t.Errorf("confidence from file and environment: %+v", c.Confidence)
+	for k, v := range map[string]any{"beta": "theory", "choice": "step", "candidates": 4, "posterior_scale": 0.5,
+		"b_psi": Auto("2"), "b_c": Auto("0.5"), "alpha1": Auto("0.25")} {
+		if got := mustValue(t, c, "confidence."+k); got != v {
+			t.Errorf("confidence.%s from file and environment: %v, want %v", k, got, v)
+		}
 	}
 	// auto derives the constants of Gaussian models: the gaussian family, and
 	// the lds agents' own model in any family; λ = 1/b_star² on request.
@@ -247,7 +251,7 @@ func TestAutoYAML(t *testing.T) {
 			t.Errorf("config.yaml lacks %q:\n%s", want, b)
 		}
 	}
-	if v, auto, err := c.Confidence.BPsi.Float(); v != 0.0015 || auto || err != nil {
+	if v, auto, err := mustValue(t, c, "confidence.b_psi").(Auto).Float(); v != 0.0015 || auto || err != nil {
 		t.Errorf("b_psi = %v, %v, %v", v, auto, err)
 	}
 }

@@ -36,14 +36,16 @@ func Keys() []string {
 	var out []string
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
-		s := sharedAt(prefix)
-		if s == nil || t != coreType(prefix) {
-			s = &sharedSection{} // a registered section, or a core struct no part shares
+		names := layout(prefix, t)
+		if t != nil && t != coreType(prefix) {
+			names = layout("\x00", t) // a part's own section: its fields
 		}
-		for _, name := range s.order(t) {
+		for _, name := range names {
 			k := joinKey(prefix, name)
-			if f, ok := fieldByTag(t, name); ok && f.Type.Kind() == reflect.Struct {
+			if f, ok := fieldByTag(orEmpty(t), name); ok && f.Type.Kind() == reflect.Struct {
 				walk(f.Type, k)
+			} else if addedAt(k) != nil {
+				walk(nil, k)
 			} else {
 				out = append(out, k)
 			}
@@ -197,4 +199,12 @@ func cutSection(path string, data []byte, key string) (rest []byte, k, v *yaml.N
 		}
 	}
 	return bytes.Join(lines, nil), k, v, nil
+}
+
+// orEmpty is t, or the empty struct's type for nil.
+func orEmpty(t reflect.Type) reflect.Type {
+	if t == nil {
+		return reflect.TypeOf(struct{}{})
+	}
+	return t
 }

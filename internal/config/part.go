@@ -104,6 +104,9 @@ type Part struct {
 	// against, and the reference of the optimality gap (the oracle).
 	// Readers of results files ask IsBaseline, so they need no agent name.
 	Baseline bool
+	// Look, of an agent, is how the figures draw it (nil: a style chosen
+	// from a hash of its name).
+	Look *Look
 	// Keys declares the keys the part reads in sections it shares with
 	// the core and other parts (a family's parameters in env.family, a
 	// feature map's in env.features): see KeySet. Read them with Shared.
@@ -228,7 +231,32 @@ func InTrueFamily(c *Config, agent string) bool {
 	sigma := Shared[struct {
 		Sigma float64 `yaml:"sigma"`
 	}](c, "env.family").Sigma // the gaussian family's key (package env)
-	return c.Env.Family.Kind == "gaussian" && sigma == c.LDS.Sigma
+	return c.Env.Family.Kind == "gaussian" && sigma == Shared[struct {
+		Sigma float64 `yaml:"sigma"`
+	}](c, "lds").Sigma // lds.sigma, the lds estimator's key (package agent)
+}
+
+// Look is how the figures draw an agent, the same in every figure: Color
+// its line, marker and band colour (sRGB), Marker its marker (circle, ring,
+// square, box, triangle, pyramid, plus or cross), Dashes its line's dash
+// pattern in points (nil: solid), and Rank its place in legends and tables
+// (ascending; agents without a Look follow, by name). It is plain data so
+// that the figures, which link no agent, read it from the registry.
+type Look struct {
+	Color  [3]uint8
+	Marker string
+	Dashes []float64
+	Rank   int
+}
+
+// AgentLook returns the Look the named agent's registration declares; ok
+// is false for an unknown agent or one without a Look.
+func AgentLook(agent string) (look Look, ok bool) {
+	p, found := lookup("agents", agent)
+	if !found || p.Look == nil {
+		return Look{}, false
+	}
+	return *p.Look, true
 }
 
 // sectionType returns the type of the registered section at path, nil if
@@ -350,6 +378,10 @@ func (c *Config) value(key string) (any, error) {
 		}
 		if s := sharedAt(parent); s != nil && s.field(part) >= 0 {
 			rv = c.sharedValue(s).Elem().Field(s.field(part))
+			continue
+		}
+		if s := addedAt(prefix); s != nil {
+			rv = c.sharedValue(s).Elem()
 			continue
 		}
 		if t := sectionType(prefix); t != nil {

@@ -26,18 +26,15 @@ type Config struct {
 	// InitModel is a model file (smrl estimate --save-model, smrl run
 	// --save-models) whose Ŵ each learner plans with until its first refit
 	// (smrl run --init-model); empty: they start from W = 0.
-	InitModel  string     `mapstructure:"init_model" yaml:"init_model,omitempty"`
-	Env        Env        `mapstructure:"env" yaml:"env"`
-	Model      Model      `mapstructure:"model" yaml:"model"`
-	Planner    Planner    `mapstructure:"planner" yaml:"planner"`
-	LDS        LDS        `mapstructure:"lds" yaml:"lds"`
-	SM         SM         `mapstructure:"sm" yaml:"sm"`
-	Confidence Confidence `mapstructure:"confidence" yaml:"confidence"`
-	Estimate   Estimate   `mapstructure:"estimate" yaml:"estimate"`
-	CV         CV         `mapstructure:"cv" yaml:"cv"`
-	Stats      Stats      `mapstructure:"stats" yaml:"stats"`
-	Plot       Plot       `mapstructure:"plot" yaml:"plot"`
-	Sampler    Sampler    `mapstructure:"sampler" yaml:"sampler"`
+	InitModel string   `mapstructure:"init_model" yaml:"init_model,omitempty"`
+	Env       Env      `mapstructure:"env" yaml:"env"`
+	Model     Model    `mapstructure:"model" yaml:"model"`
+	Planner   Planner  `mapstructure:"planner" yaml:"planner"`
+	Estimate  Estimate `mapstructure:"estimate" yaml:"estimate"`
+	CV        CV       `mapstructure:"cv" yaml:"cv"`
+	Stats     Stats    `mapstructure:"stats" yaml:"stats"`
+	Plot      Plot     `mapstructure:"plot" yaml:"plot"`
+	Sampler   Sampler  `mapstructure:"sampler" yaml:"sampler"`
 	// LambdaCV is true when lambda is the word cv (validate_stats.go);
 	// Lambda is then 0 and not used.
 	LambdaCV bool `mapstructure:"-" yaml:"-"`
@@ -54,8 +51,9 @@ type Config struct {
 	origins map[string]string
 	rank    map[string]int
 	// allAgents treats every agent as selected (smrl estimate, which
-	// runs no agent but fits with every method).
-	allAgents bool
+	// runs no agent but fits with every method); checkAgents is the
+	// validation under way's agents flag (ChecksAgents).
+	allAgents, checkAgents bool
 	// noTrueW allows an empty env.w0 (Options.NoTrueW).
 	noTrueW bool
 }
@@ -155,56 +153,6 @@ type Planner struct {
 	// Section is the selected kind's own section (planner.<kind>, a
 	// pointer to the struct its part registers), nil when it has none.
 	Section any `mapstructure:"-" yaml:"-"`
-}
-
-// LDS configures the LDS agent's model.
-type LDS struct {
-	Sigma float64 `mapstructure:"sigma" yaml:"sigma"`
-}
-
-// SM configures the score-matching estimate of the sm agents.
-type SM struct {
-	// Floor is the information floor of the estimate
-	// (estimator.SM.SetFloor): a direction of V carrying less information
-	// than Floor average transitions is shrunk to that floor; 0 is the
-	// paper's plain estimator.
-	Floor float64 `mapstructure:"floor" yaml:"floor"`
-}
-
-// Confidence configures the confidence sets of the optimistic (-ucb) and
-// posterior-sampling (-ps) agents:
-//
-//	W_k = {W : |vec(W − Ŵ_k)|_{A_k} ≤ β_k}
-//
-// with A_k the precision of the agent's fit (V_k + λI; (G + λI)/σ² for the
-// LDS agent) and β_k from the paper's theorem (Beta "theory", eq.
-// conf-set) or the practical form β_k = Scale·sqrt(log det(V_k/λ + I) +
-// 2 log(1/δ)).
-type Confidence struct {
-	Beta  string  `mapstructure:"beta" yaml:"beta"`   // "practical" or "theory"
-	Scale float64 `mapstructure:"scale" yaml:"scale"` // c of the practical β
-	Delta float64 `mapstructure:"delta" yaml:"delta"` // δ, in (0, 1)
-	// The constants of the theory β, each a number or "auto" (derived from
-	// the agent's model family where the paper allows it).
-	BPsi   Auto `mapstructure:"b_psi" yaml:"b_psi"`   // ξ(s') + C(s')W0 phi is B_psi-subgaussian
-	BC     Auto `mapstructure:"b_c" yaml:"b_c"`       // C(s')W0 phi is B_c-subgaussian
-	Alpha1 Auto `mapstructure:"alpha1" yaml:"alpha1"` // C(s') ⪰ α₁ I
-	// BStar bounds |W0|_F: it enters the theory β as sqrt(λ)·B_star, and
-	// candidate and posterior parameters are kept in the ball |W|_F ≤
-	// max(B_star, |Ŵ|_F).
-	BStar float64 `mapstructure:"b_star" yaml:"b_star"`
-	// Lambda is the -ucb agents' λ: "shared" (the top-level lambda) or
-	// "theorem" (1/b_star², the choice of the paper's regret theorem).
-	Lambda     string `mapstructure:"lambda" yaml:"lambda"`
-	Candidates int    `mapstructure:"candidates" yaml:"candidates"` // M, boundary draws per episode (-ucb)
-	Choice     string `mapstructure:"choice" yaml:"choice"`         // "episode" or "step" (-ucb)
-	// Value is how choice "episode" scores a candidate at s_1: "lookahead"
-	// (the planner's value of its best action) or "rollout" (the reward of
-	// an H-step episode simulated under the candidate with the planner).
-	Value string `mapstructure:"value" yaml:"value"`
-	// PosteriorScale is ν of the -ps agents: W ~ N(Ŵ, ν² A⁻¹) truncated to
-	// the ball.
-	PosteriorScale float64 `mapstructure:"posterior_scale" yaml:"posterior_scale"`
 }
 
 // Auto is a number or the word "auto" (derive the value). It is decoded

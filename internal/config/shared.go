@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -39,6 +40,20 @@ import (
 type KeySet struct {
 	At       string
 	Defaults any
+	// After, of keys at a path that is no struct of the Config (a
+	// section the parts add: sm, lds, confidence), places that section
+	// after this key of its parent ("planner"); "" puts it last.
+	After string
+	// Validate, when not nil, checks the keys: it runs once per
+	// validation when the section is used (a part that reads it is
+	// selected) or unused only because of the agents listed, however many
+	// parts declare it.
+	Validate func(c *Config, bad Bad)
+	// Legacy gives keys of the set ("sm.floor") the value a snapshot of
+	// an earlier smrl version that lacks them ran with, where a later
+	// version changed the default: a --resume or merge of such a run
+	// continues (or is refused as) the run it was.
+	Legacy map[string]any
 }
 
 // sharedKey is one declared key of a shared section.
@@ -56,6 +71,12 @@ type sharedSection struct {
 	path string
 	keys []sharedKey
 	typ  reflect.Type
+	// added is true for a section the parts add (no struct of the
+	// Config holds it), placed after the key after of its parent.
+	added    bool
+	after    string
+	validate func(c *Config, bad Bad)
+	legacy   map[string]any
 }
 
 var shared struct {
@@ -80,11 +101,17 @@ func sharedSections() (map[string]*sharedSection, []string) {
 		for _, ks := range p.Keys {
 			s := secs[ks.At]
 			if s == nil {
-				s = &sharedSection{path: ks.At}
+				s = &sharedSection{path: ks.At, added: coreType(ks.At) == nil, after: ks.After}
 				secs[ks.At] = s
 				paths = append(paths, ks.At)
 			}
 			s.keys = mergeKeys(s.keys, ks)
+			if s.validate == nil {
+				s.validate = ks.Validate
+			}
+			if s.legacy == nil {
+				s.legacy = ks.Legacy
+			}
 		}
 	}
 	for _, s := range secs {
@@ -128,8 +155,18 @@ func checkKeySet(p Part, ks KeySet, parts []Part) {
 	if ks.At == "" || t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		panic(fmt.Sprintf("config.Register(%s): Keys at %q need Defaults, a pointer to a struct", p.Name, ks.At))
 	}
-	if ct := coreType(ks.At); ct == nil || ct.Kind() != reflect.Struct {
-		panic(fmt.Sprintf("config.Register(%s): Keys at %s: no such section of the Config", p.Name, ks.At))
+	ct := coreType(ks.At)
+	if ct == nil {
+		// A section the parts add: its parent must be the Config's.
+		parent, _ := splitKey(ks.At)
+		own := slices.ContainsFunc(parts, func(q Part) bool { return q.Section == ks.At }) // not sectionType: Register holds the registry's lock
+		if pt := coreType(parent); pt == nil || pt.Kind() != reflect.Struct || own {
+			panic(fmt.Sprintf("config.Register(%s): Keys at %s: its parent is no section of the Config, or it is a part's own section", p.Name, ks.At))
+		}
+		ct = reflect.TypeOf(struct{}{})
+	}
+	if ct.Kind() != reflect.Struct {
+		panic(fmt.Sprintf("config.Register(%s): Keys at %s: no section of the Config", p.Name, ks.At))
 	}
 	v := reflect.ValueOf(ks.Defaults).Elem()
 	for i := 0; i < v.NumField(); i++ {
@@ -138,7 +175,7 @@ func checkKeySet(p Part, ks KeySet, parts []Part) {
 		if name == "" || name == "-" || !f.IsExported() || f.Type.Kind() == reflect.Struct {
 			panic(fmt.Sprintf("config.Register(%s): field %s of its keys at %s needs a yaml name and a non-struct type", p.Name, f.Name, ks.At))
 		}
-		if _, ok := fieldByTag(coreType(ks.At), name); ok {
+		if _, ok := fieldByTag(ct, name); ok {
 			panic(fmt.Sprintf("config.Register(%s): %s.%s is a core key", p.Name, ks.At, name))
 		}
 		for _, q := range parts {
@@ -159,9 +196,13 @@ func checkKeySet(p Part, ks KeySet, parts []Part) {
 	}
 }
 
-// coreType returns the type of the Config's struct at path, nil if none.
+// coreType returns the type of the Config's struct at path (the Config's
+// at ""), nil if none.
 func coreType(path string) reflect.Type {
 	t := reflect.TypeOf(Config{})
+	if path == "" {
+		return t
+	}
 	for _, name := range strings.Split(path, ".") {
 		if t.Kind() != reflect.Struct {
 			return nil
@@ -195,32 +236,73 @@ func (s *sharedSection) defaults() reflect.Value {
 	return v
 }
 
-// order returns the names of the keys at s's path in their order: the
-// core's (of type core) and s's, placed by their after tags.
-func (s *sharedSection) order(core reflect.Type) []string {
+// layout returns the names of the keys and sections at prefix in their
+// order: the core's (the fields of core, the Config's struct at prefix;
+// nil for a section the parts add), then the keys the parts declare there
+// and the sections they add there, in declaration order, each placed
+// right after the key its after tag names once that key is placed.
+func layout(prefix string, core reflect.Type) []string {
 	var out []string
-	for i := 0; i < core.NumField(); i++ {
-		name := strings.Split(core.Field(i).Tag.Get("yaml"), ",")[0]
-		if name != "-" && core.Field(i).IsExported() {
-			out = append(out, name)
+	if core != nil {
+		for i := 0; i < core.NumField(); i++ {
+			name := strings.Split(core.Field(i).Tag.Get("yaml"), ",")[0]
+			if name != "-" && core.Field(i).IsExported() {
+				out = append(out, name)
+			}
 		}
 	}
-	// Runs of keys with the same anchor move together, in declaration
-	// order: a run is a key with an after tag and the keys declared after
-	// it in the same struct.
-	for _, k := range s.keys {
-		if k.after == "" {
-			out = append(out, k.name)
-			continue
+	type item struct{ name, after string }
+	var items []item
+	secs, paths := sharedSections()
+	if s := secs[prefix]; s != nil {
+		for _, k := range s.keys {
+			items = append(items, item{k.name, k.after})
 		}
-		at := slices.Index(out, k.after)
-		if at < 0 {
-			out = append(out, k.name)
-			continue
+	}
+	for _, p := range paths {
+		if parent, name := splitKey(p); secs[p].added && parent == prefix {
+			items = append(items, item{name, secs[p].after})
 		}
-		out = slices.Insert(out, at+1, k.name)
+	}
+	for len(items) > 0 {
+		var rest []item
+		for _, it := range items {
+			at := slices.Index(out, it.after)
+			switch {
+			case it.after == "":
+				out = append(out, it.name)
+			case at >= 0:
+				out = slices.Insert(out, at+1, it.name)
+			default:
+				rest = append(rest, it) // its anchor comes later
+			}
+		}
+		if len(rest) == len(items) { // anchors no key: last
+			for _, it := range rest {
+				out = append(out, it.name)
+			}
+			break
+		}
+		items = rest
 	}
 	return out
+}
+
+// splitKey splits a key into its parent and its last name ("", "sm" for
+// "sm").
+func splitKey(key string) (parent, name string) {
+	if i := strings.LastIndex(key, "."); i >= 0 {
+		return key[:i], key[i+1:]
+	}
+	return "", key
+}
+
+// addedAt returns the section the parts add at path, nil if none.
+func addedAt(path string) *sharedSection {
+	if s := sharedAt(path); s != nil && s.added {
+		return s
+	}
+	return nil
 }
 
 // sharedValue returns c's value of the shared section s (a pointer to a
@@ -316,6 +398,22 @@ func cutShared(all map[string]any) map[string]map[string]any {
 	secs, paths := sharedSections()
 	out := map[string]map[string]any{}
 	for _, path := range paths {
+		if secs[path].added {
+			parent, name := splitKey(path)
+			at := all
+			for _, k := range strings.Split(parent, ".") {
+				if k != "" {
+					at, _ = at[k].(map[string]any)
+				}
+			}
+			sub, _ := at[name].(map[string]any)
+			delete(at, name)
+			if sub == nil {
+				sub = map[string]any{}
+			}
+			out[path] = sub
+			continue
+		}
 		at := all
 		for _, k := range strings.Split(path, ".") {
 			next, _ := at[k].(map[string]any)
@@ -334,34 +432,87 @@ func cutShared(all map[string]any) map[string]map[string]any {
 }
 
 // mergeSharedNodes adds c's values of the shared sections' keys to the
-// YAML tree root (the encoding of the core's keys), each section's keys in
-// their order (sharedSection.order).
+// YAML tree root (the encoding of the core's keys): the keys at their
+// sections, the sections the parts add at their parents, each mapping then
+// in the order of layout.
 func (c *Config) mergeSharedNodes(root *yaml.Node) error {
 	secs, paths := sharedSections()
+	touched := map[string]bool{}
 	for _, path := range paths {
 		s := secs[path]
-		at := root
-		for _, k := range strings.Split(path, ".") {
-			at = mappingValue(at, k)
-		}
-		if at == nil || at.Kind != yaml.MappingNode {
-			continue
-		}
 		var n yaml.Node
 		if err := n.Encode(c.sharedValue(s).Elem().Interface()); err != nil {
 			return err
 		}
+		at, name := path, ""
+		if s.added {
+			at, name = splitKey(path)
+		}
+		m := nodeAt(root, at)
+		if m == nil || m.Kind != yaml.MappingNode {
+			continue
+		}
+		if s.added {
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, &n)
+		} else {
+			m.Content = append(m.Content, n.Content...)
+		}
+		touched[at] = true
+	}
+	for at := range touched {
+		m := nodeAt(root, at)
 		pairs := map[string][]*yaml.Node{}
-		for _, m := range []*yaml.Node{at, &n} {
-			for i := 0; i+1 < len(m.Content); i += 2 {
-				pairs[m.Content[i].Value] = m.Content[i : i+2]
-			}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			pairs[m.Content[i].Value] = m.Content[i : i+2]
+		}
+		core := coreType(at)
+		if s := addedAt(at); s != nil {
+			core = nil
 		}
 		var content []*yaml.Node
-		for _, name := range s.order(coreType(path)) {
+		for _, name := range layout(at, core) {
 			content = append(content, pairs[name]...)
 		}
-		at.Content = content
+		m.Content = content
 	}
 	return nil
+}
+
+// nodeAt returns the mapping of the YAML tree root at path (root at "").
+func nodeAt(root *yaml.Node, path string) *yaml.Node {
+	at := root
+	if path == "" {
+		return at
+	}
+	for _, k := range strings.Split(path, ".") {
+		at = mappingValue(at, k)
+	}
+	return at
+}
+
+// validateShared runs the Validate of every shared section c uses, or
+// would use but for the agents it lists: a config file's settings for
+// agents that --agents may select (the confidence section) are checked
+// too.
+func (c *Config) validateShared(bad Bad) {
+	secs, paths := sharedSections()
+	for _, path := range paths {
+		if s := secs[path]; s.validate != nil && (c.Uses(path) || c.onlyAgentsUnselect(path)) {
+			s.validate(c, bad)
+		}
+	}
+}
+
+// legacyDefaults sets the keys that a snapshot of an earlier smrl version
+// lacks to the value that version ran with (KeySet.Legacy), where a later
+// version changed the default (sources: the keys the snapshot sets).
+func legacyDefaults(c *Config, sources map[string]string) {
+	secs, paths := sharedSections()
+	for _, path := range paths {
+		for _, k := range slices.Sorted(maps.Keys(secs[path].legacy)) {
+			if _, ok := sources[k]; !ok {
+				_ = c.set(k, secs[path].legacy[k]) // a registration's key and value: checked by its tests
+			}
+		}
+	}
 }

@@ -34,8 +34,8 @@ func TestSnapshotWithoutFloorIsPlain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.SM.Floor != tc.want {
-			t.Errorf("%s (snapshot %v): sm.floor = %v, want %v", filepath.Base(tc.path), tc.snapshot, c.SM.Floor, tc.want)
+		if f, _ := c.Value("sm.floor"); f != tc.want {
+			t.Errorf("%s (snapshot %v): sm.floor = %v, want %v", filepath.Base(tc.path), tc.snapshot, f, tc.want)
 		}
 	}
 }

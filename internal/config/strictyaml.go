@@ -343,6 +343,9 @@ func childType(t reflect.Type, key, name string) reflect.Type {
 	if s := sharedAt(key); s != nil && s.field(name) >= 0 {
 		return s.keys[s.field(name)].field.Type
 	}
+	if s := addedAt(joinKey(key, name)); s != nil {
+		return s.typ
+	}
 	return sectionType(joinKey(key, name))
 }
 

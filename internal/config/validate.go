@@ -11,11 +11,7 @@ import (
 
 // Catalogs of names accepted in a config.
 var (
-	BetaForms    = []string{"practical", "theory"}
 	RolloutModes = []string{"sample", "mean"}
-	ChoiceModes  = []string{"episode", "step"}
-	ValueModes   = []string{"lookahead", "rollout"}
-	LambdaModes  = []string{"shared", "theorem"}
 	ModelTargets = []string{"next", "delta"}
 	LDSFeatures  = []string{"linear", "affine", "model"}
 )
@@ -104,8 +100,8 @@ func (c *Config) validate(agents bool) error {
 	if agents {
 		c.checkTrialMemory(bad)
 	}
-	c.validateEstimators(bad)
-	c.validateConfidence(bad, agents)
+	c.checkAgents = agents
+	c.validateShared(bad)
 	c.validateExpr(bad)
 	c.validateSweepN(bad)
 	return errors.Join(problems...)
@@ -256,19 +252,6 @@ func (c *Config) validateW0(bad Bad) {
 	}
 }
 
-// validateEstimators checks the keys of the estimators' own sections:
-// lds.sigma, and sm.floor when an sm agent reads it.
-func (c *Config) validateEstimators(bad Bad) {
-	if !(c.LDS.Sigma > 0 && finite(c.LDS.Sigma)) {
-		bad("lds.sigma", "must be a finite number > 0, got %v", c.LDS.Sigma)
-	} else {
-		Between(bad, "lds.sigma", c.LDS.Sigma, 1e-3, 1e3, sigmaWhy)
-	}
-	if f := c.SM.Floor; c.Uses("sm.floor") && (!(f >= 0) || !finite(f) || f > 1000) {
-		bad("sm.floor", "must lie in [0, 1000] (average transitions; 0: the plain estimator), got %v", f)
-	}
-}
-
 // validateSweepN checks the sizes of smrl estimate's sweep.
 func (c *Config) validateSweepN(bad Bad) {
 	for _, n := range c.Estimate.SweepN {
@@ -387,99 +370,6 @@ func bytesText(floats float64) string {
 	return fmt.Sprintf("%.3g PiB", b)
 }
 
-// validateConfidence checks the confidence section, and that λ > 0 when an
-// agent needs the confidence set (V + λI must be invertible before any
-// data, and log det(V/λ + I) must exist).
-func (c *Config) validateConfidence(bad func(key, format string, args ...any), agents bool) {
-	k := c.Confidence
-	if !slices.Contains(BetaForms, k.Beta) {
-		bad("confidence.beta", "unknown form %q (known: %v)", k.Beta, BetaForms)
-	}
-	if !slices.Contains(ChoiceModes, k.Choice) {
-		bad("confidence.choice", "unknown choice %q (known: %v)", k.Choice, ChoiceModes)
-	}
-	// The radius of the confidence set, and so the distance of its draws
-	// from Ŵ, is about β/sqrt(λ); the bounds keep it, and the squared norms
-	// of the draws, far inside the float range.
-	atMost := func(key string, v, hi float64, why string) {
-		if !(v >= 0) || !finite(v) {
-			bad(key, "must be a finite number >= 0, got %v", v)
-		} else if v > hi {
-			bad(key, "must be <= %g, got %v: %s", hi, v, why)
-		}
-	}
-	const radiusWhy = "the confidence set's radius would overflow the parameter norms"
-	atMost("confidence.scale", k.Scale, 1e3, radiusWhy)
-	atMost("confidence.b_star", k.BStar, 1e6, radiusWhy)
-	atMost("confidence.posterior_scale", k.PosteriorScale, 1e3, "posterior draws at ν·(V+λI)^{-1/2} would overflow the parameter norms")
-	if !(k.Delta > 0 && k.Delta < 1) {
-		bad("confidence.delta", "must lie in (0, 1), got %v", k.Delta)
-	} else if k.Delta < 1e-300 {
-		bad("confidence.delta", "must be >= 1e-300, got %v: β needs log(1/δ), and 1/δ overflows below about 1e-308", k.Delta)
-	}
-	auto := map[string]bool{}
-	for _, x := range []struct {
-		key      string
-		v        Auto
-		positive bool
-	}{{"confidence.b_psi", k.BPsi, false}, {"confidence.b_c", k.BC, false}, {"confidence.alpha1", k.Alpha1, true}} {
-		v, isAuto, err := x.v.Float()
-		switch {
-		case err != nil:
-			bad(x.key, "%v", err)
-		case isAuto:
-			auto[x.key] = true
-		case x.positive && !(v > 0 && finite(v)):
-			bad(x.key, "must be %s or a finite number > 0, got %v", AutoWord, v)
-		case !x.positive && !(v >= 0 && finite(v)):
-			bad(x.key, "must be %s or a finite number >= 0, got %v", AutoWord, v)
-		case x.positive && (v < 1e-6 || v > 1e6):
-			bad(x.key, "must lie in [1e-6, 1e6], got %v: the theory β divides by α₁, which under- or overflows beyond", v)
-		case !x.positive && v > 1e6:
-			bad(x.key, "must be <= 1e+06, got %v: the confidence set's radius would overflow the parameter norms", v)
-		}
-	}
-	if !slices.Contains(ValueModes, k.Value) {
-		bad("confidence.value", "unknown value %q (known: %v)", k.Value, ValueModes)
-	} else if k.Value == "rollout" && k.Choice == "step" {
-		bad("confidence.value", "rollout scores candidates once per episode; it needs confidence.choice: episode, got step")
-	}
-	if !slices.Contains(LambdaModes, k.Lambda) {
-		bad("confidence.lambda", "unknown λ %q (known: %v)", k.Lambda, LambdaModes)
-	} else if k.Lambda == "theorem" && k.Beta != "theory" {
-		bad("confidence.lambda", "theorem (λ = 1/b_star² for the -ucb agents) belongs to the theory β; it needs confidence.beta: theory, got %s", k.Beta)
-	} else if k.Lambda == "theorem" && !(k.BStar > 0) {
-		bad("confidence.lambda", "theorem sets λ = 1/b_star², which needs confidence.b_star > 0")
-	}
-	if k.Beta == "theory" {
-		c.validateTheory(auto, bad)
-	}
-	if k.Candidates < 1 {
-		bad("confidence.candidates", "must be >= 1, got %d", k.Candidates)
-	}
-	var users []string
-	for _, a := range c.Agents {
-		if agents && UsesConfidence(a) {
-			users = append(users, a)
-		}
-	}
-	if c.LambdaCV {
-		c.validateCVConfidence(bad, users)
-	} else if len(users) > 0 && c.Lambda == 0 {
-		bad("lambda", "must be > 0 for agents %v, whose confidence set |W − Ŵ|_{V+λI} ≤ β needs V + λI invertible, got 0", users)
-	} else if len(users) > 0 && c.Lambda < 1e-12 {
-		bad("lambda", "must be >= 1e-12 for agents %v, got %v: their β needs log det(V/λ + I) and their draws lie about β/sqrt(λ) from Ŵ, both of which overflow for smaller λ", users, c.Lambda)
-	}
-	if len(users) > 0 && k.BStar == 0 {
-		// Without the ball, early draws (radius ≈ β/√λ) reach natural
-		// parameters where sampling needs a full quadrature per draw.
-		bad("confidence.b_star", "must be > 0 for agents %v: sampled parameters are kept in the ball |W|_F <= max(b_star, |Ŵ|_F)", users)
-	}
-	if k.Candidates > maxCount {
-		bad("confidence.candidates", "must be <= %d, got %d", maxCount, k.Candidates)
-	}
-}
-
 // CheckSequenceMemory refuses a planner whose n sampled action sequences
 // (set by key), of L = max(planner.tau − 1, 1) actions per decision, would
 // hold more than MaxTrialFloats numbers (an action is env.action_dim
@@ -542,11 +432,16 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 	}
 }
 
-// validateTheory checks that every -ucb agent's theory β is finite: the
+// ChecksAgents reports whether the validation under way checks the
+// agents (not for smrl estimate, which runs none): a shared section's
+// Validate asks it.
+func (c *Config) ChecksAgents() bool { return c.checkAgents }
+
+// ValidateTheory checks that every -ucb agent's theory β is finite: the
 // constants left "auto" must be derivable from the agent's model. They are
 // for Gaussian models (the gaussian family, and the LDS agents' own
 // model); the other families have α₁ = inf C(s') = 0 and no derived B_psi.
-func (c *Config) validateTheory(auto map[string]bool, bad func(key, format string, args ...any)) {
+func (c *Config) ValidateTheory(auto map[string]bool, bad Bad) {
 	// The family whose C(s') is not constant, if any: the env's, or
 	// one of the learners' model.family (derived constants exist when
 	// every coordinate is Gaussian).

@@ -200,11 +200,12 @@ func lambdaCVText(got string) string {
 	return fmt.Sprintf("want %s or a number, got %q", LambdaCVWord, got)
 }
 
-// validateCVConfidence checks lambda: cv for the agents users that plan
+// ValidateCVConfidence checks lambda: cv for the agents users that plan
 // with a confidence set: every λ of cv.grid must be one their β and draws
-// can use (>= 1e-12, as a fixed lambda), and confidence.lambda: theorem,
-// which fixes the -ucb agents' λ to 1/b_star², cannot be combined with it.
-func (c *Config) validateCVConfidence(bad func(key, format string, args ...any), users []string) {
+// can use (>= 1e-12, as a fixed lambda), and confidence.lambda: theorem
+// (theorem true), which fixes the -ucb agents' λ to 1/b_star², cannot be
+// combined with it.
+func (c *Config) ValidateCVConfidence(bad Bad, users []string, theorem bool) {
 	if len(users) == 0 {
 		return
 	}
@@ -212,7 +213,7 @@ func (c *Config) validateCVConfidence(bad func(key, format string, args ...any),
 	if len(c.CV.Grid) > 0 && slices.Min(c.CV.Grid) > 0 && slices.Min(c.CV.Grid) < 1e-12 {
 		bad("cv.grid", "every λ must be >= 1e-12 for agents %v with lambda: %s, got %v: their β needs log det(V/λ + I) and their draws lie about β/sqrt(λ) from Ŵ, both of which overflow for smaller λ", users, LambdaCVWord, slices.Min(c.CV.Grid))
 	}
-	if c.Confidence.Lambda == "theorem" && slices.ContainsFunc(users, func(a string) bool { return strings.HasSuffix(a, "-ucb") }) {
+	if theorem && slices.ContainsFunc(users, func(a string) bool { return strings.HasSuffix(a, "-ucb") }) {
 		bad("lambda", "%s cannot be combined with confidence.lambda: theorem, which sets the -ucb agents' λ to 1/b_star²: give a number, or confidence.lambda: shared", LambdaCVWord)
 	}
 }

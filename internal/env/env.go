@@ -131,6 +131,16 @@ type Simulator interface {
 	Step(s, a []float64, rng *rand.Rand, out []float64)
 }
 
+// ScoredStepper is a true Simulator that scores its own steps: ScoredStep
+// is Step and returns the step's reward, which may depend on what the
+// observation omits (the MuJoCo tasks' forward progress Δx/dt, x not
+// being observed). The runner takes a true step's reward from it instead
+// of Task.Reward(s, a); planners still score with the Task.
+type ScoredStepper interface {
+	Simulator
+	ScoredStep(s, a []float64, rng *rand.Rand, out []float64) float64
+}
+
 // RewardStepper is a deterministic Simulator that can also score a state:
 // StepReward(s, a, out) writes Step(s, a, ·, out) and returns
 // Reward(s, a) of the task t for which Scores(t) holds, bit for bit those
@@ -188,8 +198,13 @@ type Box struct{ Low, High []float64 }
 type ModelSpec struct {
 	Family   expfam.Distribution // the sm and mle agents' family
 	Features expfam.Features
+	// Scales are the state coordinates' scales σ_i: the learners' base
+	// scales (model.sigma or the environment's noise scales), 1 in
+	// env.kind expfam.
+	Scales []float64
 	// LDSSigma is the noise scale of the LDS agent's Gaussian model,
-	// s' = W phi + N(0, diag(σ²)), per coordinate.
+	// s' = W phi + N(0, diag(σ²)), per coordinate: lds.sigma·Scales, set
+	// by the lds estimator's hook (RegisterModelHook).
 	LDSSigma []float64
 	// W0 is the true W when the true transition is in Family (expfam); nil
 	// otherwise. The oracle then plans with P_W0, and agents report |Ŵ − W0|.
@@ -207,7 +222,8 @@ type ModelSpec struct {
 	// W to (phi(s, a), s' − s) and their rollouts add s back.
 	Delta bool
 	// SMFloor is sm.floor, the information floor of score matching
-	// (estimator.SM.SetFloor), for the sm agents and smrl estimate alike.
+	// (estimator.SM.SetFloor), for the sm agents and smrl estimate alike,
+	// set by the sm estimator's hook (RegisterModelHook).
 	SMFloor float64
 	// Init maps an estimator's name (sm, lds, mle) to the vec(Ŵ) its
 	// learners plan with until their first refit (init_model); a learner
@@ -309,6 +325,18 @@ func Register(ks ...Kind) {
 	}
 }
 
+// modelHooks fill the fields of an MDP's ModelSpec that parts outside
+// env own (RegisterModelHook).
+var modelHooks []func(c *config.Config, m *ModelSpec)
+
+// RegisterModelHook adds a hook that New runs on every MDP's model class:
+// an estimator's registration fills there what its keys set (the lds
+// agents' noise scales from lds.sigma, score matching's floor from
+// sm.floor), so that env reads no key of theirs.
+func RegisterModelHook(h func(c *config.Config, m *ModelSpec)) {
+	modelHooks = append(modelHooks, h)
+}
+
 // Kinds returns the registered kinds.
 func Kinds() []string { return config.Names("env.kind") }
 
@@ -329,7 +357,9 @@ func New(c *config.Config) (*MDP, error) {
 		// unless the config sets one.
 		m.Horizon = c.Env.Horizon
 	}
-	m.Model.SMFloor = c.SM.Floor
+	for _, h := range modelHooks {
+		h(c, &m.Model)
+	}
 	if m.Labels == nil {
 		for i := range m.Dim {
 			m.Labels = append(m.Labels, fmt.Sprintf("s%d", i))
@@ -482,12 +512,8 @@ func LearnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSp
 			}
 		}
 	}
-	lds := make([]float64, len(sigma))
-	for i, s := range sigma {
-		lds[i] = c.LDS.Sigma * s
-	}
 	kink, bandwidths := kinkOf(c, sigma)
-	return ModelSpec{Family: fam, Features: feat, LDSSigma: lds, LDSFeatures: ldsFeat,
+	return ModelSpec{Family: fam, Features: feat, Scales: sigma, LDSFeatures: ldsFeat,
 		Kink: kink, KinkBandwidth: bandwidths,
 		Delta: c.Model.Target == "delta"}, nil
 }

@@ -43,9 +43,9 @@ func newExpfam(c *config.Config) (*MDP, error) {
 		return nil, err
 	}
 	ds := fam.StateDim()
-	lds := make([]float64, ds)
-	for i := range lds {
-		lds[i] = c.LDS.Sigma
+	scales := make([]float64, ds)
+	for i := range scales {
+		scales[i] = 1
 	}
 	var task Task = &Bumps{Width: c.Env.Reward.Width, Centers: group(c.Env.Reward.Centers, ds)}
 	fk, ft := familyByName(c.Env.Family.Kind), featureByName(c.Env.Features.Kind)
@@ -75,7 +75,7 @@ func newExpfam(c *config.Config) (*MDP, error) {
 		True:     m,
 		Task:     task,
 		Dynamics: modelDynamics{m},
-		Model: ModelSpec{Family: fam, Features: feat, LDSSigma: lds, W0: trueW(m, known),
+		Model: ModelSpec{Family: fam, Features: feat, Scales: scales, W0: trueW(m, known),
 			Kink: kink, KinkBandwidth: bandwidths},
 		Init:            uniformInit(c.Env.InitLow, c.Env.InitHigh),
 		CheckTransition: naturalSpaceCheck(m),

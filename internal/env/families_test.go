@@ -142,7 +142,6 @@ func TestNaturalParameterCheck(t *testing.T) {
 		c.Env.InitLow, c.Env.InitHigh = -1, 1
 		c.Env.W0 = tc.w0
 		c.Env.Reward.Width, c.Env.Reward.Centers = 1, []float64{0}
-		c.LDS.Sigma = 1
 		_, err := newExpfam(c)
 		if (err == nil) != tc.ok {
 			t.Errorf("%s %s W0 %v: error %v, want ok = %v", tc.kind, tc.feat, tc.w0, err, tc.ok)

@@ -202,8 +202,9 @@ func checkModel(mf *ModelFile, c *config.Config) error {
 // of a config with confidence.lambda: theorem: its -ucb agents fit with
 // it, and smrl run --save-models saves their models with the run's config.
 func theoremLambda(mf *ModelFile, c *config.Config) bool {
-	b := c.Confidence.BStar
-	return c.Confidence.Lambda == "theorem" && b > 0 && mf.Lambda == 1/(b*b)
+	k := agent.ConfidenceOf(c)
+	b := k.BStar
+	return k.Lambda == "theorem" && b > 0 && mf.Lambda == 1/(b*b)
 }
 
 // checkW checks the shape of a saved model's W against the family of its

@@ -80,7 +80,7 @@ func TestEstimateAppliesTheFloor(t *testing.T) {
 	fitW := func(floor float64, n int) []float64 {
 		c := testutil.LoadConfig(t, "")
 		c.Estimate.N = n
-		c.SM.Floor = floor
+		testutil.Set(t, c, "sm.floor", floor)
 		r, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})
 		if err != nil {
 			t.Fatal(err)

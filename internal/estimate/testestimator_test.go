@@ -81,7 +81,7 @@ func TestTestOnlyEstimator(t *testing.T) {
 		t.Errorf("Fit(test-ridge) = %v, Fit(lds) = %v (%v)", w, lds, err)
 	}
 	for _, name := range []string{"test-ridge", "test-ridge-ucb", "test-ridge-ps"} {
-		a, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: "sample", Horizon: c.Env.Horizon})
+		a, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: "sample", Horizon: c.Env.Horizon})
 		if err != nil {
 			t.Fatalf("agent.New(%s): %v", name, err)
 		}

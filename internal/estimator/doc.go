@@ -78,7 +78,12 @@
 //
 // MLE maximises Σ_t <psi(s'_t), W phi_t> − Z(W phi_t) − λ/2 |W|_F² by
 // Newton's method for separable families, with Z and its derivatives from
-// the family's quadrature (the Exp-UCRL estimator).
+// the family's quadrature (the Exp-UCRL estimator). MCMCMLE maximises the
+// same for a joint family whose Z does not factor (expfam.Joint): by
+// stochastic approximation with E_η[psi] from persistent Markov chains
+// (package mcmc), Fisher-preconditioned steps, Polyak averaging and a
+// stopping rule on the gradient's Monte Carlo error (mle_mcmc.go,
+// docs/mcmc.md).
 //
 // Standard errors (se.go): SM.Sandwich gives the diagonal of the sandwich
 // A⁻¹ (Σ_t g_t g_tᵀ) A⁻¹, A = V_n + λI, g_t = V_t ŵ + b_t = r_t ⊗ phi_t with

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -82,20 +81,29 @@ func rowBlocks(dpsi, dphi int, c func(k int) *mat.Cholesky, scale []float64) []f
 	return b
 }
 
-// factor Cholesky-factorises a (d×d, symmetric, upper triangle filled) plus
-// λI, or fails with ErrSingular. The copy of a + λI it factorises is
-// scratch from symScratch, reused across refits: the only d×d matrix a
-// refit allocates is the factor it returns.
-func factor(a []float64, d int, lambda float64, what string, n int) (*mat.Cholesky, error) {
-	buf := symScratch.Get().(*[]float64)
-	defer symScratch.Put(buf)
+// factor Cholesky-factorises scale·a + λI (a d×d, symmetric, upper
+// triangle filled; scale·a rounded once, then λ added on the diagonal), or
+// fails with ErrSingular. The copy it factorises is *buf, grown when too
+// small and kept by the caller for its next refit (nil: a fresh one), so
+// that the only d×d matrix a refit allocates is the factor it returns.
+func factor(a []float64, d int, scale, lambda float64, buf *[]float64, what string, n int) (*mat.Cholesky, error) {
+	if buf == nil {
+		buf = new([]float64)
+	}
 	if cap(*buf) < d*d {
 		*buf = make([]float64, d*d)
 	}
 	data := (*buf)[:d*d]
 	for i := 0; i < d; i++ {
-		copy(data[i*d+i:(i+1)*d], a[i*d+i:(i+1)*d])
-		data[i*d+i] = a[i*d+i] + lambda
+		row, src := data[i*d+i:(i+1)*d], a[i*d+i:(i+1)*d]
+		if scale == 1 {
+			copy(row, src)
+		} else {
+			for j, x := range src {
+				row[j] = scale * x
+			}
+		}
+		row[0] += lambda
 	}
 	s := mat.NewSymDense(d, data)
 	var c mat.Cholesky
@@ -108,9 +116,6 @@ func factor(a []float64, d int, lambda float64, what string, n int) (*mat.Choles
 	}
 	return &c, nil
 }
-
-// symScratch holds the d×d copies that factor hands to the factorisation.
-var symScratch = sync.Pool{New: func() any { return new([]float64) }}
 
 // upper returns U of a factorisation (row-major n×n with zeros below the
 // diagonal, V_b + λI = UᵀU), extracted once.

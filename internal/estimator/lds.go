@@ -17,7 +17,8 @@ import (
 type LDS struct {
 	ds, dphi, n int
 	g, y        []float64
-	pend        pending // at d_phi ≥ blockedMin: transitions not yet in G and Y
+	pend        pending   // at d_phi ≥ blockedMin: transitions not yet in G and Y
+	fbuf        []float64 // the copy of G + λI that Fit factorises, kept for the next refit
 }
 
 // NewLDS returns an empty accumulator for d_s-dimensional states and d_phi
@@ -75,7 +76,7 @@ func (e *LDS) FitNoise(lambda float64, sigma []float64) (*Fit, error) {
 		}
 	}
 	e.flush()
-	c, err := factor(e.g, e.dphi, lambda, "least squares", e.n)
+	c, err := factor(e.g, e.dphi, 1, lambda, &e.fbuf, "least squares", e.n)
 	if err != nil {
 		return nil, err
 	}

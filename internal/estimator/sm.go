@@ -51,6 +51,7 @@ type SM struct {
 	cv         curvature       // whether each block's C(s') has varied (floor.go)
 	pend       pending         // constant C at d_phi ≥ blockedMin: transitions not yet in V and b
 	bpend      blockPending    // Blocked with scalar blocks at d_phi ≥ blockedMin: transitions not yet in V
+	fbuf       []float64       // the copy of V_b + λI that Fit factorises, kept for the next refit
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -589,11 +590,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 	switch {
 	case e.constant:
 		// V = c·I ⊗ G: one block c·G shared by every row.
-		scaled := make([]float64, len(e.blocks[0]))
-		for i, x := range e.blocks[0] {
-			scaled[i] = e.constC * x
-		}
-		c, err := factor(scaled, e.dphi, lambda, what, e.n)
+		c, err := factor(e.blocks[0], e.dphi, e.constC, lambda, &e.fbuf, what, e.n)
 		if err != nil {
 			return nil, err
 		}
@@ -601,7 +598,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 	case e.sep != nil:
 		cs := make([]*mat.Cholesky, len(e.blocks))
 		for k, blk := range e.blocks {
-			c, err := factor(blk, e.dphi, lambda, what, e.n)
+			c, err := factor(blk, e.dphi, 1, lambda, &e.fbuf, what, e.n)
 			if err != nil {
 				return nil, err
 			}
@@ -616,7 +613,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 				f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: f.blocks[j].f, s: 1})
 				continue
 			}
-			c, err := factor(blk, n, lambda, what, e.n)
+			c, err := factor(blk, n, 1, lambda, &e.fbuf, what, e.n)
 			if err != nil {
 				return nil, err
 			}
@@ -624,7 +621,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 		}
 	default:
 		d := e.dpsi * e.dphi
-		c, err := factor(e.blocks[0], d, lambda, what, e.n)
+		c, err := factor(e.blocks[0], d, 1, lambda, &e.fbuf, what, e.n)
 		if err != nil {
 			return nil, err
 		}

@@ -277,7 +277,7 @@ var linkedEntries = []string{results.JournalFile, metrics.File, plotsDir, Models
 func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 	out := map[string]int{}
 	for _, name := range c.Agents {
-		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: runner.AgentCV(c), SaveSE: c.Stats.SaveSE})
+		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: runner.AgentCV(c), SaveSE: c.Stats.SaveSE})
 		if err != nil {
 			continue
 		}

@@ -20,7 +20,8 @@ func TestEpisodesIdenticalForAnyWorkers(t *testing.T) {
 		if agents[0] == "sm-ucb" {
 			// The ball, the confidence draws and the rollout scoring all
 			// draw from the trial's streams.
-			c.Confidence.Value, c.Episodes, c.Confidence.BStar = "rollout", 4, 2
+			c.Episodes = 4
+			testutil.Set(t, c, "confidence.value", "rollout", "confidence.b_star", 2.0)
 		}
 		var first []byte
 		for _, w := range []int{1, 2, 8} {

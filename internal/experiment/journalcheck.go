@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	agentpkg "github.com/smrl-dev/smrl/internal/agent"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -130,15 +130,10 @@ func dirWarnings(dir string) []results.Warning {
 // confidence.lambda: theorem, else lambda; a cross-validated λ comes with
 // each row).
 func warnInput(c *config.Config, mdp *env.MDP) results.WarnInput {
-	in := results.WarnInput{Lambda: func(agent string) float64 {
-		if strings.HasSuffix(agent, "-ucb") && c.Confidence.Lambda == "theorem" {
-			return 1 / (c.Confidence.BStar * c.Confidence.BStar)
-		}
-		return c.Lambda
-	}}
+	in := results.WarnInput{Lambda: func(agent string) float64 { return agentpkg.AgentLambda(c, agent) }}
 	if mdp.Box == nil {
 		in.Actions = mdp.Actions
 	}
-	in.PlainSM = c.SM.Floor == 0
+	in.PlainSM = agentpkg.SMFloor(c) == 0
 	return in
 }

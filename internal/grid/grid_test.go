@@ -300,7 +300,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	// Points are named in messages as KEY=VALUE, not %-encoded.
 	_, err = Load(config.Options{}, []string{"env.w0=[]", "planner.tau=1,2"})
-	if err == nil || !strings.Contains(err.Error(), "sweep point env.w0=[],planner.tau=1: --set: env.w0: has 0 rows") || strings.Contains(err.Error(), "%5B") {
+	if err == nil || !strings.Contains(err.Error(), "sweep point env.w0=[],planner.tau=1: --set: env.w0: is empty") || strings.Contains(err.Error(), "%5B") {
 		t.Errorf("point label: %v", err)
 	}
 	_, err = Load(config.Options{}, []string{"planner.tau=0,-1,2"})

@@ -178,7 +178,7 @@ func NewChain(t Target, s Settings, src rand.Source) (*Chain, error) {
 	c := &Chain{t: t, s: s, rng: rand.New(src), d: d,
 		x: make([]float64, d), g: make([]float64, d), x1: make([]float64, d), g1: make([]float64, d),
 		p: make([]float64, d), minv: make([]float64, d), sqrtM: make([]float64, d), eps: s.StepSize,
-		wf: welford{mean: make([]float64, d), m2: make([]float64, d)}, warmLP: make([]float64, 0, s.Warmup/2+1)}
+		wf: welford{mean: make([]float64, d), m2: make([]float64, d)}}
 	for i := range c.minv {
 		c.minv[i], c.sqrtM[i] = 1, 1
 	}
@@ -220,6 +220,26 @@ func (c *Chain) LogDensity() float64 { return c.lp }
 // StepSize is the current step size ε.
 func (c *Chain) StepSize() float64 { return c.eps }
 
+// SetStep fixes the step size ε > 0 and, when minv is not nil, the
+// inverse diagonal mass (len d, entries > 0): for chains that share the
+// adaptation of a pilot chain instead of each warming up. Warmup then
+// adapts nothing unless the settings' StepSize is 0.
+func (c *Chain) SetStep(eps float64, minv []float64) error {
+	if !(eps > 0) || math.IsInf(eps, 1) || (minv != nil && len(minv) != c.d) {
+		return fmt.Errorf("%w: step size %g with %d inverse masses for dimension %d", ErrSettings, eps, len(minv), c.d)
+	}
+	for _, v := range minv {
+		if !(v > 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("%w: inverse mass %g is not a positive number", ErrSettings, v)
+		}
+	}
+	c.eps = eps
+	for i, v := range minv {
+		c.minv[i], c.sqrtM[i] = v, 1/math.Sqrt(v)
+	}
+	return nil
+}
+
 // InverseMass is the diagonal of the inverse mass matrix (owned by the
 // chain).
 func (c *Chain) InverseMass() []float64 { return c.minv }
@@ -241,27 +261,31 @@ func (c *Chain) WarmupDivergences() int { return c.warmDiv }
 // acceptance probability of one step crosses 1/2) and adapts by dual
 // averaging toward TargetAccept (their Algorithm 5: γ = 0.05, t0 = 10,
 // κ = 0.75, μ = log 10ε0), ending at the averaged step ε̄. With AdaptMass
-// the transitions between 15% and 90% of warm-up estimate the marginal
+// the transitions between 15% and 75% of warm-up estimate the marginal
 // variances v_i; the inverse mass becomes (n v_i + 10⁻³·5)/(n + 5) (Stan's
 // regularisation) and the step size restarts. A divergent transition in
 // warm-up is rejected; warm-up fails with a DivergenceError when more than
-// half of its transitions diverged (an improper or non-finite density).
+// half of its transitions diverged (an improper or non-finite density), or
+// when its log density drifts (drift). With a fixed StepSize the
+// transitions run all the same (burn-in), adapting nothing.
 func (c *Chain) Warmup() error {
 	n := c.s.Warmup
 	adaptStep := c.s.StepSize == 0
-	if !adaptStep || n == 0 {
-		if adaptStep { // no warm-up to adapt in: the heuristic alone
-			c.eps = c.initialStep()
-		}
+	if adaptStep {
+		c.eps = c.initialStep()
+		c.da.restart(c.eps)
+	}
+	if n == 0 {
 		return nil
 	}
-	c.eps = c.initialStep()
-	c.da.restart(c.eps)
 	massLo, massHi := -1, -1
-	if c.s.AdaptMass && n >= 150 {
+	if adaptStep && c.s.AdaptMass && n >= 150 {
 		// Stan's windows in one: a fast start, a slow window estimating
-		// the variances, a terminal window of at least 50 re-adapting ε.
-		massLo, massHi = n*15/100, n-max(n/10, 50)
+		// the variances, a terminal window (a quarter, at least 50) re-adapting ε.
+		massLo, massHi = n*15/100, n-max(n/4, 50)
+	}
+	if cap(c.warmLP) < n/2+1 { // allocated by the first warm-up only: chains that never warm up (SetStep) carry none
+		c.warmLP = make([]float64, 0, n/2+1)
 	}
 	c.warmLP = c.warmLP[:0]
 	c.warm = true
@@ -278,7 +302,9 @@ func (c *Chain) Warmup() error {
 			last = de
 			alpha = 0
 		}
-		c.eps = c.da.update(alpha, c.s.TargetAccept)
+		if adaptStep {
+			c.eps = c.da.update(alpha, c.s.TargetAccept)
+		}
 		if 2*i >= n {
 			c.warmLP = append(c.warmLP, c.lp)
 		}
@@ -294,7 +320,9 @@ func (c *Chain) Warmup() error {
 			}
 		}
 	}
-	c.eps = math.Exp(c.da.logEbar)
+	if adaptStep {
+		c.eps = math.Exp(c.da.logEbar)
+	}
 	if 2*c.warmDiv > n {
 		last.Reason = fmt.Sprintf("%d of %d warm-up transitions diverged, the last: %s", c.warmDiv, n, last.Reason)
 		return last

@@ -289,3 +289,22 @@ func TestSettingsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestFixedStepWarmup: with a fixed step size warm-up still runs its
+// transitions (burn-in from a far start) and keeps the step; a chain
+// started at 30 on N(0, 1) is near 0 afterwards.
+func TestFixedStepWarmup(t *testing.T) {
+	c, err := NewChain(newGauss([]float64{0}, []float64{1}), Settings{Warmup: 200, StepSize: 0.3, Leapfrog: 5}, rand.NewPCG(8, 9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start([]float64{30}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Warmup(); err != nil {
+		t.Fatal(err)
+	}
+	if c.StepSize() != 0.3 || math.Abs(c.State()[0]) > 4 {
+		t.Errorf("after a fixed-step warm-up from 30: step %g, state %v", c.StepSize(), c.State())
+	}
+}

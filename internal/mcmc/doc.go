@@ -24,12 +24,24 @@
 //
 // Every chain draws from its own rand.Source, so independent chains run
 // on any number of goroutines (RunChains, Draws) give the same draws.
-// Transitions allocate nothing.
+// Transitions allocate nothing. Chains that share one adaptation take a
+// pilot chain's step size and mass (SetStep); a chain whose target moved
+// (a persistent chain of a stochastic approximation) recomputes its state's
+// density (Refresh).
 //
 // Diagnostics: ESS (Stan's multi-chain effective sample size with Geyer's
 // initial monotone sequence), SplitRhat (split-R̂), ThinToESS (thin until
-// ESS >= n/2). Normalisers: ImportanceLogZ (a Gaussian proposal, the
-// delta-method standard error, ErrDegenerate below a stated weight ESS).
+// ESS >= n/2). Normalisers: ImportanceLogZ (a Gaussian proposal; log Ẑ =
+// log mean w, standard error sd(w)/(√N mean w) by the delta method,
+// ErrDegenerate when the weights' ESS (Σw)²/Σw² is below the caller's
+// bound) and AnnealedLogZ (Neal's annealed importance sampling from the
+// Gaussian through (1−β) log q + β log p, β_k = (k/K)⁴, one transition per
+// temperature; E[w] = Z for any K).
+//
+// Preconditions: a Target's gradient is exact (a wrong one biases nothing
+// in MALA's and HMC's acceptance test but wrecks their efficiency, and the
+// tests check every test target's against finite differences); a Target
+// keeps buffers, so each concurrently running chain has its own.
 //
 // The package is a leaf: it imports the standard library and gonum only.
 package mcmc

@@ -161,3 +161,133 @@ func fromLogWeights(logw []float64, minESS float64) (LogZ, error) {
 	}
 	return r, nil
 }
+
+// clone returns a Gaussian sharing g's parameters with its own buffer, for
+// another goroutine.
+func (g *Gaussian) clone() *Gaussian {
+	c := *g
+	c.z = make([]float64, len(g.z))
+	return &c
+}
+
+// tempered is the annealing path's density at β:
+// (1−β) log q(x) + β log p(x), with its gradient.
+type tempered struct {
+	p    Target
+	q    *Gaussian
+	beta float64
+	gq   []float64
+	lp   float64 // log p at the last point evaluated
+	lq   float64
+}
+
+func (t *tempered) Dim() int { return t.p.Dim() }
+func (t *tempered) LogDensityGrad(x, grad []float64) float64 {
+	t.lq = t.q.LogDensityGrad(x, t.gq)
+	t.lp = t.p.LogDensityGrad(x, grad)
+	for i, g := range grad {
+		grad[i] = (1-t.beta)*t.gq[i] + t.beta*g
+	}
+	return (1-t.beta)*t.lq + t.beta*t.lp
+}
+
+// Annealing are the knobs of AnnealedLogZ.
+type Annealing struct {
+	// Temps is the number K of temperatures β_k = (k/K)⁴, k = 1..K (the
+	// fourth power spends more of them near q, where the density changes
+	// fastest in β). Runs is the number of independent annealing runs
+	// (weights).
+	Temps, Runs int
+	// Sampler moves each run once per temperature (Kind, Leapfrog,
+	// StepSize, AdaptMass). With StepSize 0 the step size and mass are
+	// those of one chain warmed up on the target itself (Sampler.Warmup
+	// transitions from q's mean), for every temperature.
+	Sampler Settings
+	// Seed keys the runs' streams: run j draws from PCG(Seed, j) (the
+	// pilot chain from PCG(Seed, Runs)).
+	Seed uint64
+	// Workers runs the runs on that many goroutines; the result does not
+	// depend on it.
+	Workers int
+	// MinESS is the weights' ESS below which the estimate is refused
+	// with ErrDegenerate.
+	MinESS float64
+}
+
+// AnnealedLogZ estimates log Z of an unnormalised density by annealed
+// importance sampling (Neal 2001) from the normalised Gaussian q: each run
+// draws x_0 ~ q, and for k = 1..K moves x_{k−1} by one transition that
+// leaves f_k = (1−β_k) log q + β_k log p invariant, with log weight
+//
+//	log w = Σ_{k=1}^{K} (β_k − β_{k−1}) (log p(x_{k−1}) − log q(x_{k−1})),
+//
+// so that E[w] = Z exactly for any K; the estimate, standard error and
+// ESS are those of ImportanceLogZ over the runs' weights. newTarget makes
+// one target per run (targets may keep buffers). A divergent transition
+// fails with ErrDiverged.
+func AnnealedLogZ(newTarget func() Target, q *Gaussian, a Annealing) (LogZ, error) {
+	s := a.Sampler.WithDefaults()
+	if err := s.Validate(); err != nil {
+		return LogZ{}, err
+	}
+	d := q.Dim()
+	if a.Temps < 1 || a.Runs < 2 || newTarget().Dim() != d {
+		return LogZ{}, fmt.Errorf("%w: annealing with %d temperatures and %d runs in dimension %d", ErrSettings, a.Temps, a.Runs, d)
+	}
+	eps, minv := s.StepSize, []float64(nil)
+	if eps == 0 {
+		pilot, err := NewChain(newTarget(), s, rand.NewPCG(a.Seed, uint64(a.Runs)))
+		if err != nil {
+			return LogZ{}, err
+		}
+		if err := pilot.Start(q.mean); err != nil {
+			return LogZ{}, err
+		}
+		if err := pilot.Warmup(); err != nil {
+			return LogZ{}, fmt.Errorf("annealing's pilot chain: %w", err)
+		}
+		eps, minv = pilot.StepSize(), pilot.InverseMass()
+	}
+	logw := make([]float64, a.Runs)
+	runs := make([]*Chain, a.Runs)
+	temps := make([]*tempered, a.Runs)
+	for j := range runs {
+		temps[j] = &tempered{p: newTarget(), q: q.clone(), gq: make([]float64, d)}
+		c, err := NewChain(temps[j], s, rand.NewPCG(a.Seed, uint64(j)))
+		if err != nil {
+			return LogZ{}, err
+		}
+		if err := c.SetStep(eps, minv); err != nil {
+			return LogZ{}, err
+		}
+		runs[j] = c
+	}
+	err := RunChains(runs, a.Workers, func(j int, c *Chain) error {
+		tt := temps[j]
+		x := make([]float64, d)
+		tt.q.Draw(c.rng, x)
+		tt.beta = 0
+		if err := c.Start(x); err != nil {
+			return err
+		}
+		for k := 1; k <= a.Temps; k++ {
+			b := math.Pow(float64(k)/float64(a.Temps), 4)
+			prev := tt.beta
+			tt.beta = b
+			// Refresh evaluates the new f_k at the state x_{k−1}, and
+			// with it log p and log q there.
+			if err := c.Refresh(); err != nil {
+				return err
+			}
+			logw[j] += (b - prev) * (tt.lp - tt.lq)
+			if err := c.Step(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return LogZ{}, err
+	}
+	return fromLogWeights(logw, a.MinESS)
+}

@@ -154,3 +154,20 @@ func TestETAOnSyntheticTimings(t *testing.T) {
 		t.Errorf("ETA with an unmeasured agent %v, want 8s", got)
 	}
 }
+
+// The cost of one line: a JSON encoding and one write call, against an
+// episode of milliseconds (go test -bench Write ./internal/metrics).
+func BenchmarkWrite(b *testing.B) {
+	w, err := Create(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	l := NewLine("sm", 3, 17, 1700, -123.456789, 0.0123, 0.0042, 12.5)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Write(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -509,7 +509,7 @@ func TestAgentStyle(t *testing.T) {
 	}
 	// Every known agent has a distinct colour–marker pair.
 	seen := map[string]string{}
-	for _, a := range agentOrder {
+	for _, a := range lookedAgents() {
 		s := AgentStyle(a)
 		k := fmtStyleKey(s)
 		if other, dup := seen[k]; dup {

@@ -3,7 +3,10 @@ package plotting
 import (
 	"hash/fnv"
 	"image/color"
+	"math"
 	"sort"
+
+	"github.com/smrl-dev/smrl/internal/config"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -20,42 +23,24 @@ type Style struct {
 	Dashes []vg.Length
 }
 
-// Dash patterns for the -ucb and -ps variants of an agent family.
-var (
-	dashUCB = []vg.Length{vg.Points(6), vg.Points(3)}
-	dashPS  = []vg.Length{vg.Points(2), vg.Points(2)}
-)
-
-// knownStyles fixes the style of every agent the runner knows. The three
-// agents of a family (sm, sm-ucb, sm-ps; lds…; mle…) have clearly
-// different hues, since the density figures tell agents apart by colour
-// alone (the figures with markers also give the -ucb and -ps variants
-// their family's dash patterns). sm, lds and mle keep the Okabe–Ito
-// colours of the paper's comparison. Every two agent colours are at least 30 apart in CIELAB ΔE, and
-// 25 from the two action colours (tested).
-var knownStyles = map[string]Style{
-	"oracle":  {Color: rgb(0, 0, 0), Glyph: draw.CrossGlyph{}},
-	"sm":      {Color: rgb(0, 114, 178), Glyph: draw.CircleGlyph{}},
-	"sm-ucb":  {Color: rgb(204, 80, 150), Glyph: draw.RingGlyph{}, Dashes: dashUCB},
-	"sm-ps":   {Color: rgb(120, 160, 0), Glyph: draw.PlusGlyph{}, Dashes: dashPS},
-	"lds":     {Color: rgb(213, 94, 0), Glyph: draw.SquareGlyph{}},
-	"lds-ucb": {Color: rgb(190, 20, 50), Glyph: draw.BoxGlyph{}, Dashes: dashUCB},
-	"lds-ps":  {Color: rgb(120, 120, 120), Glyph: draw.CrossGlyph{}, Dashes: dashPS},
-	"mle":     {Color: rgb(0, 158, 115), Glyph: draw.TriangleGlyph{}},
-	"mle-ucb": {Color: rgb(80, 80, 210), Glyph: draw.PyramidGlyph{}, Dashes: dashUCB},
-	"mle-ps":  {Color: rgb(100, 60, 20), Glyph: draw.PlusGlyph{}, Dashes: dashPS},
+// markers are the marker names of config.Look.
+var markers = map[string]draw.GlyphDrawer{
+	"circle": draw.CircleGlyph{}, "ring": draw.RingGlyph{}, "square": draw.SquareGlyph{}, "box": draw.BoxGlyph{},
+	"triangle": draw.TriangleGlyph{}, "pyramid": draw.PyramidGlyph{}, "plus": draw.PlusGlyph{}, "cross": draw.CrossGlyph{},
 }
 
-// agentOrder is the order in which known agents appear in legends and
-// tables; unknown agents follow in alphabetical order.
-var agentOrder = []string{
-	"oracle",
-	"sm", "sm-ucb", "sm-ps",
-	"lds", "lds-ucb", "lds-ps",
-	"mle", "mle-ucb", "mle-ps",
-}
+// The styles of the agents come from their registrations (config.Look:
+// the oracle in internal/agent/agent.go, the learners in their estimator's
+// file), read from config's registry, so that the figures link no agent.
+// The three agents of an estimator (sm, sm-ucb, sm-ps; lds…; mle…) have
+// clearly different hues, since the density figures tell agents apart by
+// colour alone (the figures with markers also give the -ucb and -ps
+// variants their dash patterns). sm, lds and mle keep the Okabe–Ito
+// colours of the paper's comparison. Every two registered colours are at
+// least 30 apart in CIELAB ΔE, and 25 from the two action colours
+// (tested).
 
-// fallbackColors and fallbackGlyphs style agents missing from knownStyles.
+// fallbackColors and fallbackGlyphs style agents without a registered Look.
 var (
 	fallbackColors = []color.RGBA{
 		rgb(204, 121, 167), // reddish purple
@@ -76,13 +61,20 @@ var (
 
 func rgb(r, g, b uint8) color.RGBA { return color.RGBA{R: r, G: g, B: b, A: 255} }
 
-// AgentStyle returns the fixed style of an agent. Known agents (oracle, sm,
-// lds, mle and their -ucb/-ps variants) have hand-picked styles; any other
-// name gets a colour and marker chosen deterministically from a hash of
-// the name, so it is the same in every figure and every run.
+// AgentStyle returns the fixed style of an agent: the Look its
+// registration declares (oracle, sm, lds, mle and their -ucb/-ps
+// variants); any other name gets a colour and marker chosen
+// deterministically from a hash of the name, so it is the same in every
+// figure and every run.
 func AgentStyle(agent string) Style {
-	if s, ok := knownStyles[agent]; ok {
-		return s
+	if l, ok := config.AgentLook(agent); ok {
+		if g, known := markers[l.Marker]; known {
+			s := Style{Color: rgb(l.Color[0], l.Color[1], l.Color[2]), Glyph: g}
+			for _, d := range l.Dashes {
+				s.Dashes = append(s.Dashes, vg.Points(d))
+			}
+			return s
+		}
 	}
 	h := fnv.New32a()
 	h.Write([]byte(agent)) // hash.Hash never returns an error
@@ -93,19 +85,20 @@ func AgentStyle(agent string) Style {
 	}
 }
 
-// sortAgents sorts agent names in legend order: known agents first in
-// agentOrder, then the others alphabetically.
-func sortAgents(agents []string) {
-	rank := func(a string) int {
-		for i, k := range agentOrder {
-			if k == a {
-				return i
-			}
-		}
-		return len(agentOrder)
+// agentRank is an agent's place in legends and tables: its Look's Rank,
+// or after every ranked agent.
+func agentRank(agent string) int {
+	if l, ok := config.AgentLook(agent); ok && l.Rank > 0 {
+		return l.Rank
 	}
+	return math.MaxInt
+}
+
+// sortAgents sorts agent names in legend order: the agents whose
+// registration ranks them first, by rank, then the others alphabetically.
+func sortAgents(agents []string) {
 	sort.SliceStable(agents, func(i, j int) bool {
-		ri, rj := rank(agents[i]), rank(agents[j])
+		ri, rj := agentRank(agents[i]), agentRank(agents[j])
 		if ri != rj {
 			return ri < rj
 		}

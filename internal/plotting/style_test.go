@@ -38,8 +38,9 @@ func deltaE(p, q color.RGBA) float64 {
 // (sm, sm-ucb, sm-ps) used three similar blues (ΔE 26 between sm and
 // sm-ucb), and lds-ucb's orange nearly matched the a = −1 gold (ΔE 16).
 func TestAgentColoursDistinct(t *testing.T) {
-	for i, a := range agentOrder {
-		for _, b := range agentOrder[i+1:] {
+	agents := lookedAgents()
+	for i, a := range agents {
+		for _, b := range agents[i+1:] {
 			if d := deltaE(AgentStyle(a).Color, AgentStyle(b).Color); d < 30 {
 				t.Errorf("%s and %s: ΔE = %.1f, want >= 30", a, b, d)
 			}

@@ -35,7 +35,7 @@ func BenchmarkExprFamilyDecision(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: cfg.Lambda, Confidence: cfg.Confidence, Rollout: cfg.Planner.Rollout})
+		ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: cfg.Lambda, Confidence: agent.ConfidenceOf(cfg), Rollout: cfg.Planner.Rollout})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -45,7 +45,7 @@ func TestPlannersWorkerIndependent(t *testing.T) {
 		c.Planner.Kind, c.Planner.Mode, c.Planner.NSequences = kind, "random", 48
 		c.Seeds, c.Episodes, c.Env.Horizon = 2, 2, 40
 		c.Agents = []string{"sm", "sm-ucb", "lds-ps", "oracle"}
-		c.Confidence.PosteriorScale = 0.05
+		testutil.Set(t, c, "confidence.posterior_scale", 0.05)
 		one, two := runConfig(t, c, 1), runConfig(t, c, 2)
 		if a, b := fmt.Sprintf("%v", one.Episodes), fmt.Sprintf("%v", two.Episodes); a != b {
 			t.Errorf("%s: results differ between 1 and 2 workers", kind)
@@ -108,7 +108,7 @@ func TestRFFPlanningDoesNotAllocate(t *testing.T) {
 	}
 	for _, kind := range []string{"rss", "cem", "mppi"} {
 		c.Planner.Kind, c.Planner.Mode, c.Planner.NSequences = kind, "random", 48
-		ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+		ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func fittedAgentEnv(b *testing.B, file, name string, environ []string) (*config.
 	if err != nil {
 		b.Fatal(err)
 	}
-	ag, err := agent.New(name, m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+	ag, err := agent.New(name, m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -110,7 +110,7 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 		return nil, err
 	}
 	defer w.close()
-	ag, err := agent.New(t.Agent, mdp.Model, w.dynamics(), agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
+	ag, err := agent.New(t.Agent, mdp.Model, w.dynamics(), agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: AgentCV(c), SaveSE: c.Stats.SaveSE})
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,8 @@ func runTrial(ctx context.Context, j Job) ([]record.Episode, error) {
 }
 
 // trueStep scores the step (s, a) and draws the true next state into
-// next: errors name the reward (env.reward) or the true model (env.w0)
+// next (a simulator that scores its own steps, env.ScoredStepper, gives
+// the reward, after the task's has been checked finite): errors name the reward (env.reward) or the true model (env.w0)
 // that is not defined there, as invalid input.
 func trueStep(mdp *env.MDP, truth env.Simulator, envRng *rand.Rand, s, a, next []float64) (float64, error) {
 	r := mdp.Task.Reward(s, a)
@@ -231,7 +232,14 @@ func trueStep(mdp *env.MDP, truth env.Simulator, envRng *rand.Rand, s, a, next [
 			return 0, errs.Invalid(fmt.Errorf("%w; the true transition is not defined there (choose an env.w0 that keeps η inside on the states episodes reach)", err))
 		}
 	}
-	truth.Step(s, a, envRng, next)
+	if ss, ok := truth.(env.ScoredStepper); ok {
+		r = ss.ScoredStep(s, a, envRng, next)
+		if math.IsNaN(r) || math.IsInf(r, 0) {
+			return 0, errs.Invalid(fmt.Errorf("the true reward is %v at s = %v, a = %v", r, s, a))
+		}
+	} else {
+		truth.Step(s, a, envRng, next)
+	}
 	if !finite(next) {
 		return 0, errs.Invalid(fmt.Errorf("the true transition drew a non-finite state from s = %v, a = %v: %s", s, a, nonFiniteAdvice(mdp)))
 	}

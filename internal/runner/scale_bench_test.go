@@ -28,7 +28,7 @@ func BenchmarkScaleStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: c.Confidence, Rollout: c.Planner.Rollout})
+	ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/experiment"
+	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/metrics"
 	"github.com/smrl-dev/smrl/internal/outdir"
 	"github.com/smrl-dev/smrl/internal/results"
@@ -133,5 +135,31 @@ func TestWatchOfARunningRun(t *testing.T) {
 	}
 	if err := Watch(context.Background(), dir, Options{Interval: time.Hour}); err != nil {
 		t.Errorf("watch of a stopped run: %v", err)
+	}
+}
+
+// A sweep directory: one curve set per point, named, and the episodes of
+// all points counted; done once the sweep's metadata says so.
+func TestWatchOfASweep(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tiny.yaml")
+	os.WriteFile(p, []byte("name: tiny\nseeds: 1\nepisodes: 2\nagents: [sm, oracle]\nplanner:\n  n_rollouts: 4\nstats:\n  bootstrap_reps: 100\n"), 0o644)
+	s, err := grid.Load(config.Options{Path: p}, []string{"planner.tau=2,3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "sw")
+	if err := experiment.RunSweep(context.Background(), s, experiment.SweepOptions{Options: experiment.Options{OutDir: root, Workers: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := Take(root, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.State != Done || snap.Done != 8 || snap.Total != 8 || len(snap.Runs) != 2 || snap.Runs[1].Name != s.Points[1].Name {
+		t.Fatalf("snapshot %+v, want done, 8 of 8 episodes over the 2 points", snap)
+	}
+	var out bytes.Buffer
+	if err := Draw(&out, snap, 20, 4); err != nil || !strings.Contains(out.String(), s.Points[0].Name+"\n") {
+		t.Errorf("the chart does not name the points: %v\n%s", err, out.String())
 	}
 }

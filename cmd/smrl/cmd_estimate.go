@@ -494,7 +494,7 @@ func (h *hinted) Error() string { return h.err.Error() + "; " + h.hint }
 func (h *hinted) Unwrap() error { return h.err }
 
 // modelFileKind is the model file smrl estimate --save-model writes.
-var modelFileKind = outdir.PrefixFile(estimate.ModelPrefix, "a model file smrl wrote (it begins with "+estimate.ModelPrefix+")")
+var modelFileKind = outdir.PrefixFile(estimate.ModelPrefix, "a model file smrl wrote (such a file begins with the JSON text "+strconv.Quote(estimate.ModelPrefix)+")")
 
 // evaluateModel is smrl estimate --model FILE --data DATA: every model of
 // FILE scored on the transitions of DATA.

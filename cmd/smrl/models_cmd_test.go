@@ -173,6 +173,33 @@ func TestModelsRefusals(t *testing.T) {
 	code, stdout, stderr = run(t, "run", "--config", writeConfig(t, dir, "wide.yaml", wide), "--out", filepath.Join(dir, "me"))
 	wantUsage(t, code, stdout, stderr, "env.action_high", "fitted with")
 
+	// A file that is no model file smrl could have written: too large (a
+	// sparse file of 300 MB), or a W whose entries overflow η.
+	big := filepath.Join(dir, "big.json")
+	if f, err := os.Create(big); err != nil {
+		t.Fatal(err)
+	} else {
+		f.Truncate(300 << 20)
+		f.Close()
+	}
+	code, stdout, stderr = run(t, "run", "--config", truth, "--agents", "sm", "--init-model", big, "--out", filepath.Join(dir, "big"))
+	wantUsage(t, code, stdout, stderr, "init_model", "big.json", "more than the")
+	huge := filepath.Join(dir, "huge.json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(read(t, model)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["models"].([]any)[0].(map[string]any)["W"].([]any)[0].([]any)[0] = 1e300
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(huge, []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = run(t, "run", "--config", truth, "--agents", "sm", "--init-model", huge, "--out", filepath.Join(dir, "huge"))
+	wantUsage(t, code, stdout, stderr, "init_model", "W[0][0] = 1e+300")
+
 	// init_model of another model class.
 	linear := writeConfig(t, dir, "linear.yaml", strings.Replace(modelsBase, "kind: affine", "kind: linear", 1)+"  w0: [[0.5, 0.2, 0.4], [-0.3, 0.6, 0.2]]\n"+modelsRest+"agents: [sm]\n")
 	code, stdout, stderr = run(t, "run", "--config", linear, "--init-model", model, "--out", filepath.Join(dir, "lin"))

@@ -102,6 +102,7 @@ func TestBadConfigs(t *testing.T) {
 		{"w0 shape", "env:\n  w0: [[1, 1, 1]]\n", "env.w0: row 0 has 3 entries, want d_phi = 2"},
 		{"w0 rows", "env:\n  w0: [[1, 1], [1, 1]]\n", "env.w0: has 2 rows, want d_psi = 1"},
 		{"nan", "lambda: .nan\n", "lambda: must be a finite number"},
+		{"reference overflows", "stats:\n  normalise: declared\n  reference: [1e308, -1e308]\n", "stats.reference: want two different finite returns [low, high] whose difference is finite"},
 		{"box needs random planning", "env:\n  action_space: box\n", "planner.mode: must be random"},
 		{"box bounds", "env:\n  action_space: box\n  action_low: [1]\n  action_high: [0]\nplanner:\n  mode: random\n", "action_low <= action_high"},
 		{"box width", "env:\n  action_space: box\n  action_low: [0, 0]\nplanner:\n  mode: random\n", "env.action_dim = 1 numbers each, got 2 and 1"},

@@ -230,6 +230,10 @@ func (c *Config) validateW0(bad Bad) {
 		bad("env.w0", "is empty: the true W of the environment is needed here (d_psi = %d rows of d_phi = %d); only smrl estimate --data and a saved model's config go without one", dpsi, dphi)
 		return
 	}
+	if len(e.W0) != dpsi && len(e.W0) > 0 && c.Origin("env.w0") == "default" {
+		bad("env.w0", "is not set, and the embedded default (the paper's W0, %d × %d) does not fit this family and features: they need d_psi = %d rows of d_phi = %d numbers; set env.w0 (smrl estimate --data needs none: docs/models.md)", len(e.W0), len(e.W0[0]), dpsi, dphi)
+		return
+	}
 	if len(e.W0) != dpsi {
 		bad("env.w0", "has %d rows, want d_psi = %d for family %s with dim %d", len(e.W0), dpsi, f.Kind, f.Dim)
 	}

@@ -21,7 +21,7 @@ func TestBadFamilyConfigs(t *testing.T) {
 		{"beta cap", "env:\n  family: {kind: beta}\n  w0: [[1, 1], [1, 1]]\nmodel:\n  weight_cap: 0.7\n", "model.weight_cap: the beta family's distance to the boundary is at most 0.5"},
 		{"truncated support", "env:\n  family: {kind: truncated-gaussian, low: 1, high: 1}\n", "env.family.low: truncated-gaussian needs"},
 		{"relu sigma", "env:\n  family: {kind: relu, sigma: 0}\n  w0: [[1, 1], [1, 1]]\n", "env.family.sigma: must lie in [1e-3, 1e3] for relu"},
-		{"relu w0 rows", "env:\n  family: {kind: relu}\n", "env.w0: has 1 rows, want d_psi = 2"},
+		{"relu w0 rows", "env:\n  family: {kind: relu}\n", "env.w0: is not set, and the embedded default (the paper's W0, 1 × 2) does not fit this family and features: they need d_psi = 2 rows"},
 		{"gamma w0 rows", "env:\n  family: {kind: gamma, dim: 2}\n  w0: [[1, 1]]\n", "env.w0: has 1 rows, want d_psi = 4"},
 		{"model family", "env:\n  kind: pendulum\nmodel:\n  family: [weibull]\n", `model.family: unknown family "weibull"`},
 	} {

@@ -155,8 +155,8 @@ func (c *Config) validateNormalise(bad func(key, format string, args ...any), ag
 		bad("stats.normalise", "unknown normalisation %q (known: %v)", st.Normalise, NormaliseNames)
 		return
 	}
-	if len(st.Reference) != 2 || !finiteAll(st.Reference) || st.Reference[0] == st.Reference[1] {
-		bad("stats.reference", "want two different finite returns [low, high], got %v", st.Reference)
+	if len(st.Reference) != 2 || !finiteAll(st.Reference) || st.Reference[0] == st.Reference[1] || math.IsInf(st.Reference[1]-st.Reference[0], 0) {
+		bad("stats.reference", "want two different finite returns [low, high] whose difference is finite, got %v", st.Reference)
 	}
 	if st.Normalise != NormaliseOracle || !agents {
 		return

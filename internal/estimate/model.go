@@ -95,9 +95,9 @@ func WriteModel(path string, mf *ModelFile) error {
 // trusted. Errors wrap errs.ErrInvalidInput and name the file and the
 // field.
 func ReadModel(path string) (*ModelFile, *config.Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := readModelBytes(path)
 	if err != nil {
-		return nil, nil, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+		return nil, nil, errs.Invalid(err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -137,6 +137,39 @@ func ReadModel(path string) (*ModelFile, *config.Config, error) {
 		return nil, nil, errs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	return &mf, c, nil
+}
+
+// MaxModelBytes bounds the size of a model file smrl reads: far above any
+// model it writes (W of 17 × 2000 entries is under 1 MB), it keeps a
+// wrong path (a device, a huge file) from exhausting memory.
+const MaxModelBytes = 256 << 20
+
+// readModelBytes reads the model file path: a regular file (a link to one
+// is followed) of at most MaxModelBytes.
+func readModelBytes(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (a model file smrl estimate --save-model or smrl run --save-models wrote)", path)
+	}
+	if fi.Size() > MaxModelBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d of any model file smrl reads", path, fi.Size(), MaxModelBytes)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxModelBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if len(b) > MaxModelBytes {
+		return nil, fmt.Errorf("%s: more than the %d bytes of any model file smrl reads", path, MaxModelBytes)
+	}
+	return b, nil
 }
 
 // renamedError is err with every mention of the path from replaced by to.
@@ -207,6 +240,10 @@ func theoremLambda(mf *ModelFile, c *config.Config) bool {
 	return k.Lambda == "theorem" && b > 0 && mf.Lambda == 1/(b*b)
 }
 
+// MaxAbsW bounds the entries of a saved W: beyond, η = W·phi and the
+// densities built on it overflow for features of order one.
+const MaxAbsW = 1e100
+
 // checkW checks the shape of a saved model's W against the family of its
 // method and the features of its config: d_psi rows of d_phi numbers.
 func checkW(m SavedModel, mdp *env.MDP) error {
@@ -215,9 +252,14 @@ func checkW(m SavedModel, mdp *env.MDP) error {
 		return fmt.Errorf("%s: %w", m.Method, err)
 	}
 	dphi := mdp.Model.Features.Dim()
-	for _, row := range m.W {
+	for i, row := range m.W {
 		if len(row) != dphi {
 			return fmt.Errorf("%s: W has rows of %d, the features have d_phi = %d", m.Method, len(row), dphi)
+		}
+		for j, w := range row {
+			if math.Abs(w) > MaxAbsW {
+				return fmt.Errorf("%s: W[%d][%d] = %v: entries beyond ±%g make η = W·phi overflow (a fitted W is far smaller)", m.Method, i, j, w, MaxAbsW)
+			}
 		}
 	}
 	if len(m.W) != dist.StatDim() {

@@ -96,6 +96,9 @@ func newModelEnv(c *config.Config) (*env.MDP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("env.model.file: its config: %w", err)
 	}
+	if inner.Live != nil || inner.Init == nil {
+		return nil, fmt.Errorf("env.model.file: %s was fitted on env.kind %s, whose initial states come from its own process: a saved model of it cannot draw them", config.Section[ModelEnvConfig](c, "env.model").File, mc.Env.Kind)
+	}
 	saved := mf.Models[i]
 	dist, err := agent.Family(saved.Method, inner.Model)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -137,6 +138,9 @@ func Take(dir string, now time.Time) (*Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkLines(filepath.Join(t.dir, metrics.File), lines, t.c); err != nil {
+			return nil, err
+		}
 		if mtime.After(last) {
 			last = mtime
 		}
@@ -181,6 +185,28 @@ func readLines(dir string) ([]metrics.Line, time.Time, error) {
 	}
 	lines, err := metrics.Read(p)
 	return lines, fi.ModTime(), err
+}
+
+// checkLines refuses a line of a run's metrics.jsonl (path) that no trial
+// of its config c could have written: an agent it does not run, a seed or
+// an episode beyond its seeds and episodes. Each line is a line of the
+// file (metrics.Read keeps them all), so the error names it.
+func checkLines(path string, lines []metrics.Line, c *config.Config) error {
+	for i, l := range lines {
+		var why string
+		switch {
+		case !slices.Contains(c.Agents, l.Agent):
+			why = fmt.Sprintf("agent %q is not one of the run's agents %v", l.Agent, c.Agents)
+		case l.Seed >= c.Seeds:
+			why = fmt.Sprintf("seed %d, but the run has %d seeds (0 to %d)", l.Seed, c.Seeds, c.Seeds-1)
+		case l.Episode > c.Episodes:
+			why = fmt.Sprintf("episode %d, but the run has %d episodes", l.Episode, c.Episodes)
+		default:
+			continue
+		}
+		return errs.Invalid(fmt.Errorf("%s line %d: %s (a file smrl did not write, or of another run)", path, i+1, why))
+	}
+	return nil
 }
 
 // targetsOf lists the results directories of dir: itself, or a sweep's

@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/experiment"
 	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/metrics"
@@ -161,5 +165,32 @@ func TestWatchOfASweep(t *testing.T) {
 	var out bytes.Buffer
 	if err := Draw(&out, snap, 20, 4); err != nil || !strings.Contains(out.String(), s.Points[0].Name+"\n") {
 		t.Errorf("the chart does not name the points: %v\n%s", err, out.String())
+	}
+}
+
+// A line no trial of the run could have written (an episode, seed or
+// agent beyond the config's) is refused naming the file and the line,
+// before any curve is built: an episode of 2e9 used to allocate curves of
+// 2e9 entries.
+func TestWatchRefusesForeignLines(t *testing.T) {
+	dir := quickRun(t)
+	p := filepath.Join(dir, "metrics.jsonl")
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := bytes.Count(orig, []byte("\n")) + 1
+	for _, c := range []struct{ line, want string }{
+		{`{"agent":"sm","seed":0,"episode":2000000000,"steps":1,"return":1}`, "episode 2000000000, but the run has 8 episodes"},
+		{`{"agent":"sm","seed":99999999999,"episode":1,"steps":1,"return":1}`, "seed 99999999999, but the run has 2 seeds"},
+		{`{"agent":"bogus","seed":0,"episode":1,"steps":1,"return":1}`, `agent "bogus" is not one of the run's agents`},
+	} {
+		if err := os.WriteFile(p, append(slices.Clone(orig), c.line+"\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Take(dir, time.Now())
+		if want := fmt.Sprintf("%s line %d: %s", p, n, c.want); err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want invalid input with %q", c.line, err, want)
+		}
 	}
 }

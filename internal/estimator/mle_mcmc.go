@@ -646,18 +646,19 @@ const maxHalvings = 20
 // at once a non-finite log density or gradient (the family itself, not
 // the step size, is at fault).
 func stepShrinking(c *mcmc.Chain) error {
-	var err error
-	for range maxHalvings + 1 {
-		err = c.Step()
+	for halvings := 0; ; halvings++ {
+		err := c.Step()
 		var de *mcmc.DivergenceError
 		if err == nil || !errors.As(err, &de) || math.IsNaN(de.EnergyError) || math.IsInf(de.EnergyError, 0) {
 			return err
+		}
+		if halvings == maxHalvings {
+			return fmt.Errorf("still divergent after halving the step size %d times, to %.3g: %w", maxHalvings, c.StepSize(), err)
 		}
 		if e := c.SetStep(c.StepSize()/2, nil); e != nil {
 			return e
 		}
 	}
-	return fmt.Errorf("still divergent after halving the step size %d times, to %.3g: %w", maxHalvings, c.StepSize(), err)
 }
 
 // pool adds draw x of chain t to the chain's running mean of psi (Welford)

@@ -469,3 +469,62 @@ func TestMCMCMLEFewTransitionsCoupledSin(t *testing.T) {
 		}
 	}
 }
+
+// cliff is a 1-D target: −x²/2 within r of the origin, a drop to −5000
+// (finite, with a zero gradient) beyond: a proposal that leaves the ball
+// has an energy error near 5000, beyond the bound 1000, at any step size.
+type cliff struct{ r float64 }
+
+func (c cliff) Dim() int { return 1 }
+func (c cliff) LogDensityGrad(x, grad []float64) float64 {
+	if math.Abs(x[0]) > c.r {
+		grad[0] = 0
+		return -5000
+	}
+	grad[0] = -x[0]
+	return -0.5 * x[0] * x[0]
+}
+
+// TestStepShrinking: from step size 1, a chain on a cliff of radius 0.01
+// diverges until its step is small enough to stay inside, halving it
+// each time (a step of 1 with 8 leapfrog steps flies off; at 2⁻¹⁰ it
+// stays in); a cliff of radius 0, where every move diverges whatever the
+// step, fails after maxHalvings halvings with mcmc.ErrDiverged.
+func TestStepShrinking(t *testing.T) {
+	s := mcmc.Settings{StepSize: 1, Leapfrog: 8}
+	c, err := mcmc.NewChain(cliff{r: 0.01}, s, rand.NewPCG(1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start([]float64{0}); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if err := stepShrinking(c); err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(c.State()[0]) > 0.01 {
+			t.Fatalf("the chain left the ball: x = %v", c.State())
+		}
+	}
+	if c.StepSize() >= 1.0/64 || c.StepSize() < math.Ldexp(1, -maxHalvings) {
+		t.Errorf("step size %g after the divergences, want a few halvings below 1/64", c.StepSize())
+	}
+	t.Logf("step size after the divergences: %g", c.StepSize())
+
+	c, err = mcmc.NewChain(cliff{r: 0}, s, rand.NewPCG(1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start([]float64{0}); err != nil {
+		t.Fatal(err)
+	}
+	err = stepShrinking(c)
+	if !errors.Is(err, mcmc.ErrDiverged) {
+		t.Fatalf("every move divergent: %v, want mcmc.ErrDiverged", err)
+	}
+	if got, want := c.StepSize(), math.Ldexp(1, -maxHalvings); got != want {
+		t.Errorf("step size %g after failing, want 2^-%d = %g", got, maxHalvings, want)
+	}
+	t.Log(err)
+}

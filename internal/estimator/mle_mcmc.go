@@ -73,9 +73,12 @@ type MCMCReport struct {
 	// MCRatio is the largest Monte Carlo standard error of an entry of W
 	// over its statistical standard error.
 	MCRatio float64
-	// StepSize is the chains' shared step size, AcceptRate their mean
-	// acceptance rate.
+	// StepSize is the chains' shared step size at the start, AcceptRate
+	// their mean acceptance rate.
 	StepSize, AcceptRate float64
+	// Halvings counts the halvings of a chain's step size after a
+	// divergent transition, summed over the chains (see stepShrinking).
+	Halvings int
 	// ExactInformation tells whether the fit's confidence block is the
 	// observed information Σ_t Ĉ_t ⊗ phi_t phi_tᵀ + λI (true) or its
 	// Kronecker approximation (too large a problem).
@@ -196,9 +199,15 @@ func (t *tiltTarget) LogDensityGrad(x, grad []float64) float64 {
 // false. start, when not nil, is the first W (the score-matching estimate,
 // say); otherwise W starts at score matching's own fit at λ.
 //
-// The confidence block of the result is H at W̄. A chain that diverges
-// fails the fit with the chain's mcmc.ErrDiverged; λ = 0 with features
-// that do not span R^{d_phi} fails with ErrSingular.
+// The chains' step size is adapted once, at the first W. When W moves to
+// where the tilted density of a transition is much steeper (n small
+// beside d_psi·d_phi and λ small: the MLE may put |η_t| in the tens), a
+// transition of that chain exceeds the energy-error bound; the chain then
+// halves its own step size and retries (stepShrinking; Report.Halvings).
+// A chain whose log density or gradient is not finite, or that still
+// diverges after maxHalvings halvings, fails the fit with the chain's
+// mcmc.ErrDiverged, naming the transition and its η_t. λ = 0 with
+// features that do not span R^{d_phi} fails with ErrSingular.
 func (e *MCMCMLE) Fit(lambda float64, start []float64) (*Fit, error) {
 	if lambda < 0 {
 		return nil, fmt.Errorf("MCMC maximum likelihood: lambda must be >= 0, got %g", lambda)
@@ -288,6 +297,9 @@ func (e *MCMCMLE) iterate(r *mleRun, pre *kronPre, w []float64, lambda float64) 
 		}
 	}
 	e.Report.AcceptRate = r.acceptRate()
+	for _, c := range r.chains {
+		e.Report.Halvings += int(math.Round(math.Log2(r.eps / c.StepSize())))
+	}
 	if e.Report.Iterations <= o.NewtonIter {
 		copy(wbar, w) // no averaging phase ran
 		copy(meanPsi, r.mhat)
@@ -589,8 +601,8 @@ func (r *mleRun) sweep(w []float64) error {
 			return err
 		}
 		for s := range o.Draws {
-			if err := c.Step(); err != nil {
-				return err
+			if err := stepShrinking(c); err != nil {
+				return fmt.Errorf("at η = %.4g: %w", r.eta[t*e.dpsi:(t+1)*e.dpsi], err)
 			}
 			e.fam.Psi(c.State(), r.draws[(t*o.Draws+s)*e.dpsi:(t*o.Draws+s+1)*e.dpsi])
 		}
@@ -617,6 +629,36 @@ func (r *mleRun) sweep(w []float64) error {
 		r.cbar[i] = v / den
 	}
 	return nil
+}
+
+// maxHalvings bounds how often stepShrinking halves a chain's step size
+// in one transition: 2⁻²⁰ of the step adapted at the start.
+const maxHalvings = 20
+
+// stepShrinking runs one transition of a persistent chain. A transition
+// whose energy error exceeds the bound (rejected: the chain stays) halves
+// the chain's step size and is retried: the step size was adapted at the
+// fit's first W, and the stochastic approximation moves η_t = W phi_t,
+// possibly far (few transitions, small λ: the tilted density
+// log q + <psi, η_t> may become much steeper than where the step was
+// adapted, and a leapfrog trajectory of the old step then flies off). A
+// chain that still diverges after maxHalvings halvings fails, and so does
+// at once a non-finite log density or gradient (the family itself, not
+// the step size, is at fault).
+func stepShrinking(c *mcmc.Chain) error {
+	for halvings := 0; ; halvings++ {
+		err := c.Step()
+		var de *mcmc.DivergenceError
+		if err == nil || !errors.As(err, &de) || math.IsNaN(de.EnergyError) || math.IsInf(de.EnergyError, 0) {
+			return err
+		}
+		if halvings == maxHalvings {
+			return fmt.Errorf("still divergent after halving the step size %d times, to %.3g: %w", maxHalvings, c.StepSize(), err)
+		}
+		if e := c.SetStep(c.StepSize()/2, nil); e != nil {
+			return e
+		}
+	}
 }
 
 // pool adds draw x of chain t to the chain's running mean of psi (Welford)

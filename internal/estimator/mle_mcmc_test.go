@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -387,4 +388,143 @@ func TestMCMCMLEAgainstNewton(t *testing.T) {
 			t.Errorf("inverse information of W[%d]: MCMC %.4g, Newton %.4g", i, mv[i], v[i])
 		}
 	}
+}
+
+// coupledSinTransitions draws n transitions of d = 4 coupled-sin at η = W0 phi,
+// phi = (s, a, 1) with s uniform on [−1, 1]⁴ and a = ±1 (configs/coupled.yaml's
+// features): each s' is the state of a chain started at s after 200
+// adapting and 20 kept transitions, as the true environment draws it.
+func coupledSinTransitions(t *testing.T, fam *expfam.CoupledSin, w0 []float64, n int, seed uint64) (phis, nexts [][]float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for i := range n {
+		phi := make([]float64, 6)
+		for j := range 4 {
+			phi[j] = 2*rng.Float64() - 1
+		}
+		phi[4] = float64(1 - 2*rng.IntN(2))
+		phi[5] = 1
+		eta := make([]float64, 4)
+		linear(w0, phi, eta)
+		c, err := mcmc.NewChain(&tiltTarget{fam: fam, fast: fam, eta: eta}, mcmc.Settings{Warmup: 200, Leapfrog: 8}, rand.NewPCG(seed, uint64(100+i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start(phi[:4]); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Warmup(); err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			if err := c.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		phis = append(phis, phi)
+		nexts = append(nexts, slices.Clone(c.State()))
+	}
+	return phis, nexts
+}
+
+// TestMCMCMLEFewTransitionsCoupledSin is the mle agent's first refit on
+// configs/coupled.yaml: 10 transitions of d = 4 coupled-sin (κ = 0.5) for
+// 24 parameters, from W = 0. The penalised MLE there has |η_t| in the
+// tens, where the tilted density is far steeper than at W = 0 where the
+// chains' step was adapted: the chains used to diverge (energy error
+// ~1500 > 1000) and fail the fit, at λ = 10⁻⁴ (the config's) and at λ = 1.
+// Now they halve their step and the fit succeeds with a finite W; at λ = 1
+// (a well-posed maximum) the stopping rule (averaged gradient within its
+// Monte Carlo error of zero) holds.
+func TestMCMCMLEFewTransitionsCoupledSin(t *testing.T) {
+	fam, err := expfam.NewCoupledSin(4, 1.7, 4, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w0 := []float64{0.6, 0.3, 0, 0, 0.6, 0.1, 0, 0.6, 0.3, 0, 0.6, 0, 0, 0, 0.6, 0.3, -0.6, 0, 0.3, 0, 0, 0.6, -0.6, -0.1}
+	phis, nexts := coupledSinTransitions(t, fam, w0, 10, 1)
+	for _, lambda := range []float64{1e-4, 1} {
+		e, err := NewMCMCMLE(fam, 6, MCMCOptions{Sampler: mcmc.Settings{Warmup: 200, Leapfrog: 8}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range phis {
+			e.Add(phis[i], nexts[i])
+		}
+		f, err := e.Fit(lambda, make([]float64, len(w0)))
+		if err != nil {
+			t.Fatalf("λ = %g: %v", lambda, err)
+		}
+		t.Logf("λ = %g: %+v", lambda, e.Report)
+		for i, v := range f.W {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("λ = %g: W[%d] = %v", lambda, i, v)
+			}
+		}
+		if e.Report.Halvings == 0 {
+			t.Errorf("λ = %g: no chain halved its step: the case no longer exercises the divergent chains", lambda)
+		}
+		if lambda == 1 && !e.Report.Converged {
+			t.Errorf("λ = 1: the stopping rule did not hold in %d iterations: %+v", e.Report.Iterations, e.Report)
+		}
+	}
+}
+
+// cliff is a 1-D target: −x²/2 within r of the origin, a drop to −5000
+// (finite, with a zero gradient) beyond: a proposal that leaves the ball
+// has an energy error near 5000, beyond the bound 1000, at any step size.
+type cliff struct{ r float64 }
+
+func (c cliff) Dim() int { return 1 }
+func (c cliff) LogDensityGrad(x, grad []float64) float64 {
+	if math.Abs(x[0]) > c.r {
+		grad[0] = 0
+		return -5000
+	}
+	grad[0] = -x[0]
+	return -0.5 * x[0] * x[0]
+}
+
+// TestStepShrinking: from step size 1, a chain on a cliff of radius 0.01
+// diverges until its step is small enough to stay inside, halving it
+// each time (a step of 1 with 8 leapfrog steps flies off; at 2⁻¹⁰ it
+// stays in); a cliff of radius 0, where every move diverges whatever the
+// step, fails after maxHalvings halvings with mcmc.ErrDiverged.
+func TestStepShrinking(t *testing.T) {
+	s := mcmc.Settings{StepSize: 1, Leapfrog: 8}
+	c, err := mcmc.NewChain(cliff{r: 0.01}, s, rand.NewPCG(1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start([]float64{0}); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if err := stepShrinking(c); err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(c.State()[0]) > 0.01 {
+			t.Fatalf("the chain left the ball: x = %v", c.State())
+		}
+	}
+	if c.StepSize() >= 1.0/64 || c.StepSize() < math.Ldexp(1, -maxHalvings) {
+		t.Errorf("step size %g after the divergences, want a few halvings below 1/64", c.StepSize())
+	}
+	t.Logf("step size after the divergences: %g", c.StepSize())
+
+	c, err = mcmc.NewChain(cliff{r: 0}, s, rand.NewPCG(1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start([]float64{0}); err != nil {
+		t.Fatal(err)
+	}
+	err = stepShrinking(c)
+	if !errors.Is(err, mcmc.ErrDiverged) {
+		t.Fatalf("every move divergent: %v, want mcmc.ErrDiverged", err)
+	}
+	if got, want := c.StepSize(), math.Ldexp(1, -maxHalvings); got != want {
+		t.Errorf("step size %g after failing, want 2^-%d = %g", got, maxHalvings, want)
+	}
+	t.Log(err)
 }

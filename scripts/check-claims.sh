@@ -38,7 +38,7 @@ measure() {
 	fi
 	local wall user sys
 	read -r wall user sys <"$work/time"
-	printf '%s  claimed: %s  measured: %s s wall, %s s CPU  (%s)\n' "$where" "$claim" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')" "$*"
+	printf '%s  claimed: %s  measured: %s s wall, %s s CPU  (%s)\n' "$where" "$claim" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf (u + s < 1 ? "%.2f" : "%.1f"), u + s }')" "$*"
 }
 
 # measure_test FILE:LINE CLAIM PKG REGEX: the CPU time of go test's run of
@@ -56,7 +56,8 @@ measure_test() {
 }
 
 # bench FILE:LINE CLAIM PKG REGEX: runs the benchmarks matching REGEX in
-# PKG and prints each one's ns/op (and allocs/op) beside the claim.
+# PKG and prints each one's figures (ns/op, allocs/op and its own metrics,
+# such as µs/decision or ns/row) beside the claim.
 bench() {
 	local where=$1 claim=$2 pkg=$3 re=$4 out
 	if ! out=$(go test -run '^$' -bench "$re" -benchmem -benchtime "${CLAIMS_BENCHTIME:-200ms}" -count 1 "$pkg" 2>&1); then
@@ -64,7 +65,7 @@ bench() {
 		return
 	fi
 	echo "$where  claimed: $claim  measured (go test -bench '$re' $pkg):"
-	echo "$out" | awk '/^Benchmark/ { a = ""; for (i = 3; i <= NF; i++) if ($i == "allocs/op") a = ", " $(i-1) " allocs"; for (i = 3; i <= NF; i++) if ($i == "ns/op") printf "    %s  %s ns/op%s\n", $1, $(i-1), a }'
+	echo "$out" | awk '/^Benchmark/ { line = "    " $1 " "; for (i = 3; i < NF; i += 2) if ($(i+1) != "B/op" && !($(i+1) == "ns/op" && $i == 0)) line = line " " $i " " $(i+1); print line }'
 }
 
 # skip FILE:LINE CLAIM REASON: a claim this script does not re-measure.
@@ -93,7 +94,7 @@ measure "$(line README.md 'compile included')" "101 s of CPU with an empty build
 go build -o "$work/smrl-bin" ./cmd/smrl
 smrl=$work/smrl-bin
 measure "$(line README.md 'smrl compare` alone')" "smrl compare alone, compiled: 1.7 s of CPU" "$smrl" compare -q --out results/claims-compare
-again "$(line docs/performance.md '`smrl compare` with its figures and report')" "smrl compare with figures and report: 1.2–1.4 s of CPU (25 Nov)"
+again "$(line docs/performance.md '`smrl compare` with its figures and report')" "smrl compare with figures and report: 1.2–1.4 s of CPU (24 Nov)"
 measure "$(line docs/performance.md '`smrl version` alone takes')" "smrl version alone: 20 ms" "$smrl" version
 measure "$(line README.md 'version took 0.8 s')" "pendulum, 2 seeds × 3 episodes: 0.8 s of CPU" \
 	"$smrl" run --config configs/pendulum.yaml --seeds 2 --episodes 3 --out results/claims-pendulum-short -q
@@ -114,12 +115,13 @@ measure "$(line docs/statistics.md '10 episodes) 0.8 s without')" "pendulum, sm,
 	"$smrl" run --config configs/pendulum.yaml --set 'agents=[sm]' --seeds 1 --episodes 10 --workers 1 --no-plots -q --out results/claims-se-pendulum
 
 # The go test commands whose run time the docs state (compile excluded).
-measure_test "$(line docs/control.md 'LQPlanners` (')" "0.3 s" ./internal/runner '^TestLQPlanners'
-measure_test "$(line docs/cartpole.md 'CartPoleTieBreak` (')" "2 s" ./internal/runner '^TestCartPoleTieBreak$'
+measure_test "$(line docs/control.md 'LQPlanners` (')" "0.1 s of CPU (2026-11-28)" ./internal/runner '^TestLQPlanners'
+measure_test "$(line docs/cartpole.md 'CartPoleTieBreak` (')" "0.2 s of CPU (2026-11-28)" ./internal/runner '^TestCartPoleTieBreak$'
 measure_test "$(line docs/mcmc.md 'go test ./internal/mcmc/` (under')" "under 1 s of CPU" ./internal/mcmc .
-measure_test "$(line docs/weighted-sm.md '`TestWeightedSMConsistency`,')" "about 3 s of CPU" ./internal/estimator '^TestWeightedSMConsistency$'
-measure_test "$(line docs/external.md 'Together they take about 3 s')" "about 3 s of CPU, env side (with the runner side)" ./internal/env '^TestExternal'
-measure_test "$(line docs/external.md 'Together they take about 3 s')" "about 3 s of CPU, runner side (with the env side)" ./internal/runner '^TestWorldOfALiveEnvironment$'
+measure_test "$(line docs/weighted-sm.md '`TestWeightedSMConsistency`,')" "3.9 s of CPU (2026-11-28)" ./internal/estimator '^TestWeightedSMConsistency$'
+measure_test "$(line docs/external.md 'Together they take about 3 s')" "about 3 s of CPU, env side (with the runner and cmd/smrl sides)" ./internal/env '^TestExternal'
+measure_test "$(line docs/external.md 'Together they take about 3 s')" "about 3 s of CPU, runner side (with the env and cmd/smrl sides)" ./internal/runner '^TestWorldOfALiveEnvironment$'
+measure_test "$(line docs/external.md 'Together they take about 3 s')" "about 3 s of CPU, cmd/smrl side, Python included (with the env and runner sides)" ./cmd/smrl '^TestExternal'
 
 if [[ ${CLAIMS_LONG:-} == 1 ]]; then
 	measure "$(line README.md '10 seeds × 50 episodes) takes')" "13–18 s of wall time and 25–35 s of CPU" \
@@ -135,6 +137,10 @@ if [[ ${CLAIMS_LONG:-} == 1 ]]; then
 	again "$(line docs/continuous-control.md '3 agents × 10 seeds take 51 s')" "51 s of CPU (26 s wall with --workers 2, 2026-11-25)"
 	measure "$(line docs/expressions.md 'Measured (5 seeds × 50 episodes')" "8.8 s of wall time" \
 		"$smrl" run --config configs/custom-family.yaml --out results/claims-custom-family -q
+	# robust-sm.md's study: its config is the page's first yaml block.
+	awk '/^```yaml/ { f = 1; next } /^```/ { if (f) exit } f' docs/robust-sm.md >"$work/study.yaml"
+	measure "$(line docs/robust-sm.md 'Run with `smrl run --config study.yaml --no-plots` (about')" "about 10 s (with sm.floor: 0)" \
+		"$smrl" run --config "$work/study.yaml" --set sm.floor=0 --no-plots -q --out results/claims-robust-study
 	measure "$(line docs/optimism.md '(17.5 s against 3.8 s')" "sm-ucb with value: lookahead, 3.8 s (10 seeds × 50 episodes)" \
 		"$smrl" run --config configs/exploration.yaml --set 'agents=[sm-ucb]' --no-plots -q --out results/claims-ucb-lookahead
 	measure "$(line docs/optimism.md '(17.5 s against 3.8 s')" "sm-ucb with value: rollout, 17.5 s" \
@@ -156,7 +162,7 @@ if [[ ${CLAIMS_BENCH:-} == 1 ]]; then
 	bench "$(line docs/performance.md '`BenchmarkModelTransition`')" "82–100 ns / 83–127 ns / 274–332 ns / 838–1081 ns" ./internal/runner 'ModelTransition'
 	bench "$(line docs/performance.md '`BenchmarkCartPoleTrial`')" "257–359 ms" ./internal/runner 'CartPoleTrial'
 	bench "$(line docs/performance.md '`BenchmarkPendulumTransition`')" "93–94 ns / 40–41 ns / 322–423 ns, 0 allocations (25 Nov)" ./internal/runner 'PendulumTransition'
-	bench "$(line docs/performance.md '`BenchmarkDecision`')" "pendulum sm MPPI / CEM / RSS 172–173 / 257–260 / 252–273 µs; MountainCar 0.91–1.07 ms (25 Nov)" ./internal/runner '^BenchmarkDecision$'
+	bench "$(line docs/performance.md '`BenchmarkDecision`')" "pendulum sm MPPI / CEM / RSS 172–173 / 257–260 / 252–273 µs; MountainCar 0.91–1.07 ms (25 Nov)" ./internal/runner '^BenchmarkDecision$/^(pendulum|mountain-car)$/'
 	bench "$(line docs/expressions.md '`BenchmarkExprFamilyDecision`')" "1564, 1532 and 1847 ns" ./internal/runner 'ExprFamilyDecision'
 	bench "$(line docs/vector-kernels.md "go test -bench 'Exp|Sincos'")" "exp 1.8–2.1 ns against 13.7–14.2 ns; sin 2.6 against 11.5; sincos 2.9 against 13.5" ./internal/vmath/ 'Exp|Sincos'
 	bench "$(line docs/performance.md '`BenchmarkBumpsRewards`')" "14.9–15.1 / 7.6–8.6 ns against 45–47 ns per state" ./internal/env 'BumpsRewards'

@@ -530,6 +530,9 @@ func evaluateModel(opts *EstimateOptions, filter dataset.Filter) error {
 			if e.LogLik != nil {
 				ll = fmt.Sprintf("%.4g", *e.LogLik)
 			}
+			if e.LogLikSE != nil {
+				ll += fmt.Sprintf(" ± %.2g (importance-sampled log Z)", *e.LogLikSE)
+			}
 			fmt.Fprintf(tw, "%s\t%d\t%.6g\t%s\n", e.Method, e.N, e.SMLoss, ll)
 		}
 		if err := tw.Flush(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -280,6 +281,10 @@ type Evaluation struct {
 	// (of s' − s for a model of the difference), nil where the density
 	// cannot be normalised.
 	LogLik *float64 `json:"log_likelihood,omitempty"`
+	// LogLikSE is the Monte Carlo standard error of LogLik where the
+	// log-partition is estimated (a family sampled by MCMC: importance
+	// sampling per transition, √(Σ_t se_t²)/n); absent where it is exact.
+	LogLikSE *float64 `json:"log_likelihood_se,omitempty"`
 }
 
 // Evaluate scores every model of mf, fitted under config c, on the
@@ -347,12 +352,53 @@ func Evaluate(ctx context.Context, mf *ModelFile, c *config.Config, data string,
 		if math.IsNaN(e.SMLoss) || math.IsInf(e.SMLoss, 0) {
 			return nil, errs.Invalid(fmt.Errorf("model %s: its score-matching loss on %s is %v (not finite: W is too large for these data)", m.Method, data, e.SMLoss))
 		}
-		if ll, ok := logLik(dist, feat, w, d, y); ok {
+		if mc, ok := dist.(*expfam.MCMC); ok {
+			ll, se, err := logLikMCMC(mc, feat, w, d, y)
+			if err != nil {
+				return nil, errs.Invalid(fmt.Errorf("model %s on %s: %w", m.Method, data, err))
+			}
+			e.LogLik, e.LogLikSE = &ll, &se
+		} else if ll, ok := logLik(dist, feat, w, d, y); ok {
 			e.LogLik = &ll
 		}
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// LogZDraws is the number of importance draws of each held-out
+// transition's log-partition for a family sampled by MCMC.
+const LogZDraws = 2000
+
+// logLikMCMC returns the mean log-likelihood of the targets y under a
+// family sampled by MCMC, whose log-partition Z(η_t) of each transition is
+// estimated by importance sampling (expfam.MCMC.LogZ, seeded by the
+// transition's index, so the value is a fixed function of the data), and
+// its Monte Carlo standard error √(Σ_t se_t²)/n. Degenerate importance
+// weights at a transition are an error naming it.
+func logLikMCMC(mc *expfam.MCMC, feat expfam.Features, w []float64, d *dataset.Transitions, y []float64) (ll, se float64, err error) {
+	m, err := expfam.NewModel(mc, feat, w)
+	if err != nil {
+		return 0, 0, err
+	}
+	ds, dpsi := d.StateDim, mc.StatDim()
+	phi, eta, psi := make([]float64, feat.Dim()), make([]float64, dpsi), make([]float64, dpsi)
+	var sum, v float64
+	for i := range d.Len() {
+		m.Eta(d.State(i), d.Action(i), phi, eta)
+		z, err := mc.LogZ(eta, LogZDraws, rand.New(rand.NewPCG(uint64(i), 0x6c6f677a)))
+		if err != nil {
+			return 0, 0, fmt.Errorf("transition %d: log Z by importance sampling: %w", i+1, err)
+		}
+		x := y[i*ds : (i+1)*ds]
+		sum += expfam.LogDensity(mc, eta, x, z.LogZ, psi)
+		v += z.SE * z.SE
+	}
+	n := float64(d.Len())
+	if math.IsNaN(sum) || math.IsInf(sum, 0) {
+		return 0, 0, fmt.Errorf("the log-likelihood is %v", sum)
+	}
+	return sum / n, math.Sqrt(v) / n, nil
 }
 
 // logLik returns the mean log-likelihood of the targets y (n × d_s) under

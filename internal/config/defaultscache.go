@@ -80,7 +80,9 @@ func deepCopy(x any) any {
 		}
 		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 		for i := range v.Len() {
-			out.Index(i).Set(reflect.ValueOf(deepCopy(v.Index(i).Interface())).Convert(v.Type().Elem()))
+			if e := deepCopy(v.Index(i).Interface()); e != nil { // a nil element stays the zero value
+				out.Index(i).Set(reflect.ValueOf(e).Convert(v.Type().Elem()))
+			}
 		}
 		return out.Interface()
 	case reflect.Map, reflect.Pointer:

@@ -149,12 +149,17 @@ type layers struct {
 func newLayers(opt Options) (*layers, error) {
 	v := viper.New()
 	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(defaultYAML)); err != nil {
-		return nil, fmt.Errorf("embedded defaults: %w", err)
+	// As v.ReadConfig(default.yaml) then v.MergeConfigMap(defaultSections()),
+	// from trees parsed once (defaultscache.go).
+	embedded, secs, embeddedErr, secsErr := defaultMaps()
+	if embeddedErr != nil {
+		return nil, fmt.Errorf("embedded defaults: While parsing config: %w", embeddedErr) // viper.ConfigParseError's wording
 	}
-	secs, err := defaultSections()
-	if err != nil {
-		return nil, fmt.Errorf("registered defaults: %w", err)
+	if secsErr != nil {
+		return nil, fmt.Errorf("registered defaults: %w", secsErr)
+	}
+	if err := v.MergeConfigMap(embedded); err != nil {
+		return nil, fmt.Errorf("embedded defaults: %w", err)
 	}
 	if err := v.MergeConfigMap(secs); err != nil {
 		return nil, fmt.Errorf("registered defaults: %w", err)

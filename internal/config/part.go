@@ -409,8 +409,8 @@ func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
 }
 
 // selected reports whether part p is selected in c.
-func (c *Config) selected(p Part, seen map[string]bool) bool {
-	if !c.uses(p.Group, seen) {
+func (c *Config) selected(p Part, seen, memo map[string]bool) bool {
+	if !c.uses(p.Group, seen, memo) {
 		return false
 	}
 	if p.Group == "agents" && c.allAgents {
@@ -434,9 +434,75 @@ func within(key, section string) bool {
 
 // Uses reports whether the run of c reads key (a key or a section): see
 // the registry's rule at the top of this file.
-func (c *Config) Uses(key string) bool { return c.uses(key, map[string]bool{}) }
+func (c *Config) Uses(key string) bool { return c.uses(key, map[string]bool{}, nil) }
 
-func (c *Config) uses(key string, seen map[string]bool) bool {
+// uses is Uses; memo, when not nil, holds the answers given so far for c
+// (valid only while the ownership graph is acyclic: usesMemo).
+func (c *Config) uses(key string, seen, memo map[string]bool) bool {
+	if memo == nil {
+		return c.usesOnce(key, seen, nil)
+	}
+	if u, ok := memo[key]; ok {
+		return u
+	}
+	u := c.usesOnce(key, seen, memo)
+	memo[key] = u
+	return u
+}
+
+// usesMemo returns Uses of c, answering each key once, when no cycle of
+// ownership exists (a key owned by a part of a group whose key is owned
+// by ... that key): then uses never meets seen[key], so its answer does not
+// depend on the path that asked and can be remembered. With a cycle it is
+// Uses itself.
+func (c *Config) usesMemo() func(string) bool {
+	if !ownershipAcyclic() {
+		return c.Uses
+	}
+	memo := map[string]bool{}
+	return func(key string) bool { return c.uses(key, map[string]bool{}, memo) }
+}
+
+// ownershipAcyclic reports whether no group key reaches itself through
+// the edges key → p.Group of the parts p that own key (the recursion of
+// uses, whose keys past the first are all group keys).
+func ownershipAcyclic() bool {
+	parts := allParts()
+	groups := map[string]bool{}
+	for _, p := range parts {
+		groups[p.Group] = true
+	}
+	const (
+		open = 1
+		done = 2
+	)
+	state := map[string]int{}
+	var visit func(g string) bool
+	visit = func(g string) bool {
+		switch state[g] {
+		case open:
+			return false
+		case done:
+			return true
+		}
+		state[g] = open
+		for _, p := range parts {
+			if owns(p, g) && !visit(p.Group) {
+				return false
+			}
+		}
+		state[g] = done
+		return true
+	}
+	for g := range groups {
+		if !visit(g) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Config) usesOnce(key string, seen, memo map[string]bool) bool {
 	if seen[key] {
 		return true // a cycle of ownership: a registration error, treated as used
 	}
@@ -450,7 +516,7 @@ func (c *Config) uses(key string, seen map[string]bool) bool {
 		if !owns(p, key) {
 			continue
 		}
-		owners[p.Group] = owners[p.Group] || c.selected(p, seen)
+		owners[p.Group] = owners[p.Group] || c.selected(p, seen, memo)
 	}
 	// A group that is not used itself does not veto: a key owned by the
 	// families of env.family.kind and of model.family is used by whichever
@@ -460,7 +526,7 @@ func (c *Config) uses(key string, seen map[string]bool) bool {
 		switch {
 		case ok:
 			some = true
-		case c.uses(g, seen):
+		case c.uses(g, seen, memo):
 			return false
 		}
 	}
@@ -557,7 +623,7 @@ func (c *Config) whyUnused(key string) string {
 	})
 	for _, g := range order {
 		names := groups[g]
-		if slices.ContainsFunc(names, func(n string) bool { p, _ := lookup(g, n); return c.selected(p, map[string]bool{}) }) {
+		if slices.ContainsFunc(names, func(n string) bool { p, _ := lookup(g, n); return c.selected(p, map[string]bool{}, nil) }) {
 			continue
 		}
 		if !c.Uses(g) {
@@ -608,7 +674,7 @@ func (c *Config) validateParts(bad Bad, agents bool) {
 		if p.Validate == nil || (!agents && agentsOnly(p.Group)) {
 			continue
 		}
-		if c.selected(p, map[string]bool{}) {
+		if c.selected(p, map[string]bool{}, nil) {
 			p.Validate(c, bad)
 		}
 	}
@@ -663,7 +729,7 @@ func (c *Config) onlyAgentsUnselect(key string) bool {
 		return false
 	}
 	for _, p := range allParts() {
-		if owns(p, key) && p.Group != "agents" && !c.selected(p, map[string]bool{}) {
+		if owns(p, key) && p.Group != "agents" && !c.selected(p, map[string]bool{}, nil) {
 			return false
 		}
 	}
@@ -693,7 +759,7 @@ func (c *Config) overriddenAbove(key string, r int, seen map[string]bool) bool {
 	groups := map[string]bool{}
 	for _, p := range allParts() {
 		if owns(p, key) {
-			groups[p.Group] = groups[p.Group] || c.selected(p, map[string]bool{})
+			groups[p.Group] = groups[p.Group] || c.selected(p, map[string]bool{}, nil)
 		}
 	}
 	found := false

@@ -19,3 +19,41 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// The snapshot's memoised Uses answers as Uses for every key, section and
+// group of configs selecting different parts; the registry has no cycle
+// of ownership, so the snapshot does take the memoised path.
+func TestUsesMemoIsUses(t *testing.T) {
+	if !ownershipAcyclic() {
+		t.Error("the registry has a cycle of ownership: usesMemo falls back to Uses")
+	}
+	var keys []string
+	for _, k := range Keys() {
+		for i := range k {
+			if k[i] == '.' {
+				keys = append(keys, k[:i]) // the sections holding k
+			}
+		}
+		keys = append(keys, k)
+	}
+	for _, g := range Groups {
+		keys = append(keys, g.Key)
+	}
+	for _, set := range [][]Setting{
+		nil,
+		{{Key: "planner.kind", Value: "cem", Source: "--set"}},
+		{{Key: "planner.kind", Value: "mppi", Source: "--set"}, {Key: "agents", Value: []string{"sm", "oracle"}, Source: "--set"}},
+		{{Key: "env.kind", Value: "cartpole", Source: "--set"}},
+	} {
+		c, err := Load(Options{Set: set, NoValidate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		memo := c.usesMemo()
+		for _, k := range keys {
+			if got, want := memo(k), c.Uses(k); got != want {
+				t.Errorf("%v: memoised Uses(%s) = %v, Uses %v", set, k, got, want)
+			}
+		}
+	}
+}

@@ -71,8 +71,12 @@ func encodeYAML(root *yaml.Node) ([]byte, error) {
 // yamlNode is the snapshot's YAML tree (see YAML): the keys of c that one
 // of users uses.
 func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
+	uses := make([]func(string) bool, len(users))
+	for i, u := range users {
+		uses[i] = u.usesMemo() // the snapshot asks of every key and section
+	}
 	used := func(key string) bool {
-		return slices.ContainsFunc(users, func(u *Config) bool { return u.Uses(key) })
+		return slices.ContainsFunc(uses, func(u func(string) bool) bool { return u(key) })
 	}
 	var root yaml.Node
 	if err := root.Encode(c); err != nil {

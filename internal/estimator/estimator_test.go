@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/stats"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -96,9 +98,7 @@ func TestSMRecoversPaperParameter(t *testing.T) {
 			t.Fatal(err)
 		}
 		for j := range w0 {
-			if math.Abs(fs.W[j]-w0[j]) > 0.1 {
-				t.Errorf("W0=%v: SM estimate %v, want within 0.1", w0, fs.W)
-			}
+			testutil.AbsClose(t, fmt.Sprintf("W0=%v: SM estimate W[%d]", w0, j), fs.W[j], w0[j], 0.1)
 		}
 		fl, err := lds.Fit(1e-4)
 		if err != nil {
@@ -328,9 +328,7 @@ func TestMLEGaussianIsRidge(t *testing.T) {
 	}
 	fl, _ := lds.Fit(lambda * sigma * sigma)
 	for i := range fm.W {
-		if math.Abs(fm.W[i]-fl.W[i]) > 1e-9 {
-			t.Errorf("W[%d]: MLE %.12g, ridge %.12g", i, fm.W[i], fl.W[i])
-		}
+		testutil.AbsClose(t, fmt.Sprintf("W[%d] of the MLE (against the ridge's)", i), fm.W[i], fl.W[i], 1e-9)
 	}
 }
 
@@ -451,9 +449,7 @@ func TestMLEStopsAtZeroGradient(t *testing.T) {
 	}
 	want := []float64{1.0667881907991372, 0.9795457144848354}
 	for j := range want {
-		if math.Abs(f.W[j]-want[j]) > 1e-8 {
-			t.Errorf("W[%d] = %.12g, independent MLE %.12g", j, f.W[j], want[j])
-		}
+		testutil.AbsClose(t, fmt.Sprintf("W[%d] (against the independent MLE)", j), f.W[j], want[j], 1e-8)
 	}
 }
 

@@ -57,10 +57,11 @@ func TestSweepFiguresAndPlot(t *testing.T) {
 		t.Errorf("plot --in drew %v", got)
 	}
 	out := filepath.Join(t.TempDir(), "figs")
-	if _, err := PlotSweep(root, out, "png"); err != nil {
+	// svg: the PNGs were checked above; this checks where --out puts them.
+	if _, err := PlotSweep(root, out, "svg"); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"sweep_heatmap_regret.png", plotting.ReportFile, filepath.Join(s.Points[3].Name, "cum_regret.png")} {
+	for _, f := range []string{"sweep_heatmap_regret.svg", plotting.ReportFile, filepath.Join(s.Points[3].Name, "cum_regret.svg")} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("plot --out: missing %s", f)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/stats"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // simpsonFn integrates f on [a, b] with n (even) Simpson panels.
@@ -373,9 +374,7 @@ func TestReLUScoreMatchesFiniteDifferences(t *testing.T) {
 			for k := range m {
 				pk := func(v float64) float64 { f.Psi(v, psi); return psi[k] }
 				dpsi := centralDiff(pk, x)
-				if math.Abs(g[k]-dpsi) > 1e-8 {
-					t.Errorf("%v x=%g: ψ'_%d = %g, finite difference %g", f, x, k, g[k], dpsi)
-				}
+				testutil.AbsClose(t, fmt.Sprintf("%v x=%g: ψ'_%d (against its finite difference)", f, x, k), g[k], dpsi, 1e-8)
 				// ψ” = 0 away from the kink, so ξ = (log q)' ψ'.
 				if want := dlq * dpsi; math.Abs(xi[k]-want) > 1e-6*(1+math.Abs(want)) {
 					t.Errorf("%v x=%g: ξ_%d = %g, want %g", f, x, k, xi[k], want)
@@ -457,9 +456,7 @@ func TestCoordsProduct(t *testing.T) {
 	for i := range 3 {
 		for k := range d {
 			num := centralDiff(func(v float64) float64 { y := slices.Clone(x); y[i] = v; p.Psi(y, psi); return psi[k] }, x[i])
-			if got := jac[i*d+k]; math.Abs(got-num) > 1e-7 {
-				t.Errorf("jac[%d,%d] = %g, finite difference %g", i, k, got, num)
-			}
+			testutil.AbsClose(t, fmt.Sprintf("jac[%d,%d] (against its finite difference)", i, k), jac[i*d+k], num, 1e-7)
 			if owner[k] == i && jac[i*d+k] != g2[k] {
 				t.Errorf("ScoreBlock g[%d] = %g, ScoreTerms %g", k, g2[k], jac[i*d+k])
 			}
@@ -481,9 +478,7 @@ func TestCoordsProduct(t *testing.T) {
 	if zg := 0.7*0.7/(2*0.09) + 0.5*math.Log(2*math.Pi*0.09); math.Abs(z1-zg) > 1e-12 || math.Abs(m1-0.7) > 1e-12 {
 		t.Fatalf("Simpson: Gaussian log Z %v, mean %v; closed form %v, 0.7", z1, m1, zg)
 	}
-	if want := z0 + z1 + c.LogZ; math.Abs(z-want) > 1e-11 {
-		t.Errorf("log Z %.15g, want %.15g", z, want)
-	}
+	testutil.AbsClose(t, "log Z", z, z0+z1+c.LogZ, 1e-11)
 	mean := make([]float64, 3)
 	p.Mean(eta, mean)
 	if want := []float64{m0, m1, c.MeanX}; math.Abs(mean[0]-want[0]) > 1e-11 || math.Abs(mean[1]-want[1]) > 1e-11 || math.Abs(mean[2]-want[2]) > 1e-8 {
@@ -520,9 +515,7 @@ func TestTableMeanX(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := tab.MeanX(eta); math.Abs(got-c.MeanX) > 1e-7 {
-			t.Errorf("η=%g: table E[x] %.12g, exact %.12g", eta, got, c.MeanX)
-		}
+		testutil.AbsClose(t, fmt.Sprintf("η=%g: table E[x] (against the exact)", eta), tab.MeanX(eta), c.MeanX, 1e-7)
 		if math.Abs(eta) > 100 {
 			continue
 		}
@@ -532,9 +525,7 @@ func TestTableMeanX(t *testing.T) {
 		}
 		m := (simpsonFn(g(1), lo, 0, 200000) + simpsonFn(g(1), 0, hi, 200000)) /
 			(simpsonFn(g(0), lo, 0, 200000) + simpsonFn(g(0), 0, hi, 200000))
-		if math.Abs(c.MeanX-m) > 1e-9 {
-			t.Errorf("η=%g: E[x] %.12g, Simpson %.12g", eta, c.MeanX, m)
-		}
+		testutil.AbsClose(t, fmt.Sprintf("η=%g: E[x] (against Simpson's rule)", eta), c.MeanX, m, 1e-9)
 	}
 }
 

@@ -118,8 +118,9 @@ func htmlCell(s string) string {
 // browser shows its format, else linked.
 type htmlFigure struct {
 	Name, Caption string
-	Src           template.URL // data URI; empty for a linked figure
-	Link          string       // the file's name, for a figure that is not inlined
+	Src           template.URL  // data URI; empty for a linked figure
+	Img           template.HTML // the <img> element of Src, escaped (imgElement)
+	Link          string        // the file's name, for a figure that is not inlined
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"code": codeSpans, "cell": htmlCell}).Parse(`<!DOCTYPE html>
@@ -165,7 +166,7 @@ figcaption { font-size: .9rem; color: #444; }
 {{end}}{{end}}{{if .Figures}}<h2>Figures</h2>{{end}}
 {{range .Figures}}<figure id="{{.Name}}">
 <h3>{{.Name}}</h3>
-{{if .Src}}<img src="{{.Src}}" alt="{{.Name}}">{{else}}<p><a href="{{.Link}}">{{.Link}}</a> (a format browsers do not show inline; open the file next to this report)</p>{{end}}
+{{if .Src}}{{.Img}}{{else}}<p><a href="{{.Link}}">{{.Link}}</a> (a format browsers do not show inline; open the file next to this report)</p>{{end}}
 {{if .Caption}}<figcaption>{{.Caption}}</figcaption>{{end}}
 </figure>
 {{end}}</body>
@@ -230,6 +231,9 @@ func writeHTML(dir string, r *report) error {
 				return fmt.Errorf("inlining %s in %s: %w", fig, ReportHTMLFile, err)
 			}
 			f.Src = template.URL("data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b))
+			if f.Img, err = imgElement(f.Src, f.Name); err != nil {
+				return err
+			}
 		}
 		data.Figures = append(data.Figures, f)
 	}
@@ -238,4 +242,28 @@ func writeHTML(dir string, r *report) error {
 		return err
 	}
 	return fsutil.WriteFileAtomic(filepath.Join(dir, ReportHTMLFile), buf.Bytes())
+}
+
+// imgTemplate is the <img> element of a figure as report.html had it
+// inline; imgElement writes the same bytes.
+var imgTemplate = template.Must(template.New("img").Parse(`<img src="{{.Src}}" alt="{{.Name}}">`))
+
+// altTemplate escapes a string as html/template does in a quoted attribute.
+var altTemplate = template.Must(template.New("alt").Parse(`<a title="{{.}}">`))
+
+// imgElement returns imgTemplate executed on src and name. html/template
+// escapes a data URI character by character (1 MB of base64 for a
+// densities figure); a URI of only base64 and MIME characters keeps every
+// character but + (written &#43;), so that case is a replacement.
+func imgElement(src template.URL, name string) (template.HTML, error) {
+	var b strings.Builder
+	if strings.Trim(string(src), "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=:;,.-") != "" {
+		err := imgTemplate.Execute(&b, htmlFigure{Src: src, Name: name})
+		return template.HTML(b.String()), err
+	}
+	if err := altTemplate.Execute(&b, name); err != nil {
+		return "", err
+	}
+	alt := strings.TrimSuffix(strings.TrimPrefix(b.String(), `<a title="`), `">`)
+	return template.HTML(`<img src="` + strings.ReplaceAll(string(src), "+", "&#43;") + `" alt="` + alt + `">`), nil
 }

@@ -45,3 +45,17 @@ func CloseSlices(t testing.TB, what string, got, want []float64, tol float64) {
 		}
 	}
 }
+
+// AbsClose reports on t (t.Errorf, the test goes on), naming what, unless
+// |got − want| ≤ tol: an absolute tolerance, for the checks written
+// math.Abs(got-want) > tol by hand. It reports whether got was close. Equal
+// values (infinities too) are close; a NaN is not (the hand-written check
+// let a NaN pass).
+func AbsClose(t testing.TB, what string, got, want, tol float64) bool {
+	t.Helper()
+	if got == want || math.Abs(got-want) <= tol {
+		return true
+	}
+	t.Errorf("%s = %.15g, want %.15g (absolute tolerance %g)", what, got, want, tol)
+	return false
+}

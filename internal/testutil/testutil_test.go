@@ -146,6 +146,9 @@ type recorder struct {
 
 func (r *recorder) Helper() {}
 
+// Errorf keeps the message; the test goes on, as a test's does.
+func (r *recorder) Errorf(format string, args ...any) { r.msg = fmt.Sprintf(format, args...) }
+
 func (r *recorder) Fatalf(format string, args ...any) {
 	r.msg = fmt.Sprintf(format, args...)
 	runtime.Goexit()
@@ -166,6 +169,16 @@ func TestHelpersFailNamingTheValue(t *testing.T) {
 		{func(tb testing.TB) { RequireSameBits(tb, "V", []float64{0}, []float64{math.Copysign(0, -1)}) }, "V[0] = 0, want -0 (bits differ)"},
 		{func(tb testing.TB) { RequireSameBits(tb, "V", []float64{0}, nil) }, "V: 1 values, want 0"},
 		{func(tb testing.TB) { RequireSameBits(tb, "V", []float64{2}, []float64{2}) }, ""},
+		{func(tb testing.TB) { AbsClose(tb, "x", 1.25, 1, 0.25) }, ""},
+		{func(tb testing.TB) { AbsClose(tb, "x", 1000.5, 1000, 0.25) }, "x = 1000.5, want 1000 (absolute tolerance 0.25)"}, // absolute, not relative
+		{func(tb testing.TB) { AbsClose(tb, "x", math.NaN(), 1, 1) }, "x = NaN, want 1 (absolute tolerance 1)"},
+		{func(tb testing.TB) { AbsClose(tb, "x", math.Inf(1), math.Inf(1), 0) }, ""},
+		{func(tb testing.TB) {
+			if AbsClose(tb, "x", 2, 1, 0.5) {
+				tb.Fatalf("AbsClose(2, 1, 0.5) reports close")
+			}
+			AbsClose(tb, "y", 3, 3, 0) // the test goes on after a report
+		}, "x = 2, want 1 (absolute tolerance 0.5)"},
 	} {
 		r := &recorder{TB: t}
 		done := make(chan struct{})

@@ -1,0 +1,92 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Every Load starts from the same defaults: default.yaml parsed as viper
+// parses it (go.yaml.in/yaml/v3 into a map) and the registered sections'
+// defaults (defaultSections). Parsing and re-marshalling them cost about
+// 40% of a Load, so they are built once per registry length (a Register
+// adds a part and its defaults, as sharedSections rebuilds) and each Load
+// merges deep copies: viper merges later files into the maps it is given.
+var defaultTrees struct {
+	sync.Mutex
+	n          int // the registry's length when secs was built; -1 before
+	parsed     bool
+	yaml, secs map[string]any
+	yamlErr    error
+	secsErr    error
+}
+
+// defaultMaps returns fresh copies of the parsed embedded defaults and of
+// the registered sections' defaults, or the error parsing either gave.
+func defaultMaps() (embedded, sections map[string]any, embeddedErr, sectionsErr error) {
+	n := len(allParts())
+	defaultTrees.Lock()
+	defer defaultTrees.Unlock()
+	if !defaultTrees.parsed {
+		m := map[string]any{}
+		defaultTrees.yamlErr = yaml.Unmarshal(defaultYAML, &m)
+		defaultTrees.yaml, defaultTrees.parsed = m, true
+	}
+	if defaultTrees.yamlErr != nil {
+		return nil, nil, defaultTrees.yamlErr, nil
+	}
+	if defaultTrees.secs == nil && defaultTrees.secsErr == nil || defaultTrees.n != n {
+		defaultTrees.secs, defaultTrees.secsErr = defaultSections()
+		defaultTrees.n = n
+	}
+	if defaultTrees.secsErr != nil {
+		return nil, nil, nil, defaultTrees.secsErr
+	}
+	return deepCopy(defaultTrees.yaml).(map[string]any), deepCopy(defaultTrees.secs).(map[string]any), nil, nil
+}
+
+// deepCopy copies the maps and slices of a parsed YAML tree; other values
+// (numbers, strings, bools) are immutable and shared.
+func deepCopy(x any) any {
+	switch t := x.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, v := range t {
+			out[k] = deepCopy(v)
+		}
+		return out
+	case map[any]any:
+		out := make(map[any]any, len(t))
+		for k, v := range t {
+			out[k] = deepCopy(v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, v := range t {
+			out[i] = deepCopy(v)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	v := reflect.ValueOf(x)
+	switch v.Kind() {
+	case reflect.Slice:
+		if v.IsNil() {
+			return x
+		}
+		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			if e := deepCopy(v.Index(i).Interface()); e != nil { // a nil element stays the zero value
+				out.Index(i).Set(reflect.ValueOf(e).Convert(v.Type().Elem()))
+			}
+		}
+		return out.Interface()
+	case reflect.Map, reflect.Pointer:
+		panic(fmt.Sprintf("config: default of type %T cannot be copied", x))
+	}
+	return x
+}

@@ -235,26 +235,13 @@ func (a *Agent) newSim(m *expfam.Model) Simulator {
 		sim = expfam.NewStepper(m)
 	}
 	if a.delta {
-		return deltaSim{sim}
+		return deltaSim{Simulator: sim}
 	}
 	return sim
 }
 
 // deltaSim turns a model of s' − s into a simulator of s'.
-type deltaSim struct{ Simulator }
-
-func (d deltaSim) Step(s, a []float64, rng *rand.Rand, out []float64) {
-	d.Simulator.Step(s, a, rng, out)
-	for i, v := range s[:len(out)] {
-		out[i] += v
-	}
-}
-
-// Deterministic reports whether the wrapped simulator draws nothing.
-func (d deltaSim) Deterministic() bool {
-	det, ok := d.Simulator.(deterministic)
-	return ok && det.Deterministic()
-}
+type deltaSim = env.DeltaSim
 
 // Features returns the features of the named agent's model: its
 // estimator's own (Estimator.OwnFeatures: the LDS features of the model

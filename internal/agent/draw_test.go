@@ -150,7 +150,7 @@ func TestBoundPlannerPlansAsUnbound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := deltaSim{expfam.NewStepper(m)}
+	sim := deltaSim{Simulator: expfam.NewStepper(m)}
 	for _, actions := range [][][]float64{{{-1}, {1}}, {{-1}, {0}, {1}}} {
 		for _, crn := range []bool{false, true} {
 			mk := func() *Planner {
@@ -184,7 +184,7 @@ func TestBoundPlannerPlansAsUnbound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim2 := deltaSim{expfam.NewStepper(m2)}
+	sim2 := deltaSim{Simulator: expfam.NewStepper(m2)}
 	for _, crn := range []bool{false, true} {
 		mk := func() *Planner {
 			c := plannerConfig("mppi")

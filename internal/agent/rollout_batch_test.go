@@ -38,7 +38,7 @@ func TestGaussBatchValuesIsValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	sim := &gaussBatch{m: model, ds: 3, delta: true}
-	mean := deltaSim{expfam.NewMeanStepper(model)}
+	mean := deltaSim{Simulator: expfam.NewMeanStepper(model)}
 	const tau = 6
 	batch := newRollouts(m.Task, tau, 1, false, 3)
 	one := newRollouts(m.Task, tau, 1, false, 3)

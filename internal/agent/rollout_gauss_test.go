@@ -144,7 +144,7 @@ func TestGaussRolloutsEqualGeneric(t *testing.T) {
 									sim = expfam.NewMeanStepper(m)
 								}
 								if delta {
-									sim = deltaSim{sim}
+									sim = deltaSim{Simulator: sim}
 								}
 								name := fmt.Sprintf("d_s=%d d_a=%d %v %v mean=%v delta=%v ends=%v shaped=%v survival=%v batch=%v", ds, da, dist, feat, mean, delta, ends, tc.shaped, tc.surv, tc.batch)
 								var task env.Task = boxTask{ends}

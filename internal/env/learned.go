@@ -24,19 +24,26 @@ func (d learnedDynamics) NewMean() Simulator      { return d.wrap(expfam.NewMean
 
 func (d learnedDynamics) wrap(s Simulator) Simulator {
 	if d.delta {
-		return addState{s}
+		return DeltaSim{s}
 	}
 	return s
 }
 
-// addState turns a simulator of s' − s into one of s'.
-type addState struct{ Simulator }
+// DeltaSim turns a simulator of s' − s into one of s' (a model of
+// model.target: delta): the learners' rollouts and env.kind model's truth.
+type DeltaSim struct{ Simulator }
 
-func (d addState) Step(s, a []float64, rng *rand.Rand, out []float64) {
+func (d DeltaSim) Step(s, a []float64, rng *rand.Rand, out []float64) {
 	d.Simulator.Step(s, a, rng, out)
 	for i, v := range s[:len(out)] {
 		out[i] += v
 	}
+}
+
+// Deterministic reports whether the wrapped simulator draws nothing.
+func (d DeltaSim) Deterministic() bool {
+	det, ok := d.Simulator.(interface{ Deterministic() bool })
+	return ok && det.Deterministic()
 }
 
 // NaturalSpaceCheck returns MDP.CheckTransition for a model m used as the

@@ -12,6 +12,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/mcmc"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // MCMCOptions are the knobs of MCMCMLE. The zero value of each field
@@ -285,8 +286,8 @@ func (e *MCMCMLE) iterate(r *mleRun, pre *kronPre, w []float64, lambda float64) 
 		for i, h := range hist {
 			// The δ_k of persistent chains are autocorrelated across
 			// iterations: their mean's standard error is sd/√ESS.
-			se := math.Sqrt(variance(h) / mcmc.ESS([][]float64{h}))
-			m := mean(h)
+			se := math.Sqrt(stat.Variance(h, nil) / mcmc.ESS([][]float64{h}))
+			m := stat.Mean(h, nil)
 			chi2 += (m / se) * (m / se)
 			ratio = max(ratio, se/math.Sqrt(sigma[i]))
 		}
@@ -700,24 +701,6 @@ func (r *mleRun) gradient(e *MCMCMLE, w []float64, lambda float64, grad []float6
 			}
 		}
 	}
-}
-
-func mean(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}
-
-// variance is the unbiased sample variance.
-func variance(x []float64) float64 {
-	m := mean(x)
-	var s float64
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return s / float64(len(x)-1)
 }
 
 func (r *mleRun) acceptRate() float64 {

@@ -272,31 +272,12 @@ func (m *MCMC) NewWarmChain() *WarmChain {
 // Draw writes a draw of s' ~ P(· | η) into out: S.Steps transitions of
 // the chain from start (len d_s; the origin when nil).
 func (w *WarmChain) Draw(eta, start []float64, rng *rand.Rand, out []float64) {
-	d := w.m.StateDim()
-	copy(w.target.Eta, eta)
-	w.src.r = rng
-	x0 := start
-	if len(x0) != d {
-		x0 = w.origin()
-	}
-	if err := w.c.Start(x0); err != nil {
-		w.fail(err, out)
+	if !w.begin(eta, start, rng, out) {
 		return
 	}
-	if !w.tuned {
-		w.tuned = true
-		if err := w.c.Warmup(); err != nil {
-			w.fail(err, out)
-			return
-		}
-	}
 	for range w.m.S.Steps {
-		if err := w.c.Step(); err != nil {
-			var de *mcmc.DivergenceError
-			if w.Strict || !errors.As(err, &de) {
-				w.fail(err, out)
-				return
-			}
+		if !w.step(out) {
+			return
 		}
 	}
 	copy(out, w.c.State())
@@ -312,30 +293,13 @@ func (w *WarmChain) Mean(eta, start, out []float64) {
 		w.meanRng = rand.New(w.meanPCG)
 	}
 	w.meanPCG.Seed(etaSeed(eta), etaSeed(start))
-	copy(w.target.Eta, eta)
-	w.src.r = w.meanRng
-	if len(start) != d {
-		start = w.origin()
-	}
-	if err := w.c.Start(start); err != nil {
-		w.fail(err, out)
+	if !w.begin(eta, start, w.meanRng, out) {
 		return
-	}
-	if !w.tuned {
-		w.tuned = true
-		if err := w.c.Warmup(); err != nil {
-			w.fail(err, out)
-			return
-		}
 	}
 	clear(out[:d])
 	for range w.m.S.Steps {
-		if err := w.c.Step(); err != nil {
-			var de *mcmc.DivergenceError
-			if w.Strict || !errors.As(err, &de) {
-				w.fail(err, out)
-				return
-			}
+		if !w.step(out) {
+			return
 		}
 		for i, v := range w.c.State() {
 			out[i] += v
@@ -344,6 +308,44 @@ func (w *WarmChain) Mean(eta, start, out []float64) {
 	for i := range out[:d] {
 		out[i] /= float64(w.m.S.Steps)
 	}
+}
+
+// begin points the chain at η and rng and starts it at start (the origin
+// when its length is not d_s), adapting its step at the first draw; false
+// when that failed (out is then NaN and Err set).
+func (w *WarmChain) begin(eta, start []float64, rng *rand.Rand, out []float64) bool {
+	copy(w.target.Eta, eta)
+	w.src.r = rng
+	if len(start) != w.m.StateDim() {
+		start = w.origin()
+	}
+	if err := w.c.Start(start); err != nil {
+		w.fail(err, out)
+		return false
+	}
+	if !w.tuned {
+		w.tuned = true
+		if err := w.c.Warmup(); err != nil {
+			w.fail(err, out)
+			return false
+		}
+	}
+	return true
+}
+
+// step runs one transition; a divergence is rejected (the chain stays)
+// unless Strict, where it, like any other error, fails the draw (false).
+func (w *WarmChain) step(out []float64) bool {
+	err := w.c.Step()
+	if err == nil {
+		return true
+	}
+	var de *mcmc.DivergenceError
+	if !w.Strict && errors.As(err, &de) {
+		return true
+	}
+	w.fail(err, out)
+	return false
 }
 
 // origin returns the chain's zero state buffer.

@@ -84,16 +84,9 @@ func Append(dir string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(w.path)
-	if err != nil {
+	if _, err := fsutil.DropPartialLine(w.f, w.path); err != nil {
 		w.f.Close()
-		return nil, fmt.Errorf("reading %s: %w", w.path, err)
-	}
-	if keep := bytes.LastIndexByte(b, '\n') + 1; keep != len(b) {
-		if err := w.f.Truncate(int64(keep)); err != nil {
-			w.f.Close()
-			return nil, fmt.Errorf("cutting the partial last line of %s: %w", w.path, err)
-		}
+		return nil, err
 	}
 	return w, nil
 }

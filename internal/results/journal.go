@@ -93,32 +93,12 @@ func AppendJournal(dir string) (*Journal, error) {
 	return j, nil
 }
 
-// dropPartialLine truncates the journal after its last newline.
+// dropPartialLine truncates the journal after its last newline and syncs
+// the cut.
 func (j *Journal) dropPartialLine() error {
-	fi, err := j.f.Stat()
-	if err != nil {
-		return fmt.Errorf("reading %s: %w", j.path, err)
-	}
-	// Scan backwards in blocks for the last newline.
-	size := fi.Size()
-	keep := int64(0)
-	buf := make([]byte, 64<<10)
-	for end := size; end > 0 && keep == 0; {
-		start := max(end-int64(len(buf)), 0)
-		b := buf[:end-start]
-		if _, err := j.f.ReadAt(b, start); err != nil {
-			return fmt.Errorf("reading %s: %w", j.path, err)
-		}
-		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-			keep = start + int64(i) + 1
-		}
-		end = start
-	}
-	if keep == size {
-		return nil
-	}
-	if err := j.f.Truncate(keep); err != nil {
-		return fmt.Errorf("cutting the partial last line of %s: %w", j.path, err)
+	cut, err := fsutil.DropPartialLine(j.f, j.path)
+	if err != nil || !cut {
+		return err
 	}
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("syncing %s: %w", j.path, err)

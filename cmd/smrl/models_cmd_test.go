@@ -168,6 +168,9 @@ func TestModelsRefusals(t *testing.T) {
 	} {
 		code, stdout, stderr = run(t, "run", "--config", modelEnv(c.extra), "--out", filepath.Join(dir, "me"))
 		wantUsage(t, code, stdout, stderr, c.want)
+		if strings.Contains(stderr, "env.model keeps its embedded default") {
+			t.Errorf("the error names a section's default, not the key the file set: %s", stderr)
+		}
 	}
 	wide := strings.Replace(read(t, modelEnv("    file: "+model+"\n")), "action_high: [1]", "action_high: [2]", 1)
 	code, stdout, stderr = run(t, "run", "--config", writeConfig(t, dir, "wide.yaml", wide), "--out", filepath.Join(dir, "me"))

@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -34,11 +35,11 @@ func init() { env.Register(modelEnvKind) }
 func modelEnv(c *config.Config) (*ModelFile, *config.Config, int, error) {
 	s := config.Section[ModelEnvConfig](c, "env.model")
 	if s.File == "" {
-		return nil, nil, 0, fmt.Errorf("env.model.file: required with env.kind model (a file smrl estimate --save-model or smrl run --save-models wrote)")
+		return nil, nil, 0, keyError{"env.model.file", errors.New("required with env.kind model (a file smrl estimate --save-model or smrl run --save-models wrote)")}
 	}
 	mf, mc, err := ReadModel(s.File)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("env.model.file: %w", err)
+		return nil, nil, 0, keyError{"env.model.file", err}
 	}
 	if s.Method == "" {
 		return mf, mc, 0, nil
@@ -49,10 +50,20 @@ func modelEnv(c *config.Config) (*ModelFile, *config.Config, int, error) {
 		for _, m := range mf.Models {
 			have = append(have, m.Method)
 		}
-		return nil, nil, 0, fmt.Errorf("env.model.method: %s holds no %s model (it holds %v)", s.File, s.Method, have)
+		return nil, nil, 0, keyError{"env.model.method", fmt.Errorf("%s holds no %s model (it holds %v)", s.File, s.Method, have)}
 	}
 	return mf, mc, i, nil
 }
+
+// keyError is an error of the key key: validation reports it against
+// that key, and its text is "key: err".
+type keyError struct {
+	key string
+	err error
+}
+
+func (e keyError) Error() string { return e.key + ": " + e.err.Error() }
+func (e keyError) Unwrap() error { return e.err }
 
 // validateModelEnv checks that the model file can be read and that the
 // config's actions are those the model was fitted with: the planners
@@ -61,7 +72,12 @@ func validateModelEnv(c *config.Config, bad config.Bad) {
 	s := config.Section[ModelEnvConfig](c, "env.model")
 	_, mc, _, err := modelEnv(c)
 	if err != nil {
-		bad("env.model", "%v", err)
+		var k keyError
+		if errors.As(err, &k) {
+			bad(k.key, "%v", k.err)
+		} else {
+			bad("env.model", "%v", err)
+		}
 		return
 	}
 	e, m := c.Env, mc.Env

@@ -92,6 +92,9 @@ func fitKernel(c *config.Config, mdp *env.MDP, spec *expfam.KernelSpec, data *da
 	if err := kernelMethods(opt.Methods); err != nil {
 		return nil, err
 	}
+	if c.LengthCV {
+		return nil, errs.Invalid(fmt.Errorf("%s: %s is not built for the kernel family; give a length", config.LengthCVKey, config.LambdaCVWord))
+	}
 	res := &Result{N: data.Len(), Lambda: c.Lambda, Family: spec.String(), Features: mdp.Model.Features.String(), Data: opt.Data,
 		SENote: "the kernel family reports no standard errors of Ŵ: score its held-out log-likelihood with smrl estimate --model FILE --data TEST"}
 	lambdas := []float64{c.Lambda}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -377,12 +378,18 @@ func estimateFit(opts *EstimateOptions, c *config.Config, methods []string, filt
 	if err != nil {
 		return err
 	}
+	if len(opts.Methods) == 0 {
+		methods = nil // the defaults, as Run knows them (a kernel family's: sm alone)
+	}
 	res, err := estimate.Run(opts.Cmd.Context(), c, estimate.Options{Methods: methods, Data: opts.DataPath, Filter: filter, Progress: opts.IO.ErrOut,
 		SE: estimate.SEOptions{MLESandwich: opts.MLESE == "sandwich", HC1: opts.HC1, None: opts.SE == "none"}})
 	if err != nil {
 		return lambdaHint(err)
 	}
 	if opts.Plot != "" {
+		if len(res.Estimates) > 0 && res.Estimates[0].Kernel != nil {
+			return usageErrorf("--plot draws the densities of a W in the config's family and features; the kernel family bound to the data has none to draw there (docs/kernel-families.md shows its density figure)")
+		}
 		if err := drawDensities(opts.Plot, res, dens); err != nil {
 			return err
 		}
@@ -531,7 +538,7 @@ func evaluateModel(opts *EstimateOptions, filter dataset.Filter) error {
 				ll = fmt.Sprintf("%.4g", *e.LogLik)
 			}
 			if e.LogLikSE != nil {
-				ll += fmt.Sprintf(" ± %.2g (importance-sampled log Z)", *e.LogLikSE)
+				ll += fmt.Sprintf(" ± %.2g (%s)", *e.LogLikSE, cmp.Or(e.SEWhat, "importance-sampled log Z"))
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%.6g\t%s\n", e.Method, e.N, e.SMLoss, ll)
 		}

@@ -152,6 +152,12 @@ type Estimate struct {
 	// Weight names the score-matching weight of each coordinate (sm only):
 	// see WeightDescription.
 	Weight string `json:"weight,omitempty"`
+	// Kernel is the fitted kernel family bound to the data (env.family.kind
+	// kernel without centre_points; W is then coordinate 0's, or nil for
+	// the autoregressive graph of d > 1), and KernelFits what was chosen
+	// for each of its coordinates.
+	Kernel     *estimator.KernelGraphModel `json:"kernel,omitempty"`
+	KernelFits []KernelCoord               `json:"kernel_fits,omitempty"`
 }
 
 // Run fits every method of opt on data from opt.Data or drawn from the
@@ -165,12 +171,16 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMethodMemory(c, methods); err != nil {
-		return nil, err
-	}
 	mdp, err := env.New(c)
 	if err != nil {
 		return nil, errs.Invalid(err)
+	}
+	// The kernel family bound to the data forms no (d_psi·d_phi)² system:
+	// its memory is n(d_phi + (d+1)m) numbers, of the order of the data's.
+	if kernelSpecOf(mdp) == nil {
+		if err := checkMethodMemory(c, methods); err != nil {
+			return nil, err
+		}
 	}
 	var st stage
 	stop := heartbeat(opt.Progress, opt.ProgressEvery, st.get)
@@ -195,6 +205,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
+	}
+	if spec := kernelSpecOf(mdp); spec != nil {
+		return fitKernel(c, mdp, spec, data, opt, &st)
 	}
 	return fitAll(c, mdp, data, methods, opt, &st)
 }

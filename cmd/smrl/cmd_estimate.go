@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -377,6 +378,9 @@ func estimateFit(opts *EstimateOptions, c *config.Config, methods []string, filt
 	if err != nil {
 		return err
 	}
+	if len(opts.Methods) == 0 {
+		methods = nil // the defaults, as Run knows them (a kernel family's: sm alone)
+	}
 	res, err := estimate.Run(opts.Cmd.Context(), c, estimate.Options{Methods: methods, Data: opts.DataPath, Filter: filter, Progress: opts.IO.ErrOut,
 		SE: estimate.SEOptions{MLESandwich: opts.MLESE == "sandwich", HC1: opts.HC1, None: opts.SE == "none"}})
 	if err != nil {
@@ -531,7 +535,7 @@ func evaluateModel(opts *EstimateOptions, filter dataset.Filter) error {
 				ll = fmt.Sprintf("%.4g", *e.LogLik)
 			}
 			if e.LogLikSE != nil {
-				ll += fmt.Sprintf(" ± %.2g (importance-sampled log Z)", *e.LogLikSE)
+				ll += fmt.Sprintf(" ± %.2g (%s)", *e.LogLikSE, cmp.Or(e.SEWhat, "importance-sampled log Z"))
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%.6g\t%s\n", e.Method, e.N, e.SMLoss, ll)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
@@ -109,6 +110,12 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		return nil, fmt.Errorf("unknown agent %q", name)
 	case k.Estimator == nil:
 		return k.Build(name, spec, truth, c)
+	}
+	if _, unbound := spec.Family.(*expfam.KernelSpec); unbound {
+		// The kernel family bound to data at fit time (model.family:
+		// kernel) is fitted by smrl estimate (estimator.FitKernelSpec); no
+		// learner of this package binds it at its refits yet.
+		return nil, errs.Invalid(fmt.Errorf("agent %s: model.family kernel: the data-bound kernel family is fitted by smrl estimate --data only; no learning agent refits it yet (docs/kernel-families.md)", name))
 	}
 	mode := k.Mode
 	feat := Features(name, spec)

@@ -27,6 +27,10 @@ type CV struct {
 	Folds int       `mapstructure:"folds" yaml:"folds"` // K >= 2
 	// Lengths are the rff length scales of model.features.length: cv.
 	Lengths []float64 `mapstructure:"lengths" yaml:"lengths"`
+	// Bandwidths are the kernel family's bandwidth candidates of
+	// bandwidth: cv; empty: a log grid around the median distance of the
+	// fitted next states (estimator.DefaultBandwidths).
+	Bandwidths []float64 `mapstructure:"bandwidths" yaml:"bandwidths,omitempty"`
 }
 
 // LengthCVKey is the key that may be the word cv to choose the rff
@@ -112,6 +116,12 @@ func (c *Config) validateStats(bad func(key, format string, args ...any), agents
 		}
 		if !agents && c.Estimate.N < c.CV.Folds {
 			bad("lambda", "%s needs at least cv.folds = %d transitions, estimate.n is %d", LambdaCVWord, c.CV.Folds, c.Estimate.N)
+		}
+	}
+	for i, b := range c.CV.Bandwidths {
+		if !(b > 0) || math.IsInf(b, 0) || b > 1e6 {
+			bad("cv.bandwidths", "entry %d must be a finite number in (0, 1e6], got %v", i+1, b)
+			break
 		}
 	}
 	if c.LengthCV {

@@ -465,6 +465,23 @@ func NewLearnerFamily(c *config.Config, sigma []float64) (*expfam.Coords, error)
 	return expfam.NewCoords(cs)
 }
 
+// learnerFamily is the learners' family: the whole family of
+// Family.Learner when model.family names one such family alone, else the
+// product of NewLearnerFamily.
+func learnerFamily(c *config.Config, sigma []float64) (expfam.Distribution, error) {
+	if len(c.Model.Family) == 1 {
+		if f := familyByName(c.Model.Family[0]); f != nil && f.Learner != nil {
+			fam, err := f.Learner(c, sigma)
+			var ke keyError
+			if errors.As(err, &ke) {
+				return nil, ke.error
+			}
+			return fam, err
+		}
+	}
+	return NewLearnerFamily(c, sigma)
+}
+
 // learnerScales returns model.sigma broadcast to d_s coordinates, or def
 // when it is empty.
 func learnerScales(c *config.Model, def []float64) ([]float64, error) {
@@ -492,7 +509,7 @@ func LearnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSp
 	if err != nil {
 		return ModelSpec{}, err
 	}
-	fam, err := NewLearnerFamily(c, sigma)
+	fam, err := learnerFamily(c, sigma)
 	if err != nil {
 		return ModelSpec{}, err
 	}

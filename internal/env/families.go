@@ -51,6 +51,12 @@ type Family struct {
 	// tabulated products of the sine families and the closed-form
 	// Gaussian, as they always were.
 	True func(c *config.Config) (expfam.Distribution, error)
+	// Learner, when not nil, builds the learners' whole family (model.family
+	// naming this family alone) for scales sigma (one per coordinate)
+	// instead of a product of Coord: a family of the whole next state, such
+	// as the kernel family, whose statistics are bound to the data at fit
+	// time (expfam.KernelSpec).
+	Learner func(c *config.Config, sigma []float64) (expfam.Distribution, error)
 	// Expression marks a family written as expressions of the config:
 	// the true model is checked numerically at the start states.
 	Expression bool
@@ -118,6 +124,7 @@ func init() {
 		expressionFamily,
 		gaussianCoupled,
 		coupledSin,
+		kernelFamily,
 	)
 }
 

@@ -152,6 +152,12 @@ type Estimate struct {
 	// Weight names the score-matching weight of each coordinate (sm only):
 	// see WeightDescription.
 	Weight string `json:"weight,omitempty"`
+	// Kernel is the fitted kernel family bound to the data (env.family.kind
+	// kernel without centre_points; W is then coordinate 0's, or nil for
+	// the autoregressive graph of d > 1), and KernelFits what was chosen
+	// for each of its coordinates.
+	Kernel     *estimator.KernelGraphModel `json:"kernel,omitempty"`
+	KernelFits []KernelCoord               `json:"kernel_fits,omitempty"`
 }
 
 // Run fits every method of opt on data from opt.Data or drawn from the
@@ -195,6 +201,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
+	}
+	if spec := kernelSpecOf(mdp); spec != nil {
+		return fitKernel(c, mdp, spec, data, opt, &st)
 	}
 	return fitAll(c, mdp, data, methods, opt, &st)
 }

@@ -76,10 +76,19 @@ func (r *Result) WriteTable(w io.Writer) error {
 		if wt == "" {
 			wt = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Method, r.N, FormatMatrix(e.W), se, fe, formatFloat(e.Seconds), wt)
+		w := FormatMatrix(e.W)
+		if e.Kernel != nil {
+			w = kernelShape(e)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", e.Method, r.N, w, se, fe, formatFloat(e.Seconds), wt)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, e := range r.Estimates {
+		if err := writeKernelFits(w, e); err != nil {
+			return err
+		}
 	}
 	if r.SENote != "" {
 		_, err := fmt.Fprintln(w, r.SENote)
@@ -116,4 +125,48 @@ func formatFloat(x float64) string {
 		return "0" // a tiny negative rounded to zero digits is not a signed zero
 	}
 	return s
+}
+
+// kernelShape is the W cell of a kernel fit: its shapes, the numbers
+// being in --format json and the saved model.
+func kernelShape(e Estimate) string {
+	var parts []string
+	for _, c := range e.Kernel.Coords {
+		parts = append(parts, fmt.Sprintf("%d×%d", len(c.W), len(c.W[0])))
+	}
+	return strings.Join(parts, " + ") + " (see --format json or --save-model)"
+}
+
+// writeKernelFits writes, for a kernel fit, what was chosen per
+// coordinate: centres, bandwidth, base scale, λ (with the held-out SM loss
+// of every (bandwidth, λ) pair when they were cross-validated).
+func writeKernelFits(w io.Writer, e Estimate) error {
+	for i, k := range e.KernelFits {
+		what := "kernel family"
+		if len(e.KernelFits) > 1 {
+			what = fmt.Sprintf("kernel family, s' coordinate %d given (s, a, s'_<%d)", i, i)
+		}
+		if _, err := fmt.Fprintf(w, "%s: %d centres, bandwidth %s, base scale %s, lambda %s, %d CG iterations\n",
+			what, k.Centres, formatFloat(k.Bandwidth), formatFloat(k.BaseScale), formatFloat(k.Lambda), k.Iterations); err != nil {
+			return err
+		}
+		if len(k.CV) == 0 {
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  bandwidth\tlambda\theld-out SM loss\t")
+		for a, b := range k.Bandwidths {
+			for j, l := range k.Lambdas {
+				mark := ""
+				if b == k.Bandwidth && l == k.Lambda {
+					mark = "<- chosen"
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", formatFloat(b), formatFloat(l), strconv.FormatFloat(k.CV[a][j], 'g', 8, 64), mark)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

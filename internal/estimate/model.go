@@ -19,6 +19,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/fsutil"
 	"go.yaml.in/yaml/v3"
@@ -48,6 +49,10 @@ type ModelFile struct {
 type SavedModel struct {
 	Method string      `json:"method"`
 	W      [][]float64 `json:"W"`
+	// Kernel is the fitted kernel family bound to the data (its centres,
+	// bandwidth, base scale and W per coordinate), for a config whose
+	// family is the kernel family without centre_points.
+	Kernel *estimator.KernelGraphModel `json:"kernel,omitempty"`
 }
 
 // ModelOf returns the model file of a result fitted with config c.
@@ -73,7 +78,7 @@ func ModelOf(r *Result, c *config.Config) (*ModelFile, error) {
 	mf := &ModelFile{Format: ModelFormat, Family: r.Family, Features: r.Features, Target: target,
 		Lambda: r.Lambda, N: r.N, Data: r.Data, Config: string(y)}
 	for _, e := range r.Estimates {
-		mf.Models = append(mf.Models, SavedModel{Method: e.Method, W: e.W})
+		mf.Models = append(mf.Models, SavedModel{Method: e.Method, W: e.W, Kernel: e.Kernel})
 	}
 	return mf, nil
 }
@@ -222,6 +227,12 @@ func checkModel(mf *ModelFile, c *config.Config) error {
 			return fmt.Errorf("models: model %d: method %s listed twice (model %d is %s too)", i, m.Method, j, m.Method)
 		}
 		first[m.Method] = i
+		if spec := kernelSpecOf(mdp); spec != nil {
+			if err := checkKernelModel(m, spec, mdp.Model.Features.Dim()); err != nil {
+				return fmt.Errorf("models: model %d: %w", i, err)
+			}
+			continue
+		}
 		if err := checkW(m, mdp); err != nil {
 			return fmt.Errorf("models: model %d: %w", i, err)
 		}
@@ -285,6 +296,9 @@ type Evaluation struct {
 	// log-partition is estimated (a family sampled by MCMC: importance
 	// sampling per transition, √(Σ_t se_t²)/n); absent where it is exact.
 	LogLikSE *float64 `json:"log_likelihood_se,omitempty"`
+	// SEWhat says what LogLikSE is for the table ("" : the Monte Carlo
+	// error of importance-sampled log Z).
+	SEWhat string `json:"-"`
 }
 
 // Evaluate scores every model of mf, fitted under config c, on the
@@ -320,6 +334,14 @@ func Evaluate(ctx context.Context, mf *ModelFile, c *config.Config, data string,
 	for _, m := range mf.Models {
 		if err := ctx.Err(); err != nil {
 			return nil, interrupted(err)
+		}
+		if spec := kernelSpecOf(mdp); spec != nil {
+			e, err := evaluateKernel(m, spec, mdp, d, data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+			continue
 		}
 		dist, err := agent.Family(m.Method, mdp.Model)
 		if err != nil {

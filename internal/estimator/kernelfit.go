@@ -194,7 +194,7 @@ func FitKernel(phi, next []float64, dphi, d int, o KernelOptions) (*KernelFit, e
 func kernelAccumulator(z []float64, s, b float64, phi, next []float64, dphi, d int, o KernelOptions) (*KernelSM, error) {
 	f, err := expfam.NewKernel(d, z, s, b)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrKernelSettings, err)
+		return nil, fmt.Errorf("%w (%w)", err, ErrKernelSettings) // the setting first, as the other refusals
 	}
 	e := NewKernelSM(f, dphi)
 	e.Tol, e.Workers = o.Tol, o.Workers
@@ -320,7 +320,7 @@ func (m KernelModel) Fit() (*KernelFit, error) {
 	}
 	f, err := expfam.NewKernel(m.Dim, z, m.Bandwidth, m.BaseScale)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrKernelSettings, err)
+		return nil, fmt.Errorf("%w (%w)", err, ErrKernelSettings) // the setting first, as the other refusals
 	}
 	return &KernelFit{Fam: f, W: w, DPhi: dphi, Lambda: m.Lambda}, nil
 }

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -64,15 +67,15 @@ var ksmEstimator = Estimator{Name: "ksm", AgentOnly: true, Uses: []string{"ksm"}
 
 // ksmKeys is the section ksm, declared by the ksm agent.
 type ksmKeys struct {
-	Centres   int     `mapstructure:"centres" yaml:"centres" doc:"m, the kernel centres per coordinate of s', drawn from the fitted next states"`
-	Bandwidth float64 `mapstructure:"bandwidth" yaml:"bandwidth" doc:"σ_i = bandwidth × the median pairwise distance of coordinate i's fitted next states"`
+	Centres   int     `mapstructure:"centres" yaml:"centres" doc:"m, the kernel centres per coordinate of s' (or s' − s), drawn from the residuals about the ridge mean"`
+	Bandwidth float64 `mapstructure:"bandwidth" yaml:"bandwidth" doc:"σ_i = bandwidth × the median pairwise distance of coordinate i's residuals"`
 	Lambda    float64 `mapstructure:"lambda" yaml:"lambda" doc:"ridge of kernel score matching relative to V's mean eigenvalue: λ_i = lambda·tr V_i/(m·d_phi) (the top-level lambda is the Gaussian learners')"`
 	Tol       float64 `mapstructure:"tol" yaml:"tol" doc:"relative residual at which conjugate gradients stop"`
 	Seed      uint64  `mapstructure:"seed" yaml:"seed" doc:"seed of the centres' subsample (with the coordinate and the draw number)"`
 }
 
 // ksmKeySet places ksm after sm.
-var ksmKeySet = config.KeySet{At: "ksm", After: "sm", Defaults: &ksmKeys{Centres: 30, Bandwidth: 0.25, Lambda: 1, Tol: 1e-6, Seed: 1},
+var ksmKeySet = config.KeySet{At: "ksm", After: "sm", Defaults: &ksmKeys{Centres: 30, Bandwidth: 0.3, Lambda: 10, Tol: 1e-6, Seed: 1},
 	Validate: func(c *config.Config, bad config.Bad) {
 		k := config.Shared[ksmKeys](c, "ksm")
 		if k.Centres < 1 || k.Centres > 1000 {
@@ -101,54 +104,39 @@ func ksmSpec(c *config.Config, m *env.ModelSpec) {
 	if m.Own == nil {
 		m.Own = map[string]any{}
 	}
-	m.Own["ksm"] = k
+	m.Own["ksm"] = ksmSettings{ksmKeys: k, Ridge: c.Lambda}
 }
 
-// ksmFitter fits the kernel families of the ksm agent.
+// ksmSettings is what the ksm fitter reads of a config: the section ksm
+// and the top-level lambda, the ridge of its location.
+type ksmSettings struct {
+	ksmKeys
+	Ridge float64
+}
+
+// ksmFitter fits the ksm agent's model (see ksmEstimator).
 type ksmFitter struct {
 	k      ksmKeys
+	ridge  float64
 	dphi   int
-	coords []*expfam.KernelGrid
-	sms    []*estimator.KernelSM // per coordinate, nil before the first draw
-	w      [][]float64           // per coordinate Ŵ_i (m×d_phi)
-	phi    []float64             // every transition's φ (n×d_phi)
-	next   []float64             // and its target (n×d_s)
-	drawn  int                   // transitions at the last draw of the centres
-	draws  int                   // draws so far
-	added  int                   // transitions added to sms
-	trace  []float64             // per coordinate, tr V of the transitions added
-}
-
-// traceV returns Σ_t |ψ'(x_t)|² |φ_t|², the trace of score matching's
-// V = Σ_t ψ'(x_t)ψ'(x_t)ᵀ ⊗ φ_t φ_tᵀ of a 1-D family over the transitions
-// (x_t, φ_t): ksm's λ is ksm.lambda times its mean eigenvalue tr V/(m·d_phi),
-// so that the ridge does not depend on the scale of the coordinate (V
-// grows as 1/σ²·1/σ² of the bandwidth).
-func traceV(f *expfam.Kernel, x, phi []float64, dphi int) float64 {
-	g, xi := make([]float64, f.M), make([]float64, f.M)
-	var tr float64
-	for t, v := range x {
-		f.ScoreTerms([]float64{v}, g, xi)
-		var pp float64
-		for _, p := range phi[t*dphi : (t+1)*dphi] {
-			pp += p * p
-		}
-		var gg float64
-		for _, v := range g {
-			gg += v * v
-		}
-		tr += gg * pp
-	}
-	return tr
+	coords []*shiftedKernel
+	gram   []float64   // Σ φ φᵀ (d_phi×d_phi)
+	rhs    []float64   // Σ φ xᵀ (d_phi×d_s)
+	w      [][]float64 // per coordinate, the kernel part's Ŵ_i (m×d_phi)
+	loc    [][]float64 // per coordinate, the location's row w_i (d_phi)
+	phi    []float64   // every transition's φ (n×d_phi)
+	next   []float64   // and its target (n×d_s)
+	drawn  int         // transitions at the last draw of the centres
+	draws  int         // draws so far
 }
 
 func newKSMFitter(s Setup) (*Fitter, error) {
-	k, ok := s.Spec.Own["ksm"].(ksmKeys)
+	k, ok := s.Spec.Own["ksm"].(ksmSettings)
 	if !ok {
 		return nil, fmt.Errorf("ksm: the model class carries no section ksm")
 	}
 	ds := s.Spec.Family.StateDim()
-	f := &ksmFitter{k: k, dphi: s.Dphi}
+	f := &ksmFitter{k: k.ksmKeys, ridge: k.Ridge, dphi: s.Dphi, gram: make([]float64, s.Dphi*s.Dphi), rhs: make([]float64, s.Dphi*ds)}
 	cs := make([]expfam.Coord, ds)
 	for i := range ds {
 		scale := 1.0
@@ -159,16 +147,15 @@ func newKSMFitter(s Setup) (*Fitter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ksm.centres: %w", err)
 		}
-		f.coords = append(f.coords, g)
-		cs[i] = g
+		f.coords = append(f.coords, &shiftedKernel{g})
+		cs[i] = f.coords[i]
 	}
 	dist, err := expfam.NewCoords(cs)
 	if err != nil {
 		return nil, err
 	}
-	f.sms = make([]*estimator.KernelSM, ds)
 	f.w = make([][]float64, ds)
-	f.trace = make([]float64, ds)
+	f.loc = make([][]float64, ds)
 	unsupported := errors.New("not supported by the ksm agent")
 	return &Fitter{Dist: dist, Add: f.add, N: func() int { return len(f.phi) / f.dphi },
 		Fit: func(float64, []float64) (*estimator.Fit, error) { return f.fit() },
@@ -182,10 +169,22 @@ func newKSMFitter(s Setup) (*Fitter, error) {
 
 func (f *ksmFitter) add(phi, next []float64) {
 	f.phi = append(f.phi, phi[:f.dphi]...)
-	f.next = append(f.next, next[:len(f.coords)]...)
+	ds := len(f.coords)
+	f.next = append(f.next, next[:ds]...)
+	for a, pa := range phi[:f.dphi] {
+		row := f.gram[a*f.dphi : (a+1)*f.dphi]
+		for b, pb := range phi[:f.dphi] {
+			row[b] += pa * pb
+		}
+		for i, x := range next[:ds] {
+			f.rhs[a*ds+i] += pa * x
+		}
+	}
 }
 
-// fit refits every coordinate on all transitions so far (see ksmEstimator).
+// fit refits every coordinate on all transitions so far: the locations by
+// ridge regression (Gaussian score matching at σ = 1, the sm agent's
+// estimate), then each coordinate's kernel family on its residuals.
 func (f *ksmFitter) fit() (*estimator.Fit, error) {
 	n := len(f.phi) / f.dphi
 	ds, m := len(f.coords), f.k.Centres
@@ -193,54 +192,90 @@ func (f *ksmFitter) fit() (*estimator.Fit, error) {
 		return nil, fmt.Errorf("ksm: no transitions")
 	}
 	redraw := f.drawn == 0 || n >= 2*f.drawn
-	from := f.added // the transitions the accumulators have not seen
-	if redraw {
-		from = 0
-	}
 	if redraw && n < m {
 		return nil, fmt.Errorf("ksm.centres: %d centres but only %d transitions to draw them from", m, n)
 	}
-	col := make([]float64, n)
+	if err := f.fitLocations(); err != nil {
+		return nil, err
+	}
+	res := make([]float64, n)
 	for i := range ds {
 		for t := range n {
-			col[t] = f.next[t*ds+i]
+			res[t] = f.next[t*ds+i] - dotRow(f.loc[i], f.phi[t*f.dphi:(t+1)*f.dphi])
 		}
 		if redraw {
-			if err := f.draw(i, col); err != nil {
+			if err := f.draw(i, res); err != nil {
 				return nil, err
 			}
 		}
-		e := f.sms[i]
+		fam := f.coords[i].g.Fam
+		e := estimator.NewKernelSM(fam, f.dphi)
+		e.Tol, e.Workers = f.k.Tol, 1
 		x := [1]float64{}
-		for t := from; t < n; t++ {
-			x[0] = col[t]
+		for t, r := range res {
+			x[0] = r
 			e.Add(f.phi[t*f.dphi:(t+1)*f.dphi], x[:])
 		}
-		f.trace[i] += traceV(f.coords[i].Fam, col[from:n], f.phi[from*f.dphi:n*f.dphi], f.dphi)
-		lambda := f.k.Lambda * f.trace[i] / float64(m*f.dphi)
-		w, err := e.Fit(lambda, f.w[i])
+		lambda := f.k.Lambda * traceV(fam, res, f.phi, f.dphi) / float64(m*f.dphi)
+		w, err := e.Fit(lambda, f.w[i]) // from the previous Ŵ_i: the residuals moved little
 		if err != nil {
 			return nil, fmt.Errorf("ksm: coordinate %d: %w", i, err)
 		}
 		f.w[i] = w
 		if debugKSM {
 			it, rr := e.Iterations()
-			fmt.Println("ksm fit", n, i, it, rr, f.coords[i].Fam)
+			fmt.Println("ksm fit", n, i, it, rr, fam)
 		}
 	}
 	if redraw {
 		f.drawn, f.draws = n, f.draws+1
 	}
-	f.added = n
-	out := &estimator.Fit{DPsi: ds * m, DPhi: f.dphi, Lambda: f.k.Lambda, N: n} // Lambda: the relative ksm.lambda
-	for _, w := range f.w {
-		out.W = append(out.W, w...)
+	out := &estimator.Fit{DPsi: ds * (m + 1), DPhi: f.dphi, Lambda: f.k.Lambda, N: n} // Lambda: the relative ksm.lambda
+	for i := range ds {
+		out.W = append(out.W, f.loc[i]...)
+		out.W = append(out.W, f.w[i]...)
 	}
 	return out, nil
 }
 
+// fitLocations solves (Σ φφᵀ + λI) w_i = Σ φ x_i for every coordinate
+// (λ: the top-level lambda).
+func (f *ksmFitter) fitLocations() error {
+	d, ds := f.dphi, len(f.coords)
+	a := mat.NewSymDense(d, nil)
+	for r := range d {
+		for c := r; c < d; c++ {
+			v := f.gram[r*d+c]
+			if r == c {
+				v += f.ridge
+			}
+			a.SetSym(r, c, v)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) {
+		return fmt.Errorf("lambda: ksm's location: Σ φφᵀ + λI is not positive definite (λ = %v)", f.ridge)
+	}
+	var sol mat.Dense
+	if err := ch.SolveTo(&sol, mat.NewDense(d, ds, append([]float64(nil), f.rhs...))); err != nil {
+		return fmt.Errorf("ksm's location: %w", err)
+	}
+	for i := range ds {
+		f.loc[i] = mat.Col(nil, i, &sol)
+	}
+	return nil
+}
+
+func dotRow(a, b []float64) float64 {
+	var s float64
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
 // draw binds coordinate i's family to centres, bandwidth and base scale
-// drawn from its column of targets, and starts its accumulator afresh.
+// drawn from its residuals, and drops its previous Ŵ_i.
 func (f *ksmFitter) draw(i int, col []float64) error {
 	m := f.k.Centres
 	b := math.Max(stdDev(col), 1e-6)
@@ -261,16 +296,84 @@ func (f *ksmFitter) draw(i int, col []float64) error {
 		}
 	}
 	if len(z) < m {
-		return fmt.Errorf("ksm.centres: coordinate %d of the next states holds only %d distinct values, fewer than %d centres", i, len(z), m)
+		return fmt.Errorf("ksm.centres: coordinate %d of the next states holds only %d distinct residuals, fewer than %d centres", i, len(z), m)
 	}
-	g := f.coords[i]
-	if err := g.Bind(z, sigma, b); err != nil {
+	if err := f.coords[i].g.Bind(z, sigma, b); err != nil {
 		return fmt.Errorf("ksm: coordinate %d: %w", i, err)
 	}
-	e := estimator.NewKernelSM(g.Fam, f.dphi)
-	e.Tol, e.Workers = f.k.Tol, 1
-	f.sms[i], f.w[i], f.trace[i] = e, nil, 0
+	f.w[i] = nil
 	return nil
+}
+
+// traceV returns Σ_t |ψ'(x_t)|² |φ_t|², the trace of score matching's
+// V = Σ_t ψ'(x_t)ψ'(x_t)ᵀ ⊗ φ_t φ_tᵀ of a 1-D family over the transitions
+// (x_t, φ_t): ksm's λ is ksm.lambda times its mean eigenvalue tr V/(m·d_phi),
+// so that the ridge does not depend on the scale of the coordinate (V
+// grows as 1/σ⁴ of the bandwidth).
+func traceV(f *expfam.Kernel, x, phi []float64, dphi int) float64 {
+	g, xi := make([]float64, f.M), make([]float64, f.M)
+	var tr float64
+	for t, v := range x {
+		f.ScoreTerms([]float64{v}, g, xi)
+		var pp, gg float64
+		for _, p := range phi[t*dphi : (t+1)*dphi] {
+			pp += p * p
+		}
+		for _, v := range g {
+			gg += v * v
+		}
+		tr += gg * pp
+	}
+	return tr
+}
+
+// shiftedKernel is one coordinate of the ksm agent's model: x = μ + r with
+// μ = η_0 (the location, w_i·φ) and r from the 1-D kernel family at
+// η_1…η_m (expfam.KernelGrid), so
+//
+//	log p(x | η) = log q(x − η_0) + <psi(x − η_0), η_1…m> − log Z(η_1…m).
+//
+// It is not an exponential family in x jointly (η_0 moves the kernels),
+// so Psi, LogQ and Score are the kernel part's at location 0 (η_0
+// contributes no statistic: Psi's first entry is 0), and Cumulants is
+// not defined; Mean, Sample, LogPartition and LogDensity are exact for
+// the shifted law (up to KernelGrid's grid rule).
+type shiftedKernel struct{ g *expfam.KernelGrid }
+
+func (s *shiftedKernel) String() string         { return "shifted " + s.g.String() }
+func (s *shiftedKernel) StatDim() int           { return s.g.StatDim() + 1 }
+func (s *shiftedKernel) LogQ(x float64) float64 { return s.g.LogQ(x) }
+func (s *shiftedKernel) Psi(x float64, out []float64) {
+	out[0] = 0
+	s.g.Psi(x, out[1:])
+}
+func (s *shiftedKernel) Score(x float64, d, xi []float64) {
+	d[0], xi[0] = 0, 0
+	s.g.Score(x, d[1:], xi[1:])
+}
+func (s *shiftedKernel) Sample(eta []float64, rng *rand.Rand) float64 {
+	return eta[0] + s.g.Sample(eta[1:], rng)
+}
+func (s *shiftedKernel) Mean(eta []float64) float64 { return eta[0] + s.g.Mean(eta[1:]) }
+func (s *shiftedKernel) LogPartition(eta []float64) (float64, error) {
+	return s.g.LogPartition(eta[1:])
+}
+func (s *shiftedKernel) Cumulants(_, _, _ []float64) (float64, bool) { return 0, false }
+
+// LogDensity returns log p(x | η) (exact: Kernel's quadrature for Z).
+func (s *shiftedKernel) LogDensity(x float64, eta []float64) (float64, error) {
+	lz, err := s.g.LogPartition(eta[1:])
+	if err != nil {
+		return 0, err
+	}
+	r := x - eta[0]
+	psi := make([]float64, s.g.StatDim())
+	s.g.Psi(r, psi)
+	l := s.g.LogQ(r) - lz
+	for k, p := range psi {
+		l += p * eta[1+k]
+	}
+	return l, nil
 }
 
 // stdDev is the standard deviation of xs about their mean.
@@ -287,4 +390,4 @@ func stdDev(xs []float64) float64 {
 	return math.Sqrt(s2 / float64(len(xs)))
 }
 
-var debugKSM = false
+var debugKSM = os.Getenv("SMRL_KSM_DEBUG") != ""

@@ -57,7 +57,7 @@ import (
 // stats.save_se); its Ŵ is not recorded in episodes.csv's W columns,
 // which are the model class's (OwnFeatures).
 var ksmEstimator = Estimator{Name: "ksm", AgentOnly: true, Uses: []string{"ksm"}, Keys: []config.KeySet{ksmKeySet}, Spec: ksmSpec,
-	Doc:   "kernel score matching: a 1-D kernel exponential family per coordinate of s' on the model's features (section ksm)",
+	Doc: "kernel score matching: a 1-D kernel exponential family per coordinate of s' on the model's features (section ksm)",
 	// KernelSM keeps n·(d_phi + 2m) floats per coordinate; the bound
 	// counts the preconditioner's eigenbases, d_phi² + m².
 	Floats:      func(_, m, dphi int, _ bool) float64 { return float64(dphi*dphi + m*m) },

@@ -387,6 +387,9 @@ func estimateFit(opts *EstimateOptions, c *config.Config, methods []string, filt
 		return lambdaHint(err)
 	}
 	if opts.Plot != "" {
+		if len(res.Estimates) > 0 && res.Estimates[0].Kernel != nil {
+			return usageErrorf("--plot draws the densities of a W in the config's family and features; the kernel family bound to the data has none to draw there (docs/kernel-families.md shows its density figure)")
+		}
 		if err := drawDensities(opts.Plot, res, dens); err != nil {
 			return err
 		}

@@ -92,6 +92,9 @@ func fitKernel(c *config.Config, mdp *env.MDP, spec *expfam.KernelSpec, data *da
 	if err := kernelMethods(opt.Methods); err != nil {
 		return nil, err
 	}
+	if c.LengthCV {
+		return nil, errs.Invalid(fmt.Errorf("%s: %s is not built for the kernel family; give a length", config.LengthCVKey, config.LambdaCVWord))
+	}
 	res := &Result{N: data.Len(), Lambda: c.Lambda, Family: spec.String(), Features: mdp.Model.Features.String(), Data: opt.Data,
 		SENote: "the kernel family reports no standard errors of Ŵ: score its held-out log-likelihood with smrl estimate --model FILE --data TEST"}
 	lambdas := []float64{c.Lambda}
@@ -191,4 +194,37 @@ func evaluateKernel(m SavedModel, spec *expfam.KernelSpec, mdp *env.MDP, d *data
 		e.SEWhat += " and of importance-sampled log Z"
 	}
 	return e, nil
+}
+
+// KernelSpecOf returns the unbound kernel family of mdp's model (the
+// family of a config with env.family.kind kernel without centre_points),
+// nil when its family is another.
+func KernelSpecOf(mdp *env.MDP) *expfam.KernelSpec { return kernelSpecOf(mdp) }
+
+// KernelDistribution returns a saved kernel model of a config whose
+// family is spec as an η = W·phi family with its W, for the users of a
+// saved model's density (smrl sample, env.kind model): the joint graph
+// (d = 1: exact inverse CDF; d > 1: the chains of sampler s) or d = 1.
+// The autoregressive graph with d > 1, whose η_i depends on s'_<i, is
+// refused.
+func KernelDistribution(m SavedModel, spec *expfam.KernelSpec, dphi int, s config.Sampler) (expfam.Distribution, []float64, error) {
+	if m.Kernel == nil {
+		return nil, nil, errs.Invalid(fmt.Errorf("model %s: kernel: missing", m.Method))
+	}
+	g, err := m.Kernel.Fit(spec.D, dphi)
+	if err != nil {
+		return nil, nil, errs.Invalid(fmt.Errorf("model %s: kernel.%w", m.Method, err))
+	}
+	if len(g.Coords) > 1 {
+		return nil, nil, errs.Invalid(fmt.Errorf("model %s: the autoregressive kernel graph of d = %d conditions coordinate i on s'_<i, so it is no family of η = W·phi(s, a): only its log-likelihood (smrl estimate --model) is available, or fit graph: joint", m.Method, spec.D))
+	}
+	f := g.Coords[0]
+	if f.Fam.D == 1 {
+		return expfam.KernelDist{Kernel: f.Fam}, f.W, nil
+	}
+	mc, err := expfam.NewMCMC(f.Fam, env.SamplerSettings(s))
+	if err != nil {
+		return nil, nil, errs.Invalid(fmt.Errorf("sampler: %w", err))
+	}
+	return mc, f.W, nil
 }

@@ -116,15 +116,11 @@ func newModelEnv(c *config.Config) (*env.MDP, error) {
 		return nil, fmt.Errorf("env.model.file: %s was fitted on env.kind %s, whose initial states come from its own process: a saved model of it cannot draw them", config.Section[ModelEnvConfig](c, "env.model").File, mc.Env.Kind)
 	}
 	saved := mf.Models[i]
-	dist, err := agent.Family(saved.Method, inner.Model)
+	dist, w, err := modelEnvDist(saved, inner, mc)
 	if err != nil {
-		return nil, fmt.Errorf("env.model.method: %s: %w", saved.Method, err)
+		return nil, err
 	}
 	feat := agent.Features(saved.Method, inner.Model)
-	var w []float64
-	for _, row := range saved.W {
-		w = append(w, row...)
-	}
 	m, err := expfam.NewModel(dist, feat, w)
 	if err != nil {
 		return nil, fmt.Errorf("env.model.file: model %s: %w", saved.Method, err)
@@ -149,4 +145,26 @@ func newModelEnv(c *config.Config) (*env.MDP, error) {
 		}
 	}
 	return mdp, nil
+}
+
+// modelEnvDist is the saved model's family and vec(W) in the model class
+// of its config: a kernel family bound to data rebuilt from the model
+// (KernelDistribution), else the method's family.
+func modelEnvDist(saved SavedModel, inner *env.MDP, mc *config.Config) (expfam.Distribution, []float64, error) {
+	if spec := kernelSpecOf(inner); spec != nil {
+		dist, w, err := KernelDistribution(saved, spec, inner.Model.Features.Dim(), mc.Sampler)
+		if err != nil {
+			return nil, nil, fmt.Errorf("env.model.file: %w", err)
+		}
+		return dist, w, nil
+	}
+	dist, err := agent.Family(saved.Method, inner.Model)
+	if err != nil {
+		return nil, nil, fmt.Errorf("env.model.method: %s: %w", saved.Method, err)
+	}
+	var w []float64
+	for _, row := range saved.W {
+		w = append(w, row...)
+	}
+	return dist, w, nil
 }

@@ -177,6 +177,9 @@ func FitKernel(phi, next []float64, dphi, d int, o KernelOptions) (*KernelFit, e
 			}
 		}
 	}
+	if fit.CV != nil && math.IsInf(best, 1) {
+		return nil, fmt.Errorf("lambda: %w: conjugate gradients did not converge for any (bandwidth, λ) of the grid in cross-validation; give larger λ candidates", ErrNotConverged)
+	}
 	e, err := kernelAccumulator(z, o.Bandwidths[bestS], b, phi, next, dphi, d, o)
 	if err != nil {
 		return nil, err
@@ -206,7 +209,8 @@ func kernelAccumulator(z []float64, s, b float64, phi, next []float64, dphi, d i
 
 // kernelCV returns the held-out SM loss per transition of each λ: fold k
 // is the transitions [k n/K, (k+1) n/K); each λ's fit warm-starts from the
-// previous λ's of the same fold.
+// previous λ's of the same fold. A fit whose conjugate gradients do not
+// converge scores +Inf (that candidate is never chosen).
 func kernelCV(e *KernelSM, o KernelOptions) ([]float64, error) {
 	n := e.N()
 	loss := make([]float64, len(o.Lambdas))
@@ -215,10 +219,17 @@ func kernelCV(e *KernelSM, o KernelOptions) ([]float64, error) {
 		train, test := e.Without(lo, hi), e.Subset(lo, hi)
 		var w []float64
 		for j, l := range o.Lambdas {
-			var err error
-			if w, err = train.Fit(l, w); err != nil {
+			wj, err := train.Fit(l, w)
+			if errors.Is(err, ErrNotConverged) {
+				// An ill-conditioned candidate (a small λ with a small σ)
+				// loses the comparison instead of ending it.
+				loss[j], w = math.Inf(1), nil
+				continue
+			}
+			if err != nil {
 				return nil, fmt.Errorf("fold %d, lambda %g: %w", k, l, err)
 			}
+			w = wj
 			loss[j] += test.Loss(w)
 		}
 	}

@@ -2,8 +2,10 @@ package estimator
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
@@ -194,5 +196,23 @@ func TestKernelAutoregressiveSample(t *testing.T) {
 	}
 	if d := stats.KS(us, func(u float64) float64 { return min(max(u, 0), 1) }); d > crit {
 		t.Errorf("s'_1: KS %.4f of its probability integral transform against U(0, 1), above %.4f", d, crit)
+	}
+}
+
+// TestKernelCVNotConverged: a cross-validation in which no candidate's
+// conjugate gradients converge (a tolerance no solve reaches) is refused
+// naming lambda, not reported as a choice.
+func TestKernelCVNotConverged(t *testing.T) {
+	const dphi = 3
+	rng := rand.New(rand.NewPCG(5, 5))
+	phi, next := make([]float64, 40*dphi), make([]float64, 40)
+	for i := range 40 {
+		s, x := bimodal{}.draw(rng)
+		bimodalFeatures(s, phi[i*dphi:(i+1)*dphi])
+		next[i] = x
+	}
+	_, err := FitKernel(phi, next, dphi, 1, KernelOptions{Centres: 4, Bandwidths: []float64{0.5}, Lambdas: []float64{0.1, 1}, Tol: 1e-300})
+	if !errors.Is(err, ErrNotConverged) || !strings.HasPrefix(err.Error(), "lambda:") {
+		t.Errorf("got %v, want ErrNotConverged naming lambda", err)
 	}
 }

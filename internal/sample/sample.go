@@ -100,13 +100,9 @@ func SavedModel(path, method string) (*expfam.Model, *env.MDP, error) {
 		if method != "" && m.Method != method {
 			continue
 		}
-		dist, err := agent.Family(m.Method, mdp.Model)
+		dist, w, err := savedDist(m, mdp, c)
 		if err != nil {
 			return nil, nil, errs.Invalid(fmt.Errorf("%s: model %s: %w", path, m.Method, err))
-		}
-		var w []float64
-		for _, row := range m.W {
-			w = append(w, row...)
 		}
 		model, err := expfam.NewModel(dist, mdp.Model.Features, w)
 		if err != nil {
@@ -115,6 +111,24 @@ func SavedModel(path, method string) (*expfam.Model, *env.MDP, error) {
 		return model, mdp, nil
 	}
 	return nil, nil, errs.Invalid(fmt.Errorf("%s holds no model of method %q (it holds %v)", path, method, names))
+}
+
+// savedDist is a saved model's family and vec(W): the method's family of
+// the model class, or a kernel family bound to data rebuilt from the
+// model (estimate.KernelDistribution).
+func savedDist(m estimate.SavedModel, mdp *env.MDP, c *config.Config) (expfam.Distribution, []float64, error) {
+	if spec := estimate.KernelSpecOf(mdp); spec != nil {
+		return estimate.KernelDistribution(m, spec, mdp.Model.Features.Dim(), c.Sampler)
+	}
+	dist, err := agent.Family(m.Method, mdp.Model)
+	if err != nil {
+		return nil, nil, err
+	}
+	var w []float64
+	for _, row := range m.W {
+		w = append(w, row...)
+	}
+	return dist, w, nil
 }
 
 // CheckRequest refuses a state or action of the wrong length, or a

@@ -40,3 +40,17 @@ func TestKSMRunWorkers(t *testing.T) {
 		t.Errorf("episodes.csv has no ksm rows:\n%s", files[0][0])
 	}
 }
+
+// TestKSMTooFewTransitions: more ksm centres than the first episode's
+// transitions is exit 2 naming ksm.centres, and no results files.
+func TestKSMTooFewTransitions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errOut := run(t, "run", "--config", filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml"), "--seeds", "1", "--episodes", "1",
+		"--agents", "ksm", "--set", "env.horizon=5", "--set", "model.features.dim=20", "--no-plots", "--out", dir)
+	if code != ExitUsage || !bytes.Contains([]byte(errOut), []byte("ksm.centres")) {
+		t.Fatalf("exit %d, stderr %q; want exit %d naming ksm.centres", code, errOut, ExitUsage)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "episodes.csv")); err == nil {
+		t.Error("episodes.csv written after the refusal")
+	}
+}

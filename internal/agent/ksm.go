@@ -12,6 +12,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
@@ -204,7 +205,7 @@ func (f *ksmFitter) fit() (*estimator.Fit, error) {
 	}
 	redraw := f.drawn == 0 || n >= 2*f.drawn
 	if redraw && n < m {
-		return nil, fmt.Errorf("ksm.centres: %d centres but only %d transitions to draw them from", m, n)
+		return nil, errs.Invalid(fmt.Errorf("ksm.centres: %d centres but only %d transitions to draw them from at the first refit (raise env.horizon or lower ksm.centres)", m, n))
 	}
 	if err := f.fitLocations(); err != nil {
 		return nil, err
@@ -307,7 +308,7 @@ func (f *ksmFitter) draw(i int, col []float64) error {
 		}
 	}
 	if len(z) < m {
-		return fmt.Errorf("ksm.centres: coordinate %d of the next states holds only %d distinct residuals, fewer than %d centres", i, len(z), m)
+		return errs.Invalid(fmt.Errorf("ksm.centres: coordinate %d of the next states holds only %d distinct residuals, fewer than %d centres", i, len(z), m))
 	}
 	if err := f.coords[i].g.Bind(z, sigma, b); err != nil {
 		return fmt.Errorf("ksm: coordinate %d: %w", i, err)

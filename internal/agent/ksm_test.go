@@ -135,10 +135,10 @@ func TestKSMLearnsBimodalSpeed(t *testing.T) {
 	n := float64(len(ts))
 	lk, lt = lk/n, lt/n
 	lg := -0.5*math.Log(2*math.Pi*ss/n) - 0.5
-	t.Logf("θ̇: ksm %.4f, best Gaussian %.4f, truth %.4f; ksm per coordinate %v", lk, lg, lt, lAll)
 	for j := range lAll {
 		lAll[j] /= n
 	}
+	t.Logf("θ̇: ksm %.4f, best Gaussian %.4f, truth %.4f; ksm per coordinate %v", lk, lg, lt, lAll)
 	for j, l := range lAll {
 		if math.IsNaN(l) || math.IsInf(l, 0) {
 			t.Errorf("coordinate %d: log-likelihood %v", j, l)

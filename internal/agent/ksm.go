@@ -30,15 +30,16 @@ import (
 // (coordinate block i: the row w_i, then W_i's m rows; shiftedKernel),
 // and the coordinates are independent given (s, a), as in the sm agent's
 // Gaussian product. Why a location: on the pendulum the noise-free step
-// moves θ̇ by up to ±1 across states while the torque noise's modes are
-// ±0.225 apart with sd 0.045; a kernel family on fixed centres with
+// moves θ̇ by up to ±1 across states while the torque noise's modes lie
+// ±0.225 around it with sd 0.045; a kernel family on fixed centres with
 // η linear in φ would have to tile the whole range at the noise's
-// resolution and move its mass with (s, a) (tried: with the same
-// features, centres and ridge its held-out log-likelihood of θ̇ was −0.38
-// nats per transition, below the best Gaussian's 0.05, and its return
-// did not improve over 8 episodes), whereas the residual's law hardly
-// depends on the state. Its own section ksm (not model.family) lets a
-// config compare it with the sm agent's Gaussian family on the same
+// resolution and move its mass with (s, a) (tried: with the same features
+// and centres, bandwidth 0.25 and relative ridge 1, its held-out
+// log-likelihood of θ̇ was −0.38 nats per transition, below the best
+// Gaussian's 0.05, and its return did not improve over 8 episodes),
+// whereas the residual's law hardly depends on the state. Its own section
+// ksm (not model.family) lets a config compare it with the sm agent's
+// Gaussian family on the same
 // features in one run: agents: [ksm, sm, oracle].
 //
 // Refit (every episode's end, all transitions so far): w_i by ridge

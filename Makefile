@@ -105,6 +105,8 @@ reproduce: build
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -timeout 120m -run TestJointScalingMeasurement -v ./internal/estimate/
 	SMRL_REPRODUCE=1 $(GO) test -count=1 -timeout 60m -run TestJointRolloutChainBias -v ./internal/agent/
 	SMRL_LONG=1 $(GO) test -count=1 -timeout 30m -run TestSMCoupledSinConsistency -v ./internal/estimate/
+	$(BIN) run --config configs/pendulum-bimodal.yaml --out results/pendulum-bimodal --overwrite --save-transitions
+	SMRL_KSM_RUN=$(CURDIR)/results/pendulum-bimodal $(GO) test -count=1 -timeout 60m -run TestBimodalPendulumLogLik -v ./internal/experiment/
 
 # The commands whose time README.md and docs/ state, in a fresh clone with
 # an empty build cache: each measured time printed beside the claim

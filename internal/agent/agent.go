@@ -441,6 +441,7 @@ var builtinEstimators = []*Estimator{
 	&mleEstimator,
 	&smKernelEstimator,
 	&smPlainEstimator,
+	&ksmEstimator,
 }
 
 // The agents (config key agents) in the order smrl list shows them: the

@@ -32,6 +32,10 @@ type Estimator struct {
 	// Default marks a method smrl estimate runs when --method is not
 	// given.
 	Default bool
+	// AgentOnly marks an estimator of a greedy agent only: no method of
+	// smrl estimate, no -ucb or -ps agents (ksm, whose centres are drawn
+	// during the run and which has no confidence set).
+	AgentOnly bool
 	// Uses are the config keys its agents read beyond the shared ones.
 	Uses []string
 	// Keys declares the sections its agents own (sm, lds: a
@@ -140,7 +144,7 @@ func RegisterAgent(k AgentKind) {
 // when a name is taken.
 func RegisterEstimator(e *Estimator) {
 	addEstimator(e)
-	for _, mode := range []string{"", "ucb", "ps"} {
+	for _, mode := range learnerModes(e) {
 		registerLearner(e, mode)
 	}
 }
@@ -155,9 +159,17 @@ func addEstimator(e *Estimator) {
 	}
 }
 
+// learnerModes are the modes of e's agents: greedy only for AgentOnly.
+func learnerModes(e *Estimator) []string {
+	if e.AgentOnly {
+		return []string{""}
+	}
+	return []string{"", "ucb", "ps"}
+}
+
 // registerLearner registers the agent of e in mode ("", "ucb", "ps").
 func registerLearner(e *Estimator, mode string) {
-	if e.EstimateOnly {
+	if e.EstimateOnly || (e.AgentOnly && mode != "") {
 		return
 	}
 	name, doc, uses := e.Name, e.Doc, slices.Clone(e.Uses)
@@ -201,9 +213,10 @@ func Learns(name string) bool {
 	return ok && k.Estimator != nil
 }
 
-// LookupEstimator returns the estimator of the method name.
+// LookupEstimator returns the estimator of the method name (of smrl
+// estimate: not an AgentOnly one).
 func LookupEstimator(name string) (*Estimator, bool) {
-	i := slices.IndexFunc(estimators, func(e *Estimator) bool { return e.Name == name })
+	i := slices.IndexFunc(estimators, func(e *Estimator) bool { return e.Name == name && !e.AgentOnly })
 	if i < 0 {
 		return nil, false
 	}
@@ -215,7 +228,9 @@ func LookupEstimator(name string) (*Estimator, bool) {
 func EstimatorNames() []string {
 	var out []string
 	for _, e := range estimators {
-		out = append(out, e.Name)
+		if !e.AgentOnly {
+			out = append(out, e.Name)
+		}
 	}
 	return out
 }

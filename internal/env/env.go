@@ -229,6 +229,10 @@ type ModelSpec struct {
 	// learners plan with until their first refit (init_model); a learner
 	// whose estimator has none starts from W = 0.
 	Init map[string][]float64
+	// Own maps an estimator's name to the settings of its own section
+	// that its fitter needs (ksm: the section ksm), set by its hook
+	// (RegisterModelHook); env reads none of them.
+	Own map[string]any
 }
 
 // MDP is an episodic environment.

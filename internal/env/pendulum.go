@@ -18,7 +18,10 @@ import (
 //	r(s, a) = −(θ_n² + 0.1 θ̇² + 0.001 u²),  θ_n = θ normalised to (−π, π]
 //
 // with ε = 0 (noise: none, Gymnasium's) or ε ~ N(0, diag(noise_std²))
-// (noise: normal), drawn before the clip so that |θ̇| ≤ max_speed always.
+// (noise: normal), drawn before the clip so that |θ̇| ≤ max_speed always;
+// or (noise: mixture) ε_θ = 0 and ε_θ̇ = 3/(m l²)·ν·dt for a torque noise ν
+// drawn from a mixture of Gaussians (pendulum_mixture.go): u + ν is the
+// torque applied, bimodal for two separated components.
 // Episodes never terminate (Gymnasium truncates them at 200 steps:
 // env.horizon). θ_1 ~ Unif[−init_theta, init_theta], θ̇_1 ~
 // Unif[−init_speed, init_speed].
@@ -47,12 +50,16 @@ func newPendulum(c *config.Config) (*MDP, error) {
 	if !compilerFuses { // else the batch step might round unlike stepReward
 		stepRewards = pd.stepRewards
 	}
+	var dyn Dynamics = &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal",
+		stepReward: pd.stepReward, stepRewards: stepRewards, task: task}
+	if p.Noise == "mixture" {
+		dyn = newPendulumMixture(pd, dyn.(*gaussianStep))
+	}
 	return &MDP{
-		Dim:  pendulumDim,
-		Task: task,
-		Dynamics: &gaussianStep{step: pd.step, std: [2]float64(p.NoiseStd), noisy: p.Noise == "normal",
-			stepReward: pd.stepReward, stepRewards: stepRewards, task: task},
-		Model: spec,
+		Dim:      pendulumDim,
+		Task:     task,
+		Dynamics: dyn,
+		Model:    spec,
 		Init: func(rng *rand.Rand, s []float64) {
 			th := p.InitTheta * (2*rng.Float64() - 1)
 			s[0], s[1] = math.Cos(th), math.Sin(th)
@@ -172,11 +179,16 @@ type PendulumConfig struct {
 	DT        float64 `mapstructure:"dt" yaml:"dt" doc:"Euler step (s)"`
 	MaxSpeed  float64 `mapstructure:"max_speed" yaml:"max_speed" doc:"|θ̇| is clipped to max_speed"`
 	MaxTorque float64 `mapstructure:"max_torque" yaml:"max_torque" doc:"u = clip(a, ±max_torque)"`
-	InitTheta float64 `mapstructure:"init_theta" yaml:"init_theta" doc:"θ_1 ~ Unif[−init_theta, init_theta]"`                                        // θ_1 ~ Unif[−init_theta, init_theta]
-	InitSpeed float64 `mapstructure:"init_speed" yaml:"init_speed" doc:"θ̇_1 ~ Unif[−init_speed, init_speed]"`                                       // θ̇_1 ~ Unif[−init_speed, init_speed]
-	Noise     string  `mapstructure:"noise" yaml:"noise" doc:"none | normal: θ̇' += N(0, noise_std[1]²) before its clip, θ' += N(0, noise_std[0]²)"` // none | normal
+	InitTheta float64 `mapstructure:"init_theta" yaml:"init_theta" doc:"θ_1 ~ Unif[−init_theta, init_theta]"`                                                                                                                                       // θ_1 ~ Unif[−init_theta, init_theta]
+	InitSpeed float64 `mapstructure:"init_speed" yaml:"init_speed" doc:"θ̇_1 ~ Unif[−init_speed, init_speed]"`                                                                                                                                      // θ̇_1 ~ Unif[−init_speed, init_speed]
+	Noise     string  `mapstructure:"noise" yaml:"noise" doc:"none | normal: θ̇' += N(0, noise_std[1]²) before its clip, θ' += N(0, noise_std[0]²) | mixture: the torque u += ε, ε ~ Σ_j mixture_weights[j] N(mixture_means[j], mixture_stds[j]²)"` // none | normal | mixture
 	// NoiseStd is the standard deviation of the noise on (θ, θ̇).
 	NoiseStd []float64 `mapstructure:"noise_std" yaml:"noise_std" doc:"standard deviations of the noise on (θ, θ̇)"`
+	// MixtureWeights, MixtureMeans and MixtureStds are the components of
+	// the torque noise of noise: mixture (pendulum_mixture.go).
+	MixtureWeights []float64 `mapstructure:"mixture_weights" yaml:"mixture_weights" doc:"noise: mixture: the components' weights (each > 0, summing to 1)"`
+	MixtureMeans   []float64 `mapstructure:"mixture_means" yaml:"mixture_means" doc:"noise: mixture: the components' means (N·m of torque)"`
+	MixtureStds    []float64 `mapstructure:"mixture_stds" yaml:"mixture_stds" doc:"noise: mixture: the components' standard deviations (each > 0)"`
 }
 
 // pendulumKind registers env.kind pendulum (see env.go's registry).
@@ -184,7 +196,8 @@ var pendulumKind = Kind{Part: config.Part{Name: "pendulum", Aliases: []config.Al
 	Doc:     "Gymnasium's Pendulum-v1 swing-up, state (cos θ, sin θ, θ̇), torque actions",
 	Section: "env.pendulum", Uses: []string{"model"}, Dim: pendulumDim, Validate: validatePendulum,
 	Defaults: &PendulumConfig{Gravity: 10, Mass: 1, Length: 1, DT: 0.05, MaxSpeed: 8, MaxTorque: 2,
-		InitTheta: math.Pi, InitSpeed: 1, Noise: "none", NoiseStd: []float64{0.01, 0.1}}},
+		InitTheta: math.Pi, InitSpeed: 1, Noise: "none", NoiseStd: []float64{0.01, 0.1},
+		MixtureWeights: []float64{0.5, 0.5}, MixtureMeans: []float64{-1, 1}, MixtureStds: []float64{0.2, 0.2}}},
 	Build: newPendulum}
 
 // validatePendulum checks env.pendulum and that the action is one number
@@ -200,7 +213,17 @@ func validatePendulum(c *config.Config, bad config.Bad) {
 	if !(p.InitSpeed >= 0) || !(p.InitSpeed <= p.MaxSpeed) {
 		bad("env.pendulum.init_speed", "must lie in [0, max_speed = %v], got %v", p.MaxSpeed, p.InitSpeed)
 	}
-	validatePhysicsNoise(bad, "env.pendulum", p.Noise, p.NoiseStd)
+	noise := p.Noise
+	switch noise {
+	case "mixture": // the pendulum's own kind; its keys are checked here
+		noise = "none"
+		validateMixture(bad, "env.pendulum", p.MixtureWeights, p.MixtureMeans, p.MixtureStds)
+	case "none", "normal":
+	default:
+		bad("env.pendulum.noise", "unknown noise %q (known: none, normal, mixture)", noise)
+		noise = "none"
+	}
+	validatePhysicsNoise(bad, "env.pendulum", noise, p.NoiseStd)
 	if c.Env.ActionDim != 1 {
 		bad("env.action_dim", "pendulum has one action (the torque), got action_dim %d", c.Env.ActionDim)
 	}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestKSMRunWorkers: a short run of the ksm agent on the pendulum with
+// bimodal torque noise (configs/pendulum-bimodal.yaml at 2 seeds × 2
+// episodes of 40 steps, 50 features, 10 centres) completes and writes
+// the same episodes.csv and summary.csv, byte for byte, with one worker
+// and with two.
+func TestKSMRunWorkers(t *testing.T) {
+	cfg := filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml")
+	var files [2][2][]byte
+	for i, w := range []string{"1", "2"} {
+		dir := t.TempDir()
+		code, _, errOut := run(t, "run", "--config", cfg, "--seeds", "2", "--episodes", "2", "--workers", w, "--no-plots",
+			"--set", "env.horizon=40", "--set", "model.features.dim=50", "--set", "ksm.centres=10",
+			"--set", "planner.mppi.samples=8", "--set", "planner.tau=6", "--out", dir)
+		if code != ExitOK {
+			t.Fatalf("--workers %s: exit %d: %s", w, code, errOut)
+		}
+		for j, name := range []string{"episodes.csv", "summary.csv"} {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[i][j] = b
+		}
+	}
+	for j, name := range []string{"episodes.csv", "summary.csv"} {
+		if !bytes.Equal(files[0][j], files[1][j]) {
+			t.Errorf("%s differs between --workers 1 and 2", name)
+		}
+	}
+	if !bytes.Contains(files[0][0], []byte("\nksm,")) {
+		t.Errorf("episodes.csv has no ksm rows:\n%s", files[0][0])
+	}
+}
+
+// TestKSMTooFewTransitions: more ksm centres than the first episode's
+// transitions is exit 2 naming ksm.centres, and no results files.
+func TestKSMTooFewTransitions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errOut := run(t, "run", "--config", filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml"), "--seeds", "1", "--episodes", "1",
+		"--agents", "ksm", "--set", "env.horizon=5", "--set", "model.features.dim=20", "--no-plots", "--out", dir)
+	if code != ExitUsage || !bytes.Contains([]byte(errOut), []byte("ksm.centres")) {
+		t.Fatalf("exit %d, stderr %q; want exit %d naming ksm.centres", code, errOut, ExitUsage)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "episodes.csv")); err == nil {
+		t.Error("episodes.csv written after the refusal")
+	}
+}

@@ -1,0 +1,216 @@
+package expfam
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// KernelGridNodes bounds the nodes of a KernelGrid's rule.
+const KernelGridNodes = 160
+
+// KernelGrid is the 1-D kernel family (Kernel with d = 1) as a Coord of a
+// learner's product family, whose centres, bandwidth and base scale are
+// bound from data at fit time (Bind) while m, and so the shape of W, is
+// fixed from the start. A planner's rollouts need E[x | η] and draws of x
+// at every simulated step, so both use a fixed rule bound with the family
+// instead of Kernel's adaptive quadrature (LineCDF, about a millisecond):
+// G ≤ KernelGridNodes equally spaced nodes x_g with step h = min(σ, b)/2
+// on [min(z) − 5σ, max(z) + 5σ] ∪ [−6b, 6b], outside which the tilt is
+// below e^{−12.5}·|η|₁ and the base's mass below 2·10⁻⁹, and the table
+// T_gk = psi_k(x_g) (G×m). With l_g = log q(x_g) + Σ_k T_gk η_k and p_g ∝
+// e^{l_g} (trapezoid weights),
+//
+//	E[x | η] ≈ Σ_g p_g x_g / Σ_g p_g          (G·m multiply-adds, G exps)
+//
+// and a draw takes a cell of the trapezoid rule by its mass and inverts
+// the linear interpolant of the density inside it (so a draw is exact
+// only up to that interpolation). The density is smooth on the scale σ =
+// 2h (a bump e^{η psi_k} of height η narrows to about σ/√η): the
+// trapezoid rule on a uniform grid integrates a Gaussian of width σ with
+// an error of order e^{−2π²σ²/h²} = e^{−79}, far below the
+// model's own error (TestKernelGridAgainstQuadrature: 1e-3 of σ against
+// Kernel's Gauss–Legendre quadrature). LogPartition is the exact
+// quadrature (Kernel.LogPartition), for held-out log-likelihoods.
+//
+// Before the first Bind the family has m centres evenly spread over
+// [−2b, 2b] with σ = b (any valid family: W = 0 makes it N(0, b²)).
+// Bind changes the family in place: the owner (one agent) rebinds only
+// between episodes, never while a rollout runs.
+type KernelGrid struct {
+	Fam   *Kernel
+	m     int
+	nodes []float64 // x_g
+	logq  []float64 // log q(x_g) + log of the trapezoid weight
+	table []float64 // G×m, psi_k(x_g)
+}
+
+// NewKernelGrid returns the family of m centres before any data, of base
+// scale b.
+func NewKernelGrid(m int, b float64) (*KernelGrid, error) {
+	if m < 1 {
+		return nil, fmt.Errorf("centres: %w: must be >= 1, got %d", ErrKernelFamily, m)
+	}
+	z := make([]float64, m)
+	for k := range z {
+		if m > 1 {
+			z[k] = b * (-2 + 4*float64(k)/float64(m-1))
+		}
+	}
+	g := &KernelGrid{m: m}
+	return g, g.Bind(z, b, b)
+}
+
+// Bind sets the centres (m of them), bandwidth σ and base scale b, and
+// rebuilds the rule; on a refusal (NewKernel's) the family is unchanged.
+func (g *KernelGrid) Bind(centres []float64, sigma, base float64) error {
+	if len(centres) != g.m {
+		return fmt.Errorf("centres: %w: %d centres for a family of %d", ErrKernelCentres, len(centres), g.m)
+	}
+	f, err := NewKernel(1, centres, sigma, base)
+	if err != nil {
+		return err
+	}
+	lo, hi := -6*base, 6*base
+	for _, z := range centres {
+		lo, hi = min(lo, z-5*sigma), max(hi, z+5*sigma)
+	}
+	h := min(sigma, base) / 2
+	n := int(math.Ceil((hi-lo)/h)) + 1
+	if n > KernelGridNodes { // centres spread over more than 80 bandwidths: a coarser step
+		n = KernelGridNodes
+	}
+	h = (hi - lo) / float64(n-1)
+	g.Fam = f
+	g.nodes, g.logq = g.nodes[:0], g.logq[:0]
+	g.table = make([]float64, n*g.m)
+	for i := range n {
+		x := lo + float64(i)*h
+		w := h
+		if i == 0 || i == n-1 {
+			w = h / 2
+		}
+		g.nodes = append(g.nodes, x)
+		g.logq = append(g.logq, -x*x/(2*base*base)+math.Log(w))
+		f.Psi([]float64{x}, g.table[i*g.m:(i+1)*g.m])
+	}
+	return nil
+}
+
+func (g *KernelGrid) String() string { return g.Fam.String() }
+func (g *KernelGrid) StatDim() int   { return g.m }
+
+// LogQ is −x²/(2b²).
+func (g *KernelGrid) LogQ(x float64) float64 { return -x * x / (2 * g.Fam.Base * g.Fam.Base) }
+
+// Psi writes psi_k(x) = exp(−(x − z_k)²/(2σ²)).
+func (g *KernelGrid) Psi(x float64, out []float64) {
+	xs := [1]float64{x}
+	g.Fam.Psi(xs[:], out)
+}
+
+// Score writes ψ'(x) and ξ(x) (Kernel.ScoreTerms with d = 1).
+func (g *KernelGrid) Score(x float64, d, xi []float64) {
+	xs := [1]float64{x}
+	g.Fam.ScoreTerms(xs[:], d, xi)
+}
+
+// weights writes p_g = e^{l_g − max l} into p and returns Σ p_g.
+func (g *KernelGrid) weights(eta []float64, p []float64) float64 {
+	top := math.Inf(-1)
+	for i := range g.nodes {
+		l := g.logq[i]
+		for k, t := range g.table[i*g.m : (i+1)*g.m] {
+			l += t * eta[k]
+		}
+		p[i] = l
+		top = max(top, l)
+	}
+	var s float64
+	for i, l := range p[:len(g.nodes)] {
+		p[i] = math.Exp(l - top)
+		s += p[i]
+	}
+	return s
+}
+
+// Mean returns E[x | η] by the grid rule.
+func (g *KernelGrid) Mean(eta []float64) float64 {
+	var p [KernelGridNodes]float64
+	s := g.weights(eta, p[:])
+	var sx float64
+	for i, x := range g.nodes {
+		sx += p[i] * x
+	}
+	return sx / s
+}
+
+// Sample draws x ~ P(· | η) from the grid rule: a cell [x_g, x_{g+1}] with
+// probability ∝ (p_g/w_g + p_{g+1}/w_{g+1})/2 (the density's trapezoid on
+// it), then the inverse CDF of the density's linear interpolant in it.
+// Two uniforms per draw.
+func (g *KernelGrid) Sample(eta []float64, rng *rand.Rand) float64 {
+	var p [KernelGridNodes]float64
+	g.weights(eta, p[:])
+	n := len(g.nodes)
+	// Undo the trapezoid weights: p_g/w_g ∝ the density at x_g.
+	p[0] *= 2
+	p[n-1] *= 2
+	var tot float64
+	for i := range n - 1 {
+		tot += p[i] + p[i+1]
+	}
+	u := rng.Float64() * tot
+	i := 0
+	for ; i < n-2; i++ {
+		c := p[i] + p[i+1]
+		if u < c {
+			break
+		}
+		u -= c
+	}
+	a, b := p[i], p[i+1]
+	v := rng.Float64() * (a + b) / 2 // the mass below t of a + (b − a)t on [0, 1] is a t + (b − a)t²/2
+	var t float64
+	if d := b - a; math.Abs(d) <= 1e-12*(a+b) {
+		t = v / ((a + b) / 2)
+	} else {
+		t = 2 * v / (a + math.Sqrt(a*a+2*d*v)) // the root of (d/2)t² + a t − v in [0, 1], without cancellation
+	}
+	h := g.nodes[1] - g.nodes[0]
+	return g.nodes[i] + min(max(t, 0), 1)*h
+}
+
+// LogPartition returns log Z(η) by Kernel's adaptive quadrature (exact).
+func (g *KernelGrid) LogPartition(eta []float64) (float64, error) {
+	return g.Fam.LogPartition(eta)
+}
+
+// Cumulants returns log Z(η) (exact), E[ψ] and Cov[ψ] by the grid rule.
+func (g *KernelGrid) Cumulants(eta, grad, hess []float64) (float64, bool) {
+	a, err := g.Fam.LogPartition(eta)
+	if err != nil {
+		return 0, false
+	}
+	var p [KernelGridNodes]float64
+	s := g.weights(eta, p[:])
+	m := g.m
+	clear(grad[:m])
+	clear(hess[:m*m])
+	for i := range g.nodes {
+		w := p[i] / s
+		row := g.table[i*m : (i+1)*m]
+		for k, t := range row {
+			grad[k] += w * t
+			for j, u := range row {
+				hess[k*m+j] += w * t * u
+			}
+		}
+	}
+	for k := range m {
+		for j := range m {
+			hess[k*m+j] -= grad[k] * grad[j]
+		}
+	}
+	return a, true
+}

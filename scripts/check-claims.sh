@@ -11,7 +11,8 @@
 # the benchmark figures (ns/op, µs per decision) only with CLAIMS_BENCH=1
 # (CLAIMS_BENCHTIME, default 200ms, sets go test's -benchtime; -cpu 1 as the
 # docs' figures, CLAIMS_BENCHCPU to change it). The claims
-# that cannot be measured here (MuJoCo, a cluster, NumPy, comparisons with
+# that cannot be measured here (MuJoCo, a cluster, NumPy where /usr/bin/python3
+# lacks it, comparisons with
 # older commits) are listed last as "not re-measured", with the reason.
 #
 # Output, one line per claim:
@@ -242,11 +243,11 @@ measure "$(line docs/statistics.md '`lambda: cv` and 1.8 s with both')" "the sam
 # expressions.md's gamma and quartic examples, the doc's own configs.
 heredoc "$repo/docs/expressions.md" gamma.yaml >"$work/gamma.yaml"
 heredoc "$repo/docs/expressions.md" quartic.yaml >"$work/quartic.yaml"
-measure_print "$(line docs/expressions.md 'for sm in 0.4 ms (mle:')" "gamma, sm and lds on 2000 transitions: sm's fit 0.4 ms (the whole process measured here)" \
+measure_print "$(line docs/expressions.md 'for sm in 1.2–1.6 ms (the `seconds` column')" "gamma, sm and lds on 2000 transitions: sm's fit 1.2–1.6 ms (its seconds column below; the line's time is the whole process)" \
 	"$smrl" estimate --config "$work/gamma.yaml" --n 2000 --method sm,lds
-measure_print "$(line docs/expressions.md 'from 2000 transitions in 1 ms')" "quartic, sm and lds on 2000 transitions: drawing the transitions 3 s, sm's fit 1 ms" \
+measure_print "$(line docs/expressions.md 'from 2000 transitions in 2.6 ms')" "quartic, sm and lds on 2000 transitions: the whole command 0.49 s of CPU, sm's fit 2.6 ms (its seconds column below)" \
 	"$smrl" estimate --config "$work/quartic.yaml" --n 2000 --method sm,lds
-again "$(line docs/expressions.md '(drawing the 2000 transitions by exact inversion takes 3 s)')" "drawing the 2000 transitions by exact inversion: 3 s"
+again "$(line docs/expressions.md 'drawing the 2000 transitions by exact inversion included')" "the draw, within the whole command: 0.49 s of CPU (3 s in an earlier session)"
 
 # robust-sm.md's cost of the floor and of lambda: cv (the study, sm, sm-ps, mle, one worker).
 awk '/^```yaml/ { f = 1; next } /^```/ { if (f) exit } f' "$repo/docs/robust-sm.md" >"$work/study.yaml"
@@ -349,9 +350,9 @@ if [[ ${CLAIMS_LONG:-} == 1 ]]; then
 	measure "$(line docs/development.md 'they take about')" "about 100 s" \
 		env SMRL_DOCS=1 go test -count=1 -run '^TestDocExamples$' ./cmd/smrl
 	# expressions.md's mle fits of the gamma and quartic examples.
-	measure "$(line docs/expressions.md '(mle: 0.38 in 27 s of CPU)')" "gamma, mle on 2000 transitions: 27 s of CPU" \
+	measure "$(line docs/expressions.md '(mle: 0.38 in 27 s of CPU;')" "gamma, mle on 2000 transitions: 27 s of CPU (26.7 s on 2026-11-28)" \
 		"$smrl" estimate --config "$work/gamma.yaml" --n 2000 --method mle
-	measure "$(line docs/expressions.md 'reaches 0.16 but takes 14 s of CPU')" "quartic, mle on 2000 transitions: 14 s of CPU" \
+	measure "$(line docs/expressions.md '14–24 s of CPU (23.6 s that day)')" "quartic, mle on 2000 transitions: 14–24 s of CPU (23.6 s on 2026-11-28)" \
 		"$smrl" estimate --config "$work/quartic.yaml" --n 2000 --method mle
 	# performance.md's d_s = 8 case, cold (a fresh table cache) then warm.
 	W='[[1,0,0,0,0,0,0,0,1],[0,1,0,0,0,0,0,0,1],[0,0,1,0,0,0,0,0,1],[0,0,0,1,0,0,0,0,1],[0,0,0,0,1,0,0,0,1],[0,0,0,0,0,1,0,0,1],[0,0,0,0,0,0,1,0,1],[0,0,0,0,0,0,0,1,1]]'

@@ -100,6 +100,10 @@ measure_test() {
 	fi
 	(cd "$pkg" && measure "$where" "$claim" "$bin" -test.count=1 -test.run "$re") |
 		sed "s|(\S*/test-\S* -test.count=1 -test.run \(.*\))\$|(go test -count=1 -run \1 $pkg, compile excluded)|"
+	# A renamed test would otherwise pass in no time, unnoticed.
+	if grep -qs 'no tests to run' "$work/out" "$work/err"; then
+		echo "$where  FAILED: no test of $pkg matches $re"
+	fi
 }
 
 # measure_bin FILE:LINE CLAIM PKG ARGS...: the CPU time of PKG's test

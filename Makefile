@@ -114,6 +114,12 @@ reproduce: build
 check-claims:
 	scripts/check-claims.sh
 
+# Runs nothing: fails when a claim check-claims measures is no longer found
+# in its file (a doc edit moved or reworded it), and lists them all.
+.PHONY: check-claims-lines
+check-claims-lines:
+	scripts/check-claims.sh --lines
+
 # report.html of two small runs in headless Chromium (root: installs
 # chromium if missing); every image must load.
 .PHONY: check-report-html

@@ -9,22 +9,37 @@
 # machine that has fetched them once). The later commands use the smrl it
 # built. Claims marked long (minutes of CPU) run only with CLAIMS_LONG=1;
 # the benchmark figures (ns/op, µs per decision) only with CLAIMS_BENCH=1
-# (CLAIMS_BENCHTIME, default 200ms, sets go test's -benchtime). The claims
-# that cannot be measured here (MuJoCo, a cluster, NumPy, comparisons with
+# (CLAIMS_BENCHTIME, default 200ms, sets go test's -benchtime; -cpu 1 as the
+# docs' figures, CLAIMS_BENCHCPU to change it). The claims
+# that cannot be measured here (MuJoCo, a cluster, NumPy where /usr/bin/python3
+# lacks it, comparisons with
 # older commits) are listed last as "not re-measured", with the reason.
 #
 # Output, one line per claim:
 #   FILE:LINE  claimed: TEXT  measured: W s wall, C s CPU  (COMMAND)
 # It prints; it does not judge: a reader compares the two columns, and a
 # claim that no longer holds is corrected in its file with the date.
+#
+# With --lines (make check-claims-lines) it runs nothing: it lists every
+# claim's FILE:LINE, long and benchmark claims included, and fails when a
+# claim's text is no longer found in its file (FILE:?), so that a doc edit
+# that moves or rewords a claim shows up before the next full run.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/smrl-claims.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-git clone -q "$repo" "$work/smrl"
-export GOCACHE="$work/gocache"
-cd "$work/smrl"
+lines_only=0
+if [[ ${1:-} == --lines ]]; then
+	lines_only=1
+	CLAIMS_LONG=1 CLAIMS_BENCH=1
+fi
+: >"$work/missing"
+if ((!lines_only)); then
+	git clone -q "$repo" "$work/smrl"
+	export GOCACHE="$work/gocache"
+	cd "$work/smrl"
+fi
 
 # measure FILE:LINE CLAIM COMMAND...: runs COMMAND in the clone, prints
 # the claim and the measured wall and CPU (user + system, children
@@ -32,13 +47,41 @@ cd "$work/smrl"
 measure() {
 	local where=$1 claim=$2
 	shift 2
-	if ! /usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >/dev/null 2>"$work/err"; then
+	if ((lines_only)); then
+		echo "$where  $claim"
+		return
+	fi
+	if ! /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/out" 2>"$work/err"; then
 		echo "$where  claimed: $claim  FAILED: $(tail -3 "$work/err" | tr '\n' ' ')  ($*)"
 		return
 	fi
-	local wall user sys
-	read -r wall user sys <"$work/time"
-	printf '%s  claimed: %s  measured: %s s wall, %s s CPU  (%s)\n' "$where" "$claim" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf (u + s < 1 ? "%.2f" : "%.1f"), u + s }')" "$*"
+	local wall user sys rss
+	read -r wall user sys rss <"$work/time"
+	printf '%s  claimed: %s  measured: %s s wall, %s s CPU, %s MB peak  (%s)\n' "$where" "$claim" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { printf (u + s < 1 ? "%.2f" : "%.1f"), u + s }')" "$((rss / 1024))" "$*"
+}
+
+# measure_print FILE:LINE CLAIM COMMAND...: measure, then the command's
+# own report (its standard output's last lines, indented), for the
+# commands that time themselves, such as the NumPy references.
+measure_print() {
+	measure "$@"
+	((lines_only)) || sed 's/^/    /' "$work/out" | tail -6
+}
+
+# episode_times FILE:LINE CLAIM DIR: each agent's mean episode_seconds in
+# DIR/metrics.jsonl (the wall time of an episode, as the ETA uses it).
+episode_times() {
+	if ((lines_only)); then
+		echo "$1  $2"
+		return
+	fi
+	echo "$1  claimed: $2  measured: $(awk -F'"agent":"' 'NF > 1 { split($2, a, "\""); m = $0; sub(/.*"episode_seconds":/, "", m); sub(/[,}].*/, "", m); s[a[1]] += m; n[a[1]]++ } END { for (k in s) printf "%s %.0f ms, ", k, 1000 * s[k] / n[k] }' "$3/metrics.jsonl")per episode (metrics.jsonl of the run above)"
+}
+
+# heredoc FILE NAME: the text of FILE's first "cat > /tmp/NAME <<'EOF'"
+# block, so that a doc's example config is measured as the doc shows it.
+heredoc() {
+	awk -v start="cat > /tmp/$2 <<'EOF'" '$0 == start { f = 1; next } f && /^EOF$/ { exit } f' "$1"
 }
 
 # measure_test FILE:LINE CLAIM PKG REGEX: the CPU time of go test's run of
@@ -46,6 +89,10 @@ measure() {
 # built first, untimed), as the docs' "(N s)" after a go test command means.
 measure_test() {
 	local where=$1 claim=$2 pkg=$3 re=$4 bin
+	if ((lines_only)); then
+		echo "$where  $claim"
+		return
+	fi
 	bin="$work/test-$(echo "$pkg$re" | tr -c 'A-Za-z0-9' _)"
 	if ! go test -c -o "$bin" "$pkg" >/dev/null 2>"$work/err"; then
 		echo "$where  claimed: $claim  FAILED to build: $(tail -3 "$work/err" | tr '\n' ' ')  (go test $pkg)"
@@ -53,14 +100,46 @@ measure_test() {
 	fi
 	(cd "$pkg" && measure "$where" "$claim" "$bin" -test.count=1 -test.run "$re") |
 		sed "s|(\S*/test-\S* -test.count=1 -test.run \(.*\))\$|(go test -count=1 -run \1 $pkg, compile excluded)|"
+	# A renamed test would otherwise pass in no time, unnoticed.
+	if grep -qs 'no tests to run' "$work/out" "$work/err"; then
+		echo "$where  FAILED: no test of $pkg matches $re"
+	fi
 }
 
-# bench FILE:LINE CLAIM PKG REGEX: runs the benchmarks matching REGEX in
-# PKG and prints each one's figures (ns/op, allocs/op and its own metrics,
-# such as µs/decision or ns/row) beside the claim.
+# measure_bin FILE:LINE CLAIM PKG ARGS...: the CPU time of PKG's test
+# binary run with ARGS (such as -test.bench X -test.benchtime 1x), built
+# first, untimed, as the docs that time a test binary do.
+measure_bin() {
+	local where=$1 claim=$2 pkg=$3 bin
+	shift 3
+	if ((lines_only)); then
+		echo "$where  $claim"
+		return
+	fi
+	bin="$work/bin-$(echo "$pkg" | tr -c 'A-Za-z0-9' _)"
+	if [[ ! -x $bin ]] && ! go test -c -o "$bin" "$pkg" >/dev/null 2>"$work/err"; then
+		echo "$where  claimed: $claim  FAILED to build: $(tail -3 "$work/err" | tr '\n' ' ')  (go test $pkg)"
+		return
+	fi
+	(cd "$pkg" && measure "$where" "$claim" "$bin" -test.run '^$' "$@") |
+		sed "s|(\S*/bin-\S* |(go test $pkg, compile excluded: |"
+}
+
+# bench FILE:LINE CLAIM PKG REGEX [BENCHTIME]: runs the benchmarks matching
+# REGEX in PKG and prints each one's figures (ns/op, allocs/op and its own
+# metrics, such as µs/decision or ns/row) beside the claim. With -cpu 1
+# (CLAIMS_BENCHCPU), as the docs' figures were taken. The benchmarks whose
+# model samples from a lazily built table (the paper's family) get
+# BENCHTIME ${CLAIMS_BENCHTIME_WARM:-1s} at least: in a short run the rows
+# built in the first iterations dominate (paper-1d's 80 ns transition
+# reads 1.5 ms at 100ms).
 bench() {
-	local where=$1 claim=$2 pkg=$3 re=$4 out
-	if ! out=$(go test -run '^$' -bench "$re" -benchmem -benchtime "${CLAIMS_BENCHTIME:-200ms}" -count 1 "$pkg" 2>&1); then
+	local where=$1 claim=$2 pkg=$3 re=$4 benchtime=${5:-${CLAIMS_BENCHTIME:-200ms}} out
+	if ((lines_only)); then
+		echo "$where  $claim"
+		return
+	fi
+	if ! out=$(go test -run '^$' -bench "$re" -benchmem -benchtime "$benchtime" -count 1 -cpu "${CLAIMS_BENCHCPU:-1}" "$pkg" 2>&1); then
 		echo "$where  claimed: $claim  FAILED: $(echo "$out" | tail -3 | tr '\n' ' ')  (go test -bench '$re' $pkg)"
 		return
 	fi
@@ -70,11 +149,19 @@ bench() {
 
 # skip FILE:LINE CLAIM REASON: a claim this script does not re-measure.
 skip() {
+	if ((lines_only)); then
+		echo "$1  $2  (not re-measured)"
+		return
+	fi
 	echo "$1  claimed: $2  not re-measured: $3"
 }
 
 # again FILE:LINE CLAIM: the last measurement, for another claim of it.
 again() {
+	if ((lines_only)); then
+		echo "$1  $2  (as above)"
+		return
+	fi
 	echo "$1  claimed: $2  measured: (as above)"
 }
 
@@ -83,17 +170,34 @@ again() {
 line() {
 	local n
 	n=$(grep -n -m1 -F -- "$2" "$repo/$1" | cut -d: -f1 || true)
+	if [[ -z $n ]]; then
+		echo "$1: no line holds \"$2\"" >>"$work/missing"
+	fi
 	echo "$1:${n:-?}"
 }
 
-echo "check-claims: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
+if ((lines_only)); then
+	echo "check-claims --lines: the claims and where they are"
+else
+	echo "check-claims: $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3)"
+fi
 
 # README's first command, compile included (empty build cache).
 measure "$(line README.md 'compile included')" "101 s of CPU with an empty build cache, compile included" \
 	go run ./cmd/smrl compare -q
-go build -o "$work/smrl-bin" ./cmd/smrl
+# The same with the modules (and the standard library) already in the
+# build cache but not smrl: a second empty cache, filled with smrl's
+# dependencies first, untimed.
+if ((!lines_only)); then
+	go list -deps ./cmd/smrl | grep -v '^github.com/smrl-dev/smrl' | GOCACHE="$work/gocache-deps" xargs go build 2>"$work/err" ||
+		echo "(building the dependencies into a second cache failed: $(tail -1 "$work/err"))"
+fi
+GOCACHE="$work/gocache-deps" measure "$(line README.md '14 s of CPU when the build cache already held the modules')" "14 s of CPU with the modules already in the build cache, compile of smrl included" \
+	go run ./cmd/smrl compare -q --out results/claims-compare-deps
+((lines_only)) || go build -o "$work/smrl-bin" ./cmd/smrl
 smrl=$work/smrl-bin
 measure "$(line README.md 'smrl compare` alone')" "smrl compare alone, compiled: 1.7 s of CPU" "$smrl" compare -q --out results/claims-compare
+again "$(line README.md '568 s, 97 s and 11 s at a load average')" "wall times 568 s, 97 s and 11 s of the three commands above (load 20–35)"
 again "$(line docs/performance.md '`smrl compare` with its figures and report')" "smrl compare with figures and report: 1.2–1.4 s of CPU (24 Nov)"
 measure "$(line docs/performance.md '`smrl version` alone takes')" "smrl version alone: 20 ms" "$smrl" version
 measure "$(line README.md 'version took 0.8 s')" "pendulum, 2 seeds × 3 episodes: 0.8 s of CPU" \
@@ -103,6 +207,7 @@ measure "$(line README.md 'λ sweep (the λ sweep')" "the README's λ sweep (no 
 measure "$(line README.md '15 points, 450 trials')" "the planner ablation sweep: 19 s of CPU, figures included" \
 	"$smrl" sweep --config configs/ablation-tau-rollouts.yaml --out results/claims-ablation -q
 again "$(line docs/performance.md '(15 points, 450 trials, 22 500 episodes)')" "8.4–9.4 s of wall time with figures (a quiet machine)"
+again "$(line README.md '19 s of CPU, figures included (102 s of wall time')" "102 s of wall time at a load average of 33"
 again "$(line docs/sweeps.md '15 points')" "the planner ablation sweep: 19 s of CPU with figures"
 again "$(line docs/reproduction.md 'The sweep took')" "the planner ablation: 18.8 s of CPU, figures included"
 measure "$(line docs/statistics.md 'used 1.326 s of CPU')" "compare --no-plots: 1.3 s of CPU" \
@@ -113,6 +218,101 @@ measure "$(line docs/statistics.md 'episodes: `smrl run --seeds 5 --episodes 50 
 	"$smrl" run --seeds 5 --episodes 50 --workers 1 --no-plots -q --out results/claims-se-paper
 measure "$(line docs/statistics.md '10 episodes) 0.8 s without')" "pendulum, sm, one seed, 10 episodes: 0.8 s of CPU without standard errors" \
 	"$smrl" run --config configs/pendulum.yaml --set 'agents=[sm]' --seeds 1 --episodes 10 --workers 1 --no-plots -q --out results/claims-se-pendulum
+
+# statistics.md's whole runs with and without `lambda: cv` (one run each).
+for agent in lds lds-ps mle; do
+	measure "$(line docs/statistics.md 'MDP with `--set agents=[lds] --seeds 5 --episodes 50 --workers 1` used')" "synthetic, $agent, 5 seeds × 50 episodes, λ = 1e-4: lds 0.24 s, lds-ps 0.19 s, mle 0.52 s of user CPU" \
+		"$smrl" run --set "agents=[$agent]" --seeds 5 --episodes 50 --workers 1 --no-plots -q --out "results/claims-cv-$agent"
+	measure "$(line docs/statistics.md 'MDP with `--set agents=[lds] --seeds 5 --episodes 50 --workers 1` used')" "the same with lambda: cv: lds 0.25 s, lds-ps 0.18 s, mle 1.26 s" \
+		"$smrl" run --set "agents=[$agent]" --set lambda=cv --seeds 5 --episodes 50 --workers 1 --no-plots -q --out "results/claims-cv-$agent-cv"
+done
+measure "$(line docs/statistics.md '`--set agents=[lds] --seeds 1 --episodes 10` 0.16 s and 0.11 s')" "pendulum, lds, 1 seed × 10 episodes: 0.16 s (λ = 1e-4)" \
+	"$smrl" run --config configs/pendulum.yaml --set 'agents=[lds]' --seeds 1 --episodes 10 --no-plots -q --out results/claims-cv-pendulum
+measure "$(line docs/statistics.md '`--set agents=[lds] --seeds 1 --episodes 10` 0.16 s and 0.11 s')" "the same with lambda: cv: 0.11 s" \
+	"$smrl" run --config configs/pendulum.yaml --set 'agents=[lds]' --set lambda=cv --seeds 1 --episodes 10 --no-plots -q --out results/claims-cv-pendulum-cv
+measure "$(line docs/statistics.md '(`--set model.lds_features=model`) 0.65 s and 1.94 s')" "the same on the model's 200 rff features: 0.65 s (λ = 1e-4)" \
+	"$smrl" run --config configs/pendulum.yaml --set 'agents=[lds]' --set model.lds_features=model --seeds 1 --episodes 10 --no-plots -q --out results/claims-cv-pendulum-rff
+measure "$(line docs/statistics.md '(`--set model.lds_features=model`) 0.65 s and 1.94 s')" "the same with lambda: cv: 1.94 s" \
+	"$smrl" run --config configs/pendulum.yaml --set 'agents=[lds]' --set model.lds_features=model --set lambda=cv --seeds 1 --episodes 10 --no-plots -q --out results/claims-cv-pendulum-rff-cv
+# statistics.md's rff length by cross-validation (pendulum, n = 5000, sm, standard errors).
+measure "$(line docs/statistics.md 'used 0.10 s of CPU, 0.55 s with `length: cv`')" "smrl estimate, pendulum, n = 5000, sm: 0.10 s of CPU (2026-11-28)" \
+	"$smrl" estimate --config configs/pendulum.yaml --n 5000 --method sm
+measure "$(line docs/statistics.md 'used 0.10 s of CPU, 0.55 s with `length: cv`')" "the same with length: cv (7 lengths): 0.55 s" \
+	"$smrl" estimate --config configs/pendulum.yaml --n 5000 --method sm --set model.features.length=cv
+measure "$(line docs/statistics.md '`lambda: cv` and 1.8 s with both')" "the same with lambda: cv: 0.25 s" \
+	"$smrl" estimate --config configs/pendulum.yaml --n 5000 --method sm --lambda cv
+measure "$(line docs/statistics.md '`lambda: cv` and 1.8 s with both')" "the same with both: 1.8 s" \
+	"$smrl" estimate --config configs/pendulum.yaml --n 5000 --method sm --lambda cv --set model.features.length=cv
+
+# expressions.md's gamma and quartic examples, the doc's own configs.
+heredoc "$repo/docs/expressions.md" gamma.yaml >"$work/gamma.yaml"
+heredoc "$repo/docs/expressions.md" quartic.yaml >"$work/quartic.yaml"
+measure_print "$(line docs/expressions.md 'for sm in 1.2–1.6 ms (the `seconds` column')" "gamma, sm and lds on 2000 transitions: sm's fit 1.2–1.6 ms (its seconds column below; the line's time is the whole process)" \
+	"$smrl" estimate --config "$work/gamma.yaml" --n 2000 --method sm,lds
+measure_print "$(line docs/expressions.md 'from 2000 transitions in 2.6 ms')" "quartic, sm and lds on 2000 transitions: the whole command 0.49 s of CPU, sm's fit 2.6 ms (its seconds column below)" \
+	"$smrl" estimate --config "$work/quartic.yaml" --n 2000 --method sm,lds
+again "$(line docs/expressions.md 'drawing the 2000 transitions by exact inversion included')" "the draw, within the whole command: 0.49 s of CPU (3 s in an earlier session)"
+
+# robust-sm.md's cost of the floor and of lambda: cv (the study, sm, sm-ps, mle, one worker).
+awk '/^```yaml/ { f = 1; next } /^```/ { if (f) exit } f' "$repo/docs/robust-sm.md" >"$work/study.yaml"
+measure "$(line docs/robust-sm.md 'sm-ps and mle and `--workers 1`, the CPU time was')" "the study, sm, sm-ps and mle: 4.08 s of CPU plain (sm.floor: 0)" \
+	"$smrl" run --config "$work/study.yaml" --set 'agents=[sm,sm-ps,mle]' --set sm.floor=0 --workers 1 --no-plots -q --out results/claims-robust-plain
+measure "$(line docs/robust-sm.md 'sm-ps and mle and `--workers 1`, the CPU time was')" "the same with the floor (the default): 4.16 s" \
+	"$smrl" run --config "$work/study.yaml" --set 'agents=[sm,sm-ps,mle]' --workers 1 --no-plots -q --out results/claims-robust-floor
+measure "$(line docs/robust-sm.md '6.53 s with `lambda: cv`')" "the same with lambda: cv (and sm.floor: 0): 6.53 s" \
+	"$smrl" run --config "$work/study.yaml" --set 'agents=[sm,sm-ps,mle]' --set lambda=cv --set sm.floor=0 --workers 1 --no-plots -q --out results/claims-robust-cv
+
+# commands.md's progress example and the per-agent episode times of its ETA.
+measure "$(line docs/commands.md '94.8 episodes/s  elapsed 1s')" "smrl run --config configs/quick.yaml: 48 episodes, elapsed 1 s (94.8 episodes/s)" \
+	"$smrl" run --config configs/quick.yaml -q --out results/claims-quick
+measure "$(line docs/commands.md '(2.4 s for 0.7 s left;')" "pendulum, 2 seeds × 10 episodes, --workers 2 (no time claimed: the run of the ETA's example)" \
+	"$smrl" run --config configs/pendulum.yaml --seeds 2 --episodes 10 --workers 2 -q --out results/claims-eta
+episode_times "$(line docs/commands.md '75 ms, lds 12 ms and the oracle 8 ms')" "an sm episode 75 ms, lds 12 ms, the oracle 8 ms (pendulum)" results/claims-eta
+again "$(line docs/performance.md 'configs/pendulum.yaml --seeds 2 --episodes 10` 1.86 / 1.82 s')" "the same run, figures included: 1.86 / 1.82 s of CPU (13:15–13:20 on 28 Nov)"
+measure "$(line docs/performance.md '1.03 / 1.09 s CPU against main')" "smrl compare --no-plots: 1.03 / 1.09 s of CPU (28 Nov)" \
+	"$smrl" compare --no-plots -q --out results/claims-compare-noplots-2
+again "$(line docs/performance.md '341–359, fastest')" "smrl compare --no-plots timed by the caller: 347 ms median wall time (another day)"
+measure "$(line docs/performance.md 'the same, cold cache (every table row built) / `--no-cache`')" "smrl compare --no-plots, --no-cache: 0.81–0.82 s wall, 1.4–1.5 s CPU (24 Nov)" \
+	"$smrl" compare --no-plots --no-cache -q --out results/claims-compare-nocache
+measure "$(line docs/performance.md 'the same, cold cache (every table row built) / `--no-cache`')" "smrl compare --no-plots, cold cache (every row built): 0.94–1.09 s wall, 1.6–1.9 s CPU, 83 MB (24 Nov)" \
+	env SMRL_CACHE_DIR="$work/cold-cache" "$smrl" compare --no-plots -q --out results/claims-compare-cold
+# reproduction.md's ablation without figures.
+measure "$(line docs/reproduction.md '(2.9–3.4 s with')" "the planner ablation with --no-plots: 2.9–3.4 s of wall time (quiet machine)" \
+	"$smrl" sweep --config configs/ablation-tau-rollouts.yaml --no-plots -q --out results/claims-ablation-noplots
+again "$(line docs/performance.md '(15 points, 450 trials, 22 500 episodes)')" "5.8–5.9 s wall with --no-plots (24 Nov, quiet)"
+
+# The NumPy references of performance.md and vector-kernels.md, with the
+# smrl side of each (the benchmarks' side runs with CLAIMS_BENCH=1).
+if ((lines_only)) || /usr/bin/python3 -c 'import numpy, scipy' 2>/dev/null; then
+	measure_print "$(line docs/performance.md '`make bench-numpy`')" "NumPy's pendulum MPPI decision: 1.99–2.05 ms (25 Nov), 2.32–2.72 ms (25 Nov, 03 h)" \
+		env OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/numpy-pendulum-decision.py
+	again "$(line docs/vector-kernels.md 'NumPy 2.32–2.72 ms per decision')" "NumPy 2.32–2.72 ms per decision against smrl's 180–241 µs (BenchmarkDecision with CLAIMS_BENCH=1)"
+	measure_print "$(line docs/performance.md 'against `scripts/numpy-refit.py`')" "NumPy/SciPy refit at D = 2000, d_s = 17: 174 / 163 / 124 ms CPU" \
+		env OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/numpy-refit.py 2000 3
+	measure "$(line docs/performance.md '`smrl estimate --se none`, Gaussian on 1024 rff')" "smrl estimate --se none, 1024 rff, n = 2·10⁴: 1.33 / 1.74 / 1.45 s CPU, 44–45 MB" \
+		"$smrl" estimate --config scripts/scale-estimate.yaml --n 20000 --method sm --se none --format json
+	measure_print "$(line docs/performance.md '`smrl estimate --se none`, Gaussian on 1024 rff')" "NumPy's estimate: 1.44 / 1.22 / 1.35 s CPU" \
+		env OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/numpy-estimate.py --n 20000
+	measure "$(line docs/performance.md 'the same with the sandwich standard errors (against')" "smrl estimate with standard errors: 4.51 / 5.73 / 4.91 s CPU" \
+		"$smrl" estimate --config scripts/scale-estimate.yaml --n 20000 --method sm --format json
+	measure_print "$(line docs/performance.md 'the same with the sandwich standard errors (against')" "NumPy's with standard errors: 3.27 / 3.41 / 3.39 s CPU" \
+		env OPENBLAS_NUM_THREADS=1 /usr/bin/python3 scripts/numpy-estimate.py --n 20000 --se
+else
+	skip "$(line docs/performance.md '`make bench-numpy`')" "NumPy against smrl's decision, refit and estimate" "needs /usr/bin/python3 with NumPy and SciPy (make bench-numpy, make bench-scale)"
+fi
+
+# The floor program of performance.md, when its source is at hand (it is
+# not part of this repository: shared/tools/limit beside the checkout).
+floor=${CLAIMS_FLOOR:-}
+for d in "$repo/../shared/tools/limit" "$repo/../../shared/tools/limit"; do
+	[[ -z $floor && -f $d/main.go ]] && floor=$d
+done
+if ((lines_only)) || [[ -n $floor ]]; then
+	((lines_only)) || (cd "$floor" && GOFLAGS=-mod=mod go build -o "$work/limit" .)
+	measure "$(line docs/performance.md "The warm comparison was 8% above the floor program's wall time")" "the floor program: 0.96–1.64 s CPU on 2026-11-28 (smrl compare --no-plots 0.9–1.3 s); 0.38 s wall, 0.73 s CPU (25 Nov)" "$work/limit"
+else
+	skip "$(line docs/performance.md "The warm comparison was 8% above the floor program's wall time")" "the floor program's times" "its source, shared/tools/limit, is not beside this checkout (CLAIMS_FLOOR=DIR names it)"
+fi
 
 # The go test commands whose run time the docs state (compile excluded).
 measure_test "$(line docs/control.md 'LQPlanners` (')" "0.1 s of CPU (2026-11-28)" ./internal/runner '^TestLQPlanners'
@@ -126,6 +326,7 @@ measure_test "$(line docs/external.md 'Together they take about 3 s')" "about 3 
 if [[ ${CLAIMS_LONG:-} == 1 ]]; then
 	measure "$(line README.md '10 seeds × 50 episodes) takes')" "13–18 s of wall time and 25–35 s of CPU" \
 		"$smrl" run --config configs/pendulum.yaml --out results/claims-pendulum -q
+	again "$(line README.md '30 s or less in nine of them')" "30 s of CPU or less in nine of eleven rounds (25 Nov, 05 h)"
 	measure "$(line docs/continuous-control.md 'of wall time and')" "14.8–17.0 s of wall time and 29.3–33.4 s of CPU, no figures" \
 		"$smrl" run --config configs/pendulum.yaml --out results/claims-pendulum-nofig -q --no-plots
 	again "$(line docs/performance.md '(3 agents × 10 seeds × 50 episodes, 1.4 · 10⁸ transitions)')" "14.8–15.9 s wall, 29.3–31.5 s CPU (25 Nov, first pass)"
@@ -137,8 +338,7 @@ if [[ ${CLAIMS_LONG:-} == 1 ]]; then
 	again "$(line docs/continuous-control.md '3 agents × 10 seeds take 51 s')" "51 s of CPU (26 s wall with --workers 2, 2026-11-25)"
 	measure "$(line docs/expressions.md 'Measured (5 seeds × 50 episodes')" "8.8 s of wall time" \
 		"$smrl" run --config configs/custom-family.yaml --out results/claims-custom-family -q
-	# robust-sm.md's study: its config is the page's first yaml block.
-	awk '/^```yaml/ { f = 1; next } /^```/ { if (f) exit } f' docs/robust-sm.md >"$work/study.yaml"
+	# robust-sm.md's study (its config, the page's first yaml block, is $work/study.yaml above).
 	measure "$(line docs/robust-sm.md 'Run with `smrl run --config study.yaml --no-plots` (about')" "about 10 s (with sm.floor: 0)" \
 		"$smrl" run --config "$work/study.yaml" --set sm.floor=0 --no-plots -q --out results/claims-robust-study
 	measure "$(line docs/optimism.md '(17.5 s against 3.8 s')" "sm-ucb with value: lookahead, 3.8 s (10 seeds × 50 episodes)" \
@@ -147,36 +347,111 @@ if [[ ${CLAIMS_LONG:-} == 1 ]]; then
 		"$smrl" run --config configs/exploration.yaml --set 'agents=[sm-ucb]' --set confidence.value=rollout --no-plots -q --out results/claims-ucb-rollout
 	measure "$(line docs/external.md 'takes about 2 minutes, nearly all')" "about 2 minutes; 129 s wall, 89 s CPU (2026-11-28)" \
 		"$smrl" run --config configs/external-pendulum.yaml --no-plots -q --out results/claims-external
+	again "$(line docs/external.md '129 s of wall time, 68 s user and 21 s system CPU')" "129 s of wall time, 68 s user and 21 s system CPU"
 	measure "$(line docs/development.md 'go test ./...`: ')" "255 s of CPU on a fresh clone, compile included" \
 		go test -count=1 ./...
+	again "$(line README.md 'The second command runs the test suite (255 s of CPU')" "255 s of CPU on a fresh clone, compile included"
 	measure "$(line docs/development.md 'they take about')" "about 100 s" \
 		env SMRL_DOCS=1 go test -count=1 -run '^TestDocExamples$' ./cmd/smrl
+	# expressions.md's mle fits of the gamma and quartic examples.
+	measure "$(line docs/expressions.md '(mle: 0.38 in 27 s of CPU;')" "gamma, mle on 2000 transitions: 27 s of CPU (26.7 s on 2026-11-28)" \
+		"$smrl" estimate --config "$work/gamma.yaml" --n 2000 --method mle
+	measure "$(line docs/expressions.md '14–24 s of CPU (23.6 s that day)')" "quartic, mle on 2000 transitions: 14–24 s of CPU (23.6 s on 2026-11-28)" \
+		"$smrl" estimate --config "$work/quartic.yaml" --n 2000 --method mle
+	# performance.md's d_s = 8 case, cold (a fresh table cache) then warm.
+	W='[[1,0,0,0,0,0,0,0,1],[0,1,0,0,0,0,0,0,1],[0,0,1,0,0,0,0,0,1],[0,0,0,1,0,0,0,0,1],[0,0,0,0,1,0,0,0,1],[0,0,0,0,0,1,0,0,1],[0,0,0,0,0,0,1,0,1],[0,0,0,0,0,0,0,1,1]]'
+	C='[0.39269908169872414,0.39269908169872414,0.39269908169872414,0.39269908169872414,0.39269908169872414,0.39269908169872414,0.39269908169872414,0.39269908169872414]'
+	measure "$(line docs/performance.md '| d_s = 8 cold, `smrl run` as above |')" "d_s = 8, cold: 25–40 s wall, 13.5–13.9 s CPU (24 Nov, load 12–16)" \
+		env SMRL_CACHE_DIR="$work/ds8cache" "$smrl" run --config configs/synthetic.yaml --set env.family.dim=8 --set "env.w0=$W" --set "env.reward.centers=$C" --out results/claims-ds8-cold --no-plots -q
+	again "$(line docs/performance.md 'custom-sin with d_s = 8 at λ = 1e-4 (sm, lds, oracle')" "cold 7.4–7.6 s wall, 11.9–12.1 s CPU (25 Nov, quiet)"
+	again "$(line docs/performance.md 'On the quiet machine the cold run took 14–15 s wall')" "14–15 s wall on the quiet machine; about 6.5 s expected"
+	measure "$(line docs/performance.md '| d_s = 8 warm (the cache the cold run wrote) |')" "d_s = 8, warm: 13 s wall, 4.5 s CPU (24 Nov); 1.43–1.46 s wall, 2.4–2.6 s CPU (25 Nov)" \
+		env SMRL_CACHE_DIR="$work/ds8cache" "$smrl" run --config configs/synthetic.yaml --set env.family.dim=8 --set "env.w0=$W" --set "env.reward.centers=$C" --out results/claims-ds8-warm --no-plots -q
+	measure "$(line docs/performance.md '--config configs/cartpole.yaml --seeds 2` 10.2 / 8.9 s')" "smrl run --config configs/cartpole.yaml --seeds 2: 10.2 / 8.9 s of CPU (28 Nov)" \
+		"$smrl" run --config configs/cartpole.yaml --seeds 2 -q --out results/claims-cartpole-2
+	measure "$(line docs/performance.md 'peak memory of `smrl estimate --se none` at n = 2·10⁴ / 2·10⁵')" "smrl estimate --se none at n = 2·10⁵: 58 MB peak, 14.7 s CPU" \
+		"$smrl" estimate --config scripts/scale-estimate.yaml --n 200000 --method sm --se none --format json
+	# joint-families.md's coupled runs.
+	measure "$(line docs/joint-families.md 'against 6.9 s for the 15 trials of sm, lds and')" "coupled, sm, lds and oracle: 6.9 s of CPU" \
+		"$smrl" run --config configs/coupled.yaml --agents sm,lds,oracle --workers 2 -q --out results/claims-coupled-3
+	measure "$(line docs/joint-families.md 'one seed of it alone, `--agents mle --seeds 1 --workers 1`, 18.3 s')" "coupled, mle, one seed: 18.3 s of CPU (about 17 s per seed)" \
+		"$smrl" run --config configs/coupled.yaml --agents mle --seeds 1 --workers 1 -q --out results/claims-coupled-mle
+	again "$(line docs/joint-families.md 'costs about 17 s of CPU per seed, where sm, lds and the oracle together take 1.4 s')" "mle about 17 s of CPU per seed; sm, lds and the oracle 1.4 s per seed (6.9 s / 5)"
+	measure "$(line docs/joint-families.md '--workers 2`; 93.4 s of CPU for the 20 trials')" "coupled, sm, mle, lds and oracle: 93.4 s of CPU" \
+		"$smrl" run --config configs/coupled.yaml --agents sm,mle,lds,oracle --workers 2 -q --out results/claims-coupled-4
+	# control.md: the acrobot comparison at D = 1200, λ = 10⁻³.
+	measure "$(line docs/control.md 'full comparison at this setting takes 102 s of CPU since')" "acrobot with lambda = 1e-3: 102 s of CPU" \
+		"$smrl" run --config configs/acrobot.yaml --set lambda=0.001 --workers 2 --no-plots -q --out results/claims-acrobot-1e-3
+	# kernel-families.md's fits and studies.
+	measure_bin "$(line docs/kernel-families.md '20.4 s of CPU for the three fits')" "three kernel SM fits (λ = 1, 10, 100): 20.4 s of CPU; 26.3 / 6.6 / 1.9 s wall each" \
+		./internal/estimator -test.bench BenchmarkKernelSMFit -test.benchtime 1x
+	again "$(line docs/kernel-families.md '(6.6 s wall at λ = 1e-3·n, above)')" "6.6 s wall at λ = 1e-3·n"
+	SMRL_LONG=1 measure_test "$(line docs/kernel-families.md 'Measured 2026-11-28 (209 s wall')" "TestKernelBimodalLong: 209 s wall" ./internal/estimator '^TestKernelBimodalLong$'
+	SMRL_LONG=1 measure_test "$(line docs/kernel-families.md '2026-11-28 (8 s)')" "TestKernelSMConsistentLong: 8 s" ./internal/estimator '^TestKernelSMConsistentLong$'
+	# mcmc.md's MCMC MLE fits (the whole test binary's CPU, as the doc's commands).
+	for d in 2 4 8; do
+		measure_bin "$(line docs/mcmc.md '| 2 | 70 | 0.25–0.28 s |')" "MCMC MLE, coupled Gaussian, d = $d: 0.25–0.28 / 0.56–0.68 / 1.88–1.95 s of CPU (d = 2 / 4 / 8)" \
+			./internal/estimator -test.bench "BenchmarkMCMCMLE/mcmc-d$d\$" -test.benchtime 1x
+	done
+	for d in 4 8 16; do
+		measure_bin "$(line docs/mcmc.md '| 4 | 125 | 1.7 s |')" "coupled-sin, d = $d, MCMC MLE: 1.7 / 5.6 / 15 s of CPU of the fit (d = 4 / 8 / 16), the process's minus that of sm-d$d below" \
+			./internal/estimator -test.bench "BenchmarkMCMCMLECoupledSin/mcmc-d$d\$" -test.benchtime 1x
+		measure_bin "$(line docs/mcmc.md '| 4 | 125 | 1.7 s |')" "coupled-sin, d = $d, the same process fitting sm" \
+			./internal/estimator -test.bench "BenchmarkMCMCMLECoupledSin/sm-d$d\$" -test.benchtime 1x
+	done
 else
 	echo "(the long claims, whole runs of the shipped configs and go test ./..., run with CLAIMS_LONG=1)"
 fi
 
 if [[ ${CLAIMS_BENCH:-} == 1 ]]; then
 	echo "benchmarks (-benchtime ${CLAIMS_BENCHTIME:-200ms}; the docs' figures are ranges over rounds, the date in their row):"
-	bench "$(line docs/performance.md '`BenchmarkPlannerStep`')" "130–148 µs, 0 allocations (25 Nov); 68–79 µs (25 Nov, 05 h)" ./internal/runner 'PlannerStep$'
-	bench "$(line docs/performance.md '`BenchmarkTrialSM`')" "44–47 ms (25 Nov, 05 h)" ./internal/runner 'TrialSM$'
-	bench "$(line docs/performance.md '`BenchmarkModelTransition`')" "82–100 ns / 83–127 ns / 274–332 ns / 838–1081 ns" ./internal/runner 'ModelTransition'
+	bench "$(line docs/performance.md '`BenchmarkPlannerStep`')" "130–148 µs, 0 allocations (25 Nov); 68–79 µs (25 Nov, 05 h)" ./internal/runner 'PlannerStep$' "${CLAIMS_BENCHTIME_WARM:-1s}"
+	again "$(line docs/performance.md 'A transition takes 62 ns on it against')" "62 ns per transition on the specialised path (PlannerStep / 800 transitions), 102–105 ns on the generic loop"
+	bench "$(line docs/performance.md '`BenchmarkTrialSM`')" "44–47 ms (25 Nov, 05 h)" ./internal/runner 'TrialSM$' "${CLAIMS_BENCHTIME_WARM:-1s}"
+	bench "$(line docs/performance.md '`BenchmarkModelTransition`')" "82–100 ns / 83–127 ns / 274–332 ns / 838–1081 ns" ./internal/runner 'ModelTransition' "${CLAIMS_BENCHTIME_WARM:-1s}"
 	bench "$(line docs/performance.md '`BenchmarkCartPoleTrial`')" "257–359 ms" ./internal/runner 'CartPoleTrial'
 	bench "$(line docs/performance.md '`BenchmarkPendulumTransition`')" "93–94 ns / 40–41 ns / 322–423 ns, 0 allocations (25 Nov)" ./internal/runner 'PendulumTransition'
 	bench "$(line docs/performance.md '`BenchmarkDecision`')" "pendulum sm MPPI / CEM / RSS 172–173 / 257–260 / 252–273 µs; MountainCar 0.91–1.07 ms (25 Nov)" ./internal/runner '^BenchmarkDecision$/^(pendulum|mountain-car)$/'
-	bench "$(line docs/expressions.md '`BenchmarkExprFamilyDecision`')" "1564, 1532 and 1847 ns" ./internal/runner 'ExprFamilyDecision'
+	again "$(line docs/performance.md '**(25 Nov)** the same under the true physics (oracle) / lds')" "oracle 53–54 / 80–93 / 74–75 µs; lds 36–37 / 53–57 / 48–49 µs (25 Nov)"
+	again "$(line docs/performance.md 'the pendulum decisions under the true physics (oracle), its K sequences stepped together')" "oracle, K sequences together: 20.5–21.6 / 32.5–38.4 / 24.8–29.1 µs (25 Nov, 05 h)"
+	again "$(line docs/performance.md 'the pendulum decisions with the batch rewards and the leaner RFF call')" "sm 172 / 256 / 249 µs; lds 31.5 / 46.3 / 40.0 µs; oracle 54 / 80 / 75 µs (25 Nov, 03 h)"
+	again "$(line docs/performance.md 'one MountainCar decision under sm')" "MountainCar RSS / CEM / MPPI 0.91–0.93 / 1.05–1.07 / 0.94–0.95 ms (25 Nov)"
+	again "$(line docs/vector-kernels.md '180–241 µs, 11.2–12.9× faster')" "smrl's MPPI decision 180–241 µs (25 Nov, 03 h), against NumPy's (measured above)"
+	bench "$(line docs/control.md "-bench 'ControlDecision/acrobot'")" "acrobot decisions: oracle 0.13–0.14 ms, sm 1.34 ms, lds 0.03–0.06 ms" ./internal/runner 'ControlDecision/acrobot'
+	bench "$(line docs/performance.md '(`BenchmarkScaleStep`: MPPI 32')" "one real step at d_s 17, D 2000: 9.1 / 9.3 / 7.4 ms; 8.3 / 7.2 ms after the Dpocon change (decision 5.8–7.4, statistics 0.20–0.26, refit 1.2–1.7 ms)" ./internal/runner 'ScaleStep' 3x
+	again "$(line docs/performance.md '8.4 µs per state')" "the decision's random features: 8.4 µs per state at D = 2000, about two thirds of the decision"
+	bench "$(line docs/expressions.md '`BenchmarkExprFamilyDecision`')" "1564, 1532 and 1847 ns at load 12–28; 114–120, 96–121 and 187–237 ns at load 7 (2026-11-28, -benchtime 1s)" ./internal/runner 'ExprFamilyDecision' "${CLAIMS_BENCHTIME_WARM:-1s}"
 	bench "$(line docs/vector-kernels.md "go test -bench 'Exp|Sincos'")" "exp 1.8–2.1 ns against 13.7–14.2 ns; sin 2.6 against 11.5; sincos 2.9 against 13.5" ./internal/vmath/ 'Exp|Sincos'
+	again "$(line docs/performance.md "go test -bench 'Exp\\|Sincos' ./internal/vmath/")" "1.8–2.1 / 2.6 / 2.9 ns against 13.7–14.2 / 11.5 / 13.5 ns per element (25 Nov, 05 h)"
+	again "$(line docs/performance.md "no faster than Go's amd64 \`math.Exp\` (7.5 against 7.1 ns alone")" "math.Exp 7.1 ns alone (the table-driven exp it was compared with is not in the code)"
 	bench "$(line docs/performance.md '`BenchmarkBumpsRewards`')" "14.9–15.1 / 7.6–8.6 ns against 45–47 ns per state" ./internal/env 'BumpsRewards'
+	again "$(line docs/vector-kernels.md '`BenchmarkBumpsRewards` (internal/env): 15 ns per state')" "15 ns per state in calls of four, 7.6–8.6 ns in calls of 64, against 45–47 ns"
 	bench "$(line docs/performance.md '`BenchmarkAtan2`')" "3.5–3.8 ns / 17.8–21.4 ns per angle (64 angles a call)" ./internal/env 'Atan2'
+	again "$(line docs/vector-kernels.md '3.7 ns per angle against 14–16 ns')" "3.7 ns per angle against 14–16 ns one call each"
 	bench "$(line docs/external.md 'BenchmarkExternalStep -benchtime')" "19–43 µs (Go server), 41–280 µs (Python) per step, wall, under load" ./internal/env 'ExternalStep'
-	bench "$(line docs/performance.md '`BenchmarkTableSample`')" "34–48 ns" ./internal/expfam 'TableSample$'
+	again "$(line docs/external.md '**24 µs of CPU per step for both sides')" "24 µs of CPU per step (Go server), 49 µs (Python), both sides together"
+	bench "$(line docs/performance.md '`BenchmarkTableSample`')" "34–48 ns; 250–419 ns (2026-11-28, load 7)" ./internal/expfam 'TableSample$' "${CLAIMS_BENCHTIME_WARM:-1s}"
 	bench "$(line docs/performance.md '`BenchmarkNewCDF`, `BenchmarkTableRow`')" "0.51–0.57 ms / 0.76–0.84 ms" ./internal/expfam 'NewCDF$|TableRow$'
+	again "$(line docs/configuration.md 'each a quadrature (0.5 ms, more far out)')" "a table row's quadrature: 0.5 ms (BenchmarkTableRow)"
+	bench "$(line docs/performance.md '`BenchmarkTableRowsFar` (16 rows')" "16 far rows: 61–117 ms (588 ms before, 24 Nov)" ./internal/expfam 'TableRowsFar' 3x
+	bench "$(line docs/joint-families.md '`BenchmarkWarmChainCoupledSin`')" "a 20-transition warm-chain draw at d = 4: about 90 µs of CPU" ./internal/expfam 'WarmChainCoupledSin'
 	bench "$(line docs/performance.md '`BenchmarkRFFPhi` / η')" "222–230 ns / 286–289 ns" ./internal/expfam 'RFFPhi$|RFFEta$'
 	bench "$(line docs/hardening.md '`BenchmarkReadMapped`')" "about 40 ns per row read / about 30 µs to check and decode a row" ./internal/expfam 'ReadMapped|CachedRow'
 	bench "$(line docs/expressions.md '`BenchmarkExprCoordSample`')" "0.5 ms at load 12" ./internal/expfam 'ExprCoordSample'
+	again "$(line docs/expressions.md 'That costs one quadrature per draw, about 0.1–0.5 ms')" "one quadrature per draw, about 0.1–0.5 ms"
 	bench "$(line docs/performance.md '`BenchmarkRead1e6`')" "617–749 ns / 1.61–1.77 µs per row" ./internal/dataset 'Read1e6'
 	bench "$(line docs/mcmc.md '`BenchmarkHMC2D`')" "HMC 2-D / 8-D / 32-D 0.4 / 1.8 / 14 µs per transition; MALA 8-D 0.3 µs; ESS 1 ms" ./internal/mcmc 'HMC|MALA|ESS'
 	bench "$(line docs/expressions.md '`BenchmarkPsiD`')" "49–50 ns; PaperFamily 168 vs 60 ns" ./internal/expr 'PsiD|PaperFamily'
 	bench "$(line docs/performance.md '`BenchmarkRefit2000`')" "180 / 194 / 210 ms CPU (-cpu 1)" ./internal/linalg 'Refit2000$'
+	bench "$(line docs/statistics.md '| lds | 10³ | 6.7 µs | 0.42 ms | 63× |')" "fixed λ / lambda: cv per refit: lds 10³ 6.7 µs / 0.42 ms; lds 10⁴ 5.5 µs / 1.11 ms; sm 10³ 7.0 µs / 0.73 ms; mle 10³ 0.38 ms / 31 ms" ./internal/agent 'Refit(LDS|SM|MLE)(CV)?1e[34]$'
+	bench "$(line docs/statistics.md 'the sandwich costs 1.8× the SM fit for custom-sin')" "SM fit / with the sandwich: custom-sin n = 10⁴ 1.49–1.57 / 2.75–2.79 ms; Gaussian 20×50 24–29 / 38–53 ms (2026-11-28); lambda: cv 1.1–1.5× / 1.9–2.5× a fit; custom-sin n = 10⁶ 130–153 ms" ./internal/estimator 'SM(Sandwich|CV)?(CustomSin1e4|Gaussian20x50)$|SMCustomSin1e6$'
+	again "$(line docs/statistics.md 'points, with the final fit, cost 1.1–1.5× one fit')" "lambda: cv 1.1–1.5× one fit (custom-sin), 1.9–2.5× (Gaussian 20×50)"
+	again "$(line docs/performance.md '| SM estimate, custom-sin, n = 10⁴ / 10⁶ (one core) |')" "1.15–1.32 ms / 130–153 ms"
+	again "$(line docs/performance.md '| SM estimate, Gaussian d_s = d_psi = 20, d_phi = 50, n = 10⁴ |')" "15–23 ms"
+	bench "$(line docs/outputs.md 'They cost about 1.4 ms per refit of 200 features')" "the conditioning diagnostics: about 1.4 ms per refit of 200 features, a third to two fifths of the fit" ./internal/estimator 'ConditioningRFF200|FitRFF200'
+	bench "$(line docs/weighted-sm.md '| relu, weighted (`model.kink: weighted`) |')" "SM on 10⁶ transitions, CPU ms per fit: relu weighted 78–98, kernel 110–114, none 59–72; beta weighted 81–91, plain 58–72" ./internal/estimator 'SM(ReLU|Beta)1e6'
+	again "$(line docs/weighted-sm.md 'A 10⁶-transition relu fit took under 100 ms of CPU')" "a 10⁶-transition relu fit: under 100 ms of CPU then, 141–150 ms on 2026-11-28 (load 7); weighted 0.7–0.9× kernel, 1.1–1.3× none"
+	bench "$(line docs/statistics.md '(`go test ./internal/aggregate -bench PaperShape`)')" "the paper comparison's aggregates with 10 000 draws: 22 ms of CPU" ./internal/aggregate 'PaperShape'
 else
 	echo "(the benchmark figures, ns/op and µs per decision, run with CLAIMS_BENCH=1)"
 fi
@@ -186,10 +461,38 @@ fi
 skip "$(line docs/mujoco.md '26 min of wall time here')" "MuJoCo runs of 26–34 min" "needs libmujoco-dev and -tags mujoco (make mujoco, make test-mujoco)"
 skip "$(line docs/mujoco.md 'go test -tags mujoco ./internal/env/mujoco/` (about')" "about 1 s" "needs libmujoco-dev (make test-mujoco)"
 skip "$(line docs/cluster.md '77 s for a first run')" "Slurm end-to-end test, 56–112 s" "needs root and installs Slurm packages (scripts in docs/cluster.md)"
-skip "$(line docs/performance.md '`make bench-numpy`')" "NumPy against smrl's decision" "needs python3 with NumPy (make bench-numpy, make bench-scale)"
 skip "$(line docs/performance.md 'three rounds alternating with main')" "rows comparing a change with the main of 24–25 Nov" "historical: the other side is an old commit; the rows carry their date"
 skip "$(line docs/control.md '| 1200 | 10⁻⁴ | **shipped**')" "acrobot feature-size table, 20–342 s of CPU a row" "ten runs of 1–6 min each; the commands are in docs/control.md"
 skip "$(line docs/continuous-control.md '| pendulum | rss | oracle')" "per-step µs of 30 agent × planner × task runs" "hours of CPU; the per-decision benchmarks (CLAIMS_BENCH=1) measure the same steps"
+skip "$(line docs/mujoco.md '27 min of wall time here')" "inverted-pendulum, sm, 10 × 20 episodes: 27 min of wall time" "needs libmujoco-dev and -tags mujoco"
+skip "$(line docs/mujoco.md '163 s of CPU, 28 min of wall time')" "a MuJoCo run: 163 s of CPU, 28 min of wall time" "needs libmujoco-dev and -tags mujoco"
+skip "$(line docs/mujoco.md '194 s of CPU, 34 min of wall time')" "a MuJoCo run: 194 s of CPU, 34 min of wall time" "needs libmujoco-dev and -tags mujoco"
+skip "$(line docs/cluster.md '9 packages, about 20 s')" "installing the Slurm packages: about 20 s" "needs root and installs Slurm packages"
+skip "$(line docs/cluster.md '`sbatch --wait` takes 42 s of that')" "the Slurm test's parts: sbatch --wait 42 s, the array's work 20–30 s, a run 11–20 s" "needs root and installs Slurm packages"
+skip "$(line docs/cluster.md 'The sweep example adds about 55 s')" "the Slurm sweep example: about 55 s, the whole test 106–112 s" "needs root and installs Slurm packages"
+skip "$(line docs/cartpole.md '(2 to 8 minutes per run)')" "the cartpole tie-break study, 2 to 8 minutes per run" "a study of many multi-minute runs; its commands are in docs/cartpole.md"
+skip "$(line docs/control.md '--set '"'"'cv.grid=[1e-5,1e-4,1e-3]'"'"' --set cv.folds=3`) 120.9')" "acrobot with lambda: cv on 3 seeds: 160 s of CPU against 28 s" "a one-off study of minutes of CPU; its command is in docs/control.md"
+skip "$(line docs/control.md '90 s of CPU and 46 s of wall time when it was')" "the acrobot comparison's first measurement, 90 s of CPU" "historical: before the kernels of vector-kernels.md were last tuned"
+skip "$(line docs/joint-families.md 'chains: about 7 ms of CPU per transition at d = 8')" "MCMC MLE about 7 ms of CPU per transition at d = 8, 10–15 ms at d = 16; a minute per fit at n = 10⁴" "the study of the table above it (minutes of CPU per row); its commands are in docs/joint-families.md"
+skip "$(line docs/data.md 'About 5 ms of CPU per held-out transition at d = 2')" "about 5 ms of CPU per held-out transition at d = 2" "no command is stated beside it"
+skip "$(line docs/external.md '1.1 s to start through a pyenv shim and 0.4 s')" "starting damped_pendulum.py: 1.1 s through a pyenv shim, 0.4 s as /usr/bin/python3" "a pyenv shim is not installed here; the run of external-pendulum.yaml (CLAIMS_LONG=1) includes the starts"
+skip "$(line docs/external.md 'took the Go server'"'"'s step from 32–36 µs to 26–29 µs')" "the reader goroutine's gain, 32–36 µs to 26–29 µs" "historical: the other side is the former code"
+skip "$(line docs/reproduction.md 'against 10.1 s')" "the 15 points run one by one with smrl run: 10.1 s (6.9 s)" "a quiet-machine comparison of 15 separate runs, not scripted"
+skip "$(line docs/performance.md '49 µs in an earlier quiet session and 98–148 µs')" "the introduction's figures of earlier passes" "historical: each names its pass"
+skip "$(line docs/performance.md '| **(25 Nov, 05 h)** the same, three passes of 15 interleaved runs against before |')" "compare --no-plots against before (ef876e2), 05 h" "historical: the other side is an old commit"
+skip "$(line docs/performance.md '| **(25 Nov, 03 h)** `smrl run --config configs/pendulum.yaml`, four rounds alternating with main |')" "pendulum runs alternating with main (03 h and 05 h), custom-sin d_s = 8 against main" "historical: the other side is an old commit; CLAIMS_LONG=1 measures the runs themselves"
+skip "$(line docs/performance.md '| **(28 Nov)** the refit diagnostics of [outputs.md]')" "the refit diagnostics' instruction counts" "callgrind instruction counts against an old commit, not times"
+skip "$(line docs/performance.md '| **(by 24 Nov)** overhead per grid point')" "overhead per grid point: 1.8 ms, 13 ms, 0.21–0.23 s" "the row says it was not re-measured; the ablation sweep (above) measures the whole"
+skip "$(line docs/performance.md 'measured 6.4 / 8.5 ms per decision against 6.7 / 7.4 ms without it')" "the batched η with and without gaussBatch" "needs the code without gaussBatch"
+skip "$(line docs/performance.md 'figures drawn one after another take')" "the profile before the measures of that section (98% rollouts, 0.33 s of figures)" "historical: describes the code before those measures"
+skip "$(line docs/performance.md '(about 20 fsyncs, 20 ms of disk time in all)')" "syncing the journal in the background: 20 ms of disk time" "needs the variant that was not kept"
+skip "$(line docs/vector-kernels.md "Phi's first pass alone took 121 ns against 106 ns")" "a variant with four accumulators: 121 ns against 106 ns" "historical: the variant is not in the code"
 skip "$(line docs/commands.md 'was 3.3× too high')" "the former ETA, 2.4 s for 0.7 s left" "describes the estimator smrl no longer uses"
 skip "$(line docs/weighted-sm.md '3 min 52 s of CPU')" "the 100-repeat estimation sweep" "minutes of CPU, a one-off study"
 skip "$(line docs/mcmc.md '| 8 | 160 |')" "MCMC MLE timings per dimension" "a study of several minutes; commands in docs/mcmc.md"
+
+if [[ -s $work/missing ]]; then
+	echo "check-claims: claims whose text is no longer in their file (update scripts/check-claims.sh):" >&2
+	cat "$work/missing" >&2
+	exit 1
+fi

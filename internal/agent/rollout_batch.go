@@ -42,6 +42,11 @@ type gaussBatch struct {
 	phi   []float64 // K × d_phi
 	eta   []float64 // d_s × K: ηᵀ
 	one   [][]float64
+
+	// The lanes' path (stepLanes): eight states' inputs transposed, their
+	// features (expfam.RFF.PhiBatch8's layout), their η (d_s × 8) and one
+	// state's features for a lane the kernel declines.
+	xt, phi8, eta8, row []float64
 }
 
 // newGaussBatch returns the batched mean stepper of m, or nil when m is
@@ -82,6 +87,15 @@ func (g *gaussBatch) Step(s, a []float64, _ *rand.Rand, out []float64) {
 // StepBatch writes the mean next state of every state of xs (len(acts)
 // states laid end to end) into out.
 func (g *gaussBatch) StepBatch(xs []float64, acts [][]float64, out []float64) {
+	if rff, ok := g.m.Feat.(*expfam.RFF); ok && g.stepLanes(rff, xs, acts, out) {
+		return
+	}
+	g.stepRows(xs, acts, out)
+}
+
+// stepRows is StepBatch by the general path: Phi of each state into the
+// rows of Φ, then ηᵀ = W Φᵀ by linalg.MulABt.
+func (g *gaussBatch) stepRows(xs []float64, acts [][]float64, out []float64) {
 	k, ds, dphi := len(acts), g.ds, g.m.Feat.Dim()
 	if len(g.phi) < k*dphi {
 		g.phi, g.eta = make([]float64, k*dphi), make([]float64, k*ds)
@@ -98,6 +112,67 @@ func (g *gaussBatch) StepBatch(xs []float64, acts [][]float64, out []float64) {
 				e += xs[j*ds+i]
 			}
 			out[j*ds+i] = e
+		}
+	}
+}
+
+// stepLanes is StepBatch on random Fourier features with AVX-512: eight
+// states at a time in the lanes of a register, their features by
+// RFF.PhiBatch8 and η = W φ of the eight by linalg.MulABtPanel8, neither
+// of which packs or transposes W or the features. The bits are those of
+// the general path (Phi of each state, then MulABt): both kernels are
+// tested to give them. It returns false, having written nothing, when the
+// kernel is off or the features are not of (s, a) with this model's s; a group with an input outside the cosine's range gets
+// Phi per state instead.
+func (g *gaussBatch) stepLanes(f *expfam.RFF, xs []float64, acts [][]float64, out []float64) bool {
+	ds, da, dphi := g.ds, f.DA, f.Dim()
+	if f.DS != ds || !expfam.HasPhiBatch8() {
+		return false
+	}
+	in := ds + da
+	if len(g.xt) != 8*in || len(g.phi8) != f.Batch8Len() || len(g.eta8) != 8*ds {
+		g.xt, g.phi8, g.eta8 = make([]float64, 8*in), make([]float64, f.Batch8Len()), make([]float64, 8*ds)
+	}
+	for j0 := 0; j0 < len(acts); j0 += 8 {
+		n := min(8, len(acts)-j0)
+		for l := range 8 {
+			j := j0 + min(l, n-1) // a short group repeats its last state
+			for i, v := range xs[j*ds : (j+1)*ds] {
+				g.xt[8*i+l] = v
+			}
+			for i, v := range acts[j][:da] {
+				g.xt[8*(ds+i)+l] = v
+			}
+		}
+		if !f.PhiBatch8(g.xt, g.phi8) {
+			g.lanesByPhi(f, xs[j0*ds:], acts[j0:j0+n])
+		}
+		linalg.MulABtPanel8(ds, dphi, g.m.W, dphi, g.phi8, g.eta8)
+		for l := range n {
+			j := j0 + l
+			for i := range ds {
+				e := g.eta8[8*i+l]
+				if g.delta {
+					e += xs[j*ds+i]
+				}
+				out[j*ds+i] = e
+			}
+		}
+	}
+	return true
+}
+
+// lanesByPhi fills the lanes of phi8 with Phi of each of the (up to
+// eight) states, where PhiBatch8 declined.
+func (g *gaussBatch) lanesByPhi(f *expfam.RFF, xs []float64, acts [][]float64) {
+	ds, dphi := g.ds, f.Dim()
+	if len(g.row) != dphi {
+		g.row = make([]float64, dphi)
+	}
+	for l, a := range acts {
+		f.Phi(xs[l*ds:(l+1)*ds], a, g.row)
+		for j, v := range g.row {
+			g.phi8[8*j+l] = v
 		}
 	}
 }

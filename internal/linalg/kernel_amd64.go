@@ -28,3 +28,13 @@ func kern6x8(k int, a, b, c []float64, ldc int, alpha float64) {
 	}
 	kern6x8Go(k, a, b, c, ldc, alpha)
 }
+
+// usePanel512 selects panel8AVX512 for MulABtPanel8: the CPU has AVX-512F
+// (simd.AVX512, off with SMRL_NOSIMD). panel8Go gives the same bits.
+var usePanel512 = simd.AVX512
+
+// panel8AVX512 sets tile[8r+j] = Σ_p rows[r][p]·bp[8p+j] for r, j < 8 in
+// panel8Go's order, the eight j in the lanes of one register.
+//
+//go:noescape
+func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64)

@@ -8,3 +8,10 @@ const useFMA = false
 func kern6x8(k int, a, b, c []float64, ldc int, alpha float64) {
 	kern6x8Go(k, a, b, c, ldc, alpha)
 }
+
+// usePanel512 is false without the amd64 assembly: panel8Go runs.
+var usePanel512 = false
+
+func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64) {
+	panic("linalg: panel8AVX512 without its assembly")
+}

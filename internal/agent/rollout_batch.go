@@ -118,40 +118,36 @@ func (g *gaussBatch) stepRows(xs []float64, acts [][]float64, out []float64) {
 
 // stepLanes is StepBatch on random Fourier features with AVX-512: eight
 // states at a time in the lanes of a register, their features by
-// RFF.PhiBatch8 and η = W φ of the eight by linalg.MulABtPanel8, neither
-// of which packs or transposes W or the features. The bits are those of
-// the general path (Phi of each state, then MulABt): both kernels are
-// tested to give them. It returns false, having written nothing, when the
-// kernel is off or the features are not of (s, a) with this model's s; a group with an input outside the cosine's range gets
-// Phi per state instead.
+// RFF.PhiBatch8 and η = W φ by linalg.MulABtPanel8x2 (sixteen states per
+// pass over W), neither of which packs or transposes W or the features.
+// The bits are those of the general path (Phi of each state, then MulABt,
+// stepRows): both kernels are tested to give them. It returns false,
+// having written nothing, when the kernel is off or the features are not
+// of (s, a) with this model's s; a group of eight with an input outside
+// the cosine's range gets Phi per state instead.
 func (g *gaussBatch) stepLanes(f *expfam.RFF, xs []float64, acts [][]float64, out []float64) bool {
-	ds, da, dphi := g.ds, f.DA, f.Dim()
+	ds, dphi := g.ds, f.Dim()
 	if f.DS != ds || !expfam.HasPhiBatch8() {
 		return false
 	}
-	in := ds + da
-	if len(g.xt) != 8*in || len(g.phi8) != f.Batch8Len() || len(g.eta8) != 8*ds {
-		g.xt, g.phi8, g.eta8 = make([]float64, 8*in), make([]float64, f.Batch8Len()), make([]float64, 8*ds)
+	if len(g.phi8) != 2*f.Batch8Len() || len(g.eta8) != 16*ds {
+		g.xt = make([]float64, 8*(ds+f.DA))
+		g.phi8, g.eta8 = make([]float64, 2*f.Batch8Len()), make([]float64, 16*ds)
 	}
-	for j0 := 0; j0 < len(acts); j0 += 8 {
-		n := min(8, len(acts)-j0)
-		for l := range 8 {
-			j := j0 + min(l, n-1) // a short group repeats its last state
-			for i, v := range xs[j*ds : (j+1)*ds] {
-				g.xt[8*i+l] = v
-			}
-			for i, v := range acts[j][:da] {
-				g.xt[8*(ds+i)+l] = v
-			}
+	half := f.Batch8Len()
+	for j0 := 0; j0 < len(acts); j0 += 16 {
+		n := min(16, len(acts)-j0)
+		g.lanes(f, xs, acts, j0, min(n, 8), g.phi8[:half])
+		if n <= 8 {
+			linalg.MulABtPanel8(ds, dphi, g.m.W, dphi, g.phi8[:half], g.eta8[:8*ds])
+		} else {
+			g.lanes(f, xs, acts, j0+8, n-8, g.phi8[half:])
+			linalg.MulABtPanel8x2(ds, dphi, g.m.W, dphi, g.phi8[:half], g.phi8[half:], g.eta8[:8*ds], g.eta8[8*ds:])
 		}
-		if !f.PhiBatch8(g.xt, g.phi8) {
-			g.lanesByPhi(f, xs[j0*ds:], acts[j0:j0+n])
-		}
-		linalg.MulABtPanel8(ds, dphi, g.m.W, dphi, g.phi8, g.eta8)
 		for l := range n {
-			j := j0 + l
+			j, e8 := j0+l, g.eta8[(l/8)*8*ds:]
 			for i := range ds {
-				e := g.eta8[8*i+l]
+				e := e8[8*i+l%8]
 				if g.delta {
 					e += xs[j*ds+i]
 				}
@@ -162,17 +158,31 @@ func (g *gaussBatch) stepLanes(f *expfam.RFF, xs []float64, acts [][]float64, ou
 	return true
 }
 
-// lanesByPhi fills the lanes of phi8 with Phi of each of the (up to
-// eight) states, where PhiBatch8 declined.
-func (g *gaussBatch) lanesByPhi(f *expfam.RFF, xs []float64, acts [][]float64) {
-	ds, dphi := g.ds, f.Dim()
-	if len(g.row) != dphi {
-		g.row = make([]float64, dphi)
+// lanes writes into phi8 the features of the n ≤ 8 states from j0, in
+// RFF.PhiBatch8's layout (a short group repeats its last state), by the
+// kernel or, where it declines, by Phi of each state.
+func (g *gaussBatch) lanes(f *expfam.RFF, xs []float64, acts [][]float64, j0, n int, phi8 []float64) {
+	ds, da := g.ds, f.DA
+	for l := range 8 {
+		j := j0 + min(l, n-1)
+		for i, v := range xs[j*ds : (j+1)*ds] {
+			g.xt[8*i+l] = v
+		}
+		for i, v := range acts[j][:da] {
+			g.xt[8*(ds+i)+l] = v
+		}
 	}
-	for l, a := range acts {
-		f.Phi(xs[l*ds:(l+1)*ds], a, g.row)
-		for j, v := range g.row {
-			g.phi8[8*j+l] = v
+	if f.PhiBatch8(g.xt, phi8) {
+		return
+	}
+	if len(g.row) != f.Dim() {
+		g.row = make([]float64, f.Dim())
+	}
+	for l := range n {
+		j := j0 + l
+		f.Phi(xs[j*ds:(j+1)*ds], acts[j], g.row)
+		for k, v := range g.row {
+			phi8[8*k+l] = v
 		}
 	}
 }

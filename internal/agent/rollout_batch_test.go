@@ -104,13 +104,13 @@ func TestGaussBatchLanesIsRows(t *testing.T) {
 	}
 	for _, delta := range []bool{false, true} {
 		g := &gaussBatch{m: model, ds: ds, delta: delta}
-		for _, k := range []int{1, 8, 13, 32} {
+		for _, k := range []int{1, 8, 13, 16, 27, 32} {
 			xs := make([]float64, k*ds)
 			for i := range xs {
 				xs[i] = 2*rng.Float64() - 1
 			}
-			if k == 13 {
-				xs[12*ds+3] = 1e300 // the second group declines
+			if k == 13 || k == 27 {
+				xs[12*ds+3] = 1e300 // the second group of eight declines
 			}
 			acts := make([][]float64, k)
 			for j := range acts {

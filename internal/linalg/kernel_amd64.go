@@ -38,3 +38,9 @@ var usePanel512 = simd.AVX512
 //
 //go:noescape
 func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64)
+
+// panel8x2AVX512 is panel8AVX512 for two panels of B that share the rows
+// of A: tile[64q+8r+j] += Σ_p rows[r][p]·bpq[8p+j], tile zero on entry.
+//
+//go:noescape
+func panel8x2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)

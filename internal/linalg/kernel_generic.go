@@ -15,3 +15,7 @@ var usePanel512 = false
 func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64) {
 	panic("linalg: panel8AVX512 without its assembly")
 }
+
+func panel8x2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64) {
+	panic("linalg: panel8x2AVX512 without its assembly")
+}

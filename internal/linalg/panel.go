@@ -58,3 +58,29 @@ func panel8Go(k int, a, bp, c []float64) {
 	}
 	copy(c, out[:])
 }
+
+// MulABtPanel8x2 is MulABtPanel8 for two eight-row Bs at once (c0 from
+// bp0, c1 from bp1), each with MulABtPanel8's bits; with AVX-512 one pass
+// over A serves both (sixteen accumulators, each element of A broadcast
+// once).
+func MulABtPanel8x2(m, k int, a []float64, lda int, bp0, bp1, c0, c1 []float64) {
+	if !usePanel512 || m == 0 || k == 0 {
+		MulABtPanel8(m, k, a, lda, bp0, c0)
+		MulABtPanel8(m, k, a, lda, bp1, c1)
+		return
+	}
+	_ = a[(m-1)*lda+k-1]
+	_, _ = bp0[8*k-1], bp1[8*k-1]
+	_, _ = c0[8*m-1], c1[8*m-1]
+	for r0 := 0; r0 < m; r0 += 8 {
+		rows := min(8, m-r0)
+		var ptr [8]*float64
+		for r := range ptr {
+			ptr[r] = &a[(r0+min(r, rows-1))*lda] // a short group repeats its last row
+		}
+		var tile [128]float64
+		panel8x2AVX512(&ptr, k, &bp0[0], &bp1[0], &tile)
+		copy(c0[8*r0:8*(r0+rows)], tile[:8*rows])
+		copy(c1[8*r0:8*(r0+rows)], tile[64:64+8*rows])
+	}
+}

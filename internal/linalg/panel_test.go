@@ -47,9 +47,34 @@ func TestMulABtPanel8IsMulABt(t *testing.T) {
 			usePanel512 = wide
 			got := make([]float64, 8*tc.m)
 			MulABtPanel8(tc.m, tc.k, a, lda, bp, got)
+			// two panels at once: bp and its reverse in order of p
+			rev := make([]float64, len(bp))
+			for p := range tc.k {
+				copy(rev[8*p:8*p+8], bp[8*(tc.k-1-p):8*(tc.k-p)])
+			}
+			got0, got1, want1 := make([]float64, 8*tc.m), make([]float64, 8*tc.m), make([]float64, 8*tc.m)
+			MulABtPanel8(tc.m, tc.k, a, lda, rev, want1) // checked against MulABt by got's loop
+			MulABtPanel8x2(tc.m, tc.k, a, lda, bp, rev, got0, got1)
 			for i := range want {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 					t.Fatalf("%+v, AVX-512 %v: entry %d = %v, MulABt %v", tc, wide, i, got[i], want[i])
+				}
+				if math.Float64bits(got0[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%+v, AVX-512 %v, two panels: entry %d = %v, MulABt %v", tc, wide, i, got0[i], want[i])
+				}
+			}
+			// the reversed panel by MulABt itself
+			brev := make([]float64, 8*tc.k)
+			for j := range 8 {
+				for p := range tc.k {
+					brev[j*tc.k+p] = rev[8*p+j]
+				}
+			}
+			wantRev := make([]float64, 8*tc.m)
+			MulABt(tc.m, 8, tc.k, a, lda, brev, tc.k, wantRev, 8)
+			for i := range wantRev {
+				if math.Float64bits(want1[i]) != math.Float64bits(wantRev[i]) || math.Float64bits(got1[i]) != math.Float64bits(wantRev[i]) {
+					t.Fatalf("%+v, AVX-512 %v, second panel: entry %d = %v / %v, MulABt %v", tc, wide, i, want1[i], got1[i], wantRev[i])
 				}
 			}
 		}

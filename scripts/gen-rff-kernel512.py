@@ -158,16 +158,14 @@ L("TEXT ·rffBatch8AVX512(SB), NOSPLIT, $0-64")
 for ins in ["MOVQ c+0(FP), R8","MOVQ omegaP+8(FP), SI","MOVQ biasP+16(FP), BX",
             "MOVQ in+32(FP), CX","MOVQ nb+40(FP), DX","MOVQ out+56(FP), DI"]:
     E(ins)
-E("MOVQ DX, R10")
-E("SHLQ $9, R10", "end of out in bytes: 8 features × 8 lanes × 8 bytes per block")
-E("MOVQ DI, R9", "the start of out, for the cosine pass")
-E("XORQ AX, AX", "reduce stores at DI + AX")
 zs = ["Z%d" % k for k in range(NF)]
 ts = ["Z%d" % (NF+1+k) for k in range(NF)]
 cs = ["Z%d" % (2*NF+1+k) for k in range(NF)]
+SCB = 3*NF + 1
+E("VBROADCASTSD scale+48(FP), Z%d" % SCB)
 L("bblk:")
 E("TESTQ DX, DX")
-E("JZ   bcos")
+E("JZ   bdone")
 for k in range(NF):
     E("VBROADCASTSD %d(BX), %s" % (8*k, zs[k]), "z = b_j for the eight lanes" if k == 0 else None)
 E("MOVQ xt+24(FP), R11")
@@ -181,14 +179,35 @@ E("ADDQ $64, R11")
 E("ADDQ $64, SI")
 E("DECQ R12")
 E("JNZ  binput")
-reduce(list(zip(zs, ts, cs)), True)
+# The reduction and the cosine of the block's eight registers while they
+# are in registers: eight independent Horner chains (f' in zs, u = f'² in
+# ts, P(u) in cs), the operations of reduce and cosine lane by lane.
+def each(fmt, cm=None):
+    for k in range(NF):
+        E(fmt.format(z=zs[k], t=ts[k], c=cs[k], o=64*k), cm if k == 0 else None)
+each("VMULPD.BCST C_INVPI(R8), {z}, {z}", "y = z·(1/π)")
+each("VADDPD.BCST C_HALF(R8), {z}, {z}", "y += 1/2")
+each("VADDPD.BCST C_MAGIC(R8), {z}, {t}", "t = y + magic")
+each("VSUBPD.BCST C_MAGIC(R8), {t}, {c}", "t − magic")
+each("VSUBPD {c}, {z}, {z}", "f = y − (t − magic)")
+each("VPSLLQ $63, {t}, {t}", "parity of n into the sign bit")
+each("VPXORQ {t}, {z}, {z}", "f' = (−1)^n f")
+each("VMULPD {z}, {z}, {t}", "u = f'² = f²")
+each("VMULPD.BCST C_P7(R8), {t}, {c}", "P(u) by Horner")
+for p in ["P6","P5","P4","P3","P2","P1","P0"]:
+    each("VADDPD.BCST C_%s(R8), {c}, {c}" % p)
+    if p != "P0":
+        each("VMULPD {t}, {c}, {c}")
+each("VMULPD {z}, {c}, {c}", "f'·P(u) = cos z")
+each("VMULPD Z%d, {c}, {c}" % SCB, "scale·cos z")
+each("VMOVUPD {c}, {o}(DI)")
 E("ADDQ $64, BX")
 E("ADDQ $512, DI")
 E("DECQ DX")
 E("JMP  bblk")
-L("bcos:")
-E("MOVQ R9, DI")
-cosines("b", "scale+48")
+L("bdone:")
+E("VZEROUPPER")
+E("RET")
 path = pathlib.Path(__file__).resolve().parent.parent / "internal" / "expfam" / "rff512_amd64.s"
 path.write_text("\n".join(out) + "\n")
 print("wrote", path)

@@ -52,6 +52,14 @@ func benchRefit(b *testing.B, d int, impl blas.Float64) {
 }
 
 func BenchmarkRefit2000(b *testing.B)      { benchRefit(b, 2000, Impl{}) }
+
+// BenchmarkRefit2000AVX2 is the same refit with the 6×8 AVX2 tile alone
+// (no 6×16 AVX-512 tiles): what the AVX-512 kernel gains.
+func BenchmarkRefit2000AVX2(b *testing.B) {
+	defer func(w bool) { useWide = w }(useWide)
+	useWide = false
+	benchRefit(b, 2000, Impl{})
+}
 func BenchmarkRefit2000Gonum(b *testing.B) { benchRefit(b, 2000, gonum.Implementation{}) }
 func BenchmarkRefit1024(b *testing.B)      { benchRefit(b, 1024, Impl{}) }
 

@@ -44,3 +44,25 @@ func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64)
 //
 //go:noescape
 func panel8x2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+// useWide selects kern6x16AVX512 for pairs of full tiles (macro): the CPU
+// has AVX-512F as well (simd.AVX512). Each lane does kern6x8FMA's
+// operations, so the bits are those of two kern6x8 calls.
+var useWide = useFMA && simd.AVX512
+
+//go:noescape
+func kern6x16AVX512(k int, a, b0, b1, c *float64, ldc int, alpha float64)
+
+// kern6x16 is kern6x8 on the 6×16 tile at c: columns 0–7 from the packed
+// panel b0, 8–15 from b1, with the same bits.
+func kern6x16(k int, a, b0, b1, c []float64, ldc int, alpha float64) {
+	if !useWide || k == 0 {
+		kern6x8(k, a, b0, c, ldc, alpha)
+		kern6x8(k, a, b1, c[nr:], ldc, alpha)
+		return
+	}
+	_ = a[mr*k-1]
+	_, _ = b0[nr*k-1], b1[nr*k-1]
+	_ = c[(mr-1)*ldc+2*nr-1]
+	kern6x16AVX512(k, &a[0], &b0[0], &b1[0], &c[0], ldc, alpha)
+}

@@ -80,3 +80,49 @@ func TestMulABtPanel8IsMulABt(t *testing.T) {
 		}
 	}
 }
+
+// The 6×16 AVX-512 tile gives the bits of two kern6x8Go tiles, and gemm
+// gives the same bits with pairs of tiles on it and without, for every part
+// of C (the Cholesky's trailing update is the lower part), sizes with odd
+// numbers of column panels and partial tiles, and α ≠ 1.
+func TestWideTileSameBits(t *testing.T) {
+	if !useWide {
+		t.Skip("no AVX-512F (or SMRL_NOSIMD, purego): macro runs kern6x8 alone")
+	}
+	defer func() { useWide = true }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, k := range []int{1, 7, 256} {
+		a, b0, b1 := randMat(rng, mr*k), randMat(rng, nr*k), randMat(rng, nr*k)
+		c1 := randMat(rng, mr*19)
+		c2 := append([]float64(nil), c1...)
+		kern6x16(k, a, b0, b1, c1, 19, -1.3)
+		kern6x8Go(k, a, b0, c2, 19, -1.3)
+		kern6x8Go(k, a, b1, c2[nr:], 19, -1.3)
+		for i := range c1 {
+			if math.Float64bits(c1[i]) != math.Float64bits(c2[i]) {
+				t.Fatalf("k=%d entry %d: 6×16 %v, two 6×8 in Go %v", k, i, c1[i], c2[i])
+			}
+		}
+	}
+	for _, sz := range []struct{ m, n, k int }{{37, 45, 300}, {61, 61, 257}, {12, 40, 9}} {
+		for _, pt := range []part{whole, upperPart, lowerPart} {
+			n := sz.n
+			if pt != whole {
+				n = sz.m
+			}
+			a, b := randMat(rng, sz.m*sz.k), randMat(rng, n*sz.k)
+			c0 := randMat(rng, sz.m*n)
+			var got [2][]float64
+			for w, wide := range []bool{true, false} {
+				useWide = wide
+				got[w] = append([]float64(nil), c0...)
+				gemm(pt, sz.m, n, sz.k, 0.7, operand{a, sz.k, false}, operand{b, sz.k, true}, got[w], n)
+			}
+			for i := range c0 {
+				if math.Float64bits(got[0][i]) != math.Float64bits(got[1][i]) {
+					t.Fatalf("%+v part %d entry %d: with 6×16 tiles %v, without %v", sz, pt, i, got[0][i], got[1][i])
+				}
+			}
+		}
+	}
+}

@@ -51,7 +51,7 @@ func benchRefit(b *testing.B, d int, impl blas.Float64) {
 	}
 }
 
-func BenchmarkRefit2000(b *testing.B)      { benchRefit(b, 2000, Impl{}) }
+func BenchmarkRefit2000(b *testing.B) { benchRefit(b, 2000, Impl{}) }
 
 // BenchmarkRefit2000AVX2 is the same refit with the 6×8 AVX2 tile alone
 // (no 6×16 AVX-512 tiles): what the AVX-512 kernel gains.

@@ -45,6 +45,36 @@ func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64)
 //go:noescape
 func panel8x2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
 
+// panel8x2R1AVX512 … panel8x2R7AVX512 are panel8x2AVX512 on the first 1 … 7
+// rows of rows only.
+//
+//go:noescape
+func panel8x2R1AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R3AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R4AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R5AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R6AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R7AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+// panel8x2Rows is the kernel of r+1 rows at r.
+var panel8x2Rows = [8]func(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64){
+	panel8x2R1AVX512, panel8x2R2AVX512, panel8x2R3AVX512, panel8x2R4AVX512,
+	panel8x2R5AVX512, panel8x2R6AVX512, panel8x2R7AVX512, panel8x2AVX512,
+}
+
 // useWide selects kern6x16AVX512 for pairs of full tiles (macro): the CPU
 // has AVX-512F as well (simd.AVX512). Each lane does kern6x8FMA's
 // operations, so the bits are those of two kern6x8 calls.

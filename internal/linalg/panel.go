@@ -72,15 +72,23 @@ func MulABtPanel8x2(m, k int, a []float64, lda int, bp0, bp1, c0, c1 []float64) 
 	_ = a[(m-1)*lda+k-1]
 	_, _ = bp0[8*k-1], bp1[8*k-1]
 	_, _ = c0[8*m-1], c1[8*m-1]
-	for r0 := 0; r0 < m; r0 += 8 {
-		rows := min(8, m-r0)
+	// Groups of at most eight rows as even as can be (17 rows: 6, 6, 5):
+	// each group's kernel has 2·rows independent chains, and no row is
+	// computed twice.
+	groups := (m + 7) / 8
+	for g, r0 := 0, 0; g < groups; g++ {
+		rows := (m - r0) / (groups - g)
+		if (m-r0)%(groups-g) != 0 {
+			rows++
+		}
 		var ptr [8]*float64
-		for r := range ptr {
-			ptr[r] = &a[(r0+min(r, rows-1))*lda] // a short group repeats its last row
+		for r := range rows {
+			ptr[r] = &a[(r0+r)*lda]
 		}
 		var tile [128]float64
-		panel8x2AVX512(&ptr, k, &bp0[0], &bp1[0], &tile)
+		panel8x2Rows[rows-1](&ptr, k, &bp0[0], &bp1[0], &tile)
 		copy(c0[8*r0:8*(r0+rows)], tile[:8*rows])
 		copy(c1[8*r0:8*(r0+rows)], tile[64:64+8*rows])
+		r0 += rows
 	}
 }

@@ -16,7 +16,7 @@ func TestMulABtPanel8IsMulABt(t *testing.T) {
 	avx512 := usePanel512
 	defer func() { usePanel512 = avx512 }()
 	for _, tc := range []struct{ m, k int }{
-		{1, 1}, {3, 7}, {8, 256}, {9, 257}, {17, 2000}, {17, 513}, {24, 100}, {5, 1024},
+		{1, 1}, {2, 3}, {3, 7}, {4, 9}, {6, 10}, {7, 11}, {8, 256}, {9, 257}, {17, 2000}, {17, 513}, {24, 100}, {5, 1024}, {23, 40},
 	} {
 		lda := tc.k + 3
 		a := randMat(rng, tc.m*lda)

@@ -12,8 +12,11 @@ rffConsts (four copies each) by embedded broadcasts. Run
 
     python3 scripts/gen-rff-kernel512.py
 
-from any directory; it rewrites the whole file. TestRFFPhiVectorIsScalar
-checks the result against the scalar code bit for bit.
+from any directory; it rewrites the whole file. TestRFFPhiAVX512IsScalar
+and TestPhiBatch8IsPhi check the result against the scalar code bit for
+bit. rffBatch8AVX512 puts one state in each lane (the frequencies
+broadcast) and takes the cosine of each block of eight features in
+registers.
 """
 import pathlib
 

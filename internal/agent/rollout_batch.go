@@ -15,9 +15,12 @@ import (
 // internal/linalg's kernel, instead of one pass over W per state. Below it
 // the per-state loops of rollout_gauss.go run (the RFF kernel that sums η
 // in its pass over the features), and keep their bits: the pendulum's 200
-// features, CartPole's linear ones and the Acrobot's 1200. Measured at
-// D = 2000 (docs/performance.md, BenchmarkScaleStep) the batch is not
-// clearly faster: the cosines of the features, not η, dominate.
+// features, CartPole's linear ones and the Acrobot's 1200 (the per-state
+// kernel sums η in Dot4's order, the batch by fused multiply-adds: moving
+// the threshold would change their bits). With AVX-512 on random Fourier
+// features the batch runs eight states per register (stepLanes): at
+// D = 2000 the decision takes about half the time of the per-state kernel
+// (docs/performance.md, BenchmarkScaleStep).
 const batchMinFeatures = 1500
 
 // batchSim is a simulator that draws nothing and steps a batch of states
@@ -42,6 +45,11 @@ type gaussBatch struct {
 	phi   []float64 // K × d_phi
 	eta   []float64 // d_s × K: ηᵀ
 	one   [][]float64
+
+	// The lanes' path (stepLanes): eight states' inputs transposed, their
+	// features (expfam.RFF.PhiBatch8's layout), their η (d_s × 8) and one
+	// state's features for a lane the kernel declines.
+	xt, phi8, eta8, row []float64
 }
 
 // newGaussBatch returns the batched mean stepper of m, or nil when m is
@@ -82,6 +90,15 @@ func (g *gaussBatch) Step(s, a []float64, _ *rand.Rand, out []float64) {
 // StepBatch writes the mean next state of every state of xs (len(acts)
 // states laid end to end) into out.
 func (g *gaussBatch) StepBatch(xs []float64, acts [][]float64, out []float64) {
+	if rff, ok := g.m.Feat.(*expfam.RFF); ok && g.stepLanes(rff, xs, acts, out) {
+		return
+	}
+	g.stepRows(xs, acts, out)
+}
+
+// stepRows is StepBatch by the general path: Phi of each state into the
+// rows of Φ, then ηᵀ = W Φᵀ by linalg.MulABt.
+func (g *gaussBatch) stepRows(xs []float64, acts [][]float64, out []float64) {
 	k, ds, dphi := len(acts), g.ds, g.m.Feat.Dim()
 	if len(g.phi) < k*dphi {
 		g.phi, g.eta = make([]float64, k*dphi), make([]float64, k*ds)
@@ -98,6 +115,77 @@ func (g *gaussBatch) StepBatch(xs []float64, acts [][]float64, out []float64) {
 				e += xs[j*ds+i]
 			}
 			out[j*ds+i] = e
+		}
+	}
+}
+
+// stepLanes is StepBatch on random Fourier features with AVX-512: eight
+// states at a time in the lanes of a register, their features by
+// RFF.PhiBatch8 and η = W φ by linalg.MulABtPanel8x2 (sixteen states per
+// pass over W), neither of which packs or transposes W or the features.
+// The bits are those of the general path (Phi of each state, then MulABt,
+// stepRows): both kernels are tested to give them. It returns false,
+// having written nothing, when the kernel is off or the features are not
+// of (s, a) with this model's s; a group of eight with an input outside
+// the cosine's range gets Phi per state instead.
+func (g *gaussBatch) stepLanes(f *expfam.RFF, xs []float64, acts [][]float64, out []float64) bool {
+	ds, dphi := g.ds, f.Dim()
+	if f.DS != ds || !expfam.HasPhiBatch8() {
+		return false
+	}
+	if len(g.phi8) != 2*f.Batch8Len() || len(g.eta8) != 16*ds {
+		g.xt = make([]float64, 8*(ds+f.DA))
+		g.phi8, g.eta8 = make([]float64, 2*f.Batch8Len()), make([]float64, 16*ds)
+	}
+	half := f.Batch8Len()
+	for j0 := 0; j0 < len(acts); j0 += 16 {
+		n := min(16, len(acts)-j0)
+		g.lanes(f, xs, acts, j0, min(n, 8), g.phi8[:half])
+		if n <= 8 {
+			linalg.MulABtPanel8(ds, dphi, g.m.W, dphi, g.phi8[:half], g.eta8[:8*ds])
+		} else {
+			g.lanes(f, xs, acts, j0+8, n-8, g.phi8[half:])
+			linalg.MulABtPanel8x2(ds, dphi, g.m.W, dphi, g.phi8[:half], g.phi8[half:], g.eta8[:8*ds], g.eta8[8*ds:])
+		}
+		for l := range n {
+			j, e8 := j0+l, g.eta8[(l/8)*8*ds:]
+			for i := range ds {
+				e := e8[8*i+l%8]
+				if g.delta {
+					e += xs[j*ds+i]
+				}
+				out[j*ds+i] = e
+			}
+		}
+	}
+	return true
+}
+
+// lanes writes into phi8 the features of the n ≤ 8 states from j0, in
+// RFF.PhiBatch8's layout (a short group repeats its last state), by the
+// kernel or, where it declines, by Phi of each state.
+func (g *gaussBatch) lanes(f *expfam.RFF, xs []float64, acts [][]float64, j0, n int, phi8 []float64) {
+	ds, da := g.ds, f.DA
+	for l := range 8 {
+		j := j0 + min(l, n-1)
+		for i, v := range xs[j*ds : (j+1)*ds] {
+			g.xt[8*i+l] = v
+		}
+		for i, v := range acts[j][:da] {
+			g.xt[8*(ds+i)+l] = v
+		}
+	}
+	if f.PhiBatch8(g.xt, phi8) {
+		return
+	}
+	if len(g.row) != f.Dim() {
+		g.row = make([]float64, f.Dim())
+	}
+	for l := range n {
+		j := j0 + l
+		f.Phi(xs[j*ds:(j+1)*ds], acts[j], g.row)
+		for k, v := range g.row {
+			phi8[8*k+l] = v
 		}
 	}
 }

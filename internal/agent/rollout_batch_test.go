@@ -76,3 +76,59 @@ func TestGaussBatchValuesIsValue(t *testing.T) {
 		}
 	}
 }
+
+// On random Fourier features the lanes' path of gaussBatch (eight states
+// per AVX-512 register: RFF.PhiBatch8, linalg.MulABtPanel8) gives the bits
+// of the general path (Phi of each state, W Φᵀ by MulABt), at the scale
+// benchmark's size (d_s 17, d_a 6, D 2000), for batch sizes that are and
+// are not multiples of eight, of s' and of s' − s, and with a state
+// outside the cosine's range (that group by Phi per state).
+func TestGaussBatchLanesIsRows(t *testing.T) {
+	if !expfam.HasPhiBatch8() {
+		t.Skip("no AVX-512F (or SMRL_NOSIMD, purego): the general path runs")
+	}
+	const ds, da, dphi = 17, 6, 2000
+	feat, err := expfam.NewRFF(ds, da, dphi, 2, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, _ := expfam.NewGaussian(ds, 0.05)
+	rng := rand.New(rand.NewPCG(33, 34))
+	w := make([]float64, ds*dphi)
+	for i := range w {
+		w[i] = 0.1 * rng.NormFloat64()
+	}
+	model, err := expfam.NewModel(fam, feat, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, delta := range []bool{false, true} {
+		g := &gaussBatch{m: model, ds: ds, delta: delta}
+		for _, k := range []int{1, 8, 13, 16, 27, 32} {
+			xs := make([]float64, k*ds)
+			for i := range xs {
+				xs[i] = 2*rng.Float64() - 1
+			}
+			if k == 13 || k == 27 {
+				xs[12*ds+3] = 1e300 // the second group of eight declines
+			}
+			acts := make([][]float64, k)
+			for j := range acts {
+				acts[j] = make([]float64, da)
+				for i := range acts[j] {
+					acts[j][i] = 2*rng.Float64() - 1
+				}
+			}
+			got, want := make([]float64, k*ds), make([]float64, k*ds)
+			if !g.stepLanes(feat, xs, acts, got) {
+				t.Fatal("stepLanes declined")
+			}
+			g.stepRows(xs, acts, want)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("delta %v, %d states: entry %d lanes %v, rows %v", delta, k, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

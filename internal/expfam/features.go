@@ -75,6 +75,11 @@ type RFF struct {
 	Inputs []float64 // the input scales c_i of ScaleInputs; nil: 1
 	omegaT []float64 // Omega transposed, (DS+DA)×D: Phi runs along j
 
+	// omegaP and biasP are Omega and Bias in blocks of eight features for
+	// PhiBatch8: omegaP[64·blk + 8i + k] = ω_{8·blk+k, i}, D rounded up to
+	// a multiple of 8 with zero frequencies and phases.
+	omegaP, biasP []float64
+
 	// maxBias = max_j |b_j| and maxOmega[i] = max_j |ω_ji| bound every
 	// argument of the cosine: |ω_jᵀz + b_j| ≤ maxBias + Σ_i maxOmega[i]|z_i|.
 	maxBias  float64
@@ -120,7 +125,20 @@ func (f *RFF) transpose() {
 	for _, b := range f.Bias {
 		f.maxBias = max(f.maxBias, math.Abs(b))
 	}
+	d8 := (d + 7) &^ 7
+	f.omegaP, f.biasP = make([]float64, d8*in), make([]float64, d8)
+	copy(f.biasP, f.Bias)
+	for j := range d {
+		blk, k := j/8, j%8
+		for i := range in {
+			f.omegaP[blk*8*in+8*i+k] = f.Omega[j*in+i]
+		}
+	}
 }
+
+// Batch8Len is the length of PhiBatch8's out: 8 × D rounded up to a
+// multiple of 8 features.
+func (f *RFF) Batch8Len() int { return 8 * len(f.biasP) }
 
 // argBound returns maxBias + Σ_i maxOmega[i]|x_i|, x = [s, a], a bound on
 // every argument of the cosine at that input (NaN when an input is NaN).

@@ -14,3 +14,10 @@ func (f *RFF) phiVector(s, a, out []float64) bool { return false }
 func (f *RFF) etaVector(s, a, w, phi, eta []float64) bool { return false }
 
 func dot4Rows(w, y, eta []float64) bool { return false }
+
+// PhiBatch8 is the AVX-512 kernel's batch of eight states: without it the
+// caller computes Phi of each state.
+func (f *RFF) PhiBatch8(xt, out []float64) bool { return false }
+
+// HasPhiBatch8 is false: no batch kernel in this build.
+func HasPhiBatch8() bool { return false }

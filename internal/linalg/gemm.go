@@ -218,44 +218,72 @@ func roundUp(x, to int) int { return (x + to - 1) / to * to }
 
 // macro runs the micro-kernel over the tiles of the mb×nb block of C at
 // (i0, j0) that meet part pt, from the packed ap (mb rows) and bp (nb
-// columns) of kb steps.
+// columns) of kb steps. With AVX-512 (useWide) two neighbouring full tiles
+// of a row of tiles run as one 6×16 tile (kern6x16), each element's
+// arithmetic that of kern6x8.
 func macro(pt part, i0, mb, j0, nb, kb int, alpha float64, ap, bp, c []float64, ldc int) {
 	var tmp [mr * nr]float64
-	for jq := 0; jq*nr < nb; jq++ {
-		j := j0 + jq*nr
-		ncols := min(nr, nb-jq*nr)
-		b := bp[jq*kb*nr : (jq+1)*kb*nr]
+	for jq := 0; jq*nr < nb; {
+		wide := useWide && (jq+2)*nr <= nb
 		for iq := 0; iq*mr < mb; iq++ {
-			i := i0 + iq*mr
-			mrows := min(mr, mb-iq*mr)
-			fullPart := true
-			switch pt {
-			case upperPart:
-				if j+ncols-1 < i {
+			i, j := i0+iq*mr, j0+jq*nr
+			if wide && min(mr, mb-iq*mr) == mr {
+				_, full0 := tileOf(pt, i, j, mr, nr)
+				_, full1 := tileOf(pt, i, j+nr, mr, nr)
+				if full0 && full1 {
+					kern6x16(kb, ap[iq*kb*mr:(iq+1)*kb*mr], bp[jq*kb*nr:(jq+1)*kb*nr],
+						bp[(jq+1)*kb*nr:(jq+2)*kb*nr], c[i*ldc+j:], ldc, alpha)
 					continue
 				}
-				fullPart = j >= i+mr-1
-			case lowerPart:
-				if i+mrows-1 < j {
-					continue
-				}
-				fullPart = i >= j+nr-1
 			}
-			a := ap[iq*kb*mr : (iq+1)*kb*mr]
-			if fullPart && mrows == mr && ncols == nr {
-				kern6x8(kb, a, b, c[i*ldc+j:], ldc, alpha)
+			tile(pt, i0, mb, j0, nb, kb, iq, jq, alpha, ap, bp, c, ldc, &tmp)
+			if wide {
+				tile(pt, i0, mb, j0, nb, kb, iq, jq+1, alpha, ap, bp, c, ldc, &tmp)
+			}
+		}
+		if wide {
+			jq += 2
+		} else {
+			jq++
+		}
+	}
+}
+
+// tileOf says whether the mrows×ncols tile of C at (i, j) misses part pt
+// (skip) or lies inside it whole (full).
+func tileOf(pt part, i, j, mrows, ncols int) (skip, full bool) {
+	switch pt {
+	case upperPart:
+		return j+ncols-1 < i, j >= i+mr-1
+	case lowerPart:
+		return i+mrows-1 < j, i >= j+nr-1
+	}
+	return false, true
+}
+
+// tile runs the micro-kernel on tile (iq, jq) of macro's block: straight
+// into C when the tile is full and inside part pt, else through tmp and
+// only the entries of the part.
+func tile(pt part, i0, mb, j0, nb, kb, iq, jq int, alpha float64, ap, bp, c []float64, ldc int, tmp *[mr * nr]float64) {
+	i, j := i0+iq*mr, j0+jq*nr
+	mrows, ncols := min(mr, mb-iq*mr), min(nr, nb-jq*nr)
+	skip, fullPart := tileOf(pt, i, j, mrows, ncols)
+	if skip {
+		return
+	}
+	a, b := ap[iq*kb*mr:(iq+1)*kb*mr], bp[jq*kb*nr:(jq+1)*kb*nr]
+	if fullPart && mrows == mr && ncols == nr {
+		kern6x8(kb, a, b, c[i*ldc+j:], ldc, alpha)
+		return
+	}
+	clear(tmp[:])
+	kern6x8(kb, a, b, tmp[:], nr, alpha)
+	for r := range mrows {
+		for cc := range ncols {
+			if (pt == upperPart && j+cc < i+r) || (pt == lowerPart && j+cc > i+r) {
 				continue
 			}
-			clear(tmp[:])
-			kern6x8(kb, a, b, tmp[:], nr, alpha)
-			for r := range mrows {
-				for cc := range ncols {
-					if (pt == upperPart && j+cc < i+r) || (pt == lowerPart && j+cc > i+r) {
-						continue
-					}
-					c[(i+r)*ldc+j+cc] += tmp[r*nr+cc]
-				}
-			}
+			c[(i+r)*ldc+j+cc] += tmp[r*nr+cc]
 		}
 	}
 }

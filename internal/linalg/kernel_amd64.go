@@ -28,3 +28,71 @@ func kern6x8(k int, a, b, c []float64, ldc int, alpha float64) {
 	}
 	kern6x8Go(k, a, b, c, ldc, alpha)
 }
+
+// usePanel512 selects panel8AVX512 for MulABtPanel8: the CPU has AVX-512F
+// (simd.AVX512, off with SMRL_NOSIMD). panel8Go gives the same bits.
+var usePanel512 = simd.AVX512
+
+// panel8AVX512 sets tile[8r+j] = Σ_p rows[r][p]·bp[8p+j] for r, j < 8 in
+// panel8Go's order, the eight j in the lanes of one register.
+//
+//go:noescape
+func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64)
+
+// panel8x2AVX512 is panel8AVX512 for two panels of B that share the rows
+// of A: tile[64q+8r+j] += Σ_p rows[r][p]·bpq[8p+j], tile zero on entry.
+//
+//go:noescape
+func panel8x2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+// panel8x2R1AVX512 … panel8x2R7AVX512 are panel8x2AVX512 on the first 1 … 7
+// rows of rows only.
+//
+//go:noescape
+func panel8x2R1AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R3AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R4AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R5AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R6AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+//go:noescape
+func panel8x2R7AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+
+// panel8x2Rows is the kernel of r+1 rows at r.
+var panel8x2Rows = [8]func(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64){
+	panel8x2R1AVX512, panel8x2R2AVX512, panel8x2R3AVX512, panel8x2R4AVX512,
+	panel8x2R5AVX512, panel8x2R6AVX512, panel8x2R7AVX512, panel8x2AVX512,
+}
+
+// useWide selects kern6x16AVX512 for pairs of full tiles (macro): the CPU
+// has AVX-512F as well (simd.AVX512). Each lane does kern6x8FMA's
+// operations, so the bits are those of two kern6x8 calls.
+var useWide = useFMA && simd.AVX512
+
+//go:noescape
+func kern6x16AVX512(k int, a, b0, b1, c *float64, ldc int, alpha float64)
+
+// kern6x16 is kern6x8 on the 6×16 tile at c: columns 0–7 from the packed
+// panel b0, 8–15 from b1, with the same bits.
+func kern6x16(k int, a, b0, b1, c []float64, ldc int, alpha float64) {
+	if !useWide || k == 0 {
+		kern6x8(k, a, b0, c, ldc, alpha)
+		kern6x8(k, a, b1, c[nr:], ldc, alpha)
+		return
+	}
+	_ = a[mr*k-1]
+	_, _ = b0[nr*k-1], b1[nr*k-1]
+	_ = c[(mr-1)*ldc+2*nr-1]
+	kern6x16AVX512(k, &a[0], &b0[0], &b1[0], &c[0], ldc, alpha)
+}

@@ -8,3 +8,27 @@ const useFMA = false
 func kern6x8(k int, a, b, c []float64, ldc int, alpha float64) {
 	kern6x8Go(k, a, b, c, ldc, alpha)
 }
+
+// usePanel512 is false without the amd64 assembly: panel8Go runs.
+var usePanel512 = false
+
+func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64) {
+	panic("linalg: panel8AVX512 without its assembly")
+}
+
+func panel8x2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64) {
+	panic("linalg: panel8x2AVX512 without its assembly")
+}
+
+// useWide is false without the amd64 assembly: macro runs kern6x8 alone.
+var useWide = false
+
+func kern6x16(k int, a, b0, b1, c []float64, ldc int, alpha float64) {
+	kern6x8(k, a, b0, c, ldc, alpha)
+	kern6x8(k, a, b1, c[nr:], ldc, alpha)
+}
+
+var panel8x2Rows = [8]func(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64){
+	panel8x2AVX512, panel8x2AVX512, panel8x2AVX512, panel8x2AVX512,
+	panel8x2AVX512, panel8x2AVX512, panel8x2AVX512, panel8x2AVX512,
+}

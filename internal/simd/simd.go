@@ -20,6 +20,13 @@ import (
 // below GOAMD64=v3.
 var AVX2 = cpu.X86.HasAVX2 && os.Getenv("SMRL_NOSIMD") == ""
 
+// AVX512 reports that AVX2 holds and that the CPU and the OS support
+// AVX-512F (the 512-bit registers): the kernels that have an AVX-512 form
+// (random Fourier features, the matrix product's micro-kernel) use it.
+// Their lanes do the AVX2 kernels' operations, so it changes speed, never
+// results; SMRL_NOSIMD turns it off with AVX2.
+var AVX512 = AVX2 && cpu.X86.HasAVX512F
+
 // Broadcast sets dst[i] to four copies of bits[i], the layout in which the
 // kernels load a constant into all four lanes with one 256-bit load. It
 // panics unless len(dst) == len(bits): the constants' offsets in the

@@ -1,0 +1,128 @@
+package linalg
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// MulABtPanel8 gives MulABt's bits for B given as its transpose, by the
+// AVX-512 kernel where the CPU has it and by panel8Go, for row counts
+// below, at and above a group of eight (17 = d_s of the scale benchmark)
+// and step counts around the kc blocks; and it is the product to 1e-13
+// (an independent triple loop in float64).
+func TestMulABtPanel8IsMulABt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	avx512 := usePanel512
+	defer func() { usePanel512 = avx512 }()
+	for _, tc := range []struct{ m, k int }{
+		{1, 1}, {2, 3}, {3, 7}, {4, 9}, {6, 10}, {7, 11}, {8, 256}, {9, 257}, {17, 2000}, {17, 513}, {24, 100}, {5, 1024}, {23, 40},
+	} {
+		lda := tc.k + 3
+		a := randMat(rng, tc.m*lda)
+		bt := randMat(rng, 8*tc.k) // B (8×k) row-major
+		bp := make([]float64, 8*tc.k)
+		for j := range 8 {
+			for p := range tc.k {
+				bp[8*p+j] = bt[j*tc.k+p]
+			}
+		}
+		want := make([]float64, 8*tc.m)
+		MulABt(tc.m, 8, tc.k, a, lda, bt, tc.k, want, 8)
+		for r := range tc.m {
+			for j := range 8 {
+				var s float64
+				for p := range tc.k {
+					s += a[r*lda+p] * bt[j*tc.k+p]
+				}
+				if d := math.Abs(want[8*r+j] - s); d > 1e-13*float64(tc.k) {
+					t.Fatalf("%+v: MulABt (%d, %d) = %v, triple loop %v", tc, r, j, want[8*r+j], s)
+				}
+			}
+		}
+		for _, wide := range []bool{true, false} {
+			if wide && !avx512 {
+				continue
+			}
+			usePanel512 = wide
+			got := make([]float64, 8*tc.m)
+			MulABtPanel8(tc.m, tc.k, a, lda, bp, got)
+			// two panels at once: bp and its reverse in order of p
+			rev := make([]float64, len(bp))
+			for p := range tc.k {
+				copy(rev[8*p:8*p+8], bp[8*(tc.k-1-p):8*(tc.k-p)])
+			}
+			got0, got1, want1 := make([]float64, 8*tc.m), make([]float64, 8*tc.m), make([]float64, 8*tc.m)
+			MulABtPanel8(tc.m, tc.k, a, lda, rev, want1) // checked against MulABt by got's loop
+			MulABtPanel8x2(tc.m, tc.k, a, lda, bp, rev, got0, got1)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%+v, AVX-512 %v: entry %d = %v, MulABt %v", tc, wide, i, got[i], want[i])
+				}
+				if math.Float64bits(got0[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%+v, AVX-512 %v, two panels: entry %d = %v, MulABt %v", tc, wide, i, got0[i], want[i])
+				}
+			}
+			// the reversed panel by MulABt itself
+			brev := make([]float64, 8*tc.k)
+			for j := range 8 {
+				for p := range tc.k {
+					brev[j*tc.k+p] = rev[8*p+j]
+				}
+			}
+			wantRev := make([]float64, 8*tc.m)
+			MulABt(tc.m, 8, tc.k, a, lda, brev, tc.k, wantRev, 8)
+			for i := range wantRev {
+				if math.Float64bits(want1[i]) != math.Float64bits(wantRev[i]) || math.Float64bits(got1[i]) != math.Float64bits(wantRev[i]) {
+					t.Fatalf("%+v, AVX-512 %v, second panel: entry %d = %v / %v, MulABt %v", tc, wide, i, want1[i], got1[i], wantRev[i])
+				}
+			}
+		}
+	}
+}
+
+// The 6×16 AVX-512 tile gives the bits of two kern6x8Go tiles, and gemm
+// gives the same bits with pairs of tiles on it and without, for every part
+// of C (the Cholesky's trailing update is the lower part), sizes with odd
+// numbers of column panels and partial tiles, and α ≠ 1.
+func TestWideTileSameBits(t *testing.T) {
+	if !useWide {
+		t.Skip("no AVX-512F (or SMRL_NOSIMD, purego): macro runs kern6x8 alone")
+	}
+	defer func() { useWide = true }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, k := range []int{1, 7, 256} {
+		a, b0, b1 := randMat(rng, mr*k), randMat(rng, nr*k), randMat(rng, nr*k)
+		c1 := randMat(rng, mr*19)
+		c2 := append([]float64(nil), c1...)
+		kern6x16(k, a, b0, b1, c1, 19, -1.3)
+		kern6x8Go(k, a, b0, c2, 19, -1.3)
+		kern6x8Go(k, a, b1, c2[nr:], 19, -1.3)
+		for i := range c1 {
+			if math.Float64bits(c1[i]) != math.Float64bits(c2[i]) {
+				t.Fatalf("k=%d entry %d: 6×16 %v, two 6×8 in Go %v", k, i, c1[i], c2[i])
+			}
+		}
+	}
+	for _, sz := range []struct{ m, n, k int }{{37, 45, 300}, {61, 61, 257}, {12, 40, 9}} {
+		for _, pt := range []part{whole, upperPart, lowerPart} {
+			n := sz.n
+			if pt != whole {
+				n = sz.m
+			}
+			a, b := randMat(rng, sz.m*sz.k), randMat(rng, n*sz.k)
+			c0 := randMat(rng, sz.m*n)
+			var got [2][]float64
+			for w, wide := range []bool{true, false} {
+				useWide = wide
+				got[w] = append([]float64(nil), c0...)
+				gemm(pt, sz.m, n, sz.k, 0.7, operand{a, sz.k, false}, operand{b, sz.k, true}, got[w], n)
+			}
+			for i := range c0 {
+				if math.Float64bits(got[0][i]) != math.Float64bits(got[1][i]) {
+					t.Fatalf("%+v part %d entry %d: with 6×16 tiles %v, without %v", sz, pt, i, got[0][i], got[1][i])
+				}
+			}
+		}
+	}
+}

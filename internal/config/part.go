@@ -398,14 +398,34 @@ func (c *Config) value(key string) (any, error) {
 }
 
 // fieldByTag returns the field of struct type t whose yaml name is name.
+// Config.value asks it for every part of every key Uses looks at, so the
+// fields of a type are indexed by yaml name once (tagIndex).
 func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	idx, ok := tagIndex(t)[name]
+	if !ok {
+		return reflect.StructField{}, false
+	}
+	return t.Field(idx), true
+}
+
+// tagFields caches tagIndex per struct type: types are few and fixed.
+var tagFields sync.Map // reflect.Type → map[string]int
+
+// tagIndex maps the yaml names of struct type t's fields to their index;
+// the first field of a name wins, "-" names none.
+func tagIndex(t reflect.Type) map[string]int {
+	if m, ok := tagFields.Load(t); ok {
+		return m.(map[string]int)
+	}
+	m := map[string]int{}
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if tag := strings.Split(f.Tag.Get("yaml"), ",")[0]; tag == name && tag != "-" {
-			return f, true
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if _, seen := m[tag]; !seen && tag != "-" {
+			m[tag] = i
 		}
 	}
-	return reflect.StructField{}, false
+	tagFields.Store(t, m)
+	return m
 }
 
 // selected reports whether part p is selected in c.

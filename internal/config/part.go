@@ -107,6 +107,16 @@ type Part struct {
 	// Look, of an agent, is how the figures draw it (nil: a style chosen
 	// from a hash of its name).
 	Look *Look
+	// Confidence, of a learning agent, is how it plans with the confidence
+	// set of its estimate: "ucb" (optimistic: the best candidate on the
+	// set's boundary), "ps" (posterior sampling); "" for an agent that
+	// plans with Ŵ alone or fits nothing. UsesConfidence and Optimistic
+	// read it, so no code keys on an agent's name.
+	Confidence string
+	// LDSUsable, of a feature map (model.features.kind), marks one that
+	// model.lds_features may name as the lds agent's own features: a map
+	// linear in (s, a) (LDSFeatureNames).
+	LDSUsable bool
 	// Keys declares the keys the part reads in sections it shares with
 	// the core and other parts (a family's parameters in env.family, a
 	// feature map's in env.features): see KeySet. Read them with Shared.

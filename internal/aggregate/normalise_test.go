@@ -7,6 +7,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // Two tasks whose returns differ 1000-fold: normalised by random and
@@ -30,9 +31,7 @@ func TestNormalisedAggregateByHand(t *testing.T) {
 	want := []float64{5.0 / 9, 7.0 / 9, 900.0 / 1750, 1400.0 / 1750}
 	got := append(append([]float64(nil), norm[0].Scores["sm"]...), norm[1].Scores["sm"]...)
 	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-15 {
-			t.Errorf("normalised score %d = %v, want %v", i, got[i], want[i])
-		}
+		testutil.AbsClosef(t, got[i], want[i], 1e-15, "normalised score %d = %v, want %v", i, got[i], want[i])
 	}
 	if small.Scores["sm"][0] != 6 {
 		t.Error("Normalise changed its input")

@@ -84,7 +84,7 @@ func TestHandComputed(t *testing.T) {
 	}
 	for _, im := range r.Improvement {
 		want := map[[2]string]float64{{"x", "y"}: 6.0 / 9, {"y", "x"}: 3.0 / 9, {"x", "oracle"}: 0, {"oracle", "x"}: 1}[[2]string{im.X, im.Y}]
-		if (im.X == "x" || im.Y == "x") && (im.X == "y" || im.Y == "y" || im.X == "oracle" || im.Y == "oracle") && math.Abs(im.Value-want) > 1e-12 {
+		if (im.X == "x" || im.Y == "x") && (im.X == "y" || im.Y == "y" || im.X == "oracle" || im.Y == "oracle") && !testutil.AbsWithin(im.Value, want, 1e-12) {
 			t.Errorf("P(%s > %s) = %v, want %v", im.X, im.Y, im.Value, want)
 		}
 		if !(im.Lo <= im.Value && im.Value <= im.Hi) && im.Lo != im.Hi {
@@ -97,7 +97,7 @@ func TestHandComputed(t *testing.T) {
 	if g := find(t, r, "x", OptimalityGap); g.Value != 8 {
 		t.Errorf("optimality gap of x = %v, want 8", g.Value)
 	}
-	if g := find(t, r, "y", OptimalityGap); math.Abs(g.Value-26.0/3) > 1e-12 {
+	if g := find(t, r, "y", OptimalityGap); !testutil.AbsWithin(g.Value, 26.0/3, 1e-12) {
 		t.Errorf("optimality gap of y = %v, want 26/3", g.Value)
 	}
 	if g := find(t, r, "oracle", OptimalityGap); g != (Estimate{}) {
@@ -114,7 +114,7 @@ func TestHandComputed(t *testing.T) {
 				want++
 			}
 		}
-		if want /= 3; math.Abs(p.Value-want) > 1e-12 || p.Lo > p.Value || p.Hi < p.Value {
+		if want /= 3; !testutil.AbsWithin(p.Value, want, 1e-12) || p.Lo > p.Value || p.Hi < p.Value {
 			t.Errorf("profile of x at τ = %v: %+v, want %v inside its interval", p.Tau, p.Estimate, want)
 		}
 	}

@@ -2,7 +2,6 @@ package aggregate
 
 import (
 	"errors"
-	"math"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
@@ -45,10 +44,10 @@ func TestNormalisedAggregateByHand(t *testing.T) {
 		m += w / 4
 	}
 	for _, r := range res.Metrics {
-		if r.Agent == "sm" && r.Metric == Mean && math.Abs(r.Value-m) > 1e-12 {
+		if r.Agent == "sm" && r.Metric == Mean && !testutil.AbsWithin(r.Value, m, 1e-12) {
 			t.Errorf("normalised mean of sm %v, want %v", r.Value, m)
 		}
-		if r.Agent == "oracle" && r.Metric == Mean && math.Abs(r.Value-1) > 1e-12 {
+		if r.Agent == "oracle" && r.Metric == Mean && !testutil.AbsWithin(r.Value, 1, 1e-12) {
 			t.Errorf("the oracle's normalised mean %v, want 1", r.Value)
 		}
 	}

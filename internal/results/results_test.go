@@ -129,14 +129,14 @@ func TestRegretSlope(t *testing.T) {
 		t.Errorf("summary header %q", lines[0])
 	}
 	for _, s := range sums {
-		if s.Agent == "sm" && math.Abs(s.RegretSlope-0.5) > 1e-12 || s.Agent == "oracle" && !math.IsNaN(s.RegretSlope) {
+		if s.Agent == "sm" && !testutil.AbsWithin(s.RegretSlope, 0.5, 1e-12) || s.Agent == "oracle" && !math.IsNaN(s.RegretSlope) {
 			t.Errorf("%s episode %d: slope %v", s.Agent, s.Episode, s.RegretSlope)
 		}
 	}
 	sm := strings.Split(lines[1], ",")
 	j := slices.Index(SummaryHeader, "regret_slope")
 	slope, err := strconv.ParseFloat(sm[j], 64)
-	if err != nil || math.Abs(slope-0.5) > 1e-12 || sm[j-1] != "" || strings.Split(lines[9], ",")[j] != "" {
+	if err != nil || !testutil.AbsWithin(slope, 0.5, 1e-12) || sm[j-1] != "" || strings.Split(lines[9], ",")[j] != "" {
 		t.Errorf("rows %q / %q: want the slope, empty beta_mean", lines[1], lines[9])
 	}
 }

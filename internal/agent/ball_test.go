@@ -383,9 +383,9 @@ func TestCandidatesInBall(t *testing.T) {
 			}
 			an, wn := aNorm(bc.a, delta), norm(w)
 			switch {
-			case ok && (math.Abs(an-bc.beta) > 1e-9*bc.beta || wn > r*(1+1e-12)):
+			case ok && (!testutil.AbsWithin(an, bc.beta, 1e-9*bc.beta) || wn > r*(1+1e-12)):
 				t.Fatalf("%s: accepted candidate with |W − Ŵ|_A = %.12g (β = %g), |W| = %g (R = %g)", bc.name, an, bc.beta, wn, r)
-			case !ok && (math.Abs(wn-r) > 1e-9*r || an > bc.beta*(1+1e-9)):
+			case !ok && (!testutil.AbsWithin(wn, r, 1e-9*r) || an > bc.beta*(1+1e-9)):
 				t.Fatalf("%s: fallback candidate with |W| = %.12g (R = %g), |W − Ŵ|_A = %g (β = %g)", bc.name, wn, r, an, bc.beta)
 			case an < 1e-9*bc.beta:
 				t.Fatalf("%s: candidate collapsed onto Ŵ", bc.name)

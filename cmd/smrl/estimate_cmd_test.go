@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 type estimateJSON struct {
@@ -73,13 +75,13 @@ func TestEstimateDefaultConfig(t *testing.T) {
 		}
 	}
 	sm := r.Estimates[0].W[0]
-	if math.Abs(sm[0]-1) > 0.25 || math.Abs(sm[1]-1) > 0.25 {
+	if !testutil.AbsWithin(sm[0], 1, 0.25) || !testutil.AbsWithin(sm[1], 1, 0.25) {
 		t.Errorf("sm W = %v, want within 0.25 of [1 1]", sm)
 	}
 	if lds := r.Estimates[1].W[0]; math.Abs(lds[1]) > 0.2 {
 		t.Errorf("lds W = %v: its action coefficient should be small (E[s'] barely depends on a)", lds)
 	}
-	if f := *r.Estimates[0].FrobeniusError; math.Abs(f-math.Hypot(sm[0]-1, sm[1]-1)) > 1e-12 {
+	if f := *r.Estimates[0].FrobeniusError; !testutil.AbsWithin(f, math.Hypot(sm[0]-1, sm[1]-1), 1e-12) {
 		t.Errorf("sm frobenius_error %g does not match W %v", f, sm)
 	}
 
@@ -150,7 +152,7 @@ func TestEstimateData(t *testing.T) {
 			t.Errorf("%s: frobenius_error given for user data", e.Method)
 		}
 	}
-	if lds := r.Estimates[0].W[0]; math.Abs(lds[0]-0.3) > 0.02 || math.Abs(lds[1]-0.2) > 0.02 {
+	if lds := r.Estimates[0].W[0]; !testutil.AbsWithin(lds[0], 0.3, 0.02) || !testutil.AbsWithin(lds[1], 0.2, 0.02) {
 		t.Errorf("lds W = %v, want ≈ [0.3 0.2]", lds)
 	}
 	code, out, _ := run(t, "estimate", "--data", p, "--method", "lds")

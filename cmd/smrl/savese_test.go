@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // readEpisodes returns the header and rows of a run's episodes.csv.
@@ -81,7 +83,7 @@ func TestSaveSEMatchesEstimate(t *testing.T) {
 		want := est.Estimates[0].SE[0]
 		for j, w := range want {
 			got, err := strconv.ParseFloat(last[pc+j], 64)
-			if err != nil || math.Abs(got-w) > 1e-12*math.Abs(w) || !(w > 0) {
+			if err != nil || !testutil.AbsWithin(got, w, 1e-12*math.Abs(w)) || !(w > 0) {
 				t.Errorf("%s se_0_%d = %q, smrl estimate %v", agent, j, last[pc+j], w)
 			}
 		}

@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/csv"
-	"math"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestEstimateLambdaCV: --lambda cv reports the held-out loss of every λ
@@ -37,7 +38,7 @@ func TestEstimateLambdaCV(t *testing.T) {
 		}
 		for j := range 2 {
 			w, se := e.W[0][j], e.SE[0][j]
-			if !(se > 0) || math.Abs(e.WaldLo[0][j]-(w-1.959963984540054*se)) > 1e-12 || math.Abs(e.WaldHi[0][j]-(w+1.959963984540054*se)) > 1e-12 {
+			if !(se > 0) || !testutil.AbsWithin(e.WaldLo[0][j], (w-1.959963984540054*se), 1e-12) || !testutil.AbsWithin(e.WaldHi[0][j], (w+1.959963984540054*se), 1e-12) {
 				t.Errorf("%s entry %d: W %g se %g wald [%g, %g]", e.Method, j, w, se, e.WaldLo[0][j], e.WaldHi[0][j])
 			}
 		}

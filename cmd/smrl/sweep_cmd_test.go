@@ -50,8 +50,10 @@ func TestSweepCommand(t *testing.T) {
 	}
 	// smrl plot --in redraws the sweep figures; smrl sweep --config
 	// DIR/sweep.yaml repeats the sweep.
-	code, stdout, stderr = run(t, "plot", "--in", out, "--format", "png")
-	if code != ExitOK || !strings.Contains(stdout, "sweep_regret_lambda.png") || !strings.Contains(stdout, "planner.tau=2,lambda=0.0001/plots/mdp.png") {
+	// pdf: another format than the sweep's svg shows the figures redrawn,
+	// without rasterising every point's (the PNG path is TestPlotSummaryAndOut's).
+	code, stdout, stderr = run(t, "plot", "--in", out, "--format", "pdf")
+	if code != ExitOK || !strings.Contains(stdout, "sweep_regret_lambda.pdf") || !strings.Contains(stdout, "planner.tau=2,lambda=0.0001/plots/mdp.pdf") {
 		t.Errorf("plot --in SWEEPDIR: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	again := filepath.Join(t.TempDir(), "again")

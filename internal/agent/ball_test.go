@@ -8,6 +8,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -158,13 +159,13 @@ func TestFitPrecisionMatchesDense(t *testing.T) {
 		for i := range x {
 			x[i] = rng.NormFloat64()
 		}
-		if got, want := fc.fit.Norm(x), aNorm(fc.a, x); math.Abs(got-want) > 1e-9*want {
+		if got, want := fc.fit.Norm(x), aNorm(fc.a, x); !testutil.AbsWithin(got, want, 1e-9*want) {
 			t.Errorf("%s: |x|_A = %.12g, dense %.12g", fc.name, got, want)
 		}
 		if err := fc.fit.InvSqrt(x, y); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := aNorm(fc.a, y), norm(x); math.Abs(got-want) > 1e-9*want {
+		if got, want := aNorm(fc.a, y), norm(x); !testutil.AbsWithin(got, want, 1e-9*want) {
 			t.Errorf("%s: |R⁻¹x|_A = %.12g, want |x| = %.12g", fc.name, got, want)
 		}
 	}
@@ -188,7 +189,7 @@ func TestBoundaryDrawOnEllipsoid(t *testing.T) {
 				for i := range w {
 					delta[i] = w[i] - f.W[i]
 				}
-				if n := aNorm(fc.a, delta); math.Abs(n-beta) > 1e-9*beta {
+				if n := aNorm(fc.a, delta); !testutil.AbsWithin(n, beta, 1e-9*beta) {
 					t.Fatalf("%s: |W_j − Ŵ|_A = %.15g, want β = %g", fc.name, n, beta)
 				}
 				if seen[w[0]] {
@@ -279,9 +280,7 @@ func TestPosteriorDrawCovariance(t *testing.T) {
 				c, _ := m.cov(i, j, d)
 				se := math.Sqrt((want(i, i)*want(j, j) + want(i, j)*want(i, j)) / n)
 				worst = max(worst, math.Abs(c-want(i, j))/se)
-				if math.Abs(c-want(i, j)) > 5*se {
-					t.Errorf("%s: cov[%d,%d] = %g, want %g ± %g", fc.name, i, j, c, want(i, j), 5*se)
-				}
+				testutil.AbsClosef(t, c, want(i, j), 5*se, "%s: cov[%d,%d] = %g, want %g ± %g", fc.name, i, j, c, want(i, j), 5*se)
 			}
 		}
 		t.Logf("%s: d = %d, largest covariance deviation %.2f standard errors", fc.name, d, worst)
@@ -292,7 +291,7 @@ func TestExitPoint(t *testing.T) {
 	// Centre inside, draw orthogonal to it: the segment's exit point.
 	c, w := []float64{1, 0}, []float64{1, 10}
 	exitPoint(w, c, 4)
-	if math.Abs(norm(w)-2) > 1e-12 || w[0] != 1 || w[1] <= 0 {
+	if !testutil.AbsWithin(norm(w), 2, 1e-12) || w[0] != 1 || w[1] <= 0 {
 		t.Errorf("moved to %v, want (1, √3) on the sphere of radius 2", w)
 	}
 	// Centre inside, outward draw: the reflected segment, towards (−9, 0).
@@ -304,13 +303,13 @@ func TestExitPoint(t *testing.T) {
 	// Centre on the sphere, outward draw: the reflected segment, not c.
 	c, w = []float64{3, 0}, []float64{4, 5}
 	exitPoint(w, c, 9)
-	if math.Abs(norm(w)-3) > 1e-12 || w[0] >= 3 || w[1] >= 0 || math.Abs(w[1]-5*(w[0]-3)) > 1e-12 {
+	if !testutil.AbsWithin(norm(w), 3, 1e-12) || w[0] >= 3 || w[1] >= 0 || !testutil.AbsWithin(w[1], 5*(w[0]-3), 1e-12) {
 		t.Errorf("moved to %v, want a point of the sphere |x| = 3 on the segment from (3, 0) towards (2, −5)", w)
 	}
 	// Centre on the sphere, outward draw whose mirror image lies inside.
 	c, w = []float64{3, 0}, []float64{3.1, 0.05}
 	exitPoint(w, c, 9)
-	if math.Abs(w[0]-2.9) > 1e-12 || math.Abs(w[1]+0.05) > 1e-12 {
+	if !testutil.AbsWithin(w[0], 2.9, 1e-12) || math.Abs(w[1]+0.05) > 1e-12 {
 		t.Errorf("moved to %v, want the mirror image (2.9, −0.05)", w)
 	}
 	// Centre on the sphere, inward draw that crosses the ball.
@@ -384,9 +383,9 @@ func TestCandidatesInBall(t *testing.T) {
 			}
 			an, wn := aNorm(bc.a, delta), norm(w)
 			switch {
-			case ok && (math.Abs(an-bc.beta) > 1e-9*bc.beta || wn > r*(1+1e-12)):
+			case ok && (!testutil.AbsWithin(an, bc.beta, 1e-9*bc.beta) || wn > r*(1+1e-12)):
 				t.Fatalf("%s: accepted candidate with |W − Ŵ|_A = %.12g (β = %g), |W| = %g (R = %g)", bc.name, an, bc.beta, wn, r)
-			case !ok && (math.Abs(wn-r) > 1e-9*r || an > bc.beta*(1+1e-9)):
+			case !ok && (!testutil.AbsWithin(wn, r, 1e-9*r) || an > bc.beta*(1+1e-9)):
 				t.Fatalf("%s: fallback candidate with |W| = %.12g (R = %g), |W − Ŵ|_A = %g (β = %g)", bc.name, wn, r, an, bc.beta)
 			case an < 1e-9*bc.beta:
 				t.Fatalf("%s: candidate collapsed onto Ŵ", bc.name)
@@ -425,13 +424,11 @@ func TestCandidatesInBall(t *testing.T) {
 		}
 		p, pRef := float64(hits)/float64(tries), float64(n)/float64(refTries)
 		seP := math.Sqrt(p*(1-p)/float64(tries) + pRef*(1-pRef)/float64(refTries))
-		if math.Abs(p-pRef) > 5*seP {
-			t.Errorf("%s: acceptance %.4f, plain rejection %.4f ± %.4f", bc.name, p, pRef, 5*seP)
-		}
+		testutil.AbsClosef(t, p, pRef, 5*seP, "%s: acceptance %.4f, plain rejection %.4f ± %.4f", bc.name, p, pRef, 5*seP)
 		for i := 0; i < d; i++ {
 			m1, s1 := got.mean(i)
 			m2, s2 := ref.mean(i)
-			if se := math.Hypot(s1, s2); math.Abs(m1-m2) > 5*se {
+			if se := math.Hypot(s1, s2); !testutil.AbsWithin(m1, m2, 5*se) {
 				t.Errorf("%s: mean[%d] of accepted candidates %.5f, plain rejection %.5f ± %.5f", bc.name, i, m1, m2, 5*se)
 			}
 		}
@@ -490,7 +487,7 @@ func TestPosteriorTruncatedLaw(t *testing.T) {
 		for i := 0; i < d; i++ {
 			m1, s1 := got.mean(i)
 			m2, s2 := ref.mean(i)
-			if se := math.Hypot(s1, s2); math.Abs(m1-m2) > 5*se {
+			if se := math.Hypot(s1, s2); !testutil.AbsWithin(m1, m2, 5*se) {
 				t.Errorf("%s: mean[%d] %.5f, truncated law %.5f ± %.5f", bc.name, i, m1, m2, 5*se)
 			}
 			for j := 0; j < d; j++ {
@@ -498,9 +495,7 @@ func TestPosteriorTruncatedLaw(t *testing.T) {
 				c2, s2 := ref.cov(i, j, d)
 				se := math.Hypot(s1, s2)
 				worst = max(worst, math.Abs(c1-c2)/se)
-				if math.Abs(c1-c2) > 5*se {
-					t.Errorf("%s: cov[%d,%d] %.5g, truncated law %.5g ± %.5g", bc.name, i, j, c1, c2, 5*se)
-				}
+				testutil.AbsClosef(t, c1, c2, 5*se, "%s: cov[%d,%d] %.5g, truncated law %.5g ± %.5g", bc.name, i, j, c1, c2, 5*se)
 			}
 		}
 		t.Logf("%s, R = %.3f: acceptance %.3f, largest covariance deviation %.2f standard errors", bc.name, r, float64(n)/float64(tries), worst)
@@ -537,7 +532,7 @@ func TestBallShortcut(t *testing.T) {
 		}
 		seen := map[float64]bool{}
 		for _, m := range ag.cands[1:] {
-			if math.Abs(norm(m.W)-ConfidenceOf(c).BStar) > 1e-9 || seen[m.W[0]] {
+			if !testutil.AbsWithin(norm(m.W), ConfidenceOf(c).BStar, 1e-9) || seen[m.W[0]] {
 				t.Errorf("choice %s: candidate %v: |W| = %g, want distinct points on the sphere of radius %g", choice, m.W, norm(m.W), ConfidenceOf(c).BStar)
 			}
 			seen[m.W[0]] = true

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/estimator"
@@ -442,7 +441,7 @@ func ConfidenceOf(c *config.Config) Confidence { return config.Shared[Confidence
 // AgentLambda returns the ridge λ the named agent fits with under c: 1/b_star²
 // for a -ucb agent with confidence.lambda: theorem, else lambda.
 func AgentLambda(c *config.Config, agent string) float64 {
-	if k := ConfidenceOf(c); strings.HasSuffix(agent, "-ucb") && k.Lambda == "theorem" {
+	if k := ConfidenceOf(c); config.Optimistic(agent) && k.Lambda == "theorem" {
 		return 1 / (k.BStar * k.BStar)
 	}
 	return c.Lambda

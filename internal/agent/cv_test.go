@@ -9,6 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // addOutside adds the transitions outside fold [lo, hi) to an estimator, in
@@ -159,13 +160,13 @@ func TestCVAgents(t *testing.T) {
 			}
 			other := directFit(t, base, truth.Dist, spec.LDSSigma, phis, nexts, top)
 			got, wantN := ag.Last.Norm(delta), ref.Norm(delta)
-			if math.Abs(got-wantN) > 1e-9*wantN || want != top && math.Abs(other.Norm(delta)-wantN) < 1e-3*wantN {
+			if !testutil.AbsWithin(got, wantN, 1e-9*wantN) || want != top && math.Abs(other.Norm(delta)-wantN) < 1e-3*wantN {
 				t.Errorf("%s n = %d: |δ| in the agent's precision %.12g, at the chosen λ %.12g, at λ = %g %.12g", name, len(phis), got, wantN, top, other.Norm(delta))
 			}
-			if a, b := ag.Last.LogDet(), ref.LogDet(); math.Abs(a-b) > 1e-9*(1+math.Abs(b)) {
+			if a, b := ag.Last.LogDet(), ref.LogDet(); !testutil.AbsWithin(a, b, 1e-9*(1+math.Abs(b))) {
 				t.Errorf("%s n = %d: log det(V/λ + I) %.12g, at the chosen λ %.12g", name, len(phis), a, b)
 			}
-			if b, want := ag.beta(), estimator.BetaPractical(ref.LogDet(), k.Delta, k.Scale); math.Abs(b-want) > 1e-9*want {
+			if b, want := ag.beta(), estimator.BetaPractical(ref.LogDet(), k.Delta, k.Scale); !testutil.AbsWithin(b, want, 1e-9*want) {
 				t.Errorf("%s n = %d: β %.12g, at the chosen λ %.12g", name, len(phis), b, want)
 			}
 		}

@@ -1,12 +1,12 @@
 package agent
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // With model.target delta an agent fits W to s' − s and its simulator adds
@@ -47,11 +47,9 @@ func TestDeltaTarget(t *testing.T) {
 			tol = 0.5
 		}
 		for i := range out {
-			if math.Abs(out[i]-want[i]) > tol {
-				t.Errorf("%s: step = %v, want %v", name, out, want)
-			}
+			testutil.AbsClosef(t, out[i], want[i], tol, "%s: step = %v, want %v", name, out, want)
 		}
-		if name == "sm" && math.Abs(ag.Model.W[0]-(-0.1)) > 1e-6 {
+		if name == "sm" && !testutil.AbsWithin(ag.Model.W[0], (-0.1), 1e-6) {
 			t.Errorf("sm: W row 0 = %v, want the difference's coefficients [−0.1, 0, 0.5, 0.1]", ag.Model.W[:4])
 		}
 		if name == "lds" && len(ag.Model.W) != 2*3 {

@@ -1,10 +1,10 @@
 package agent
 
 import (
-	"math"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -70,11 +70,11 @@ func TestRiccatiMatchesBatchLeastSquares(t *testing.T) {
 	least.Sub(&f, &least)
 	for j := range 2 {
 		// u*(e_j) = −H⁻¹G e_j; its first action is −K_n e_j.
-		if got, want := -hinvG.At(0, j), -gains[n-1][j]; math.Abs(got-want) > 1e-10 {
+		if got, want := -hinvG.At(0, j), -gains[n-1][j]; !testutil.AbsWithin(got, want, 1e-10) {
 			t.Errorf("first action at e_%d: batch %v, Riccati %v", j, got, want)
 		}
 		for i := range 2 {
-			if got, want := least.At(i, j), costs[n-1][i*2+j]; math.Abs(got-want) > 1e-10 {
+			if got, want := least.At(i, j), costs[n-1][i*2+j]; !testutil.AbsWithin(got, want, 1e-10) {
 				t.Errorf("least cost matrix [%d][%d]: batch %v, Riccati P_n %v", i, j, got, want)
 			}
 		}
@@ -111,11 +111,9 @@ func TestLQRControl(t *testing.T) {
 		{-1, 10, 0.5},
 	} {
 		c.Control([]float64{tc.s}, tc.h, out)
-		if math.Abs(out[0]-tc.want) > 1e-15 {
-			t.Errorf("s = %v, h = %d: a = %v, want %v", tc.s, tc.h, out[0], tc.want)
-		}
+		testutil.AbsClosef(t, out[0], tc.want, 1e-15, "s = %v, h = %d: a = %v, want %v", tc.s, tc.h, out[0], tc.want)
 	}
-	if k2 := gains[1][0]; math.Abs(k2-1/1.5) > 1e-15 {
+	if k2 := gains[1][0]; !testutil.AbsWithin(k2, 1/1.5, 1e-15) {
 		t.Errorf("K_2 = %v, want P_1 B/(R + P_1 B²) = 1/1.5", k2)
 	}
 	if _, err := newLQR(nil, box, 30); err == nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // quadTask is the reward r(s, a) = −|s − g|² − 0.2|a|²: with the drift
@@ -80,7 +81,7 @@ func TestDiscretePlannersFindBestAction(t *testing.T) {
 		}
 		ai, v := pl.Best(detDrift{}, []float64{0}, rand.New(rand.NewPCG(1, 2)))
 		want := task.Reward([]float64{0}, []float64{0.4}) + task.Reward([]float64{0.4}, []float64{0.4})
-		if ai != 3 || math.Abs(v-want) > 1e-15 {
+		if ai != 3 || !testutil.AbsWithin(v, want, 1e-15) {
 			t.Errorf("%s: action %d value %v, want 3 (0.4) value %v", kind, ai, v, want)
 		}
 	}
@@ -165,7 +166,7 @@ func TestCEMSkipsNonFiniteValues(t *testing.T) {
 	}
 	ai, v = pl.Best(detDrift{}, []float64{0}, rand.New(rand.NewPCG(1, 2)))
 	want := dtask.Reward([]float64{0}, []float64{0.4}) + dtask.Reward([]float64{0.4}, []float64{0.4})
-	if ai != 3 || math.Abs(v-want) > 1e-15 {
+	if ai != 3 || !testutil.AbsWithin(v, want, 1e-15) {
 		t.Errorf("discrete: action %d value %v, want 3 (0.4) value %v", ai, v, want)
 	}
 	if err := pl.Err(); !errors.Is(err, ErrNonFinite) {
@@ -238,7 +239,7 @@ func TestOptimisticKeepsBestCandidatesPlan(t *testing.T) {
 		j, ai, v := pl.Optimistic(cands, []float64{0}, rand.New(rand.NewPCG(5, 6)))
 		got := pl.Action(ai)[0]
 		_, v1 := pl.Best(cands[1], []float64{0}, rand.New(rand.NewPCG(9, 9)))
-		if j != 1 || math.Abs(got-0.7*2/4.4) > 0.05 || math.Abs(v-v1) > 0.01 {
+		if j != 1 || !testutil.AbsWithin(got, 0.7*2/4.4, 0.05) || !testutil.AbsWithin(v, v1, 0.01) {
 			t.Errorf("%s: candidate %d, action %v, value %v; want 1, ≈ %.3f, ≈ %v", kind, j, got, v, 0.7*2/4.4, v1)
 		}
 	}
@@ -324,9 +325,7 @@ func TestColouredNoiseCovariance(t *testing.T) {
 		tol := 5 * math.Sqrt(2.0/n)
 		for h := range c.t {
 			got := cov[h] / n
-			if math.Abs(got-want[h]/total) > tol {
-				t.Errorf("T = %d, β = %v: Cov at lag %d = %.4f, want %.4f", c.t, c.beta, h, got, want[h]/total)
-			}
+			testutil.AbsClosef(t, got, want[h]/total, tol, "T = %d, β = %v: Cov at lag %d = %.4f, want %.4f", c.t, c.beta, h, got, want[h]/total)
 		}
 		if math.Abs(mean/n) > 5/math.Sqrt(n) {
 			t.Errorf("T = %d, β = %v: mean %v", c.t, c.beta, mean/n)

@@ -196,7 +196,7 @@ func registerLearner(e *Estimator, mode string) {
 		look = &l
 	}
 	RegisterAgent(AgentKind{Part: config.Part{Name: name, Doc: doc, Uses: uses, Keys: keys, LambdaCV: true, FitFloats: floats,
-		GaussianModel: e.GaussianModel, Look: look},
+		GaussianModel: e.GaussianModel, Look: look, Confidence: mode},
 		Estimator: e, Mode: mode})
 }
 

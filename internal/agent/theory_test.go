@@ -75,7 +75,7 @@ func TestTheoryConstants(t *testing.T) {
 		}
 		w := c.want
 		want := math.Sqrt(2*w.BPsi/w.Alpha1)*math.Sqrt(math.Log(2/k.Delta)) + math.Sqrt(ridge)*k.BStar
-		if got := ag.beta(); math.Abs(got-want) > 1e-12*want {
+		if got := ag.beta(); !testutil.AbsWithin(got, want, 1e-12*want) {
 			t.Errorf("%s: β_1 = %.15g, want %.15g", c.agent, got, want)
 		}
 	}
@@ -143,7 +143,7 @@ func TestLDSAgentUsesItsSigma(t *testing.T) {
 		fits[sigma] = ag.Last
 	}
 	x := []float64{0.3, -1, 0.2, 0.5, 0.1, 1, -0.4, 2}
-	if got, want := fits[0.5].Norm(x), 2*fits[1].Norm(x); math.Abs(got-want) > 1e-12*want {
+	if got, want := fits[0.5].Norm(x), 2*fits[1].Norm(x); !testutil.AbsWithin(got, want, 1e-12*want) {
 		t.Errorf("|x|_A with lds.sigma 0.5 = %g, want twice that with σ = 1, %g", got, want)
 	}
 	if fits[0.5].Ridge() != 4*fits[1].Ridge() || fits[0.5].LogDet() != fits[1].LogDet() {
@@ -167,7 +167,7 @@ func TestSimulateEpisode(t *testing.T) {
 	for h := 0; h < 5; h++ {
 		want += reward([]float64{float64(h)})
 	}
-	if math.Abs(got-want) > 1e-12 || s1[0] != 0 {
+	if !testutil.AbsWithin(got, want, 1e-12) || s1[0] != 0 {
 		t.Errorf("simulated reward %.15g, want %.15g (s1 now %v)", got, want, s1)
 	}
 }

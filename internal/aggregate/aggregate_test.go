@@ -15,6 +15,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func stratum(scores map[string][]float64) Stratum {
@@ -55,7 +56,7 @@ func TestHandComputed(t *testing.T) {
 		{[]float64{1, 2, 3}, 2, 2, 2},                                    // cut 0: the mean
 		{[]float64{4, 8, 15, 16, 23, 42, 1, 2, 3}, 9.2, 8, 114.0 / 9},    // cut 2: mean(3, 4, 8, 15, 16)
 	} {
-		if got := IQMOf(tc.x); math.Abs(got-tc.iqm) > 1e-12 {
+		if got := IQMOf(tc.x); !testutil.AbsWithin(got, tc.iqm, 1e-12) {
 			t.Errorf("IQM(%v) = %v, want %v", tc.x, got, tc.iqm)
 		}
 		s := slices.Clone(tc.x)
@@ -63,13 +64,13 @@ func TestHandComputed(t *testing.T) {
 		if got := median(s); got != tc.med {
 			t.Errorf("median(%v) = %v, want %v", tc.x, got, tc.med)
 		}
-		if got := mean(s); math.Abs(got-tc.mean) > 1e-12 {
+		if got := mean(s); !testutil.AbsWithin(got, tc.mean, 1e-12) {
 			t.Errorf("mean(%v) = %v, want %v", tc.x, got, tc.mean)
 		}
 	}
 	// numpy.percentile([1, 2, 3, 4], [2.5, 50, 97.5]) = [1.075, 2.5, 3.925]
 	for p, want := range map[float64]float64{0.025: 1.075, 0.5: 2.5, 0.975: 3.925, 0: 1, 1: 4} {
-		if got := Percentile([]float64{1, 2, 3, 4}, p); math.Abs(got-want) > 1e-12 {
+		if got := Percentile([]float64{1, 2, 3, 4}, p); !testutil.AbsWithin(got, want, 1e-12) {
 			t.Errorf("Percentile(p=%v) = %v, want %v", p, got, want)
 		}
 	}
@@ -83,7 +84,7 @@ func TestHandComputed(t *testing.T) {
 	}
 	for _, im := range r.Improvement {
 		want := map[[2]string]float64{{"x", "y"}: 6.0 / 9, {"y", "x"}: 3.0 / 9, {"x", "oracle"}: 0, {"oracle", "x"}: 1}[[2]string{im.X, im.Y}]
-		if (im.X == "x" || im.Y == "x") && (im.X == "y" || im.Y == "y" || im.X == "oracle" || im.Y == "oracle") && math.Abs(im.Value-want) > 1e-12 {
+		if (im.X == "x" || im.Y == "x") && (im.X == "y" || im.Y == "y" || im.X == "oracle" || im.Y == "oracle") && !testutil.AbsWithin(im.Value, want, 1e-12) {
 			t.Errorf("P(%s > %s) = %v, want %v", im.X, im.Y, im.Value, want)
 		}
 		if !(im.Lo <= im.Value && im.Value <= im.Hi) && im.Lo != im.Hi {
@@ -96,7 +97,7 @@ func TestHandComputed(t *testing.T) {
 	if g := find(t, r, "x", OptimalityGap); g.Value != 8 {
 		t.Errorf("optimality gap of x = %v, want 8", g.Value)
 	}
-	if g := find(t, r, "y", OptimalityGap); math.Abs(g.Value-26.0/3) > 1e-12 {
+	if g := find(t, r, "y", OptimalityGap); !testutil.AbsWithin(g.Value, 26.0/3, 1e-12) {
 		t.Errorf("optimality gap of y = %v, want 26/3", g.Value)
 	}
 	if g := find(t, r, "oracle", OptimalityGap); g != (Estimate{}) {
@@ -113,7 +114,7 @@ func TestHandComputed(t *testing.T) {
 				want++
 			}
 		}
-		if want /= 3; math.Abs(p.Value-want) > 1e-12 || p.Lo > p.Value || p.Hi < p.Value {
+		if want /= 3; !testutil.AbsWithin(p.Value, want, 1e-12) || p.Lo > p.Value || p.Hi < p.Value {
 			t.Errorf("profile of x at τ = %v: %+v, want %v inside its interval", p.Tau, p.Estimate, want)
 		}
 	}
@@ -156,7 +157,7 @@ func TestCountPercentile(t *testing.T) {
 			continue
 		}
 		for _, p := range []float64{0, 0.025, 0.3, 0.5, 0.975, 1} {
-			if got, want := countPercentile(counts, len(v), p), Percentile(v, p); math.Abs(got-want) > 1e-12 {
+			if got, want := countPercentile(counts, len(v), p), Percentile(v, p); !testutil.AbsWithin(got, want, 1e-12) {
 				t.Fatalf("counts %v p %v: %v, want %v", counts, p, got, want)
 			}
 		}

@@ -2,11 +2,11 @@ package aggregate
 
 import (
 	"errors"
-	"math"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // Two tasks whose returns differ 1000-fold: normalised by random and
@@ -30,9 +30,7 @@ func TestNormalisedAggregateByHand(t *testing.T) {
 	want := []float64{5.0 / 9, 7.0 / 9, 900.0 / 1750, 1400.0 / 1750}
 	got := append(append([]float64(nil), norm[0].Scores["sm"]...), norm[1].Scores["sm"]...)
 	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-15 {
-			t.Errorf("normalised score %d = %v, want %v", i, got[i], want[i])
-		}
+		testutil.AbsClosef(t, got[i], want[i], 1e-15, "normalised score %d = %v, want %v", i, got[i], want[i])
 	}
 	if small.Scores["sm"][0] != 6 {
 		t.Error("Normalise changed its input")
@@ -46,10 +44,10 @@ func TestNormalisedAggregateByHand(t *testing.T) {
 		m += w / 4
 	}
 	for _, r := range res.Metrics {
-		if r.Agent == "sm" && r.Metric == Mean && math.Abs(r.Value-m) > 1e-12 {
+		if r.Agent == "sm" && r.Metric == Mean && !testutil.AbsWithin(r.Value, m, 1e-12) {
 			t.Errorf("normalised mean of sm %v, want %v", r.Value, m)
 		}
-		if r.Agent == "oracle" && r.Metric == Mean && math.Abs(r.Value-1) > 1e-12 {
+		if r.Agent == "oracle" && r.Metric == Mean && !testutil.AbsWithin(r.Value, 1, 1e-12) {
 			t.Errorf("the oracle's normalised mean %v, want 1", r.Value)
 		}
 	}

@@ -208,10 +208,18 @@ func TestConfidenceDefaults(t *testing.T) {
 	if _, err := Load(Options{Path: p}); err != nil {
 		t.Errorf("λ = 0 with greedy agents: %v", err)
 	}
-	for _, a := range Names("agents") {
-		want := strings.HasSuffix(a, "-ucb") || strings.HasSuffix(a, "-ps")
-		if UsesConfidence(a) != want {
-			t.Errorf("UsesConfidence(%q) = %v", a, !want)
+	// Part.Confidence, declared by each agent's registration, decides; the
+	// names below are the registered agents' (an unknown name uses none).
+	for _, tc := range []struct {
+		agent            string
+		uses, optimistic bool
+	}{
+		{"sm", false, false}, {"sm-ucb", true, true}, {"sm-ps", true, false},
+		{"lds-ucb", true, true}, {"mle-ps", true, false}, {"mle", false, false},
+		{"oracle", false, false}, {"lqr", false, false}, {"nobody-ucb", false, false},
+	} {
+		if UsesConfidence(tc.agent) != tc.uses || Optimistic(tc.agent) != tc.optimistic {
+			t.Errorf("UsesConfidence(%q) = %v, Optimistic = %v; want %v, %v", tc.agent, UsesConfidence(tc.agent), Optimistic(tc.agent), tc.uses, tc.optimistic)
 		}
 	}
 	p = write(t, "agents: [sm-ucb, sm-ps, mle-ucb, oracle]\nconfidence:\n  beta: theory\n  choice: step\n  b_psi: 2\n  b_c: 0.5\n")

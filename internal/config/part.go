@@ -107,6 +107,16 @@ type Part struct {
 	// Look, of an agent, is how the figures draw it (nil: a style chosen
 	// from a hash of its name).
 	Look *Look
+	// Confidence, of a learning agent, is how it plans with the confidence
+	// set of its estimate: "ucb" (optimistic: the best candidate on the
+	// set's boundary), "ps" (posterior sampling); "" for an agent that
+	// plans with Ŵ alone or fits nothing. UsesConfidence and Optimistic
+	// read it, so no code keys on an agent's name.
+	Confidence string
+	// LDSUsable, of a feature map (model.features.kind), marks one that
+	// model.lds_features may name as the lds agent's own features: a map
+	// linear in (s, a) (LDSFeatureNames).
+	LDSUsable bool
 	// Keys declares the keys the part reads in sections it shares with
 	// the core and other parts (a family's parameters in env.family, a
 	// feature map's in env.features): see KeySet. Read them with Shared.
@@ -398,14 +408,34 @@ func (c *Config) value(key string) (any, error) {
 }
 
 // fieldByTag returns the field of struct type t whose yaml name is name.
+// Config.value asks it for every part of every key Uses looks at, so the
+// fields of a type are indexed by yaml name once (tagIndex).
 func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	idx, ok := tagIndex(t)[name]
+	if !ok {
+		return reflect.StructField{}, false
+	}
+	return t.Field(idx), true
+}
+
+// tagFields caches tagIndex per struct type: types are few and fixed.
+var tagFields sync.Map // reflect.Type → map[string]int
+
+// tagIndex maps the yaml names of struct type t's fields to their index;
+// the first field of a name wins, "-" names none.
+func tagIndex(t reflect.Type) map[string]int {
+	if m, ok := tagFields.Load(t); ok {
+		return m.(map[string]int)
+	}
+	m := map[string]int{}
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if tag := strings.Split(f.Tag.Get("yaml"), ",")[0]; tag == name && tag != "-" {
-			return f, true
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if _, seen := m[tag]; !seen && tag != "-" {
+			m[tag] = i
 		}
 	}
-	return reflect.StructField{}, false
+	tagFields.Store(t, m)
+	return m
 }
 
 // selected reports whether part p is selected in c.

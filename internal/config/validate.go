@@ -13,13 +13,34 @@ import (
 var (
 	RolloutModes = []string{"sample", "mean"}
 	ModelTargets = []string{"next", "delta"}
-	LDSFeatures  = []string{"linear", "affine", "model"}
 )
 
+// LDSFeatureNames returns the values model.lds_features accepts: the
+// feature maps that declare Part.LDSUsable, in registration order, and
+// "model" (the model class's own features).
+func LDSFeatureNames() []string {
+	var out []string
+	for _, p := range Parts("model.features.kind") {
+		if p.LDSUsable {
+			out = append(out, p.Name)
+		}
+	}
+	return append(out, "model")
+}
+
 // UsesConfidence reports whether an agent plans with the confidence set of
-// its estimate: the optimistic (-ucb) and posterior-sampling (-ps) agents.
+// its estimate (Part.Confidence: the optimistic and posterior-sampling
+// agents); false for an unknown name.
 func UsesConfidence(agent string) bool {
-	return strings.HasSuffix(agent, "-ucb") || strings.HasSuffix(agent, "-ps")
+	p, ok := lookup("agents", agent)
+	return ok && p.Confidence != ""
+}
+
+// Optimistic reports whether an agent plans optimistically on the boundary
+// of its confidence set (Part.Confidence "ucb"); false for an unknown name.
+func Optimistic(agent string) bool {
+	p, ok := lookup("agents", agent)
+	return ok && p.Confidence == "ucb"
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -426,8 +447,8 @@ func (c *Config) validateModel(bad func(key, format string, args ...any)) {
 	if !slices.Contains(ModelTargets, m.Target) {
 		bad("model.target", "unknown target %q (known: %v)", m.Target, ModelTargets)
 	}
-	if !slices.Contains(LDSFeatures, m.LDSFeatures) {
-		bad("model.lds_features", "unknown features %q (known: %v)", m.LDSFeatures, LDSFeatures)
+	if known := LDSFeatureNames(); !slices.Contains(known, m.LDSFeatures) {
+		bad("model.lds_features", "unknown features %q (known: %v)", m.LDSFeatures, known)
 	}
 	for _, s := range m.InputScale {
 		if !(s > 0) || !finite(s) || s > 1e6 || s < 1e-6 {
@@ -472,7 +493,7 @@ func (c *Config) ValidateTheory(auto map[string]bool, bad Bad) {
 	}
 	var users []string
 	for _, a := range c.Agents {
-		if p, _ := lookup("agents", a); strings.HasSuffix(a, "-ucb") && !p.GaussianModel {
+		if p, _ := lookup("agents", a); p.Confidence == "ucb" && !p.GaussianModel {
 			users = append(users, a)
 		}
 	}

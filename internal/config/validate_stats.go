@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 )
 
 // This file holds the config of issue 22 (standard errors, cross-validated
@@ -223,7 +222,7 @@ func (c *Config) ValidateCVConfidence(bad Bad, users []string, theorem bool) {
 	if len(c.CV.Grid) > 0 && slices.Min(c.CV.Grid) > 0 && slices.Min(c.CV.Grid) < 1e-12 {
 		bad("cv.grid", "every λ must be >= 1e-12 for agents %v with lambda: %s, got %v: their β needs log det(V/λ + I) and their draws lie about β/sqrt(λ) from Ŵ, both of which overflow for smaller λ", users, LambdaCVWord, slices.Min(c.CV.Grid))
 	}
-	if theorem && slices.ContainsFunc(users, func(a string) bool { return strings.HasSuffix(a, "-ucb") }) {
+	if theorem && slices.ContainsFunc(users, Optimistic) {
 		bad("lambda", "%s cannot be combined with confidence.lambda: theorem, which sets the -ucb agents' λ to 1/b_star²: give a number, or confidence.lambda: shared", LambdaCVWord)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // Expected values from testdata/acrobot_reference.py, an independent Python
@@ -44,9 +45,7 @@ func TestAcrobotMatchesPublishedEquations(t *testing.T) {
 		got := make([]float64, 6)
 		sim.Step(s, []float64{c.a}, nil, got)
 		for i := range got {
-			if math.Abs(got[i]-c.want[i]) > 1e-12 {
-				t.Errorf("step(%v, %v)[%d] = %.17g, want %.17g", c.x, c.a, i, got[i], c.want[i])
-			}
+			testutil.AbsClosef(t, got[i], c.want[i], 1e-12, "step(%v, %v)[%d] = %.17g, want %.17g", c.x, c.a, i, got[i], c.want[i])
 		}
 		if done, bonus := m.Task.Terminal(got); done != c.done || (done && bonus != 1) {
 			t.Errorf("step(%v, %v): terminal %v (bonus %v), want %v", c.x, c.a, done, bonus, c.done)
@@ -70,9 +69,7 @@ func TestAcrobotMatchesPublishedEquations(t *testing.T) {
 	}
 	want := []float64{0.9999596945294884, 0.008978269125631653, 0.9838722851961458, -0.17887237467790817, 2.3572157568880554, -4.227271175443726}
 	for i := range s {
-		if math.Abs(s[i]-want[i]) > 1e-9 {
-			t.Errorf("after 30 steps [%d] = %.17g, want %.17g", i, s[i], want[i])
-		}
+		testutil.AbsClosef(t, s[i], want[i], 1e-9, "after 30 steps [%d] = %.17g, want %.17g", i, s[i], want[i])
 	}
 	// s_1 lies in Unif[−0.1, 0.1]^4, seen as its observation.
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -92,7 +89,7 @@ func TestAcrobotMatchesPublishedEquations(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := []float64{2.5, 1.0, -1.0, 0.5}
-	if p, want := m.Task.(Shaped).Potential(obs(x)), 20*(-math.Cos(x[0])-math.Cos(x[0]+x[1])); math.Abs(p-want) > 1e-12 {
+	if p, want := m.Task.(Shaped).Potential(obs(x)), 20*(-math.Cos(x[0])-math.Cos(x[0]+x[1])); !testutil.AbsWithin(p, want, 1e-12) {
 		t.Errorf("potential %v, want %v", p, want)
 	}
 }
@@ -118,11 +115,9 @@ func TestLQ(t *testing.T) {
 	out := make([]float64, 2)
 	m.Dynamics.NewMean().Step(s, a, nil, out)
 	for i := range out {
-		if math.Abs(out[i]-mean[i]) > 1e-15 {
-			t.Errorf("mean step [%d] = %v, want %v", i, out[i], mean[i])
-		}
+		testutil.AbsClosef(t, out[i], mean[i], 1e-15, "mean step [%d] = %v, want %v", i, out[i], mean[i])
 	}
-	if r, want := m.Task.Reward(s, a), -(0.25 + 2*0.2*0.5*-1 + 0.5 + 0.3*0.49); math.Abs(r-want) > 1e-15 {
+	if r, want := m.Task.Reward(s, a), -(0.25 + 2*0.2*0.5*-1 + 0.5 + 0.3*0.49); !testutil.AbsWithin(r, want, 1e-15) {
 		t.Errorf("r = %v, want %v", r, want)
 	}
 	sim := m.Dynamics.NewSimulator()
@@ -143,7 +138,7 @@ func TestLQ(t *testing.T) {
 		if m := sum[i] / n; math.Abs(m) > 4*0.2/math.Sqrt(n) {
 			t.Errorf("noise mean [%d] = %v", i, m)
 		}
-		if v := sq[i] / n; math.Abs(v/0.04-1) > 0.05 {
+		if v := sq[i] / n; !testutil.AbsWithin(v/0.04, 1, 0.05) {
 			t.Errorf("noise variance [%d] = %v, want 0.04", i, v)
 		}
 	}

@@ -42,9 +42,7 @@ func TestCartPolePhysicsMatchesGym(t *testing.T) {
 		got := make([]float64, 4)
 		sim.Step(c.s, c.a, nil, got)
 		for i := range got {
-			if math.Abs(got[i]-c.want[i]) > 1e-14 {
-				t.Errorf("step(%v, %v)[%d] = %.17g, Gym %.17g", c.s, c.a, i, got[i], c.want[i])
-			}
+			testutil.AbsClosef(t, got[i], c.want[i], 1e-14, "step(%v, %v)[%d] = %.17g, Gym %.17g", c.s, c.a, i, got[i], c.want[i])
 		}
 	}
 	if m.Dim != 4 || len(m.Actions) != 2 || m.Horizon != 200 {
@@ -168,24 +166,18 @@ func TestCartPoleNoise(t *testing.T) {
 		for i := range 4 {
 			mu, v := meanVar(draws[i])
 			se := math.Sqrt(v / n)
-			if math.Abs(mu-(mout[i]-pushed[i])) > 5*se+1e-15 {
-				t.Errorf("%s/%s coordinate %d: sample mean %.6g, mean simulator %.6g (se %.2g)", c.noise, c.density, i, mu, mout[i]-pushed[i], se)
-			}
+			testutil.AbsClosef(t, mu, (mout[i] - pushed[i]), 5*se+1e-15, "%s/%s coordinate %d: sample mean %.6g, mean simulator %.6g (se %.2g)", c.noise, c.density, i, mu, mout[i]-pushed[i], se)
 			if strings.HasPrefix(c.density, "custom-sin") {
 				continue
 			}
-			if math.Abs(mu-c.mean[i]) > 5*se+1e-15 {
-				t.Errorf("%s/%s coordinate %d: noise mean %.6g, want %.6g (se %.2g)", c.noise, c.density, i, mu, c.mean[i], se)
-			}
+			testutil.AbsClosef(t, mu, c.mean[i], 5*se+1e-15, "%s/%s coordinate %d: noise mean %.6g, want %.6g (se %.2g)", c.noise, c.density, i, mu, c.mean[i], se)
 			// The variance's standard error is about v·sqrt(2/n) (more for
 			// the exponential's heavier tail: allow 8).
-			if math.Abs(v-c.vari[i]) > 8*c.vari[i]*math.Sqrt(2.0/n)+1e-15 {
-				t.Errorf("%s/%s coordinate %d: noise variance %.6g, want %.6g", c.noise, c.density, i, v, c.vari[i])
-			}
+			testutil.AbsClosef(t, v, c.vari[i], 8*c.vari[i]*math.Sqrt(2.0/n)+1e-15, "%s/%s coordinate %d: noise variance %.6g, want %.6g", c.noise, c.density, i, v, c.vari[i])
 		}
 		if c.noise == "action_flip" && c.density == "none" {
 			f := float64(flips) / n
-			if se := math.Sqrt(0.4 * 0.6 / n); math.Abs(f-0.4) > 5*se {
+			if se := math.Sqrt(0.4 * 0.6 / n); !testutil.AbsWithin(f, 0.4, 5*se) {
 				t.Errorf("flip frequency %.4f, want 0.4 (se %.4f)", f, se)
 			}
 		}
@@ -227,7 +219,7 @@ func TestLearnerModel(t *testing.T) {
 	sc := CartPoleScales((*config.Section[CartPoleConfig](c, "env.cartpole")))
 	for i := range 4 {
 		want := 0.1 * sc[i]
-		if math.Abs(m.Model.LDSSigma[i]-want) > 1e-15 || math.Abs(m.Model.KinkBandwidth[i]-0.2*want) > 1e-15 {
+		if !testutil.AbsWithin(m.Model.LDSSigma[i], want, 1e-15) || !testutil.AbsWithin(m.Model.KinkBandwidth[i], 0.2*want, 1e-15) {
 			t.Errorf("coordinate %d: LDS σ %g, kink bandwidth %g; want %g and %g", i, m.Model.LDSSigma[i], m.Model.KinkBandwidth[i], want, 0.2*want)
 		}
 	}

@@ -211,7 +211,8 @@ type ModelSpec struct {
 	W0 []float64
 	// KinkBandwidth is, per coordinate, the kernel bandwidth of score
 	// matching's kink term (0: ignored), used when Kink is "kernel"; see
-	// estimator.SM.EstimateKinks.
+	// estimator.SM.EstimateKinks. Set by the relu families' Family.Learner
+	// hook (model.kink_bandwidth), as Kink is.
 	KinkBandwidth []float64
 	// Kink is model.kink: how score matching treats the kinks of the relu
 	// families (SMSetup gives the weights and bandwidths).
@@ -533,8 +534,8 @@ func LearnerSpec(c *config.Config, def []float64, da int, in []float64) (ModelSp
 			}
 		}
 	}
-	kink, bandwidths := kinkOf(c, sigma)
-	return ModelSpec{Family: fam, Features: feat, Scales: sigma, LDSFeatures: ldsFeat,
-		Kink: kink, KinkBandwidth: bandwidths,
-		Delta: c.Model.Target == "delta"}, nil
+	spec := ModelSpec{Family: fam, Features: feat, Scales: sigma, LDSFeatures: ldsFeat,
+		Delta: c.Model.Target == "delta"}
+	learnerHooks(c, sigma, &spec)
+	return spec, nil
 }

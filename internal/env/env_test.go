@@ -19,7 +19,7 @@ func TestPaperMDP(t *testing.T) {
 	// r(s) = exp(−10(s − π/8)²) + exp(−10(s + 3π/8)²)
 	for _, s := range []float64{-2, -1.1780972450961724, 0, math.Pi / 8, 1.3} {
 		want := math.Exp(-10*(s-math.Pi/8)*(s-math.Pi/8)) + math.Exp(-10*(s+3*math.Pi/8)*(s+3*math.Pi/8))
-		if got := m.Task.Reward([]float64{s}, nil); math.Abs(got-want) > 1e-15 {
+		if got := m.Task.Reward([]float64{s}, nil); !testutil.AbsWithin(got, want, 1e-15) {
 			t.Errorf("r(%g) = %g, want %g", s, got, want)
 		}
 	}

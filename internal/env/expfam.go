@@ -75,14 +75,14 @@ func newExpfam(c *config.Config) (*MDP, error) {
 			task = t
 		}
 	}
-	kink, bandwidths := kinkOf(c, trueScales(c, ds))
+	spec := ModelSpec{Family: rolloutFamily(fam, c.Sampler), Features: feat, Scales: scales, W0: trueW(m, known)}
+	learnerHooks(c, trueScales(c, ds), &spec)
 	return &MDP{
-		Dim:      ds,
-		True:     m,
-		Task:     task,
-		Dynamics: modelDynamics{m},
-		Model: ModelSpec{Family: rolloutFamily(fam, c.Sampler), Features: feat, Scales: scales, W0: trueW(m, known),
-			Kink: kink, KinkBandwidth: bandwidths},
+		Dim:             ds,
+		True:            m,
+		Task:            task,
+		Dynamics:        modelDynamics{m},
+		Model:           spec,
 		Init:            uniformInit(c.Env.InitLow, c.Env.InitHigh),
 		CheckTransition: naturalSpaceCheck(m),
 	}, nil

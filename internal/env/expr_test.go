@@ -97,9 +97,7 @@ func compareEstimates(t *testing.T, builtin, ex *MDP, tolSM, tolMLE float64) {
 	}
 	x, y := fits(smB, smE)
 	for i := range x.W {
-		if math.Abs(x.W[i]-y.W[i]) > tolSM {
-			t.Errorf("sm: Ŵ %v, built-in %v", y.W, x.W)
-		}
+		testutil.AbsClosef(t, x.W[i], y.W[i], tolSM, "sm: Ŵ %v, built-in %v", y.W, x.W)
 	}
 	mleFit := func(e *estimator.MLE) *estimator.Fit {
 		f, err := e.Fit(1e-4, nil)
@@ -110,9 +108,7 @@ func compareEstimates(t *testing.T, builtin, ex *MDP, tolSM, tolMLE float64) {
 	}
 	x, y = mleFit(mleB), mleFit(mleE)
 	for i := range x.W {
-		if math.Abs(x.W[i]-y.W[i]) > tolMLE {
-			t.Errorf("mle: Ŵ %v, built-in %v", y.W, x.W)
-		}
+		testutil.AbsClosef(t, x.W[i], y.W[i], tolMLE, "mle: Ŵ %v, built-in %v", y.W, x.W)
 	}
 }
 
@@ -132,9 +128,7 @@ env:
 		s := []float64{float64(i) * 0.01}
 		for _, a := range builtin.Actions {
 			r1, r2 := builtin.Task.Reward(s, a), ex.Task.Reward(s, a)
-			if math.Abs(r1-r2) > 1e-15 {
-				t.Errorf("r(%g) = %.17g, bumps %.17g", s[0], r2, r1)
-			}
+			testutil.AbsClosef(t, r1, r2, 1e-15, "r(%g) = %.17g, bumps %.17g", s[0], r2, r1)
 		}
 	}
 }
@@ -308,7 +302,7 @@ env:
 		t.Fatal(err)
 	}
 	for i, w := range []float64{1, 1, 0.5} {
-		if math.Abs(f.W[i]-w) > 0.15 {
+		if !testutil.AbsWithin(f.W[i], w, 0.15) {
 			t.Errorf("Ŵ = %v, W0 = [1 1 0.5]", f.W)
 			break
 		}

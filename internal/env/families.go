@@ -60,6 +60,17 @@ type Family struct {
 	// Expression marks a family written as expressions of the config:
 	// the true model is checked numerically at the start states.
 	Expression bool
+	// Scale, when not nil, is the scale of the true family's base measure
+	// (env.family.sigma): in env.kind expfam, the unit of score matching's
+	// kink bandwidths (trueScales; 1 for a family without one).
+	Scale func(c *config.Config) float64
+	// Learner, when not nil, fills the fields of the learners' model class
+	// that the family's keys set, for state coordinates of scales units
+	// (the relu families: model.kink and the kink bandwidths
+	// kink_bandwidth·units_i). Every registered family's runs on every
+	// model class (learnerHooks), whichever family is selected: keys of a
+	// family not selected keep their defaults, which the class then holds.
+	Learner func(c *config.Config, units []float64, m *ModelSpec)
 	// Formula is the family's density, from which RegisterFamilies
 	// writes Part.Doc (empty for the expression family, whose Doc is
 	// written by hand).
@@ -193,6 +204,32 @@ func familyByName(name string) *Family {
 		}
 	}
 	return nil
+}
+
+// learnerHooks runs every registered family's Learner hook on m, for
+// state coordinates of scales units.
+func learnerHooks(c *config.Config, units []float64, m *ModelSpec) {
+	for _, f := range Families {
+		if f.Learner != nil {
+			f.Learner(c, units, m)
+		}
+	}
+}
+
+// trueScales returns, per coordinate of the true family (env.family), the
+// scale of its base measure (Family.Scale), 1 for a family without one:
+// the units of the kernel bandwidths of model.kink kernel in env.kind
+// expfam.
+func trueScales(c *config.Config, ds int) []float64 {
+	scale := 1.0
+	if f := familyByName(c.Env.Family.Kind); f != nil && f.Scale != nil {
+		scale = f.Scale(c)
+	}
+	s := make([]float64, ds)
+	for i := range s {
+		s[i] = scale
+	}
+	return s
 }
 
 // both runs a and then b (nil: none).

@@ -283,3 +283,39 @@ func TestNaturalSpaceCheckAllocatesNothing(t *testing.T) {
 		t.Errorf("η outside: err = %v", err)
 	}
 }
+
+// The families' hooks give the learners' model class what env's core once
+// read from their keys: a family that reads env.family.sigma declares it
+// as its Scale, which trueScales then gives per coordinate (1 for the
+// others, whose configs cannot set it), and the relu families' Learner
+// sets model.kink and the kink bandwidths kink_bandwidth·σ_i on every
+// model class (defaults when no relu family is selected).
+func TestFamilyScaleAndKinkHooks(t *testing.T) {
+	for _, f := range Families {
+		if uses := slices.Contains(f.EnvUses, "env.family.sigma"); uses != (f.Scale != nil) {
+			t.Errorf("%s: reads env.family.sigma %v, declares a Scale %v", f.Name, uses, f.Scale != nil)
+		}
+		c := testutil.LoadConfig(t, "")
+		c.Env.Family.Kind = f.Name
+		want := 1.0
+		if f.Scale != nil {
+			testutil.Set(t, c, "env.family.sigma", 0.5)
+			want = 0.5
+		}
+		if got := trueScales(c, 2); !slices.Equal(got, []float64{want, want}) {
+			t.Errorf("%s: trueScales %v, want [%g %g]", f.Name, got, want, want)
+		}
+	}
+	c := testutil.LoadConfig(t, "")
+	var m ModelSpec
+	learnerHooks(c, []float64{2, 4}, &m)
+	if m.Kink != "weighted" || !slices.Equal(m.KinkBandwidth, []float64{0.3, 0.6}) {
+		t.Errorf("defaults: kink %q, bandwidths %v; want weighted, [0.3 0.6]", m.Kink, m.KinkBandwidth)
+	}
+	c.Env.Family.Kind, c.Model.Family = "relu", []string{"relu"}
+	testutil.Set(t, c, "model.kink", "kernel", "model.kink_bandwidth", 0.25)
+	learnerHooks(c, []float64{2, 4}, &m)
+	if m.Kink != "kernel" || !slices.Equal(m.KinkBandwidth, []float64{0.5, 1}) {
+		t.Errorf("relu: kink %q, bandwidths %v; want kernel, [0.5 1]", m.Kink, m.KinkBandwidth)
+	}
+}

@@ -14,7 +14,7 @@ type sigmaKeys struct {
 // gaussian is s' = W phi(s, a) + N(0, σ² I): C(s') is constant.
 var gaussian = Family{Part: config.Part{Name: "gaussian", ConstantC: true},
 	Formula: Formula{LogQ: logQGauss, Psi: []string{"x/sigma^2"}, Note: "s' = W phi(s, a) + N(0, sigma² I); sigma = env.family.sigma, or σ_i in model.family"},
-	EnvUses: []string{"env.family.sigma"}, EnvValidate: validateGaussian, EnvKeys: &sigmaKeys{Sigma: 1},
+	EnvUses: []string{"env.family.sigma"}, EnvValidate: validateGaussian, EnvKeys: &sigmaKeys{Sigma: 1}, Scale: familySigma,
 	True: func(c *config.Config) (expfam.Distribution, error) {
 		return expfam.NewGaussian(c.Env.Family.Dim, config.Shared[sigmaKeys](c, "env.family").Sigma)
 	},
@@ -29,15 +29,9 @@ func sigmaAt(c *config.Config, at Site) float64 {
 	return config.Shared[sigmaKeys](c, "env.family").Sigma
 }
 
-// trueScales returns env.family.sigma per coordinate of the true family:
-// the units of the kernel bandwidths of model.kink kernel.
-func trueScales(c *config.Config, ds int) []float64 {
-	s := make([]float64, ds)
-	for i := range s {
-		s[i] = config.Shared[sigmaKeys](c, "env.family").Sigma
-	}
-	return s
-}
+// familySigma is the Family.Scale of the families with a Gaussian base
+// measure: env.family.sigma.
+func familySigma(c *config.Config) float64 { return config.Shared[sigmaKeys](c, "env.family").Sigma }
 
 func validateGaussian(c *config.Config, bad config.Bad) {
 	sigma := config.Shared[sigmaKeys](c, "env.family").Sigma

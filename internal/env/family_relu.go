@@ -31,18 +31,21 @@ var relu = Family{Part: config.Part{Name: "relu",
 	Uses: kinkUses, Stats: 2, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0"), Validate: validateKinked},
 	Formula: Formula{LogQ: logQGauss, Psi: []string{"x", "relu(x)"}, Note: sigmaNote + "; the authors' custom_for_exp_relu; the kink by model.kink"},
 	EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma, EnvKeys: &sigmaKeys{Sigma: 1}, ModelKeys: &kinkDefaults,
+	Scale: familySigma, Learner: setKink,
 	Coord: func(c *config.Config, at Site) (expfam.Coord, error) { return newReLU(c, at, 2) }}
 
-// kinkOf returns model.kink and the kernel bandwidths kink_bandwidth·σ_i
-// of score matching's kink term for coordinates of scales sigma (used by
-// model.kink kernel): the learners' treatment of the relu families' kink.
-func kinkOf(c *config.Config, sigma []float64) (string, []float64) {
+// setKink is the relu families' Family.Learner: the learners' treatment
+// of their kink, model.kink, and the kernel bandwidths kink_bandwidth·σ_i
+// of score matching's kink term (used by model.kink kernel) for
+// coordinates of scales sigma. relu and relu-mog share the keys, so either
+// sets the same values.
+func setKink(c *config.Config, sigma []float64, m *ModelSpec) {
 	k := config.Shared[kinkKeys](c, "model")
 	h := make([]float64, len(sigma))
 	for i, s := range sigma {
 		h[i] = k.KinkBandwidth * s
 	}
-	return k.Kink, h
+	m.Kink, m.KinkBandwidth = k.Kink, h
 }
 
 func newReLU(c *config.Config, at Site, stats int) (expfam.Coord, error) {

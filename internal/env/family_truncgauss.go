@@ -18,7 +18,7 @@ type truncKeys struct {
 var truncatedGaussian = Family{Part: config.Part{Name: "truncated-gaussian", C: constText(boundaryC),
 	Uses: []string{"model.weight_cap", "env.family.low", "env.family.high"}, Validate: validateTruncated},
 	Formula: Formula{Lo: "low", Hi: "high", LogQ: logQGauss, Psi: []string{"x/sigma^2"}, Note: "N(W phi, sigma²) truncated to (low, high) = (env.family.low, env.family.high), " + sigmaNote + "; " + weightedNote},
-	EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma,
+	EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma, Scale: familySigma,
 	EnvKeys: &truncKeys{Sigma: 1, Low: -1, High: 1}, ModelKeys: &capKeys{},
 	Coord: func(c *config.Config, at Site) (expfam.Coord, error) {
 		k := config.Shared[truncKeys](c, "env.family")

@@ -2,6 +2,7 @@ package env
 
 import (
 	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -36,12 +37,12 @@ func TestMountainCarMatchesGymnasium(t *testing.T) {
 	} {
 		s, a, out := []float64{c.p, c.v}, []float64{c.a}, make([]float64, 2)
 		sim.Step(s, a, nil, out)
-		if math.Abs(out[0]-c.wantP) > 1e-15 || math.Abs(out[1]-c.wantV) > 1e-15 {
+		if !testutil.AbsWithin(out[0], c.wantP, 1e-15) || !testutil.AbsWithin(out[1], c.wantV, 1e-15) {
 			t.Errorf("step(%v, %v) = %.17g, Gymnasium (%.17g, %.17g)", s, c.a, out, c.wantP, c.wantV)
 		}
 		done, bonus := m.Task.Terminal(out)
 		r := m.Task.Reward(s, a) + bonus
-		if done != c.done || math.Abs(r-c.reward) > 1e-12 {
+		if done != c.done || !testutil.AbsWithin(r, c.reward, 1e-12) {
 			t.Errorf("step(%v, %v): terminal %v, reward %v; Gymnasium %v, %v", s, c.a, done, r, c.done, c.reward)
 		}
 	}
@@ -126,7 +127,7 @@ func TestMountainCarNoise(t *testing.T) {
 	for i, sd := range sds {
 		mean := sum[i] / n
 		got := math.Sqrt(sum2[i]/n - mean*mean)
-		if math.Abs(mean) > 5*sd/math.Sqrt(n) || math.Abs(got-sd) > 5*sd/math.Sqrt(2*n) {
+		if math.Abs(mean) > 5*sd/math.Sqrt(n) || !testutil.AbsWithin(got, sd, 5*sd/math.Sqrt(2*n)) {
 			t.Errorf("coordinate %d: noise mean %v, sd %v; want 0, %v", i, mean, got, sd)
 		}
 	}

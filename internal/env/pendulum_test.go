@@ -64,15 +64,13 @@ func TestPendulumMatchesGymnasium(t *testing.T) {
 		{[]float64{0.9950041652780258, -0.09983341664682815, -7.95}, -2, []float64{0.8775825618903728, -0.479425538604203, -8.0}, -6.33425},
 	} {
 		a := []float64{c.a}
-		if r := m.Task.Reward(c.s, a); math.Abs(r-c.reward) > 1e-12 {
+		if r := m.Task.Reward(c.s, a); !testutil.AbsWithin(r, c.reward, 1e-12) {
 			t.Errorf("r(%v, %v) = %.17g, Gymnasium %.17g", c.s, c.a, r, c.reward)
 		}
 		got := make([]float64, 3)
 		sim.Step(c.s, a, nil, got)
 		for i := range got {
-			if math.Abs(got[i]-c.want[i]) > 1e-12 {
-				t.Errorf("step(%v, %v)[%d] = %.17g, Gymnasium %.17g", c.s, c.a, i, got[i], c.want[i])
-			}
+			testutil.AbsClosef(t, got[i], c.want[i], 1e-12, "step(%v, %v)[%d] = %.17g, Gymnasium %.17g", c.s, c.a, i, got[i], c.want[i])
 		}
 	}
 	// Three steps from θ = 1, θ̇ = 0 with u = 2, −1, 0.5: state and return.
@@ -85,13 +83,9 @@ func TestPendulumMatchesGymnasium(t *testing.T) {
 	}
 	want := []float64{0.3370019905093254, 0.9415039343479944, 2.179826071924782}
 	for i := range s {
-		if math.Abs(s[i]-want[i]) > 1e-12 {
-			t.Errorf("after 3 steps s[%d] = %.17g, Gymnasium %.17g", i, s[i], want[i])
-		}
+		testutil.AbsClosef(t, s[i], want[i], 1e-12, "after 3 steps s[%d] = %.17g, Gymnasium %.17g", i, s[i], want[i])
 	}
-	if math.Abs(ret-(-3.641912058991247)) > 1e-12 {
-		t.Errorf("3-step return %.17g, Gymnasium −3.641912058991247", ret)
-	}
+	testutil.AbsClosef(t, ret, (-3.641912058991247), 1e-12, "3-step return %.17g, Gymnasium −3.641912058991247", ret)
 	if m.Dim != 3 || m.Box == nil || m.Box.Low[0] != -2 || m.Task.Terminates() {
 		t.Errorf("MDP %+v", m)
 	}
@@ -110,14 +104,14 @@ func TestPendulumInit(t *testing.T) {
 	var absTh, w float64
 	for range n {
 		m.Init(rng, s)
-		if math.Abs(s[0]*s[0]+s[1]*s[1]-1) > 1e-15 || math.Abs(s[2]) > 1 {
+		if !testutil.AbsWithin(s[0]*s[0]+s[1]*s[1], 1, 1e-15) || math.Abs(s[2]) > 1 {
 			t.Fatalf("s_1 = %v", s)
 		}
 		absTh += math.Abs(math.Atan2(s[1], s[0]))
 		w += s[2]
 	}
 	// |θ| ~ Unif[0, π]: sd π/√12; θ̇ ~ Unif[−1, 1]: sd 1/√3.
-	if se := math.Pi / math.Sqrt(12*n); math.Abs(absTh/n-math.Pi/2) > 5*se {
+	if se := math.Pi / math.Sqrt(12*n); !testutil.AbsWithin(absTh/n, math.Pi/2, 5*se) {
 		t.Errorf("E|θ_1| = %v, want π/2 ± %v", absTh/n, 5*se)
 	}
 	if se := 1 / math.Sqrt(3*n); math.Abs(w/n) > 5*se {
@@ -173,7 +167,7 @@ func TestPendulumNoise(t *testing.T) {
 	}{{"θ̇'", sw, sw2, sdW}, {"θ'", st, st2, sdTh}} {
 		mean := c.sum / n
 		sd := math.Sqrt(c.sum2/n - mean*mean)
-		if math.Abs(mean) > 5*c.wantSD/math.Sqrt(n) || math.Abs(sd-c.wantSD) > 5*c.wantSD/math.Sqrt(2*n) {
+		if math.Abs(mean) > 5*c.wantSD/math.Sqrt(n) || !testutil.AbsWithin(sd, c.wantSD, 5*c.wantSD/math.Sqrt(2*n)) {
 			t.Errorf("%s noise: mean %v, sd %v; want 0, %v", c.name, mean, sd, c.wantSD)
 		}
 	}

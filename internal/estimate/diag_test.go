@@ -56,10 +56,10 @@ func TestHeldOutLogLik(t *testing.T) {
 	}
 	n := float64(data.Len())
 	want, wantLDS = want/n, wantLDS/n
-	if got := HeldOutLogLik("sm", mdp, w, phi, data); math.Abs(got-want) > 1e-6 {
+	if got := HeldOutLogLik("sm", mdp, w, phi, data); !testutil.AbsWithin(got, want, 1e-6) {
 		t.Errorf("held-out log-likelihood %.10g, numerical integration %.10g", got, want)
 	}
-	if got := HeldOutLogLik("lds", mdp, w, phi, data); math.Abs(got-wantLDS) > 1e-12 {
+	if got := HeldOutLogLik("lds", mdp, w, phi, data); !testutil.AbsWithin(got, wantLDS, 1e-12) {
 		t.Errorf("lds held-out log-likelihood %.10g, want %.10g", got, wantLDS)
 	}
 	// No allocation per transition: 5 and 50 transitions cost the same.

@@ -54,7 +54,7 @@ func TestLogLikMCMCAgainstQuadrature(t *testing.T) {
 		}
 		want += expfam.LogDensity(mc, eta, d.Next[2*i:2*i+2], math.Log(z), psi) / 3
 	}
-	if !(se > 0) || math.Abs(ll-want) > 3*se+1e-6 {
+	if !(se > 0) || !testutil.AbsWithin(ll, want, 3*se+1e-6) {
 		t.Errorf("log-likelihood %v ± %v, quadrature %v: %.2g standard errors apart", ll, se, want, math.Abs(ll-want)/se)
 	}
 	if testing.Verbose() {

@@ -116,9 +116,7 @@ func TestSharedBlocksAreBitIdentical(t *testing.T) {
 				t.Fatal(err1, err2)
 			}
 			for i := range ses {
-				if math.Abs(ses[i]-seo[i]) > 1e-12*math.Abs(seo[i]) {
-					t.Errorf("se[%d] = %v shared, %v per block", i, ses[i], seo[i])
-				}
+				testutil.AbsClosef(t, ses[i], seo[i], 1e-12*math.Abs(seo[i]), "se[%d] = %v shared, %v per block", i, ses[i], seo[i])
 			}
 
 			grid := []float64{1e-4, 1e-2, 1}

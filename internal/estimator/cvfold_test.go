@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -105,7 +106,7 @@ func TestCrossValidateLDSEqualsRefit(t *testing.T) {
 				}
 			}
 			refit[p] /= n
-			if got := cv.Points[p].Loss + free; math.Abs(got-refit[p]) > 1e-9*(1+math.Abs(refit[p])) {
+			if got := cv.Points[p].Loss + free; !testutil.AbsWithin(got, refit[p], 1e-9*(1+math.Abs(refit[p]))) {
 				t.Errorf("σ %v λ = %g: CV loss + W-free term %.12g, re-fit %.12g", sigma, l, got, refit[p])
 			}
 		}
@@ -177,7 +178,7 @@ func TestMLECrossValidateEqualsRefit(t *testing.T) {
 			}
 		}
 		refit[p] /= n
-		if got := cv.Points[p].Loss; math.Abs(got-refit[p]) > 1e-6*(1+math.Abs(refit[p])) {
+		if got := cv.Points[p].Loss; !testutil.AbsWithin(got, refit[p], 1e-6*(1+math.Abs(refit[p]))) {
 			t.Errorf("λ = %g: CV loss %.10g, re-fit %.10g", l, got, refit[p])
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,12 +37,10 @@ func checkConditioning(t *testing.T, what string, f *Fit, v []float64, d int) {
 	if !ok {
 		t.Fatalf("%s: Conditioning failed", what)
 	}
-	if want := hi / lo; math.Abs(got.Cond-want) > 1e-8*want {
+	if want := hi / lo; !testutil.AbsWithin(got.Cond, want, 1e-8*want) {
 		t.Errorf("%s: cond %.12g, dense %.12g", what, got.Cond, want)
 	}
-	if math.Abs(got.MinEig-vlo) > 1e-9*hi {
-		t.Errorf("%s: λ_min(V) %.12g, dense %.12g", what, got.MinEig, vlo)
-	}
+	testutil.AbsClosef(t, got.MinEig, vlo, 1e-9*hi, "%s: λ_min(V) %.12g, dense %.12g", what, got.MinEig, vlo)
 }
 
 // The diagnostics of a fit are the spectrum of the V + λI it solves with,

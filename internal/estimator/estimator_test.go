@@ -76,9 +76,7 @@ func TestGaussianSMEqualsRidge(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range fs.W {
-			if math.Abs(fs.W[i]-fl.W[i]) > 1e-9*(1+math.Abs(fl.W[i])) {
-				t.Errorf("σ=%g: SM W[%d] = %.15g, ridge %.15g", sigma, i, fs.W[i], fl.W[i])
-			}
+			testutil.AbsClosef(t, fs.W[i], fl.W[i], 1e-9*(1+math.Abs(fl.W[i])), "σ=%g: SM W[%d] = %.15g, ridge %.15g", sigma, i, fs.W[i], fl.W[i])
 		}
 	}
 }
@@ -188,12 +186,12 @@ func TestStructuredAccumulationEqualsNaiveSum(t *testing.T) {
 		}
 		v, b := sm.V(), sm.B()
 		for i := range v {
-			if math.Abs(v[i]-naiveV[i]) > 1e-10*(1+math.Abs(naiveV[i])) {
+			if !testutil.AbsWithin(v[i], naiveV[i], 1e-10*(1+math.Abs(naiveV[i]))) {
 				t.Fatalf("%v: V[%d,%d] = %g, naive %g", fam, i/d, i%d, v[i], naiveV[i])
 			}
 		}
 		for i := range b {
-			if math.Abs(b[i]-naiveB[i]) > 1e-10*(1+math.Abs(naiveB[i])) {
+			if !testutil.AbsWithin(b[i], naiveB[i], 1e-10*(1+math.Abs(naiveB[i]))) {
 				t.Fatalf("%v: b[%d] = %g, naive %g", fam, i, b[i], naiveB[i])
 			}
 		}
@@ -222,7 +220,7 @@ func TestStructuredAccumulationEqualsNaiveSum(t *testing.T) {
 		a2.Scale(1/lambda, a)
 		lu.Factorize(a2)
 		want, _ := lu.LogDet()
-		if got := f.LogDet(); math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+		if got := f.LogDet(); !testutil.AbsWithin(got, want, 1e-9*(1+math.Abs(want))) {
 			t.Errorf("%v: log det(V/λ+I) = %.12g, dense %.12g", fam, got, want)
 		}
 		delta := make([]float64, d)
@@ -230,14 +228,14 @@ func TestStructuredAccumulationEqualsNaiveSum(t *testing.T) {
 			delta[i] = rng.NormFloat64()
 		}
 		dv := mat.NewVecDense(d, delta)
-		if got, want := f.Norm(delta), math.Sqrt(mat.Inner(dv, a, dv)); math.Abs(got-want) > 1e-9*want {
+		if got, want := f.Norm(delta), math.Sqrt(mat.Inner(dv, a, dv)); !testutil.AbsWithin(got, want, 1e-9*want) {
 			t.Errorf("%v: |δ|_{V+λI} = %.12g, dense %.12g", fam, got, want)
 		}
 		out := make([]float64, d)
 		if err := f.InvSqrt(delta, out); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := f.Norm(out), mat.Norm(dv, 2); math.Abs(got-want) > 1e-9*want {
+		if got, want := f.Norm(out), mat.Norm(dv, 2); !testutil.AbsWithin(got, want, 1e-9*want) {
 			t.Errorf("%v: |U⁻¹z|_{V+λI} = %.12g, want |z| = %.12g", fam, got, want)
 		}
 	}
@@ -301,13 +299,9 @@ func TestMLEAgreesWithSMOnAppendixDensities(t *testing.T) {
 		_, _, v, _ := prod.T.Cumulants(1)
 		se := 1 / math.Sqrt(n*v)
 		t.Logf("%v: θ_SM = %.4f, θ_MLE = %.4f, SE_MLE = %.4f", s, fs.W[0], fm.W[0], se)
-		if math.Abs(fm.W[0]-1) > 4*se {
-			t.Errorf("%v: θ_MLE = %.4f, more than 4 SE (%.4f) from 1", s, fm.W[0], se)
-		}
+		testutil.AbsClosef(t, fm.W[0], 1, 4*se, "%v: θ_MLE = %.4f, more than 4 SE (%.4f) from 1", s, fm.W[0], se)
 		// SM is less efficient than MLE; allow 5 MLE standard errors between them.
-		if math.Abs(fs.W[0]-fm.W[0]) > 5*se {
-			t.Errorf("%v: θ_SM = %.4f and θ_MLE = %.4f differ by more than 5 SE", s, fs.W[0], fm.W[0])
-		}
+		testutil.AbsClosef(t, fs.W[0], fm.W[0], 5*se, "%v: θ_SM = %.4f and θ_MLE = %.4f differ by more than 5 SE", s, fs.W[0], fm.W[0])
 	}
 }
 
@@ -373,12 +367,12 @@ func TestBeta(t *testing.T) {
 	// With the Gaussian constants of the paper (B_psi = σ⁻⁶, B_c = 0,
 	// α₁ = σ⁻⁴, σ = 1) and logDet = 2 log(δ/2) + 2, β = sqrt(2)·1 + sqrt(λ)B.
 	logDet := 2*math.Log(0.05/2) + 2
-	if got, want := BetaTheory(logDet, 0.05, 0.25, 1, 0, 1, 2), math.Sqrt2+0.5*2; math.Abs(got-want) > 1e-12 {
+	if got, want := BetaTheory(logDet, 0.05, 0.25, 1, 0, 1, 2), math.Sqrt2+0.5*2; !testutil.AbsWithin(got, want, 1e-12) {
 		t.Errorf("BetaTheory = %.15g, want %.15g", got, want)
 	}
 	// (√B_psi + √B_c)² = (√2 + √0.5)² = 4.5 and α₁ = 4: the first factor is
 	// sqrt(2·4.5/4) = 1.5.
-	if got, want := BetaTheory(logDet, 0.05, 0.25, 2, 0.5, 4, 2), 1.5+0.5*2; math.Abs(got-want) > 1e-12 {
+	if got, want := BetaTheory(logDet, 0.05, 0.25, 2, 0.5, 4, 2), 1.5+0.5*2; !testutil.AbsWithin(got, want, 1e-12) {
 		t.Errorf("BetaTheory = %.15g, want %.15g", got, want)
 	}
 	if k := GaussianSM(0.5); k.BPsi != 64 || k.BC != 0 || k.Alpha1 != 16 {
@@ -387,7 +381,7 @@ func TestBeta(t *testing.T) {
 	if k := GaussianLS(0.5); k.BPsi != 4 || k.BC != 0 || k.Alpha1 != 4 {
 		t.Errorf("GaussianLS(0.5) = %+v, want σ⁻² = 4, 0, σ⁻² = 4", k)
 	}
-	if got, want := BetaPractical(3, math.Exp(-0.5), 2), 2*math.Sqrt(4); math.Abs(got-want) > 1e-12 {
+	if got, want := BetaPractical(3, math.Exp(-0.5), 2), 2*math.Sqrt(4); !testutil.AbsWithin(got, want, 1e-12) {
 		t.Errorf("BetaPractical = %.15g, want %.15g", got, want)
 	}
 }
@@ -506,22 +500,18 @@ func TestLDSPrecisionIsItsModels(t *testing.T) {
 					t.Fatalf("Ŵ depends on σ: %v vs %v", f.W, f1.W)
 				}
 			}
-			if math.Abs(f.LogDet()-f1.LogDet()) > 1e-12*math.Abs(f1.LogDet()) {
-				t.Errorf("log det(V/λ + I) = %g with σ = %g, %g with σ = 1", f.LogDet(), sigma, f1.LogDet())
-			}
-			if got, want := f.Ridge(), lambda/(sigma*sigma); math.Abs(got-want) > 1e-15 {
+			testutil.AbsClosef(t, f.LogDet(), f1.LogDet(), 1e-12*math.Abs(f1.LogDet()), "log det(V/λ + I) = %g with σ = %g, %g with σ = 1", f.LogDet(), sigma, f1.LogDet())
+			if got, want := f.Ridge(), lambda/(sigma*sigma); !testutil.AbsWithin(got, want, 1e-15) {
 				t.Errorf("Ridge = %g, want λ/σ² = %g", got, want)
 			}
-			if got, want := f.Norm(delta), f1.Norm(delta)/sigma; math.Abs(got-want) > 1e-12*want {
+			if got, want := f.Norm(delta), f1.Norm(delta)/sigma; !testutil.AbsWithin(got, want, 1e-12*want) {
 				t.Errorf("|δ|_P = %g, want |δ|_{G+λI}/σ = %g", got, want)
 			}
 		}
 	}
 	mean, se := sum/reps, math.Sqrt(2*d/reps)
 	t.Logf("mean |Ŵ − W0|²_P = %.3f, χ²_%g mean %g ± %.3f", mean, d, d, se)
-	if math.Abs(mean-d) > 4*se {
-		t.Errorf("mean |Ŵ − W0|²_P = %.3f, want %g ± %.3f", mean, d, 4*se)
-	}
+	testutil.AbsClosef(t, mean, d, 4*se, "mean |Ŵ − W0|²_P = %.3f, want %g ± %.3f", mean, d, 4*se)
 	if _, err := NewLDS(2, 3).FitNoise(1, []float64{1}); err == nil {
 		t.Error("FitNoise accepted one σ for two rows")
 	}

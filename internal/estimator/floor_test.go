@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -248,13 +249,9 @@ func TestSMFloorClosedForm(t *testing.T) {
 	f, plain := fit(5), fit(0)
 	for j := range 2 {
 		want := c1*u1[j] + c2*u2[j]
-		if math.Abs(f.W[j]-want) > 1e-12*math.Abs(want) {
-			t.Errorf("Ŵ_%d = %.17g, want %.17g", j, f.W[j], want)
-		}
+		testutil.AbsClosef(t, f.W[j], want, 1e-12*math.Abs(want), "Ŵ_%d = %.17g, want %.17g", j, f.W[j], want)
 		plainWant := c1*u1[j] - (u2[0]*b[0]+u2[1]*b[1])/(mu[1]+lambda)*u2[j]
-		if math.Abs(plain.W[j]-plainWant) > 1e-9*math.Abs(plainWant) {
-			t.Errorf("plain Ŵ_%d = %.17g, want %.17g", j, plain.W[j], plainWant)
-		}
+		testutil.AbsClosef(t, plain.W[j], plainWant, 1e-9*math.Abs(plainWant), "plain Ŵ_%d = %.17g, want %.17g", j, plain.W[j], plainWant)
 	}
 	if f.LogDet() != plain.LogDet() {
 		t.Errorf("LogDet %v with the floor, %v without: the precision must stay V + λI", f.LogDet(), plain.LogDet())
@@ -398,7 +395,7 @@ func TestSMStudyDirection(t *testing.T) {
 	se := math.Sqrt(meat) / (mu + 1e-4)
 	t.Logf("u = %.3f; uᵀVu = %.4g, tr(V)/5 = %.4g (%.3g per transition); u·b = %.4g, u·Ŵ = %.4g (−u·b/uᵀVu = %.4g), u·W0 = %.3g, sandwich se %.3g",
 		u, mu, tr/5, tr/(5*300), ub, uw, -ub/mu, uw0, se)
-	if math.Abs(math.Abs(u[3])-math.Sqrt(0.5)) > 0.01 || math.Abs(u[3]+u[4]) > 0.01 {
+	if !testutil.AbsWithin(math.Abs(u[3]), math.Sqrt(0.5), 0.01) || math.Abs(u[3]+u[4]) > 0.01 {
 		t.Errorf("direction of least information %v, want ±(e_a0 − e_1)/√2", u)
 	}
 	if !(mu < tr/(5*300)) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/mcmc"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -149,7 +150,7 @@ func TestMCMCMLEGaussian(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range want {
-		if math.Abs(smFit.W[i]-want[i]) > 1e-9 {
+		if !testutil.AbsWithin(smFit.W[i], want[i], 1e-9) {
 			t.Fatalf("SM W[%d] = %.12g, closed form %.12g", i, smFit.W[i], want[i])
 		}
 	}
@@ -217,9 +218,7 @@ func checkMCMCMLE(t *testing.T, name string, f *Fit, rep MCMCReport, want, se, i
 	for i := range want {
 		sd := math.Sqrt(se[i])
 		worst = max(worst, math.Abs(f.W[i]-want[i])/sd)
-		if math.Abs(f.W[i]-want[i]) > 0.5*sd {
-			t.Errorf("%s: MCMC MLE W[%d] = %.5f, closed form %.5f: off by %.2f SM standard errors (> 0.5)", name, i, f.W[i], want[i], math.Abs(f.W[i]-want[i])/sd)
-		}
+		testutil.AbsClosef(t, f.W[i], want[i], 0.5*sd, "%s: MCMC MLE W[%d] = %.5f, closed form %.5f: off by %.2f SM standard errors (> 0.5)", name, i, f.W[i], want[i], math.Abs(f.W[i]-want[i])/sd)
 	}
 	t.Logf("%s: largest |W − closed form| = %.3f SM standard errors", name, worst)
 	// The information block is Σ_t Ĉ_t ⊗ phi_t phi_tᵀ with Ĉ_t ≈ Λ⁻¹: its
@@ -357,9 +356,7 @@ func TestMCMCMLEAgainstNewton(t *testing.T) {
 	for i := range want.W {
 		sd := math.Sqrt(v[i])
 		worst = max(worst, math.Abs(got.W[i]-want.W[i])/sd)
-		if math.Abs(got.W[i]-want.W[i]) > 0.5*sd {
-			t.Errorf("W[%d]: MCMC %.5f, Newton %.5f: %.2f standard errors apart (> 0.5)", i, got.W[i], want.W[i], math.Abs(got.W[i]-want.W[i])/sd)
-		}
+		testutil.AbsClosef(t, got.W[i], want.W[i], 0.5*sd, "W[%d]: MCMC %.5f, Newton %.5f: %.2f standard errors apart (> 0.5)", i, got.W[i], want.W[i], math.Abs(got.W[i]-want.W[i])/sd)
 	}
 	t.Logf("largest |W_MCMC − W_Newton| = %.3f standard errors", worst)
 	// The observed information (Ĉ_t from the chains) and the sandwiches

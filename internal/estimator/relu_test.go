@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // reluData draws n transitions s ~ Unif[−1, 1], phi = [s, 1],
@@ -171,9 +172,7 @@ func TestMLEReLU(t *testing.T) {
 				se += v * v
 			}
 			se = math.Sqrt(se)
-			if math.Abs(f.W[j]-w0[j]) > 6*se+1e-3 {
-				t.Errorf("stats %d: Ŵ[%d] = %.4f, W0 %.4f (scale %.4f)", stats, j, f.W[j], w0[j], se)
-			}
+			testutil.AbsClosef(t, f.W[j], w0[j], 6*se+1e-3, "stats %d: Ŵ[%d] = %.4f, W0 %.4f (scale %.4f)", stats, j, f.W[j], w0[j], se)
 		}
 	}
 }

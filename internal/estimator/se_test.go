@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -122,19 +123,17 @@ func TestSandwichEqualsDense(t *testing.T) {
 			}
 			w, want := denseSandwich(t, fam, phis, nexts, lambda)
 			for i := range want {
-				if math.Abs(f.W[i]-w[i]) > 1e-9*(1+math.Abs(w[i])) {
+				if !testutil.AbsWithin(f.W[i], w[i], 1e-9*(1+math.Abs(w[i]))) {
 					t.Fatalf("%v λ=%g: W[%d] = %.12g, dense %.12g", fam, lambda, i, f.W[i], w[i])
 				}
-				if math.Abs(got[i]-want[i]) > 1e-9*math.Abs(want[i]) {
-					t.Errorf("%v λ=%g: sandwich variance[%d] = %.12g, dense %.12g", fam, lambda, i, got[i], want[i])
-				}
+				testutil.AbsClosef(t, got[i], want[i], 1e-9*math.Abs(want[i]), "%v λ=%g: sandwich variance[%d] = %.12g, dense %.12g", fam, lambda, i, got[i], want[i])
 			}
 			hc1, err := sm.Sandwich(f, n, func(i int) ([]float64, []float64) { return phis[i], nexts[i] }, SEOptions{HC1: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			d := float64(len(want))
-			if r := hc1[0] / got[0]; math.Abs(r-n/(n-d)) > 1e-12 {
+			if r := hc1[0] / got[0]; !testutil.AbsWithin(r, n/(n-d), 1e-12) {
 				t.Errorf("%v: HC1/HC0 = %v, want n/(n−d) = %v", fam, r, n/(n-d))
 			}
 		}
@@ -221,11 +220,9 @@ func TestSandwichGaussianIsHC0(t *testing.T) {
 		for j := range 3 {
 			want := hc0.At(j, j)
 			for name, got := range map[string]float64{"SM sandwich": vs[k*3+j], "MLE sandwich": vm[k*3+j], "LDS sandwich": vl[k*3+j]} {
-				if math.Abs(got-want) > 1e-9*want {
-					t.Errorf("W[%d,%d]: %s %.12g, HC0 %.12g", k, j, name, got, want)
-				}
+				testutil.AbsClosef(t, got, want, 1e-9*want, "W[%d,%d]: %s %.12g, HC0 %.12g", k, j, name, got, want)
 			}
-			if got, want := vi[k*3+j], sigma*sigma*xinv.At(j, j); math.Abs(got-want) > 1e-9*want {
+			if got, want := vi[k*3+j], sigma*sigma*xinv.At(j, j); !testutil.AbsWithin(got, want, 1e-9*want) {
 				t.Errorf("W[%d,%d]: inverse information %.12g, σ²(XᵀX)⁻¹ %.12g", k, j, got, want)
 			}
 		}
@@ -386,7 +383,7 @@ func TestCrossValidateEqualsRefit(t *testing.T) {
 				}
 			}
 			want /= n
-			if got := cv.Points[i].Loss; math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+			if got := cv.Points[i].Loss; !testutil.AbsWithin(got, want, 1e-9*(1+math.Abs(want))) {
 				t.Errorf("%v λ=%g: CV loss %.12g, re-fit %.12g", fam, l, got, want)
 			}
 		}
@@ -406,7 +403,7 @@ func TestCrossValidateEqualsRefit(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range fa.W {
-			if math.Abs(fa.W[i]-fc.W[i]) > 1e-10*(1+math.Abs(fa.W[i])) {
+			if !testutil.AbsWithin(fa.W[i], fc.W[i], 1e-10*(1+math.Abs(fa.W[i]))) {
 				t.Errorf("%v: W from the fold sums %v, from one pass %v", fam, fc.W, fa.W)
 				break
 			}

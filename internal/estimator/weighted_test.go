@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
 )
@@ -86,12 +87,12 @@ func TestWeightedAddEqualsPerTransitionSum(t *testing.T) {
 		}
 		got, gotB := e.V(), e.B()
 		for i := range v {
-			if math.Abs(got[i]-v[i]) > 1e-10*(1+math.Abs(v[i])) {
+			if !testutil.AbsWithin(got[i], v[i], 1e-10*(1+math.Abs(v[i]))) {
 				t.Fatalf("%s: V[%d] = %v, per-transition sum %v", c.name, i, got[i], v[i])
 			}
 		}
 		for i := range b {
-			if math.Abs(gotB[i]-b[i]) > 1e-10*(1+math.Abs(b[i])) {
+			if !testutil.AbsWithin(gotB[i], b[i], 1e-10*(1+math.Abs(b[i]))) {
 				t.Fatalf("%s: b[%d] = %v, per-transition sum %v", c.name, i, gotB[i], b[i])
 			}
 		}
@@ -202,9 +203,7 @@ func TestWeightedNormalEquationsAreObjectiveGradient(t *testing.T) {
 		wp[i] += step
 		wm[i] -= step
 		fd := (weightedObjective(cs, ws, dphi, wp, phis, nexts) - weightedObjective(cs, ws, dphi, wm, phis, nexts)) / (2 * step)
-		if math.Abs(fd-grad) > 1e-4*(1+math.Abs(grad)) {
-			t.Errorf("∂J/∂w[%d]: normal equations %.8g, finite differences %.8g", i, grad, fd)
-		}
+		testutil.AbsClosef(t, fd, grad, 1e-4*(1+math.Abs(grad)), "∂J/∂w[%d]: normal equations %.8g, finite differences %.8g", i, grad, fd)
 	}
 }
 
@@ -411,7 +410,7 @@ func TestWeightedConfidenceUsesWeightedV(t *testing.T) {
 	if !ch.Factorize(p) {
 		t.Fatal("V/λ + I not positive definite")
 	}
-	if got, want := f.LogDet(), ch.LogDet(); math.Abs(got-want) > 1e-9*math.Abs(want) {
+	if got, want := f.LogDet(), ch.LogDet(); !testutil.AbsWithin(got, want, 1e-9*math.Abs(want)) {
 		t.Errorf("LogDet %.12g, log det(V_w/λ + I) %.12g", got, want)
 	}
 	delta := make([]float64, d)
@@ -425,7 +424,7 @@ func TestWeightedConfidenceUsesWeightedV(t *testing.T) {
 			q += delta[i] * v[i*d+j] * delta[j]
 		}
 	}
-	if got := f.Norm(delta); math.Abs(got*got-q) > 1e-9*q {
+	if got := f.Norm(delta); !testutil.AbsWithin(got*got, q, 1e-9*q) {
 		t.Errorf("|δ|²_P = %.12g, δᵀ(V_w + λI)δ = %.12g", got*got, q)
 	}
 	out := make([]float64, d)
@@ -436,7 +435,7 @@ func TestWeightedConfidenceUsesWeightedV(t *testing.T) {
 	for _, z := range delta {
 		z2 += z * z
 	}
-	if got := f.Norm(out); math.Abs(got*got-z2) > 1e-9*z2 {
+	if got := f.Norm(out); !testutil.AbsWithin(got*got, z2, 1e-9*z2) {
 		t.Errorf("|R⁻¹z|²_P = %.12g, |z|² = %.12g", got*got, z2)
 	}
 }
@@ -503,7 +502,7 @@ func TestWeightedSandwichEqualsDense(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range d {
-			if math.Abs(f.W[i]-w.AtVec(i)) > 1e-9*(1+math.Abs(w.AtVec(i))) {
+			if !testutil.AbsWithin(f.W[i], w.AtVec(i), 1e-9*(1+math.Abs(w.AtVec(i)))) {
 				t.Fatalf("%s: W[%d] = %.12g, dense %.12g", c.name, i, f.W[i], w.AtVec(i))
 			}
 		}
@@ -528,9 +527,7 @@ func TestWeightedSandwichEqualsDense(t *testing.T) {
 		cov.Mul(&tmp, &inv)
 		for i := range d {
 			want := cov.At(i, i)
-			if math.Abs(got[i]-want) > 1e-8*math.Abs(want)+1e-300 {
-				t.Errorf("%s: sandwich variance[%d] = %.12g, dense %.12g", c.name, i, got[i], want)
-			}
+			testutil.AbsClosef(t, got[i], want, 1e-8*math.Abs(want)+1e-300, "%s: sandwich variance[%d] = %.12g, dense %.12g", c.name, i, got[i], want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestKDEOfNormalDraws checks the kernel density estimate behind the
@@ -21,11 +23,9 @@ func TestKDEOfNormalDraws(t *testing.T) {
 	for x := -6.0; x < 6; x += 0.01 {
 		mass += f(x) * 0.01
 	}
-	if math.Abs(mass-1) > 1e-3 {
-		t.Errorf("∫ kde = %v", mass)
-	}
+	testutil.AbsClosef(t, mass, 1, 1e-3, "∫ kde = %v", mass)
 	for _, x := range []float64{-2, -1, 0, 0.5, 1.5} {
-		if want := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi); math.Abs(f(x)-want) > 0.01 {
+		if want := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi); !testutil.AbsWithin(f(x), want, 0.01) {
 			t.Errorf("kde(%v) = %v, want %v ± 0.01", x, f(x), want)
 		}
 	}

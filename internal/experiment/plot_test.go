@@ -212,7 +212,13 @@ func TestPlotSnapshotWithUnusedSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	addMPPI(t, filepath.Join(root, s.Points[0].Name))
-	if _, err := PlotSweep(root, "", "svg"); err != nil {
+	got, err := PlotSweep(root, "", "svg")
+	if err != nil {
 		t.Fatalf("plot of a sweep whose point snapshot has an unused section: %v", err)
+	}
+	// plot --in draws the sweep's figures and its points' in place (the
+	// check TestSweepFiguresAndPlot made with a sweep of its own).
+	if !strings.Contains(strings.Join(got, " "), "sweep_regret_planner.tau.svg") || !strings.Contains(strings.Join(got, " "), s.Points[1].Name+"/plots/w_error.svg") {
+		t.Errorf("plot --in drew %v", got)
 	}
 }

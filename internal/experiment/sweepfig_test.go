@@ -48,18 +48,15 @@ func TestSweepFiguresAndPlot(t *testing.T) {
 			t.Errorf("report.md lacks %q:\n%s", want, report)
 		}
 	}
-	os.Remove(figs[0])
-	got, err := PlotSweep(root, "", "svg")
+	out := filepath.Join(t.TempDir(), "figs")
+	// svg: the PNGs were checked above; this checks where --out puts them
+	// (TestPlotSnapshotWithUnusedSection checks plot --in in place).
+	got, err := PlotSweep(root, out, "svg")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(got, " "), "sweep_regret_planner.tau.svg") || !strings.Contains(strings.Join(got, " "), s.Points[1].Name+"/plots/w_error.svg") {
-		t.Errorf("plot --in drew %v", got)
-	}
-	out := filepath.Join(t.TempDir(), "figs")
-	// svg: the PNGs were checked above; this checks where --out puts them.
-	if _, err := PlotSweep(root, out, "svg"); err != nil {
-		t.Fatal(err)
+	if !strings.Contains(strings.Join(got, " "), "sweep_regret_planner.tau.svg") || !strings.Contains(strings.Join(got, " "), s.Points[1].Name+"/w_error.svg") {
+		t.Errorf("plot --out drew %v", got)
 	}
 	for _, f := range []string{"sweep_heatmap_regret.svg", plotting.ReportFile, filepath.Join(s.Points[3].Name, "cum_regret.svg")} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {

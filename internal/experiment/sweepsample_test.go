@@ -14,6 +14,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/grid"
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/runner"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // tinyBase is a config file for sweeps: 2 seeds of 3 episodes.
@@ -101,7 +102,7 @@ func TestSweepOverAgents(t *testing.T) {
 		}
 		oracle[tau] = r.CumReward
 	}
-	if got, want := aggregateValue(t, root, "lds", "mean"), sum/float64(n); n != 4 || math.Abs(got-want) > 1e-12*math.Abs(want) {
+	if got, want := aggregateValue(t, root, "lds", "mean"), sum/float64(n); n != 4 || !testutil.AbsWithin(got, want, 1e-12*math.Abs(want)) {
 		t.Errorf("lds mean over points %v (from %d seeds), want %v", got, n, want)
 	}
 }
@@ -171,7 +172,7 @@ func TestSweepNormalisedAcrossTasks(t *testing.T) {
 			want += (x - r) / (o - r)
 			n++
 		}
-		if got := aggregateValue(t, filepath.Join(root, p.Name), "oracle", "mean"); math.Abs(got-1) > 1e-12 {
+		if got := aggregateValue(t, filepath.Join(root, p.Name), "oracle", "mean"); !testutil.AbsWithin(got, 1, 1e-12) {
 			t.Errorf("point %s: the oracle's normalised mean %v, want 1", p.Name, got)
 		}
 	}
@@ -199,7 +200,7 @@ func TestSweepNormalisedAcrossTasks(t *testing.T) {
 	if k != len(recs) {
 		t.Errorf("aggregate_points.csv has %d rows, the points %d", len(recs)-1, k-1)
 	}
-	if got := aggregateValue(t, root, "sm", "mean"); n != 4 || math.Abs(got-want) > 1e-12 {
+	if got := aggregateValue(t, root, "sm", "mean"); n != 4 || !testutil.AbsWithin(got, want, 1e-12) {
 		t.Errorf("root normalised mean of sm %v over %d seeds, want %v", got, n, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -91,9 +92,16 @@ func boundedCases(t *testing.T) []boundedCase {
 			func(e []float64, x float64) float64 {
 				phi := func(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
 				a, b, z := (tg.Lo-e[0])/tg.Sigma, (tg.Hi-e[0])/tg.Sigma, (x-e[0])/tg.Sigma
-				if a > 0 { // upper tail: survival functions keep the digits
-					q := func(z float64) float64 { return 0.5 * math.Erfc(z/math.Sqrt2) }
-					return (q(a) - q(z)) / (q(a) - q(b))
+				// In a far tail (η = −40, 1000) the survival functions
+				// underflow to 0/0: there ratios of Q(z) = φ(z)R(z), in logs
+				// (Mills ratio R, checked against quadrature in
+				// TestMillsAgainstQuadrature), keep the digits.
+				logQ := func(z float64) float64 { return -0.5*z*z - 0.5*math.Log(2*math.Pi) + logMills(z) }
+				switch {
+				case a > 0: // upper tail: (Q(a) − Q(z)) / (Q(a) − Q(b))
+					return math.Expm1(logQ(z)-logQ(a)) / math.Expm1(logQ(b)-logQ(a))
+				case b < 0: // lower tail: Φ(z) = Q(−z)
+					return (math.Exp(logQ(-z)-logQ(-b)) - math.Exp(logQ(-a)-logQ(-b))) / -math.Expm1(logQ(-a)-logQ(-b))
 				}
 				return (phi(z) - phi(a)) / (phi(b) - phi(a))
 			}},
@@ -130,19 +138,25 @@ func TestBoundedFamiliesAgainstQuadrature(t *testing.T) {
 			if math.Abs(math.Log(z)) > 1e-10 {
 				t.Errorf("%v at η = %v: log Z = %.14g, quadrature %.14g", c.c, eta, a, a+math.Log(z))
 			}
+			// A node where the density underflows to 0 adds 0: there x or ψ
+			// may be infinite (the half-line map's far end), and x·0 would
+			// make the reference NaN, which the comparisons let pass.
 			moment := func(f func(x, dhi float64) float64) float64 {
-				return onSupport(lo, hi, scale, func(x, dhi float64) float64 { return f(x, dhi) * dens(x, dhi) }) / z
+				return onSupport(lo, hi, scale, func(x, dhi float64) float64 {
+					if d := dens(x, dhi); d != 0 {
+						return f(x, dhi) * d
+					}
+					return 0
+				}) / z
 			}
 			mean := moment(func(x, _ float64) float64 { return x })
-			if got := c.c.Mean(eta); math.Abs(got-mean) > 1e-10*(1+math.Abs(mean)) {
+			if got := c.c.Mean(eta); !testutil.AbsWithin(got, mean, 1e-10*(1+math.Abs(mean))) {
 				t.Errorf("%v at η = %v: mean %.14g, quadrature %.14g", c.c, eta, got, mean)
 			}
 			ep := make([]float64, m)
 			for k := range m {
 				ep[k] = moment(func(x, dhi float64) float64 { psiAt(c.c, x, dhi, psi); return psi[k] })
-				if math.Abs(grad[k]-ep[k]) > 1e-9*(1+math.Abs(ep[k])) {
-					t.Errorf("%v at η = %v: E[ψ_%d] %.14g, quadrature %.14g", c.c, eta, k, grad[k], ep[k])
-				}
+				testutil.AbsClosef(t, grad[k], ep[k], 1e-9*(1+math.Abs(ep[k])), "%v at η = %v: E[ψ_%d] %.14g, quadrature %.14g", c.c, eta, k, grad[k], ep[k])
 			}
 			for k := range m {
 				for l := range m {
@@ -150,9 +164,7 @@ func TestBoundedFamiliesAgainstQuadrature(t *testing.T) {
 						psiAt(c.c, x, dhi, psi)
 						return (psi[k] - ep[k]) * (psi[l] - ep[l])
 					})
-					if math.Abs(hess[k*m+l]-cov) > 1e-8*(1+math.Abs(cov)) {
-						t.Errorf("%v at η = %v: Cov[ψ]_%d%d %.14g, quadrature %.14g", c.c, eta, k, l, hess[k*m+l], cov)
-					}
+					testutil.AbsClosef(t, hess[k*m+l], cov, 1e-8*(1+math.Abs(cov)), "%v at η = %v: Cov[ψ]_%d%d %.14g, quadrature %.14g", c.c, eta, k, l, hess[k*m+l], cov)
 				}
 			}
 			// The closed-form CDF at the quartiles of the quadrature's mass.
@@ -161,7 +173,7 @@ func TestBoundedFamiliesAgainstQuadrature(t *testing.T) {
 					continue
 				}
 				want := onSupport(lo, x, scale, func(y, dx float64) float64 { return dens(y, hi-x+dx) }) / z
-				if got := c.cdf(eta, x); math.Abs(got-want) > 1e-9 {
+				if got := c.cdf(eta, x); !testutil.AbsWithin(got, want, 1e-9) {
 					t.Errorf("%v at η = %v: CDF(%g) = %.14g, quadrature %.14g", c.c, eta, x, got, want)
 				}
 			}
@@ -221,7 +233,7 @@ func TestBoundedScoresAndWeights(t *testing.T) {
 			for k := range m {
 				fd := (p1[k] - p2[k]) / (2 * e)
 				d2 := (g1[k] - g2[k]) / (2 * e)
-				if math.Abs(fd-g[k]) > 1e-6*(1+math.Abs(fd)) || math.Abs(dlq*g[k]+d2-xi[k]) > 1e-5*(1+math.Abs(xi[k])) {
+				if !testutil.AbsWithin(fd, g[k], 1e-6*(1+math.Abs(fd))) || !testutil.AbsWithin(dlq*g[k]+d2, xi[k], 1e-5*(1+math.Abs(xi[k]))) {
 					t.Errorf("%v at x = %g: ψ'_%d = %g (fd %g), ξ = %g (fd %g)", c.c, x, k, g[k], fd, xi[k], dlq*g[k]+d2)
 				}
 			}
@@ -292,7 +304,7 @@ func TestDistWeight(t *testing.T) {
 			const e = 1e-7
 			hp, _ := w.At(x + e)
 			hm, _ := w.At(x - e)
-			if fd := (hp - hm) / (2 * e); math.Abs(fd-dh) > 1e-5*(1+math.Abs(dh)) {
+			if fd := (hp - hm) / (2 * e); !testutil.AbsWithin(fd, dh, 1e-5*(1+math.Abs(dh))) {
 				t.Errorf("%v at %g: h' = %g, finite differences %g", w, x, dh, fd)
 			}
 			if h < 0 || h > 1 {
@@ -311,7 +323,7 @@ func TestDistWeight(t *testing.T) {
 func TestTrigamma(t *testing.T) {
 	for _, x := range []float64{1e-3, 0.0625, 0.5, 1, 1.5, 3, 9.99, 10, 17, 123.4, 1e5} {
 		want := mathext.Zeta(2, x)
-		if got := trigamma(x); math.Abs(got-want) > 1e-14*want {
+		if got := trigamma(x); !testutil.AbsWithin(got, want, 1e-14*want) {
 			t.Errorf("trigamma(%g) = %.17g, ζ(2, x) = %.17g", x, got, want)
 		}
 	}
@@ -344,7 +356,5 @@ func TestBoundedDensityOutsideSupport(t *testing.T) {
 		}
 	}
 	z := onSupport(0, 1, 1, func(x, _ float64) float64 { return d([]float64{x}) })
-	if math.Abs(z-1) > 1e-10 {
-		t.Errorf("density integrates to %.12g", z)
-	}
+	testutil.AbsClosef(t, z, 1, 1e-10, "density integrates to %.12g", z)
 }

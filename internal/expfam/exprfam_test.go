@@ -97,7 +97,7 @@ func TestExprGaussian(t *testing.T) {
 		var ga, gh, ea, eh [1]float64
 		a1, ok1 := co.Cumulants([]float64{eta}, ga[:], gh[:])
 		a2, _ := g.Cumulants([]float64{eta}, ea[:], eh[:])
-		if !ok1 || math.Abs(a1-a2) > 1e-9 || math.Abs(ga[0]-ea[0]) > 1e-8 || math.Abs(gh[0]-eh[0]) > 1e-3*eh[0] {
+		if !ok1 || !testutil.AbsWithin(a1, a2, 1e-9) || !testutil.AbsWithin(ga[0], ea[0], 1e-8) || !testutil.AbsWithin(gh[0], eh[0], 1e-3*eh[0]) {
 			t.Errorf("η=%g: cumulants (%v, %v, %v), closed form (%v, %v, %v)", eta, a1, ga[0], gh[0], a2, ea[0], eh[0])
 		}
 		var sg, sx, eg, ex [1]float64
@@ -138,20 +138,16 @@ func TestExprCoordGaussianClosedForm(t *testing.T) {
 		a, ok := c.Cumulants(eta, grad, hess)
 		wantG := []float64{m, -(1 + m*m) / 2}
 		wantH := []float64{1, -m, -m, m*m + 0.5}
-		if !ok || math.Abs(a-(m*m/2+0.5*math.Log(2*math.Pi))) > 1e-10 {
+		if !ok || !testutil.AbsWithin(a, (m*m/2+0.5*math.Log(2*math.Pi)), 1e-10) {
 			t.Errorf("m=%g: log Z %v", m, a)
 		}
 		for k := range 2 {
-			if math.Abs(grad[k]-wantG[k]) > 1e-9 {
-				t.Errorf("m=%g: E[ψ] %v, want %v", m, grad, wantG)
-			}
+			testutil.AbsClosef(t, grad[k], wantG[k], 1e-9, "m=%g: E[ψ] %v, want %v", m, grad, wantG)
 		}
 		for k := range 4 {
-			if math.Abs(hess[k]-wantH[k]) > 1e-8 {
-				t.Errorf("m=%g: Cov[ψ] %v, want %v", m, hess, wantH)
-			}
+			testutil.AbsClosef(t, hess[k], wantH[k], 1e-8, "m=%g: Cov[ψ] %v, want %v", m, hess, wantH)
 		}
-		if mean := c.Mean(eta); math.Abs(mean-m) > 1e-10 {
+		if mean := c.Mean(eta); !testutil.AbsWithin(mean, m, 1e-10) {
 			t.Errorf("m=%g: Mean %v", m, mean)
 		}
 		cd, err := c.cdf(eta)
@@ -182,7 +178,7 @@ func TestExprCoordGaussianClosedForm(t *testing.T) {
 			dn[k] -= h
 			zu, _ := c.LogPartition(up)
 			zd, _ := c.LogPartition(dn)
-			if fd := (zu - zd) / (2 * h); math.Abs(fd-grad[k]) > 1e-6 {
+			if fd := (zu - zd) / (2 * h); !testutil.AbsWithin(fd, grad[k], 1e-6) {
 				t.Errorf("m=%g: ∂A/∂η_%d = %v by differences, E[ψ] = %v", m, k, fd, grad[k])
 			}
 		}
@@ -202,7 +198,7 @@ func TestExprBoundedSupport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := math.Log(math.Expm1(eta) / eta); math.Abs(c.LogZ-want) > 1e-12 {
+		if want := math.Log(math.Expm1(eta) / eta); !testutil.AbsWithin(c.LogZ, want, 1e-12) {
 			t.Errorf("η=%g: log Z %.15g, want %.15g", eta, c.LogZ, want)
 		}
 		lo, hi := c.Support()
@@ -227,7 +223,7 @@ func TestExprBoundedSupport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(c.LogZ-math.Log(0.5)) > 1e-12 || math.Abs(c.MeanX-0.5) > 1e-12 {
+	if !testutil.AbsWithin(c.LogZ, math.Log(0.5), 1e-12) || !testutil.AbsWithin(c.MeanX, 0.5, 1e-12) {
 		t.Errorf("exponential(2): log Z %.15g, mean %.15g; want log(1/2), 1/2", c.LogZ, c.MeanX)
 	}
 }
@@ -299,18 +295,12 @@ func TestExprReLUMatchesBuiltIn(t *testing.T) {
 		g2, h2 := make([]float64, 2), make([]float64, 4)
 		a1, _ := co.Cumulants(eta, g1, h1)
 		a2, _ := r.Cumulants(eta, g2, h2)
-		if math.Abs(a1-a2) > 1e-9 {
-			t.Errorf("η=%v: log Z %v, relu %v", eta, a1, a2)
-		}
+		testutil.AbsClosef(t, a1, a2, 1e-9, "η=%v: log Z %v, relu %v", eta, a1, a2)
 		for k := range g1 {
-			if math.Abs(g1[k]-g2[k]) > 1e-8 {
-				t.Errorf("η=%v: E[ψ] %v, relu %v", eta, g1, g2)
-			}
+			testutil.AbsClosef(t, g1[k], g2[k], 1e-8, "η=%v: E[ψ] %v, relu %v", eta, g1, g2)
 		}
 		for k := range h1 {
-			if math.Abs(h1[k]-h2[k]) > 1e-7 {
-				t.Errorf("η=%v: Cov[ψ] %v, relu %v", eta, h1, h2)
-			}
+			testutil.AbsClosef(t, h1[k], h2[k], 1e-7, "η=%v: Cov[ψ] %v, relu %v", eta, h1, h2)
 		}
 	}
 	for _, x := range []float64{-1.5, 0, 0.25} {

@@ -68,15 +68,13 @@ func TestGaussCoupledSampleMoments(t *testing.T) {
 	}
 	for i := range d {
 		se := math.Sqrt(cov[i*d+i] / n)
-		if m := sum[i] / n; math.Abs(m-mu[i]) > 4*se {
+		if m := sum[i] / n; !testutil.AbsWithin(m, mu[i], 4*se) {
 			t.Errorf("mean[%d] = %v, want %v ± 4·%.3g", i, m, mu[i], se)
 		}
 		for j := range d {
 			c := sum2[i*d+j] / n
 			se := math.Sqrt((cov[i*d+i]*cov[j*d+j] + cov[i*d+j]*cov[i*d+j]) / n)
-			if math.Abs(c-cov[i*d+j]) > 4*se {
-				t.Errorf("cov[%d][%d] = %v, want %v ± 4·%.3g", i, j, c, cov[i*d+j], se)
-			}
+			testutil.AbsClosef(t, c, cov[i*d+j], 4*se, "cov[%d][%d] = %v, want %v ± 4·%.3g", i, j, c, cov[i*d+j], se)
 		}
 	}
 }

@@ -59,17 +59,13 @@ func millsRef(a float64) (r, t, v float64) {
 func TestMillsAgainstQuadrature(t *testing.T) {
 	for _, a := range []float64{-30, -8, -2.5, -0.3, 0, 0.4, 1, 2.9, 3, 3.1, 5, 12, 40, 300, 1e4} {
 		logR, tRef, vRef := millsRef(a)
-		if got := logMills(a); math.Abs(got-logR) > 1e-11*(1+math.Abs(logR)) {
+		if got := logMills(a); !testutil.AbsWithin(got, logR, 1e-11*(1+math.Abs(logR))) {
 			t.Errorf("a=%g: log R = %.15g, quadrature %.15g", a, got, logR)
 		}
 		tt, v := truncMoments(a)
 		// E[Z|Z≥a] − a = t; the reference mean is E[Y] = t since Y = Z − a.
-		if math.Abs(tt-tRef) > 1e-10*math.Abs(tRef) {
-			t.Errorf("a=%g: t = %.15g, quadrature %.15g", a, tt, tRef)
-		}
-		if math.Abs(v-vRef) > 1e-8*vRef {
-			t.Errorf("a=%g: v = %.15g, quadrature %.15g", a, v, vRef)
-		}
+		testutil.AbsClosef(t, tt, tRef, 1e-10*math.Abs(tRef), "a=%g: t = %.15g, quadrature %.15g", a, tt, tRef)
+		testutil.AbsClosef(t, v, vRef, 1e-8*vRef, "a=%g: v = %.15g, quadrature %.15g", a, v, vRef)
 	}
 }
 
@@ -79,7 +75,7 @@ func TestMillsAgainstQuadrature(t *testing.T) {
 func TestMillsBranchesAgree(t *testing.T) {
 	for _, a := range []float64{-30, -12, -1, 0, 2, 4.99, 5, 7, 30, 1e4} {
 		// e^{a²/2} carries the rounding of a²/2: about a²·1e-16 relative.
-		if r, l := millsRatio(a), logMills(a); math.Abs(r/math.Exp(l)-1) > 1e-14*(1+a*a) {
+		if r, l := millsRatio(a), logMills(a); !testutil.AbsWithin(r/math.Exp(l), 1, 1e-14*(1+a*a)) {
 			t.Errorf("a=%g: millsRatio %.17g, exp(logMills) %.17g", a, r, math.Exp(l))
 		}
 	}
@@ -90,9 +86,7 @@ func TestMillsBranchesAgree(t *testing.T) {
 			t.Errorf("a=%g: CF R = %.17g, erfc R = %.17g", a, 1/f1, 1/lambda)
 		}
 		tCF, tErfc := 1/f2, lambda-a
-		if math.Abs(tCF-tErfc) > 1e-12*tCF {
-			t.Errorf("a=%g: CF t = %.17g, erfc t = %.17g", a, tCF, tErfc)
-		}
+		testutil.AbsClosef(t, tCF, tErfc, 1e-12*tCF, "a=%g: CF t = %.17g, erfc t = %.17g", a, tCF, tErfc)
 		_ = f3
 	}
 }
@@ -298,12 +292,10 @@ func TestReLUClosedFormsMatchQuadrature(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if math.Abs(z-ref.logZ) > 1e-9*(1+math.Abs(z)) {
-				t.Errorf("%v η=%v: log Z %.15g, quadrature %.15g", f, eta, z, ref.logZ)
-			}
+			testutil.AbsClosef(t, z, ref.logZ, 1e-9*(1+math.Abs(z)), "%v η=%v: log Z %.15g, quadrature %.15g", f, eta, z, ref.logZ)
 			// Scales: the spread of x is at most s; of ψ likewise.
 			tol := 1e-8 * f.S
-			if got := f.Mean(eta); math.Abs(got-ref.mean) > tol*(1+math.Abs(ref.mean)/f.S) {
+			if got := f.Mean(eta); !testutil.AbsWithin(got, ref.mean, tol*(1+math.Abs(ref.mean)/f.S)) {
 				t.Errorf("%v η=%v: mean %.15g, quadrature %.15g", f, eta, got, ref.mean)
 			}
 			grad, hess := make([]float64, m), make([]float64, m*m)
@@ -312,14 +304,10 @@ func TestReLUClosedFormsMatchQuadrature(t *testing.T) {
 				t.Errorf("%v η=%v: cumulants log Z %v (ok %v), want %v", f, eta, a, ok, z)
 			}
 			for k := range m {
-				if math.Abs(grad[k]-ref.epsi[k]) > tol*(1+math.Abs(ref.epsi[k])/f.S) {
-					t.Errorf("%v η=%v: E[ψ_%d] %.15g, quadrature %.15g", f, eta, k, grad[k], ref.epsi[k])
-				}
+				testutil.AbsClosef(t, grad[k], ref.epsi[k], tol*(1+math.Abs(ref.epsi[k])/f.S), "%v η=%v: E[ψ_%d] %.15g, quadrature %.15g", f, eta, k, grad[k], ref.epsi[k])
 				for l := range m {
 					r := ref.cov[k*m+l]
-					if math.Abs(hess[k*m+l]-r) > 1e-7*f.S*f.S+1e-7*math.Abs(r) {
-						t.Errorf("%v η=%v: Cov[%d,%d] %.15g, quadrature %.15g", f, eta, k, l, hess[k*m+l], r)
-					}
+					testutil.AbsClosef(t, hess[k*m+l], r, 1e-7*f.S*f.S+1e-7*math.Abs(r), "%v η=%v: Cov[%d,%d] %.15g, quadrature %.15g", f, eta, k, l, hess[k*m+l], r)
 				}
 			}
 		}
@@ -343,9 +331,7 @@ func TestReLUCumulantsAreDerivatives(t *testing.T) {
 				}
 				h := 1e-3 / f.S
 				d := (-at(eta[k]+2*h) + 8*at(eta[k]+h) - 8*at(eta[k]-h) + at(eta[k]-2*h)) / (12 * h)
-				if math.Abs(d-grad[k]) > 1e-7*f.S*(1+math.Abs(grad[k])/f.S) {
-					t.Errorf("%v η=%v: ∂A/∂η_%d = %.12g, finite difference %.12g", f, eta, k, grad[k], d)
-				}
+				testutil.AbsClosef(t, d, grad[k], 1e-7*f.S*(1+math.Abs(grad[k])/f.S), "%v η=%v: ∂A/∂η_%d = %.12g, finite difference %.12g", f, eta, k, grad[k], d)
 				for l := range m {
 					gl := func(v float64) float64 {
 						e := slices.Clone(eta)
@@ -355,9 +341,7 @@ func TestReLUCumulantsAreDerivatives(t *testing.T) {
 						return g[l]
 					}
 					d2 := (-gl(eta[k]+2*h) + 8*gl(eta[k]+h) - 8*gl(eta[k]-h) + gl(eta[k]-2*h)) / (12 * h)
-					if math.Abs(d2-hess[k*m+l]) > 1e-6*f.S*f.S*(1+math.Abs(hess[k*m+l])/(f.S*f.S)) {
-						t.Errorf("%v η=%v: ∂²A/∂η_%d∂η_%d = %.12g, finite difference %.12g", f, eta, k, l, hess[k*m+l], d2)
-					}
+					testutil.AbsClosef(t, d2, hess[k*m+l], 1e-6*f.S*f.S*(1+math.Abs(hess[k*m+l])/(f.S*f.S)), "%v η=%v: ∂²A/∂η_%d∂η_%d = %.12g, finite difference %.12g", f, eta, k, l, hess[k*m+l], d2)
 				}
 			}
 		}
@@ -376,7 +360,7 @@ func TestReLUScoreMatchesFiniteDifferences(t *testing.T) {
 				dpsi := centralDiff(pk, x)
 				testutil.AbsClose(t, fmt.Sprintf("%v x=%g: ψ'_%d (against its finite difference)", f, x, k), g[k], dpsi, 1e-8)
 				// ψ” = 0 away from the kink, so ξ = (log q)' ψ'.
-				if want := dlq * dpsi; math.Abs(xi[k]-want) > 1e-6*(1+math.Abs(want)) {
+				if want := dlq * dpsi; !testutil.AbsWithin(xi[k], want, 1e-6*(1+math.Abs(want))) {
 					t.Errorf("%v x=%g: ξ_%d = %g, want %g", f, x, k, xi[k], want)
 				}
 			}
@@ -428,9 +412,7 @@ func TestReLUSamplerKolmogorovSmirnov(t *testing.T) {
 				ss += (x - mean) * (x - mean)
 			}
 			se := math.Sqrt(ss/(n-1)) / math.Sqrt(n)
-			if math.Abs(mean-f.Mean(eta)) > 5*se+1e-12 {
-				t.Errorf("%v η=%v: sample mean %.6g, Mean %.6g (se %.2g)", f, eta, mean, f.Mean(eta), se)
-			}
+			testutil.AbsClosef(t, mean, f.Mean(eta), 5*se+1e-12, "%v η=%v: sample mean %.6g, Mean %.6g (se %.2g)", f, eta, mean, f.Mean(eta), se)
 		}
 	}
 }
@@ -475,13 +457,13 @@ func TestCoordsProduct(t *testing.T) {
 	z0, m0 := coordMoments(relu, eta[:3], 6)
 	z1, m1 := coordMoments(g, eta[3:4], 4)
 	c, _ := NewCDF(sin, -1.5)
-	if zg := 0.7*0.7/(2*0.09) + 0.5*math.Log(2*math.Pi*0.09); math.Abs(z1-zg) > 1e-12 || math.Abs(m1-0.7) > 1e-12 {
+	if zg := 0.7*0.7/(2*0.09) + 0.5*math.Log(2*math.Pi*0.09); !testutil.AbsWithin(z1, zg, 1e-12) || !testutil.AbsWithin(m1, 0.7, 1e-12) {
 		t.Fatalf("Simpson: Gaussian log Z %v, mean %v; closed form %v, 0.7", z1, m1, zg)
 	}
 	testutil.AbsClose(t, "log Z", z, z0+z1+c.LogZ, 1e-11)
 	mean := make([]float64, 3)
 	p.Mean(eta, mean)
-	if want := []float64{m0, m1, c.MeanX}; math.Abs(mean[0]-want[0]) > 1e-11 || math.Abs(mean[1]-want[1]) > 1e-11 || math.Abs(mean[2]-want[2]) > 1e-8 {
+	if want := []float64{m0, m1, c.MeanX}; !testutil.AbsWithin(mean[0], want[0], 1e-11) || !testutil.AbsWithin(mean[1], want[1], 1e-11) || !testutil.AbsWithin(mean[2], want[2], 1e-8) {
 		t.Errorf("mean %.15g, want %.15g", mean, want)
 	}
 }
@@ -551,7 +533,7 @@ func TestMarginal(t *testing.T) {
 			}
 			m0 := simpsonFn(f, -12, 0, 60000) + simpsonFn(f, 0, 12, 60000)
 			m1 := simpsonFn(func(x float64) float64 { return x * f(x) }, -12, 0, 60000) + simpsonFn(func(x float64) float64 { return x * f(x) }, 0, 12, 60000)
-			if math.Abs(m0-1) > 1e-7 || math.Abs(m1-mean[i]) > 1e-6 {
+			if !testutil.AbsWithin(m0, 1, 1e-7) || !testutil.AbsWithin(m1, mean[i], 1e-6) {
 				t.Errorf("%v coordinate %d: ∫p = %.9g, ∫x p = %.9g (mean %.9g)", c.d, i, m0, m1, mean[i])
 			}
 		}
@@ -577,9 +559,7 @@ func TestTabulatedDensity(t *testing.T) {
 		}
 		for _, x := range []float64{-1.5, 0, 0.4, 2} {
 			a, b := exact([]float64{x}), tab([]float64{x})
-			if math.Abs(a-b) > 1e-8*a {
-				t.Errorf("s=%g x=%g: exact %.12g, tabulated %.12g", s, x, a, b)
-			}
+			testutil.AbsClosef(t, a, b, 1e-8*a, "s=%g x=%g: exact %.12g, tabulated %.12g", s, x, a, b)
 		}
 	}
 }

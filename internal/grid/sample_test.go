@@ -13,6 +13,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/stats"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func mustSet(t *testing.T, arg string) *Axis {
@@ -60,7 +61,7 @@ func TestSampleDistributions(t *testing.T) {
 	}
 	sd := math.Sqrt(n * 0.25 * 0.75)
 	for k := 1.0; k <= 4; k++ {
-		if c := counts[k]; math.Abs(float64(c)-n/4) > 4*sd {
+		if c := counts[k]; !testutil.AbsWithin(float64(c), n/4, 4*sd) {
 			t.Errorf("tau = %v drawn %d times of %d, want %d ± %.0f", k, c, n, n/4, 4*sd)
 		}
 	}
@@ -68,7 +69,7 @@ func TestSampleDistributions(t *testing.T) {
 		t.Errorf("drew %v, want only 1, 2, 3, 4", counts)
 	}
 	list := draws(mustSet(t, "planner.n_rollouts=3,7"))
-	if c := slices.Index(list, 7); c < 0 || math.Abs(float64(countOf(list, 7))-n/2) > 4*math.Sqrt(n/4.0) {
+	if c := slices.Index(list, 7); c < 0 || !testutil.AbsWithin(float64(countOf(list, 7)), n/2, 4*math.Sqrt(n/4.0)) {
 		t.Errorf("a list of 2 values: 7 drawn %d of %d times", countOf(list, 7), n)
 	}
 }

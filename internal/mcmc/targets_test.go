@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // gauss is N(mu, P⁻¹): log p = −½ (x−mu)ᵀ P (x−mu).
@@ -127,9 +129,7 @@ func TestTargetGradients(t *testing.T) {
 				down := tg.LogDensityGrad(x, g2)
 				x[i] = x0
 				fd := (up - down) / (2 * h)
-				if math.Abs(fd-g[i]) > 1e-6*(1+math.Abs(fd)) {
-					t.Errorf("%s: ∂_%d log p at %v = %g, finite difference %g", name, i, x, g[i], fd)
-				}
+				testutil.AbsClosef(t, fd, g[i], 1e-6*(1+math.Abs(fd)), "%s: ∂_%d log p at %v = %g, finite difference %g", name, i, x, g[i], fd)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/results"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // Bands are clipped to the seeds' range, which a Student-t interval over
@@ -72,7 +73,7 @@ func TestSmooth(t *testing.T) {
 	want := [][]float64{{1, 1.5, 2, 3, 17.0 / 3}, {0, nan, 1, 2, 2}, {2, 3, 4, 6, 8}}
 	for k, got := range [][]float64{s.Y, s.Lo, s.Hi} {
 		for i := range got {
-			if w := want[k][i]; math.IsNaN(w) != math.IsNaN(got[i]) || !math.IsNaN(w) && math.Abs(got[i]-w) > 1e-15 {
+			if w := want[k][i]; math.IsNaN(w) != math.IsNaN(got[i]) || !math.IsNaN(w) && !testutil.AbsWithin(got[i], w, 1e-15) {
 				t.Fatalf("row %d = %v, want %v", k, got, want[k])
 			}
 		}

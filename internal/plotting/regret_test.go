@@ -10,6 +10,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/results"
 	"github.com/smrl-dev/smrl/internal/stats"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func TestRegretFit(t *testing.T) {
@@ -20,10 +21,10 @@ func TestRegretFit(t *testing.T) {
 		lin = append(lin, 0.7*float64(k))
 	}
 	a, b, lo, hi, ok := stats.RegretFit(eps, sq)
-	if !ok || math.Abs(b-0.5) > 1e-12 || math.Abs(math.Exp(a)-2.5) > 1e-9 || lo != 21 || hi != 40 {
+	if !ok || !testutil.AbsWithin(b, 0.5, 1e-12) || !testutil.AbsWithin(math.Exp(a), 2.5, 1e-9) || lo != 21 || hi != 40 {
 		t.Errorf("√k: a = %v, b = %v over [%v, %v], want b = 0.5, e^a = 2.5 over [21, 40]", a, b, lo, hi)
 	}
-	if _, b, _, _, _ := stats.RegretFit(eps, lin); math.Abs(b-1) > 1e-12 {
+	if _, b, _, _, _ := stats.RegretFit(eps, lin); !testutil.AbsWithin(b, 1, 1e-12) {
 		t.Errorf("linear: b = %v, want 1", b)
 	}
 	// Non-positive and missing points are left out; fewer than two: no fit.
@@ -40,7 +41,7 @@ func TestRegretFit(t *testing.T) {
 	for _, reg := range [][]float64{sq, lin, few, {3, 1, 4, 1, 5, 9, 2, 6}} {
 		_, b, _, _, ok := stats.RegretFit(eps[:len(reg)], reg)
 		want := results.RegretSlope(eps[:len(reg)], reg)
-		if ok != !math.IsNaN(want) || ok && math.Abs(max(b, 0)-want) > 1e-12 {
+		if ok != !math.IsNaN(want) || ok && !testutil.AbsWithin(max(b, 0), want, 1e-12) {
 			t.Errorf("slope %v (ok %v), results.RegretSlope %v", b, ok, want)
 		}
 	}

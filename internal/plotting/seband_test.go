@@ -1,10 +1,11 @@
 package plotting
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestSEBands: the W-error band of stats.save_se is the mean over seeds of
@@ -23,7 +24,7 @@ func TestSEBands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) != 1 || math.Abs(b["sm"][1]-7.5) > 1e-15 || math.Abs(b["sm"][2]-0.5) > 1e-15 || len(b["sm"]) != 2 {
+	if len(b) != 1 || !testutil.AbsWithin(b["sm"][1], 7.5, 1e-15) || !testutil.AbsWithin(b["sm"][2], 0.5, 1e-15) || len(b["sm"]) != 2 {
 		t.Errorf("bands %v, want sm: {1: 7.5, 2: 0.5}", b)
 	}
 	os.WriteFile(p, []byte(head+"\nsm,0,1,1,10,1,,,5,0.5,,,1,1\n"), 0o644)

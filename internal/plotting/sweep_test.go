@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 func TestSweepFigure(t *testing.T) {
@@ -132,7 +133,7 @@ func TestReadSweep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := d.Points[tt.method][tt.i]
-		if p.N != tt.n || math.Abs(p.Mean-tt.mean) > 1e-12 || math.Abs(p.SD-tt.sd) > 1e-12 ||
+		if p.N != tt.n || !testutil.AbsWithin(p.Mean, tt.mean, 1e-12) || !testutil.AbsWithin(p.SD, tt.sd, 1e-12) ||
 			p.Repeats != tt.repeats || p.Min != tt.minErr || p.Max != tt.maxEr {
 			t.Errorf("%s[%d] = %+v, want n %g mean %g sd %g R %d min %g max %g",
 				tt.method, tt.i, p, tt.n, tt.mean, tt.sd, tt.repeats, tt.minErr, tt.maxEr)
@@ -156,7 +157,7 @@ func TestSweepFigureDrawsLargeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	pt := d.Points["sm"][0]
-	if want := 1e200 / math.Sqrt2; math.Abs(pt.SD-want) > 1e-12*want {
+	if want := 1e200 / math.Sqrt2; !testutil.AbsWithin(pt.SD, want, 1e-12*want) {
 		t.Errorf("sd = %g, want %g", pt.SD, want)
 	}
 }

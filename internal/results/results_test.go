@@ -14,6 +14,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/record"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -21,7 +22,7 @@ func TestMeanCI(t *testing.T) {
 	// t_{0.975, 4} = 2.776445105 (standard tables); sd of 1..5 is sqrt(2.5).
 	s := MeanCI([]float64{1, 2, 3, 4, 5})
 	h := 2.776445105 * math.Sqrt(2.5) / math.Sqrt(5)
-	if math.Abs(s.Mean-3) > 1e-15 || math.Abs(s.Lo-(3-h)) > 1e-8 || math.Abs(s.Hi-(3+h)) > 1e-8 {
+	if !testutil.AbsWithin(s.Mean, 3, 1e-15) || !testutil.AbsWithin(s.Lo, (3-h), 1e-8) || !testutil.AbsWithin(s.Hi, (3+h), 1e-8) {
 		t.Errorf("MeanCI = %+v, want 3 ± %g", s, h)
 	}
 	if one := MeanCI([]float64{7}); one.Mean != 7 || !math.IsNaN(one.Lo) || !math.IsNaN(one.Hi) {
@@ -94,16 +95,16 @@ func TestRegretSlope(t *testing.T) {
 		sqrtReg = append(sqrtReg, 3*math.Sqrt(float64(k)))
 		linReg = append(linReg, 2*float64(k))
 	}
-	if b := RegretSlope(eps, sqrtReg); math.Abs(b-0.5) > 1e-12 {
+	if b := RegretSlope(eps, sqrtReg); !testutil.AbsWithin(b, 0.5, 1e-12) {
 		t.Errorf("√k regret: slope %v, want 0.5", b)
 	}
-	if b := RegretSlope(eps, linReg); math.Abs(b-1) > 1e-12 {
+	if b := RegretSlope(eps, linReg); !testutil.AbsWithin(b, 1, 1e-12) {
 		t.Errorf("linear regret: slope %v, want 1", b)
 	}
 	// Only the second half counts: a jump in the first half changes nothing.
 	jumped := append([]float64(nil), sqrtReg...)
 	jumped[3] = 1000
-	if b := RegretSlope(eps, jumped); math.Abs(b-0.5) > 1e-12 {
+	if b := RegretSlope(eps, jumped); !testutil.AbsWithin(b, 0.5, 1e-12) {
 		t.Errorf("first-half outlier: slope %v, want 0.5", b)
 	}
 	if b := RegretSlope(eps, make([]float64, 50)); !math.IsNaN(b) {
@@ -128,14 +129,14 @@ func TestRegretSlope(t *testing.T) {
 		t.Errorf("summary header %q", lines[0])
 	}
 	for _, s := range sums {
-		if s.Agent == "sm" && math.Abs(s.RegretSlope-0.5) > 1e-12 || s.Agent == "oracle" && !math.IsNaN(s.RegretSlope) {
+		if s.Agent == "sm" && !testutil.AbsWithin(s.RegretSlope, 0.5, 1e-12) || s.Agent == "oracle" && !math.IsNaN(s.RegretSlope) {
 			t.Errorf("%s episode %d: slope %v", s.Agent, s.Episode, s.RegretSlope)
 		}
 	}
 	sm := strings.Split(lines[1], ",")
 	j := slices.Index(SummaryHeader, "regret_slope")
 	slope, err := strconv.ParseFloat(sm[j], 64)
-	if err != nil || math.Abs(slope-0.5) > 1e-12 || sm[j-1] != "" || strings.Split(lines[9], ",")[j] != "" {
+	if err != nil || !testutil.AbsWithin(slope, 0.5, 1e-12) || sm[j-1] != "" || strings.Split(lines[9], ",")[j] != "" {
 		t.Errorf("rows %q / %q: want the slope, empty beta_mean", lines[1], lines[9])
 	}
 }
@@ -164,7 +165,7 @@ func TestSurvivalStatistics(t *testing.T) {
 	// of them), 13..25 are 5 (13); seed 2 all 2.
 	want := []float64{5, (7*2 + 13*5) / 20.0, 2}
 	m := (want[0] + want[1] + want[2]) / 3
-	if math.Abs(last.FinalReturn.Mean-m) > 1e-12 || !(last.FinalReturn.Lo < m && last.FinalReturn.Hi > m) {
+	if !testutil.AbsWithin(last.FinalReturn.Mean, m, 1e-12) || !(last.FinalReturn.Lo < m && last.FinalReturn.Hi > m) {
 		t.Errorf("final return %+v, want mean %g", last.FinalReturn, m)
 	}
 	// First full episodes 3, 13, never: the median is 13.

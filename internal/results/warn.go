@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/smrl-dev/smrl/internal/config"
 )
 
 // The thresholds of the refit warnings (Warnings), checked at the last
@@ -186,7 +188,7 @@ func lateJump(rows []Row) (episode int, step float64, ok bool) {
 // exploringAdvice names the exploring agents of agent's estimator, which
 // gather data where a greedy one does not; empty for an exploring agent.
 func exploringAdvice(agent string) string {
-	if strings.HasSuffix(agent, "-ps") || strings.HasSuffix(agent, "-ucb") {
+	if config.UsesConfidence(agent) {
 		return ""
 	}
 	return fmt.Sprintf("; an exploring agent (%s-ps, %s-ucb) gathers data there", agent, agent)

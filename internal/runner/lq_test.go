@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -65,7 +64,7 @@ func TestLQPlannersNearOptimum(t *testing.T) {
 				}
 				envPCG.Seed(streamSeed(cfg.Seed, purposeEnv, uint64(tr.Seed), uint64(e.Episode)))
 				m.Init(rand.New(envPCG), s)
-				if want := pH * s[0] * s[0]; math.Abs(-e.Reward-want) > 1e-12*max(1, want) {
+				if want := pH * s[0] * s[0]; !testutil.AbsWithin(-e.Reward, want, 1e-12*max(1, want)) {
 					t.Errorf("lqr seed %d episode %d: cost %v, want s_1² P_30 = %v", tr.Seed, e.Episode, -e.Reward, want)
 				}
 			}

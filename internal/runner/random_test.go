@@ -38,7 +38,7 @@ func TestRandomAgentIsUniform(t *testing.T) {
 			t.Fatalf("episode %d differs between two runs of one trial", e.Episode)
 		}
 	}
-	if sd := math.Sqrt(float64(steps) / 4); math.Abs(float64(plus)-float64(steps)/2) > 4*sd {
+	if sd := math.Sqrt(float64(steps) / 4); !testutil.AbsWithin(float64(plus), float64(steps)/2, 4*sd) {
 		t.Errorf("a = +1 played %d of %d steps, want %d ± %.0f", plus, steps, steps/2, 4*sd)
 	}
 

@@ -53,9 +53,32 @@ func CloseSlices(t testing.TB, what string, got, want []float64, tol float64) {
 // let a NaN pass).
 func AbsClose(t testing.TB, what string, got, want, tol float64) bool {
 	t.Helper()
-	if got == want || math.Abs(got-want) <= tol {
+	if AbsWithin(got, want, tol) {
 		return true
 	}
 	t.Errorf("%s = %.15g, want %.15g (absolute tolerance %g)", what, got, want, tol)
+	return false
+}
+
+// AbsWithin reports whether |got − want| ≤ tol: an absolute tolerance, the
+// predicate of AbsClose for checks that report in their own words. Equal
+// values (infinities too) are within; a NaN is not.
+func AbsWithin(got, want, tol float64) bool {
+	return got == want || math.Abs(got-want) <= tol
+}
+
+// AbsClosef reports format and args on t (t.Errorf, the test goes on)
+// unless AbsWithin(got, want, tol): the one-line form of
+//
+//	if math.Abs(got-want) > tol { t.Errorf(format, args...) }
+//
+// that also reports a NaN. The message, formatted only on failure, should
+// name got and want. It reports whether got was close.
+func AbsClosef(t testing.TB, got, want, tol float64, format string, args ...any) bool {
+	t.Helper()
+	if AbsWithin(got, want, tol) {
+		return true
+	}
+	t.Errorf(format, args...)
 	return false
 }

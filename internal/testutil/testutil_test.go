@@ -173,6 +173,14 @@ func TestHelpersFailNamingTheValue(t *testing.T) {
 		{func(tb testing.TB) { AbsClose(tb, "x", 1000.5, 1000, 0.25) }, "x = 1000.5, want 1000 (absolute tolerance 0.25)"}, // absolute, not relative
 		{func(tb testing.TB) { AbsClose(tb, "x", math.NaN(), 1, 1) }, "x = NaN, want 1 (absolute tolerance 1)"},
 		{func(tb testing.TB) { AbsClose(tb, "x", math.Inf(1), math.Inf(1), 0) }, ""},
+		{func(tb testing.TB) { AbsClosef(tb, 1.25, 1, 0.25, "η=%g: mean", 2.0) }, ""},
+		{func(tb testing.TB) { AbsClosef(tb, 1.5, 1, 0.25, "η=%g: mean %g, want %g", 2.0, 1.5, 1.0) }, "η=2: mean 1.5, want 1"},
+		{func(tb testing.TB) { AbsClosef(tb, math.NaN(), 1, 1, "z %g", math.NaN()) }, "z NaN"},
+		{func(tb testing.TB) {
+			if !AbsWithin(1, 1.5, 0.5) || AbsWithin(1, 1.5, 0.25) || AbsWithin(math.NaN(), 1, 1) || !AbsWithin(math.Inf(-1), math.Inf(-1), 0) {
+				tb.Errorf("AbsWithin wrong")
+			}
+		}, ""},
 		{func(tb testing.TB) {
 			if AbsClose(tb, "x", 2, 1, 0.5) {
 				tb.Fatalf("AbsClose(2, 1, 0.5) reports close")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,7 +60,7 @@ func TestWatchOnceOfAFinishedRun(t *testing.T) {
 		want[tr.Agent] += eps[7].Reward / 2
 	}
 	for _, c := range s.Runs[0].Curves {
-		if len(c.Mean) != 8 || c.N[7] != 2 || math.Abs(c.Mean[7]-want[c.Agent]) > 1e-12 {
+		if len(c.Mean) != 8 || c.N[7] != 2 || !testutil.AbsWithin(c.Mean[7], want[c.Agent], 1e-12) {
 			t.Errorf("%s: curve %v over %v, want 8 episodes ending at %v over 2 seeds", c.Agent, c.Mean, c.N, want[c.Agent])
 		}
 	}
@@ -129,9 +128,7 @@ func TestWatchOfARunningRun(t *testing.T) {
 		}
 		work += float64(16-agentsSeen[a]) * m
 	}
-	if math.Abs(s.ETA.Seconds()-work/2) > 1e-6 {
-		t.Errorf("ETA %v, want %v s", s.ETA, work/2)
-	}
+	testutil.AbsClosef(t, s.ETA.Seconds(), work/2, 1e-6, "ETA %v, want %v s", s.ETA, work/2)
 	// Without the lock the run was interrupted: watch stops at once.
 	os.Remove(filepath.Join(dir, outdir.LockFile))
 	if s, _ := Take(dir, time.Now()); s.State != Stopped {

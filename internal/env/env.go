@@ -211,7 +211,7 @@ type ModelSpec struct {
 	W0 []float64
 	// KinkBandwidth is, per coordinate, the kernel bandwidth of score
 	// matching's kink term (0: ignored), used when Kink is "kernel"; see
-	// estimator.SM.EstimateKinks. Set by the relu families' Family.Learner
+	// estimator.SM.EstimateKinks. Set by the relu families' Family.ModelClass
 	// hook (model.kink_bandwidth), as Kink is.
 	KinkBandwidth []float64
 	// Kink is model.kink: how score matching treats the kinks of the relu

@@ -64,13 +64,13 @@ type Family struct {
 	// (env.family.sigma): in env.kind expfam, the unit of score matching's
 	// kink bandwidths (trueScales; 1 for a family without one).
 	Scale func(c *config.Config) float64
-	// Learner, when not nil, fills the fields of the learners' model class
+	// ModelClass, when not nil, fills the fields of the learners' model class
 	// that the family's keys set, for state coordinates of scales units
 	// (the relu families: model.kink and the kink bandwidths
 	// kink_bandwidth·units_i). Every registered family's runs on every
 	// model class (learnerHooks), whichever family is selected: keys of a
 	// family not selected keep their defaults, which the class then holds.
-	Learner func(c *config.Config, units []float64, m *ModelSpec)
+	ModelClass func(c *config.Config, units []float64, m *ModelSpec)
 	// Formula is the family's density, from which RegisterFamilies
 	// writes Part.Doc (empty for the expression family, whose Doc is
 	// written by hand).
@@ -206,12 +206,12 @@ func familyByName(name string) *Family {
 	return nil
 }
 
-// learnerHooks runs every registered family's Learner hook on m, for
+// learnerHooks runs every registered family's ModelClass hook on m, for
 // state coordinates of scales units.
 func learnerHooks(c *config.Config, units []float64, m *ModelSpec) {
 	for _, f := range Families {
-		if f.Learner != nil {
-			f.Learner(c, units, m)
+		if f.ModelClass != nil {
+			f.ModelClass(c, units, m)
 		}
 	}
 }

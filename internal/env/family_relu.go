@@ -31,10 +31,10 @@ var relu = Family{Part: config.Part{Name: "relu",
 	Uses: kinkUses, Stats: 2, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0"), Validate: validateKinked},
 	Formula: Formula{LogQ: logQGauss, Psi: []string{"x", "relu(x)"}, Note: sigmaNote + "; the authors' custom_for_exp_relu; the kink by model.kink"},
 	EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma, EnvKeys: &sigmaKeys{Sigma: 1}, ModelKeys: &kinkDefaults,
-	Scale: familySigma, Learner: setKink,
+	Scale: familySigma, ModelClass: setKink,
 	Coord: func(c *config.Config, at Site) (expfam.Coord, error) { return newReLU(c, at, 2) }}
 
-// setKink is the relu families' Family.Learner: the learners' treatment
+// setKink is the relu families' Family.ModelClass: the learners' treatment
 // of their kink, model.kink, and the kernel bandwidths kink_bandwidth·σ_i
 // of score matching's kink term (used by model.kink kernel) for
 // coordinates of scales sigma. relu and relu-mog share the keys, so either

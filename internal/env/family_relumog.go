@@ -11,5 +11,5 @@ var reluMoG = Family{Part: config.Part{Name: "relu-mog",
 	Uses: kinkUses, Stats: 3, C: constText("ψ'(s')ψ'(s')ᵀ, singular for s' < 0"), Validate: validateKinked},
 	Formula: Formula{LogQ: logQGauss, Psi: []string{"x", "relu(x)", "relu(-x)"}, Note: sigmaNote + "; the authors' custom_for_mog_relu; the kink by model.kink"},
 	EnvUses: []string{"env.family.sigma"}, EnvValidate: validateSigma, EnvKeys: &sigmaKeys{Sigma: 1}, ModelKeys: &kinkDefaults,
-	Scale: familySigma, Learner: setKink,
+	Scale: familySigma, ModelClass: setKink,
 	Coord: func(c *config.Config, at Site) (expfam.Coord, error) { return newReLU(c, at, 3) }}

@@ -418,8 +418,9 @@ if [[ ${CLAIMS_BENCH:-} == 1 ]]; then
 	again "$(line docs/performance.md 'one MountainCar decision under sm')" "MountainCar RSS / CEM / MPPI 0.91–0.93 / 1.05–1.07 / 0.94–0.95 ms (25 Nov)"
 	again "$(line docs/vector-kernels.md '180–241 µs, 11.2–12.9× faster')" "smrl's MPPI decision 180–241 µs (25 Nov, 03 h), against NumPy's (measured above)"
 	bench "$(line docs/control.md "-bench 'ControlDecision/acrobot'")" "acrobot decisions: oracle 0.13–0.14 ms, sm 1.34 ms, lds 0.03–0.06 ms" ./internal/runner 'ControlDecision/acrobot'
-	bench "$(line docs/performance.md '(`BenchmarkScaleStep`: MPPI 32')" "one real step at d_s 17, D 2000: 9.1 / 9.3 / 7.4 ms; 8.3 / 7.2 ms after the Dpocon change (decision 5.8–7.4, statistics 0.20–0.26, refit 1.2–1.7 ms)" ./internal/runner 'ScaleStep' 3x
-	again "$(line docs/performance.md '8.4 µs per state')" "the decision's random features: 8.4 µs per state at D = 2000, about two thirds of the decision"
+	bench "$(line docs/performance.md '(`BenchmarkScaleStep`: MPPI 32')" "one real step at d_s 17, D 2000: 4.43–5.98 ms (decision 3.25–4.35, statistics 0.18–0.24, refit 0.98–1.38 ms; 2026-11-28, load 5–19)" ./internal/runner 'ScaleStep' 3x
+	bench "$(line docs/performance.md '| features: 512 × 2000 × (23 multiplies')" "the step's floor: features 35.5 µs per 8 states (PhiBatch8)" ./internal/expfam/ 'PhiBatch8' 2000x
+	bench "$(line docs/performance.md '| η = W φ: 512 × 17 × 2000 fused multiply-adds')" "the step's floor: peak 54.6 / 88.4 GFLOP/s (PeakFMA), η 16.8 µs per 16 states (Panel8x2), refit 168–183 ms (Refit2000)" ./internal/linalg/ 'PeakFMA|Panel8x2|Refit2000(AVX2)?$' 300x
 	bench "$(line docs/expressions.md '`BenchmarkExprFamilyDecision`')" "1564, 1532 and 1847 ns at load 12–28; 114–120, 96–121 and 187–237 ns at load 7 (2026-11-28, -benchtime 1s)" ./internal/runner 'ExprFamilyDecision' "${CLAIMS_BENCHTIME_WARM:-1s}"
 	bench "$(line docs/vector-kernels.md "go test -bench 'Exp|Sincos'")" "exp 1.8–2.1 ns against 13.7–14.2 ns; sin 2.6 against 11.5; sincos 2.9 against 13.5" ./internal/vmath/ 'Exp|Sincos'
 	again "$(line docs/performance.md "go test -bench 'Exp\\|Sincos' ./internal/vmath/")" "1.8–2.1 / 2.6 / 2.9 ns against 13.7–14.2 / 11.5 / 13.5 ns per element (25 Nov, 05 h)"
@@ -483,7 +484,6 @@ skip "$(line docs/performance.md '| **(25 Nov, 05 h)** the same, three passes of
 skip "$(line docs/performance.md '| **(25 Nov, 03 h)** `smrl run --config configs/pendulum.yaml`, four rounds alternating with main |')" "pendulum runs alternating with main (03 h and 05 h), custom-sin d_s = 8 against main" "historical: the other side is an old commit; CLAIMS_LONG=1 measures the runs themselves"
 skip "$(line docs/performance.md '| **(28 Nov)** the refit diagnostics of [outputs.md]')" "the refit diagnostics' instruction counts" "callgrind instruction counts against an old commit, not times"
 skip "$(line docs/performance.md '| **(by 24 Nov)** overhead per grid point')" "overhead per grid point: 1.8 ms, 13 ms, 0.21–0.23 s" "the row says it was not re-measured; the ablation sweep (above) measures the whole"
-skip "$(line docs/performance.md 'measured 6.4 / 8.5 ms per decision against 6.7 / 7.4 ms without it')" "the batched η with and without gaussBatch" "needs the code without gaussBatch"
 skip "$(line docs/performance.md 'figures drawn one after another take')" "the profile before the measures of that section (98% rollouts, 0.33 s of figures)" "historical: describes the code before those measures"
 skip "$(line docs/performance.md '(about 20 fsyncs, 20 ms of disk time in all)')" "syncing the journal in the background: 20 ms of disk time" "needs the variant that was not kept"
 skip "$(line docs/vector-kernels.md "Phi's first pass alone took 121 ns against 106 ns")" "a variant with four accumulators: 121 ns against 106 ns" "historical: the variant is not in the code"

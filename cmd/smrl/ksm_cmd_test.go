@@ -54,3 +54,22 @@ func TestKSMTooFewTransitions(t *testing.T) {
 		t.Error("episodes.csv written after the refusal")
 	}
 }
+
+// TestRunRefusesDataBoundModelFamily: model.family kernel with a learning
+// agent (sm, sm-ucb, ksm) is refused at validation, exit 2 naming
+// model.family and pointing at ksm, before the results directory exists;
+// with the oracle alone (no learner) the key is not read and the run goes.
+func TestRunRefusesDataBoundModelFamily(t *testing.T) {
+	cfg := filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml")
+	for _, agents := range []string{"sm", "sm-ucb,oracle", "ksm"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		code, _, errOut := run(t, "run", "--config", cfg, "--seeds", "1", "--episodes", "1", "--agents", agents,
+			"--set", "model.family=[kernel]", "--no-plots", "--out", dir)
+		if code != ExitUsage || !bytes.Contains([]byte(errOut), []byte("model.family: kernel")) || !bytes.Contains([]byte(errOut), []byte("agent ksm")) {
+			t.Fatalf("--agents %s: exit %d, stderr %q; want exit %d naming model.family and ksm", agents, code, errOut, ExitUsage)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("--agents %s: %s exists after the refusal (err %v)", agents, dir, err)
+		}
+	}
+}

@@ -73,3 +73,18 @@ func TestRunRefusesDataBoundModelFamily(t *testing.T) {
 		}
 	}
 }
+
+// TestKSMSaveModelsRefused: --save-models with the ksm agent, whose model
+// has no model-file format, is exit 2 naming the flag and the agent before
+// the results directory exists (it was left out in silence before).
+func TestKSMSaveModelsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errOut := run(t, "run", "--config", filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml"), "--seeds", "1", "--episodes", "1",
+		"--save-models", "--no-plots", "--out", dir)
+	if code != ExitUsage || !bytes.Contains([]byte(errOut), []byte("--save-models: agent ksm")) {
+		t.Fatalf("exit %d, stderr %q; want exit %d naming --save-models and ksm", code, errOut, ExitUsage)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s exists after the refusal (err %v)", dir, err)
+	}
+}

@@ -80,6 +80,7 @@ var ksmEstimator = Estimator{Name: "ksm", AgentOnly: true, Uses: []string{"ksm"}
 	// counts the preconditioner's eigenbases, d_phi² + m².
 	Floats:      func(_, m, dphi int, _ bool) float64 { return float64(dphi*dphi + m*m) },
 	New:         newKSMFitter,
+	NoModelFile: "its model (a ridge location and a kernel family per coordinate, whose centres, bandwidth and base scale are drawn during the run) has no model-file format: smrl estimate --model and init_model read the W of sm, lds and mle only; drop ksm from agents to save the others' models",
 	OwnFeatures: func(spec env.ModelSpec) expfam.Features { return spec.Features }}
 
 // ksmKeys is the section ksm, declared by the ksm agent.

@@ -72,8 +72,8 @@ import (
 // which are the model class's (OwnFeatures).
 var ksmEstimator = Estimator{Name: "ksm", AgentOnly: true, Uses: []string{"ksm"}, Keys: []config.KeySet{ksmKeySet}, Spec: ksmSpec,
 	Doc: "kernel score matching: a 1-D kernel exponential family per coordinate of s' on the model's features (section ksm)",
-	// Magenta, far from sm's blue (ΔE 36 in CIELAB, the nearest registered
-	// colour), with sm's circle hollow: the kernel-family learner beside the
+	// Magenta, far from sm's blue (ΔE 72 in CIELAB; the nearest registered
+	// colour, sm-ucb's pink, at 36), with sm's circle hollow: the kernel-family learner beside the
 	// Gaussian sm in configs/pendulum-bimodal.yaml's figures.
 	Looks: map[string]config.Look{"": {Color: [3]uint8{160, 0, 160}, Marker: "ring", Rank: 11}},
 	// KernelSM keeps n·(d_phi + 2m) floats per coordinate; the bound

@@ -59,8 +59,9 @@ import (
 //
 // Planning: rollouts step to the model's mean μ_i + E[r | η_i]
 // (planner.rollout: mean) or draw from it (sample), by KernelGrid's fixed
-// grid rule per coordinate (≤ KernelGridNodes nodes: G·m multiply-adds
-// and G exps per coordinate and step, beside the (m+1)·d_phi of η_i).
+// grid rule per coordinate (≤ KernelGridNodes nodes: each centre's
+// multiply-adds over its band of nodes, and G exps per coordinate and
+// step, beside the (m+1)·d_phi of η_i).
 // The Gaussian learner plans with its mean too, so the two differ in
 // planning only as far as their means differ; the kernel family's gain is
 // its density (held-out log-likelihood), which rollouts to the mean use

@@ -23,7 +23,7 @@ const KernelGridNodes = 160
 // T_gk = psi_k(x_g) (G×m). With l_g = log q(x_g) + Σ_k T_gk η_k and p_g ∝
 // e^{l_g} (trapezoid weights),
 //
-//	E[x | η] ≈ Σ_g p_g x_g / Σ_g p_g          (G·m multiply-adds, G exps)
+//	E[x | η] ≈ Σ_g p_g x_g / Σ_g p_g          (≤ G·m multiply-adds, G exps)
 //
 // and a draw takes a cell of the trapezoid rule by its mass and inverts
 // the linear interpolant of the density inside it (so a draw is exact

@@ -387,10 +387,11 @@ func estimateFit(opts *EstimateOptions, c *config.Config, methods []string, filt
 		return lambdaHint(err)
 	}
 	if opts.Plot != "" {
-		if len(res.Estimates) > 0 && res.Estimates[0].Kernel != nil {
-			return usageErrorf("--plot draws the densities of a W in the config's family and features; the kernel family bound to the data has none to draw there (docs/kernel-families.md shows its density figure)")
+		draw := drawDensities
+		if dens == nil { // the kernel family bound to the data (checkDensityPlot)
+			draw = drawKernelDensities
 		}
-		if err := drawDensities(opts.Plot, res, dens); err != nil {
+		if err := draw(opts.Plot, res, dens); err != nil {
 			return err
 		}
 	}
@@ -434,7 +435,53 @@ func checkDensityPlot(opts *EstimateOptions, c *config.Config) (plotting.Density
 	if err := checkOwnFile("--plot", opts.Plot, outdir.FigureFile(strings.TrimPrefix(filepath.Ext(opts.Plot), "."))); err != nil {
 		return nil, err
 	}
+	if kernel, err := estimate.KernelPlot(c); kernel || err != nil {
+		return nil, err // nil source: drawKernelDensities
+	}
 	return experiment.NewDensities(c)
+}
+
+// drawKernelDensities draws the --plot figure of a kernel family bound
+// to the data: at the (s, a) of KernelPanels transitions of the data, the
+// learned density of s'_0 beside the histogram of the next states of the
+// transitions nearest to it (estimate.KernelDensities).
+func drawKernelDensities(path string, res *estimate.Result, _ plotting.DensitySource) error {
+	ps, delta, err := res.KernelDensities()
+	if err != nil {
+		return err
+	}
+	var panels []plotting.CondPanel
+	for _, p := range ps {
+		panels = append(panels, plotting.CondPanel{Title: fmt.Sprintf("s = %s, a = %s", shortVec(p.S), shortVec(p.A)), X: p.X, Density: p.Density, Near: p.Near})
+	}
+	xLabel, learned := "s'_0", "learned P(s'_0 | s, a)"
+	if delta {
+		xLabel, learned = "s'_0 − s_0", "learned P(s'_0 − s_0 | s, a)"
+	}
+	near := fmt.Sprintf("the %d transitions nearest to (s, a) (histogram)", estimate.KernelNear(res.N))
+	title := fmt.Sprintf("Kernel family fitted to n = %d transitions: learned density at %d (s, a) of the data", res.N, len(panels))
+	if err := plotting.ConditionalDensities(path, title, xLabel, learned, near, panels,
+		plotting.Options{Format: strings.TrimPrefix(filepath.Ext(path), ".")}); err != nil {
+		return fmt.Errorf("drawing %s: %w", path, err)
+	}
+	return nil
+}
+
+// shortVec formats a short vector for a panel title: up to 3 numbers of
+// 3 significant digits, then "…".
+func shortVec(v []float64) string {
+	var parts []string
+	for i, x := range v {
+		if i == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%.3g", x))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // drawDensities draws the true densities dens and those of the estimates

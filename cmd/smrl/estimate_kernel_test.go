@@ -299,3 +299,36 @@ func TestSampleKernelModel(t *testing.T) {
 	code, out, errOut = run(t, "sample", "--model", model2, "--state", "0.5,0", "--action", "1", "--n", "10")
 	wantUsage(t, code, out, errOut, "autoregressive kernel graph of d = 2")
 }
+
+// TestEstimateKernelPlot: --plot of the kernel family bound to data draws
+// its figure for d = 1 and for the autoregressive graph of d = 2 (the
+// density of s'_0); the joint graph of d = 2 is exit 2 naming it, before
+// any fit, and writes no figure.
+func TestEstimateKernelPlot(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		dim   int
+		extra string
+		ok    bool
+	}{{"d1", 1, "", true}, {"ar2", 2, "", true}, {"joint2", 2, "    graph: joint\n", false}} {
+		cfg := kernelConfig(t, dir, tc.name+".yaml", tc.dim, tc.extra)
+		train, _ := bimodalCSV(t, dir, tc.name+".csv", 200, tc.dim, 7)
+		png := filepath.Join(dir, tc.name+".png")
+		code, out, errOut := run(t, "estimate", "--config", cfg, "--data", train, "--plot", png)
+		if !tc.ok {
+			wantUsage(t, code, out, errOut, "--plot", "joint kernel graph of d = 2")
+			if _, err := os.Stat(png); !os.IsNotExist(err) {
+				t.Errorf("%s: %s written after the refusal", tc.name, png)
+			}
+			continue
+		}
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, errOut)
+		}
+		b, err := os.ReadFile(png)
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Errorf("%s: %s is no PNG (err %v)", tc.name, png, err)
+		}
+	}
+}

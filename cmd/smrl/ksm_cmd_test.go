@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,5 +55,67 @@ func TestKSMTooFewTransitions(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "episodes.csv")); err == nil {
 		t.Error("episodes.csv written after the refusal")
+	}
+}
+
+// TestRunRefusesDataBoundModelFamily: model.family kernel with a learning
+// agent (sm, sm-ucb, ksm) is refused at validation, exit 2 naming
+// model.family and pointing at ksm, before the results directory exists;
+// with the oracle alone (no learner) the key is not read and the run goes.
+func TestRunRefusesDataBoundModelFamily(t *testing.T) {
+	cfg := filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml")
+	for _, agents := range []string{"sm", "sm-ucb,oracle", "ksm"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		code, _, errOut := run(t, "run", "--config", cfg, "--seeds", "1", "--episodes", "1", "--agents", agents,
+			"--set", "model.family=[kernel]", "--no-plots", "--out", dir)
+		if code != ExitUsage || !bytes.Contains([]byte(errOut), []byte("model.family: kernel")) || !bytes.Contains([]byte(errOut), []byte("agent ksm")) {
+			t.Fatalf("--agents %s: exit %d, stderr %q; want exit %d naming model.family and ksm", agents, code, errOut, ExitUsage)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("--agents %s: %s exists after the refusal (err %v)", agents, dir, err)
+		}
+	}
+}
+
+// TestKSMSaveModelsRefused: --save-models with the ksm agent, whose model
+// has no model-file format, is exit 2 naming the flag and the agent before
+// the results directory exists (it was left out in silence before).
+func TestKSMSaveModelsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errOut := run(t, "run", "--config", filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml"), "--seeds", "1", "--episodes", "1",
+		"--save-models", "--no-plots", "--out", dir)
+	if code != ExitUsage || !bytes.Contains([]byte(errOut), []byte("--save-models: agent ksm")) {
+		t.Fatalf("exit %d, stderr %q; want exit %d naming --save-models and ksm", code, errOut, ExitUsage)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s exists after the refusal (err %v)", dir, err)
+	}
+}
+
+// TestEstimateLearnersKernelFamily: the refusal of model.family kernel is
+// the run's alone: smrl estimate --data fits it in a physical
+// environment's model class (pendulum, d = 3, model.target delta, the
+// autoregressive graph) and --plot draws the density of s'_0 − s_0.
+func TestEstimateLearnersKernelFamily(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(36, 11))
+	var b bytes.Buffer
+	b.WriteString("s0,s1,s2,a0,s_next0,s_next1,s_next2\n")
+	for range 80 {
+		th, om, a := 2*math.Pi*rng.Float64(), 2*rng.NormFloat64(), 4*rng.Float64()-2
+		om2 := om + 0.15*a + 0.05*rng.NormFloat64()
+		th2 := th + 0.05*om2
+		fmt.Fprintf(&b, "%v,%v,%v,%v,%v,%v,%v\n", math.Cos(th), math.Sin(th), om, a, math.Cos(th2), math.Sin(th2), om2)
+	}
+	data := writeFile(t, dir, "pendulum.csv", b.String())
+	png := filepath.Join(dir, "kernel.png")
+	code, _, errOut := run(t, "estimate", "--config", filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml"), "--data", data,
+		"--set", "model.family=[kernel]", "--set", "model.centres=5", "--set", "model.bandwidth=0.5", "--set", "lambda=1",
+		"--set", "model.features.dim=20", "--plot", png)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if raw, err := os.ReadFile(png); err != nil || !bytes.HasPrefix(raw, []byte("\x89PNG")) {
+		t.Errorf("%s is no PNG (err %v)", png, err)
 	}
 }

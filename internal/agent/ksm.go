@@ -59,8 +59,9 @@ import (
 //
 // Planning: rollouts step to the model's mean μ_i + E[r | η_i]
 // (planner.rollout: mean) or draw from it (sample), by KernelGrid's fixed
-// grid rule per coordinate (≤ KernelGridNodes nodes: G·m multiply-adds
-// and G exps per coordinate and step, beside the (m+1)·d_phi of η_i).
+// grid rule per coordinate (≤ KernelGridNodes nodes: each centre's
+// multiply-adds over its band of nodes, and G exps per coordinate and
+// step, beside the (m+1)·d_phi of η_i).
 // The Gaussian learner plans with its mean too, so the two differ in
 // planning only as far as their means differ; the kernel family's gain is
 // its density (held-out log-likelihood), which rollouts to the mean use
@@ -72,10 +73,15 @@ import (
 // which are the model class's (OwnFeatures).
 var ksmEstimator = Estimator{Name: "ksm", AgentOnly: true, Uses: []string{"ksm"}, Keys: []config.KeySet{ksmKeySet}, Spec: ksmSpec,
 	Doc: "kernel score matching: a 1-D kernel exponential family per coordinate of s' on the model's features (section ksm)",
+	// Magenta, far from sm's blue (ΔE 72 in CIELAB; the nearest registered
+	// colour, sm-ucb's pink, at 36), with sm's circle hollow: the kernel-family learner beside the
+	// Gaussian sm in configs/pendulum-bimodal.yaml's figures.
+	Looks: map[string]config.Look{"": {Color: [3]uint8{160, 0, 160}, Marker: "ring", Rank: 11}},
 	// KernelSM keeps n·(d_phi + 2m) floats per coordinate; the bound
 	// counts the preconditioner's eigenbases, d_phi² + m².
 	Floats:      func(_, m, dphi int, _ bool) float64 { return float64(dphi*dphi + m*m) },
 	New:         newKSMFitter,
+	NoModelFile: "its model (a ridge location and a kernel family per coordinate, whose centres, bandwidth and base scale are drawn during the run) has no model-file format: smrl estimate --model and init_model read the W of sm, lds and mle only; drop ksm from agents to save the others' models",
 	OwnFeatures: func(spec env.ModelSpec) expfam.Features { return spec.Features }}
 
 // ksmKeys is the section ksm, declared by the ksm agent.

@@ -65,6 +65,11 @@ type Estimator struct {
 	// Looks are how the figures draw its agents, by mode ("" greedy,
 	// "ucb", "ps"): config.Part.Look.
 	Looks map[string]config.Look
+	// NoModelFile, when not empty, says why its agents' learned models
+	// have no model file (smrl run --save-models refuses them, naming the
+	// agent, before anything is written): ksm, whose model holds centres,
+	// bandwidths and locations that a model file has no field for.
+	NoModelFile string
 	// GaussianModel marks an estimator whose agents' model is Gaussian
 	// whatever the family (lds; config.Part.GaussianModel).
 	GaussianModel bool
@@ -254,3 +259,13 @@ var (
 	dashUCB = []float64{6, 3}
 	dashPS  = []float64{2, 2}
 )
+
+// NoModelFile returns why the named agent's learned model cannot be saved
+// as a model file (Estimator.NoModelFile); empty when it can, or when it
+// learns nothing.
+func NoModelFile(name string) string {
+	if k, ok := Lookup(name); ok && k.Estimator != nil {
+		return k.Estimator.NoModelFile
+	}
+	return ""
+}

@@ -113,6 +113,13 @@ type Part struct {
 	// plans with Ŵ alone or fits nothing. UsesConfidence and Optimistic
 	// read it, so no code keys on an agent's name.
 	Confidence string
+	// DataBound, of a family in model.family, marks one whose statistics
+	// are chosen from the data when a fit binds them (the kernel family's
+	// centres, bandwidth and base scale): smrl estimate --data binds it, no
+	// learning agent refits it, so a run whose agents learn is refused at
+	// validation (model.family), before anything is written. Its text ends
+	// the refusal: what to use instead.
+	DataBound string
 	// LDSUsable, of a feature map (model.features.kind), marks one that
 	// model.lds_features may name as the lds agent's own features: a map
 	// linear in (s, a) (LDSFeatureNames).

@@ -107,6 +107,7 @@ func (c *Config) validate(agents bool) error {
 		c.validateAgentList(bad)
 	}
 	c.validateParts(bad, agents)
+	dataBound := agents && c.validateDataBound(bad)
 	if !slices.Contains(RolloutModes, c.Planner.Rollout) {
 		bad("planner.rollout", "unknown rollout %q (known: %v)", c.Planner.Rollout, RolloutModes)
 	}
@@ -118,7 +119,7 @@ func (c *Config) validate(agents bool) error {
 	if c.Uses("sampler") {
 		c.validateSampler(bad)
 	}
-	if agents {
+	if agents && !dataBound { // the bound of a refused family would count statistics no agent holds
 		c.checkTrialMemory(bad)
 	}
 	c.checkAgents = agents
@@ -551,3 +552,30 @@ const SigmaWhy = sigmaWhy
 
 // MaxCount bounds sizes such as feature dimensions.
 const MaxCount = maxCount
+
+// validateDataBound refuses a data-bound model.family (Part.DataBound) in
+// a run whose agents learn (Part.FitFloats): agent.New would refuse it at
+// the first trial's start, after the results directory exists. It
+// reports whether it refused.
+func (c *Config) validateDataBound(bad Bad) bool {
+	if !c.Uses("model.family") {
+		return false
+	}
+	var learners []string
+	for _, a := range c.Agents {
+		if p, ok := lookup("agents", a); ok && p.FitFloats != nil && !slices.Contains(learners, a) {
+			learners = append(learners, a)
+		}
+	}
+	if len(learners) == 0 {
+		return false
+	}
+	for _, name := range c.Model.Family {
+		if p, ok := lookup("model.family", name); ok && p.DataBound != "" {
+			bad("model.family", "%s is bound to the data by smrl estimate --data; no learning agent refits it (agents %s): %s",
+				name, strings.Join(learners, ", "), p.DataBound)
+			return true
+		}
+	}
+	return false
+}

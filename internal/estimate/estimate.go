@@ -131,6 +131,9 @@ type Result struct {
 	SENote string `json:"se_note,omitempty"`
 	// Estimates are in the order of Options.Methods.
 	Estimates []Estimate `json:"estimates"`
+	// kernelPlot, of a kernel family bound to the data, is what its
+	// density figure needs (KernelDensities).
+	kernelPlot *kernelPlotInputs
 }
 
 // Estimate is the fit of one method.

@@ -120,6 +120,8 @@ func fitKernel(c *config.Config, mdp *env.MDP, spec *expfam.KernelSpec, data *da
 	}
 	res.Lambda = g.Coords[0].Lambda
 	res.Estimates = []Estimate{e}
+	res.kernelPlot = &kernelPlotInputs{fit: g, phi: phi, next: next, s: data.S, a: data.A,
+		ds: data.StateDim, da: data.ActionDim, dn: spec.D, delta: mdp.Model.Delta}
 	return res, nil
 }
 

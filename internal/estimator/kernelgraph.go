@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -251,4 +252,36 @@ func (m KernelGraphModel) Fit(d, dphi int) (*KernelGraphFit, error) {
 		g.Coords = append(g.Coords, f)
 	}
 	return g, nil
+}
+
+// ErrKernelDensity: the density of a kernel fit's first coordinate is
+// not a 1-D function that can be drawn (the joint graph of d > 1).
+var ErrKernelDensity = errors.New("no 1-D density to draw")
+
+// FirstDensity writes to out the fitted density of s'_0 given phi(s, a)
+// at each point of xs: for d = 1 the whole conditional P(s' | s, a), for
+// the autoregressive graph its first factor P_0(s'_0 | s, a), which is
+// the marginal of s'_0 (it conditions on no other coordinate). Both are
+// exact: q(x) exp(<psi(x), η>) / Z(η), η = W phi, Z by quadrature. The
+// joint graph of d > 1 has no such 1-D density in closed form and is
+// refused (ErrKernelDensity).
+func (g *KernelGraphFit) FirstDensity(phi, xs, out []float64) error {
+	f := g.Coords[0]
+	if f.Fam.D != 1 {
+		return fmt.Errorf("%w: the joint kernel graph of d = %d models s' as a whole (fit graph: autoregressive to draw P(s'_0 | s, a))", ErrKernelDensity, f.Fam.D)
+	}
+	m := f.Fam.M
+	eta, psi := make([]float64, m), make([]float64, m)
+	f.eta(phi[:f.DPhi], eta)
+	logZ, err := f.Fam.LogPartition(eta)
+	if err != nil {
+		return err
+	}
+	x := []float64{0}
+	for i, v := range xs {
+		x[0] = v
+		f.Fam.Psi(x, psi)
+		out[i] = math.Exp(f.Fam.LogBase(x) + dot(psi, eta) - logZ)
+	}
+	return nil
 }

@@ -216,3 +216,50 @@ func TestKernelCVNotConverged(t *testing.T) {
 		t.Errorf("got %v, want ErrNotConverged naming lambda", err)
 	}
 }
+
+// TestKernelFirstDensity: the drawn density of s'_0 of an autoregressive
+// fit integrates to 1 by an independent trapezoid rule (1e-6) and its log
+// equals the log-likelihood of coordinate 0 at the same point (1e-12);
+// the joint graph of d = 2 is refused.
+func TestKernelFirstDensity(t *testing.T) {
+	const dphi = 5
+	phi, next, _ := chain2Data(400, dphi, rand.New(rand.NewPCG(36, 9)))
+	spec := &expfam.KernelSpec{D: 2, M: 8, Bandwidths: []float64{0.5}, Graph: expfam.KernelAutoregressive, Seed: 3}
+	g, err := FitKernelSpec(spec, phi, next, dphi, KernelOptions{Lambdas: []float64{1e-2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := phi[:dphi]
+	b := g.Coords[0].Fam.Base
+	const n = 20001
+	xs, ys := make([]float64, n), make([]float64, n)
+	for i := range xs {
+		xs[i] = -12*b + 24*b*float64(i)/(n-1)
+	}
+	if err := g.FirstDensity(p, xs, ys); err != nil {
+		t.Fatal(err)
+	}
+	var integral float64
+	for i := 1; i < n; i++ {
+		integral += 0.5 * (ys[i] + ys[i-1]) * (xs[i] - xs[i-1])
+	}
+	testutil.Close(t, "∫ P(s'_0 | s) ds'_0", integral, 1, 1e-6)
+	x0 := []float64{next[0]}
+	ll := []float64{0}
+	if _, err := g.Coords[0].pointLogLik(p, x0, 0, nil, 0, ll); err != nil {
+		t.Fatal(err)
+	}
+	y := []float64{0}
+	if err := g.FirstDensity(p, x0, y); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Close(t, "log density at s'_0", math.Log(y[0]), ll[0], 1e-12)
+	joint := &expfam.KernelSpec{D: 2, M: 8, Bandwidths: []float64{0.5}, Graph: expfam.KernelJoint, Seed: 3}
+	gj, err := FitKernelSpec(joint, phi, next, dphi, KernelOptions{Lambdas: []float64{1e-2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gj.FirstDensity(p, x0, y); !errors.Is(err, ErrKernelDensity) {
+		t.Errorf("joint graph of d = 2: err %v, want ErrKernelDensity", err)
+	}
+}

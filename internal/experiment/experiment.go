@@ -340,6 +340,11 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 	if err := refuseRun(opt); err != nil {
 		return err
 	}
+	if opt.SaveModels {
+		if err := refuseUnsaved(c.Agents); err != nil {
+			return err
+		}
+	}
 	if opt.DryRun {
 		if err := checkOutDir(opt.OutDir, opt.Resume); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -113,4 +114,16 @@ func removeModels(dir string) {
 		}
 	}
 	os.Remove(md) // only when empty
+}
+
+// refuseUnsaved refuses --save-models, as invalid input before anything
+// is written, when one of agents learns a model that has no model file
+// (agent.NoModelFile: ksm), rather than leave its file out in silence.
+func refuseUnsaved(agents []string) error {
+	for _, a := range agents {
+		if why := agent.NoModelFile(a); why != "" {
+			return errs.Invalid(fmt.Errorf("--save-models: agent %s: %s", a, why))
+		}
+	}
+	return nil
 }

@@ -356,6 +356,13 @@ func refuseSweep(s *grid.Sweep, root string, opt SweepOptions) error {
 	if opt.SaveModels && opt.Shard.Count > 0 {
 		return errs.Invalid(fmt.Errorf("--save-models cannot be combined with a sweep shard: a shard's points hold only journals, and smrl merge does not gather models"))
 	}
+	if opt.SaveModels {
+		for _, p := range s.Points {
+			if err := refuseUnsaved(p.Config.Agents); err != nil {
+				return fmt.Errorf("point %s: %w", p.Label, err)
+			}
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestKernelGridAgainstQuadrature: the grid rule's mean of a bimodal tilt
@@ -78,4 +79,117 @@ func TestKernelGridAgainstQuadrature(t *testing.T) {
 	if err := g.Bind(z[:3], 0.25, 0.8); err == nil {
 		t.Error("3 centres bound to a family of 6: no error")
 	}
+}
+
+// weightsPlain is KernelGrid.weights one node at a time with math.Exp,
+// the rule as first written.
+func weightsPlain(g *KernelGrid, eta, p []float64) float64 {
+	top := math.Inf(-1)
+	for i := range g.nodes {
+		l := g.logq[i]
+		for k, t := range g.table[i*g.m : (i+1)*g.m] {
+			l += t * eta[k]
+		}
+		p[i] = l
+		top = max(top, l)
+	}
+	var s float64
+	for i, l := range p[:len(g.nodes)] {
+		p[i] = math.Exp(l - top)
+		s += p[i]
+	}
+	return s
+}
+
+// TestKernelGridWeightsBand: the banded weights (terms T_gk below
+// KernelGridCut left out, the exps by vmath) agree with the plain loop
+// over every term within 1e-12 relative (every p_g and the sum: a left-out
+// term moves l_g by < KernelGridCut·|η|₁, then a few roundings of l_g),
+// for grids whose node count is and is not a multiple of four, random η of
+// either sign, and bandwidths at which the bands do and do not cut.
+func TestKernelGridWeightsBand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 4))
+	cut := false
+	for _, m := range []int{1, 7, 30} {
+		g, err := NewKernelGrid(m, 1.3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := make([]float64, m)
+		for k := range z {
+			z[k] = 2*rng.NormFloat64() + 0.01*float64(k)
+		}
+		for _, sigma := range []float64{0.05, 0.3, 0.37, 1.1} {
+			if err := g.Bind(z, sigma, 1.3); err != nil {
+				t.Fatal(err)
+			}
+			for k := range m {
+				cut = cut || g.band[2*k+1]-g.band[2*k] < len(g.nodes)
+			}
+			eta := make([]float64, m)
+			var got, want [KernelGridNodes]float64
+			for range 20 {
+				for k := range eta {
+					eta[k] = 3 * rng.NormFloat64()
+				}
+				sg, sw := g.weights(eta, got[:]), weightsPlain(g, eta, want[:])
+				if !testutil.Within(sg, sw, 1e-12) {
+					t.Fatalf("m %d σ %v (%d nodes): sum %v, plain %v", m, sigma, len(g.nodes), sg, sw)
+				}
+				for i := range g.nodes {
+					if math.Abs(got[i]-want[i]) > 1e-12*want[i] {
+						t.Fatalf("m %d σ %v (%d nodes): p_%d = %v, plain %v", m, sigma, len(g.nodes), i, got[i], want[i])
+					}
+				}
+				if gm, wm := g.Mean(eta), meanPlain(g, eta); !testutil.Within(gm, wm, 1e-12) {
+					t.Fatalf("m %d σ %v: mean %v, plain %v", m, sigma, gm, wm)
+				}
+			}
+		}
+	}
+	if !cut {
+		t.Error("no band left out a node: the test does not reach the cut")
+	}
+}
+
+// meanPlain is KernelGrid.Mean by weightsPlain.
+func meanPlain(g *KernelGrid, eta []float64) float64 {
+	var p [KernelGridNodes]float64
+	s := weightsPlain(g, eta, p[:])
+	var sx float64
+	for i, x := range g.nodes {
+		sx += p[i] * x
+	}
+	return sx / s
+}
+
+// BenchmarkKernelGridMean: one E[x | η] of the grid rule at the ksm
+// agent's sizes (m = 30 centres, the full KernelGridNodes = 160 nodes),
+// the cost of one coordinate of one simulated step of its rollouts.
+func BenchmarkKernelGridMean(b *testing.B) {
+	const m = 30
+	g, err := NewKernelGrid(m, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(36, 5))
+	z := make([]float64, m)
+	for k := range z {
+		z[k] = 3 * (2*rng.Float64() - 1)
+	}
+	if err := g.Bind(z, 0.1, 1); err != nil {
+		b.Fatal(err)
+	}
+	if len(g.nodes) != KernelGridNodes {
+		b.Fatalf("%d nodes, want %d", len(g.nodes), KernelGridNodes)
+	}
+	eta := make([]float64, m)
+	for k := range eta {
+		eta[k] = rng.NormFloat64()
+	}
+	var sink float64
+	for b.Loop() {
+		sink += g.Mean(eta)
+	}
+	_ = sink
 }

@@ -421,7 +421,7 @@ func init() {
 	register(Figure{
 		Name: FigEstimationDensities, Order: 310, Source: FromEstimate, Columns: "each method's Ŵ", Places: InEstimate,
 		Doc: DocLine{Figure: "`smrl estimate --plot FILE`", When: "asked for",
-			Shows: "the paper's estimation figure: true and estimated densities at 15 states, as `densities` with each method's Ŵ"},
+			Shows: "the paper's estimation figure: true and estimated densities at 15 states, as `densities` with each method's Ŵ; for the kernel family bound to data, its learned density of s'_0 at six (s, a) of the data beside the histogram of the nearest transitions' next states (ConditionalDensities)"},
 	})
 }
 

@@ -30,7 +30,7 @@ func lookedAgents() []string {
 // registrations' (config.Look), in the legend order they always had, and
 // an agent without one gets the hashed fallback.
 func TestAgentStylesFromRegistrations(t *testing.T) {
-	want := []string{"oracle", "sm", "sm-ucb", "sm-ps", "lds", "lds-ucb", "lds-ps", "mle", "mle-ucb", "mle-ps"}
+	want := []string{"oracle", "sm", "sm-ucb", "sm-ps", "lds", "lds-ucb", "lds-ps", "mle", "mle-ucb", "mle-ps", "ksm"}
 	got := lookedAgents()
 	if len(got) != len(want) {
 		t.Fatalf("agents with a registered look %v, want %v", got, want)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
-	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
@@ -50,7 +49,9 @@ import (
 // λ_i = ksm.lambda·tr V_i/(m·d_phi), a ridge relative to V's mean
 // eigenvalue (V scales as σ⁻⁴), warm-started from the previous Ŵ_i. The
 // centres, σ_i and b_i are drawn from the residuals at the first refit
-// and again whenever the number of transitions has doubled since the last
+// with at least m distinct residuals per coordinate (before it, as after
+// a short first episode, the model is the ridge location with each
+// residual the base Gaussian: W_i = 0), and again whenever the number of transitions has doubled since the last
 // draw (n = n₁, 2n₁, 4n₁, …), fixed in between. A draw takes m distinct
 // residuals by a PCG permutation seeded by (ksm.seed, coordinate, draw
 // number) — distinct, since coinciding centres make score matching
@@ -100,14 +101,14 @@ var ksmKeySet = config.KeySet{At: "ksm", After: "sm", Defaults: &ksmKeys{Centres
 		if k.Centres < 1 || k.Centres > 1000 {
 			bad("ksm.centres", "must lie in [1, 1000], got %d", k.Centres)
 		}
-		if !(k.Bandwidth > 0) || !finite(k.Bandwidth) || k.Bandwidth > 100 {
-			bad("ksm.bandwidth", "must lie in (0, 100] (times the median distance of the next states), got %v", k.Bandwidth)
+		if !(k.Bandwidth >= 1e-3 && k.Bandwidth <= 100) {
+			bad("ksm.bandwidth", "must lie in [0.001, 100] (times the median distance of the next states), got %v", k.Bandwidth)
 		}
-		if !(k.Lambda > 0) || !finite(k.Lambda) {
-			bad("ksm.lambda", "must be a finite number > 0, got %v", k.Lambda)
+		if !(k.Lambda >= 1e-10 && k.Lambda <= 1e10) {
+			bad("ksm.lambda", "must lie in [1e-10, 1e10] (relative to V's mean eigenvalue), got %v", k.Lambda)
 		}
-		if !(k.Tol > 0) || k.Tol >= 1 {
-			bad("ksm.tol", "must lie in (0, 1), got %v", k.Tol)
+		if !(k.Tol >= 1e-12 && k.Tol < 1) {
+			bad("ksm.tol", "must lie in [1e-12, 1), got %v", k.Tol)
 		}
 		if c.LambdaCV && slices.Contains(c.Agents, "ksm") {
 			bad("lambda", "lambda: cv is not supported by the ksm agent (its λ is ksm.lambda)")
@@ -211,22 +212,43 @@ func (f *ksmFitter) fit() (*estimator.Fit, error) {
 		return nil, fmt.Errorf("ksm: no transitions")
 	}
 	redraw := f.drawn == 0 || n >= 2*f.drawn
-	if redraw && n < m {
-		return nil, errs.Invalid(fmt.Errorf("ksm.centres: %d centres but only %d transitions to draw them from at the first refit (raise env.horizon or lower ksm.centres)", m, n))
-	}
 	if err := f.fitLocations(); err != nil {
 		return nil, err
 	}
-	res := make([]float64, n)
+	res := make([][]float64, ds)
 	for i := range ds {
+		res[i] = make([]float64, n)
 		for t := range n {
-			res[t] = f.next[t*ds+i] - dotRow(f.loc[i], f.phi[t*f.dphi:(t+1)*f.dphi])
+			res[i][t] = f.next[t*ds+i] - dotRow(f.loc[i], f.phi[t*f.dphi:(t+1)*f.dphi])
 		}
-		if redraw {
-			if err := f.draw(i, res); err != nil {
+	}
+	if redraw {
+		centres := make([][]float64, ds)
+		for i := range ds {
+			centres[i] = f.pick(i, res[i])
+			if centres[i] != nil {
+				continue
+			}
+			if f.drawn == 0 {
+				// Fewer than m distinct residuals before the first draw (a
+				// short first episode, an early end): the ridge location
+				// alone until a later refit can draw them.
+				return f.locationOnly(n), nil
+			}
+			redraw = false // keep the centres of the last draw
+			break
+		}
+		for i := range ds {
+			if !redraw {
+				break
+			}
+			if err := f.bind(i, res[i], centres[i]); err != nil {
 				return nil, err
 			}
 		}
+	}
+	for i := range ds {
+		res := res[i]
 		fam := f.coords[i].g.Fam
 		e := estimator.NewKernelSM(fam, f.dphi)
 		e.Tol, e.Workers = f.k.Tol, 1
@@ -249,12 +271,32 @@ func (f *ksmFitter) fit() (*estimator.Fit, error) {
 	if redraw {
 		f.drawn, f.draws = n, f.draws+1
 	}
+	return f.model(n), nil
+}
+
+// model lays out the fitted Ŵ: coordinate block i is the location's row
+// w_i, then the kernel part's W_i (zero before the first draw).
+func (f *ksmFitter) model(n int) *estimator.Fit {
+	ds, m := len(f.coords), f.k.Centres
 	out := &estimator.Fit{DPsi: ds * (m + 1), DPhi: f.dphi, Lambda: f.k.Lambda, N: n} // Lambda: the relative ksm.lambda
 	for i := range ds {
 		out.W = append(out.W, f.loc[i]...)
+		if f.w[i] == nil {
+			out.W = append(out.W, make([]float64, m*f.dphi)...)
+			continue
+		}
 		out.W = append(out.W, f.w[i]...)
 	}
-	return out, nil
+	return out
+}
+
+// locationOnly is the fit before the first draw of the centres: the ridge
+// locations, each residual the base measure's Gaussian (W_i = 0).
+func (f *ksmFitter) locationOnly(n int) *estimator.Fit {
+	for i := range f.w {
+		f.w[i] = nil
+	}
+	return f.model(n)
 }
 
 // fitLocations solves (Σ φφᵀ + λI) w_i = Σ φ x_i for every coordinate
@@ -293,17 +335,13 @@ func dotRow(a, b []float64) float64 {
 	return s
 }
 
-// draw binds coordinate i's family to centres, bandwidth and base scale
-// drawn from its residuals, and drops its previous Ŵ_i.
-func (f *ksmFitter) draw(i int, col []float64) error {
+// pick returns m distinct residuals of coordinate i as its centres, by a
+// PCG permutation seeded by (ksm.seed, i, the draw number), or nil when
+// the column holds fewer than m distinct values (within 1e-6 of its
+// bandwidth: coinciding centres make score matching singular).
+func (f *ksmFitter) pick(i int, col []float64) []float64 {
 	m := f.k.Centres
-	b := math.Max(stdDev(col), 1e-6)
-	bw := estimator.DefaultBandwidths(col, 1) // med·2^{k/2}, k = −4…2: med is the fifth
-	med := 1e-6
-	if len(bw) == 7 && bw[4] > 0 {
-		med = bw[4]
-	}
-	sigma := f.k.Bandwidth * med
+	sigma := f.bandwidth(col)
 	rng := rand.New(rand.NewPCG(f.k.Seed, uint64(i)<<32|uint64(f.draws)))
 	z := make([]float64, 0, m)
 	for _, t := range rng.Perm(len(col)) {
@@ -315,9 +353,27 @@ func (f *ksmFitter) draw(i int, col []float64) error {
 		}
 	}
 	if len(z) < m {
-		return errs.Invalid(fmt.Errorf("ksm.centres: coordinate %d of the next states holds only %d distinct residuals, fewer than %d centres", i, len(z), m))
+		return nil
 	}
-	if err := f.coords[i].g.Bind(z, sigma, b); err != nil {
+	return z
+}
+
+// bandwidth is σ_i = ksm.bandwidth × the median pairwise distance of the
+// residuals col (1e-6 when that is 0).
+func (f *ksmFitter) bandwidth(col []float64) float64 {
+	bw := estimator.DefaultBandwidths(col, 1) // med·2^{k/2}, k = −4…2: med is the fifth
+	med := 1e-6
+	if len(bw) == 7 && bw[4] > 0 {
+		med = bw[4]
+	}
+	return f.k.Bandwidth * med
+}
+
+// bind binds coordinate i's family to the centres z, the bandwidth and a
+// base scale drawn from its residuals col, and drops its previous Ŵ_i.
+func (f *ksmFitter) bind(i int, col, z []float64) error {
+	b := math.Max(stdDev(col), 1e-6)
+	if err := f.coords[i].g.Bind(z, f.bandwidth(col), b); err != nil {
 		return fmt.Errorf("ksm: coordinate %d: %w", i, err)
 	}
 	f.w[i] = nil

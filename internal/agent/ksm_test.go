@@ -148,3 +148,64 @@ func TestKSMLearnsBimodalSpeed(t *testing.T) {
 		t.Errorf("θ̇ held-out log-likelihood: ksm %.4f, best Gaussian %.4f (want ksm ≥ it + 0.2), truth %.4f (want ksm ≤ it + 0.05)", lk, lg, lt)
 	}
 }
+
+// TestKSMPostponesCentres: a first refit on fewer transitions than
+// ksm.centres (a short first episode) fits the ridge location alone, the
+// kernel part of Ŵ zero, with the same location rows as a full fit; the
+// next refit with enough transitions draws the centres and fits them.
+func TestKSMPostponesCentres(t *testing.T) {
+	c := testutil.LoadConfig(t, testutil.WriteYAML(t, ksmPendulum))
+	mdp, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, a, next := pendulumData(mdp, 40, rand.New(rand.NewPCG(3, 4)))
+	ag, err := New("ksm", mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Rollout: "mean"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const short = 6 // < ksm.centres = 10
+	for i := range short {
+		ag.Observe(s[i], a[i], next[i])
+	}
+	if err := ag.EndEpisode(); err != nil {
+		t.Fatalf("first refit on %d < 10 transitions: %v", short, err)
+	}
+	dphi, m := ag.Model.Feat.Dim(), 10
+	block := (m + 1) * dphi
+	w := ag.Model.W
+	if len(w) != 3*block {
+		t.Fatalf("len(W) = %d, want 3·(m+1)·d_phi = %d", len(w), 3*block)
+	}
+	for i := range 3 {
+		loc, kern := w[i*block:i*block+dphi], w[i*block+dphi:(i+1)*block]
+		if !slices.ContainsFunc(loc, func(v float64) bool { return v != 0 }) {
+			t.Errorf("coordinate %d: the location row is zero after a refit", i)
+		}
+		if slices.ContainsFunc(kern, func(v float64) bool { return v != 0 }) {
+			t.Errorf("coordinate %d: the kernel part is fitted on %d transitions without drawn centres", i, short)
+		}
+	}
+	// The model plans: its mean is the location (the base Gaussian's mean is 0).
+	mean := make([]float64, 3)
+	phi := make([]float64, dphi)
+	eta := make([]float64, ag.Model.Dist.StatDim())
+	ag.Model.Eta(s[0], a[0], phi, eta)
+	ag.Model.Dist.Mean(eta, mean)
+	for i := range 3 {
+		if loc := dotRow(w[i*block:i*block+dphi], phi); !testutil.AbsWithin(mean[i], loc, 1e-9*(1+math.Abs(loc))) {
+			t.Errorf("coordinate %d: mean %v, location %v", i, mean[i], loc)
+		}
+	}
+	for i := short; i < len(s); i++ {
+		ag.Observe(s[i], a[i], next[i])
+	}
+	if err := ag.EndEpisode(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if !slices.ContainsFunc(ag.Model.W[i*block+dphi:(i+1)*block], func(v float64) bool { return v != 0 }) {
+			t.Errorf("coordinate %d: the kernel part is still zero after a refit on %d transitions", i, len(s))
+		}
+	}
+}

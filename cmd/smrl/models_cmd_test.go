@@ -29,8 +29,8 @@ const modelsBase = `env:
 `
 
 // modelsRest are the keys after env: of the configs of these tests: 10
-// rollouts per candidate instead of 100 (the oracle's planning made 0.42 s
-// of TestModelsWithoutTrueW 3 s; what is checked is the fit of the data,
+// rollouts per candidate instead of 100 (the oracle's planning was 2.5 s
+// of TestModelsWithoutTrueW's 3 s; what is checked is the fit of the data,
 // whichever actions drew them).
 const modelsRest = "planner:\n  mode: random\n  n_rollouts: 10\nseeds: 1\nepisodes: 40\n"
 

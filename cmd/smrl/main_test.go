@@ -15,6 +15,7 @@ import (
 // Invoked as "smrl" (a link to the test binary, see TestDocExamples), the
 // test binary is smrl itself.
 func TestMain(m *testing.M) {
+	testutil.FewerGCs()           // fewer garbage collections, which change no result
 	testutil.MaybeServeExternal() // a test's env.kind external runs this binary as its simulator
 	if filepath.Base(os.Args[0]) == "smrl" {
 		os.Exit(int(Main(os.Args[1:], os.Stdout, os.Stderr)))

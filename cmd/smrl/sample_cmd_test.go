@@ -154,13 +154,15 @@ func TestEstimateJointFamilyCVAndSandwich(t *testing.T) {
 
 // TestCoupledRunDoesNotDependOnWorkers: a run on a joint family (the true
 // environment and the planners on chains) writes the same episodes.csv on
-// 1 and 2 workers.
+// 1 and 2 workers. Four leapfrog steps per proposal instead of the
+// config's 8 halve the chains' gradients (mle's fits were half the test's
+// CPU) and leave every chain, fit and worker path in place.
 func TestCoupledRunDoesNotDependOnWorkers(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
 	for _, w := range []string{"1", "2"} {
 		out := filepath.Join(dir, "w"+w)
-		code, _, errOut := run(t, "run", "--config", "../../configs/coupled.yaml", "--seeds", "2", "--episodes", "2", "--set", "env.horizon=4",
+		code, _, errOut := run(t, "run", "--config", "../../configs/coupled.yaml", "--seeds", "2", "--episodes", "2", "--set", "env.horizon=4", "--set", "sampler.leapfrog=4",
 			"--workers", w, "--out", out, "--no-plots", "-q")
 		if code != ExitOK {
 			t.Fatalf("workers %s: exit %d: %s", w, code, errOut)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // consistencyCase is a one-coordinate family with phi = [s, 1],
@@ -61,6 +62,40 @@ func fitSM(t testing.TB, c expfam.Coord, w expfam.Weight, h float64, phi, next [
 
 // fitSMFloor is fitSM with the information floor m (SetFloor).
 func fitSMFloor(t testing.TB, c expfam.Coord, w expfam.Weight, h, m float64, phi, next []float64) []float64 {
+	e := addSM(t, c, w, h, phi, next)
+	if err := e.SetFloor(m); err != nil {
+		t.Fatal(err)
+	}
+	f, err := e.Fit(1e-8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.W
+}
+
+// fitSMAndFloor returns fitSM's and fitSMFloor's estimates from one pass
+// over the data: the floor acts in Fit only (applyFloor), so the sums are
+// the same and the two fits are those of two separate estimators, bit for
+// bit (TestFitSMAndFloorIsTwoFits), at half the cost.
+func fitSMAndFloor(t testing.TB, c expfam.Coord, w expfam.Weight, m float64, phi, next []float64) (plain, floored []float64) {
+	e := addSM(t, c, w, 0, phi, next)
+	f, err := e.Fit(1e-8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetFloor(m); err != nil {
+		t.Fatal(err)
+	}
+	g, err := e.Fit(1e-8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.W, g.W
+}
+
+// addSM is a score-matching estimator of the one-coordinate family c
+// (weight w, kink bandwidth h when > 0) holding the transitions (phi, next).
+func addSM(t testing.TB, c expfam.Coord, w expfam.Weight, h float64, phi, next []float64) *SM {
 	fam, _ := expfam.NewCoords([]expfam.Coord{c})
 	var ws []expfam.Weight
 	if w != nil {
@@ -74,17 +109,10 @@ func fitSMFloor(t testing.TB, c expfam.Coord, w expfam.Weight, h, m float64, phi
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.SetFloor(m); err != nil {
-		t.Fatal(err)
-	}
 	for i := range next {
 		e.Add(phi[2*i:2*i+2], next[i:i+1])
 	}
-	f, err := e.Fit(1e-8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.W
+	return e
 }
 
 func fitMLE(t testing.TB, c expfam.Coord, phi, next []float64) []float64 {
@@ -120,11 +148,14 @@ func rmsErrorsFloor(t testing.TB, c consistencyCase, ns []int, seedsAt func(n in
 		for s := range seeds {
 			rng := rand.New(rand.NewPCG(uint64(s), uint64(n)))
 			phi, next := consistencyData(c.c, c.w0, n, rng)
-			e := frob(fitSM(t, c.c, w, 0, phi, next), c.w0)
-			sm[i] += e * e / float64(seeds)
 			if m > 0 {
-				e := frob(fitSMFloor(t, c.c, w, 0, m, phi, next), c.w0)
-				fl[i] += e * e / float64(seeds)
+				plain, floored := fitSMAndFloor(t, c.c, w, m, phi, next)
+				e, ef := frob(plain, c.w0), frob(floored, c.w0)
+				sm[i] += e * e / float64(seeds)
+				fl[i] += ef * ef / float64(seeds)
+			} else {
+				e := frob(fitSM(t, c.c, w, 0, phi, next), c.w0)
+				sm[i] += e * e / float64(seeds)
 			}
 			if mle(n) {
 				e := frob(fitMLE(t, c.c, phi, next), c.w0)
@@ -275,5 +306,28 @@ func TestMLERestrictedFamiliesTinyData(t *testing.T) {
 				t.Errorf("%s seed %d, n = %d: %v", c.name, seed, n, err)
 			}
 		}
+	}
+}
+
+// fitSMAndFloor's one pass gives the bits of two separate estimators, one
+// without and one with the floor, on n = 6 transitions of every
+// consistency case, where the default floor acts in some of them (at
+// n = 1000 and above, TestWeightedSMConsistency's sizes, it acts in none).
+func TestFitSMAndFloorIsTwoFits(t *testing.T) {
+	acted := 0
+	for _, c := range consistencyCases(t) {
+		w := expfam.DefaultWeight(c.c)
+		phi, next := consistencyData(c.c, c.w0, 6, rand.New(rand.NewPCG(3, 6)))
+		plain, floored := fitSMAndFloor(t, c.c, w, DefaultFloor, phi, next)
+		want, wantFl := fitSM(t, c.c, w, 0, phi, next), fitSMFloor(t, c.c, w, 0, DefaultFloor, phi, next)
+		if !testutil.SameBits(plain, want) || !testutil.SameBits(floored, wantFl) {
+			t.Errorf("%s: one pass gives %v and %v, two estimators %v and %v", c.name, plain, floored, want, wantFl)
+		}
+		if !testutil.SameBits(plain, floored) { // the floor acted
+			acted++
+		}
+	}
+	if acted == 0 {
+		t.Error("the floor acted in no case: the comparison would not tell the two fits apart")
 	}
 }

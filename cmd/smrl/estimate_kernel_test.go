@@ -414,6 +414,12 @@ func TestSampleKernelModelRefused(t *testing.T) {
 			bad := writeFile(t, dir, "bad.json", string(b))
 			code, out, errOut := run(t, "sample", "--model", bad, "--state", "0.5", "--action", "1", "--n", "3")
 			wantUsage(t, code, out, errOut, tc.want)
+			// env.kind: model plays the same file as the true transition.
+			me := writeFile(t, dir, "me.yaml", "seeds: 1\nepisodes: 1\nagents: [random]\nenv:\n  kind: model\n  model:\n    file: "+bad+"\n    method: sm\n  horizon: 3\n")
+			code, _, errOut = run(t, "run", "--config", me, "--out", filepath.Join(t.TempDir(), "out"), "-q")
+			if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("env.kind model: exit %d, want %d naming %q; stderr:\n%s", code, ExitUsage, tc.want, errOut)
+			}
 		})
 	}
 }

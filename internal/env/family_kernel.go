@@ -76,8 +76,8 @@ var kernelFamily = Family{Part: config.Part{Name: "kernel",
 // kernelKeys are the kernel family's keys, in env.family and in model.
 type kernelKeys struct {
 	Centres   int     `mapstructure:"centres" yaml:"centres" doc:"kernel: m, the number of centres, a seeded subsample (config seed) of the fitted next states"`
-	Bandwidth string  `mapstructure:"bandwidth" yaml:"bandwidth" doc:"kernel: σ of the Gaussian kernels, a number > 0 or cv (chosen from cv.bandwidths by cv.folds-fold held-out SM loss)"`
-	BaseScale float64 `mapstructure:"base_scale" yaml:"base_scale" doc:"kernel: b of the base q(x) = exp(−|x|²/(2b²)); 0: the standard deviation of the fitted next states"`
+	Bandwidth string  `mapstructure:"bandwidth" yaml:"bandwidth" doc:"kernel: σ of the Gaussian kernels, a number in [1e-6, 1e6] (at fit time also in [r/1e4, 100·max(r, b)], r = max |s'| of the data) or cv (chosen from cv.bandwidths by cv.folds-fold held-out SM loss)"`
+	BaseScale float64 `mapstructure:"base_scale" yaml:"base_scale" doc:"kernel: b of the base q(x) = exp(−|x|²/(2b²)), in [1e-6, 1024] (at fit time also ≥ max |s'|/100); 0: the standard deviation of the fitted next states"`
 	Graph     string  `mapstructure:"graph" yaml:"graph" doc:"kernel: autoregressive (a 1-D family per coordinate given (s, a, s'_<i): exact Z and sampling) or joint (one family on ℝ^d: Z by importance sampling, MCMC sampling)"`
 }
 
@@ -86,8 +86,8 @@ type kernelKeys struct {
 // kernel family.
 type kernelEnvKeys struct {
 	Centres      int         `mapstructure:"centres" yaml:"centres" doc:"kernel: m, the number of centres, a seeded subsample (config seed) of the fitted next states"`
-	Bandwidth    string      `mapstructure:"bandwidth" yaml:"bandwidth" doc:"kernel: σ of the Gaussian kernels, a number > 0 or cv (chosen from cv.bandwidths by cv.folds-fold held-out SM loss)"`
-	BaseScale    float64     `mapstructure:"base_scale" yaml:"base_scale" doc:"kernel: b of the base q(x) = exp(−|x|²/(2b²)); 0: the standard deviation of the fitted next states"`
+	Bandwidth    string      `mapstructure:"bandwidth" yaml:"bandwidth" doc:"kernel: σ of the Gaussian kernels, a number in [1e-6, 1e6] (at fit time also in [r/1e4, 100·max(r, b)], r = max |s'| of the data) or cv (chosen from cv.bandwidths by cv.folds-fold held-out SM loss)"`
+	BaseScale    float64     `mapstructure:"base_scale" yaml:"base_scale" doc:"kernel: b of the base q(x) = exp(−|x|²/(2b²)), in [1e-6, 1024] (at fit time also ≥ max |s'|/100); 0: the standard deviation of the fitted next states"`
 	Graph        string      `mapstructure:"graph" yaml:"graph" doc:"kernel: autoregressive (a 1-D family per coordinate given (s, a, s'_<i): exact Z and sampling) or joint (one family on ℝ^d: Z by importance sampling, MCMC sampling)"`
 	CentrePoints [][]float64 `mapstructure:"centre_points" yaml:"centre_points,omitempty" doc:"kernel, a true family (env.w0): its m centres, m rows of dim numbers (then bandwidth a number and base_scale > 0)"`
 }

@@ -52,7 +52,11 @@ func checkKernelScales(r, sigma, b float64, what string, fitted bool) error {
 	case !(b >= KernelMinScale && b <= kernelMaxBase):
 		return fmt.Errorf("base_scale: %w: must lie in [%g, %d], got %v", ErrKernelSettings, KernelMinScale, kernelMaxBase, b)
 	case b < r/KernelScaleRatio:
-		return fmt.Errorf("base_scale: %w: %v is below %s %.4g / %d: the base density N(0, b²) would vanish there (give base_scale 0, the data's standard deviation, or a larger one)", ErrKernelSettings, b, what, r, KernelScaleRatio)
+		hint := " (give base_scale 0, the data's standard deviation, or a larger one)"
+		if !fitted {
+			hint = ""
+		}
+		return fmt.Errorf("base_scale: %w: %v is below %s %.4g / %d: the base density N(0, b²) would vanish there%s", ErrKernelSettings, b, what, r, KernelScaleRatio, hint)
 	case sigma < r/(100*KernelScaleRatio):
 		return fmt.Errorf("bandwidth: %w: %v is below %s %.4g / %d: every statistic would be a spike the data do not fill", ErrKernelSettings, sigma, what, r, 100*KernelScaleRatio)
 	case fitted && sigma > KernelScaleRatio*max(r, b):
@@ -232,6 +236,9 @@ func FitKernel(phi, next []float64, dphi, d int, o KernelOptions) (*KernelFit, e
 		}
 	}
 	r := maxAbs(next)
+	if o.BaseScale == 0 && b < r/KernelScaleRatio {
+		return nil, fmt.Errorf("base_scale: %w: its default, the standard deviation %.4g of the next states, is below their largest |value| %.4g / %d: they lie far from the base's centre 0 for their spread (centre them, e.g. model.target: delta, or give a larger base_scale)", ErrKernelSettings, b, r, KernelScaleRatio)
+	}
 	for _, s := range o.Bandwidths {
 		if err := checkKernelScales(r, s, b, "the largest |next state|", true); err != nil {
 			return nil, err

@@ -395,15 +395,8 @@ func estimateFit(opts *EstimateOptions, c *config.Config, methods []string, filt
 			return err
 		}
 	}
-	if opts.SaveModel != "" {
-		mf, err := estimate.ModelOf(res, c)
-		if err != nil {
-			return err
-		}
-		if err := estimate.WriteModel(opts.SaveModel, mf); err != nil {
-			return err
-		}
-	}
+	// The estimates are encoded before the model is written, so that an
+	// estimate the format cannot encode fails before any file exists.
 	var b bytes.Buffer
 	if opts.Format == "json" {
 		err = res.WriteJSON(&b)
@@ -412,6 +405,15 @@ func estimateFit(opts *EstimateOptions, c *config.Config, methods []string, filt
 	}
 	if err != nil {
 		return err
+	}
+	if opts.SaveModel != "" {
+		mf, err := estimate.ModelOf(res, c)
+		if err != nil {
+			return err
+		}
+		if err := estimate.WriteModel(opts.SaveModel, mf); err != nil {
+			return err
+		}
 	}
 	_, err = opts.IO.Out.Write(b.Bytes())
 	return err

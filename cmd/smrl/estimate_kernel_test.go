@@ -180,6 +180,7 @@ func TestEstimateKernelBadInput(t *testing.T) {
 	dir := t.TempDir()
 	train, _ := bimodalCSV(t, dir, "train.csv", 30, 1, 1)
 	dup := writeFile(t, dir, "dup.csv", "s,a,s_next\n0.1,1,0.5\n0.2,1,0.5\n0.3,1,0.5\n0.4,1,-0.5\n0.5,1,-0.5\n0.6,1,-0.5\n")
+	tied := writeFile(t, dir, "tied.csv", "s,a,s_next\n0.1,1,0.5\n0.2,1,0.5\n0.3,1,0.5\n0.4,1,0.5\n0.5,1,0.5\n0.6,1,-0.5\n0.7,1,-0.5\n")
 	for _, tc := range []struct {
 		name, extra, data string
 		args              []string
@@ -190,7 +191,16 @@ func TestEstimateKernelBadInput(t *testing.T) {
 		{"bandwidth NaN", "", train, []string{"--set", "env.family.bandwidth=NaN"}, []string{"env.family.bandwidth", "NaN"}},
 		{"bandwidth negative in cv.bandwidths", "", train, []string{"--set", "env.family.bandwidth=cv", "--set", "cv.bandwidths=[0.5,-1]"}, []string{"cv.bandwidths", "-1"}},
 		{"base scale negative", "", train, []string{"--set", "env.family.base_scale=-1"}, []string{"env.family.base_scale", "-1"}},
-		{"coinciding centres", "", dup, []string{"--set", "env.family.centres=3"}, []string{"env.family.centres", "coincide"}},
+		{"fewer distinct next states than centres", "", dup, []string{"--set", "env.family.centres=3"}, []string{"env.family.centres", "only 2 distinct values", "3 centres"}},
+		{"bandwidth 1e-300", "", train, []string{"--set", "env.family.bandwidth=1e-300"}, []string{"env.family.bandwidth", "[1e-6, 1e6]"}},
+		{"bandwidth 1e308", "", train, []string{"--set", "env.family.bandwidth=1e308"}, []string{"env.family.bandwidth", "[1e-6, 1e6]"}},
+		{"cv.bandwidths 1e-300", "", train, []string{"--set", "env.family.bandwidth=cv", "--set", "cv.bandwidths=[1e-300]"}, []string{"cv.bandwidths", "[1e-6, 1e6]"}},
+		{"base scale 1e-100", "", train, []string{"--set", "env.family.base_scale=1e-100"}, []string{"env.family.base_scale", "[1e-6, 1024]"}},
+		{"base scale 1e308", "", train, []string{"--set", "env.family.base_scale=1e308"}, []string{"env.family.base_scale", "[1e-6, 1024]"}},
+		{"base scale below the data", "", train, []string{"--set", "env.family.base_scale=1e-4"}, []string{"env.family.base_scale", "below the largest |next state|"}},
+		{"bandwidth below the data", "", train, []string{"--set", "env.family.bandwidth=1e-5"}, []string{"env.family.bandwidth", "below the largest |next state|"}},
+		{"bandwidth above the data", "", train, []string{"--set", "env.family.bandwidth=1e5"}, []string{"env.family.bandwidth", "same constant"}},
+		{"cv on tied data", "", tied, []string{"--set", "env.family.bandwidth=cv", "--set", "env.family.centres=2"}, []string{"env.family.bandwidth", "median distance of the next states, which is 0", "cv.bandwidths"}},
 		{"graph", "", train, []string{"--set", "env.family.graph=tree"}, []string{"env.family.graph", "tree"}},
 		{"lambda 0", "", train, []string{"--lambda", "0"}, []string{"lambda", "must be a finite number > 0, got 0"}},
 		{"method lds", "", train, []string{"--method", "sm,lds"}, []string{"--method lds", "sm only"}},
@@ -330,5 +340,119 @@ func TestEstimateKernelPlot(t *testing.T) {
 		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 			t.Errorf("%s: %s is no PNG (err %v)", tc.name, png, err)
 		}
+	}
+}
+
+// TestEstimateKernelCVNullJSON: a cross-validation candidate whose
+// conjugate gradients do not converge (λ = 1e-12 with σ = 0.05 on 60
+// transitions) scores +Inf; --format json writes it as null and exits 0,
+// with the model file written.
+func TestEstimateKernelCVNullJSON(t *testing.T) {
+	dir := t.TempDir()
+	cfg := kernelConfig(t, dir, "k.yaml", 1, "")
+	train, _ := bimodalCSV(t, dir, "train.csv", 60, 1, 1)
+	model := filepath.Join(dir, "m.json")
+	code, out, errOut := run(t, "estimate", "--config", cfg, "--data", train, "--set", "lambda=cv", "--set", "env.family.bandwidth=cv",
+		"--set", "cv.grid=[1e-12,1]", "--set", "cv.bandwidths=[0.05,0.8]", "--set", "env.family.centres=20", "--format", "json", "--save-model", model)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Estimates []struct {
+			KernelFits []struct {
+				CV [][]*float64 `json:"cv_loss"`
+			} `json:"kernel_fits"`
+		} `json:"estimates"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	cv := r.Estimates[0].KernelFits[0].CV
+	if len(cv) != 2 || len(cv[0]) != 2 || cv[0][0] != nil || cv[1][1] == nil {
+		t.Errorf("cv_loss %v: want null at (0.05, 1e-12) and a number at (0.8, 1)", cv)
+	}
+	if _, err := os.Stat(model); err != nil {
+		t.Errorf("no model file: %v", err)
+	}
+}
+
+// TestEstimateKernelDistinctCentres: the centres are drawn among the
+// distinct next states, so 2 centres on data of two values repeated fit
+// for every seed (a subsample of rows would draw two equal ones for some).
+func TestEstimateKernelDistinctCentres(t *testing.T) {
+	dir := t.TempDir()
+	cfg := kernelConfig(t, dir, "k.yaml", 1, "")
+	dup := writeFile(t, dir, "dup.csv", "s,a,s_next\n0.1,1,0.5\n0.2,1,0.5\n0.3,1,0.5\n0.4,1,-0.5\n0.5,1,-0.5\n0.6,1,-0.5\n")
+	for seed := range 6 {
+		code, _, errOut := run(t, "estimate", "--config", cfg, "--data", dup, "--set", "env.family.centres=2", "--set", fmt.Sprintf("seed=%d", seed), "-q")
+		if code != ExitOK {
+			t.Errorf("seed %d: exit %d: %s", seed, code, errOut)
+		}
+	}
+}
+
+// TestEstimateKernelDegenerateWarning: a bandwidth far above the spread
+// of the next states (200, against |s'| ≤ 2.4 here) makes the statistics
+// numerically constant: the fit is the bare base, and a warning says so
+// on stderr (none at bandwidth 0.5).
+func TestEstimateKernelDegenerateWarning(t *testing.T) {
+	dir := t.TempDir()
+	cfg := kernelConfig(t, dir, "k.yaml", 1, "")
+	train, _ := bimodalCSV(t, dir, "train.csv", 100, 1, 1)
+	for _, tc := range []struct {
+		bw   string
+		warn bool
+	}{{"200", true}, {"0.5", false}} {
+		code, _, errOut := run(t, "estimate", "--config", cfg, "--data", train, "--set", "env.family.bandwidth="+tc.bw, "-q")
+		if code != ExitOK {
+			t.Fatalf("bandwidth %s: exit %d: %s", tc.bw, code, errOut)
+		}
+		if got := strings.Contains(errOut, "warning: the kernel statistics of bandwidth "+tc.bw+" are numerically constant"); got != tc.warn {
+			t.Errorf("bandwidth %s: warning %v, want %v; stderr:\n%s", tc.bw, got, tc.warn, errOut)
+		}
+	}
+}
+
+// TestSampleKernelModelRefused: a kernel model file edited to a base
+// scale of 1e-6 (its centres then lie a million base scales out), or to a
+// W entry of 1e50 (a tilt too large for float64), is refused by smrl
+// sample with exit 2 naming base_scale or η, not a panic.
+func TestSampleKernelModelRefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg := kernelConfig(t, dir, "k.yaml", 1, "    graph: joint\n")
+	train, _ := bimodalCSV(t, dir, "train.csv", 60, 1, 1)
+	model := filepath.Join(dir, "m.json")
+	if code, _, errOut := run(t, "estimate", "--config", cfg, "--data", train, "--save-model", model, "-q"); code != ExitOK {
+		t.Fatalf("estimate: exit %d: %s", code, errOut)
+	}
+	raw, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, want string
+		edit       func(c map[string]any)
+	}{
+		{"base scale 1e-6", "base_scale", func(c map[string]any) { c["base_scale"] = 1e-6 }},
+		{"W entry 1e50", "η = W·phi(s, a)", func(c map[string]any) { c["W"].([]any)[0].([]any)[0] = 1e50 }},
+		{"centre 1e300", "centres", func(c map[string]any) { c["centres"].([]any)[0].([]any)[0] = 1e300 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mf map[string]any
+			if err := json.Unmarshal(raw, &mf); err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(mf["models"].([]any)[0].(map[string]any)["kernel"].(map[string]any)["coords"].([]any)[0].(map[string]any))
+			b, _ := json.Marshal(mf)
+			bad := writeFile(t, dir, "bad.json", string(b))
+			code, out, errOut := run(t, "sample", "--model", bad, "--state", "0.5", "--action", "1", "--n", "3")
+			wantUsage(t, code, out, errOut, tc.want)
+			// env.kind: model plays the same file as the true transition.
+			me := writeFile(t, dir, "me.yaml", "seeds: 1\nepisodes: 1\nagents: [random]\nenv:\n  kind: model\n  model:\n    file: "+bad+"\n    method: sm\n  horizon: 3\n")
+			code, _, errOut = run(t, "run", "--config", me, "--out", filepath.Join(t.TempDir(), "out"), "-q")
+			if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("env.kind model: exit %d, want %d naming %q; stderr:\n%s", code, ExitUsage, tc.want, errOut)
+			}
+		})
 	}
 }

@@ -118,8 +118,8 @@ func (c *Config) validateStats(bad func(key, format string, args ...any), agents
 		}
 	}
 	for i, b := range c.CV.Bandwidths {
-		if !(b > 0) || math.IsInf(b, 0) || b > 1e6 {
-			bad("cv.bandwidths", "entry %d must be a finite number in (0, 1e6], got %v", i+1, b)
+		if !(b >= 1e-6 && b <= 1e6) { // the bounds of a kernel family's bandwidth (estimator.KernelMinScale)
+			bad("cv.bandwidths", "entry %d must be a number in [1e-6, 1e6], got %v", i+1, b)
 			break
 		}
 	}

@@ -2,7 +2,6 @@ package env
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -78,8 +77,8 @@ var kernelFamily = Family{Part: config.Part{Name: "kernel",
 // kernelKeys are the kernel family's keys, in env.family and in model.
 type kernelKeys struct {
 	Centres   int     `mapstructure:"centres" yaml:"centres" doc:"kernel: m, the number of centres, a seeded subsample (config seed) of the fitted next states"`
-	Bandwidth string  `mapstructure:"bandwidth" yaml:"bandwidth" doc:"kernel: σ of the Gaussian kernels, a number > 0 or cv (chosen from cv.bandwidths by cv.folds-fold held-out SM loss)"`
-	BaseScale float64 `mapstructure:"base_scale" yaml:"base_scale" doc:"kernel: b of the base q(x) = exp(−|x|²/(2b²)); 0: the standard deviation of the fitted next states"`
+	Bandwidth string  `mapstructure:"bandwidth" yaml:"bandwidth" doc:"kernel: σ of the Gaussian kernels, a number in [1e-6, 1e6] (at fit time also in [r/1e4, 100·max(r, b)], r = max |s'| of the data) or cv (chosen from cv.bandwidths by cv.folds-fold held-out SM loss)"`
+	BaseScale float64 `mapstructure:"base_scale" yaml:"base_scale" doc:"kernel: b of the base q(x) = exp(−|x|²/(2b²)), in [1e-6, 1024] (at fit time also ≥ max |s'|/100); 0: the standard deviation of the fitted next states"`
 	Graph     string  `mapstructure:"graph" yaml:"graph" doc:"kernel: autoregressive (a 1-D family per coordinate given (s, a, s'_<i): exact Z and sampling) or joint (one family on ℝ^d: Z by importance sampling, MCMC sampling)"`
 }
 
@@ -88,8 +87,8 @@ type kernelKeys struct {
 // kernel family.
 type kernelEnvKeys struct {
 	Centres      int         `mapstructure:"centres" yaml:"centres" doc:"kernel: m, the number of centres, a seeded subsample (config seed) of the fitted next states"`
-	Bandwidth    string      `mapstructure:"bandwidth" yaml:"bandwidth" doc:"kernel: σ of the Gaussian kernels, a number > 0 or cv (chosen from cv.bandwidths by cv.folds-fold held-out SM loss)"`
-	BaseScale    float64     `mapstructure:"base_scale" yaml:"base_scale" doc:"kernel: b of the base q(x) = exp(−|x|²/(2b²)); 0: the standard deviation of the fitted next states"`
+	Bandwidth    string      `mapstructure:"bandwidth" yaml:"bandwidth" doc:"kernel: σ of the Gaussian kernels, a number in [1e-6, 1e6] (at fit time also in [r/1e4, 100·max(r, b)], r = max |s'| of the data) or cv (chosen from cv.bandwidths by cv.folds-fold held-out SM loss)"`
+	BaseScale    float64     `mapstructure:"base_scale" yaml:"base_scale" doc:"kernel: b of the base q(x) = exp(−|x|²/(2b²)), in [1e-6, 1024] (at fit time also ≥ max |s'|/100); 0: the standard deviation of the fitted next states"`
 	Graph        string      `mapstructure:"graph" yaml:"graph" doc:"kernel: autoregressive (a 1-D family per coordinate given (s, a, s'_<i): exact Z and sampling) or joint (one family on ℝ^d: Z by importance sampling, MCMC sampling)"`
 	CentrePoints [][]float64 `mapstructure:"centre_points" yaml:"centre_points,omitempty" doc:"kernel, a true family (env.w0): its m centres, m rows of dim numbers (then bandwidth a number and base_scale > 0)"`
 }
@@ -110,8 +109,8 @@ func parseBandwidth(s string) ([]float64, error) {
 		return nil, nil
 	}
 	b, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(b > 0) || math.IsInf(b, 0) {
-		return nil, fmt.Errorf("must be a finite number > 0 or %s, got %q", config.LambdaCVWord, s)
+	if err != nil || !(b >= 1e-6 && b <= 1e6) { // the bounds of cv.bandwidths (estimator.KernelMinScale, KernelMaxScale)
+		return nil, fmt.Errorf("must be a number in [1e-6, 1e6] or %s, got %q", config.LambdaCVWord, s)
 	}
 	return []float64{b}, nil
 }
@@ -123,8 +122,8 @@ func validateKernelKeys(k kernelKeys, at string, bad config.Bad) {
 	if _, err := parseBandwidth(k.Bandwidth); err != nil {
 		bad(at+".bandwidth", "%v", err)
 	}
-	if !(k.BaseScale >= 0) || math.IsInf(k.BaseScale, 0) {
-		bad(at+".base_scale", "must be a finite number >= 0 (0: the standard deviation of the data), got %v", k.BaseScale)
+	if !(k.BaseScale == 0 || k.BaseScale >= 1e-6 && k.BaseScale <= 1024) { // estimator.KernelMinScale; states lie in [−1024, 1024]
+		bad(at+".base_scale", "must be 0 (the standard deviation of the data) or a number in [1e-6, 1024], got %v", k.BaseScale)
 	}
 	if k.Graph != expfam.KernelJoint && k.Graph != expfam.KernelAutoregressive {
 		bad(at+".graph", "must be %s or %s, got %q", expfam.KernelJoint, expfam.KernelAutoregressive, k.Graph)

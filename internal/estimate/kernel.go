@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -41,8 +42,49 @@ type KernelCoord struct {
 	Iterations int       `json:"cg_iterations"`
 	Bandwidths []float64 `json:"cv_bandwidths,omitempty"`
 	Lambdas    []float64 `json:"cv_lambdas,omitempty"`
-	// CV[i][j] is the held-out SM loss per transition of bandwidth i and λ j.
-	CV [][]float64 `json:"cv_loss,omitempty"`
+	// CV[i][j] is the held-out SM loss per transition of bandwidth i and λ
+	// j; +Inf (a candidate whose conjugate gradients did not converge) is
+	// written as JSON null.
+	CV CVLoss `json:"cv_loss,omitempty"`
+}
+
+// CVLoss is a cross-validation grid of held-out losses whose JSON writes
+// a non-finite entry (+Inf: the candidate did not converge) as null,
+// which encoding/json cannot write as a number, and reads null back as
+// +Inf.
+type CVLoss [][]float64
+
+// MarshalJSON writes the grid with null for each non-finite entry.
+func (c CVLoss) MarshalJSON() ([]byte, error) {
+	rows := make([][]*float64, len(c))
+	for i, r := range c {
+		rows[i] = make([]*float64, len(r))
+		for j := range r {
+			if !math.IsInf(r[j], 0) && !math.IsNaN(r[j]) {
+				rows[i][j] = &r[j]
+			}
+		}
+	}
+	return json.Marshal(rows)
+}
+
+// UnmarshalJSON reads null as +Inf.
+func (c *CVLoss) UnmarshalJSON(b []byte) error {
+	var rows [][]*float64
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return err
+	}
+	*c = make(CVLoss, len(rows))
+	for i, r := range rows {
+		(*c)[i] = make([]float64, len(r))
+		for j, v := range r {
+			(*c)[i][j] = math.Inf(1)
+			if v != nil {
+				(*c)[i][j] = *v
+			}
+		}
+	}
+	return nil
 }
 
 // kernelSpecOf returns the unbound kernel family of mdp's model, nil when
@@ -70,7 +112,8 @@ func kernelMethods(asked []string) error {
 // lambda and cv.grid. Every such error is invalid input.
 func kernelKeyError(err error, at string) error {
 	if !errors.Is(err, estimator.ErrKernelSettings) && !errors.Is(err, expfam.ErrKernelCentres) &&
-		!errors.Is(err, expfam.ErrKernelFamily) && !errors.Is(err, estimator.ErrNotConverged) {
+		!errors.Is(err, expfam.ErrKernelFamily) && !errors.Is(err, estimator.ErrNotConverged) &&
+		!errors.Is(err, estimator.ErrSingular) {
 		return err
 	}
 	msg := err.Error()
@@ -78,6 +121,9 @@ func kernelKeyError(err error, at string) error {
 		if strings.HasPrefix(msg, k+":") {
 			return errs.Invalid(fmt.Errorf("%s.%w", at, err))
 		}
+	}
+	if errors.Is(err, estimator.ErrSingular) {
+		return errs.Invalid(fmt.Errorf("%s.bandwidth, lambda: %w (a bandwidth near the spacing of the next states and a larger λ condition the system better)", at, err))
 	}
 	if errors.Is(err, estimator.ErrNotConverged) {
 		return errs.Invalid(fmt.Errorf("lambda: %w (a larger λ conditions the system better)", err))
@@ -112,6 +158,9 @@ func fitKernel(c *config.Config, mdp *env.MDP, spec *expfam.KernelSpec, data *da
 	model := g.Model()
 	e := Estimate{Method: "sm", SEKind: "none", Seconds: secs, Weight: "h(x) = 1", Kernel: &model}
 	for _, f := range g.Coords {
+		if f.Warning != "" && opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "smrl estimate: %s\n", f.Warning)
+		}
 		e.KernelFits = append(e.KernelFits, KernelCoord{Centres: f.Fam.M, Bandwidth: f.Fam.Sigma, BaseScale: f.Fam.Base, Lambda: f.Lambda,
 			Iterations: f.Iterations, Bandwidths: f.Bandwidths, Lambdas: f.Lambdas, CV: f.CV})
 	}

@@ -143,6 +143,18 @@ func newModelEnv(c *config.Config) (*env.MDP, error) {
 			}
 			return nil
 		}
+	} else if c, ok := m.Dist.(expfam.EtaChecker); ok {
+		// A kernel family's quadrature fails for a huge η (a saved W
+		// entry of 1e50): refused before the step, not a panic in it. It
+		// doubles the quadrature of a step (about a millisecond).
+		mdp.CheckTransition = func(s, a []float64) error {
+			eta := make([]float64, m.Dist.StatDim())
+			m.Eta(s, a, make([]float64, m.Feat.Dim()), eta)
+			if err := c.CheckEta(eta); err != nil {
+				return fmt.Errorf("env.model.file (model %s): η = W·phi(s, a) at s = %v, a = %v: %w", saved.Method, s, a, err)
+			}
+			return nil
+		}
 	}
 	return mdp, nil
 }

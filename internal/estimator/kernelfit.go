@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +16,63 @@ import (
 // finite number > 0, an empty grid. The message names the setting (the
 // config key's last part: centres, bandwidth, base_scale, lambda).
 var ErrKernelSettings = errors.New("kernel family settings refused")
+
+// Bounds of a kernel family's scales, checked at fit time against the
+// data (checkKernelScales) and when a saved model is read back (against
+// its centres). The quadrature of the 1-D family (expfam.NewCDF) works in
+// units of the base scale b over |x/b| ≤ 1024, and smrl bounds states to
+// [−1024, 1024] (config.MaxAbsState); so:
+//
+//   - σ and b lie in [KernelMinScale, KernelMaxScale] (the bounds of
+//     env.family.bandwidth, cv.bandwidths and base_scale too), b ≤ 1024;
+//   - b ≥ r/KernelScaleRatio, r = max |x_ti| over the next states (or
+//     the centres): the data lie within 100 base scales of the base's
+//     centre 0, where q(x) ≥ e^{−5000} is still representable;
+//   - r/KernelScaleRatio·1e-2 ≤ σ ≤ KernelScaleRatio·max(r, b): a
+//     bandwidth 10⁴ times below the data's extent makes every statistic
+//     a spike the data never fill, one 100 times above it makes every
+//     statistic the same constant (both fits are degenerate).
+const (
+	KernelMinScale   = 1e-6
+	KernelMaxScale   = 1e6
+	KernelScaleRatio = 100
+	kernelMaxBase    = 1024
+)
+
+// checkKernelScales checks bandwidth σ and base scale b against the
+// extent r of the data (see KernelMinScale); what names the extent. A
+// saved model (fitted false) is checked against its centres, whose extent
+// may be below the data's: there σ has no upper bound relative to r (a
+// broad bandwidth is degenerate, not dangerous; the lower bounds hold a
+// fortiori).
+func checkKernelScales(r, sigma, b float64, what string, fitted bool) error {
+	switch {
+	case !(sigma >= KernelMinScale && sigma <= KernelMaxScale):
+		return fmt.Errorf("bandwidth: %w: must lie in [%g, %g], got %v", ErrKernelSettings, KernelMinScale, KernelMaxScale, sigma)
+	case !(b >= KernelMinScale && b <= kernelMaxBase):
+		return fmt.Errorf("base_scale: %w: must lie in [%g, %d], got %v", ErrKernelSettings, KernelMinScale, kernelMaxBase, b)
+	case b < r/KernelScaleRatio:
+		hint := " (give base_scale 0, the data's standard deviation, or a larger one)"
+		if !fitted {
+			hint = ""
+		}
+		return fmt.Errorf("base_scale: %w: %v is below %s %.4g / %d: the base density N(0, b²) would vanish there%s", ErrKernelSettings, b, what, r, KernelScaleRatio, hint)
+	case sigma < r/(100*KernelScaleRatio):
+		return fmt.Errorf("bandwidth: %w: %v is below %s %.4g / %d: every statistic would be a spike the data do not fill", ErrKernelSettings, sigma, what, r, 100*KernelScaleRatio)
+	case fitted && sigma > KernelScaleRatio*max(r, b):
+		return fmt.Errorf("bandwidth: %w: %v is above %d × max(%s %.4g, base_scale %.4g): every statistic would be the same constant", ErrKernelSettings, sigma, KernelScaleRatio, what, r, b)
+	}
+	return nil
+}
+
+// maxAbs is max |x_i|.
+func maxAbs(x []float64) float64 {
+	var r float64
+	for _, v := range x {
+		r = max(r, math.Abs(v))
+	}
+	return r
+}
 
 // KernelOptions are the choices of FitKernel; zero values take defaults.
 type KernelOptions struct {
@@ -41,6 +99,8 @@ type KernelFit struct {
 	Bandwidths []float64
 	Lambdas    []float64
 	Iterations int // CG iterations of the final fit
+	// Warning, when not "", says the fit is degenerate (degenerateStats).
+	Warning string
 }
 
 // DefaultBandwidths is the log grid med·2^{k/2}, k = −4…2, around the
@@ -90,16 +150,32 @@ func stdOf(next []float64, d int) float64 {
 	return math.Sqrt(s2 / float64(n*d))
 }
 
-// SubsampleCentres draws m of the n next states (n×d row-major) without
-// replacement from a PCG stream of seed, in the order drawn.
-func SubsampleCentres(next []float64, d, m int, seed uint64) []float64 {
+// SubsampleCentres draws m distinct rows of the n next states (n×d
+// row-major) from a PCG stream of seed, in the order drawn: it walks a
+// random permutation of the rows and skips a row equal (bit for bit) to
+// one already taken, so duplicated next states (tied data) never make two
+// centres coincide whatever the seed. Without duplicates it takes the
+// permutation's first m rows. It fails (ErrKernelSettings, naming
+// centres and the count) when the data hold fewer than m distinct rows.
+func SubsampleCentres(next []float64, d, m int, seed uint64) ([]float64, error) {
 	n := len(next) / d
 	perm := rand.New(rand.NewPCG(seed, 0x6b65726e656c)).Perm(n) // "kernel"
 	z := make([]float64, 0, m*d)
-	for _, t := range perm[:m] {
-		z = append(z, next[t*d:(t+1)*d]...)
+	seen := make(map[string]bool, m)
+	key := make([]byte, 8*d)
+	for _, t := range perm {
+		for i, v := range next[t*d : (t+1)*d] {
+			binary.LittleEndian.PutUint64(key[8*i:], math.Float64bits(v+0)) // +0: −0 and 0 are one value
+		}
+		if seen[string(key)] {
+			continue
+		}
+		seen[string(key)] = true
+		if z = append(z, next[t*d:(t+1)*d]...); len(z) == m*d {
+			return z, nil
+		}
 	}
-	return z
+	return nil, fmt.Errorf("centres: %w: the %d next states hold only %d distinct values, fewer than the %d centres (centres are drawn among distinct next states)", ErrKernelSettings, n, len(seen), m)
 }
 
 func checkKernelOptions(o *KernelOptions, n, d int) error {
@@ -149,7 +225,9 @@ func FitKernel(phi, next []float64, dphi, d int, o KernelOptions) (*KernelFit, e
 		return nil, err
 	}
 	if o.Bandwidths == nil {
-		o.Bandwidths = DefaultBandwidths(next, d)
+		if o.Bandwidths = DefaultBandwidths(next, d); len(o.Bandwidths) == 0 || !(o.Bandwidths[0] > 0) {
+			return nil, fmt.Errorf("bandwidth: %w: bandwidth cv without cv.bandwidths takes a grid around the median distance of the next states, which is 0 (tied data): give the candidates in cv.bandwidths, or a bandwidth", ErrKernelSettings)
+		}
 	}
 	b := o.BaseScale
 	if b == 0 {
@@ -157,7 +235,19 @@ func FitKernel(phi, next []float64, dphi, d int, o KernelOptions) (*KernelFit, e
 			return nil, fmt.Errorf("base_scale: %w: its default, the standard deviation of the next states, is %v; give one", ErrKernelSettings, b)
 		}
 	}
-	z := SubsampleCentres(next, d, o.Centres, o.Seed)
+	r := maxAbs(next)
+	if o.BaseScale == 0 && b < r/KernelScaleRatio {
+		return nil, fmt.Errorf("base_scale: %w: its default, the standard deviation %.4g of the next states, is below their largest |value| %.4g / %d: they lie far from the base's centre 0 for their spread (centre them, e.g. model.target: delta, or give a larger base_scale)", ErrKernelSettings, b, r, KernelScaleRatio)
+	}
+	for _, s := range o.Bandwidths {
+		if err := checkKernelScales(r, s, b, "the largest |next state|", true); err != nil {
+			return nil, err
+		}
+	}
+	z, err := SubsampleCentres(next, d, o.Centres, o.Seed)
+	if err != nil {
+		return nil, err
+	}
 	fit := &KernelFit{DPhi: dphi, Bandwidths: o.Bandwidths, Lambdas: o.Lambdas}
 	bestS, bestL, best := 0, 0, math.Inf(1)
 	if len(o.Bandwidths)*len(o.Lambdas) > 1 {
@@ -189,7 +279,55 @@ func FitKernel(phi, next []float64, dphi, d int, o KernelOptions) (*KernelFit, e
 		return nil, err
 	}
 	fit.Iterations, _ = e.Iterations()
+	fit.Warning = degenerateStats(fit.Fam, next)
 	return fit, nil
+}
+
+// KernelFlatStats is the bound below which degenerateStats calls the
+// kernel statistics numerically constant over the data: the largest
+// standard deviation over the next states of one statistic psi_k(x_t)
+// (each in (0, 1]). A bandwidth σ far above the spread s of the data
+// makes that standard deviation about s²/σ² (1e-5 at σ = 250 s on
+// examples/kernel, whose fit is then the base's log-likelihood within
+// 0.04 nats; 1e-3 at σ = 25 s, a fit that beats the base).
+const KernelFlatStats = 1e-4
+
+// kernelSpikeMass is the other bound of degenerateStats: when the
+// statistics sum to less than it over the next states on average over the
+// centres, each is fed by its own centre (psi = 1 there) and on average
+// by less than one other next state.
+const kernelSpikeMass = 2
+
+// degenerateStats returns a warning when the statistics of f carry no
+// information about the next states: every psi_k(x_t) varies by less
+// than KernelFlatStats over the data (a bandwidth far above their spread:
+// psi ≈ 1, so Ŵ ≈ 0 and the fit is the bare base), or Σ_t psi_k(x_t) is
+// below kernelSpikeMass on average over k (a bandwidth far below their spacing: psi ≈ 0
+// away from its own centre); "" otherwise.
+func degenerateStats(f *expfam.Kernel, next []float64) string {
+	n := len(next) / f.D
+	psi := make([]float64, f.M)
+	s1, s2 := make([]float64, f.M), make([]float64, f.M)
+	for t := range n {
+		f.Psi(next[t*f.D:(t+1)*f.D], psi)
+		for k, v := range psi {
+			s1[k] += v
+			s2[k] += v * v
+		}
+	}
+	var top, mass float64
+	for k := range s1 {
+		m := s1[k] / float64(n)
+		top = max(top, math.Sqrt(max(s2[k]/float64(n)-m*m, 0)))
+		mass += s1[k] / float64(f.M)
+	}
+	if mass < kernelSpikeMass {
+		return fmt.Sprintf("warning: the kernel statistics of bandwidth %g are ≈ 0 at every next state but their own centre (Σ_t psi_k(x_t) over the %d next states is %.3g on average over the centres, below %g): each W entry is fitted from one point and the model is its base N(0, %g²) between them; choose a bandwidth near the spacing of the next states", f.Sigma, n, mass, float64(kernelSpikeMass), f.Base)
+	}
+	if top >= KernelFlatStats {
+		return ""
+	}
+	return fmt.Sprintf("warning: the kernel statistics of bandwidth %g are numerically constant over the %d next states (largest standard deviation of one statistic %.3g < %g): Ŵ ≈ 0 and the model is its base N(0, %g²); choose a bandwidth near the spacing of the next states", f.Sigma, n, top, KernelFlatStats, f.Base)
 }
 
 // kernelAccumulator builds the family of bandwidth s and adds every
@@ -328,6 +466,14 @@ func (m KernelModel) Fit() (*KernelFit, error) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("model W: %w: entry %d is %v", ErrKernelSettings, i, v)
 		}
+	}
+	for k, v := range z {
+		if math.Abs(v) > kernelMaxBase {
+			return nil, fmt.Errorf("centres: %w: centre %d holds %v, outside [−%d, %d]", ErrKernelSettings, k/m.Dim, v, kernelMaxBase, kernelMaxBase)
+		}
+	}
+	if err := checkKernelScales(maxAbs(z), m.Bandwidth, m.BaseScale, "the largest |centre|", false); err != nil {
+		return nil, err
 	}
 	f, err := expfam.NewKernel(m.Dim, z, m.Bandwidth, m.BaseScale)
 	if err != nil {

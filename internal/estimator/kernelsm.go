@@ -346,6 +346,11 @@ func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 	if bn == 0 {
 		return x, nil
 	}
+	if dot(r, r) == 0 {
+		// x0 solves the system exactly: a CG step would be α = 0/0.
+		e.lastIter, e.lastRelRes = 0, 0
+		return x, nil
+	}
 	e.precondition(lambda, r, z)
 	p := append([]float64(nil), z...)
 	rz := dot(r, z)

@@ -178,7 +178,8 @@ func TestKernelSMWorkers(t *testing.T) {
 }
 
 // TestFitKernelRefusals: every bad setting is refused naming its key;
-// duplicated next states drawn as centres are refused as coinciding.
+// fewer distinct next states than centres are refused naming centres,
+// and distinct ones closer than 1e-9 bandwidths as coinciding.
 func TestFitKernelRefusals(t *testing.T) {
 	phi := []float64{1, 1, 1, 1}
 	next := []float64{0.1, 0.5, -0.3, 0.9}
@@ -208,7 +209,11 @@ func TestFitKernelRefusals(t *testing.T) {
 	}
 	all := good
 	all.Centres = 4
-	if _, err := FitKernel(phi, []float64{0.2, 0.2, 0.2, 0.5}, 1, 1, all); !errors.Is(err, expfam.ErrKernelCentres) || !errors.Is(err, ErrKernelSettings) {
+	if _, err := FitKernel(phi, []float64{0.2, 0.2, 0.2, 0.5}, 1, 1, all); !errors.Is(err, ErrKernelSettings) || !strings.HasPrefix(err.Error(), "centres:") || !strings.Contains(err.Error(), "only 2 distinct values") {
+		t.Errorf("fewer distinct next states than centres: got %v", err)
+	}
+	// Distinct but within 1e-9 bandwidths: the centres coincide numerically.
+	if _, err := FitKernel(phi, []float64{0.2, 0.2 + 1e-12, 0.7, 0.5}, 1, 1, all); !errors.Is(err, expfam.ErrKernelCentres) || !errors.Is(err, ErrKernelSettings) {
 		t.Errorf("coinciding centres: got %v", err)
 	}
 	if _, err := FitKernel(phi, next, 1, 1, good); err != nil {

@@ -259,3 +259,21 @@ func TestKernelLogPartitionIS2D(t *testing.T) {
 		t.Errorf("importance log Z %.5f ± %.5f vs grid %.5f", is.LogZ, is.SE, want)
 	}
 }
+
+// TestKernelDistCheckEta: an η whose tilt is too large to normalise in
+// float64 (η_0 = 1e50, a saved W entry of that size) is refused by
+// CheckEta with the quadrature's error, which Sample would panic with; a
+// moderate η is accepted.
+func TestKernelDistCheckEta(t *testing.T) {
+	f, err := NewKernel(1, []float64{-1, 1}, 0.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := KernelDist{Kernel: f}
+	if err := k.CheckEta([]float64{1e50, 0}); !errors.Is(err, ErrNotNormalisable) {
+		t.Errorf("η_0 = 1e50: got %v, want ErrNotNormalisable", err)
+	}
+	if err := k.CheckEta([]float64{2, -1}); err != nil {
+		t.Errorf("η = (2, −1): %v", err)
+	}
+}

@@ -94,9 +94,24 @@ func (k *KernelSpec) LogPartition(eta []float64) (float64, error) { return 0, Er
 // instead (the Joint interface).
 type KernelDist struct{ *Kernel }
 
+// CheckEta returns the error the quadrature of Sample and Mean fails
+// with at η, nil when it succeeds: a finite but huge η (a saved W entry
+// of 1e50, say) makes a tilt e^{η_k} too large to normalise in float64.
+// Callers that take η from user input (smrl sample, env.kind model)
+// check it first, so that Sample's panic is a programming error.
+func (k KernelDist) CheckEta(eta []float64) error {
+	_, err := k.LineCDF(eta)
+	return err
+}
+
+// EtaChecker is a Distribution whose Sample and Mean are defined for
+// finite η only where CheckEta accepts it (KernelDist).
+type EtaChecker interface {
+	CheckEta(eta []float64) error
+}
+
 // Sample draws x ~ P(· | η) by the inverse CDF (d = 1). A quadrature
-// failure, impossible for the finite η of a finite W (the tilt is bounded
-// by e^{|η|₁}), panics.
+// failure (an η that CheckEta refuses) panics: its callers check η first.
 func (k KernelDist) Sample(eta []float64, rng *rand.Rand, out []float64) {
 	x, err := k.SampleLine(eta, rng)
 	if err != nil {

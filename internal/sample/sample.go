@@ -181,6 +181,11 @@ func Draw(ctx context.Context, m *expfam.Model, r Request) (*Result, error) {
 			return nil, errs.Invalid(fmt.Errorf("η_%d = W·phi(s, a) = %v at s = %v, a = %v", k, e, r.State, r.Action))
 		}
 	}
+	if c, ok := m.Dist.(expfam.EtaChecker); ok {
+		if err := c.CheckEta(eta); err != nil {
+			return nil, errs.Invalid(fmt.Errorf("η = W·phi(s, a) at s = %v, a = %v: %w (check the model's W)", r.State, r.Action, err))
+		}
+	}
 	d := m.Dist.StateDim()
 	mc, ok := m.Dist.(*expfam.MCMC)
 	if !ok {

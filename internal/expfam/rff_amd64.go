@@ -117,17 +117,7 @@ func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
 		return true
 	}
 	// The last d mod 4 features, as phiScalar computes them.
-	for j := n4; j < d; j++ {
-		z := f.Bias[j]
-		for i, v := range s {
-			z += wt[i*d+j] * v
-		}
-		for i, v := range a {
-			z += wt[(ds+i)*d+j] * v
-		}
-		out[j] = z
-	}
-	scaleCos(out[n4:], f.Scale)
+	f.phiTail(s, a, n4, out)
 	for k := range eta {
 		// Dot4's tail and its combination of the four lanes.
 		s0, s1, s2, s3 := part[4*k], part[4*k+1], part[4*k+2], part[4*k+3]
@@ -178,7 +168,16 @@ func (f *RFF) phiAVX512(s, a []float64, ap *float64, out []float64) bool {
 	wt := f.omegaT[:(ds+da)*d]
 	n8 := d &^ 7
 	rffPhiAVX512(&rffC, &wt[0], &f.Bias[0], &s[0], ds, ap, da, d, n8, f.Scale, &out[0])
-	for j := n8; j < d; j++ {
+	f.phiTail(s, a, n8, out)
+	return true
+}
+
+// phiTail writes the features from j0 on as phiScalar computes them: the
+// ones past the vector kernels' last full register.
+func (f *RFF) phiTail(s, a []float64, j0 int, out []float64) {
+	ds, d := f.DS, len(f.Bias)
+	wt := f.omegaT
+	for j := j0; j < d; j++ {
 		z := f.Bias[j]
 		for i, v := range s {
 			z += wt[i*d+j] * v
@@ -188,8 +187,7 @@ func (f *RFF) phiAVX512(s, a []float64, ap *float64, out []float64) bool {
 		}
 		out[j] = z
 	}
-	scaleCos(out[n8:], f.Scale)
-	return true
+	scaleCos(out[j0:], f.Scale)
 }
 
 // PhiBatch8 writes the features of eight inputs x_0, …, x_7 (x = [s, a],

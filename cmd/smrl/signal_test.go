@@ -174,10 +174,22 @@ func TestGraceAndSecondSignalAbandonTrials(t *testing.T) {
 					t.Fatal("the run did not start")
 				}
 			}
+			// The test hears each SIGINT too, and sends the next only after
+			// the process took the last: two SIGINTs sent before it is
+			// scheduled merge into one pending signal (a loaded machine),
+			// and the run would then wait for its trial instead.
+			heard := make(chan os.Signal, 4)
+			signal.Notify(heard, os.Interrupt)
+			defer signal.Stop(heard)
 			start := time.Now()
 			for range tc.signals {
 				time.Sleep(20 * time.Millisecond)
 				syscall.Kill(os.Getpid(), syscall.SIGINT)
+				select {
+				case <-heard:
+				case <-time.After(10 * time.Second):
+					t.Fatal("SIGINT not delivered within 10 s")
+				}
 			}
 			r := <-done
 			if took := time.Since(start); took > 3*time.Second {

@@ -350,29 +350,7 @@ func (f *Kernel) LogPartitionIS(eta []float64, n int, rng *rand.Rand, minESS flo
 		}
 		logw[t] = lp - lr
 	}
-	return kernelLogZ(logw, minESS)
-}
-
-// kernelLogZ is log of the mean weight, its delta-method standard error
-// sd(w)/(√n mean w) and the Kish ESS (Σw)²/Σw², as mcmc.ImportanceLogZ.
-func kernelLogZ(logw []float64, minESS float64) (mcmc.LogZ, error) {
-	n := float64(len(logw))
-	top := math.Inf(-1)
-	for _, v := range logw {
-		top = max(top, v)
-	}
-	var s, s2 float64
-	for _, v := range logw {
-		w := math.Exp(v - top)
-		s += w
-		s2 += w * w
-	}
-	m := s / n
-	r := mcmc.LogZ{LogZ: top + math.Log(m), SE: math.Sqrt(max((s2-n*m*m)/(n-1), 0)/n) / m, ESS: s * s / s2, N: len(logw)}
-	if !(r.ESS >= minESS) {
-		return r, fmt.Errorf("%w: effective sample size %.1f of %d weights is below %g", mcmc.ErrDegenerate, r.ESS, len(logw), minESS)
-	}
-	return r, nil
+	return mcmc.FromLogWeights(logw, minESS)
 }
 
 // ErrRejection is returned by SampleReject when maxTries proposals were

@@ -134,11 +134,14 @@ func ImportanceLogZ(t Target, q *Gaussian, n int, rng *rand.Rand, minESS float64
 		}
 		logw[i] = lp - lq
 	}
-	return fromLogWeights(logw, minESS)
+	return FromLogWeights(logw, minESS)
 }
 
-// fromLogWeights turns log weights into a LogZ and checks their ESS.
-func fromLogWeights(logw []float64, minESS float64) (LogZ, error) {
+// FromLogWeights turns importance log weights log w_i = log p̃(x_i) −
+// log r(x_i) into a LogZ: log of the mean weight, its delta-method
+// standard error sd(w)/(√n mean w) and the Kish ESS (Σw)²/Σw²; an ESS
+// below minESS (or NaN) is ErrDegenerate.
+func FromLogWeights(logw []float64, minESS float64) (LogZ, error) {
 	n := float64(len(logw))
 	top := math.Inf(-1)
 	for _, v := range logw {
@@ -156,7 +159,7 @@ func fromLogWeights(logw []float64, minESS float64) (LogZ, error) {
 	m := s / n
 	varW := (s2 - n*m*m) / (n - 1)
 	r := LogZ{LogZ: top + math.Log(m), SE: math.Sqrt(max(varW, 0)/n) / m, ESS: s * s / s2, N: len(logw)}
-	if r.ESS < minESS {
+	if !(r.ESS >= minESS) {
 		return r, fmt.Errorf("%w: effective sample size %.1f of %d weights is below %g", ErrDegenerate, r.ESS, len(logw), minESS)
 	}
 	return r, nil
@@ -289,5 +292,5 @@ func AnnealedLogZ(newTarget func() Target, q *Gaussian, a Annealing) (LogZ, erro
 	if err != nil {
 		return LogZ{}, err
 	}
-	return fromLogWeights(logw, a.MinESS)
+	return FromLogWeights(logw, a.MinESS)
 }

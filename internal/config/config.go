@@ -416,31 +416,9 @@ func (c *Config) resolveAliases(sources, origins map[string]string) error {
 
 // set sets key of c to x (converted to the key's type).
 func (c *Config) set(key string, x any) error {
-	rv := reflect.ValueOf(c).Elem()
-	var prefix string
-	for _, part := range strings.Split(key, ".") {
-		parent := prefix
-		prefix = joinKey(prefix, part)
-		if rv.Kind() != reflect.Struct {
-			return fmt.Errorf("internal error: no config key %s", key)
-		}
-		if f, ok := fieldByTag(rv.Type(), part); ok {
-			rv = rv.FieldByIndex(f.Index)
-			continue
-		}
-		if s := sharedAt(parent); s != nil && s.field(part) >= 0 {
-			rv = c.sharedValue(s).Elem().Field(s.field(part))
-			continue
-		}
-		if s := addedAt(prefix); s != nil {
-			rv = c.sharedValue(s).Elem()
-			continue
-		}
-		s, ok := c.parts[prefix]
-		if !ok {
-			return fmt.Errorf("internal error: no config key %s", key)
-		}
-		rv = reflect.ValueOf(s).Elem()
+	rv, err := c.keyValue(key)
+	if err != nil {
+		return fmt.Errorf("internal error: %w", err)
 	}
 	xv := reflect.ValueOf(x)
 	if !xv.Type().ConvertibleTo(rv.Type()) {

@@ -387,16 +387,26 @@ func (c *Config) groupValues(key string) []string {
 
 // value returns the value of key in c (a core key or a section's).
 func (c *Config) value(key string) (any, error) {
+	rv, err := c.keyValue(key)
+	if err != nil {
+		return nil, err
+	}
+	return rv.Interface(), nil
+}
+
+// keyValue returns the settable value of key in c: a field of Config, a
+// key a part declares in a shared section, a section a part adds to a
+// shared one, or a key of a part's own section.
+func (c *Config) keyValue(key string) (reflect.Value, error) {
 	rv := reflect.ValueOf(c).Elem()
 	var prefix string
 	for _, part := range strings.Split(key, ".") {
 		parent := prefix
 		prefix = joinKey(prefix, part)
 		if rv.Kind() != reflect.Struct {
-			return nil, fmt.Errorf("no key %s", key)
+			return reflect.Value{}, fmt.Errorf("no key %s", key)
 		}
-		f, ok := fieldByTag(rv.Type(), part)
-		if ok {
+		if f, ok := fieldByTag(rv.Type(), part); ok {
 			rv = rv.FieldByIndex(f.Index)
 			continue
 		}
@@ -408,17 +418,16 @@ func (c *Config) value(key string) (any, error) {
 			rv = c.sharedValue(s).Elem()
 			continue
 		}
-		if t := sectionType(prefix); t != nil {
-			v, ok := c.parts[prefix]
-			if !ok {
-				return nil, fmt.Errorf("no section %s", prefix)
-			}
+		if v, ok := c.parts[prefix]; ok {
 			rv = reflect.ValueOf(v).Elem()
 			continue
 		}
-		return nil, fmt.Errorf("no key %s", key)
+		if sectionType(prefix) != nil {
+			return reflect.Value{}, fmt.Errorf("no section %s", prefix)
+		}
+		return reflect.Value{}, fmt.Errorf("no key %s", key)
 	}
-	return rv.Interface(), nil
+	return rv, nil
 }
 
 // fieldByTag returns the field of struct type t whose yaml name is name.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -313,24 +312,7 @@ func TestExternalInterruptKillsProcess(t *testing.T) {
 	cfg2 := strings.Replace(read(t, cfg), "timeout: 10", "timeout: 60", 1)
 	os.WriteFile(cfg, []byte(cfg2), 0o644)
 	args := []string{"run", "--config", cfg, "--out", out, "--no-plots", "-q", "--workers", "1", "--grace", "100ms", "--agents", "sm"}
-	type result struct {
-		code   ExitCode
-		stderr string
-	}
-	done := make(chan result)
-	go func() {
-		var o, e bytes.Buffer
-		code := Main(args, &o, &e)
-		done <- result{code, e.String()}
-	}()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(out, "metadata.json")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run did not start")
-		}
-	}
+	done := startMain(t, args, out, started)
 	time.Sleep(200 * time.Millisecond) // the trial's process is up and hangs
 	start := time.Now()
 	syscall.Kill(os.Getpid(), syscall.SIGINT)

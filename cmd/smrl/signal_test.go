@@ -12,32 +12,46 @@ import (
 	"time"
 )
 
+// mainResult is what a background Main returned (startMain).
+type mainResult struct {
+	code           ExitCode
+	stdout, stderr string
+}
+
+// startMain runs Main(args) on a goroutine and waits up to 20 s until
+// ready(out) holds (out: the run's results directory), failing the test
+// otherwise; the channel receives Main's result.
+func startMain(t *testing.T, args []string, out string, ready func(out string) bool) <-chan mainResult {
+	t.Helper()
+	done := make(chan mainResult, 1)
+	go func() {
+		var o, e bytes.Buffer
+		code := Main(args, &o, &e)
+		done <- mainResult{code, o.String(), e.String()}
+	}()
+	for deadline := time.Now().Add(20 * time.Second); !ready(out); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the run did not reach its state within 20 s")
+		}
+	}
+	return done
+}
+
+// started holds once the run in out has written its metadata.json.
+func started(out string) bool {
+	_, err := os.Stat(filepath.Join(out, "metadata.json"))
+	return err == nil
+}
+
 // SIGINT during a run: exit 130, the completed trials are kept, stderr says
 // how to resume, and --resume finishes the run.
 func TestSIGINTExit130AndResume(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "res")
 	args := []string{"run", "--config", "../../configs/quick.yaml", "--out", out, "--no-plots", "--workers", "1", "--seeds", "40", "--episodes", "6"}
-	type result struct {
-		code           ExitCode
-		stdout, stderr string
-	}
-	done := make(chan result)
-	go func() {
-		var o, e bytes.Buffer
-		code := Main(args, &o, &e)
-		done <- result{code, o.String(), e.String()}
-	}()
-	journal := filepath.Join(out, "journal.jsonl")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if b, _ := os.ReadFile(journal); bytes.Count(b, []byte("\n")) >= 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no trial completed within 20 s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	done := startMain(t, args, out, func(out string) bool { // two trials journaled
+		b, _ := os.ReadFile(filepath.Join(out, "journal.jsonl"))
+		return bytes.Count(b, []byte("\n")) >= 2
+	})
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -156,24 +170,7 @@ func TestGraceAndSecondSignalAbandonTrials(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "res")
 			args := []string{"run", "--config", quickConfig, "--out", out, "--no-plots", "-q", "--workers", "1", "--seeds", "1", "--episodes", "3000", "--grace", tc.grace}
-			type result struct {
-				code   ExitCode
-				stderr string
-			}
-			done := make(chan result)
-			go func() {
-				var o, e bytes.Buffer
-				code := Main(args, &o, &e)
-				done <- result{code, e.String()}
-			}()
-			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
-				if _, err := os.Stat(filepath.Join(out, "metadata.json")); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the run did not start")
-				}
-			}
+			done := startMain(t, args, out, started)
 			// The test hears each SIGINT too, and sends the next only after
 			// the process took the last: two SIGINTs sent before it is
 			// scheduled merge into one pending signal (a loaded machine),

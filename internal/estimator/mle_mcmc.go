@@ -127,48 +127,9 @@ func (e *MCMCMLE) N() int { return len(e.phi) / e.dphi }
 func (e *MCMCMLE) Add(phi, next []float64) {
 	e.phi = append(e.phi, phi[:e.dphi]...)
 	e.next = append(e.next, next[:e.ds]...)
-	e.psi = append(e.psi, make([]float64, e.dpsi)...)
-	e.fam.Psi(next, e.psi[len(e.psi)-e.dpsi:])
-}
-
-// tiltTarget is the density of s' at η_t: log q(x) + <psi(x), η_t>, with
-// gradient ∇log q(x) + J_psi(x)ᵀ η_t. Its scratch is shared by the chains
-// one goroutine runs in turn.
-type tiltTarget struct {
-	fam  expfam.Joint
-	fast tilter // fam's own evaluation, when it has one
-	eta  []float64
-	sc   *tiltScratch
-}
-
-// tilter is a joint family that evaluates log q(x) + <psi(x), η> and its
-// gradient in one pass, without forming the Jacobian (coupled-sin).
-type tilter interface {
-	TiltedGrad(x, eta, grad []float64) float64
-}
-
-type tiltScratch struct{ psi, jac []float64 }
-
-func (t *tiltTarget) Dim() int { return t.fam.StateDim() }
-func (t *tiltTarget) LogDensityGrad(x, grad []float64) float64 {
-	if t.fast != nil {
-		return t.fast.TiltedGrad(x, t.eta, grad)
-	}
-	l := t.fam.GradLogBase(x, grad)
-	t.fam.PsiJac(x, t.sc.psi, t.sc.jac)
-	dpsi := len(t.eta)
-	for k, v := range t.eta {
-		l += v * t.sc.psi[k]
-	}
-	for i := range grad {
-		row := t.sc.jac[i*dpsi : (i+1)*dpsi]
-		var s float64
-		for k, v := range t.eta {
-			s += row[k] * v
-		}
-		grad[i] += s
-	}
-	return l
+	n := len(e.psi)
+	e.psi = slices.Grow(e.psi, e.dpsi)[:n+e.dpsi]
+	e.fam.Psi(next, e.psi[n:])
 }
 
 // Fit maximises the penalised conditional log-likelihood
@@ -492,7 +453,6 @@ func (e *MCMCMLE) smStart(lambda float64) ([]float64, error) {
 type mleRun struct {
 	e       *MCMCMLE
 	chains  []*mcmc.Chain
-	targets []*tiltTarget
 	eta     []float64 // n×d_psi: η_t = W phi_t
 	draws   []float64 // n×Draws×d_psi: psi of each chain's draws this sweep
 	mhat    []float64 // n×d_psi
@@ -510,19 +470,18 @@ type mleRun struct {
 // step size and mean inverse mass.
 func (e *MCMCMLE) newRun(w []float64) (*mleRun, error) {
 	n, o := e.N(), e.opt
-	r := &mleRun{e: e, chains: make([]*mcmc.Chain, n), targets: make([]*tiltTarget, n),
+	r := &mleRun{e: e, chains: make([]*mcmc.Chain, n),
 		eta: make([]float64, n*e.dpsi), draws: make([]float64, n*o.Draws*e.dpsi), mhat: make([]float64, n*e.dpsi),
 		cbar: make([]float64, e.dpsi*e.dpsi), mu: make([]float64, n*e.dpsi), m2: make([]float64, e.dpsi*e.dpsi),
 		dev: make([]float64, e.dpsi), workers: max(1, min(o.Workers, n))}
-	scratch := make([]*tiltScratch, r.workers)
+	scratch := make([]*expfam.TiltScratch, r.workers)
 	for i := range scratch {
-		scratch[i] = &tiltScratch{psi: make([]float64, e.dpsi), jac: make([]float64, e.ds*e.dpsi)}
+		scratch[i] = expfam.NewTiltScratch(e.fam)
 	}
 	r.setEta(w)
 	for t := range n {
-		fast, _ := e.fam.(tilter)
-		r.targets[t] = &tiltTarget{fam: e.fam, fast: fast, eta: r.eta[t*e.dpsi : (t+1)*e.dpsi], sc: scratch[r.worker(t)]}
-		c, err := mcmc.NewChain(r.targets[t], o.Sampler, rand.NewPCG(o.Seed, uint64(t)))
+		target := expfam.NewTiltedScratch(e.fam, r.eta[t*e.dpsi:(t+1)*e.dpsi], scratch[r.worker(t)])
+		c, err := mcmc.NewChain(target, o.Sampler, rand.NewPCG(o.Seed, uint64(t)))
 		if err != nil {
 			return nil, err
 		}

@@ -80,8 +80,7 @@ func coupledSinData(b *testing.B, d, n int, w0 []float64, rng *rand.Rand) (*expf
 	}
 	dphi := d + 1
 	eta := make([]float64, d)
-	sc := &tiltScratch{psi: make([]float64, d), jac: make([]float64, d*d)}
-	tg := &tiltTarget{fam: fam, fast: fam, eta: eta, sc: sc}
+	tg := expfam.NewTilted(fam, eta)
 	var phis, nexts [][]float64
 	var eps float64
 	var minv []float64

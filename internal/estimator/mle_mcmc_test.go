@@ -403,7 +403,7 @@ func coupledSinTransitions(t *testing.T, fam *expfam.CoupledSin, w0 []float64, n
 		phi[5] = 1
 		eta := make([]float64, 4)
 		linear(w0, phi, eta)
-		c, err := mcmc.NewChain(&tiltTarget{fam: fam, fast: fam, eta: eta}, mcmc.Settings{Warmup: 200, Leapfrog: 8}, rand.NewPCG(seed, uint64(100+i)))
+		c, err := mcmc.NewChain(expfam.NewTilted(fam, eta), mcmc.Settings{Warmup: 200, Leapfrog: 8}, rand.NewPCG(seed, uint64(100+i)))
 		if err != nil {
 			t.Fatal(err)
 		}

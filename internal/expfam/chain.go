@@ -33,11 +33,28 @@ type Tilted struct {
 
 // NewTilted returns the target of j at eta (kept, not copied).
 func NewTilted(j Joint, eta []float64) *Tilted {
+	return NewTiltedScratch(j, eta, nil)
+}
+
+// TiltScratch is the psi and Jacobian buffers of a Tilted; targets that
+// one goroutine evaluates in turn may share one (NewTiltedScratch), so n
+// chains need not hold n Jacobians.
+type TiltScratch struct{ psi, jac []float64 }
+
+// NewTiltScratch returns buffers for targets of j.
+func NewTiltScratch(j Joint) *TiltScratch {
+	return &TiltScratch{psi: make([]float64, j.StatDim()), jac: make([]float64, j.StateDim()*j.StatDim())}
+}
+
+// NewTiltedScratch is NewTilted with the buffers sc (nil: its own).
+func NewTiltedScratch(j Joint, eta []float64, sc *TiltScratch) *Tilted {
 	tt := &Tilted{J: j, Eta: eta}
 	tt.t, _ = j.(tilter)
 	if tt.t == nil {
-		tt.psi = make([]float64, j.StatDim())
-		tt.jac = make([]float64, j.StateDim()*j.StatDim())
+		if sc == nil {
+			sc = NewTiltScratch(j)
+		}
+		tt.psi, tt.jac = sc.psi, sc.jac
 	}
 	return tt
 }

@@ -69,10 +69,29 @@ func panel8x2R6AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]fl
 //go:noescape
 func panel8x2R7AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
 
-// panel8x2Rows is the kernel of r+1 rows at r.
-var panel8x2Rows = [8]func(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64){
-	panel8x2R1AVX512, panel8x2R2AVX512, panel8x2R3AVX512, panel8x2R4AVX512,
-	panel8x2R5AVX512, panel8x2R6AVX512, panel8x2R7AVX512, panel8x2AVX512,
+// panel8x2 runs the kernel of n rows (1–8). The calls are direct: through
+// a table of functions the compiler cannot see that the kernels keep no
+// pointer, and the caller's row pointers and tile move to the heap, six
+// allocations a call.
+func panel8x2(n int, rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64) {
+	switch n {
+	case 1:
+		panel8x2R1AVX512(rows, k, bp0, bp1, tile)
+	case 2:
+		panel8x2R2AVX512(rows, k, bp0, bp1, tile)
+	case 3:
+		panel8x2R3AVX512(rows, k, bp0, bp1, tile)
+	case 4:
+		panel8x2R4AVX512(rows, k, bp0, bp1, tile)
+	case 5:
+		panel8x2R5AVX512(rows, k, bp0, bp1, tile)
+	case 6:
+		panel8x2R6AVX512(rows, k, bp0, bp1, tile)
+	case 7:
+		panel8x2R7AVX512(rows, k, bp0, bp1, tile)
+	default:
+		panel8x2AVX512(rows, k, bp0, bp1, tile)
+	}
 }
 
 // useWide selects kern6x16AVX512 for pairs of full tiles (macro): the CPU

@@ -28,7 +28,6 @@ func kern6x16(k int, a, b0, b1, c []float64, ldc int, alpha float64) {
 	kern6x8(k, a, b1, c[nr:], ldc, alpha)
 }
 
-var panel8x2Rows = [8]func(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64){
-	panel8x2AVX512, panel8x2AVX512, panel8x2AVX512, panel8x2AVX512,
-	panel8x2AVX512, panel8x2AVX512, panel8x2AVX512, panel8x2AVX512,
+func panel8x2(_ int, rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64) {
+	panel8x2AVX512(rows, k, bp0, bp1, tile)
 }

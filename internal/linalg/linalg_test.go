@@ -110,9 +110,9 @@ func TestKernelGoSameBits(t *testing.T) {
 // that one goroutine and several give the same bits.
 func TestImplAboveMinWork(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	n, k := 171, 173 // n·n·k > MinWork
-	if !big(n, n, k) {
-		t.Fatalf("test sizes below MinWork")
+	n, k := 260, 260 // n·n·k > parallelWork (> MinWork): the Dgemm below splits across goroutines
+	if !big(n, n, k) || n*n*k < parallelWork {
+		t.Fatalf("test sizes below MinWork or parallelWork")
 	}
 	a := randMat(rng, k*n)
 	var im Impl

@@ -86,7 +86,7 @@ func MulABtPanel8x2(m, k int, a []float64, lda int, bp0, bp1, c0, c1 []float64) 
 			ptr[r] = &a[(r0+r)*lda]
 		}
 		var tile [128]float64
-		panel8x2Rows[rows-1](&ptr, k, &bp0[0], &bp1[0], &tile)
+		panel8x2(rows, &ptr, k, &bp0[0], &bp1[0], &tile)
 		copy(c0[8*r0:8*(r0+rows)], tile[:8*rows])
 		copy(c1[8*r0:8*(r0+rows)], tile[64:64+8*rows])
 		r0 += rows

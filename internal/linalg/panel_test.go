@@ -126,3 +126,17 @@ func TestWideTileSameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestMulABtPanel8x2Allocates0: the rollouts call MulABtPanel8x2 for every
+// sixteen states at every step, so it allocates nothing (an indirect call
+// to its kernels moved the row pointers and the tile to the heap: six
+// allocations a call).
+func TestMulABtPanel8x2Allocates0(t *testing.T) {
+	m, k := 17, 300
+	a := make([]float64, m*k)
+	bp0, bp1 := make([]float64, 8*k), make([]float64, 8*k)
+	c0, c1 := make([]float64, 8*m), make([]float64, 8*m)
+	if n := testing.AllocsPerRun(20, func() { MulABtPanel8x2(m, k, a, k, bp0, bp1, c0, c1) }); n != 0 {
+		t.Errorf("MulABtPanel8x2 allocates %v times a call, want 0", n)
+	}
+}

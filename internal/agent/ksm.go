@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -219,32 +218,21 @@ func (f *ksmFitter) fit() (*estimator.Fit, error) {
 	for i := range ds {
 		res[i] = make([]float64, n)
 		for t := range n {
-			res[i][t] = f.next[t*ds+i] - dotRow(f.loc[i], f.phi[t*f.dphi:(t+1)*f.dphi])
+			res[i][t] = f.next[t*ds+i] - expfam.Dot(f.loc[i], f.phi[t*f.dphi:(t+1)*f.dphi])
 		}
 	}
 	if redraw {
-		centres := make([][]float64, ds)
-		for i := range ds {
-			centres[i] = f.pick(i, res[i])
-			if centres[i] != nil {
-				continue
-			}
-			if f.drawn == 0 {
-				// Fewer than m distinct residuals before the first draw (a
-				// short first episode, an early end): the ridge location
-				// alone until a later refit can draw them.
-				return f.locationOnly(n), nil
-			}
+		drew, err := f.redraw(res)
+		switch {
+		case err != nil:
+			return nil, err
+		case !drew && f.drawn == 0:
+			// Fewer than m distinct residuals before the first draw (a
+			// short first episode, an early end): the ridge location
+			// alone until a later refit can draw them.
+			return f.locationOnly(n), nil
+		case !drew:
 			redraw = false // keep the centres of the last draw
-			break
-		}
-		for i := range ds {
-			if !redraw {
-				break
-			}
-			if err := f.bind(i, res[i], centres[i]); err != nil {
-				return nil, err
-			}
 		}
 	}
 	for i := range ds {
@@ -263,10 +251,6 @@ func (f *ksmFitter) fit() (*estimator.Fit, error) {
 			return nil, fmt.Errorf("ksm: coordinate %d: %w", i, err)
 		}
 		f.w[i] = w
-		if debugKSM {
-			it, rr := e.Iterations()
-			fmt.Println("ksm fit", n, i, it, rr, fam)
-		}
 	}
 	if redraw {
 		f.drawn, f.draws = n, f.draws+1
@@ -327,12 +311,22 @@ func (f *ksmFitter) fitLocations() error {
 	return nil
 }
 
-func dotRow(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
+// redraw binds every coordinate to centres drawn anew from its residuals
+// res[i], or binds none (false) when a coordinate holds fewer than m
+// distinct ones.
+func (f *ksmFitter) redraw(res [][]float64) (bool, error) {
+	centres := make([][]float64, len(res))
+	for i, col := range res {
+		if centres[i] = f.pick(i, col); centres[i] == nil {
+			return false, nil
+		}
 	}
-	return s
+	for i, col := range res {
+		if err := f.bind(i, col, centres[i]); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // pick returns m distinct residuals of coordinate i as its centres, by a
@@ -388,8 +382,10 @@ func (f *ksmFitter) bind(i int, col, z []float64) error {
 func traceV(f *expfam.Kernel, x, phi []float64, dphi int) float64 {
 	g, xi := make([]float64, f.M), make([]float64, f.M)
 	var tr float64
+	var xt [1]float64
 	for t, v := range x {
-		f.ScoreTerms([]float64{v}, g, xi)
+		xt[0] = v
+		f.ScoreTerms(xt[:], g, xi)
 		var pp, gg float64
 		for _, p := range phi[t*dphi : (t+1)*dphi] {
 			pp += p * p
@@ -464,5 +460,3 @@ func stdDev(xs []float64) float64 {
 	}
 	return math.Sqrt(s2 / float64(len(xs)))
 }
-
-var debugKSM = os.Getenv("SMRL_KSM_DEBUG") != ""

@@ -193,7 +193,7 @@ func TestKSMPostponesCentres(t *testing.T) {
 	ag.Model.Eta(s[0], a[0], phi, eta)
 	ag.Model.Dist.Mean(eta, mean)
 	for i := range 3 {
-		if loc := dotRow(w[i*block:i*block+dphi], phi); !testutil.AbsWithin(mean[i], loc, 1e-9*(1+math.Abs(loc))) {
+		if loc := expfam.Dot(w[i*block:i*block+dphi], phi); !testutil.AbsWithin(mean[i], loc, 1e-9*(1+math.Abs(loc))) {
 			t.Errorf("coordinate %d: mean %v, location %v", i, mean[i], loc)
 		}
 	}

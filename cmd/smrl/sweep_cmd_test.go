@@ -56,6 +56,19 @@ func TestSweepCommand(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "sweep_regret_lambda.pdf") || !strings.Contains(stdout, "planner.tau=2,lambda=0.0001/plots/mdp.pdf") {
 		t.Errorf("plot --in SWEEPDIR: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	// A hand-edited aggregate_points.csv (another header) or a directory
+	// in its place: exit 2 naming it, not an index panic or exit 1 (the
+	// points' figures, redrawn before the sweep's report, are whole).
+	points := filepath.Join(out, "aggregate_points.csv")
+	os.WriteFile(points, []byte("point,planner.tau\nx,2\n"), 0o644)
+	if code, _, stderr = run(t, "plot", "--in", out, "--format", "svg"); code != ExitUsage || !strings.Contains(stderr, points+": want a header of 8 columns") {
+		t.Errorf("an edited %s: exit %d, stderr %q", points, code, stderr)
+	}
+	os.Remove(points)
+	os.Mkdir(points, 0o755)
+	if code, _, stderr = run(t, "plot", "--in", out, "--format", "svg"); code != ExitUsage || !strings.Contains(stderr, points+" is a directory") {
+		t.Errorf("a directory at %s: exit %d, stderr %q", points, code, stderr)
+	}
 	again := filepath.Join(t.TempDir(), "again")
 	if code, _, stderr := run(t, "sweep", "--config", filepath.Join(out, "sweep.yaml"), "--out", again, "-q", "--no-plots"); code != ExitOK {
 		t.Fatalf("repeating the sweep from sweep.yaml: exit %d: %s", code, stderr)

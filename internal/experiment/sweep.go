@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -603,12 +604,20 @@ func writePointAggregates(s *grid.Sweep, root string) error {
 // agent with their intervals, from root's aggregate_points.csv when it has
 // one) to the sweep's report.md in reportDir and writes its report.html.
 func sweepReportHTML(root, reportDir string, s *grid.Sweep) error {
-	recs, err := fsutil.ReadCSV(filepath.Join(root, PointAggregatesFile), "")
-	if err != nil {
+	path := filepath.Join(root, PointAggregatesFile)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return plotting.WriteReportHTML(reportDir) // a sweep of an earlier version
 	}
-	pointAgg := recs[1:]
+	recs, err := fsutil.ReadCSV(path, "")
+	if err != nil {
+		return err
+	}
 	nk := len(s.Grid.Axes)
+	// csv's reader gives every row the header's width.
+	if len(recs) == 0 || len(recs[0]) != 6+nk {
+		return errs.Invalid(fmt.Errorf("%s: want a header of %d columns (point, the %d swept keys, agent, metric, value, lo, hi): was it edited?", path, 6+nk, nk))
+	}
+	pointAgg := recs[1:]
 	type cellKey struct{ point, agent string }
 	cells := map[cellKey]map[string]string{}
 	var order []cellKey

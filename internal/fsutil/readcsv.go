@@ -29,6 +29,9 @@ func ReadCSV(path, whyMissing string) ([][]string, error) {
 			}
 			return nil, errs.Invalid(errors.New(msg))
 		}
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, errs.Invalid(fmt.Errorf("%s is a directory, not the CSV file smrl reads there", path))
+		}
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if bytes.HasPrefix(data, []byte(GzipMagic)) {

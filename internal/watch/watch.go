@@ -183,6 +183,9 @@ func readLines(dir string) ([]metrics.Line, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("reading %s: %w", p, err)
 	}
+	if fi.IsDir() {
+		return nil, time.Time{}, errs.Invalid(fmt.Errorf("%s is a directory, not the metrics file smrl writes there", p))
+	}
 	lines, err := metrics.Read(p)
 	return lines, fi.ModTime(), err
 }
@@ -244,6 +247,9 @@ func readMeta(dir string) (meta *results.Metadata, metaDir string, err error) {
 			continue
 		}
 		if err != nil {
+			if fi, serr := os.Stat(filepath.Join(d, results.MetadataFile)); serr == nil && fi.IsDir() {
+				return nil, "", errs.Invalid(fmt.Errorf("%s is a directory, not the metadata file smrl writes there", filepath.Join(d, results.MetadataFile)))
+			}
 			return nil, "", fmt.Errorf("reading %s: %w", filepath.Join(d, results.MetadataFile), err)
 		}
 		meta = &results.Metadata{}

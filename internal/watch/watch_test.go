@@ -191,3 +191,27 @@ func TestWatchRefusesForeignLines(t *testing.T) {
 		}
 	}
 }
+
+// A directory where a run's metrics.jsonl or metadata.json belongs is
+// invalid input naming it (exit 2), not a read error (exit 1).
+func TestWatchRefusesDirectoriesAsFiles(t *testing.T) {
+	dir := quickRun(t)
+	for _, name := range []string{metrics.File, results.MetadataFile} {
+		p := filepath.Join(dir, name)
+		saved := p + ".saved"
+		if err := os.Rename(p, saved); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Take(dir, time.Now())
+		if err == nil || !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), p+" is a directory") {
+			t.Errorf("%s a directory: err = %v, want invalid input naming it", name, err)
+		}
+		os.Remove(p)
+		if err := os.Rename(saved, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

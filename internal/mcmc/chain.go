@@ -327,6 +327,12 @@ func (c *Chain) Warmup() error {
 		last.Reason = fmt.Sprintf("%d of %d warm-up transitions diverged, the last: %s", c.warmDiv, n, last.Reason)
 		return last
 	}
+	if !adaptStep {
+		// A fixed step size (sampler.step_size) burns in at its own pace,
+		// so a rising log density is no sign of an improper one there;
+		// a chain that runs off is caught by its states (|x| > 1024) instead.
+		return nil
+	}
 	return c.drift()
 }
 
@@ -335,8 +341,8 @@ func (c *Chain) Warmup() error {
 // about 2.6, a stationary chain about 1) with the last quarter's mean
 // above the third's. That is how an improper density shows itself: the
 // step size shrinks as the chain runs off to where p grows without bound,
-// so no single transition need diverge. Warm-ups under 100 are not
-// checked.
+// so no single transition need diverge. Warm-ups under 100, and those at
+// a fixed step size, are not checked.
 func (c *Chain) drift() error {
 	lp := c.warmLP
 	if c.s.Warmup < 100 || len(lp) < 4 {

@@ -197,6 +197,25 @@ func TestBanana(t *testing.T) {
 	}
 }
 
+// TestFixedStepSlowBurnIn: at a fixed small step size a proper density
+// whose chain starts far out climbs through warm-up; that is a slow
+// burn-in, not an improper density, and warm-up must not refuse it (the
+// drift check applies where the step size adapts).
+func TestFixedStepSlowBurnIn(t *testing.T) {
+	for _, kind := range []string{HMC, MALA} {
+		c, err := NewChain(newGauss([]float64{0}, []float64{1}), Settings{Kind: kind, Warmup: 200, StepSize: 0.01}, rand.NewPCG(7, 8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Start([]float64{30}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Warmup(); err != nil {
+			t.Errorf("%s: warm-up at step 0.01 from x = 30 refused: %v", kind, err)
+		}
+	}
+}
+
 // TestDivergence: a NaN gradient and an improper density stop the chain
 // with ErrDiverged naming the state; −Inf outside a support does not.
 func TestDivergence(t *testing.T) {

@@ -269,8 +269,9 @@ func drawChains(ctx context.Context, mc *expfam.MCMC, eta []float64, r Request) 
 			break
 		}
 		if 2*k > MaxThin {
-			return nil, fmt.Errorf("%w: the %d chains thinned by %d reach an effective sample size of %.0f < N/2 = %d: the chains mix too slowly (try sampler.leapfrog, sampler.step_size or fewer draws)",
-				mcmc.ErrThin, Chains, k, minOf(diag.ESS), r.N/2)
+			// The settings (sampler.*, --n) decide it: invalid input, exit 2.
+			return nil, errs.Invalid(fmt.Errorf("%w: the %d chains thinned by %d reach an effective sample size of %.0f < N/2 = %d: the chains mix too slowly (try sampler.leapfrog, sampler.step_size or fewer draws)",
+				mcmc.ErrThin, Chains, k, minOf(diag.ESS), r.N/2))
 		}
 	}
 	diag.Rhat = mcmc.PerCoordinate(draws, d, mcmc.SplitRhat)

@@ -374,13 +374,7 @@ func TestSMStudyDirection(t *testing.T) {
 	var vec mat.Dense
 	es.VectorsTo(&vec)
 	u := mat.Col(nil, 0, &vec)
-	dot := func(a, b []float64) (x float64) {
-		for i := range a {
-			x += a[i] * b[i]
-		}
-		return x
-	}
-	ub, uw, uw0 := dot(u, e.B()[:5]), dot(u, f.W[:5]), dot(u, w0[:5])
+	ub, uw, uw0 := expfam.Dot(u, e.B()[:5]), expfam.Dot(u, f.W[:5]), expfam.Dot(u, w0[:5])
 	// The sandwich along u: Σ_t (r_t0 (phi_t·u))² / (μ + λ)², r_t0 row 0's
 	// residual of the estimating equation at Ŵ.
 	eta, r := make([]float64, 2), make([]float64, 2)
@@ -389,7 +383,7 @@ func TestSMStudyDirection(t *testing.T) {
 		e.terms(next[2*i : 2*i+2])
 		linear(f.W, phi[5*i:5*i+5], eta)
 		e.residual(eta, r)
-		x := r[0] * dot(phi[5*i:5*i+5], u)
+		x := r[0] * expfam.Dot(phi[5*i:5*i+5], u)
 		meat += x * x
 	}
 	se := math.Sqrt(meat) / (mu + 1e-4)

@@ -2,6 +2,7 @@ package estimator
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -89,9 +90,10 @@ func TestKernelDegenerateWarning(t *testing.T) {
 
 // TestKernelModelScalesRefused: a saved model whose base scale lies below
 // its largest centre / 100, whose centre lies outside [−1024, 1024], or
-// whose bandwidth is outside [1e-6, 1e6] is refused naming the field.
+// whose bandwidth is outside [1e-6, 1e6], whose λ is not > 0 or whose W
+// rows are empty is refused naming the field.
 func TestKernelModelScalesRefused(t *testing.T) {
-	ok := KernelModel{Dim: 1, Centres: [][]float64{{-2}, {2}}, Bandwidth: 0.5, BaseScale: 1, W: [][]float64{{1}, {1}}}
+	ok := KernelModel{Dim: 1, Centres: [][]float64{{-2}, {2}}, Bandwidth: 0.5, BaseScale: 1, Lambda: 1, W: [][]float64{{1}, {1}}}
 	if _, err := ok.Fit(); err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +106,9 @@ func TestKernelModelScalesRefused(t *testing.T) {
 		{"centres", func(m *KernelModel) { m.Centres[0][0] = -2000 }},
 		{"bandwidth", func(m *KernelModel) { m.Bandwidth = 1e-300 }},
 		{"bandwidth", func(m *KernelModel) { m.Bandwidth = 1e7 }},
+		{"lambda", func(m *KernelModel) { m.Lambda = -5 }},
+		{"lambda", func(m *KernelModel) { m.Lambda = math.NaN() }},
+		{"model W", func(m *KernelModel) { m.W = [][]float64{{}, {}} }},
 	} {
 		m := ok
 		m.Centres = [][]float64{{-2}, {2}}

@@ -37,7 +37,7 @@ func kernelErr(t testing.TB, f *expfam.Kernel, w0 []float64, n int, seed uint64)
 	for range n {
 		bimodalFeatures(4*rng.Float64()-2, phi)
 		for k := range eta {
-			eta[k] = dot(w0[k*dphi:(k+1)*dphi], phi)
+			eta[k] = expfam.Dot(w0[k*dphi:(k+1)*dphi], phi)
 		}
 		if err := f.SampleReject(eta, rng, 1e6, psi, x); err != nil {
 			t.Fatal(err)

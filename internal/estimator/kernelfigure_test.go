@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -36,7 +37,7 @@ func TestKernelBimodalFigure(t *testing.T) {
 	for i, s := range []float64{-1.5, 0, 1.5} {
 		bimodalFeatures(s, phi)
 		for k := range eta {
-			eta[k] = dot(r.fit.W[k*dphi:(k+1)*dphi], phi)
+			eta[k] = expfam.Dot(r.fit.W[k*dphi:(k+1)*dphi], phi)
 		}
 		logZ, err := r.fit.Fam.LogPartition(eta)
 		if err != nil {
@@ -45,7 +46,7 @@ func TestKernelBimodalFigure(t *testing.T) {
 		var learned, truth plotter.XYs
 		for x := -3.5; x <= 3.5; x += 0.02 {
 			r.fit.Fam.Psi([]float64{x}, psi)
-			l := r.fit.Fam.LogBase([]float64{x}) + dot(psi, eta) - logZ
+			l := r.fit.Fam.LogBase([]float64{x}) + expfam.Dot(psi, eta) - logZ
 			learned = append(learned, plotter.XY{X: x, Y: math.Exp(l)})
 			truth = append(truth, plotter.XY{X: x, Y: math.Exp(bimodal{}.logPdf(s, x))})
 		}

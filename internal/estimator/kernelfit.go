@@ -250,29 +250,31 @@ func FitKernel(phi, next []float64, dphi, d int, o KernelOptions) (*KernelFit, e
 	}
 	fit := &KernelFit{DPhi: dphi, Bandwidths: o.Bandwidths, Lambdas: o.Lambdas}
 	bestS, bestL, best := 0, 0, math.Inf(1)
+	var e *KernelSM // the accumulator of the chosen bandwidth, kept from cross-validation
 	if len(o.Bandwidths)*len(o.Lambdas) > 1 {
 		fit.CV = make([][]float64, len(o.Bandwidths))
 		for i, s := range o.Bandwidths {
-			e, err := kernelAccumulator(z, s, b, phi, next, dphi, d, o)
+			ei, err := kernelAccumulator(z, s, b, phi, next, dphi, d, o)
 			if err != nil {
 				return nil, err
 			}
-			if fit.CV[i], err = kernelCV(e, o); err != nil {
+			if fit.CV[i], err = kernelCV(ei, o); err != nil {
 				return nil, fmt.Errorf("bandwidth %g: %w", s, err)
 			}
 			for j, l := range fit.CV[i] {
 				if l < best {
-					bestS, bestL, best = i, j, l
+					bestS, bestL, best, e = i, j, l, ei
 				}
 			}
 		}
+		if math.IsInf(best, 1) {
+			return nil, fmt.Errorf("lambda: %w: conjugate gradients did not converge for any (bandwidth, λ) of the grid in cross-validation; give larger λ candidates", ErrNotConverged)
+		}
 	}
-	if fit.CV != nil && math.IsInf(best, 1) {
-		return nil, fmt.Errorf("lambda: %w: conjugate gradients did not converge for any (bandwidth, λ) of the grid in cross-validation; give larger λ candidates", ErrNotConverged)
-	}
-	e, err := kernelAccumulator(z, o.Bandwidths[bestS], b, phi, next, dphi, d, o)
-	if err != nil {
-		return nil, err
+	if e == nil {
+		if e, err = kernelAccumulator(z, o.Bandwidths[bestS], b, phi, next, dphi, d, o); err != nil {
+			return nil, err
+		}
 	}
 	fit.Fam, fit.Lambda = e.Family(), o.Lambdas[bestL]
 	if fit.W, err = e.Fit(fit.Lambda, nil); err != nil {
@@ -392,9 +394,7 @@ func (f *KernelFit) LogLik(phi, next []float64, draws int, rng *rand.Rand, minES
 	var s, s2, isVar float64
 	for t := range n {
 		p := phi[t*f.DPhi : (t+1)*f.DPhi]
-		for k := range m {
-			eta[k] = dot(f.W[k*f.DPhi:(k+1)*f.DPhi], p)
-		}
+		f.eta(p, eta)
 		x := next[t*d : (t+1)*d]
 		var logZ float64
 		if d == 1 {
@@ -409,7 +409,7 @@ func (f *KernelFit) LogLik(phi, next []float64, draws int, rng *rand.Rand, minES
 			logZ, isVar = lz.LogZ, isVar+lz.SE*lz.SE
 		}
 		f.Fam.Psi(x, psi)
-		l := f.Fam.LogBase(x) + dot(psi, eta) - logZ
+		l := f.Fam.LogBase(x) + expfam.Dot(psi, eta) - logZ
 		s += l
 		s2 += l * l
 	}
@@ -450,13 +450,19 @@ func (m KernelModel) Fit() (*KernelFit, error) {
 		return nil, fmt.Errorf("centres: %w: %d centres of dim %d for %d rows of W", ErrKernelSettings, len(m.Centres), m.Dim, len(m.W))
 	}
 	dphi := len(m.W[0])
+	if dphi == 0 {
+		return nil, fmt.Errorf("model W: %w: its rows are empty", ErrKernelSettings)
+	}
+	if !(m.Lambda > 0) || math.IsInf(m.Lambda, 0) {
+		return nil, fmt.Errorf("lambda: %w: the model's λ must be a finite number > 0, got %v", ErrKernelSettings, m.Lambda)
+	}
 	z := make([]float64, 0, len(m.Centres)*m.Dim)
 	w := make([]float64, 0, len(m.W)*dphi)
 	for k, c := range m.Centres {
 		if len(c) != m.Dim {
 			return nil, fmt.Errorf("centres: %w: centre %d has %d numbers, want %d", ErrKernelSettings, k, len(c), m.Dim)
 		}
-		if len(m.W[k]) != dphi || dphi == 0 {
+		if len(m.W[k]) != dphi {
 			return nil, fmt.Errorf("model W: %w: row %d has %d numbers, want %d", ErrKernelSettings, k, len(m.W[k]), dphi)
 		}
 		z = append(z, c...)

@@ -171,11 +171,7 @@ func (g *KernelGraphFit) Sample(phi []float64, rng *rand.Rand, out []float64) er
 }
 
 // eta writes η = W p.
-func (f *KernelFit) eta(p, eta []float64) {
-	for k := range f.Fam.M {
-		eta[k] = dot(f.W[k*f.DPhi:(k+1)*f.DPhi], p)
-	}
-}
+func (f *KernelFit) eta(p, eta []float64) { linear(f.W, p[:f.DPhi], eta[:f.Fam.M]) }
 
 // pointLogLik adds log P(next_t | phi_t) of every transition to ll and
 // returns the summed variance of the importance-sampled log Z (0 for
@@ -199,7 +195,7 @@ func (f *KernelFit) pointLogLik(phi, next []float64, draws int, rng *rand.Rand, 
 			logZ, isVar = lz.LogZ, isVar+lz.SE*lz.SE
 		}
 		f.Fam.Psi(x, psi)
-		ll[t] += f.Fam.LogBase(x) + dot(psi, eta) - logZ
+		ll[t] += f.Fam.LogBase(x) + expfam.Dot(psi, eta) - logZ
 	}
 	return isVar, nil
 }
@@ -281,7 +277,7 @@ func (g *KernelGraphFit) FirstDensity(phi, xs, out []float64) error {
 	for i, v := range xs {
 		x[0] = v
 		f.Fam.Psi(x, psi)
-		out[i] = math.Exp(f.Fam.LogBase(x) + dot(psi, eta) - logZ)
+		out[i] = math.Exp(f.Fam.LogBase(x) + expfam.Dot(psi, eta) - logZ)
 	}
 	return nil
 }

@@ -43,18 +43,18 @@ func TestKernelLogLik2D(t *testing.T) {
 	for tt := range test.N() {
 		p := phi[tt*4 : (tt+1)*4]
 		for kk := range eta {
-			eta[kk] = dot(w[kk*4:(kk+1)*4], p)
+			eta[kk] = expfam.Dot(w[kk*4:(kk+1)*4], p)
 		}
 		var z float64
 		for i := 0; i <= n; i++ {
 			for j := 0; j <= n; j++ {
 				x[0], x[1] = lo+float64(i)*h, lo+float64(j)*h
 				f.Psi(x, psi)
-				z += h * h * math.Exp(f.LogBase(x)+dot(psi, eta)) // the ends are negligible
+				z += h * h * math.Exp(f.LogBase(x)+expfam.Dot(psi, eta)) // the ends are negligible
 			}
 		}
 		f.Psi(next[2*tt:2*tt+2], psi)
-		exact += f.LogBase(next[2*tt:2*tt+2]) + dot(psi, eta) - math.Log(z)
+		exact += f.LogBase(next[2*tt:2*tt+2]) + expfam.Dot(psi, eta) - math.Log(z)
 	}
 	exact /= float64(test.N())
 	t.Logf("mean log-likelihood: importance %.5f (log Z SE %.5f), grid %.5f", mean, seZ, exact)

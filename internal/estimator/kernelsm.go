@@ -342,34 +342,34 @@ func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 	} else {
 		copy(r, rhs)
 	}
-	bn := math.Sqrt(dot(rhs, rhs))
+	bn := math.Sqrt(expfam.Dot(rhs, rhs))
 	if bn == 0 {
 		return x, nil
 	}
-	if dot(r, r) == 0 {
+	if expfam.Dot(r, r) == 0 {
 		// x0 solves the system exactly: a CG step would be α = 0/0.
 		e.lastIter, e.lastRelRes = 0, 0
 		return x, nil
 	}
 	e.precondition(lambda, r, z)
 	p := append([]float64(nil), z...)
-	rz := dot(r, z)
+	rz := expfam.Dot(r, z)
 	for it := 1; it <= maxIter; it++ {
 		e.MulV(p, ap)
 		for i, v := range p {
 			ap[i] += lambda * v
 		}
-		alpha := rz / dot(p, ap)
+		alpha := rz / expfam.Dot(p, ap)
 		for i := range x {
 			x[i] += alpha * p[i]
 			r[i] -= alpha * ap[i]
 		}
-		e.lastIter, e.lastRelRes = it, math.Sqrt(dot(r, r))/bn
+		e.lastIter, e.lastRelRes = it, math.Sqrt(expfam.Dot(r, r))/bn
 		if e.lastRelRes <= e.Tol {
 			return x, nil
 		}
 		e.precondition(lambda, r, z)
-		rz2 := dot(r, z)
+		rz2 := expfam.Dot(r, z)
 		beta := rz2 / rz
 		rz = rz2
 		for i := range p {
@@ -382,14 +382,6 @@ func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 // Iterations returns the CG iterations and the relative residual of the
 // last Solve.
 func (e *KernelSM) Iterations() (int, float64) { return e.lastIter, e.lastRelRes }
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
 
 // Fit returns Ŵ = −(V + λI)⁻¹ b (m×d_phi, row-major), starting CG at w0
 // (nil: 0; a previous λ's solution is a good start).
@@ -423,10 +415,10 @@ func (e *KernelSM) Loss(w []float64) float64 {
 		ut := u[t*m : (t+1)*m]
 		g := e.gam[t*d*m : (t+1)*d*m]
 		for i := range d {
-			s := dot(g[i*m:(i+1)*m], ut)
+			s := expfam.Dot(g[i*m:(i+1)*m], ut)
 			l += 0.5 * s * s
 		}
-		l += dot(e.xi[t*m:(t+1)*m], ut)
+		l += expfam.Dot(e.xi[t*m:(t+1)*m], ut)
 	}
 	return l
 }

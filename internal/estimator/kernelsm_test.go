@@ -125,7 +125,7 @@ func TestKernelSMStructured(t *testing.T) {
 				quad += ks[i] * v[i*dd+j] * ks[j]
 			}
 		}
-		lw := 0.5*quad + dot(b, ks)
+		lw := 0.5*quad + expfam.Dot(b, ks)
 		if l := k.Loss(ks); math.Abs(l-lw) > 1e-9*math.Abs(lw) {
 			t.Errorf("%+v: loss %.12g, dense %.12g", c, l, lw)
 		}

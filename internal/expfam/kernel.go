@@ -274,21 +274,6 @@ func (f *Kernel) SampleLine(eta []float64, rng *rand.Rand) (float64, error) {
 	return f.Base * c.Quantile(rng.Float64()), nil
 }
 
-// kernelTarget is q(x) exp(<psi(x), η>) as an mcmc.Target.
-type kernelTarget struct {
-	f   *Kernel
-	eta []float64
-}
-
-func (t kernelTarget) Dim() int { return t.f.D }
-func (t kernelTarget) LogDensityGrad(x, grad []float64) float64 {
-	return t.f.TiltedGrad(x, t.eta, grad)
-}
-
-// Target returns the unnormalised density q(x) exp(<psi(x), η>) and its
-// gradient, for the MCMC samplers.
-func (f *Kernel) Target(eta []float64) mcmc.Target { return kernelTarget{f: f, eta: eta} }
-
 // LogPartitionIS estimates Z(η) by defensive importance sampling with n
 // draws: the proposal is the mixture r(x) = ½ N(x; 0, b² I) + ½ Σ_k π_k
 // N(x; z_k, σ² I), π_k ∝ max(η_k, 0) (only the base when no η_k > 0), so

@@ -63,6 +63,8 @@ func TestSampleRefusals(t *testing.T) {
 			`{kind: expression, log_q: "0.1*x0^2 - x1^2", psi: [x0, x1]}`, 1)), "--state", "0,0", "--action", "1"}, []string{"env.family", "not normalisable"}},
 		{"bad sampler", []string{"sample", "--config", writeFile(t, dir, "b4.yaml", strings.Replace(sampleGaussCoupled, "{kind: gaussian-coupled, precision: [[2, 0.6], [0.6, 1]]}",
 			`{kind: coupled-sin, dim: 2}`, 1)), "--set", "sampler.step_size=fast", "--state", "0,0", "--action", "1"}, []string{`sampler.step_size: must be auto or a number in (0, 100], got "fast"`}},
+		{"hex step size", []string{"sample", "--config", filepath.Join(dir, "b4.yaml"), "--set", "sampler.step_size=0x1p-2", "--state", "0,0", "--action", "1"},
+			[]string{`sampler.step_size: must be auto or a number in (0, 100], got "0x1p-2"`}},
 		{"--method without --model", []string{"sample", "--method", "sm", "--state", "0", "--action", "1"}, []string{"--method chooses a model of --model FILE"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,7 @@ package config
 
 import (
 	"math"
-	"strconv"
+	"strings"
 )
 
 // Sampler configures the Markov chains of the joint families (sampler:
@@ -16,7 +16,7 @@ type Sampler struct {
 	Leapfrog     int `mapstructure:"leapfrog" yaml:"leapfrog"`
 	// StepSize is a number > 0 or "auto" (adapted in warm-up); see
 	// StepSizeValue.
-	StepSize string `mapstructure:"step_size" yaml:"step_size"`
+	StepSize Auto `mapstructure:"step_size" yaml:"step_size"`
 }
 
 // SamplerKinds are the values of sampler.kind.
@@ -28,12 +28,12 @@ const MaxSamplerSteps = 1_000_000
 // StepSizeValue returns sampler.step_size as a number, 0 for auto; ok is
 // false for anything else.
 func (s Sampler) StepSizeValue() (float64, bool) {
-	if s.StepSize == "auto" {
+	v, auto, err := s.StepSize.Float()
+	if auto {
 		return 0, true
 	}
-	v, err := strconv.ParseFloat(s.StepSize, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, false
+	if err != nil || !decimal(strings.TrimSpace(string(s.StepSize))) || !(v > 0) || math.IsInf(v, 0) {
+		return 0, false // decimal: not 0x1p-2, which ParseFloat would take
 	}
 	return v, true
 }
@@ -58,6 +58,6 @@ func (c *Config) validateSampler(bad Bad) {
 		bad("sampler.leapfrog", "must lie in [1, 1000], got %d", s.Leapfrog)
 	}
 	if v, ok := s.StepSizeValue(); !ok || v > 100 {
-		bad("sampler.step_size", "must be auto or a number in (0, 100], got %q", s.StepSize)
+		bad("sampler.step_size", "must be auto or a number in (0, 100], got %q", string(s.StepSize))
 	}
 }

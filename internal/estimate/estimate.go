@@ -789,7 +789,7 @@ func CrossValidateLength(c *config.Config, data *dataset.Transitions, name strin
 		if err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %s at length %v: %w", config.LengthCVKey, config.LambdaCVWord, l, err))
 		}
-		cv, err := CrossValidate(mdp, Features(mdp, data), data, grid, c.CV.Folds, name)
+		cv, err := crossValidate(mdp, onDemand(mdp, data, nil, ""), data, grid, c.CV.Folds, name) // features per read: no n × d_phi matrix
 		if err != nil && errors.Is(err, estimator.ErrSingular) {
 			out.Points = append(out.Points, LengthCVPoint{Length: l, Lambda: grid[0]})
 			continue

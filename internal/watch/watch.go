@@ -96,11 +96,17 @@ type target struct {
 // Take reads the snapshot of dir (a results directory or a sweep
 // directory) at now.
 func Take(dir string, now time.Time) (*Snapshot, error) {
-	meta, metaDir, err := readMeta(dir)
+	targets, err := targetsOf(dir)
 	if err != nil {
 		return nil, err
 	}
-	targets, err := targetsOf(dir)
+	return take(dir, targets, now)
+}
+
+// take is Take with dir's run or points already loaded (targetsOf), which
+// a watch does once: the configs do not change while it redraws.
+func take(dir string, targets []target, now time.Time) (*Snapshot, error) {
+	meta, metaDir, err := readMeta(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -290,8 +296,12 @@ func Watch(ctx context.Context, dir string, opt Options) error {
 	if !opt.Once && opt.Interval <= 0 {
 		return errs.Invalid(fmt.Errorf("--interval %v: want a positive duration", opt.Interval))
 	}
+	targets, err := targetsOf(dir)
+	if err != nil {
+		return err
+	}
 	for {
-		s, err := Take(dir, now())
+		s, err := take(dir, targets, now())
 		if err != nil {
 			return err
 		}

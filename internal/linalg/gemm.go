@@ -135,7 +135,10 @@ func packB(bp []float64, b operand, n, j0, nb, p0, kb int) {
 }
 
 // buffers are the packed blocks of one product, reused across calls.
-type buffers struct{ a, b []float64 }
+type buffers struct {
+	a, b   []float64
+	blocks []int // blocksOf's rows
+}
 
 var bufPool = sync.Pool{New: func() any { return new(buffers) }}
 
@@ -162,38 +165,59 @@ func gemm(pt part, m, n, k int, alpha float64, a, b operand, c []float64, ldc in
 	}
 	for j0 := 0; j0 < n; j0 += nc {
 		nb := min(nc, n-j0)
+		buf.blocks = blocksOf(buf.blocks[:0], pt, m, j0, nb)
 		for p0 := 0; p0 < k; p0 += kc {
 			kb := min(kc, k-p0)
 			packB(buf.b, b, n, j0, nb, p0, kb)
-			blocks := blocksOf(pt, m, j0, nb)
-			run := func(w int) {
-				ap := buf.a[w*kc*mc : (w+1)*kc*mc]
-				for bi := w; bi < len(blocks); bi += workers {
-					i0 := blocks[bi]
-					mb := min(mc, m-i0)
-					packA(ap, a, m, i0, mb, p0, kb)
-					macro(pt, i0, mb, j0, nb, kb, alpha, ap, buf.b, c, ldc)
-				}
-			}
-			if workers == 1 || len(blocks) == 1 {
-				run(0)
+			job := panelJob{pt: pt, m: m, j0: j0, nb: nb, p0: p0, kb: kb, alpha: alpha, a: a, buf: buf, c: c, ldc: ldc, workers: workers}
+			if workers == 1 || len(buf.blocks) == 1 {
+				job.workers = 1
+				job.run(0)
 				continue
 			}
-			var wg sync.WaitGroup
-			for w := 1; w < workers; w++ {
-				wg.Add(1)
-				go func() { defer wg.Done(); run(w) }()
-			}
-			run(0)
-			wg.Wait()
+			shared := job // escapes to the goroutines: allocated on this branch only
+			shared.runAll()
 		}
 	}
 }
 
-// blocksOf returns the first rows of the mc-row blocks of C that meet part
-// pt within columns [j0, j0+nb).
-func blocksOf(pt part, m, j0, nb int) []int {
-	var out []int
+// panelJob is the work of gemm on one packed panel of B: the blocks of
+// rows buf.blocks, block bi on worker bi mod workers.
+type panelJob struct {
+	pt                part
+	m, j0, nb, p0, kb int
+	alpha             float64
+	a                 operand
+	buf               *buffers
+	c                 []float64
+	ldc, workers      int
+}
+
+// run does worker w's blocks.
+func (j *panelJob) run(w int) {
+	ap := j.buf.a[w*kc*mc : (w+1)*kc*mc]
+	for bi := w; bi < len(j.buf.blocks); bi += j.workers {
+		i0 := j.buf.blocks[bi]
+		mb := min(mc, j.m-i0)
+		packA(ap, j.a, j.m, i0, mb, j.p0, j.kb)
+		macro(j.pt, i0, mb, j.j0, j.nb, j.kb, j.alpha, ap, j.buf.b, j.c, j.ldc)
+	}
+}
+
+// runAll runs the workers on their goroutines (worker 0 on this one).
+func (j *panelJob) runAll() {
+	var wg sync.WaitGroup
+	for w := 1; w < j.workers; w++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); j.run(w) }()
+	}
+	j.run(0)
+	wg.Wait()
+}
+
+// blocksOf appends to out the first rows of the mc-row blocks of C that
+// meet part pt within columns [j0, j0+nb).
+func blocksOf(out []int, pt part, m, j0, nb int) []int {
 	for i0 := 0; i0 < m; i0 += mc {
 		mb := min(mc, m-i0)
 		switch {

@@ -140,3 +140,15 @@ func TestMulABtPanel8x2Allocates0(t *testing.T) {
 		t.Errorf("MulABtPanel8x2 allocates %v times a call, want 0", n)
 	}
 }
+
+// TestMulABtAllocates0: the Gaussian rollouts without AVX-512 call MulABt
+// at every step; below parallelWork it allocates nothing (blocksOf's rows
+// and the workers' closure allocated 19 times a call).
+func TestMulABtAllocates0(t *testing.T) {
+	m, n, k := 17, 64, 2000
+	a, b, c := make([]float64, m*k), make([]float64, n*k), make([]float64, m*n)
+	MulABt(m, n, k, a, k, b, k, c, n) // fills the pool's buffers
+	if got := testing.AllocsPerRun(20, func() { MulABt(m, n, k, a, k, b, k, c, n) }); got != 0 {
+		t.Errorf("MulABt allocates %v times a call, want 0", got)
+	}
+}

@@ -118,6 +118,9 @@ func (c *Config) validateStats(bad func(key, format string, args ...any), agents
 		}
 	}
 	for i, b := range c.CV.Bandwidths {
+		if !c.Uses("cv.bandwidths") {
+			break // a set key nothing reads is refused once, as unused
+		}
 		if !(b >= 1e-6 && b <= 1e6) { // the bounds of a kernel family's bandwidth (estimator.KernelMinScale)
 			bad("cv.bandwidths", "entry %d must be a number in [1e-6, 1e6], got %v", i+1, b)
 			break

@@ -252,10 +252,6 @@ func (c *Chain) AcceptRate() float64 { return float64(c.accepted) / float64(c.ke
 // transitions after warm-up, which the step size was adapted toward.
 func (c *Chain) MeanAcceptProb() float64 { return c.sumAlpha / float64(c.kept) }
 
-// WarmupDivergences counts the divergent transitions of warm-up (rejected
-// and tolerated there; see Warmup).
-func (c *Chain) WarmupDivergences() int { return c.warmDiv }
-
 // Warmup runs the settings' warm-up transitions. With StepSize 0 the step
 // size starts at Hoffman & Gelman's heuristic (double or halve ε until the
 // acceptance probability of one step crosses 1/2) and adapts by dual

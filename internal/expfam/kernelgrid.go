@@ -98,6 +98,7 @@ func (g *KernelGrid) Bind(centres []float64, sigma, base float64) error {
 	g.Fam = f
 	g.nodes, g.logq = g.nodes[:0], g.logq[:0]
 	g.table = make([]float64, n*g.m)
+	var xs [1]float64
 	for i := range n {
 		x := lo + float64(i)*h
 		w := h
@@ -106,7 +107,8 @@ func (g *KernelGrid) Bind(centres []float64, sigma, base float64) error {
 		}
 		g.nodes = append(g.nodes, x)
 		g.logq = append(g.logq, -x*x/(2*base*base)+math.Log(w))
-		f.Psi([]float64{x}, g.table[i*g.m:(i+1)*g.m])
+		xs[0] = x
+		f.Psi(xs[:], g.table[i*g.m:(i+1)*g.m])
 	}
 	g.cols = make([]float64, g.m*n)
 	g.band = make([]int, 2*g.m)

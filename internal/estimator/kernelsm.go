@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/linalg"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -57,6 +58,10 @@ type KernelSM struct {
 	tmp1, tmp2 []float64
 	bvec       []float64
 	bReady     bool
+	mu         []float64 // eigenvalues of Σ C_t, descending (qc's columns in that order)
+	phiMax2    float64   // max_t |phi_t|²
+	blk        kernelBlock
+	useBlock   bool // precondition with blk (kernelsm_block.go) for this Solve
 }
 
 // ErrNotConverged is returned when conjugate gradients stop at MaxIter
@@ -183,7 +188,7 @@ func (e *KernelSM) mulRows(lo, hi int, w, part []float64) {
 	}
 	phi := e.phi[lo*dp : hi*dp]
 	u, y := e.u[lo*m:hi*m], e.y[lo*m:hi*m]
-	gemm(blas.NoTrans, blas.Trans, r, m, dp, phi, dp, w, dp, 0, u, m) // U = Φ Wᵀ
+	linalg.Mul1(false, true, r, m, dp, 1, phi, dp, w, dp, 0, u, m) // U = Φ Wᵀ
 	for t := range r {
 		ut, yt := u[t*m:(t+1)*m], y[t*m:(t+1)*m]
 		clear(yt)
@@ -199,7 +204,7 @@ func (e *KernelSM) mulRows(lo, hi int, w, part []float64) {
 			}
 		}
 	}
-	gemm(blas.Trans, blas.NoTrans, m, dp, r, y, m, phi, dp, 0, part, dp) // Yᵀ Φ
+	linalg.Mul1(true, false, m, dp, r, 1, y, m, phi, dp, 0, part, dp) // Yᵀ Φ
 }
 
 // B returns b = vec(Σ_t ξ_t phi_tᵀ) = vec(Ξᵀ Φ).
@@ -272,9 +277,15 @@ func (e *KernelSM) prepare() error {
 	gs := make([]float64, dp*dp)
 	gemm(blas.Trans, blas.NoTrans, dp, dp, n, e.phi, dp, e.phi, dp, 0, gs, dp)
 	var err error
-	if _, e.qc, err = symEigen(cs, m); err != nil {
+	if e.mu, e.qc, err = symEigen(cs, m); err != nil {
 		return err
 	}
+	descending(e.mu, e.qc, m)
+	e.phiMax2 = 0
+	for t := range n {
+		e.phiMax2 = max(e.phiMax2, expfam.Dot(e.phi[t*dp:(t+1)*dp], e.phi[t*dp:(t+1)*dp]))
+	}
+	e.blk.r, e.blk.ok = 0, false
 	if _, e.qg, err = symEigen(gs, dp); err != nil {
 		return err
 	}
@@ -300,18 +311,41 @@ func (e *KernelSM) prepare() error {
 	return nil
 }
 
-// precondition writes out = P⁻¹ r, P = (Q_C ⊗ Q_G)(diag D + λI)(Q_C ⊗ Q_G)ᵀ:
-// P⁻¹ vec(R) = vec(Q_C [(Q_Cᵀ R Q_G) ./ (D + λ)] Q_Gᵀ), four GEMMs of
-// m²·d_phi + m·d_phi² flops.
+// descending reverses the order of the eigenvalues vals and of the
+// columns of the s×s matrix vecs (row-major) in place: symEigen's
+// ascending order becomes the leading directions first.
+func descending(vals, vecs []float64, s int) {
+	for i, j := 0, s-1; i < j; i, j = i+1, j-1 {
+		vals[i], vals[j] = vals[j], vals[i]
+		for row := range s {
+			vecs[row*s+i], vecs[row*s+j] = vecs[row*s+j], vecs[row*s+i]
+		}
+	}
+}
+
+// precondition writes out = P⁻¹ r. Without the block, P = (Q_C ⊗ Q_G)(diag D
+// + λI)(Q_C ⊗ Q_G)ᵀ: P⁻¹ vec(R) = vec(Q_C [(Q_Cᵀ R Q_G) ./ (D + λ)] Q_Gᵀ),
+// four GEMMs of m²·d_phi + m·d_phi² flops. With it (useBlock, r leading
+// directions of Q_C), the first r rows of R' = Q_Cᵀ R are solved by the
+// factor of V_11 + λI (2·(r·d_phi)² flops) and the other m − r rows by
+// the Jacobi diagonal as above.
 func (e *KernelSM) precondition(lambda float64, r, out []float64) {
 	m, dp := e.m, e.dphi
-	gemm(blas.Trans, blas.NoTrans, m, dp, m, e.qc, m, r, dp, 0, e.tmp1, dp)          // Q_Cᵀ R
-	gemm(blas.NoTrans, blas.NoTrans, m, dp, dp, e.tmp1, dp, e.qg, dp, 0, e.tmp2, dp) // · Q_G
-	for i, dv := range e.diag {
-		e.tmp2[i] /= max(dv, 0) + lambda
+	gemm(blas.Trans, blas.NoTrans, m, dp, m, e.qc, m, r, dp, 0, e.tmp1, dp) // Q_Cᵀ R
+	k0 := 0
+	if e.useBlock {
+		k0 = e.blk.r
+		e.solveBlock(e.tmp1[:k0*dp])
 	}
-	gemm(blas.NoTrans, blas.NoTrans, m, dp, m, e.qc, m, e.tmp2, dp, 0, e.tmp1, dp) // Q_C ·
-	gemm(blas.NoTrans, blas.Trans, m, dp, dp, e.tmp1, dp, e.qg, dp, 0, out, dp)    // · Q_Gᵀ
+	if rest := m - k0; rest > 0 {
+		t1, t2 := e.tmp1[k0*dp:], e.tmp2[k0*dp:]
+		gemm(blas.NoTrans, blas.NoTrans, rest, dp, dp, t1, dp, e.qg, dp, 0, t2, dp) // · Q_G
+		for i, dv := range e.diag[k0*dp:] {
+			t2[i] /= max(dv, 0) + lambda
+		}
+		gemm(blas.NoTrans, blas.Trans, rest, dp, dp, t2, dp, e.qg, dp, 0, t1, dp) // · Q_Gᵀ
+	}
+	gemm(blas.NoTrans, blas.NoTrans, m, dp, m, e.qc, m, e.tmp1, dp, 0, out, dp) // Q_C ·
 }
 
 // Solve returns x = (V + λI)⁻¹ rhs by preconditioned conjugate gradients
@@ -324,6 +358,7 @@ func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 	if err := e.prepare(); err != nil {
 		return nil, err
 	}
+	e.setBlock(lambda)
 	dd := e.m * e.dphi
 	maxIter := e.MaxIter
 	if maxIter <= 0 {

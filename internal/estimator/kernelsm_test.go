@@ -150,6 +150,7 @@ func BenchmarkKernelSMFit(b *testing.B) {
 				}
 			}
 			it, res := k.Iterations()
+			b.ReportMetric(float64(k.blk.r), "rank")
 			b.ReportMetric(float64(it), "iterations")
 			b.ReportMetric(res, "relres")
 		})

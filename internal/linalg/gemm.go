@@ -147,6 +147,11 @@ var bufPool = sync.Pool{New: func() any { return new(buffers) }}
 // touched. Independent tiles run on up to GOMAXPROCS goroutines when the
 // product is large; each element's arithmetic is the same either way.
 func gemm(pt part, m, n, k int, alpha float64, a, b operand, c []float64, ldc int) {
+	gemmOn(maxWorkers, pt, m, n, k, alpha, a, b, c, ldc)
+}
+
+// gemmOn is gemm on at most most goroutines (1: the calling one alone).
+func gemmOn(most int, pt part, m, n, k int, alpha float64, a, b operand, c []float64, ldc int) {
 	if m == 0 || n == 0 || k == 0 || alpha == 0 {
 		return
 	}
@@ -158,7 +163,7 @@ func gemm(pt part, m, n, k int, alpha float64, a, b operand, c []float64, ldc in
 	}
 	workers := 1
 	if float64(m)*float64(n)*float64(k) >= parallelWork {
-		workers = min(runtime.GOMAXPROCS(0), maxWorkers)
+		workers = min(runtime.GOMAXPROCS(0), maxWorkers, max(most, 1))
 	}
 	if need := workers * kc * mc; len(buf.a) < need {
 		buf.a = make([]float64, need)

@@ -11,3 +11,23 @@ func MulABt(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 	scale(whole, m, n, 0, c, ldc)
 	gemm(whole, m, n, k, 1, operand{a, lda, false}, operand{b, ldb, true}, c, ldc)
 }
+
+// Mul1 sets C = alpha·op(A)·op(B) + beta·C (row-major; op(X) = Xᵀ when
+// its flag is set; op(A) m×k, op(B) k×n) by the packed kernel on the
+// calling goroutine alone, whatever the size: for callers that split the
+// work among goroutines themselves (a fixed split keeps their sums'
+// order, hence their bits, the same for any number of workers). Each
+// element is Impl.Dgemm's above MinWork, bit for bit.
+func Mul1(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	scale(whole, m, n, beta, c, ldc)
+	gemmOn(1, whole, m, n, k, alpha, operand{a, lda, tA}, operand{b, ldb, tB}, c, ldc)
+}
+
+// MulUpperABt1 adds alpha·A·Bᵀ (A m×k, B n×k, row-major) to the upper
+// triangle (j ≥ i, diagonal included) of the m×n matrix C on the calling
+// goroutine; C's other entries are not touched. A symmetric rank-k
+// update A·Aᵀ is MulUpperABt1 with B = A; a block of its rows, with C and
+// B starting at that block's diagonal, is the update of those rows alone.
+func MulUpperABt1(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	gemmOn(1, upperPart, m, n, k, alpha, operand{a, lda, false}, operand{b, ldb, true}, c, ldc)
+}

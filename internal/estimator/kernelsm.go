@@ -61,7 +61,10 @@ type KernelSM struct {
 	mu         []float64 // eigenvalues of Σ C_t, descending (qc's columns in that order)
 	phiMax2    float64   // max_t |phi_t|²
 	blk        kernelBlock
-	useBlock   bool // precondition with blk (kernelsm_block.go) for this Solve
+	useBlock   bool      // precondition with blk (kernelsm_block.go) for this Solve
+	uy         []float64 // MulV's U and Y rows of one block per chunk
+	phiT       []float64 // Φ transposed per chunk of MulV (transposePhi), built at its first call
+	noBlock    bool      // Jacobi alone: the benchmarks' comparison
 }
 
 // ErrNotConverged is returned when conjugate gradients stop at MaxIter
@@ -152,59 +155,110 @@ func (e *KernelSM) MulV(w, out []float64) {
 		clear(out[:m*dp])
 		return
 	}
-	if len(e.u) < n*m {
-		e.u, e.y = make([]float64, n*m), make([]float64, n*m)
+	if len(e.uy) < 2*mulChunks*mulBlock*m {
+		e.uy = make([]float64, 2*mulChunks*mulBlock*m) // each chunk's U and Y of one block
 	}
-	if len(e.part) < mulChunks*m*dp {
-		e.part = make([]float64, mulChunks*m*dp)
+	if len(e.part) < 2*mulChunks*m*dp {
+		e.part = make([]float64, 2*mulChunks*m*dp) // each chunk's sum and its transpose
+	}
+	if len(e.phiT) != n*dp {
+		e.transposePhi()
 	}
 	var wg sync.WaitGroup
 	for c := range mulChunks {
 		lo, hi := c*n/mulChunks, (c+1)*n/mulChunks
-		part := e.part[c*m*dp : (c+1)*m*dp]
+		part := e.part[2*c*m*dp : (2*c+2)*m*dp]
+		uy := e.uy[2*c*mulBlock*m : (2*c+2)*mulBlock*m]
 		if e.Workers >= 2 && c < mulChunks-1 {
 			wg.Add(1)
-			go func() { defer wg.Done(); e.mulRows(lo, hi, w, part) }()
+			go func() { defer wg.Done(); e.mulRows(lo, hi, w, part, uy) }()
 			continue
 		}
-		e.mulRows(lo, hi, w, part)
+		e.mulRows(lo, hi, w, part, uy)
 	}
 	wg.Wait()
 	copy(out, e.part[:m*dp])
 	for c := 1; c < mulChunks; c++ {
-		for i, v := range e.part[c*m*dp : (c+1)*m*dp] {
+		for i, v := range e.part[2*c*m*dp : (2*c+1)*m*dp] {
 			out[i] += v
 		}
 	}
 }
 
-// mulRows writes part = Σ_{t in [lo, hi)} (C_t W phi_t) phi_tᵀ.
-func (e *KernelSM) mulRows(lo, hi int, w, part []float64) {
-	m, dp, d := e.m, e.dphi, e.d
+// transposePhi fills phiT: for each of MulV's chunks of rows [lo, hi),
+// Φ's rows transposed, d_phi × (hi − lo) at offset lo·d_phi, so that the
+// product's second GEMM reads both its operands along their rows.
+func (e *KernelSM) transposePhi() {
+	n, dp := e.n, e.dphi
+	e.phiT = make([]float64, n*dp)
+	for c := range mulChunks {
+		lo, hi := c*n/mulChunks, (c+1)*n/mulChunks
+		pt := e.phiT[lo*dp : hi*dp]
+		for t := lo; t < hi; t++ {
+			for j, v := range e.phi[t*dp : (t+1)*dp] {
+				pt[j*(hi-lo)+t-lo] = v
+			}
+		}
+	}
+}
+
+// mulBlock is the number of transitions whose U and Y rows mulRows keeps
+// at once (L2-sized: 200 KB each at m = 100), so that they are not
+// streamed through memory between the product's three steps.
+const mulBlock = 256
+
+// mulRows writes part[:m·d_phi] = Σ_{t in [lo, hi)} (C_t W phi_t) phi_tᵀ,
+// in blocks of mulBlock transitions: U = Φ Wᵀ, y_t = C_t u_t, and Φᵀ Y
+// (from phiT) summed into part[m·d_phi:], transposed into part[:m·d_phi]
+// at the end. uy holds U and Y of one block.
+func (e *KernelSM) mulRows(lo, hi int, w, part, uy []float64) {
+	m, dp := e.m, e.dphi
 	r := hi - lo
 	if r == 0 {
 		clear(part)
 		return
 	}
-	phi := e.phi[lo*dp : hi*dp]
-	u, y := e.u[lo*m:hi*m], e.y[lo*m:hi*m]
-	linalg.Mul1(false, true, r, m, dp, 1, phi, dp, w, dp, 0, u, m) // U = Φ Wᵀ
-	for t := range r {
+	pt := part[m*dp : 2*m*dp]
+	u, y := uy[:mulBlock*m], uy[mulBlock*m:2*mulBlock*m]
+	for b0 := 0; b0 < r; b0 += mulBlock {
+		nb := min(mulBlock, r-b0)
+		t0 := lo + b0
+		linalg.Mul1(false, true, nb, m, dp, 1, e.phi[t0*dp:(t0+nb)*dp], dp, w, dp, 0, u, m) // U = Φ Wᵀ
+		e.applyC(t0, nb, u, y)
+		beta := 1.0
+		if b0 == 0 {
+			beta = 0
+		}
+		linalg.Mul1(false, false, dp, m, nb, 1, e.phiT[lo*dp+b0:], r, y, m, beta, pt, m) // Φᵀ Y
+	}
+	for k := range m {
+		for j := range dp {
+			part[k*dp+j] = pt[j*m+k]
+		}
+	}
+}
+
+// applyC writes y_t = C_t u_t = Σ_i g_ti (g_ti · u_t) for the nb
+// transitions from t0 (rows of u and y).
+func (e *KernelSM) applyC(t0, nb int, u, y []float64) {
+	m, d := e.m, e.d
+	for t := range nb {
 		ut, yt := u[t*m:(t+1)*m], y[t*m:(t+1)*m]
-		clear(yt)
-		g := e.gam[(lo+t)*d*m : (lo+t+1)*d*m]
+		g := e.gam[(t0+t)*d*m : (t0+t+1)*d*m]
 		for i := range d {
 			gi := g[i*m : (i+1)*m]
-			var s float64
-			for k, v := range gi {
-				s += v * ut[k]
+			s := expfam.Dot4(gi, ut) // four partial sums: not one chain of m dependent additions
+			if i == 0 {
+				for k, v := range gi {
+					yt[k] = s * v
+				}
+				continue
 			}
 			for k, v := range gi {
 				yt[k] += s * v
 			}
 		}
 	}
-	linalg.Mul1(true, false, m, dp, r, 1, y, m, phi, dp, 0, part, dp) // Yᵀ Φ
 }
 
 // B returns b = vec(Σ_t ξ_t phi_tᵀ) = vec(Ξᵀ Φ).
@@ -285,7 +339,7 @@ func (e *KernelSM) prepare() error {
 	for t := range n {
 		e.phiMax2 = max(e.phiMax2, expfam.Dot(e.phi[t*dp:(t+1)*dp], e.phi[t*dp:(t+1)*dp]))
 	}
-	e.blk.r, e.blk.ok = 0, false
+	e.blk.r, e.blk.fr = 0, 0
 	if _, e.qg, err = symEigen(gs, dp); err != nil {
 		return err
 	}
@@ -334,7 +388,7 @@ func (e *KernelSM) precondition(lambda float64, r, out []float64) {
 	gemm(blas.Trans, blas.NoTrans, m, dp, m, e.qc, m, r, dp, 0, e.tmp1, dp) // Q_Cᵀ R
 	k0 := 0
 	if e.useBlock {
-		k0 = e.blk.r
+		k0 = e.blk.fr
 		e.solveBlock(e.tmp1[:k0*dp])
 	}
 	if rest := m - k0; rest > 0 {
@@ -349,8 +403,14 @@ func (e *KernelSM) precondition(lambda float64, r, out []float64) {
 }
 
 // Solve returns x = (V + λI)⁻¹ rhs by preconditioned conjugate gradients
-// from x0 (nil: 0). λ must be > 0 (V has rank at most n·d). It fails with
-// ErrNotConverged after MaxIter iterations.
+// from x0 (nil: 0), stopped at the relative residual Tol. λ must be > 0 (V
+// has rank at most n·d). The preconditioner is the Kronecker-basis Jacobi
+// diagonal (prepare), or, when blockRank asks for a block, the block of
+// kernelsm_block.go: if none of that rank is formed yet, CG runs with
+// Jacobi first for 1/blockJacobiShare of the block's set-up cost in
+// products (an easy system, e.g. from a warm start, ends there and never
+// pays for it), then forms (or reuses) and factors it and restarts from
+// the current x: the result depends on the data, λ, rhs and x0 alone. It fails with ErrNotConverged after MaxIter iterations.
 func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
 		return nil, fmt.Errorf("kernel score matching: lambda must be a finite number > 0, got %v", lambda)
@@ -358,7 +418,12 @@ func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 	if err := e.prepare(); err != nil {
 		return nil, err
 	}
-	e.setBlock(lambda)
+	need := e.blockRank(lambda)
+	e.useBlock = false
+	switchAt := 0 // the iteration after which the block takes over (0: never)
+	if need > 0 {
+		switchAt = max(1, int(math.Ceil(e.blockCost(need)/blockJacobiShare)))
+	}
 	dd := e.m * e.dphi
 	maxIter := e.MaxIter
 	if maxIter <= 0 {
@@ -402,6 +467,19 @@ func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 		e.lastIter, e.lastRelRes = it, math.Sqrt(expfam.Dot(r, r))/bn
 		if e.lastRelRes <= e.Tol {
 			return x, nil
+		}
+		if it == switchAt {
+			// Restart from x with the block preconditioner. A block formed
+			// by an earlier Solve is reused (its leading part when larger),
+			// but only from here: x does not depend on what came before.
+			if e.blk.r < need {
+				e.formBlock(need)
+			}
+			e.useBlock = e.factorBlock(need, lambda)
+			e.precondition(lambda, r, z)
+			copy(p, z)
+			rz = expfam.Dot(r, z)
+			continue
 		}
 		e.precondition(lambda, r, z)
 		rz2 := expfam.Dot(r, z)

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"golang.org/x/sys/unix"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -135,26 +138,50 @@ func TestKernelSMStructured(t *testing.T) {
 }
 
 // BenchmarkKernelSMFit is the cost target: one fit with m = 100
-// centres, d_phi = 100 features, n = 10⁴ transitions (d = 1), at
-// λ = 1e-4·n, 1e-3·n and 1e-2·n, relative residual 1e-6, two workers.
+// centres, d_phi = 100 features, n = 10⁴ transitions, relative residual
+// 1e-6, two workers, in d = 1 at λ = 1e-5·n … 1e-2·n and in d = 2, 3 at
+// λ = 1e-4·n … 1e-2·n. Each fit starts afresh (no preconditioner kept
+// from the last). Besides the wall time per fit it reports the process's
+// CPU time per fit (cpu-s/op, both workers), the CG iterations and the
+// rank of the block preconditioner (0: Jacobi alone). SMRL_KSM_NOBLOCK=1
+// runs Jacobi alone throughout, for the comparison.
 func BenchmarkKernelSMFit(b *testing.B) {
-	const d, m, dphi, n = 1, 100, 100, 10000
-	k, _ := kernelData(b, d, m, dphi, n, 5)
-	k.Tol, k.Workers = 1e-6, 2
-	for _, rel := range []float64{1e-4, 1e-3, 1e-2} {
-		b.Run(fmt.Sprintf("lambda=%g", rel*n), func(b *testing.B) {
-			for range b.N {
-				k.preReady = false
-				if _, err := k.Fit(rel*n, nil); err != nil {
-					b.Fatal(err)
+	const m, dphi, n = 100, 100, 10000
+	for _, d := range []int{1, 2, 3} {
+		rels := []float64{1e-5, 1e-4, 1e-3, 1e-2}
+		if d > 1 {
+			rels = rels[1:]
+		}
+		k, _ := kernelData(b, d, m, dphi, n, 5)
+		k.Tol, k.Workers = 1e-6, 2
+		k.noBlock = os.Getenv("SMRL_KSM_NOBLOCK") == "1"
+		for _, rel := range rels {
+			b.Run(fmt.Sprintf("d=%d/lambda=%g", d, rel*n), func(b *testing.B) {
+				c0 := processCPU(b)
+				for range b.N {
+					k.preReady = false
+					if _, err := k.Fit(rel*n, nil); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-			it, res := k.Iterations()
-			b.ReportMetric(float64(k.blk.r), "rank")
-			b.ReportMetric(float64(it), "iterations")
-			b.ReportMetric(res, "relres")
-		})
+				b.ReportMetric(float64(processCPU(b)-c0)/1e9/float64(b.N), "cpu-s/op")
+				it, res := k.Iterations()
+				b.ReportMetric(float64(it), "iterations")
+				b.ReportMetric(float64(k.blk.fr), "rank")
+				b.ReportMetric(res, "relres")
+			})
+		}
 	}
+}
+
+// processCPU is the user and system CPU time of the process so far, in
+// nanoseconds.
+func processCPU(b *testing.B) int64 {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // TestKernelSMWorkers: the product's chunks are fixed, so Ŵ has the same
@@ -220,4 +247,40 @@ func TestFitKernelRefusals(t *testing.T) {
 	if _, err := FitKernel(phi, next, 1, 1, good); err != nil {
 		t.Errorf("good settings refused: %v", err)
 	}
+}
+
+// BenchmarkKernelSMMulV is one matrix-free product V·w of the fit's size
+// (m = d_phi = 100, n = 10⁴, d = 1) on one worker: 4·n·m·d_phi = 4·10⁸
+// flops. It reports the least thread CPU time of a product over groups of
+// five (min-cpu-ns/op, the figure least disturbed on a shared machine)
+// and the GFLOP/s of that time.
+func BenchmarkKernelSMMulV(b *testing.B) {
+	const d, m, dphi, n = 1, 100, 100, 10000
+	k, _ := kernelData(b, d, m, dphi, n, 5)
+	w, out := make([]float64, m*dphi), make([]float64, m*dphi)
+	for i := range w {
+		w[i] = float64(i%7) - 3
+	}
+	k.MulV(w, out)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	now := func() int64 {
+		var ts unix.Timespec
+		if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+			b.Fatal(err)
+		}
+		return ts.Nano()
+	}
+	best := math.Inf(1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i += 5 {
+		g := min(5, b.N-i)
+		t0 := now()
+		for range g {
+			k.MulV(w, out)
+		}
+		best = min(best, float64(now()-t0)/float64(g))
+	}
+	b.ReportMetric(best, "min-cpu-ns/op")
+	b.ReportMetric(4*n*m*dphi/best, "GFLOP/s")
 }

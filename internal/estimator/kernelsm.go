@@ -164,25 +164,38 @@ func (e *KernelSM) MulV(w, out []float64) {
 	if len(e.phiT) != n*dp {
 		e.transposePhi()
 	}
-	var wg sync.WaitGroup
-	for c := range mulChunks {
-		lo, hi := c*n/mulChunks, (c+1)*n/mulChunks
-		part := e.part[2*c*m*dp : (2*c+2)*m*dp]
-		uy := e.uy[2*c*mulBlock*m : (2*c+2)*mulBlock*m]
-		if e.Workers >= 2 && c < mulChunks-1 {
-			wg.Add(1)
-			go func() { defer wg.Done(); e.mulRows(lo, hi, w, part, uy) }()
-			continue
+	if e.Workers >= 2 {
+		e.mulChunksConcurrently(w) // its WaitGroup escapes on this branch only
+	} else {
+		for c := range mulChunks {
+			e.mulChunk(c, w)
 		}
-		e.mulRows(lo, hi, w, part, uy)
 	}
-	wg.Wait()
 	copy(out, e.part[:m*dp])
 	for c := 1; c < mulChunks; c++ {
 		for i, v := range e.part[2*c*m*dp : (2*c+1)*m*dp] {
 			out[i] += v
 		}
 	}
+}
+
+// mulChunk runs mulRows on chunk c of the transitions.
+func (e *KernelSM) mulChunk(c int, w []float64) {
+	n, m, dp := e.n, e.m, e.dphi
+	lo, hi := c*n/mulChunks, (c+1)*n/mulChunks
+	e.mulRows(lo, hi, w, e.part[2*c*m*dp:(2*c+2)*m*dp], e.uy[2*c*mulBlock*m:(2*c+2)*mulBlock*m])
+}
+
+// mulChunksConcurrently runs every chunk but the last on a goroutine of
+// its own and the last on this one.
+func (e *KernelSM) mulChunksConcurrently(w []float64) {
+	var wg sync.WaitGroup
+	for c := range mulChunks - 1 {
+		wg.Add(1)
+		go func() { defer wg.Done(); e.mulChunk(c, w) }()
+	}
+	e.mulChunk(mulChunks-1, w)
+	wg.Wait()
 }
 
 // transposePhi fills phiT: for each of MulV's chunks of rows [lo, hi),

@@ -20,6 +20,13 @@ import (
 // and s' = sin(s) + noise, scored by a kernel family of m centres.
 func kernelData(t testing.TB, d, m, dphi, n int, seed uint64) (*KernelSM, *SM) {
 	t.Helper()
+	return kernelDataWith(t, d, m, dphi, n, seed, m*dphi <= 400)
+}
+
+// kernelDataWith is kernelData, with the generic dense accumulator only
+// when withDense.
+func kernelDataWith(t testing.TB, d, m, dphi, n int, seed uint64, withDense bool) (*KernelSM, *SM) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	z := make([]float64, m*d)
 	for i := range z {
@@ -31,7 +38,7 @@ func kernelData(t testing.TB, d, m, dphi, n int, seed uint64) (*KernelSM, *SM) {
 	}
 	k := NewKernelSM(f, dphi)
 	var dense *SM
-	if m*dphi <= 400 {
+	if withDense {
 		dense = NewSM(f, dphi)
 	}
 	phi := make([]float64, dphi)
@@ -184,23 +191,32 @@ func processCPU(b *testing.B) int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
-// TestKernelSMWorkers: the product's chunks are fixed, so Ŵ has the same
-// bits with one worker or two.
+// TestKernelSMWorkers: the product's chunks and the block's rows are
+// split in a fixed way, so V_11 and Ŵ have the same bits with one worker
+// or two (two fresh accumulators: the block is formed by each).
 func TestKernelSMWorkers(t *testing.T) {
-	k, _ := kernelData(t, 1, 20, 10, 500, 3)
-	k.Tol = 1e-10
-	w1, err := k.Fit(1e-2, nil)
-	if err != nil {
-		t.Fatal(err)
+	var w [2][]float64
+	var v [2][]float64
+	for i := range w {
+		k, _ := kernelDataWith(t, 1, 20, 10, 500, 3, false)
+		k.Tol, k.Workers = 1e-10, i+1
+		var err error
+		if w[i], err = k.Fit(1e-2, nil); err != nil {
+			t.Fatal(err)
+		}
+		if k.blk.fr == 0 {
+			t.Fatal("no block formed: the test does not reach its split")
+		}
+		v[i] = k.blk.v
 	}
-	k.Workers = 2
-	w2, err := k.Fit(1e-2, nil)
-	if err != nil {
-		t.Fatal(err)
+	for i := range v[0] {
+		if math.Float64bits(v[0][i]) != math.Float64bits(v[1][i]) {
+			t.Fatalf("V_11 entry %d: %v with one worker, %v with two", i, v[0][i], v[1][i])
+		}
 	}
-	for i := range w1 {
-		if math.Float64bits(w1[i]) != math.Float64bits(w2[i]) {
-			t.Fatalf("W[%d]: %v with one worker, %v with two", i, w1[i], w2[i])
+	for i := range w[0] {
+		if math.Float64bits(w[0][i]) != math.Float64bits(w[1][i]) {
+			t.Fatalf("W[%d]: %v with one worker, %v with two", i, w[0][i], w[1][i])
 		}
 	}
 }
@@ -283,4 +299,172 @@ func BenchmarkKernelSMMulV(b *testing.B) {
 	}
 	b.ReportMetric(best, "min-cpu-ns/op")
 	b.ReportMetric(4*n*m*dphi/best, "GFLOP/s")
+}
+
+// TestKernelSMBlock checks the block preconditioner where it leaves a tail
+// (m = 30, d_phi = 8, n = 800, λ = 0.1: rank 10 of 30):
+//   - its rank is the least r with φ² μ_{r+1} ≤ δ² λ;
+//   - every eigenvalue of P^{-1/2} (V + λI) P^{-1/2}, from P⁻¹ applied to
+//     the unit vectors and the dense V, lies in the stated interval
+//     [1/(1+δ²) − δ, 1 + δ + δ²];
+//   - CG through the switch from Jacobi to the block equals a dense
+//     Cholesky solve (1e-9) and Jacobi alone (1e-9), in at most the
+//     iterations the interval promises after the switch;
+//   - a Solve after one that formed a larger block (a smaller λ) gives the
+//     bits of a fresh accumulator's.
+func TestKernelSMBlock(t *testing.T) {
+	const m, dphi, n, lambda = 30, 8, 800, 0.1
+	k, _ := kernelDataWith(t, 1, m, dphi, n, 7, false)
+	if err := k.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	r := k.blockRank(lambda)
+	bound := blockDelta * blockDelta * lambda
+	if !(r > 0 && r < m && k.phiMax2*k.mu[r] <= bound && k.phiMax2*k.mu[r-1] > bound) {
+		t.Fatalf("rank %d: φ²μ_r = %g, φ²μ_{r+1} = %g, δ²λ = %g", r, k.phiMax2*k.mu[max(r-1, 0)], k.phiMax2*k.mu[min(r, m-1)], bound)
+	}
+	dd := m * dphi
+	v := k.DenseV()
+	for i := range dd {
+		v[i*dd+i] += lambda
+	}
+	k.formBlock(r)
+	if !k.factorBlock(r, lambda) {
+		t.Fatal("block not positive definite")
+	}
+	k.useBlock = true
+	pinv := make([]float64, dd*dd)
+	unit, col := make([]float64, dd), make([]float64, dd)
+	for j := range dd {
+		clear(unit)
+		unit[j] = 1
+		k.precondition(lambda, unit, col)
+		for i, x := range col {
+			pinv[i*dd+j] = x
+		}
+	}
+	sym := mat.NewSymDense(dd, nil)
+	for i := range dd {
+		for j := i; j < dd; j++ {
+			sym.SetSym(i, j, (pinv[i*dd+j]+pinv[j*dd+i])/2)
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(sym) {
+		t.Fatal("P⁻¹ not positive definite")
+	}
+	var l, lt, prod mat.Dense
+	var ltri mat.TriDense
+	ch.LTo(&ltri)
+	l.CloneFrom(&ltri)
+	lt.CloneFrom(l.T())
+	prod.Mul(&lt, mat.NewDense(dd, dd, v))
+	prod.Mul(&prod, &l)
+	ps := mat.NewSymDense(dd, nil)
+	for i := range dd {
+		for j := i; j < dd; j++ {
+			ps.SetSym(i, j, (prod.At(i, j)+prod.At(j, i))/2)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(ps, false) {
+		t.Fatal("eigenvalues failed")
+	}
+	vals := eig.Values(nil)
+	const d2 = blockDelta * blockDelta
+	lo, hi := 1/(1+d2)-blockDelta, 1+blockDelta+d2
+	if vals[0] < lo-1e-9 || vals[dd-1] > hi+1e-9 {
+		t.Errorf("preconditioned spectrum [%.6g, %.6g], bound [%.6g, %.6g]", vals[0], vals[dd-1], lo, hi)
+	}
+	t.Logf("rank %d of %d: preconditioned spectrum [%.6g, %.6g] within [%.6g, %.6g]", r, m, vals[0], vals[dd-1], lo, hi)
+
+	fresh := func() *KernelSM {
+		f, _ := kernelDataWith(t, 1, m, dphi, n, 7, false)
+		f.Tol = 1e-12
+		return f
+	}
+	a := fresh()
+	wa, err := a.Fit(lambda, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, _ := a.Iterations()
+	switchAt := int(math.Ceil(a.blockCost(r) / blockJacobiShare))
+	// CG's A-norm error falls by ρ = (√κ−1)/(√κ+1) per iteration; the
+	// residual's by ρ times √cond(V + λI) at most.
+	kappa := hi / lo
+	rho := (math.Sqrt(kappa) - 1) / (math.Sqrt(kappa) + 1)
+	cond := mat.Cond(mat.NewDense(dd, dd, v), 2)
+	promised := int(math.Ceil(math.Log(2*math.Sqrt(cond)/a.Tol) / math.Log(1/rho)))
+	if a.blk.fr != r || it > switchAt+promised {
+		t.Errorf("block rank %d (want %d), %d iterations, want at most %d + %d", a.blk.fr, r, it, switchAt, promised)
+	}
+	t.Logf("%d iterations: %d with Jacobi, then the block (promised at most %d more)", it, switchAt, promised)
+	var dense mat.Cholesky
+	vs := mat.NewSymDense(dd, v)
+	if !dense.Factorize(vs) {
+		t.Fatal("dense V + λI not positive definite")
+	}
+	rhs := mat.NewVecDense(dd, nil)
+	for i, x := range a.B() {
+		rhs.SetVec(i, -x)
+	}
+	var ref mat.VecDense
+	if err := dense.SolveVecTo(&ref, rhs); err != nil {
+		t.Fatal(err)
+	}
+	if e := relErr(wa, ref.RawVector().Data); e > 1e-9 {
+		t.Errorf("CG with the block off the dense solve by %.3g", e)
+	}
+	j := fresh()
+	j.noBlock = true
+	wj, err := j.Fit(lambda, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := relErr(wa, wj); e > 1e-9 {
+		t.Errorf("CG with the block off Jacobi alone by %.3g", e)
+	}
+	ij, _ := j.Iterations()
+	t.Logf("Jacobi alone: %d iterations", ij)
+
+	b := fresh()
+	if _, err := b.Fit(1e-4, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b.blk.r <= r {
+		t.Fatalf("λ = 1e-4 formed rank %d, want more than %d", b.blk.r, r)
+	}
+	wb, err := b.Fit(lambda, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range wa {
+		if math.Float64bits(wa[i]) != math.Float64bits(wb[i]) {
+			t.Fatalf("W[%d]: %v fresh, %v after a larger block", i, wa[i], wb[i])
+		}
+	}
+}
+
+// TestKernelSMIterationAllocates0: a CG iteration's product (one worker)
+// and block preconditioner allocate nothing once the accumulator has run a
+// fit (two workers cost the product the goroutine's two small objects).
+func TestKernelSMIterationAllocates0(t *testing.T) {
+	k, _ := kernelDataWith(t, 1, 20, 10, 500, 3, false)
+	if _, err := k.Fit(1e-2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !k.useBlock {
+		t.Fatal("the fit ran without the block")
+	}
+	w, out := make([]float64, 200), make([]float64, 200)
+	for i := range w {
+		w[i] = float64(i % 3)
+	}
+	if a := testing.AllocsPerRun(10, func() { k.MulV(w, out) }); a != 0 {
+		t.Errorf("MulV allocates %v times a call", a)
+	}
+	if a := testing.AllocsPerRun(10, func() { k.precondition(1e-2, w, out) }); a != 0 {
+		t.Errorf("precondition allocates %v times a call", a)
+	}
 }

@@ -264,3 +264,68 @@ func TestPoconAgainstGonum(t *testing.T) {
 		}
 	}
 }
+
+// TestMul1AndUpperRows: Mul1 is the blocked product (Impl.Dgemm above
+// MinWork) bit for bit, with beta applied first; MulUpperABt1 adds A·Bᵀ to
+// the upper triangle alone (1e-12 of a triple loop, the lower part
+// untouched), and the update of a block of rows (C and B from that block's
+// diagonal) gives the same bits as the whole triangle's update: what
+// KernelSM's two workers rely on.
+func TestMul1AndUpperRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	m, n, k := 170, 150, 300 // m·n·k above MinWork, k across a kc block
+	for _, ta := range []bool{false, true} {
+		for _, tb := range []bool{false, true} {
+			a, b := randMat(rng, m*k), randMat(rng, k*n)
+			lda, ldb := k, n
+			if ta {
+				lda = m
+			}
+			if tb {
+				ldb = k
+			}
+			c0 := randMat(rng, m*n)
+			got, want := append([]float64(nil), c0...), append([]float64(nil), c0...)
+			tA, tB := blas.NoTrans, blas.NoTrans
+			if ta {
+				tA = blas.Trans
+			}
+			if tb {
+				tB = blas.Trans
+			}
+			Mul1(ta, tb, m, n, k, 0.7, a, lda, b, ldb, 0.3, got, n)
+			Impl{}.Dgemm(tA, tB, m, n, k, 0.7, a, lda, b, ldb, 0.3, want, n)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("Mul1 ta=%v tb=%v entry %d: %v, Dgemm %v", ta, tb, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	const nn = 101
+	x := randMat(rng, nn*k)
+	c0 := randMat(rng, nn*nn)
+	whole := append([]float64(nil), c0...)
+	MulUpperABt1(nn, nn, k, 1, x, k, x, k, whole, nn)
+	want := append([]float64(nil), c0...)
+	for i := range nn {
+		for j := i; j < nn; j++ {
+			var s float64
+			for p := range k {
+				s += x[i*k+p] * x[j*k+p]
+			}
+			want[i*nn+j] += s
+		}
+	}
+	checkClose(t, "MulUpperABt1", whole, want, 1e-12)
+	for _, split := range []int{1, 29, 50, 100} {
+		rows := append([]float64(nil), c0...)
+		MulUpperABt1(split, nn, k, 1, x, k, x, k, rows, nn)
+		MulUpperABt1(nn-split, nn-split, k, 1, x[split*k:], k, x[split*k:], k, rows[split*nn+split:], nn)
+		for i := range rows {
+			if math.Float64bits(rows[i]) != math.Float64bits(whole[i]) {
+				t.Fatalf("split %d: entry %d is %v in two blocks of rows, %v whole", split, i, rows[i], whole[i])
+			}
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package estimator
 
 import (
-	"math"
 	"sync"
 
 	"github.com/smrl-dev/smrl/internal/linalg"
@@ -42,13 +41,13 @@ import (
 // matrix-free product, to the same relative residual: the rank only
 // decides how fast they get there, never the answer. When the rule asks
 // for a rank that does not pay (r·d_phi above blockMaxOrder, or a set-up
-// of r²·d_phi²·n·d flops above blockMaxCost products: in d ≥ 2 the
-// spectrum falls slowly, 61 of 100 eigenvalues above 1e-8 μ_1 at d = 2)
-// there is no block and Jacobi alone preconditions, as without it.
+// of r(r+1)/2 · d_phi(d_phi+1) · n flops above blockMaxCost products: in
+// d ≥ 2 the spectrum falls slowly, 61 of 100 eigenvalues above 1e-8 μ_1 at
+// d = 2) the largest rank that pays is kept, without the bound.
 const (
 	blockDelta    = 0.1
 	blockMaxOrder = 2048 // r·d_phi: V_11 and its factor are 2·order² floats (64 MB at 2048)
-	blockChunk    = 512  // columns (transitions × d) of one rank-k update of V_11
+	blockChunk    = 512  // transitions of one rank-k update of a block of V_11
 	blockMaxCost  = 64   // products: the most a block's set-up may cost
 	// blockJacobiShare: Solve runs Jacobi alone for blockCost/blockJacobiShare
 	// iterations before it forms a block (kernelsm.go).
@@ -69,90 +68,127 @@ type kernelBlock struct {
 }
 
 // blockRank returns the least r with φ² μ_{r+1} ≤ δ² λ (μ descending,
-// μ_{m+1} = 0), or 0 (no block) when that r is too large to pay: r·d_phi
-// above blockMaxOrder or a set-up above blockMaxCost products.
+// μ_{m+1} = 0) when that block pays: r·d_phi at most blockMaxOrder and a
+// set-up of at most blockMaxCost products. Otherwise it returns the
+// largest rank that pays (the leading directions solved exactly, Jacobi
+// for the rest, without the bound), 0 when none does.
 func (e *KernelSM) blockRank(lambda float64) int {
+	if e.noBlock {
+		return 0
+	}
 	r := 0
 	for r < e.m && e.phiMax2*e.mu[r] > blockDelta*blockDelta*lambda {
 		r++
 	}
-	if e.noBlock || r*e.dphi > blockMaxOrder || e.blockCost(r) > blockMaxCost {
-		return 0
+	for r > 0 && (r*e.dphi > blockMaxOrder || e.blockCost(r) > blockMaxCost) {
+		r--
 	}
 	return r
 }
 
-// blockCost is the set-up of a block of rank r, r²·d_phi²·n·d flops, in
-// units of one product V·w, 4·n·m·(d_phi + d) flops.
+// blockCost is the set-up of a block of rank r, r(r+1)/2 · d_phi(d_phi+1)
+// · n flops, in units of one product V·w, 4·n·m·(d_phi + d) flops.
 func (e *KernelSM) blockCost(r int) float64 {
-	return float64(r*r*e.dphi*e.dphi*e.d) / float64(4*e.m*(e.dphi+e.d))
+	return float64(r*(r+1)*e.dphi*(e.dphi+1)) / float64(8*e.m*(e.dphi+e.d))
 }
 
-// formBlock forms V_11 = Σ_{t,i} (h_ti,1 ⊗ phi_t)(h_ti,1 ⊗ phi_t)ᵀ for the
-// r leading directions: rank-blockChunk updates of its upper triangle by
-// the packed product, r²·d_phi²·n·d flops. With two workers the rows are
-// split where the triangle's area halves; each element is the same sum in
-// the same order either way, so its bits do not depend on Workers.
+// formBlock forms V_11 for the r leading directions. Its element
+//
+//	V_11[(k, j), (l, i)] = Σ_t w_t,kl phi_tj phi_ti,  w_t,kl = Σ_i' h_ti',k h_ti',l,
+//
+// is symmetric in (k, l) and in (j, i) apart, so only the r(r+1)/2 ×
+// d_phi(d_phi+1)/2 sums M[kl, ji] (k ≤ l, j ≤ i) are made: one product
+// M = Aᵀ B per blockChunk transitions, A_t = (w_t,kl) and B_t = (phi_tj
+// phi_ti), by the packed kernel (r(r+1)·d_phi(d_phi+1)·n/2 flops, whatever
+// d), and M is then spread over V_11's upper triangle. With two workers
+// the columns of M are split between them; each element is the same sum
+// in the same order either way, so its bits do not depend on Workers (nor
+// on r: V_11 of a smaller rank is its leading part).
 func (e *KernelSM) formBlock(r int) {
 	b := &e.blk
-	N := r * e.dphi
+	dp := e.dphi
+	N, P, S := r*dp, r*(r+1)/2, dp*(dp+1)/2
 	b.r, b.fr = r, 0
 	if cap(b.v) < N*N {
 		b.v = make([]float64, N*N)
 	}
 	b.v = b.v[:N*N]
-	clear(b.v)
+	if len(e.phiT) != e.n*dp {
+		e.transposePhi()
+	}
 	nd := e.n * e.d
 	h := make([]float64, nd*r) // H = Γ Q_1
 	linalg.Mul1(false, false, nd, r, e.m, 1, e.gam, e.m, e.qc, e.m, 0, h, r)
+	ms := make([]float64, P*S)
 	if e.Workers < 2 {
-		e.formRows(h, r, 0, N, &b.xt[0])
-		return
+		e.formSums(h, r, 0, S, ms, &b.xt[0])
+	} else {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { defer wg.Done(); e.formSums(h, r, 0, S/2, ms, &b.xt[0]) }()
+		e.formSums(h, r, S/2, S, ms, &b.xt[1])
+		wg.Wait()
 	}
-	split := int(float64(N) * (1 - 1/math.Sqrt2))
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); e.formRows(h, r, 0, split, &b.xt[0]) }()
-	e.formRows(h, r, split, N, &b.xt[1])
-	wg.Wait()
+	for k, a := 0, 0; k < r; k++ {
+		for l := k; l < r; l, a = l+1, a+1 {
+			row := ms[a*S : (a+1)*S]
+			for j, c := 0, 0; j < dp; j++ {
+				for i := j; i < dp; i, c = i+1, c+1 {
+					b.v[(k*dp+j)*N+l*dp+i] = row[c]
+					if k < l {
+						b.v[(k*dp+i)*N+l*dp+j] = row[c]
+					}
+				}
+			}
+		}
+	}
 }
 
-// formRows adds rows [a0, a1) of V_11's upper triangle: for each chunk of
-// blockChunk rows p = (t, i) of H, xt (rows (k, j) ≥ a0 of the chunk's
-// columns, xt[(k·d_phi+j−a0)·blockChunk + c] = H_pk phi_tj) times its
-// transpose.
-func (e *KernelSM) formRows(h []float64, r, a0, a1 int, buf *[]float64) {
-	N, dp, d := r*e.dphi, e.dphi, e.d
-	nd := e.n * d
-	need := (N - a0 + r + dp) * blockChunk
-	if len(*buf) < need {
+// formSums writes the columns [c0, c1) of M (P × S, P = r(r+1)/2 pairs
+// k ≤ l, S = d_phi(d_phi+1)/2 pairs j ≤ i, both in row order): for each of
+// MulV's chunks and each blockChunk transitions in it, Aᵀ (P × chunk,
+// from H) times B's columns [c0, c1) (built transposed from phiT).
+func (e *KernelSM) formSums(h []float64, r, c0, c1 int, ms []float64, buf *[]float64) {
+	n, dp, d := e.n, e.dphi, e.d
+	P, S := r*(r+1)/2, dp*(dp+1)/2
+	if need := (P + c1 - c0) * blockChunk; len(*buf) < need {
 		*buf = make([]float64, need)
 	}
-	xt := (*buf)[:(N-a0)*blockChunk]
-	// The chunk's H and Φ transposed (r × chunk, d_phi × chunk), so that a
-	// row (k, j) of xt is the product of two contiguous rows.
-	ht := (*buf)[(N-a0)*blockChunk : (N-a0+r)*blockChunk]
-	pt := (*buf)[(N-a0+r)*blockChunk : need]
-	for p0 := 0; p0 < nd; p0 += blockChunk {
-		cb := min(blockChunk, nd-p0)
-		for c := range cb {
-			p := p0 + c
-			for k, v := range h[p*r : (p+1)*r] {
-				ht[k*blockChunk+c] = v
+	at, bt := (*buf)[:P*blockChunk], (*buf)[P*blockChunk:(P+c1-c0)*blockChunk]
+	beta := 0.0
+	for c := range mulChunks {
+		lo, hi := c*n/mulChunks, (c+1)*n/mulChunks
+		pt := e.phiT[lo*dp : hi*dp]
+		for t0 := lo; t0 < hi; t0 += blockChunk {
+			cb := min(blockChunk, hi-t0)
+			for k, a := 0, 0; k < r; k++ {
+				for l := k; l < r; l, a = l+1, a+1 {
+					w := at[a*blockChunk : a*blockChunk+cb]
+					for q := range w {
+						var s float64
+						for i := range d {
+							p := (t0+q)*d + i
+							s += h[p*r+k] * h[p*r+l]
+						}
+						w[q] = s
+					}
+				}
 			}
-			for j, v := range e.phi[(p/d)*dp : (p/d+1)*dp] {
-				pt[j*blockChunk+c] = v
+			for j, col := 0, 0; j < dp; j++ {
+				for i := j; i < dp; i, col = i+1, col+1 {
+					if col < c0 || col >= c1 {
+						continue
+					}
+					x := bt[(col-c0)*blockChunk : (col-c0)*blockChunk+cb]
+					pj, pi := pt[j*(hi-lo)+t0-lo:][:cb], pt[i*(hi-lo)+t0-lo:][:cb]
+					for q := range x {
+						x[q] = pj[q] * pi[q]
+					}
+				}
 			}
+			linalg.Mul1(false, true, P, c1-c0, cb, 1, at, blockChunk, bt, blockChunk, beta, ms[c0:], S)
+			beta = 1
 		}
-		for row := a0; row < N; row++ {
-			k, j := row/dp, row%dp
-			x := xt[(row-a0)*blockChunk : (row-a0)*blockChunk+cb]
-			hk, pj := ht[k*blockChunk:k*blockChunk+cb], pt[j*blockChunk:j*blockChunk+cb]
-			for c := range x {
-				x[c] = hk[c] * pj[c]
-			}
-		}
-		linalg.MulUpperABt1(a1-a0, N-a0, cb, 1, xt, blockChunk, xt, blockChunk, e.blk.v[a0*N+a0:], N)
 	}
 }
 

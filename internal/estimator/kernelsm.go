@@ -418,12 +418,11 @@ func (e *KernelSM) precondition(lambda float64, r, out []float64) {
 // Solve returns x = (V + λI)⁻¹ rhs by preconditioned conjugate gradients
 // from x0 (nil: 0), stopped at the relative residual Tol. λ must be > 0 (V
 // has rank at most n·d). The preconditioner is the Kronecker-basis Jacobi
-// diagonal (prepare), or, when blockRank asks for a block, the block of
-// kernelsm_block.go: if none of that rank is formed yet, CG runs with
-// Jacobi first for 1/blockJacobiShare of the block's set-up cost in
-// products (an easy system, e.g. from a warm start, ends there and never
-// pays for it), then forms (or reuses) and factors it and restarts from
-// the current x: the result depends on the data, λ, rhs and x0 alone. It fails with ErrNotConverged after MaxIter iterations.
+// diagonal (prepare), then, when blockRank asks for a block, the block of
+// kernelsm_block.go: CG runs with Jacobi alone for the iterations
+// switchAt gives, then forms (or reuses) and factors the block and
+// restarts from the current x: the result depends on the data, λ, rhs
+// and x0 alone. It fails with ErrNotConverged after MaxIter iterations.
 func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
 		return nil, fmt.Errorf("kernel score matching: lambda must be a finite number > 0, got %v", lambda)
@@ -431,12 +430,9 @@ func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 	if err := e.prepare(); err != nil {
 		return nil, err
 	}
-	need := e.blockRank(lambda)
+	need, bounded := e.blockRank(lambda)
 	e.useBlock = false
-	switchAt := 0 // the iteration after which the block takes over (0: never)
-	if need > 0 {
-		switchAt = max(1, int(math.Ceil(e.blockCost(need)/blockJacobiShare)))
-	}
+	switchAt := e.switchAt(need, bounded) // the iteration after which the block takes over (0: never)
 	dd := e.m * e.dphi
 	maxIter := e.MaxIter
 	if maxIter <= 0 {

@@ -1,6 +1,7 @@
 package estimator
 
 import (
+	"math"
 	"sync"
 
 	"github.com/smrl-dev/smrl/internal/linalg"
@@ -49,9 +50,6 @@ const (
 	blockMaxOrder = 2048 // r·d_phi: V_11 and its factor are 2·order² floats (64 MB at 2048)
 	blockChunk    = 512  // transitions of one rank-k update of a block of V_11
 	blockMaxCost  = 64   // products: the most a block's set-up may cost
-	// blockJacobiShare: Solve runs Jacobi alone for blockCost/blockJacobiShare
-	// iterations before it forms a block (kernelsm.go).
-	blockJacobiShare = 4
 )
 
 // kernelBlock is V_11 of the leading r directions and the factor of its
@@ -68,22 +66,42 @@ type kernelBlock struct {
 }
 
 // blockRank returns the least r with φ² μ_{r+1} ≤ δ² λ (μ descending,
-// μ_{m+1} = 0) when that block pays: r·d_phi at most blockMaxOrder and a
-// set-up of at most blockMaxCost products. Otherwise it returns the
-// largest rank that pays (the leading directions solved exactly, Jacobi
-// for the rest, without the bound), 0 when none does.
-func (e *KernelSM) blockRank(lambda float64) int {
+// μ_{m+1} = 0) and bounded = true when that block pays: r·d_phi at most
+// blockMaxOrder and a set-up of at most blockMaxCost products. Otherwise
+// it returns the largest rank that pays (the leading directions solved
+// exactly, Jacobi for the rest, without the bound) and false; r = 0 when
+// none does.
+func (e *KernelSM) blockRank(lambda float64) (r int, bounded bool) {
 	if e.noBlock {
-		return 0
+		return 0, false
 	}
-	r := 0
 	for r < e.m && e.phiMax2*e.mu[r] > blockDelta*blockDelta*lambda {
 		r++
 	}
+	bounded = true
 	for r > 0 && (r*e.dphi > blockMaxOrder || e.blockCost(r) > blockMaxCost) {
-		r--
+		r, bounded = r-1, false
 	}
-	return r
+	return r, bounded
+}
+
+// switchAt is the CG iteration after which Solve forms a block of rank r
+// (0: never): when the block comes with the bound, after a quarter of its
+// set-up cost in products of Jacobi alone (an easy system, e.g. from a
+// warm start, ends there and never pays for it); without the bound, after
+// half of it (ski rental: at most three times the cost of the better
+// choice, in the flop count; the set-up runs faster per flop than the
+// product, and at d = 2, 3 waiting for all of it lost more on the hard
+// systems, λ = 1e-4·n, 1e-3·n, than it saved on the easy ones).
+func (e *KernelSM) switchAt(r int, bounded bool) int {
+	if r == 0 {
+		return 0
+	}
+	share := 2.0
+	if bounded {
+		share = 4
+	}
+	return max(1, int(math.Ceil(e.blockCost(r)/share)))
 }
 
 // blockCost is the set-up of a block of rank r, r(r+1)/2 · d_phi(d_phi+1)

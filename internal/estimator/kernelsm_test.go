@@ -318,9 +318,9 @@ func TestKernelSMBlock(t *testing.T) {
 	if err := k.prepare(); err != nil {
 		t.Fatal(err)
 	}
-	r := k.blockRank(lambda)
+	r, bounded := k.blockRank(lambda)
 	bound := blockDelta * blockDelta * lambda
-	if !(r > 0 && r < m && k.phiMax2*k.mu[r] <= bound && k.phiMax2*k.mu[r-1] > bound) {
+	if !(bounded && r > 0 && r < m && k.phiMax2*k.mu[r] <= bound && k.phiMax2*k.mu[r-1] > bound) {
 		t.Fatalf("rank %d: φ²μ_r = %g, φ²μ_{r+1} = %g, δ²λ = %g", r, k.phiMax2*k.mu[max(r-1, 0)], k.phiMax2*k.mu[min(r, m-1)], bound)
 	}
 	dd := m * dphi
@@ -389,7 +389,7 @@ func TestKernelSMBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	it, _ := a.Iterations()
-	switchAt := int(math.Ceil(a.blockCost(r) / blockJacobiShare))
+	switchAt := a.switchAt(r, true)
 	// CG's A-norm error falls by ρ = (√κ−1)/(√κ+1) per iteration; the
 	// residual's by ρ times √cond(V + λI) at most.
 	kappa := hi / lo

@@ -383,9 +383,10 @@ if [[ ${CLAIMS_LONG:-} == 1 ]]; then
 	measure "$(line docs/control.md 'full comparison at this setting takes 102 s of CPU since')" "acrobot with lambda = 1e-3: 102 s of CPU" \
 		"$smrl" run --config configs/acrobot.yaml --set lambda=0.001 --workers 2 --no-plots -q --out results/claims-acrobot-1e-3
 	# kernel-families.md's fits and studies.
-	measure_bin "$(line docs/kernel-families.md '20.4 s of CPU for the three fits')" "three kernel SM fits (λ = 1, 10, 100): 20.4 s of CPU; 26.3 / 6.6 / 1.9 s wall each" \
-		./internal/estimator -test.bench BenchmarkKernelSMFit -test.benchtime 1x
-	again "$(line docs/kernel-families.md '(6.6 s wall at λ = 1e-3·n, above)')" "6.6 s wall at λ = 1e-3·n"
+	measure_bin "$(line docs/kernel-families.md 'met at every λ in d = 1**, 0.1 to 100')" "four kernel SM fits in d = 1 (λ = 0.1, 1, 10, 100): 0.8–1.0 s of CPU and 0.9–2.1 s wall each (load 7–10); the benchmark prints each fit's" \
+		./internal/estimator -test.bench 'BenchmarkKernelSMFit/d=1/' -test.benchtime 1x
+	measure_bin "$(line docs/kernel-families.md '(2.3–9.6 s of CPU a fit at')" "six kernel SM fits in d = 2, 3 (λ = 1, 10, 100): 2.3–9.6 s of CPU each; the benchmark prints each fit's" \
+		./internal/estimator -test.bench 'BenchmarkKernelSMFit/d=[23]/' -test.benchtime 1x
 	SMRL_LONG=1 measure_test "$(line docs/kernel-families.md 'Measured 2026-11-28 (209 s wall')" "TestKernelBimodalLong: 209 s wall" ./internal/estimator '^TestKernelBimodalLong$'
 	SMRL_LONG=1 measure_test "$(line docs/kernel-families.md '2026-11-28 (8 s)')" "TestKernelSMConsistentLong: 8 s" ./internal/estimator '^TestKernelSMConsistentLong$'
 	# mcmc.md's MCMC MLE fits (the whole test binary's CPU, as the doc's commands).
@@ -408,6 +409,7 @@ if [[ ${CLAIMS_BENCH:-} == 1 ]]; then
 	bench "$(line docs/performance.md '`BenchmarkPlannerStep`')" "130–148 µs, 0 allocations (25 Nov); 68–79 µs (25 Nov, 05 h)" ./internal/runner 'PlannerStep$' "${CLAIMS_BENCHTIME_WARM:-1s}"
 	again "$(line docs/performance.md 'A transition takes 62 ns on it against')" "62 ns per transition on the specialised path (PlannerStep / 800 transitions), 102–105 ns on the generic loop"
 	bench "$(line docs/performance.md '`BenchmarkTrialSM`')" "44–47 ms (25 Nov, 05 h)" ./internal/runner 'TrialSM$' "${CLAIMS_BENCHTIME_WARM:-1s}"
+	bench "$(line docs/kernel-families.md 'One product at n = 10⁴ takes 15–17 ms of CPU')" "one kernel SM product at n = 10⁴: 15–17 ms of CPU (min-cpu-ns/op), 24–26 GFLOP/s (28 Nov, load 7–10)" ./internal/estimator 'KernelSMMulV$' 60x
 	bench "$(line docs/performance.md '`BenchmarkModelTransition`')" "82–100 ns / 83–127 ns / 274–332 ns / 838–1081 ns" ./internal/runner 'ModelTransition' "${CLAIMS_BENCHTIME_WARM:-1s}"
 	bench "$(line docs/performance.md '`BenchmarkCartPoleTrial`')" "257–359 ms" ./internal/runner 'CartPoleTrial'
 	bench "$(line docs/performance.md '`BenchmarkPendulumTransition`')" "93–94 ns / 40–41 ns / 322–423 ns, 0 allocations (25 Nov)" ./internal/runner 'PendulumTransition'

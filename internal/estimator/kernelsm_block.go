@@ -48,7 +48,8 @@ import (
 const (
 	blockDelta    = 0.1
 	blockMaxOrder = 2048 // r·d_phi: V_11 and its factor are 2·order² floats (64 MB at 2048)
-	blockChunk    = 512  // transitions of one rank-k update of a block of V_11
+	blockChunk    = 512  // transitions of one rank-k update of V_11's distinct sums
+	blockCols     = 4096 // distinct sums (j, i) of one such update
 	blockMaxCost  = 64   // products: the most a block's set-up may cost
 )
 
@@ -163,16 +164,34 @@ func (e *KernelSM) formBlock(r int) {
 }
 
 // formSums writes the columns [c0, c1) of M (P × S, P = r(r+1)/2 pairs
-// k ≤ l, S = d_phi(d_phi+1)/2 pairs j ≤ i, both in row order): for each of
+// k ≤ l, S = d_phi(d_phi+1)/2 pairs j ≤ i, both in row order), in groups
+// of at most blockCols columns (so that its buffer stays below
+// (P + blockCols)·blockChunk floats, 17 MB, whatever d_phi): for each of
 // MulV's chunks and each blockChunk transitions in it, Aᵀ (P × chunk,
-// from H) times B's columns [c0, c1) (built transposed from phiT).
+// from H) times B's columns (built transposed from phiT).
 func (e *KernelSM) formSums(h []float64, r, c0, c1 int, ms []float64, buf *[]float64) {
-	n, dp, d := e.n, e.dphi, e.d
-	P, S := r*(r+1)/2, dp*(dp+1)/2
-	if need := (P + c1 - c0) * blockChunk; len(*buf) < need {
+	P, S := r*(r+1)/2, e.dphi*(e.dphi+1)/2
+	if need := (P + min(blockCols, c1-c0)) * blockChunk; len(*buf) < need {
 		*buf = make([]float64, need)
 	}
-	at, bt := (*buf)[:P*blockChunk], (*buf)[P*blockChunk:(P+c1-c0)*blockChunk]
+	at, bt := (*buf)[:P*blockChunk], (*buf)[P*blockChunk:]
+	pairs := make([][2]int, 0, S) // (j, i) of each column of M
+	for j := range e.dphi {
+		for i := j; i < e.dphi; i++ {
+			pairs = append(pairs, [2]int{j, i})
+		}
+	}
+	for g0 := c0; g0 < c1; g0 += blockCols {
+		e.formColumns(h, r, pairs[g0:min(g0+blockCols, c1)], ms[g0:], S, at, bt)
+	}
+}
+
+// formColumns writes the columns of M (row stride S, from ms) whose (j, i)
+// are cols: Σ over the chunks of transitions of at (P × chunk, w_t,kl)
+// times bt (len(cols) × chunk, phi_tj phi_ti) transposed.
+func (e *KernelSM) formColumns(h []float64, r int, cols [][2]int, ms []float64, S int, at, bt []float64) {
+	n, dp, d := e.n, e.dphi, e.d
+	P := r * (r + 1) / 2
 	beta := 0.0
 	for c := range mulChunks {
 		lo, hi := c*n/mulChunks, (c+1)*n/mulChunks
@@ -192,19 +211,14 @@ func (e *KernelSM) formSums(h []float64, r, c0, c1 int, ms []float64, buf *[]flo
 					}
 				}
 			}
-			for j, col := 0, 0; j < dp; j++ {
-				for i := j; i < dp; i, col = i+1, col+1 {
-					if col < c0 || col >= c1 {
-						continue
-					}
-					x := bt[(col-c0)*blockChunk : (col-c0)*blockChunk+cb]
-					pj, pi := pt[j*(hi-lo)+t0-lo:][:cb], pt[i*(hi-lo)+t0-lo:][:cb]
-					for q := range x {
-						x[q] = pj[q] * pi[q]
-					}
+			for col, ji := range cols {
+				x := bt[col*blockChunk : col*blockChunk+cb]
+				pj, pi := pt[ji[0]*(hi-lo)+t0-lo:][:cb], pt[ji[1]*(hi-lo)+t0-lo:][:cb]
+				for q := range x {
+					x[q] = pj[q] * pi[q]
 				}
 			}
-			linalg.Mul1(false, true, P, c1-c0, cb, 1, at, blockChunk, bt, blockChunk, beta, ms[c0:], S)
+			linalg.Mul1(false, true, P, len(cols), cb, 1, at, blockChunk, bt, blockChunk, beta, ms, S)
 			beta = 1
 		}
 	}

@@ -191,17 +191,28 @@ func processCPU(b *testing.B) int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
-// TestKernelSMWorkers: the product's chunks and the block's rows are
-// split in a fixed way, so V_11 and Ŵ have the same bits with one worker
-// or two (two fresh accumulators: the block is formed by each).
+// TestKernelSMWorkers: the product's chunks and the block's distinct sums
+// are split in a fixed way, so V_11 and Ŵ have the same bits with one
+// worker or two (two fresh accumulators: the block is formed by each); at
+// d_phi = 100 one worker makes the 5050 sums (j, i) in two groups, two
+// workers in one each.
 func TestKernelSMWorkers(t *testing.T) {
+	for _, c := range []struct {
+		m, dphi, n int
+		lambda     float64
+	}{{20, 10, 500, 1e-2}, {20, 100, 300, 10}} {
+		kernelSMWorkers(t, c.m, c.dphi, c.n, c.lambda)
+	}
+}
+
+func kernelSMWorkers(t *testing.T, m, dphi, n int, lambda float64) {
 	var w [2][]float64
 	var v [2][]float64
 	for i := range w {
-		k, _ := kernelDataWith(t, 1, 20, 10, 500, 3, false)
+		k, _ := kernelDataWith(t, 1, m, dphi, n, 3, false)
 		k.Tol, k.Workers = 1e-10, i+1
 		var err error
-		if w[i], err = k.Fit(1e-2, nil); err != nil {
+		if w[i], err = k.Fit(lambda, nil); err != nil {
 			t.Fatal(err)
 		}
 		if k.blk.fr == 0 {

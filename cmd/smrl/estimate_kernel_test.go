@@ -344,16 +344,18 @@ func TestEstimateKernelPlot(t *testing.T) {
 }
 
 // TestEstimateKernelCVNullJSON: a cross-validation candidate whose
-// conjugate gradients do not converge (λ = 1e-12 with σ = 0.05 on 60
-// transitions) scores +Inf; --format json writes it as null and exits 0,
-// with the model file written.
+// conjugate gradients do not converge (λ = 1e-200 with σ = 0.05 on 60
+// transitions: λ is below the rounding of V's entries, so V + λI is
+// singular in floating point; λ = 1e-12, used before, is now solved by
+// KernelSM's block preconditioner) scores +Inf; --format json writes it
+// as null and exits 0, with the model file written.
 func TestEstimateKernelCVNullJSON(t *testing.T) {
 	dir := t.TempDir()
 	cfg := kernelConfig(t, dir, "k.yaml", 1, "")
 	train, _ := bimodalCSV(t, dir, "train.csv", 60, 1, 1)
 	model := filepath.Join(dir, "m.json")
 	code, out, errOut := run(t, "estimate", "--config", cfg, "--data", train, "--set", "lambda=cv", "--set", "env.family.bandwidth=cv",
-		"--set", "cv.grid=[1e-12,1]", "--set", "cv.bandwidths=[0.05,0.8]", "--set", "env.family.centres=20", "--format", "json", "--save-model", model)
+		"--set", "cv.grid=[1e-200,1]", "--set", "cv.bandwidths=[0.05,0.8]", "--set", "env.family.centres=20", "--format", "json", "--save-model", model)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -369,7 +371,7 @@ func TestEstimateKernelCVNullJSON(t *testing.T) {
 	}
 	cv := r.Estimates[0].KernelFits[0].CV
 	if len(cv) != 2 || len(cv[0]) != 2 || cv[0][0] != nil || cv[1][1] == nil {
-		t.Errorf("cv_loss %v: want null at (0.05, 1e-12) and a number at (0.8, 1)", cv)
+		t.Errorf("cv_loss %v: want null at (0.05, 1e-200) and a number at (0.8, 1)", cv)
 	}
 	if _, err := os.Stat(model); err != nil {
 		t.Errorf("no model file: %v", err)

@@ -22,7 +22,8 @@ import (
 //	Γ  (n×d·m)     row t = [g_t1, …, g_td], g_ti = ∂_i psi(s'_t) ∈ R^m,
 //	Ξ  (n×m)       ξ(s'_t),
 //
-// so memory is n(d_phi + (d+1)m) floats, and solves (V + λI) vec(W) = −b,
+// so memory is n(d_phi + (d+1)m) floats (n·d_phi more for Φ transposed,
+// built at the first product), and solves (V + λI) vec(W) = −b,
 // b = vec(Ξᵀ Φ), by preconditioned conjugate gradients with the matrix-free
 // product
 //
@@ -33,11 +34,12 @@ import (
 // Jacobi in the eigenbasis of the Kronecker approximation
 // V ≈ (1/n) (Σ_t C_t) ⊗ (Σ_t phi_t phi_tᵀ) (see prepare): P⁻¹ costs four
 // GEMMs of m²·d_phi + m·d_phi² after a set-up of O(m³ + d_phi³) and
-// 2·n·m·(m·d + d_phi) + 2·n·d_phi² flops. A fit costs O(n·m·d_phi) to set up plus
-// O(n·m·d_phi) per CG iteration; the iteration count depends on how far
-// V is from its Kronecker approximation and on λ (measured at m = d_phi =
-// 100, n = 10⁴: 559, 215 and 81 iterations at λ = 1, 10, 100;
-// docs/kernel-families.md).
+// 2·n·m·(m·d + d_phi) + 2·n·d_phi² flops; then, when it pays, an exact
+// block on the leading directions of Σ_t C_t (kernelsm_block.go: a set-up
+// of r(r+1)·d_phi(d_phi+1)·n/2 flops for rank r, and a bound on the
+// preconditioned spectrum when r meets its rule). Alone, Jacobi needed
+// 1233, 559, 215 and 81 iterations at m = d_phi = 100, n = 10⁴, d = 1,
+// λ = 0.1, 1, 10, 100; with the block, 6 or 7 (docs/kernel-families.md).
 type KernelSM struct {
 	fam        *expfam.Kernel
 	m, d, dphi int

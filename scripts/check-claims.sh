@@ -385,7 +385,7 @@ if [[ ${CLAIMS_LONG:-} == 1 ]]; then
 	# kernel-families.md's fits and studies.
 	measure_bin "$(line docs/kernel-families.md 'met at every λ in d = 1**, 0.1 to 100')" "four kernel SM fits in d = 1 (λ = 0.1, 1, 10, 100): 0.8–1.0 s of CPU and 0.9–2.1 s wall each (load 7–12); the benchmark prints each fit's" \
 		./internal/estimator -test.bench 'BenchmarkKernelSMFit/d=1/' -test.benchtime 1x
-	measure_bin "$(line docs/kernel-families.md '(2.3–9.6 s of CPU a fit at')" "six kernel SM fits in d = 2, 3 (λ = 1, 10, 100): 2.3–9.6 s of CPU each; the benchmark prints each fit's" \
+	measure_bin "$(line docs/kernel-families.md '(2.0–9.6 s of CPU a fit at')" "six kernel SM fits in d = 2, 3 (λ = 1, 10, 100): 2.0–9.6 s of CPU each; the benchmark prints each fit's" \
 		./internal/estimator -test.bench 'BenchmarkKernelSMFit/d=[23]/' -test.benchtime 1x
 	SMRL_LONG=1 measure_test "$(line docs/kernel-families.md 'block preconditioner of the solver above: 42 s wall')" "TestKernelBimodalLong: 42 s wall, 15.4 s of CPU (load 8)" ./internal/estimator '^TestKernelBimodalLong$'
 	SMRL_LONG=1 measure_test "$(line docs/kernel-families.md '2026-11-28 (8 s)')" "TestKernelSMConsistentLong: 8 s" ./internal/estimator '^TestKernelSMConsistentLong$'

@@ -1,0 +1,66 @@
+package agent
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/testutil"
+)
+
+// BenchmarkKernelFamilyDecision is the time of one MPPI decision (32
+// sequences of 16 torques, rollouts to the model's mean) of
+// examples/kernel/pendulum-kernel-learner.yaml's sm agent with
+// model.family: kernel (200 features, 30 centres per coordinate, the
+// autoregressive graph of s' − s), fitted to 1000 transitions of the
+// bimodal pendulum; and the time of its refits at n = 1000: the first
+// (the centres drawn: FitKernelSpec) and the next ones (the statistics
+// fixed, CG warm-started at the last Ŵ).
+func BenchmarkKernelFamilyDecision(b *testing.B) {
+	c := testutil.LoadConfig(b, "../../examples/kernel/pendulum-kernel-learner.yaml")
+	mdp, err := env.New(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	s, a, next := pendulumData(mdp, 1000, rng)
+	ag, err := New("sm", mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Rollout: "mean"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range s {
+		ag.Observe(s[i], a[i], next[i])
+	}
+	b.Run("refit/draw", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			ag, err = New("sm", mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Rollout: "mean"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range s {
+				ag.Observe(s[i], a[i], next[i])
+			}
+			b.StartTimer()
+			if err := ag.EndEpisode(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("refit/warm", func(b *testing.B) {
+		for b.Loop() {
+			if err := ag.EndEpisode(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	pl, err := NewFromConfig(c.Planner, nil, &Box{Low: mdp.Box.Low, High: mdp.Box.High}, mdp.Task, mdp.StateDim())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("decision", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			pl.Act(ag.Sim, s[i%len(s)], rng)
+		}
+	})
+}

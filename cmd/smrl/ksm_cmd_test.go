@@ -66,12 +66,13 @@ func TestKSMShortFirstEpisode(t *testing.T) {
 }
 
 // TestRunRefusesDataBoundModelFamily: model.family kernel with a learning
-// agent (sm, sm-ucb, ksm) is refused at validation, exit 2 naming
+// agent other than the greedy sm (lds, sm-ucb, ksm; sm binds it:
+// run_kernel_family_test.go) is refused at validation, exit 2 naming
 // model.family and pointing at ksm, before the results directory exists;
 // with the oracle alone (no learner) the key is not read and the run goes.
 func TestRunRefusesDataBoundModelFamily(t *testing.T) {
 	cfg := filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml")
-	for _, agents := range []string{"sm", "sm-ucb,oracle", "ksm"} {
+	for _, agents := range []string{"lds", "sm-ucb,oracle", "ksm"} {
 		dir := filepath.Join(t.TempDir(), "out")
 		code, _, errOut := run(t, "run", "--config", cfg, "--seeds", "1", "--episodes", "1", "--agents", agents,
 			"--set", "model.family=[kernel]", "--no-plots", "--out", dir)

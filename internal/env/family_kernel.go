@@ -44,9 +44,9 @@ import (
 // family is an ordinary family of every estimator (smrl estimate fits it
 // by the generic score matching, lds and mle).
 var kernelFamily = Family{Part: config.Part{Name: "kernel",
-	Doc:       "on ℝ^d: log q(x) = −|x|²/(2b²), psi_k(x) = exp(−|x − z_k|²/(2σ²)) at m centres z_k (Nyström kernel exponential family); centres, bandwidth and base_scale from the data when not given (docs/kernel-families.md)",
-	C:         constText("Σ_i ∂_i psi ∂_i psiᵀ of the kernels at the centres (rank ≤ d)"),
-	DataBound: "drop the others, or use the agent ksm (section ksm: a 1-D kernel family per coordinate around a ridge mean) with a Gaussian model.family (docs/kernel-families.md)",
+	Doc:           "on ℝ^d: log q(x) = −|x|²/(2b²), psi_k(x) = exp(−|x − z_k|²/(2σ²)) at m centres z_k (Nyström kernel exponential family); centres, bandwidth and base_scale from the data when not given (docs/kernel-families.md)",
+	C:             constText("Σ_i ∂_i psi ∂_i psiᵀ of the kernels at the centres (rank ≤ d)"),
+	DataBound:     "drop the others, or use the agent ksm (section ksm: a 1-D kernel family per coordinate around a ridge mean) with a Gaussian model.family (docs/kernel-families.md)",
 	BoundValidate: validateKernelLearner},
 	EnvUses:   []string{"env.family.centres", "env.family.centre_points", "env.family.bandwidth", "env.family.base_scale", "env.family.graph", "cv.bandwidths", "sampler"},
 	ModelUses: []string{"model.centres", "model.bandwidth", "model.base_scale", "model.graph", "cv.bandwidths"},

@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/estimator"
+	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
+)
+
+// kernelPendulum is the bimodal pendulum learned by sm with
+// model.family: kernel at test sizes (20 features, 6 centres).
+const kernelPendulum = `
+lambda: 100
+agents: [sm]
+env:
+  kind: pendulum
+  horizon: 200
+  action_space: box
+  action_low: [-2]
+  action_high: [2]
+  pendulum:
+    noise: mixture
+    mixture_weights: [0.5, 0.5]
+    mixture_means: [-1.5, 1.5]
+    mixture_stds: [0.3, 0.3]
+model:
+  family: [kernel]
+  target: delta
+  centres: 6
+  bandwidth: "0.1"
+  graph: autoregressive
+  features:
+    kind: rff
+    dim: 20
+    length: 1
+planner:
+  kind: mppi
+  rollout: mean
+`
+
+// kernelInputsOf returns φ(s_t, a_t) (n×d_phi) and s'_t − s_t (n×3).
+func kernelInputsOf(mdp *env.MDP, s, a, next [][]float64) (phi, y []float64) {
+	p := make([]float64, mdp.Model.Features.Dim())
+	for i := range s {
+		mdp.Model.Features.Phi(s[i], a[i], p)
+		phi = append(phi, p...)
+		for j := range next[i] {
+			y = append(y, next[i][j]-s[i][j])
+		}
+	}
+	return phi, y
+}
+
+// sameBits fails unless got and want hold the same float64 bits.
+func sameBits(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d numbers, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s: entry %d is %v, want %v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// checkBound checks the agent's model against the fit g: the W rows of
+// coordinate i are the first d_phi columns of Ŵ_i (bit for bit), the
+// chain's A_i its last i columns, and its families g's centres.
+func checkBound(t *testing.T, ag *Agent, g *estimator.KernelGraphFit, dphi int) {
+	t.Helper()
+	chain := ag.Model.Dist.(*expfam.KernelChain)
+	var w []float64
+	for i, c := range g.Coords {
+		var a []float64
+		for k := range c.Fam.M {
+			w = append(w, c.W[k*c.DPhi:k*c.DPhi+dphi]...)
+			a = append(a, c.W[k*c.DPhi+dphi:(k+1)*c.DPhi]...)
+		}
+		sameBits(t, "A_i", chain.Prev(i), a)
+		sameBits(t, "centres", chain.Grid(i).Fam.Z, c.Fam.Z)
+	}
+	sameBits(t, "W", ag.Model.W, w)
+}
+
+// TestKernelFamilyRefits: the sm agent with model.family kernel (the
+// autoregressive graph of s' − s on the bimodal pendulum, 20 features, 6
+// centres) follows its refit rule on 5 refits:
+//
+//   - 4 transitions (< m): no centres, W = 0, and its mean rollout stays
+//     at s (the base measure's mean change is 0);
+//   - 100 transitions: the first draw; Ŵ, A_i and the centres equal, bit
+//     for bit, estimator.FitKernelSpec run directly on the same
+//     transitions with the config's spec (smrl estimate's fit);
+//   - 150 (< 2·100): the centres kept, Ŵ equal to KernelGraphFit.Refit of
+//     that fit (bits), and within 1e-6 relative of a cold solve;
+//   - 200 (= 2·100): the second draw, FitKernelSpec with seed + 2³²: new
+//     centres, the same bits;
+//   - the mean rollout from (s, a) moves each coordinate to its
+//     conditional's quadrature mean at η_i = W_i [φ; s'_<i] with the
+//     earlier coordinates at their means, within 1e-3·σ_i (the grid
+//     rule's tolerance, TestKernelGridAgainstQuadrature), plus s.
+func TestKernelFamilyRefits(t *testing.T) {
+	c := testutil.LoadConfig(t, testutil.WriteYAML(t, kernelPendulum))
+	mdp, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := mdp.Model.Family.(*expfam.KernelSpec)
+	dphi := mdp.Model.Features.Dim()
+	rng := rand.New(rand.NewPCG(36, 2))
+	s, a, next := pendulumData(mdp, 200, rng)
+	phi, y := kernelInputsOf(mdp, s, a, next)
+	ag, err := New("sm", mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Rollout: "mean"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ag.Observe(s[i], a[i], next[i])
+		}
+		if err := ag.EndEpisode(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := make([]float64, 3)
+	feed(0, 4)
+	if slices.ContainsFunc(ag.Model.W, func(w float64) bool { return w != 0 }) {
+		t.Fatal("W ≠ 0 before the centres can be drawn")
+	}
+	ag.Sim.Step(s[0], a[0], nil, out)
+	testutil.CloseSlices(t, "mean rollout of the base measure", out, s[0], 1e-12)
+
+	opt := estimator.KernelOptions{Lambdas: []float64{c.Lambda}, Folds: 5, Workers: 1}
+	feed(4, 100)
+	g1, err := estimator.FitKernelSpec(spec, phi[:100*dphi], y[:100*3], dphi, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBound(t, ag, g1, dphi)
+
+	feed(100, 150)
+	r, err := g1.Refit(phi[:150*dphi], y[:150*3], estimator.KernelOptions{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBound(t, ag, r, dphi)
+	cold := &estimator.KernelGraphFit{Graph: g1.Graph, D: 3, DPhi: dphi}
+	for _, f := range g1.Coords {
+		cold.Coords = append(cold.Coords, &estimator.KernelFit{Fam: f.Fam, DPhi: f.DPhi, Lambda: f.Lambda})
+	}
+	if cold, err = cold.Refit(phi[:150*dphi], y[:150*3], estimator.KernelOptions{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range cold.Coords {
+		testutil.CloseSlices(t, "warm vs cold Ŵ_i", r.Coords[i].W, f.W, 1e-6*maxAbsOf(f.W))
+	}
+
+	feed(150, 200)
+	spec2 := *spec
+	spec2.Seed += 1 << 32
+	g2, err := estimator.FitKernelSpec(&spec2, phi, y, dphi, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBound(t, ag, g2, dphi)
+	if slices.Equal(g2.Coords[0].Fam.Z, g1.Coords[0].Fam.Z) {
+		t.Error("the second draw kept the first draw's centres")
+	}
+
+	x0, a0 := s[7], a[7]
+	ag.Sim.Step(x0, a0, nil, out)
+	in := slices.Clone(phi[7*dphi : 8*dphi])
+	for i, f := range g2.Coords {
+		eta := make([]float64, f.Fam.M)
+		for k := range eta {
+			eta[k] = expfam.Dot(f.W[k*f.DPhi:(k+1)*f.DPhi], in)
+		}
+		cdf, err := f.Fam.LineCDF(eta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const q = 20000
+		var m float64
+		for j := range q {
+			m += f.Fam.Base * cdf.Quantile((float64(j)+0.5)/q)
+		}
+		m /= q
+		if got := out[i] - x0[i]; math.Abs(got-m) > 1e-3*f.Fam.Sigma {
+			t.Errorf("coordinate %d: rollout's mean change %.6f, quadrature %.6f (σ %.3g)", i, got, m, f.Fam.Sigma)
+		}
+		in = append(in, m)
+	}
+}
+
+func maxAbsOf(x []float64) float64 {
+	var r float64
+	for _, v := range x {
+		r = max(r, math.Abs(v))
+	}
+	return r
+}

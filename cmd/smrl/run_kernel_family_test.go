@@ -20,15 +20,16 @@ var kernelSmall = []string{"--set", "env.horizon=40", "--set", "model.features.d
 // TestRunKernelFamilyWorkers: smrl run with model.family kernel and
 // agents [sm, oracle] (the example config at 2 seeds × 2 episodes of 40
 // steps: the centres are drawn at the first refit, n = 40, and again at
-// the second, n = 80 = 2·40) completes, writes the sm rows and no w.csv
-// (the bound family's Ŵ is not the model class's W), and the same
+// the second, n = 80 = 2·40) completes, writes the sm rows and no W
+// columns in w.csv (stats.save_w: the bound family's Ŵ is not the model
+// class's W), and the same
 // episodes.csv and summary.csv, byte for byte, with --workers 1 and 2.
 func TestRunKernelFamilyWorkers(t *testing.T) {
 	var files [2][2][]byte
 	var dir string
 	for i, w := range []string{"1", "2"} {
 		dir = t.TempDir()
-		args := append([]string{"run", "--config", kernelLearner, "--seeds", "2", "--episodes", "2", "--workers", w, "--out", dir}, kernelSmall...)
+		args := append([]string{"run", "--config", kernelLearner, "--seeds", "2", "--episodes", "2", "--workers", w, "--out", dir, "--set", "stats.save_w=true"}, kernelSmall...)
 		code, _, errOut := run(t, args...)
 		if code != ExitOK {
 			t.Fatalf("--workers %s: exit %d: %s", w, code, errOut)
@@ -50,8 +51,8 @@ func TestRunKernelFamilyWorkers(t *testing.T) {
 	if n := strings.Count(ep, "\nsm,"); n != 4 {
 		t.Errorf("episodes.csv has %d sm rows, want 4:\n%s", n, ep)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "w.csv")); !os.IsNotExist(err) {
-		t.Errorf("w.csv written for the bound kernel family (err %v)", err)
+	if b, err := os.ReadFile(filepath.Join(dir, "w.csv")); err != nil || bytes.Contains(b, []byte("w_0_0")) {
+		t.Errorf("w.csv (stats.save_w) holds W columns for the bound kernel family, or is missing (err %v):\n%.300s", err, b)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,35 +26,46 @@ var kernelSmall = []string{"--set", "env.horizon=40", "--set", "model.features.d
 // class's W), and the same
 // episodes.csv and summary.csv, byte for byte, with --workers 1 and 2.
 func TestRunKernelFamilyWorkers(t *testing.T) {
-	var files [2][2][]byte
-	var dir string
-	for i, w := range []string{"1", "2"} {
-		dir = t.TempDir()
-		args := append([]string{"run", "--config", kernelLearner, "--seeds", "2", "--episodes", "2", "--workers", w, "--out", dir, "--set", "stats.save_w=true"}, kernelSmall...)
-		code, _, errOut := run(t, args...)
-		if code != ExitOK {
-			t.Fatalf("--workers %s: exit %d: %s", w, code, errOut)
-		}
-		for j, name := range []string{"episodes.csv", "summary.csv"} {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[i][j] = b
-		}
-	}
-	for j, name := range []string{"episodes.csv", "summary.csv"} {
-		if !bytes.Equal(files[0][j], files[1][j]) {
-			t.Errorf("%s differs between --workers 1 and 2", name)
-		}
-	}
-	ep := string(files[0][0])
+	files, dirs := sameFilesByWorkers(t, append([]string{"run", "--config", kernelLearner, "--seeds", "2", "--episodes", "2", "--set", "stats.save_w=true"}, kernelSmall...),
+		"episodes.csv", "summary.csv")
+	dir := dirs[0]
+	ep := string(files[0])
 	if n := strings.Count(ep, "\nsm,"); n != 4 {
 		t.Errorf("episodes.csv has %d sm rows, want 4:\n%s", n, ep)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "w.csv")); err != nil || bytes.Contains(b, []byte("w_0_0")) {
 		t.Errorf("w.csv (stats.save_w) holds W columns for the bound kernel family, or is missing (err %v):\n%.300s", err, b)
 	}
+}
+
+// sameFilesByWorkers runs smrl with args, --workers 1 and then 2, each
+// into a fresh --out directory, and fails unless each named file of the
+// two runs is the same byte for byte; it returns the first run's files
+// and both directories.
+func sameFilesByWorkers(t *testing.T, args []string, names ...string) ([][]byte, [2]string) {
+	t.Helper()
+	var files [2][][]byte
+	var dirs [2]string
+	for i, w := range []string{"1", "2"} {
+		dirs[i] = t.TempDir()
+		code, _, errOut := run(t, append(slices.Clone(args), "--workers", w, "--out", dirs[i])...)
+		if code != ExitOK {
+			t.Fatalf("--workers %s: exit %d: %s", w, code, errOut)
+		}
+		for _, name := range names {
+			b, err := os.ReadFile(filepath.Join(dirs[i], name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[i] = append(files[i], b)
+		}
+	}
+	for j, name := range names {
+		if !bytes.Equal(files[0][j], files[1][j]) {
+			t.Errorf("%s differs between --workers 1 and 2", name)
+		}
+	}
+	return files[0], dirs
 }
 
 // TestRunKernelFamilyRefusals: what the sm agent cannot do with the

@@ -4,9 +4,25 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/testutil"
 )
+
+// benchPendulum loads the config at path, builds its MDP and draws 1000
+// transitions of it (pendulumData) from a fixed stream, which it returns
+// for the benchmark's decisions.
+func benchPendulum(b *testing.B, path string) (*config.Config, *env.MDP, *rand.Rand, [][]float64, [][]float64, [][]float64) {
+	b.Helper()
+	c := testutil.LoadConfig(b, path)
+	mdp, err := env.New(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	s, a, next := pendulumData(mdp, 1000, rng)
+	return c, mdp, rng, s, a, next
+}
 
 // BenchmarkKernelFamilyDecision is the time of one MPPI decision (32
 // sequences of 16 torques, rollouts to the model's mean) of
@@ -17,13 +33,7 @@ import (
 // (the centres drawn: FitKernelSpec) and the next ones (the statistics
 // fixed, CG warm-started at the last Ŵ).
 func BenchmarkKernelFamilyDecision(b *testing.B) {
-	c := testutil.LoadConfig(b, "../../examples/kernel/pendulum-kernel-learner.yaml")
-	mdp, err := env.New(c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	s, a, next := pendulumData(mdp, 1000, rng)
+	c, mdp, rng, s, a, next := benchPendulum(b, "../../examples/kernel/pendulum-kernel-learner.yaml")
 	ag, err := New("sm", mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Rollout: "mean"})
 	if err != nil {
 		b.Fatal(err)

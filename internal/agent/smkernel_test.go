@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/env"
@@ -12,36 +13,12 @@ import (
 	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
-// kernelPendulum is the bimodal pendulum learned by sm with
-// model.family: kernel at test sizes (20 features, 6 centres).
-const kernelPendulum = `
-lambda: 100
-agents: [sm]
-env:
-  kind: pendulum
-  horizon: 200
-  action_space: box
-  action_low: [-2]
-  action_high: [2]
-  pendulum:
-    noise: mixture
-    mixture_weights: [0.5, 0.5]
-    mixture_means: [-1.5, 1.5]
-    mixture_stds: [0.3, 0.3]
-model:
-  family: [kernel]
-  target: delta
-  centres: 6
-  bandwidth: "0.1"
-  graph: autoregressive
-  features:
-    kind: rff
-    dim: 20
-    length: 1
-planner:
-  kind: mppi
-  rollout: mean
-`
+// kernelPendulum is ksmPendulum's bimodal pendulum learned by sm with
+// model.family: kernel at test sizes (20 features, 6 centres, a fixed
+// bandwidth).
+var kernelPendulum = strings.NewReplacer("lambda: 0.001", "lambda: 100", "agents: [ksm, sm]", "agents: [sm]",
+	"  family: [gaussian]\n  sigma: [1]\n", "  family: [kernel]\n  centres: 6\n  bandwidth: \"0.1\"\n  graph: autoregressive\n",
+	"dim: 40", "dim: 20", "ksm:\n  centres: 10\n", "").Replace(ksmPendulum)
 
 // kernelInputsOf returns φ(s_t, a_t) (n×d_phi) and s'_t − s_t (n×3).
 func kernelInputsOf(mdp *env.MDP, s, a, next [][]float64) (phi, y []float64) {
@@ -102,9 +79,10 @@ func checkBound(t *testing.T, ag *Agent, g *estimator.KernelGraphFit, dphi int) 
 //   - 200 (= 2·100): the second draw, FitKernelSpec with seed + 2³²: new
 //     centres, the same bits;
 //   - the mean rollout from (s, a) moves each coordinate to its
-//     conditional's quadrature mean at η_i = W_i [φ; s'_<i] with the
-//     earlier coordinates at their means, within 1e-3·σ_i (the grid
-//     rule's tolerance, TestKernelGridAgainstQuadrature), plus s.
+//     conditional's quadrature mean (expfam.KernelDist.Mean) at η_i =
+//     W_i [φ; s'_<i] with the earlier coordinates at their means, within
+//     1e-3·σ_i (the grid rule's tolerance, TestKernelGridAgainstQuadrature),
+//     plus s.
 func TestKernelFamilyRefits(t *testing.T) {
 	c := testutil.LoadConfig(t, testutil.WriteYAML(t, kernelPendulum))
 	mdp, err := env.New(c)
@@ -181,16 +159,13 @@ func TestKernelFamilyRefits(t *testing.T) {
 		for k := range eta {
 			eta[k] = expfam.Dot(f.W[k*f.DPhi:(k+1)*f.DPhi], in)
 		}
-		cdf, err := f.Fam.LineCDF(eta)
-		if err != nil {
+		kd := expfam.KernelDist{Kernel: f.Fam}
+		if err := kd.CheckEta(eta); err != nil {
 			t.Fatal(err)
 		}
-		const q = 20000
-		var m float64
-		for j := range q {
-			m += f.Fam.Base * cdf.Quantile((float64(j)+0.5)/q)
-		}
-		m /= q
+		var q [1]float64
+		kd.Mean(eta, q[:]) // the quadrature's mean: its quantiles at 2000 midpoints
+		m := q[0]
 		if got := out[i] - x0[i]; math.Abs(got-m) > 1e-3*f.Fam.Sigma {
 			t.Errorf("coordinate %d: rollout's mean change %.6f, quadrature %.6f (σ %.3g)", i, got, m, f.Fam.Sigma)
 		}

@@ -19,21 +19,6 @@ func BenchmarkKSMDecision(b *testing.B) {
 		for i := range s {
 			ag.Observe(s[i], a[i], next[i])
 		}
-		b.Run("refit/"+name, func(b *testing.B) {
-			for b.Loop() {
-				if err := ag.EndEpisode(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		pl, err := NewFromConfig(c.Planner, nil, &Box{Low: mdp.Box.Low, High: mdp.Box.High}, mdp.Task, mdp.StateDim())
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run("decision/"+name, func(b *testing.B) {
-			for i := 0; b.Loop(); i++ {
-				pl.Act(ag.Sim, s[i%len(s)], rng)
-			}
-		})
+		benchRefitDecide(b, name, c, mdp, ag, s, rng)
 	}
 }

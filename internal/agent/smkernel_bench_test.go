@@ -57,7 +57,14 @@ func BenchmarkKernelFamilyDecision(b *testing.B) {
 			}
 		}
 	})
-	b.Run("refit/warm", func(b *testing.B) {
+	benchRefitDecide(b, "warm", c, mdp, ag, s, rng)
+}
+
+// benchRefitDecide runs the benchmarks refit/label (ag's refit on the
+// transitions it holds) and decision/label (one decision of c's planner
+// with ag's model, from the states s in turn).
+func benchRefitDecide(b *testing.B, label string, c *config.Config, mdp *env.MDP, ag *Agent, s [][]float64, rng *rand.Rand) {
+	b.Run("refit/"+label, func(b *testing.B) {
 		for b.Loop() {
 			if err := ag.EndEpisode(); err != nil {
 				b.Fatal(err)
@@ -68,7 +75,7 @@ func BenchmarkKernelFamilyDecision(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("decision", func(b *testing.B) {
+	b.Run("decision/"+label, func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			pl.Act(ag.Sim, s[i%len(s)], rng)
 		}

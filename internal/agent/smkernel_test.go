@@ -33,19 +33,6 @@ func kernelInputsOf(mdp *env.MDP, s, a, next [][]float64) (phi, y []float64) {
 	return phi, y
 }
 
-// sameBits fails unless got and want hold the same float64 bits.
-func sameBits(t *testing.T, what string, got, want []float64) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d numbers, want %d", what, len(got), len(want))
-	}
-	for i := range got {
-		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-			t.Fatalf("%s: entry %d is %v, want %v", what, i, got[i], want[i])
-		}
-	}
-}
-
 // checkBound checks the agent's model against the fit g: the W rows of
 // coordinate i are the first d_phi columns of Ŵ_i (bit for bit), the
 // chain's A_i its last i columns, and its families g's centres.
@@ -59,10 +46,10 @@ func checkBound(t *testing.T, ag *Agent, g *estimator.KernelGraphFit, dphi int) 
 			w = append(w, c.W[k*c.DPhi:k*c.DPhi+dphi]...)
 			a = append(a, c.W[k*c.DPhi+dphi:(k+1)*c.DPhi]...)
 		}
-		sameBits(t, "A_i", chain.Prev(i), a)
-		sameBits(t, "centres", chain.Grid(i).Fam.Z, c.Fam.Z)
+		testutil.RequireSameBits(t, "A_i", chain.Prev(i), a)
+		testutil.RequireSameBits(t, "centres", chain.Grid(i).Fam.Z, c.Fam.Z)
 	}
-	sameBits(t, "W", ag.Model.W, w)
+	testutil.RequireSameBits(t, "W", ag.Model.W, w)
 }
 
 // TestKernelFamilyRefits: the sm agent with model.family kernel (the

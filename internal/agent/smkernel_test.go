@@ -169,7 +169,7 @@ func maxAbsOf(x []float64) float64 {
 	return r
 }
 
-// TestKernelFamilyMeanErrorLong (SMRL_LONG=1, about 90 s of CPU) is the
+// TestKernelFamilyMeanErrorLong (SMRL_LONG=1, about 30 s of CPU) is the
 // measurement of docs/kernel-families.md's diagnosis of the kernel-family
 // learner's return: the root mean squared error of the mean next state
 // (what mean rollouts step to) on 1000 held-out random transitions of the
@@ -180,7 +180,7 @@ func maxAbsOf(x []float64) float64 {
 // three coordinates' errors and fails only on a non-finite one.
 func TestKernelFamilyMeanErrorLong(t *testing.T) {
 	if os.Getenv("SMRL_LONG") != "1" {
-		t.Skip("SMRL_LONG=1: a measurement (about 90 s)")
+		t.Skip("SMRL_LONG=1: a measurement (about 30 s)")
 	}
 	for _, path := range []string{"../../examples/kernel/pendulum-kernel-learner.yaml", "../../configs/pendulum-bimodal.yaml"} {
 		c := testutil.LoadConfig(t, path)
@@ -216,5 +216,49 @@ func TestKernelFamilyMeanErrorLong(t *testing.T) {
 			}
 		}
 		t.Logf("%s: RMSE of the mean next state (cos θ, sin θ, θ̇): %.4f %.4f %.4f", path, se[0], se[1], se[2])
+	}
+}
+
+// TestKernelFamilySettingsLong (SMRL_LONG=1, about 5 minutes of CPU) is
+// the search behind examples/kernel/pendulum-kernel-learner.yaml's lambda
+// and bandwidth: the held-out log-likelihood per transition of s' − s
+// (1000 random transitions of the bimodal pendulum, fitted to 1000
+// others by estimator.FitKernelSpec with the example's spec) for λ ∈
+// {10, 100, 1000, 10⁴} × bandwidth ∈ {0.05, cv}. It logs each and fails
+// only when no setting fits.
+func TestKernelFamilySettingsLong(t *testing.T) {
+	if os.Getenv("SMRL_LONG") != "1" {
+		t.Skip("SMRL_LONG=1: a measurement (about 5 minutes)")
+	}
+	c := testutil.LoadConfig(t, "../../examples/kernel/pendulum-kernel-learner.yaml")
+	mdp, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	phi, y := kernelInputsOf(mdp, pendulumData(mdp, 1000, rng))
+	tphi, ty := kernelInputsOf(mdp, pendulumData(mdp, 1000, rng))
+	spec := *mdp.Model.Family.(*expfam.KernelSpec)
+	dphi := mdp.Model.Features.Dim()
+	fitted := 0
+	for _, bw := range [][]float64{{0.05}, nil} {
+		for _, l := range []float64{10, 100, 1000, 10000} {
+			spec.Bandwidths = bw
+			g, err := estimator.FitKernelSpec(&spec, phi, y, dphi, estimator.KernelOptions{Lambdas: []float64{l}, Workers: 1})
+			if err != nil {
+				t.Logf("bandwidth %v, λ %g: %v", bw, l, err)
+				continue
+			}
+			m, se, _, err := g.LogLik(tphi, ty, 0, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fitted++
+			t.Logf("bandwidth %v (σ_i %.3g %.3g %.3g), λ %g: held-out log-likelihood %.3f ± %.3f", bw,
+				g.Coords[0].Fam.Sigma, g.Coords[1].Fam.Sigma, g.Coords[2].Fam.Sigma, l, m, se)
+		}
+	}
+	if fitted == 0 {
+		t.Error("no setting fitted")
 	}
 }

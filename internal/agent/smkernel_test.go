@@ -236,8 +236,10 @@ func TestKernelFamilySettingsLong(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	phi, y := kernelInputsOf(mdp, pendulumData(mdp, 1000, rng))
-	tphi, ty := kernelInputsOf(mdp, pendulumData(mdp, 1000, rng))
+	s, a, next := pendulumData(mdp, 1000, rng)
+	phi, y := kernelInputsOf(mdp, s, a, next)
+	s, a, next = pendulumData(mdp, 1000, rng)
+	tphi, ty := kernelInputsOf(mdp, s, a, next)
 	spec := *mdp.Model.Family.(*expfam.KernelSpec)
 	dphi := mdp.Model.Features.Dim()
 	fitted := 0

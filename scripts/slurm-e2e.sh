@@ -32,6 +32,12 @@
 #   E2E_DIR      scratch directory (default /var/tmp/smrl-slurm-e2e); wiped at
 #                the start of each run, and refused unless this script made it
 #   SEEDS        seeds of the comparison (default 100, as in the example)
+#   SWEEP_SEEDS, SWEEP_EPISODES
+#                seeds and episodes of the sweep (default: the ablation
+#                config's own, 10 and 50); when set, the sweep runs a copy of
+#                configs/ablation-tau-rollouts.yaml with these two lines
+#                changed, on Slurm and on one machine alike (.ci/run sets
+#                them, and SEEDS, so the check fits in the CI's time bound)
 #   E2E_PORT     slurmctld port (default 16817); slurmd listens on the next one
 #   E2E_TIMEOUT  seconds the job array may take (default 1200)
 set -euo pipefail
@@ -42,6 +48,7 @@ t0=$(date +%s)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(realpath -m "${E2E_DIR:-/var/tmp/smrl-slurm-e2e}")
 seeds=${SEEDS:-100}
+sweep_config=$repo/configs/ablation-tau-rollouts.yaml
 port=${E2E_PORT:-16817}
 job_timeout=${E2E_TIMEOUT:-1200}
 key=/etc/munge/munge.key
@@ -59,7 +66,7 @@ fail() {
 since() { echo $(($(date +%s) - $1)); }
 
 [ "$(id -u)" = 0 ] || usage_error "must run as root (it installs slurm-wlm and munge and starts their daemons): sudo make slurm-e2e"
-for v in SEEDS E2E_PORT E2E_TIMEOUT; do
+for v in SEEDS SWEEP_SEEDS SWEEP_EPISODES E2E_PORT E2E_TIMEOUT; do
 	case ${!v-1} in '' | *[!0-9]* | 0) usage_error "$v=${!v}: want a positive integer" ;; esac
 done
 if [ -e "$dir" ] && [ ! -e "$dir/$marker" ] && [ -n "$(ls -A "$dir" 2>/dev/null || echo file)" ]; then
@@ -363,10 +370,17 @@ done
 
 # 7. The sweep example: the planner ablation as a 4-task array, merged, and
 # compared with the same sweep on one machine, point by point.
+if [ -n "${SWEEP_SEEDS:-}${SWEEP_EPISODES:-}" ]; then
+	sed -e "s/^seeds: .*/seeds: ${SWEEP_SEEDS:-10}/" -e "s/^episodes: .*/episodes: ${SWEEP_EPISODES:-50}/" \
+		"$sweep_config" >"$dir/work/ablation-tau-rollouts.yaml"
+	sweep_config=$dir/work/ablation-tau-rollouts.yaml
+	grep -q "^seeds: ${SWEEP_SEEDS:-10}$" "$sweep_config" && grep -q "^episodes: ${SWEEP_EPISODES:-50}$" "$sweep_config" ||
+		fail "could not set seeds and episodes in the copy of configs/ablation-tau-rollouts.yaml"
+fi
 t=$(date +%s)
-say "sbatch --wait examples/slurm-sweep.sh (configs/ablation-tau-rollouts.yaml)"
+say "sbatch --wait examples/slurm-sweep.sh (configs/ablation-tau-rollouts.yaml, $(grep '^seeds:' "$sweep_config"), $(grep '^episodes:' "$sweep_config"))"
 sbatch_rc=0
-CONFIG=$repo/configs/ablation-tau-rollouts.yaml E2E_CLUSTER=$token timeout "$job_timeout" sbatch --wait --parsable \
+CONFIG=$sweep_config E2E_CLUSTER=$token timeout "$job_timeout" sbatch --wait --parsable \
 	"${extra[@]}" "$repo/examples/slurm-sweep.sh" >"$dir/log/sbatch-sweep.out" 2>&1 9>&- || sbatch_rc=$?
 jobid=$(head -n 1 "$dir/log/sbatch-sweep.out")
 jobid=${jobid%%;*}
@@ -374,12 +388,15 @@ say "job array $jobid: sbatch returned after $(since "$t") s with exit code $sba
 tasks_ok "$jobid" || bad_sweep_tasks=no
 [ "$sbatch_rc" = 0 ] || fail "sbatch --wait of the sweep exited $sbatch_rc"
 [ -z "${bad_sweep_tasks:-}" ] || fail "not all 4 sweep array tasks completed with exit code 0 (see $dir/log/jobcomp.txt)"
-smrl merge results/ablation-tau-rollouts/shard-*-of-4 --out results/ablation-tau-rollouts --no-plots -q ||
-	fail "smrl merge of the sweep shards failed"
+# The merge's warnings (agents that never played an action: the ablation's
+# τ = 1 points) are counted here, not printed once per agent and seed.
+smrl merge results/ablation-tau-rollouts/shard-*-of-4 --out results/ablation-tau-rollouts --no-plots -q 2>"$dir/log/merge-sweep.err" ||
+	fail "smrl merge of the sweep shards failed: $(tail -n 5 "$dir/log/merge-sweep.err")"
+say "merge of the sweep: $(grep -c '^warning' "$dir/log/merge-sweep.err" || true) warnings ($dir/log/merge-sweep.err)"
 t=$(date +%s)
 env -u SLURM_ARRAY_TASK_ID -u SLURM_ARRAY_TASK_MIN -u SLURM_ARRAY_TASK_COUNT -u JOB_COMPLETION_INDEX \
-	smrl sweep --config "$repo/configs/ablation-tau-rollouts.yaml" --workers 1 --out "$dir/work/local-sweep" --no-plots -q ||
-	fail "the single-machine smrl sweep failed"
+	smrl sweep --config "$sweep_config" --workers 1 --out "$dir/work/local-sweep" --no-plots -q 2>"$dir/log/local-sweep.err" ||
+	fail "the single-machine smrl sweep failed: $(tail -n 5 "$dir/log/local-sweep.err")"
 say "single-machine sweep done in $(since "$t") s"
 cmp results/ablation-tau-rollouts/sweep.csv local-sweep/sweep.csv ||
 	fail "sweep.csv of the merged Slurm shards differs from the single-machine sweep's"

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 )
 
@@ -125,6 +126,7 @@ func TestDocExamples(t *testing.T) {
 		}
 		shared = append(shared, abs)
 	}
+	env := docsEnv(bin)
 	total := 0
 	for _, file := range files {
 		blocks, err := runnableBlocks(file)
@@ -143,33 +145,53 @@ func TestDocExamples(t *testing.T) {
 			}
 			blocks = append([]docBlock{first}, blocks...)
 		}
-		dir := t.TempDir()
-		for _, d := range shared {
-			if err := os.Symlink(d, filepath.Join(dir, filepath.Base(d))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var env []string
-		for _, kv := range os.Environ() {
-			if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "SMRL_") && name != "SMRL_CACHE_DIR" || name == "PATH" {
-				continue
-			}
-			env = append(env, kv)
-		}
-		env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-		for _, b := range blocks {
-			total++
-			cmd := exec.Command("bash", "-euo", "pipefail", "-c", b.text)
-			cmd.Dir, cmd.Env = dir, env
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Run(); err != nil {
-				t.Errorf("%s line %d: %v\n%s\noutput:\n%s", filepath.Base(file), b.line, err, b.text, out.String())
-			}
-		}
+		total += len(blocks)
+		// Each file's blocks run in order in a directory of their own, so
+		// two files run side by side (most blocks are short commands
+		// that leave a core idle).
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			t.Parallel()
+			runDocBlocks(t, blocks, shared, env)
+		})
 	}
 	if total == 0 {
 		t.Error("no runnable examples found")
+	}
+}
+
+// docsEnv is the examples' environment: this process's without SMRL_*
+// variables (but the cache directory), with bin first on PATH.
+func docsEnv(bin string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "SMRL_") && name != "SMRL_CACHE_DIR" || name == "PATH" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// runDocBlocks runs blocks in order in a fresh directory that holds links
+// to the shared directories; a block that exits non-zero is an error. The
+// time of each block is logged (go test -v shows it).
+func runDocBlocks(t *testing.T, blocks []docBlock, shared, env []string) {
+	dir := t.TempDir()
+	for _, d := range shared {
+		if err := os.Symlink(d, filepath.Join(dir, filepath.Base(d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range blocks {
+		start := time.Now()
+		cmd := exec.Command("bash", "-euo", "pipefail", "-c", b.text)
+		cmd.Dir, cmd.Env = dir, env
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Errorf("%s line %d: %v\n%s\noutput:\n%s", filepath.Base(b.file), b.line, err, b.text, out.String())
+		}
+		t.Logf("%s line %d: %.1f s", filepath.Base(b.file), b.line, time.Since(start).Seconds())
 	}
 }
 

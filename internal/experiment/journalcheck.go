@@ -2,12 +2,12 @@ package experiment
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	agentpkg "github.com/smrl-dev/smrl/internal/agent"
 	"os"
 	"path/filepath"
+
+	agentpkg "github.com/smrl-dev/smrl/internal/agent"
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -20,12 +20,9 @@ import (
 // recordedShard returns the shard dir's metadata.json records (Count 0:
 // the whole run, also when there is no metadata.json).
 func recordedShard(dir string) runner.Shard {
-	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
-		var meta results.Metadata
-		if json.Unmarshal(b, &meta) == nil && meta.Shard != "" {
-			if sh, err := runner.ParseShard(meta.Shard); err == nil {
-				return sh
-			}
+	if meta, err := results.ReadMetadata(dir); err == nil && meta != nil && meta.Shard != "" {
+		if sh, err := runner.ParseShard(meta.Shard); err == nil {
+			return sh
 		}
 	}
 	return runner.Shard{}

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -274,11 +273,10 @@ func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
 	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile), Snapshot: true}); err == nil {
 		info.Name = c.Name
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, results.MetadataFile)); err == nil {
-		var meta results.Metadata
-		if json.Unmarshal(b, &meta) == nil {
-			info.CommandLine, info.Description = meta.CommandLine, meta.ConfigDescription
-		}
+	// The report's command line and description only: a bad metadata.json
+	// is the format check's to refuse (results.ReadFormatVersion).
+	if meta, err := results.ReadMetadata(dir); err == nil && meta != nil {
+		info.CommandLine, info.Description = meta.CommandLine, meta.ConfigDescription
 	}
 	return info
 }

@@ -1,9 +1,7 @@
 package experiment
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -22,13 +20,12 @@ import (
 // older smrl) is left to the journal's checks.
 func checkResumeShard(dir string, shard runner.Shard) error {
 	path := filepath.Join(dir, results.MetadataFile)
-	b, err := os.ReadFile(path)
+	meta, err := results.ReadMetadata(dir)
 	if err != nil {
-		return nil
+		return fmt.Errorf("--resume: %w", err)
 	}
-	var meta results.Metadata
-	if err := json.Unmarshal(b, &meta); err != nil {
-		return errs.Invalid(fmt.Errorf("--resume: %s: %v", path, err))
+	if meta == nil {
+		return nil
 	}
 	if meta.Shard == shard.String() {
 		return nil

@@ -213,32 +213,43 @@ func NewLayout(version, dpsi, dphi int, saveW bool) Layout {
 	return Layout{DPsi: dpsi, DPhi: dphi, SeparateW: version >= 2 && (saveW || dpsi*dphi > WColumnsMax)}
 }
 
-// ReadFormatVersion returns the format version of the results directory
-// dir from its metadata.json: 1 when it has none or the file lacks the
-// field (written by an earlier smrl). A version later than this smrl's
-// FormatVersion, or a metadata.json that is not JSON, is invalid input.
-func ReadFormatVersion(dir string) (int, error) {
+// ReadMetadata reads the metadata.json of the results directory dir: nil
+// and no error when there is none. A metadata.json that is not JSON, or a
+// directory in its place, is invalid input naming the path.
+func ReadMetadata(dir string) (*Metadata, error) {
 	path := filepath.Join(dir, MetadataFile)
 	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return 1, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("reading %s: %w", path, err)
-	}
-	var meta struct {
-		V *int `json:"format_version"`
-	}
-	if err := json.Unmarshal(b, &meta); err != nil {
-		return 0, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
-	}
 	switch {
-	case meta.V == nil:
-		return 1, nil
-	case *meta.V < 1 || *meta.V > FormatVersion:
-		return 0, errs.Invalid(fmt.Errorf("%s: format_version %d: this smrl reads versions 1 to %d (a later smrl wrote it?)", path, *meta.V, FormatVersion))
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, errs.Invalid(fmt.Errorf("%s is a directory, not the metadata file smrl writes there", path))
+		}
+		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return *meta.V, nil
+	meta := &Metadata{}
+	if err := json.Unmarshal(b, meta); err != nil {
+		return nil, errs.Invalid(fmt.Errorf("reading %s: %w", path, err))
+	}
+	return meta, nil
+}
+
+// ReadFormatVersion returns the format version of the results directory
+// dir from its metadata.json: 1 when it has none or the file lacks the
+// field (written by an earlier smrl; smrl never writes 0, omitted too). A version later than this smrl's
+// FormatVersion, or a metadata.json that is not JSON, is invalid input.
+func ReadFormatVersion(dir string) (int, error) {
+	meta, err := ReadMetadata(dir)
+	switch {
+	case err != nil:
+		return 0, err
+	case meta == nil || meta.FormatVersion == 0:
+		return 1, nil
+	case meta.FormatVersion < 1 || meta.FormatVersion > FormatVersion:
+		return 0, errs.Invalid(fmt.Errorf("%s: format_version %d: this smrl reads versions 1 to %d (a later smrl wrote it?)", filepath.Join(dir, MetadataFile), meta.FormatVersion, FormatVersion))
+	}
+	return meta.FormatVersion, nil
 }
 
 // WDims returns the shape of the W columns for rows whose W have d_phi

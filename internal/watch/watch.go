@@ -6,7 +6,6 @@ package watch
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -248,19 +247,12 @@ func targetsOf(dir string) ([]target, error) {
 // none yet. metaDir is the directory it belongs to.
 func readMeta(dir string) (meta *results.Metadata, metaDir string, err error) {
 	for _, d := range []string{dir, filepath.Dir(filepath.Clean(dir))} {
-		b, err := os.ReadFile(filepath.Join(d, results.MetadataFile))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
+		meta, err := results.ReadMetadata(d)
 		if err != nil {
-			if fi, serr := os.Stat(filepath.Join(d, results.MetadataFile)); serr == nil && fi.IsDir() {
-				return nil, "", errs.Invalid(fmt.Errorf("%s is a directory, not the metadata file smrl writes there", filepath.Join(d, results.MetadataFile)))
-			}
-			return nil, "", fmt.Errorf("reading %s: %w", filepath.Join(d, results.MetadataFile), err)
+			return nil, "", err
 		}
-		meta = &results.Metadata{}
-		if err := json.Unmarshal(b, meta); err != nil {
-			return nil, "", errs.Invalid(fmt.Errorf("reading %s: %w", filepath.Join(d, results.MetadataFile), err))
+		if meta == nil {
+			continue
 		}
 		if d != dir && !grid.IsDir(d) {
 			return nil, dir, nil // a parent that is not a sweep says nothing about dir

@@ -94,7 +94,7 @@ func TestKernelChainMean(t *testing.T) {
 }
 
 // TestKernelChainSample: draws of the chain pass Kolmogorov–Smirnov tests
-// (n = 400, seeded; critical value 1.63/√n, 1%) against the
+// (n = 300, seeded; critical value 1.63/√n, 1%) against the
 // quadrature CDFs: s'_0 against coordinate 0's CDF at η_0, and the
 // probability integral transform F_1(s'_1 | η_1 + A_1 s'_0) of each
 // pair against U(0, 1) (the conditional law given the drawn s'_0);
@@ -103,7 +103,7 @@ func TestKernelChainMean(t *testing.T) {
 func TestKernelChainSample(t *testing.T) {
 	c, eta := boundChain(t)
 	rng := rand.New(rand.NewPCG(36, 1))
-	const n = 400
+	const n = 300
 	x0, u1 := make([]float64, n), make([]float64, n)
 	out, e1 := make([]float64, 2), make([]float64, 5)
 	f0, f1 := c.Grid(0).Fam, c.Grid(1).Fam

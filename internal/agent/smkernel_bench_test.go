@@ -11,13 +11,14 @@ import (
 
 // benchPendulum loads the config at path, builds its MDP and draws 1000
 // transitions of it (pendulumData) from a fixed stream, which it returns
-// for the benchmark's decisions.
-func benchPendulum(b *testing.B, path string) (*config.Config, *env.MDP, *rand.Rand, [][]float64, [][]float64, [][]float64) {
-	b.Helper()
-	c := testutil.LoadConfig(b, path)
+// with the stream (for the benchmarks' decisions and the measurements'
+// held-out data).
+func benchPendulum(tb testing.TB, path string) (*config.Config, *env.MDP, *rand.Rand, [][]float64, [][]float64, [][]float64) {
+	tb.Helper()
+	c := testutil.LoadConfig(tb, path)
 	mdp, err := env.New(c)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	s, a, next := pendulumData(mdp, 1000, rng)

@@ -183,13 +183,7 @@ func TestKernelFamilyMeanErrorLong(t *testing.T) {
 		t.Skip("SMRL_LONG=1: a measurement (about 30 s)")
 	}
 	for _, path := range []string{"../../examples/kernel/pendulum-kernel-learner.yaml", "../../configs/pendulum-bimodal.yaml"} {
-		c := testutil.LoadConfig(t, path)
-		mdp, err := env.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(3, 4))
-		s, a, next := pendulumData(mdp, 1000, rng)
+		c, mdp, rng, s, a, next := benchPendulum(t, path)
 		ts, ta, tn := pendulumData(mdp, 1000, rng)
 		ag, err := New("sm", mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Rollout: "mean"})
 		if err != nil {
@@ -230,13 +224,7 @@ func TestKernelFamilySettingsLong(t *testing.T) {
 	if os.Getenv("SMRL_LONG") != "1" {
 		t.Skip("SMRL_LONG=1: a measurement (about 5 minutes)")
 	}
-	c := testutil.LoadConfig(t, "../../examples/kernel/pendulum-kernel-learner.yaml")
-	mdp, err := env.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	s, a, next := pendulumData(mdp, 1000, rng)
+	_, mdp, rng, s, a, next := benchPendulum(t, "../../examples/kernel/pendulum-kernel-learner.yaml")
 	phi, y := kernelInputsOf(mdp, s, a, next)
 	s, a, next = pendulumData(mdp, 1000, rng)
 	tphi, ty := kernelInputsOf(mdp, s, a, next)

@@ -213,7 +213,7 @@ func TestKernelFamilyMeanErrorLong(t *testing.T) {
 	}
 }
 
-// TestKernelFamilySettingsLong (SMRL_LONG=1, about 5 minutes of CPU) is
+// TestKernelFamilySettingsLong (SMRL_LONG=1, about 6 minutes of CPU) is
 // the search behind examples/kernel/pendulum-kernel-learner.yaml's lambda
 // and bandwidth: the held-out log-likelihood per transition of s' − s
 // (1000 random transitions of the bimodal pendulum, fitted to 1000
@@ -222,7 +222,7 @@ func TestKernelFamilyMeanErrorLong(t *testing.T) {
 // only when no setting fits.
 func TestKernelFamilySettingsLong(t *testing.T) {
 	if os.Getenv("SMRL_LONG") != "1" {
-		t.Skip("SMRL_LONG=1: a measurement (about 5 minutes)")
+		t.Skip("SMRL_LONG=1: a measurement (about 6 minutes)")
 	}
 	_, mdp, rng, s, a, next := benchPendulum(t, "../../examples/kernel/pendulum-kernel-learner.yaml")
 	phi, y := kernelInputsOf(mdp, s, a, next)

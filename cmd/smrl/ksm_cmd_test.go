@@ -16,31 +16,11 @@ import (
 // the same episodes.csv and summary.csv, byte for byte, with one worker
 // and with two.
 func TestKSMRunWorkers(t *testing.T) {
-	cfg := filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml")
-	var files [2][2][]byte
-	for i, w := range []string{"1", "2"} {
-		dir := t.TempDir()
-		code, _, errOut := run(t, "run", "--config", cfg, "--seeds", "2", "--episodes", "2", "--workers", w, "--no-plots",
-			"--set", "env.horizon=40", "--set", "model.features.dim=50", "--set", "ksm.centres=10",
-			"--set", "planner.mppi.samples=8", "--set", "planner.tau=6", "--out", dir)
-		if code != ExitOK {
-			t.Fatalf("--workers %s: exit %d: %s", w, code, errOut)
-		}
-		for j, name := range []string{"episodes.csv", "summary.csv"} {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			files[i][j] = b
-		}
-	}
-	for j, name := range []string{"episodes.csv", "summary.csv"} {
-		if !bytes.Equal(files[0][j], files[1][j]) {
-			t.Errorf("%s differs between --workers 1 and 2", name)
-		}
-	}
-	if !bytes.Contains(files[0][0], []byte("\nksm,")) {
-		t.Errorf("episodes.csv has no ksm rows:\n%s", files[0][0])
+	files, _ := sameFilesByWorkers(t, []string{"run", "--config", filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml"), "--seeds", "2", "--episodes", "2", "--no-plots",
+		"--set", "env.horizon=40", "--set", "model.features.dim=50", "--set", "ksm.centres=10",
+		"--set", "planner.mppi.samples=8", "--set", "planner.tau=6"}, "episodes.csv", "summary.csv")
+	if !bytes.Contains(files[0], []byte("\nksm,")) {
+		t.Errorf("episodes.csv has no ksm rows:\n%s", files[0])
 	}
 }
 
@@ -66,12 +46,13 @@ func TestKSMShortFirstEpisode(t *testing.T) {
 }
 
 // TestRunRefusesDataBoundModelFamily: model.family kernel with a learning
-// agent (sm, sm-ucb, ksm) is refused at validation, exit 2 naming
+// agent other than the greedy sm (lds, sm-ucb, ksm; sm binds it:
+// run_kernel_family_test.go) is refused at validation, exit 2 naming
 // model.family and pointing at ksm, before the results directory exists;
 // with the oracle alone (no learner) the key is not read and the run goes.
 func TestRunRefusesDataBoundModelFamily(t *testing.T) {
 	cfg := filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml")
-	for _, agents := range []string{"sm", "sm-ucb,oracle", "ksm"} {
+	for _, agents := range []string{"lds", "sm-ucb,oracle", "ksm"} {
 		dir := filepath.Join(t.TempDir(), "out")
 		code, _, errOut := run(t, "run", "--config", cfg, "--seeds", "1", "--episodes", "1", "--agents", agents,
 			"--set", "model.family=[kernel]", "--no-plots", "--out", dir)

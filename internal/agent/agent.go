@@ -111,11 +111,12 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 	case k.Estimator == nil:
 		return k.Build(name, spec, truth, c)
 	}
-	if _, unbound := spec.Family.(*expfam.KernelSpec); unbound {
+	if _, unbound := spec.Family.(*expfam.KernelSpec); unbound && !k.BindsData {
 		// The kernel family bound to data at fit time (model.family:
-		// kernel) is fitted by smrl estimate (estimator.FitKernelSpec); no
-		// learner of this package binds it at its refits yet.
-		return nil, errs.Invalid(fmt.Errorf("agent %s: model.family kernel: the data-bound kernel family is fitted by smrl estimate --data only; no learning agent refits it yet (docs/kernel-families.md)", name))
+		// kernel) is bound at the refits of the agents that declare
+		// BindsData (sm); config validation refuses the others, this
+		// refusal is for callers that skip it.
+		return nil, errs.Invalid(fmt.Errorf("model.family: agent %s cannot refit the data-bound kernel family (the greedy sm agent binds it at its refits; docs/kernel-families.md)", name))
 	}
 	mode := k.Mode
 	feat := Features(name, spec)
@@ -124,7 +125,7 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 	if mode == "ucb" && c.Confidence.Lambda == "theorem" {
 		lambda = 1 / (c.Confidence.BStar * c.Confidence.BStar) // the regret theorem's λ = 1/B_star²
 	}
-	f, err := k.Estimator.New(Setup{Spec: spec, Dphi: dphi, Agent: true})
+	f, err := k.Estimator.New(Setup{Spec: spec, Dphi: dphi, Agent: true, Lambda: lambda, CV: c.CV})
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +163,9 @@ func New(name string, spec env.ModelSpec, truth env.Dynamics, c Config) (*Agent,
 		return f.Sandwich(fit, n, data, estimator.SEOptions{})
 	}
 	a.fit = func() (*estimator.Fit, error) { return fitAt(lambda) }
-	if c.CV != nil {
+	if c.CV != nil && f.ChoosesLambda {
+		a.cv = c.CV // Fit chooses λ among c.CV.Grid itself; CVLambda reports it
+	} else if c.CV != nil {
 		if mode == "ucb" && c.Confidence.Lambda == "theorem" {
 			return nil, fmt.Errorf("agent %s: lambda: cv and confidence.lambda: theorem both set its λ", name)
 		}

@@ -1,11 +1,7 @@
 package agent
 
 import (
-	"math/rand/v2"
 	"testing"
-
-	"github.com/smrl-dev/smrl/internal/env"
-	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // BenchmarkKSMDecision is the time of one MPPI decision (32 sequences of
@@ -14,13 +10,7 @@ import (
 // each fitted to 1000 transitions of the bimodal pendulum; and the time of
 // the ksm agent's refit at n = 1000 (a cold fit: the centres are drawn).
 func BenchmarkKSMDecision(b *testing.B) {
-	c := testutil.LoadConfig(b, "../../configs/pendulum-bimodal.yaml")
-	mdp, err := env.New(c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	s, a, next := pendulumData(mdp, 1000, rng)
+	c, mdp, rng, s, a, next := benchPendulum(b, "../../configs/pendulum-bimodal.yaml")
 	for _, name := range []string{"ksm", "sm"} {
 		ag, err := New(name, mdp.Model, mdp.Dynamics, Config{Lambda: c.Lambda, Rollout: "mean"})
 		if err != nil {
@@ -29,21 +19,6 @@ func BenchmarkKSMDecision(b *testing.B) {
 		for i := range s {
 			ag.Observe(s[i], a[i], next[i])
 		}
-		b.Run("refit/"+name, func(b *testing.B) {
-			for b.Loop() {
-				if err := ag.EndEpisode(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		pl, err := NewFromConfig(c.Planner, nil, &Box{Low: mdp.Box.Low, High: mdp.Box.High}, mdp.Task, mdp.StateDim())
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run("decision/"+name, func(b *testing.B) {
-			for i := 0; b.Loop(); i++ {
-				pl.Act(ag.Sim, s[i%len(s)], rng)
-			}
-		})
+		benchRefitDecide(b, name, c, mdp, ag, s, rng)
 	}
 }

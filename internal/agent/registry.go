@@ -70,6 +70,11 @@ type Estimator struct {
 	// agent, before anything is written): ksm, whose model holds centres,
 	// bandwidths and locations that a model file has no field for.
 	NoModelFile string
+	// BindsData marks an estimator whose greedy agent binds a data-bound
+	// family of model.family (config.Part.DataBound: the kernel family)
+	// at its refits (sm); its -ucb and -ps agents do not (they need a
+	// confidence set of a fixed family). config.Part.BindsData.
+	BindsData bool
 	// GaussianModel marks an estimator whose agents' model is Gaussian
 	// whatever the family (lds; config.Part.GaussianModel).
 	GaussianModel bool
@@ -83,6 +88,11 @@ type Estimator struct {
 type Setup struct {
 	Spec env.ModelSpec
 	Dphi int
+	// Lambda is the agent's λ (the top-level lambda) and CV, when not
+	// nil, its cross-validated candidates (lambda: cv): read by a fitter
+	// that chooses λ itself (Fitter.ChoosesLambda).
+	Lambda float64
+	CV     *CVConfig
 	// Agent is true for a learning agent, false for smrl estimate: the
 	// lds agent fits its own Gaussian model with noise lds.sigma, whose
 	// precision its confidence set uses, where smrl estimate fits least
@@ -112,6 +122,12 @@ type Fitter struct {
 	// Sandwich returns the sandwich variances of vec(Ŵ) of the fit f of
 	// the n transitions data.
 	Sandwich func(f *estimator.Fit, n int, data estimator.Data, opt estimator.SEOptions) ([]float64, error)
+	// ChoosesLambda marks a fitter that takes λ (or, with lambda: cv, its
+	// candidates) from its Setup and chooses it inside Fit (the sm agent's
+	// kernel family, whose λ is cross-validated with its bandwidth): the
+	// agent then neither wraps Fit in its own cross-validation nor keeps
+	// the transitions for it, and Fit's λ argument is not used.
+	ChoosesLambda bool
 	// Information marks an estimator whose default standard errors are
 	// the inverse observed information (Fit.InverseDiag) rather than the
 	// sandwich: the MLE.
@@ -201,7 +217,7 @@ func registerLearner(e *Estimator, mode string) {
 		look = &l
 	}
 	RegisterAgent(AgentKind{Part: config.Part{Name: name, Doc: doc, Uses: uses, Keys: keys, LambdaCV: true, FitFloats: floats,
-		GaussianModel: e.GaussianModel, Look: look, Confidence: mode},
+		GaussianModel: e.GaussianModel, Look: look, Confidence: mode, BindsData: e.BindsData && mode == ""},
 		Estimator: e, Mode: mode})
 }
 

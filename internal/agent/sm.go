@@ -21,7 +21,11 @@ var (
 			"ucb": {Color: [3]uint8{204, 80, 150}, Marker: "ring", Dashes: dashUCB, Rank: 3},
 			"ps":  {Color: [3]uint8{120, 160, 0}, Marker: "plus", Dashes: dashPS, Rank: 4}},
 		Doc:    "learns W by score matching (SMRL) and plans with P_Ŵ",
-		Floats: smFloats, New: newSMFitter(""), Theory: smTheory}
+		Floats: smFloats, New: newSMFitter(""), Theory: smTheory,
+		// model.family: kernel, bound at the refits (smkernel.go); its Ŵ
+		// is not the model class's W (the statistics are the data's), so
+		// it is not recorded in episodes.csv's W columns nor drawn.
+		BindsData: true, OwnFeatures: kernelOwnFeatures}
 	smKernelEstimator = Estimator{Name: "sm-kernel", Doc: "kernel kink term", EstimateOnly: true, Kink: "kernel",
 		Floats: smFloats, New: newSMFitter("kernel")}
 	smPlainEstimator = Estimator{Name: "sm-plain", Doc: "h ≡ 1, the authors' SM", EstimateOnly: true, Kink: "plain",
@@ -71,6 +75,9 @@ func smFloats(nblocks, m, dphi int, constC bool) float64 {
 // (empty: model.kink).
 func newSMFitter(kink string) func(Setup) (*Fitter, error) {
 	return func(s Setup) (*Fitter, error) {
+		if ks, ok := s.Spec.Family.(*expfam.KernelSpec); ok && kink == "" && s.Agent {
+			return newKernelFitter(s, ks)
+		}
 		mode := kink
 		if mode == "" {
 			mode = s.Spec.Kink
@@ -86,6 +93,18 @@ func newSMFitter(kink string) func(Setup) (*Fitter, error) {
 			},
 			Sandwich: e.Sandwich}, nil
 	}
+}
+
+// kernelOwnFeatures marks the sm agent's model of a data-bound kernel
+// family as its own (Estimator.OwnFeatures): the model class's features,
+// but a W whose statistics are bound from the agent's data (smkernel.go),
+// so neither episodes.csv's W columns nor the figures read it as the
+// class's. nil (the class's) for every other family.
+func kernelOwnFeatures(spec env.ModelSpec) expfam.Features {
+	if _, ok := spec.Family.(*expfam.KernelSpec); ok {
+		return spec.Features
+	}
+	return nil
 }
 
 // smTheory derives the constants of a Gaussian model: with

@@ -113,13 +113,24 @@ type Part struct {
 	// plans with Ŵ alone or fits nothing. UsesConfidence and Optimistic
 	// read it, so no code keys on an agent's name.
 	Confidence string
+	// BindsData, of a learning agent, marks one that binds a data-bound
+	// family of model.family (DataBound) to its transitions at its refits
+	// (the greedy sm agent and the kernel family); validateDataBound
+	// refuses the other learners with such a family.
+	BindsData bool
 	// DataBound, of a family in model.family, marks one whose statistics
 	// are chosen from the data when a fit binds them (the kernel family's
-	// centres, bandwidth and base scale): smrl estimate --data binds it, no
-	// learning agent refits it, so a run whose agents learn is refused at
-	// validation (model.family), before anything is written. Its text ends
-	// the refusal: what to use instead.
+	// centres, bandwidth and base scale): smrl estimate --data binds it,
+	// and of the learning agents only those that declare BindsData refit
+	// it, so a run with another learner is refused at validation
+	// (model.family), before anything is written. Its text ends the
+	// refusal: what to use instead.
 	DataBound string
+	// BoundValidate, of a DataBound family, checks what a run whose
+	// agents bind it requires of the config (the kernel family: no joint
+	// graph of d > 1, no standard errors, no init_model); it runs when an
+	// agent that binds it is listed.
+	BoundValidate func(c *Config, bad Bad)
 	// LDSUsable, of a feature map (model.features.kind), marks one that
 	// model.lds_features may name as the lds agent's own features: a map
 	// linear in (s, a) (LDSFeatureNames).

@@ -554,28 +554,76 @@ const SigmaWhy = sigmaWhy
 const MaxCount = maxCount
 
 // validateDataBound refuses a data-bound model.family (Part.DataBound) in
-// a run whose agents learn (Part.FitFloats): agent.New would refuse it at
-// the first trial's start, after the results directory exists. It
-// reports whether it refused.
+// a run with a learning agent (Part.FitFloats) that does not bind it
+// (Part.BindsData): agent.New would refuse it at the first trial's start,
+// after the results directory exists. With an agent that binds it, the
+// family's BoundValidate checks the rest. It reports whether the family
+// is data-bound with learners, for which checkTrialMemory's bound (a
+// fixed family's blocks) does not hold.
 func (c *Config) validateDataBound(bad Bad) bool {
 	if !c.Uses("model.family") {
 		return false
 	}
-	var learners []string
+	var refused, binders []string
 	for _, a := range c.Agents {
-		if p, ok := lookup("agents", a); ok && p.FitFloats != nil && !slices.Contains(learners, a) {
-			learners = append(learners, a)
+		p, ok := lookup("agents", a)
+		switch {
+		case !ok || p.FitFloats == nil || slices.Contains(refused, a) || slices.Contains(binders, a):
+		case p.BindsData:
+			binders = append(binders, a)
+		default:
+			refused = append(refused, a)
 		}
 	}
-	if len(learners) == 0 {
+	if len(refused)+len(binders) == 0 {
 		return false
 	}
 	for _, name := range c.Model.Family {
-		if p, ok := lookup("model.family", name); ok && p.DataBound != "" {
-			bad("model.family", "%s is bound to the data by smrl estimate --data; no learning agent refits it (agents %s): %s",
-				name, strings.Join(learners, ", "), p.DataBound)
-			return true
+		p, ok := lookup("model.family", name)
+		if !ok || p.DataBound == "" {
+			continue
 		}
+		if len(refused) > 0 {
+			bad("model.family", "%s is bound to the data at each refit, which agent%s %s cannot do (of the learners, %s can): %s",
+				name, plural(len(refused)), strings.Join(refused, ", "), strings.Join(dataBinders(), ", "), p.DataBound)
+		} else if p.BoundValidate != nil {
+			p.BoundValidate(c, bad)
+		}
+		return true
 	}
 	return false
+}
+
+// DataBoundFamily returns the data-bound family of c's model.family
+// (Part.DataBound), "" when it has none or c's agents use no model.
+func DataBoundFamily(c *Config) string {
+	if !c.Uses("model.family") {
+		return ""
+	}
+	for _, name := range c.Model.Family {
+		if p, ok := lookup("model.family", name); ok && p.DataBound != "" {
+			return name
+		}
+	}
+	return ""
+}
+
+// dataBinders are the registered agents that bind a data-bound family
+// (Part.BindsData), in registration order.
+func dataBinders() []string {
+	var out []string
+	for _, n := range Names("agents") {
+		if p, ok := lookup("agents", n); ok && p.BindsData {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// plural is "s" for n ≠ 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

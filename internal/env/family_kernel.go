@@ -28,12 +28,13 @@ import (
 //   - a learner with model.family: kernel: its env.ModelSpec.Family is the
 //     *expfam.KernelSpec of the model keys (model.centres,
 //     model.bandwidth, model.base_scale, model.graph; Family.Learner below),
-//     and the learner's estimator binds it to its collected transitions at
-//     every refit: estimator.FitKernelSpec(spec, phi, next, d_phi,
-//     lambdas, workers) returns an *estimator.KernelGraphFit whose Sample
-//     (autoregressive: exact inverse CDF per coordinate) and LogLik the
-//     planner and the evaluation use. The centres are drawn by the stream
-//     of spec.Seed (config seed), so a refit on the same data is the same.
+//     and the greedy sm agent (config.Part.BindsData) binds it to its
+//     collected transitions at its refits with estimator.FitKernelSpec
+//     and plans with an expfam.KernelChain (agent/smkernel.go). The
+//     centres are drawn by the stream of spec.Seed (config seed) and the
+//     draw's number, so a refit on the same data is the same. Other
+//     learners are refused at validation (DataBound), and so is what the
+//     binding agent cannot do (validateKernelLearner).
 //
 // A true kernel family (env.w0 given, to draw synthetic data) needs its
 // statistics fixed by the config: env.family.centre_points (m rows of dim
@@ -43,9 +44,10 @@ import (
 // family is an ordinary family of every estimator (smrl estimate fits it
 // by the generic score matching, lds and mle).
 var kernelFamily = Family{Part: config.Part{Name: "kernel",
-	Doc:       "on ℝ^d: log q(x) = −|x|²/(2b²), psi_k(x) = exp(−|x − z_k|²/(2σ²)) at m centres z_k (Nyström kernel exponential family); centres, bandwidth and base_scale from the data when not given (docs/kernel-families.md)",
-	C:         constText("Σ_i ∂_i psi ∂_i psiᵀ of the kernels at the centres (rank ≤ d)"),
-	DataBound: "for a kernel-family learner in a run use the agent ksm (section ksm: a 1-D kernel family per coordinate around a ridge mean) with a Gaussian model.family (docs/kernel-families.md)"},
+	Doc:           "on ℝ^d: log q(x) = −|x|²/(2b²), psi_k(x) = exp(−|x − z_k|²/(2σ²)) at m centres z_k (Nyström kernel exponential family); centres, bandwidth and base_scale from the data when not given (docs/kernel-families.md)",
+	C:             constText("Σ_i ∂_i psi ∂_i psiᵀ of the kernels at the centres (rank ≤ d)"),
+	DataBound:     "drop the others, or use the agent ksm (section ksm: a 1-D kernel family per coordinate around a ridge mean) with a Gaussian model.family (docs/kernel-families.md)",
+	BoundValidate: validateKernelLearner},
 	EnvUses:   []string{"env.family.centres", "env.family.centre_points", "env.family.bandwidth", "env.family.base_scale", "env.family.graph", "cv.bandwidths", "sampler"},
 	ModelUses: []string{"model.centres", "model.bandwidth", "model.base_scale", "model.graph", "cv.bandwidths"},
 	EnvKeys:   &kernelEnvKeys{Centres: 50, Bandwidth: config.LambdaCVWord, Graph: expfam.KernelAutoregressive},
@@ -72,6 +74,29 @@ var kernelFamily = Family{Part: config.Part{Name: "kernel",
 	Learner: func(c *config.Config, sigma []float64) (expfam.Distribution, error) {
 		return kernelSpec(c, config.Shared[kernelKeys](c, "model"), "model", len(sigma))
 	},
+}
+
+// validateKernelLearner checks a run whose sm agent binds model.family
+// kernel at its refits: its rollouts step the autoregressive graph (or
+// d = 1) coordinate by coordinate, so the joint graph of d > 1 (sampled by
+// MCMC only) is refused; its fit has no standard errors
+// (stats.save_se) and its W no meaning without the statistics drawn
+// during the run, so a saved model cannot start it (init_model).
+func validateKernelLearner(c *config.Config, bad config.Bad) {
+	k := config.Shared[kernelKeys](c, "model")
+	d := c.EnvDim()
+	if d == 0 {
+		d = c.Env.Family.Dim
+	}
+	if k.Graph == expfam.KernelJoint && d > 1 {
+		bad("model.graph", "joint with %d state coordinates cannot be a learner's model: its rollouts step the autoregressive graph (or d = 1) by a fixed grid rule per coordinate, while the joint family of d > 1 draws only by an MCMC chain per simulated step; use model.graph: autoregressive", d)
+	}
+	if c.Stats.SaveSE {
+		bad("stats.save_se", "the kernel family bound at the refits has no standard errors of Ŵ")
+	}
+	if c.InitModel != "" {
+		bad("init_model", "a learner of model.family kernel draws its centres from its own transitions; a saved W cannot start it")
+	}
 }
 
 // kernelKeys are the kernel family's keys, in env.family and in model.

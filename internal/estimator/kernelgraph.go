@@ -281,3 +281,38 @@ func (g *KernelGraphFit) FirstDensity(phi, xs, out []float64) error {
 	}
 	return nil
 }
+
+// Refit fits g's statistics again to the transitions (phi n×d_phi, next
+// n×d, row-major), typically g's data and more: every coordinate keeps
+// its family (centres, σ, b) and its λ, and its Ŵ is the score-matching
+// solution on the new data by KernelSM, conjugate gradients started at
+// g's Ŵ (o.Tol, default 1e-8, and o.Workers as FitKernel's; o's other
+// fields are ignored). It is the refit of a learner between two draws of
+// the centres (agent: model.family kernel), where the statistics stay
+// fixed and the solution moves little.
+func (g *KernelGraphFit) Refit(phi, next []float64, o KernelOptions) (*KernelGraphFit, error) {
+	if o.Tol == 0 {
+		o.Tol = 1e-8
+	}
+	out := &KernelGraphFit{Graph: g.Graph, D: g.D, DPhi: g.DPhi}
+	for c, f := range g.Coords {
+		pi, xi := g.inputs(c, phi, next)
+		e := NewKernelSM(f.Fam, f.DPhi)
+		e.Tol, e.Workers = o.Tol, o.Workers
+		for t := range len(xi) / f.Fam.D {
+			e.Add(pi[t*f.DPhi:(t+1)*f.DPhi], xi[t*f.Fam.D:(t+1)*f.Fam.D])
+		}
+		w, err := e.Fit(f.Lambda, f.W)
+		if err != nil {
+			if len(g.Coords) > 1 {
+				err = fmt.Errorf("%w (s' coordinate %d of the autoregressive graph)", err, c)
+			}
+			return nil, err
+		}
+		nf := &KernelFit{Fam: f.Fam, W: w, DPhi: f.DPhi, Lambda: f.Lambda}
+		nf.Iterations, _ = e.Iterations()
+		nf.Warning = degenerateStats(f.Fam, xi)
+		out.Coords = append(out.Coords, nf)
+	}
+	return out, nil
+}

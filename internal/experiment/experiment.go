@@ -341,7 +341,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) error {
 		return err
 	}
 	if opt.SaveModels {
-		if err := refuseUnsaved(c.Agents); err != nil {
+		if err := refuseUnsaved(c); err != nil {
 			return err
 		}
 	}

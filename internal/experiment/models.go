@@ -117,12 +117,18 @@ func removeModels(dir string) {
 }
 
 // refuseUnsaved refuses --save-models, as invalid input before anything
-// is written, when one of agents learns a model that has no model file
-// (agent.NoModelFile: ksm), rather than leave its file out in silence.
-func refuseUnsaved(agents []string) error {
-	for _, a := range agents {
+// is written, when one of c's agents learns a model that has no model
+// file (agent.NoModelFile: ksm; an agent that binds the data-bound
+// model.family at its refits, config.DataBoundFamily), rather than leave
+// its file out in silence.
+func refuseUnsaved(c *config.Config) error {
+	bound := config.DataBoundFamily(c)
+	for _, a := range c.Agents {
 		if why := agent.NoModelFile(a); why != "" {
 			return errs.Invalid(fmt.Errorf("--save-models: agent %s: %s", a, why))
+		}
+		if k, ok := agent.Lookup(a); ok && bound != "" && k.BindsData {
+			return errs.Invalid(fmt.Errorf("--save-models: agent %s: its model of model.family %s, whose statistics it draws from its data during the run, has no model-file format (smrl estimate --data --save-model saves one fitted to a transition file: --save-transitions)", a, bound))
 		}
 	}
 	return nil

@@ -359,7 +359,7 @@ func refuseSweep(s *grid.Sweep, root string, opt SweepOptions) error {
 	}
 	if opt.SaveModels {
 		for _, p := range s.Points {
-			if err := refuseUnsaved(p.Config.Agents); err != nil {
+			if err := refuseUnsaved(p.Config); err != nil {
 				return fmt.Errorf("point %s: %w", p.Label, err)
 			}
 		}

@@ -155,10 +155,23 @@ func (g *KernelGrid) Score(x float64, d, xi []float64) {
 // by vmath.Exps (math.Exp's bits): the rollouts' cost per coordinate and
 // step (BenchmarkKernelGridMean, BenchmarkKSMDecision).
 func (g *KernelGrid) weights(eta []float64, p []float64) float64 {
-	m, n := g.m, len(g.nodes)
+	return g.weightsGiven(eta, nil, nil, p)
+}
+
+// weightsGiven is weights at the natural parameter η_k + Σ_j A_kj x_j,
+// A m×len(x) row-major (the autoregressive graph's dependence on the
+// earlier coordinates x = s'_<i, KernelChain); with x empty it is weights
+// bit for bit (the tilt's sum is then η_k itself).
+func (g *KernelGrid) weightsGiven(eta, a, x []float64, p []float64) float64 {
+	m, n, nx := g.m, len(g.nodes), len(x)
 	eta, p = eta[:m], p[:n]
 	copy(p, g.logq)
 	for k, e := range eta {
+		if nx > 0 {
+			for j, v := range a[k*nx : (k+1)*nx] {
+				e += v * x[j]
+			}
+		}
 		lo, hi := g.band[2*k], g.band[2*k+1]
 		col := g.cols[k*n+lo : k*n+hi]
 		q := p[lo:hi]
@@ -183,9 +196,14 @@ func (g *KernelGrid) weights(eta []float64, p []float64) float64 {
 }
 
 // Mean returns E[x | η] by the grid rule.
-func (g *KernelGrid) Mean(eta []float64) float64 {
+func (g *KernelGrid) Mean(eta []float64) float64 { return g.MeanGiven(eta, nil, nil) }
+
+// MeanGiven returns E[x | η + A x_prev] by the grid rule: the natural
+// parameter η_k + Σ_j A_kj x_prev_j, A m×len(x_prev) row-major (see
+// weightsGiven), without forming it.
+func (g *KernelGrid) MeanGiven(eta, a, xPrev []float64) float64 {
 	var p [KernelGridNodes]float64
-	s := g.weights(eta, p[:])
+	s := g.weightsGiven(eta, a, xPrev, p[:])
 	var sx float64
 	for i, x := range g.nodes {
 		sx += p[i] * x
@@ -198,8 +216,14 @@ func (g *KernelGrid) Mean(eta []float64) float64 {
 // it), then the inverse CDF of the density's linear interpolant in it.
 // Two uniforms per draw.
 func (g *KernelGrid) Sample(eta []float64, rng *rand.Rand) float64 {
+	return g.SampleGiven(eta, nil, nil, rng)
+}
+
+// SampleGiven is Sample at the natural parameter η + A x_prev (see
+// MeanGiven).
+func (g *KernelGrid) SampleGiven(eta, prev, xPrev []float64, rng *rand.Rand) float64 {
 	var p [KernelGridNodes]float64
-	g.weights(eta, p[:])
+	g.weightsGiven(eta, prev, xPrev, p[:])
 	n := len(g.nodes)
 	// Undo the trapezoid weights: p_g/w_g ∝ the density at x_g.
 	p[0] *= 2

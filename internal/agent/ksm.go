@@ -78,8 +78,8 @@ var ksmEstimator = Estimator{Name: "ksm", AgentOnly: true, Uses: []string{"ksm"}
 	// Gaussian sm in configs/pendulum-bimodal.yaml's figures.
 	Looks: map[string]config.Look{"": {Color: [3]uint8{160, 0, 160}, Marker: "ring", Rank: 11}},
 	// KernelSM keeps n·(d_phi + 2m) floats per coordinate; the bound
-	// counts the preconditioner's eigenbases, d_phi² + m².
-	Floats:      func(_, m, dphi int, _ bool) float64 { return float64(dphi*dphi + m*m) },
+	// counts its preconditioners' matrices (estimator.KernelSMFloats).
+	Floats:      func(_, m, dphi int, _ bool) float64 { return estimator.KernelSMFloats(m, dphi) },
 	New:         newKSMFitter,
 	NoModelFile: "its model (a ridge location and a kernel family per coordinate, whose centres, bandwidth and base scale are drawn during the run) has no model-file format: smrl estimate --model and init_model read the W of sm, lds and mle only; drop ksm from agents to save the others' models",
 	OwnFeatures: func(spec env.ModelSpec) expfam.Features { return spec.Features }}

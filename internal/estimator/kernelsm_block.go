@@ -259,3 +259,13 @@ func (e *KernelSM) solveBlock(x []float64) {
 	blas64.Trsv(blas.Trans, u, v)
 	blas64.Trsv(blas.NoTrans, u, v)
 }
+
+// KernelSMFloats bounds the float64s of KernelSM's largest matrices for m
+// centres and d_phi features, beside its per-transition terms: the
+// Kronecker preconditioner's eigenbases, d_phi² + m², and the block
+// preconditioner's V_11 with its factor, 2·(r·d_phi)² at r ≤ m and r·d_phi
+// ≤ blockMaxOrder (a memory bound for the config layer's check).
+func KernelSMFloats(m, dphi int) float64 {
+	order := float64(min(m*dphi, blockMaxOrder))
+	return float64(dphi*dphi+m*m) + 2*order*order
+}

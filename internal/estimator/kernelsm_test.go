@@ -6,11 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/expfam"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"golang.org/x/sys/unix"
 	"gonum.org/v1/gonum/mat"
 )
@@ -295,26 +295,7 @@ func BenchmarkKernelSMMulV(b *testing.B) {
 		w[i] = float64(i%7) - 3
 	}
 	k.MulV(w, out)
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	now := func() int64 {
-		var ts unix.Timespec
-		if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-			b.Fatal(err)
-		}
-		return ts.Nano()
-	}
-	best := math.Inf(1)
-	b.ResetTimer()
-	for i := 0; i < b.N; i += 5 {
-		g := min(5, b.N-i)
-		t0 := now()
-		for range g {
-			k.MulV(w, out)
-		}
-		best = min(best, float64(now()-t0)/float64(g))
-	}
-	b.ReportMetric(best, "min-cpu-ns/op")
+	best := testutil.FastestCPU(b, 5, func() { k.MulV(w, out) })
 	b.ReportMetric(4*n*m*dphi/best, "GFLOP/s")
 }
 

@@ -5,12 +5,10 @@ package expfam
 import (
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/smrl-dev/smrl/internal/simd"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // The AVX-512 features (rffPhiAVX512) and the AVX2 ones (with useAVX512
@@ -145,26 +143,6 @@ func BenchmarkPhiBatch8(b *testing.B) {
 	f, _ := NewRFF(17, 6, 2000, 2, 5)
 	xt := rffInputs(rand.New(rand.NewPCG(1, 1)), 8*23, 1)
 	out := make([]float64, f.Batch8Len())
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	now := func() int64 {
-		var ts unix.Timespec
-		if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-			b.Fatal(err)
-		}
-		return ts.Nano()
-	}
-	// The fastest group of ten calls by the thread's CPU clock: the one
-	// least disturbed on a shared machine.
-	best := math.Inf(1)
-	for i := 0; i < b.N; i += 10 {
-		n := min(10, b.N-i)
-		t0 := now()
-		for range n {
-			f.PhiBatch8(xt, out)
-		}
-		best = min(best, float64(now()-t0)/float64(n))
-	}
-	b.ReportMetric(best, "min-cpu-ns/op")
+	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch8(xt, out) })
 	b.ReportMetric(2000*71/best, "zmm-ops/ns")
 }

@@ -1,13 +1,11 @@
 package linalg
 
 import (
-	"math"
 	"math/rand/v2"
-	"runtime"
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/smrl-dev/smrl/internal/testutil"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -111,26 +109,4 @@ func BenchmarkMulABtPanel8x2(b *testing.B) {
 // reports the least thread CPU time per call of a group (min-cpu-ns/op),
 // which it returns: on a machine shared with other jobs the fastest group
 // is the one least disturbed (preemption, the other hyperthread's load).
-func fastest(b *testing.B, op func()) float64 {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	now := func() int64 {
-		var ts unix.Timespec
-		if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-			b.Fatal(err)
-		}
-		return ts.Nano()
-	}
-	best := math.Inf(1)
-	b.ResetTimer()
-	for i := 0; i < b.N; i += 10 {
-		n := min(10, b.N-i)
-		t0 := now()
-		for range n {
-			op()
-		}
-		best = min(best, float64(now()-t0)/float64(n))
-	}
-	b.ReportMetric(best, "min-cpu-ns/op")
-	return best
-}
+func fastest(b *testing.B, op func()) float64 { return testutil.FastestCPU(b, 10, op) }

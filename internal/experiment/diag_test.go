@@ -159,10 +159,7 @@ func stripDiagnostics(t *testing.T, dir string) {
 // merged by smrl merge and resumed by smrl run --resume.
 func TestOldResultsWithoutDiagnostics(t *testing.T) {
 	c := quick(t)
-	dir := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: dir, Workers: 2}); err != nil {
-		t.Fatal(err)
-	}
+	dir := quickRun(t)
 	stripDiagnostics(t, dir)
 	if _, err := Plot(dir, "", "svg"); err != nil {
 		t.Fatalf("plot of an old directory: %v", err)

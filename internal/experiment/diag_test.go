@@ -21,7 +21,7 @@ import (
 const studyYAML = "testdata/study.yaml"
 
 // The study (2 seeds × 10 episodes) warns that sm's seed 1, whose
-// |Ŵ − W0|_F is 26, rests on little information in some direction, on
+// |Ŵ − W0|_F is 23, rests on little information in some direction, on
 // stderr, in the table and in both reports; episodes.csv ends with the
 // diagnostics and one count per action, which sum to the steps, and is
 // byte-identical for 1 and 2 workers.

@@ -15,7 +15,8 @@ import (
 func TestPlotSummaryAndOut(t *testing.T) {
 	base := t.TempDir()
 	res := filepath.Join(base, "res")
-	mustRun(t, "run", "--config", quickConfig, "--out", res, "-q")
+	// --no-plots: plot --out draws the PNGs checked here.
+	mustRun(t, "run", "--config", quickConfig, "--out", res, "-q", "--no-plots")
 	before := snapshot(t, res)
 	figs := filepath.Join(base, "figs")
 	mustRun(t, "plot", "--in", res, "--out", figs)

@@ -14,9 +14,13 @@ import (
 
 // Issue 12, data loss 3: two runs into one --out both exited 0 and interleaved the
 // journal. The second is refused now, naming the first one's PID.
+//
+// 12 seeds (36 trials of 8 episodes, about 0.6 s of CPU on one worker)
+// keep the first run going for ten times the two refused runs' start
+// (config and lock, about 30 ms each).
 func TestSecondRunIntoSameOutIsRefused(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "res")
-	args := []string{"run", "--config", quickConfig, "--out", out, "--no-plots", "-q", "--seeds", "30", "--workers", "1"}
+	args := []string{"run", "--config", quickConfig, "--out", out, "--no-plots", "-q", "--seeds", "12", "--workers", "1"}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	var firstCode ExitCode
@@ -45,8 +49,8 @@ func TestSecondRunIntoSameOutIsRefused(t *testing.T) {
 	if firstCode != ExitOK {
 		t.Fatalf("first run: exit %d: %s", firstCode, firstErr)
 	}
-	if n := strings.Count(read(t, filepath.Join(out, "journal.jsonl")), "\n"); n != 3*30 {
-		t.Errorf("journal holds %d lines, want %d", n, 3*30)
+	if n := strings.Count(read(t, filepath.Join(out, "journal.jsonl")), "\n"); n != 3*12 {
+		t.Errorf("journal holds %d lines, want %d", n, 3*12)
 	}
 	if _, err := os.Stat(filepath.Join(out, ".smrl-lock")); !os.IsNotExist(err) {
 		t.Errorf("the lock file outlived the run: %v", err)

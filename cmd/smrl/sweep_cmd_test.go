@@ -57,18 +57,24 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("plot --in SWEEPDIR: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// A hand-edited aggregate_points.csv (another header) or a directory
-	// in its place: exit 2 naming it, not an index panic or exit 1 (the
-	// points' figures, redrawn before the sweep's report, are whole).
+	// in its place: exit 2 naming it, not an index panic or exit 1, before
+	// any figure is redrawn (the sweep's files are as they were: a point's
+	// figure removed first is not drawn again).
 	points := filepath.Join(out, "aggregate_points.csv")
 	os.WriteFile(points, []byte("point,planner.tau\nx,2\n"), 0o644)
+	os.Remove(filepath.Join(out, "planner.tau=4,lambda=0.01", "plots", "cum_reward.svg"))
+	before := snapshot(t, out)
 	if code, _, stderr = run(t, "plot", "--in", out, "--format", "svg"); code != ExitUsage || !strings.Contains(stderr, points+": want a header of 8 columns") {
 		t.Errorf("an edited %s: exit %d, stderr %q", points, code, stderr)
 	}
+	sameSnapshot(t, "plot refused for an edited "+points, before, snapshot(t, out))
 	os.Remove(points)
 	os.Mkdir(points, 0o755)
+	before = snapshot(t, out)
 	if code, _, stderr = run(t, "plot", "--in", out, "--format", "svg"); code != ExitUsage || !strings.Contains(stderr, points+" is a directory") {
 		t.Errorf("a directory at %s: exit %d, stderr %q", points, code, stderr)
 	}
+	sameSnapshot(t, "plot refused for a directory at "+points, before, snapshot(t, out))
 	again := filepath.Join(t.TempDir(), "again")
 	if code, _, stderr := run(t, "sweep", "--config", filepath.Join(out, "sweep.yaml"), "--out", again, "-q", "--no-plots"); code != ExitOK {
 		t.Fatalf("repeating the sweep from sweep.yaml: exit %d: %s", code, stderr)

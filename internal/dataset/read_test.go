@@ -14,7 +14,7 @@ import (
 	"testing/iotest"
 
 	"github.com/smrl-dev/smrl/internal/errs"
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 const hint = " (header must be s,a,s_next or s0,…,a0,…,s_next0,…)"
@@ -356,7 +356,7 @@ func TestEstimateRows(t *testing.T) {
 // bitwise identical values.
 func sameTransitions(a, b *Transitions) bool {
 	return a.StateDim == b.StateDim && a.ActionDim == b.ActionDim &&
-		testutil.SameBits(a.S, b.S) && testutil.SameBits(a.A, b.A) && testutil.SameBits(a.Next, b.Next)
+		numeric.SameBits(a.S, b.S) && numeric.SameBits(a.A, b.A) && numeric.SameBits(a.Next, b.Next)
 }
 
 // A plain file must end its last transition with a newline (a file cut in

@@ -27,9 +27,7 @@ func TestDryRunRefusesWhatRunRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := quick(t)
-	if err := Run(context.Background(), c, Options{OutDir: done}); err != nil {
-		t.Fatal(err)
-	}
+	quickRunIn(t, done)
 	other := quick(t)
 	other.Episodes++
 	cases := []struct {
@@ -45,11 +43,8 @@ func TestDryRunRefusesWhatRunRefuses(t *testing.T) {
 			return Run(context.Background(), other, Options{OutDir: done, Resume: true, DryRun: dry})
 		}},
 	}
-	s := tinySweep(t)
 	sw := filepath.Join(base, "sweep")
-	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: sw}}); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := tinySweepRunIn(t, sw)
 	s3 := tinySweep(t, "episodes=4")
 	cases = append(cases, []struct {
 		name string

@@ -8,8 +8,11 @@ import (
 )
 
 // TestMain runs the tests with fewer garbage collections
-// (testutil.FewerGCs), which change no result.
+// (testutil.FewerGCs), which change no result, and removes the runs the
+// tests share (fixture_test.go).
 func TestMain(m *testing.M) {
 	testutil.FewerGCs()
-	os.Exit(m.Run())
+	code := m.Run()
+	removeFixtures()
+	os.Exit(code)
 }

@@ -9,17 +9,12 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/plotting"
 	"github.com/smrl-dev/smrl/internal/results"
-	"github.com/smrl-dev/smrl/internal/runner"
 )
 
 // A merged metadata.json records the Go version and git commit like a
 // run's.
 func TestMergedMetadata(t *testing.T) {
-	c := quick(t)
-	shard := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: shard, Shard: runner.Shard{Index: 0, Count: 1}}); err != nil {
-		t.Fatal(err)
-	}
+	shard := quickShardRun(t)
 	out := t.TempDir()
 	if err := Merge(context.Background(), []string{shard}, Options{OutDir: out, Version: "v9", Commit: "abc123"}); err != nil {
 		t.Fatal(err)
@@ -40,11 +35,7 @@ func TestMergedMetadata(t *testing.T) {
 // new CSV files are complete (where a kill before the figures would leave
 // the directory) no old figure or report is left.
 func TestMergeRemovesStaleFiguresFirst(t *testing.T) {
-	c := quick(t)
-	shard := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: shard, Shard: runner.Shard{Index: 0, Count: 1}}); err != nil {
-		t.Fatal(err)
-	}
+	shard := quickShardRun(t)
 	out := filepath.Join(t.TempDir(), "merged")
 	draw := func(dir string) error { _, err := Figures(dir, "svg"); return err }
 	if err := Merge(context.Background(), []string{shard}, Options{OutDir: out, Plot: draw}); err != nil {

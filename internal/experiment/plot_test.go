@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"errors"
 	"os"
@@ -16,19 +15,17 @@ import (
 )
 
 func TestPlotRefusesTruncatedEpisodes(t *testing.T) {
-	c := quick(t)
-	dir := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	if figs, err := Plot(dir, "", "png"); err != nil || len(figs) == 0 {
+	dir := quickRun(t)
+	// svg: what is checked is the refusal, not the rasteriser
+	// (TestPlotRefusesFolderAtOutput draws the PNGs of this run).
+	if figs, err := Plot(dir, "", "svg"); err != nil || len(figs) == 0 {
 		t.Fatalf("complete directory: %v", err)
 	}
 	p := filepath.Join(dir, "episodes.csv")
 	b, _ := os.ReadFile(p)
 	lines := strings.SplitAfter(string(b), "\n")
 	os.WriteFile(p, []byte(strings.Join(lines[:len(lines)/2], "")), 0o644)
-	_, err := Plot(dir, "", "png")
+	_, err := Plot(dir, "", "svg")
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("truncated episodes.csv: err = %v", err)
 	}
@@ -57,11 +54,7 @@ func editCell(t *testing.T, b []byte, line int, col, text string) []byte {
 // cell; a count out of the config's range) makes plot fail with one error
 // naming the file, line and column, before any figure is drawn.
 func TestPlotRefusesEditedCells(t *testing.T) {
-	c := quick(t) // 3 seeds, 4 episodes, agents sm, lds, oracle
-	dir := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := quickRun(t) // 3 seeds, 4 episodes, agents sm, lds, oracle
 	orig := map[string][]byte{}
 	for _, f := range []string{results.EpisodesFile, results.SummaryFile} {
 		orig[f] = readFile(t, dir, f)
@@ -115,11 +108,7 @@ func TestPlotRefusesFileAsDirectory(t *testing.T) {
 // --out naming the results directory itself (also with a trailing slash)
 // is a redraw in place: the figures go to DIR/plots, not flat into DIR.
 func TestPlotOutSameAsIn(t *testing.T) {
-	c := quick(t)
-	dir := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := quickRun(t)
 	figs, err := Plot(dir, dir+"/", "png")
 	if err != nil {
 		t.Fatal(err)
@@ -137,11 +126,7 @@ func TestPlotOutSameAsIn(t *testing.T) {
 // A figure or report path of the results directory that holds a folder
 // is refused, naming it, before any figure is redrawn.
 func TestPlotRefusesFolderAtOutput(t *testing.T) {
-	c := quick(t)
-	base := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: base}); err != nil {
-		t.Fatal(err)
-	}
+	base := quickRun(t)
 	if _, err := Plot(base, "", "png"); err != nil {
 		t.Fatal(err)
 	}
@@ -194,10 +179,7 @@ func TestPlotSnapshotWithUnusedSection(t *testing.T) {
 		}
 	}
 	c := quick(t)
-	dir := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := quickRun(t)
 	addMPPI(t, dir)
 	// svg: what is checked is that the snapshot loads, not the rasteriser.
 	if _, err := Plot(dir, "", "svg"); err != nil {
@@ -206,11 +188,7 @@ func TestPlotSnapshotWithUnusedSection(t *testing.T) {
 	if md := readFile(t, dir, "report.md"); !bytes.HasPrefix(md, []byte("# smrl results: "+c.Name+"\n")) {
 		t.Errorf("report.md is not titled after the config %q:\n%.80s", c.Name, md)
 	}
-	s := tinySweep(t)
-	root := filepath.Join(t.TempDir(), "sweep")
-	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root}}); err != nil {
-		t.Fatal(err)
-	}
+	s, root := tinySweepRun(t)
 	addMPPI(t, filepath.Join(root, s.Points[0].Name))
 	got, err := PlotSweep(root, "", "svg")
 	if err != nil {

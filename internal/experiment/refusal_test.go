@@ -95,11 +95,7 @@ func TestSweepMergeFailureChangesNothing(t *testing.T) {
 // (another smrl process holds it) fails before it removes or truncates
 // anything of the earlier sweep.
 func TestSweepBlockedPointChangesNothing(t *testing.T) {
-	s := tinySweep(t)
-	root := filepath.Join(t.TempDir(), "sweep")
-	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root}}); err != nil {
-		t.Fatal(err)
-	}
+	s, root := tinySweepRun(t)
 	release, err := outdir.Lock(filepath.Join(root, s.Points[3].Name))
 	if err != nil {
 		t.Fatal(err)
@@ -181,15 +177,9 @@ func TestSweepResumeRefusesOtherBase(t *testing.T) {
 // unchanged; --overwrite replaces them. The same holds for a sweep merge
 // into a completed sweep.
 func TestMergeRefusesCompletedResults(t *testing.T) {
-	c := quick(t)
 	base := t.TempDir()
-	shard, out := filepath.Join(base, "shard"), filepath.Join(base, "out")
-	if err := Run(context.Background(), c, Options{OutDir: shard, Shard: runner.Shard{Index: 0, Count: 1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := Run(context.Background(), c, Options{OutDir: out}); err != nil {
-		t.Fatal(err)
-	}
+	shard, out := quickShardRun(t), filepath.Join(base, "out")
+	quickRunIn(t, out)
 	before := snapshot(t, out)
 	err := Merge(context.Background(), []string{shard}, Options{OutDir: out})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "holds completed results (episodes.csv)") {
@@ -225,10 +215,7 @@ func TestMergeRefusesCompletedResults(t *testing.T) {
 func TestInterruptedRunIsNotReplaced(t *testing.T) {
 	c := quick(t)
 	base := t.TempDir()
-	shard, out := filepath.Join(base, "shard"), filepath.Join(base, "out")
-	if err := Run(context.Background(), c, Options{OutDir: shard, Shard: runner.Shard{Index: 0, Count: 1}}); err != nil {
-		t.Fatal(err)
-	}
+	shard, out := quickShardRun(t), filepath.Join(base, "out")
 	ctx, cancel, journaled := cancelAfter(2)
 	defer cancel()
 	if err := Run(ctx, c, Options{OutDir: out, Workers: 1, journaled: journaled}); !errors.Is(err, errs.ErrInterrupted) {

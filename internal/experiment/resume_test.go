@@ -55,10 +55,7 @@ func cancelAfter(n int) (context.Context, context.CancelFunc, func()) {
 
 func TestResumeAfterInterruptEqualsUninterruptedRun(t *testing.T) {
 	c := quick(t)
-	ref := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: ref}); err != nil {
-		t.Fatal(err)
-	}
+	ref := quickRun(t)
 	dir := t.TempDir()
 	ctx, cancel, journaled := cancelAfter(2)
 	defer cancel()
@@ -90,10 +87,7 @@ func TestResumeAfterInterruptEqualsUninterruptedRun(t *testing.T) {
 
 func TestResumeRefusesOtherConfig(t *testing.T) {
 	c := quick(t)
-	dir := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
-		t.Fatal(err)
-	}
+	dir := quickRun(t)
 	c.Planner.Tau = 4
 	err := Run(context.Background(), c, Options{OutDir: dir, Resume: true})
 	if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "planner.tau = 5") {
@@ -110,10 +104,7 @@ func TestResumeRefusesOtherConfig(t *testing.T) {
 
 func TestShardsMergeToSingleRun(t *testing.T) {
 	c := quick(t)
-	ref := t.TempDir()
-	if err := Run(context.Background(), c, Options{OutDir: ref}); err != nil {
-		t.Fatal(err)
-	}
+	ref := quickRun(t)
 	var shards []string
 	for i := 0; i < 3; i++ {
 		d := t.TempDir()

@@ -604,19 +604,14 @@ func writePointAggregates(s *grid.Sweep, root string) error {
 // agent with their intervals, from root's aggregate_points.csv when it has
 // one) to the sweep's report.md in reportDir and writes its report.html.
 func sweepReportHTML(root, reportDir string, s *grid.Sweep) error {
-	path := filepath.Join(root, PointAggregatesFile)
-	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
-		return plotting.WriteReportHTML(reportDir) // a sweep of an earlier version
-	}
-	recs, err := fsutil.ReadCSV(path, "")
+	recs, err := readPointAggregates(root, s)
 	if err != nil {
 		return err
 	}
-	nk := len(s.Grid.Axes)
-	// csv's reader gives every row the header's width.
-	if len(recs) == 0 || len(recs[0]) != 6+nk {
-		return errs.Invalid(fmt.Errorf("%s: want a header of %d columns (point, the %d swept keys, agent, metric, value, lo, hi): was it edited?", path, 6+nk, nk))
+	if recs == nil {
+		return plotting.WriteReportHTML(reportDir) // a sweep of an earlier version
 	}
+	nk := len(s.Grid.Axes)
 	pointAgg := recs[1:]
 	type cellKey struct{ point, agent string }
 	cells := map[cellKey]map[string]string{}
@@ -648,6 +643,28 @@ func sweepReportHTML(root, reportDir string, s *grid.Sweep) error {
 		return err
 	}
 	return plotting.WriteReportHTML(reportDir)
+}
+
+// readPointAggregates reads root's aggregate_points.csv, checking the
+// width of its header (the point, the swept keys of s, agent, metric,
+// value, lo, hi): nil without error when root has none (a sweep of an
+// earlier version), an error naming the file when it is unreadable or
+// edited. PlotSweep calls it before it draws anything, the report after.
+func readPointAggregates(root string, s *grid.Sweep) ([][]string, error) {
+	path := filepath.Join(root, PointAggregatesFile)
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	recs, err := fsutil.ReadCSV(path, "")
+	if err != nil {
+		return nil, err
+	}
+	nk := len(s.Grid.Axes)
+	// csv's reader gives every row the header's width.
+	if len(recs) == 0 || len(recs[0]) != 6+nk {
+		return nil, errs.Invalid(fmt.Errorf("%s: want a header of %d columns (point, the %d swept keys, agent, metric, value, lo, hi): was it edited?", path, 6+nk, nk))
+	}
+	return recs, nil
 }
 
 // shortNum writes a number of a CSV cell with 4 significant digits.

@@ -100,11 +100,8 @@ func TestSweepEqualsSeparateRuns(t *testing.T) {
 		r.CumRegret.Hi != last.CumRegret.Hi || r.RegretSlope != last.RegretSlope && !(math.IsNaN(r.RegretSlope) && math.IsNaN(last.RegretSlope)) {
 		t.Errorf("sweep.csv row %+v, summary %+v", r, last)
 	}
-	// Any workers: the same files.
-	one := filepath.Join(t.TempDir(), "one")
-	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: one, Workers: 1}}); err != nil {
-		t.Fatal(err)
-	}
+	// Any workers: the same files (the shared sweep ran on one worker).
+	_, one := tinySweepRun(t)
 	samePoints(t, s, root, one, "1 vs 3 workers")
 	// A fresh sweep into a completed sweep directory is refused; with
 	// Overwrite it replaces it.
@@ -122,11 +119,7 @@ func TestSweepEqualsSeparateRuns(t *testing.T) {
 // sweep, and sharding splits the global trial list (a shard may hold no
 // trial of some point).
 func TestSweepShardsMergeToSweep(t *testing.T) {
-	s := tinySweep(t)
-	ref := filepath.Join(t.TempDir(), "ref")
-	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: ref}}); err != nil {
-		t.Fatal(err)
-	}
+	s, ref := tinySweepRun(t)
 	base := t.TempDir()
 	var shards []string
 	const n = 7
@@ -183,11 +176,7 @@ func sweepJournalLines(s *grid.Sweep, root string) int {
 
 // An interrupted sweep resumes to the sweep an uninterrupted run writes.
 func TestSweepResumeAfterInterrupt(t *testing.T) {
-	s := tinySweep(t)
-	ref := filepath.Join(t.TempDir(), "ref")
-	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: ref}}); err != nil {
-		t.Fatal(err)
-	}
+	s, ref := tinySweepRun(t)
 	dir := filepath.Join(t.TempDir(), "sweep")
 	ctx, cancel, journaled := cancelAfter(8)
 	defer cancel()

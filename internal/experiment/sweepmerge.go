@@ -170,6 +170,9 @@ func PlotSweep(dir, outDir, format string) ([]string, error) {
 	if err := checkTable(s, dir); err != nil {
 		return nil, err
 	}
+	if _, err := readPointAggregates(dir, s); err != nil {
+		return nil, err
+	}
 	target := outDir
 	if outDir == "" {
 		if !outdir.Owned(dir) {

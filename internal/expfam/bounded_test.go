@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -150,13 +150,13 @@ func TestBoundedFamiliesAgainstQuadrature(t *testing.T) {
 				}) / z
 			}
 			mean := moment(func(x, _ float64) float64 { return x })
-			if got := c.c.Mean(eta); !testutil.AbsWithin(got, mean, 1e-10*(1+math.Abs(mean))) {
+			if got := c.c.Mean(eta); !numeric.AbsWithin(got, mean, 1e-10*(1+math.Abs(mean))) {
 				t.Errorf("%v at η = %v: mean %.14g, quadrature %.14g", c.c, eta, got, mean)
 			}
 			ep := make([]float64, m)
 			for k := range m {
 				ep[k] = moment(func(x, dhi float64) float64 { psiAt(c.c, x, dhi, psi); return psi[k] })
-				testutil.AbsClosef(t, grad[k], ep[k], 1e-9*(1+math.Abs(ep[k])), "%v at η = %v: E[ψ_%d] %.14g, quadrature %.14g", c.c, eta, k, grad[k], ep[k])
+				numeric.AbsClosef(t, grad[k], ep[k], 1e-9*(1+math.Abs(ep[k])), "%v at η = %v: E[ψ_%d] %.14g, quadrature %.14g", c.c, eta, k, grad[k], ep[k])
 			}
 			for k := range m {
 				for l := range m {
@@ -164,7 +164,7 @@ func TestBoundedFamiliesAgainstQuadrature(t *testing.T) {
 						psiAt(c.c, x, dhi, psi)
 						return (psi[k] - ep[k]) * (psi[l] - ep[l])
 					})
-					testutil.AbsClosef(t, hess[k*m+l], cov, 1e-8*(1+math.Abs(cov)), "%v at η = %v: Cov[ψ]_%d%d %.14g, quadrature %.14g", c.c, eta, k, l, hess[k*m+l], cov)
+					numeric.AbsClosef(t, hess[k*m+l], cov, 1e-8*(1+math.Abs(cov)), "%v at η = %v: Cov[ψ]_%d%d %.14g, quadrature %.14g", c.c, eta, k, l, hess[k*m+l], cov)
 				}
 			}
 			// The closed-form CDF at the quartiles of the quadrature's mass.
@@ -173,7 +173,7 @@ func TestBoundedFamiliesAgainstQuadrature(t *testing.T) {
 					continue
 				}
 				want := onSupport(lo, x, scale, func(y, dx float64) float64 { return dens(y, hi-x+dx) }) / z
-				if got := c.cdf(eta, x); !testutil.AbsWithin(got, want, 1e-9) {
+				if got := c.cdf(eta, x); !numeric.AbsWithin(got, want, 1e-9) {
 					t.Errorf("%v at η = %v: CDF(%g) = %.14g, quadrature %.14g", c.c, eta, x, got, want)
 				}
 			}
@@ -233,7 +233,7 @@ func TestBoundedScoresAndWeights(t *testing.T) {
 			for k := range m {
 				fd := (p1[k] - p2[k]) / (2 * e)
 				d2 := (g1[k] - g2[k]) / (2 * e)
-				if !testutil.AbsWithin(fd, g[k], 1e-6*(1+math.Abs(fd))) || !testutil.AbsWithin(dlq*g[k]+d2, xi[k], 1e-5*(1+math.Abs(xi[k]))) {
+				if !numeric.AbsWithin(fd, g[k], 1e-6*(1+math.Abs(fd))) || !numeric.AbsWithin(dlq*g[k]+d2, xi[k], 1e-5*(1+math.Abs(xi[k]))) {
 					t.Errorf("%v at x = %g: ψ'_%d = %g (fd %g), ξ = %g (fd %g)", c.c, x, k, g[k], fd, xi[k], dlq*g[k]+d2)
 				}
 			}
@@ -304,7 +304,7 @@ func TestDistWeight(t *testing.T) {
 			const e = 1e-7
 			hp, _ := w.At(x + e)
 			hm, _ := w.At(x - e)
-			if fd := (hp - hm) / (2 * e); !testutil.AbsWithin(fd, dh, 1e-5*(1+math.Abs(dh))) {
+			if fd := (hp - hm) / (2 * e); !numeric.AbsWithin(fd, dh, 1e-5*(1+math.Abs(dh))) {
 				t.Errorf("%v at %g: h' = %g, finite differences %g", w, x, dh, fd)
 			}
 			if h < 0 || h > 1 {
@@ -323,7 +323,7 @@ func TestDistWeight(t *testing.T) {
 func TestTrigamma(t *testing.T) {
 	for _, x := range []float64{1e-3, 0.0625, 0.5, 1, 1.5, 3, 9.99, 10, 17, 123.4, 1e5} {
 		want := mathext.Zeta(2, x)
-		if got := trigamma(x); !testutil.AbsWithin(got, want, 1e-14*want) {
+		if got := trigamma(x); !numeric.AbsWithin(got, want, 1e-14*want) {
 			t.Errorf("trigamma(%g) = %.17g, ζ(2, x) = %.17g", x, got, want)
 		}
 	}
@@ -356,5 +356,5 @@ func TestBoundedDensityOutsideSupport(t *testing.T) {
 		}
 	}
 	z := onSupport(0, 1, 1, func(x, _ float64) float64 { return d([]float64{x}) })
-	testutil.AbsClosef(t, z, 1, 1e-10, "density integrates to %.12g", z)
+	numeric.AbsClosef(t, z, 1, 1e-10, "density integrates to %.12g", z)
 }

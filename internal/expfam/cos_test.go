@@ -5,14 +5,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // Cos against math.Cos: within 1e-15·(1 + |x|) on a fine grid of [−300, 300],
 // at random points up to |x| = 1e6, and at the quadrant points.
 func TestCos(t *testing.T) {
 	check := func(x float64) {
-		if got, want := Cos(x), math.Cos(x); !testutil.AbsWithin(got, want, 1e-15*(1+math.Abs(x))) {
+		if got, want := Cos(x), math.Cos(x); !numeric.AbsWithin(got, want, 1e-15*(1+math.Abs(x))) {
 			t.Fatalf("Cos(%v) = %v, math.Cos = %v (error %.3g)", x, got, want, got-want)
 		}
 	}
@@ -70,7 +70,7 @@ func TestRFFScaleInputs(t *testing.T) {
 	f.Phi([]float64{s[0] / c[0], s[1] / c[1]}, []float64{a[0] / c[2]}, want)
 	g.Phi(s, a, got)
 	for j := range want {
-		if !testutil.AbsWithin(got[j], want[j], 1e-14) {
+		if !numeric.AbsWithin(got[j], want[j], 1e-14) {
 			t.Fatalf("phi_%d = %v, want %v", j, got[j], want[j])
 		}
 	}
@@ -102,7 +102,7 @@ func TestRFFKernel(t *testing.T) {
 		for i := range 3 {
 			d2 += (z[0][i] - z[1][i]) * (z[0][i] - z[1][i])
 		}
-		if want := math.Exp(-d2 / (2 * ell * ell)); !testutil.AbsWithin(k, want, 0.05) {
+		if want := math.Exp(-d2 / (2 * ell * ell)); !numeric.AbsWithin(k, want, 0.05) {
 			t.Errorf("kernel at %v: %v, want %v", z, k, want)
 		}
 	}

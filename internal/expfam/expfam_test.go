@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 func catalog(t *testing.T) []Scalar {
@@ -43,7 +43,7 @@ func TestScalarDerivativesMatchFiniteDifferences(t *testing.T) {
 				{"d2psi", f.DPsi, f.D2Psi},
 			} {
 				got, want := c.deriv(x), centralDiff(c.fn, x)
-				testutil.AbsClosef(t, got, want, 1e-7*(1+math.Abs(want)), "%v %s at %g: analytic %.12g, finite difference %.12g", f, c.name, x, got, want)
+				numeric.AbsClosef(t, got, want, 1e-7*(1+math.Abs(want)), "%v %s at %g: analytic %.12g, finite difference %.12g", f, c.name, x, got, want)
 			}
 		}
 	}
@@ -71,7 +71,7 @@ func TestScoreTermsMatchFiniteDifferences(t *testing.T) {
 			dlq := centralDiff(func(v float64) float64 { y := slices.Clone(x); y[i] = v; return fam.LogBase(y) }, x[i])
 			for k := 0; k < fam.StatDim(); k++ {
 				dpsi := centralDiff(func(v float64) float64 { return at(i, v, k) }, x[i])
-				if got := jac[i*fam.StatDim()+k]; !testutil.AbsWithin(got, dpsi, 1e-7*(1+math.Abs(dpsi))) {
+				if got := jac[i*fam.StatDim()+k]; !numeric.AbsWithin(got, dpsi, 1e-7*(1+math.Abs(dpsi))) {
 					t.Errorf("%v jac[%d,%d] = %g, finite difference %g", fam, i, k, got, dpsi)
 				}
 				d2psi := centralDiff(func(v float64) float64 {
@@ -81,7 +81,7 @@ func TestScoreTermsMatchFiniteDifferences(t *testing.T) {
 			}
 		}
 		for k := range xi {
-			testutil.AbsClosef(t, xi[k], wantXi[k], 1e-5*(1+math.Abs(wantXi[k])), "%v xi[%d] = %g, finite difference %g", fam, k, xi[k], wantXi[k])
+			numeric.AbsClosef(t, xi[k], wantXi[k], 1e-5*(1+math.Abs(wantXi[k])), "%v xi[%d] = %g, finite difference %g", fam, k, xi[k], wantXi[k])
 		}
 		if sep, ok := fam.(Separable); ok {
 			g := make([]float64, d)
@@ -113,16 +113,16 @@ func TestCDFMatchesGaussianClosedForm(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantZ := eta*eta/2 + 0.5*math.Log(2*math.Pi)
-		testutil.AbsClosef(t, c.LogZ, wantZ, 1e-11*(1+math.Abs(wantZ)), "η=%g: log Z = %.15g, want %.15g", eta, c.LogZ, wantZ)
-		if !testutil.AbsWithin(c.Mean, eta, 1e-10*(1+math.Abs(eta))) || !testutil.AbsWithin(c.Variance, 1, 1e-9) {
+		numeric.AbsClosef(t, c.LogZ, wantZ, 1e-11*(1+math.Abs(wantZ)), "η=%g: log Z = %.15g, want %.15g", eta, c.LogZ, wantZ)
+		if !numeric.AbsWithin(c.Mean, eta, 1e-10*(1+math.Abs(eta))) || !numeric.AbsWithin(c.Variance, 1, 1e-9) {
 			t.Errorf("η=%g: mean %g var %g, want %g and 1", eta, c.Mean, c.Variance, eta)
 		}
 		for _, z := range []float64{-3, -1.5, -0.2, 0, 0.7, 2.5} {
 			want := 0.5 * math.Erfc(-z/math.Sqrt2)
-			if got := c.At(eta + z); !testutil.AbsWithin(got, want, 1e-9) {
+			if got := c.At(eta + z); !numeric.AbsWithin(got, want, 1e-9) {
 				t.Errorf("η=%g: CDF(η%+g) = %.12g, want %.12g", eta, z, got, want)
 			}
-			if q := c.Quantile(want); !testutil.AbsWithin(q, (eta + z), 1e-8) {
+			if q := c.Quantile(want); !numeric.AbsWithin(q, (eta + z), 1e-8) {
 				t.Errorf("η=%g: Quantile(%g) = %.12g, want %.12g", eta, want, q, eta+z)
 			}
 		}
@@ -155,7 +155,7 @@ func TestCDFMatchesSimpson(t *testing.T) {
 			lo, hi := c.Support()
 			left := simpson(f, eta, lo, 0, 200000) // the mass below 0, once
 			z := left + simpson(f, eta, 0, hi, 200000)
-			testutil.AbsClosef(t, c.LogZ, math.Log(z), 1e-9, "%v η=%g: log Z %.12g, Simpson %.12g", f, eta, c.LogZ, math.Log(z))
+			numeric.AbsClosef(t, c.LogZ, math.Log(z), 1e-9, "%v η=%g: log Z %.12g, Simpson %.12g", f, eta, c.LogZ, math.Log(z))
 			for _, x := range []float64{-1.7, -0.3, 0.9, 2.2} {
 				var part float64
 				if x < 0 {
@@ -163,7 +163,7 @@ func TestCDFMatchesSimpson(t *testing.T) {
 				} else {
 					part = left + simpson(f, eta, 0, x, 200000)
 				}
-				if got, want := c.At(x), part/z; !testutil.AbsWithin(got, want, 1e-9) {
+				if got, want := c.At(x), part/z; !numeric.AbsWithin(got, want, 1e-9) {
 					t.Errorf("%v η=%g: CDF(%g) = %.12g, Simpson %.12g", f, eta, x, got, want)
 				}
 			}
@@ -193,11 +193,11 @@ func TestCumulantsAreDerivativesOfLogZ(t *testing.T) {
 		c, _ := NewCDF(sin, eta)
 		dz := centralDiff(func(e float64) float64 { c, _ := NewCDF(sin, e); return c.LogZ }, eta)
 		d2z := centralDiff(func(e float64) float64 { c, _ := NewCDF(sin, e); return c.Mean }, eta)
-		if !testutil.AbsWithin(c.Mean, dz, 1e-7) || !testutil.AbsWithin(c.Variance, d2z, 1e-6) {
+		if !numeric.AbsWithin(c.Mean, dz, 1e-7) || !numeric.AbsWithin(c.Variance, d2z, 1e-6) {
 			t.Errorf("η=%g: mean %.10g vs dZ %.10g, var %.10g vs d²Z %.10g", eta, c.Mean, dz, c.Variance, d2z)
 		}
 		a, da, d2a, ok := tab.Cumulants(eta)
-		if !ok || !testutil.AbsWithin(a, c.LogZ, 1e-9) || !testutil.AbsWithin(da, c.Mean, 1e-8) || !testutil.AbsWithin(d2a, c.Variance, 1e-3) {
+		if !ok || !numeric.AbsWithin(a, c.LogZ, 1e-9) || !numeric.AbsWithin(da, c.Mean, 1e-8) || !numeric.AbsWithin(d2a, c.Variance, 1e-3) {
 			t.Errorf("η=%g: table cumulants (%.12g, %.10g, %.6g), exact (%.12g, %.10g, %.6g)", eta, a, da, d2a, c.LogZ, c.Mean, c.Variance)
 		}
 	}
@@ -373,7 +373,7 @@ func TestGaussianSamplerMoments(t *testing.T) {
 		mean := m[k] / n
 		sd := math.Sqrt(v[k]/n - mean*mean)
 		// 5 standard errors.
-		if !testutil.AbsWithin(mean, eta[k], 5*0.5/math.Sqrt(n)) || !testutil.AbsWithin(sd, 0.5, 5*0.5/math.Sqrt(2*n)) {
+		if !numeric.AbsWithin(mean, eta[k], 5*0.5/math.Sqrt(n)) || !numeric.AbsWithin(sd, 0.5, 5*0.5/math.Sqrt(2*n)) {
 			t.Errorf("coordinate %d: mean %g sd %g, want %g and 0.5", k, mean, sd, eta[k])
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 func mustExprScalar(t testing.TB, logq string, psi string, lo, hi float64) *ExprScalar {
@@ -29,10 +29,10 @@ func TestExprPaperFamilyMatchesCustomSin(t *testing.T) {
 	ex := mustExprScalar(t, "-abs(x)^1.7/1.7", "sin(4*x)", -inf, inf)
 	for i := -400; i <= 400; i++ {
 		x := float64(i) * 0.0137
-		if a, b := ex.LogQ(x), sin.LogQ(x); !testutil.Within(a, b, 1e-15) {
+		if a, b := ex.LogQ(x), sin.LogQ(x); !numeric.Within(a, b, 1e-15) {
 			t.Errorf("LogQ(%g) = %.17g, custom-sin %.17g", x, a, b)
 		}
-		if a, b := ex.DLogQ(x), sin.DLogQ(x); !testutil.Within(a, b, 1e-14) {
+		if a, b := ex.DLogQ(x), sin.DLogQ(x); !numeric.Within(a, b, 1e-14) {
 			t.Errorf("DLogQ(%g) = %.17g, custom-sin %.17g", x, a, b)
 		}
 		if a, b := ex.Psi(x), sin.Psi(x); a != b {
@@ -40,10 +40,10 @@ func TestExprPaperFamilyMatchesCustomSin(t *testing.T) {
 		}
 		g1, x1 := ex.Score(x)
 		g2, x2 := sin.Score(x)
-		if !testutil.Within(g1, g2, 1e-15) || !testutil.Within(x1, x2, 1e-14) {
+		if !numeric.Within(g1, g2, 1e-15) || !numeric.Within(x1, x2, 1e-14) {
 			t.Errorf("Score(%g) = (%g, %g), custom-sin (%g, %g)", x, g1, x1, g2, x2)
 		}
-		if a, b := ex.D2Psi(x), sin.D2Psi(x); !testutil.Within(a, b, 1e-15) {
+		if a, b := ex.D2Psi(x), sin.D2Psi(x); !numeric.Within(a, b, 1e-15) {
 			t.Errorf("D2Psi(%g) = %g, custom-sin %g", x, a, b)
 		}
 	}
@@ -76,7 +76,7 @@ func TestExprPaperFamilyMatchesCustomSin(t *testing.T) {
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
-		if !testutil.Within(a.LogZ, b.LogZ, 1e-13) || !testutil.Within(a.Mean, b.Mean, 1e-12) || !testutil.Within(a.MeanX, b.MeanX, 1e-12) || !testutil.Within(a.Variance, b.Variance, 1e-12) {
+		if !numeric.Within(a.LogZ, b.LogZ, 1e-13) || !numeric.Within(a.Mean, b.Mean, 1e-12) || !numeric.Within(a.MeanX, b.MeanX, 1e-12) || !numeric.Within(a.Variance, b.Variance, 1e-12) {
 			t.Errorf("η=%g: CDF (%v %v %v), custom-sin (%v %v %v)", eta, a.LogZ, a.Mean, a.MeanX, b.LogZ, b.Mean, b.MeanX)
 		}
 	}
@@ -97,14 +97,14 @@ func TestExprGaussian(t *testing.T) {
 		var ga, gh, ea, eh [1]float64
 		a1, ok1 := co.Cumulants([]float64{eta}, ga[:], gh[:])
 		a2, _ := g.Cumulants([]float64{eta}, ea[:], eh[:])
-		if !ok1 || !testutil.AbsWithin(a1, a2, 1e-9) || !testutil.AbsWithin(ga[0], ea[0], 1e-8) || !testutil.AbsWithin(gh[0], eh[0], 1e-3*eh[0]) {
+		if !ok1 || !numeric.AbsWithin(a1, a2, 1e-9) || !numeric.AbsWithin(ga[0], ea[0], 1e-8) || !numeric.AbsWithin(gh[0], eh[0], 1e-3*eh[0]) {
 			t.Errorf("η=%g: cumulants (%v, %v, %v), closed form (%v, %v, %v)", eta, a1, ga[0], gh[0], a2, ea[0], eh[0])
 		}
 		var sg, sx, eg, ex [1]float64
 		for _, x := range []float64{-1, 0, 0.3} {
 			co.Score(x, sg[:], sx[:])
 			g.Score(x, eg[:], ex[:])
-			if !testutil.Within(sg[0], eg[0], 1e-15) || !testutil.Within(sx[0], ex[0], 1e-15) {
+			if !numeric.Within(sg[0], eg[0], 1e-15) || !numeric.Within(sx[0], ex[0], 1e-15) {
 				t.Errorf("Score(%g) = (%v, %v), closed form (%v, %v)", x, sg[0], sx[0], eg[0], ex[0])
 			}
 		}
@@ -138,16 +138,16 @@ func TestExprCoordGaussianClosedForm(t *testing.T) {
 		a, ok := c.Cumulants(eta, grad, hess)
 		wantG := []float64{m, -(1 + m*m) / 2}
 		wantH := []float64{1, -m, -m, m*m + 0.5}
-		if !ok || !testutil.AbsWithin(a, (m*m/2+0.5*math.Log(2*math.Pi)), 1e-10) {
+		if !ok || !numeric.AbsWithin(a, (m*m/2+0.5*math.Log(2*math.Pi)), 1e-10) {
 			t.Errorf("m=%g: log Z %v", m, a)
 		}
 		for k := range 2 {
-			testutil.AbsClosef(t, grad[k], wantG[k], 1e-9, "m=%g: E[ψ] %v, want %v", m, grad, wantG)
+			numeric.AbsClosef(t, grad[k], wantG[k], 1e-9, "m=%g: E[ψ] %v, want %v", m, grad, wantG)
 		}
 		for k := range 4 {
-			testutil.AbsClosef(t, hess[k], wantH[k], 1e-8, "m=%g: Cov[ψ] %v, want %v", m, hess, wantH)
+			numeric.AbsClosef(t, hess[k], wantH[k], 1e-8, "m=%g: Cov[ψ] %v, want %v", m, hess, wantH)
 		}
-		if mean := c.Mean(eta); !testutil.AbsWithin(mean, m, 1e-10) {
+		if mean := c.Mean(eta); !numeric.AbsWithin(mean, m, 1e-10) {
 			t.Errorf("m=%g: Mean %v", m, mean)
 		}
 		cd, err := c.cdf(eta)
@@ -178,7 +178,7 @@ func TestExprCoordGaussianClosedForm(t *testing.T) {
 			dn[k] -= h
 			zu, _ := c.LogPartition(up)
 			zd, _ := c.LogPartition(dn)
-			if fd := (zu - zd) / (2 * h); !testutil.AbsWithin(fd, grad[k], 1e-6) {
+			if fd := (zu - zd) / (2 * h); !numeric.AbsWithin(fd, grad[k], 1e-6) {
 				t.Errorf("m=%g: ∂A/∂η_%d = %v by differences, E[ψ] = %v", m, k, fd, grad[k])
 			}
 		}
@@ -198,7 +198,7 @@ func TestExprBoundedSupport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := math.Log(math.Expm1(eta) / eta); !testutil.AbsWithin(c.LogZ, want, 1e-12) {
+		if want := math.Log(math.Expm1(eta) / eta); !numeric.AbsWithin(c.LogZ, want, 1e-12) {
 			t.Errorf("η=%g: log Z %.15g, want %.15g", eta, c.LogZ, want)
 		}
 		lo, hi := c.Support()
@@ -223,7 +223,7 @@ func TestExprBoundedSupport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !testutil.AbsWithin(c.LogZ, math.Log(0.5), 1e-12) || !testutil.AbsWithin(c.MeanX, 0.5, 1e-12) {
+	if !numeric.AbsWithin(c.LogZ, math.Log(0.5), 1e-12) || !numeric.AbsWithin(c.MeanX, 0.5, 1e-12) {
 		t.Errorf("exponential(2): log Z %.15g, mean %.15g; want log(1/2), 1/2", c.LogZ, c.MeanX)
 	}
 }
@@ -295,12 +295,12 @@ func TestExprReLUMatchesBuiltIn(t *testing.T) {
 		g2, h2 := make([]float64, 2), make([]float64, 4)
 		a1, _ := co.Cumulants(eta, g1, h1)
 		a2, _ := r.Cumulants(eta, g2, h2)
-		testutil.AbsClosef(t, a1, a2, 1e-9, "η=%v: log Z %v, relu %v", eta, a1, a2)
+		numeric.AbsClosef(t, a1, a2, 1e-9, "η=%v: log Z %v, relu %v", eta, a1, a2)
 		for k := range g1 {
-			testutil.AbsClosef(t, g1[k], g2[k], 1e-8, "η=%v: E[ψ] %v, relu %v", eta, g1, g2)
+			numeric.AbsClosef(t, g1[k], g2[k], 1e-8, "η=%v: E[ψ] %v, relu %v", eta, g1, g2)
 		}
 		for k := range h1 {
-			testutil.AbsClosef(t, h1[k], h2[k], 1e-7, "η=%v: Cov[ψ] %v, relu %v", eta, h1, h2)
+			numeric.AbsClosef(t, h1[k], h2[k], 1e-7, "η=%v: Cov[ψ] %v, relu %v", eta, h1, h2)
 		}
 	}
 	for _, x := range []float64{-1.5, 0, 0.25} {

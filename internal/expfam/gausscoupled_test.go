@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 var testPrecision = [][]float64{{2, 0.6}, {0.6, 1}}
@@ -32,12 +32,12 @@ func TestGaussCoupledLogPartitionIsQuadrature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.Close(t, "log Z", z, math.Log(sum*h*h), 1e-9)
+	numeric.Close(t, "log Z", z, math.Log(sum*h*h), 1e-9)
 	mean := make([]float64, 2)
 	g.Mean(eta, mean)
 	// Λ⁻¹η by hand: det = 2 − 0.36 = 1.64.
-	testutil.CloseSlices(t, "mean", mean, []float64{(1*0.7 - 0.6*-0.4) / 1.64, (-0.6*0.7 + 2*-0.4) / 1.64}, 1e-14)
-	testutil.CloseSlices(t, "covariance", g.Covariance(), []float64{1 / 1.64, -0.6 / 1.64, -0.6 / 1.64, 2 / 1.64}, 1e-14)
+	numeric.CloseSlices(t, "mean", mean, []float64{(1*0.7 - 0.6*-0.4) / 1.64, (-0.6*0.7 + 2*-0.4) / 1.64}, 1e-14)
+	numeric.CloseSlices(t, "covariance", g.Covariance(), []float64{1 / 1.64, -0.6 / 1.64, -0.6 / 1.64, 2 / 1.64}, 1e-14)
 }
 
 // TestGaussCoupledSampleMoments checks the exact sampler's mean and
@@ -68,13 +68,13 @@ func TestGaussCoupledSampleMoments(t *testing.T) {
 	}
 	for i := range d {
 		se := math.Sqrt(cov[i*d+i] / n)
-		if m := sum[i] / n; !testutil.AbsWithin(m, mu[i], 4*se) {
+		if m := sum[i] / n; !numeric.AbsWithin(m, mu[i], 4*se) {
 			t.Errorf("mean[%d] = %v, want %v ± 4·%.3g", i, m, mu[i], se)
 		}
 		for j := range d {
 			c := sum2[i*d+j] / n
 			se := math.Sqrt((cov[i*d+i]*cov[j*d+j] + cov[i*d+j]*cov[i*d+j]) / n)
-			testutil.AbsClosef(t, c, cov[i*d+j], 4*se, "cov[%d][%d] = %v, want %v ± 4·%.3g", i, j, c, cov[i*d+j], se)
+			numeric.AbsClosef(t, c, cov[i*d+j], 4*se, "cov[%d][%d] = %v, want %v ± 4·%.3g", i, j, c, cov[i*d+j], se)
 		}
 	}
 }
@@ -89,23 +89,23 @@ func TestGaussCoupledScoreTermsAreDerivatives(t *testing.T) {
 	x := []float64{0.3, -1.2}
 	grad := make([]float64, 2)
 	lq := g.GradLogBase(x, grad)
-	testutil.Close(t, "log q", lq, g.LogBase(x), 0)
+	numeric.Close(t, "log q", lq, g.LogBase(x), 0)
 	const h = 1e-5
 	for i := range 2 {
 		xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
 		xp[i] += h
 		xm[i] -= h
-		testutil.Close(t, "∂ log q", grad[i], (g.LogBase(xp)-g.LogBase(xm))/(2*h), 1e-8)
+		numeric.Close(t, "∂ log q", grad[i], (g.LogBase(xp)-g.LogBase(xm))/(2*h), 1e-8)
 	}
 	jac, xi, psi := make([]float64, 4), make([]float64, 2), make([]float64, 2)
 	g.ScoreTerms(x, jac, xi)
 	jac2 := make([]float64, 4)
 	g.PsiJac(x, psi, jac2)
-	testutil.CloseSlices(t, "jac", jac, []float64{1, 0, 0, 1}, 0)
-	testutil.CloseSlices(t, "PsiJac", jac2, jac, 0)
-	testutil.CloseSlices(t, "psi", psi, x, 0)
+	numeric.CloseSlices(t, "jac", jac, []float64{1, 0, 0, 1}, 0)
+	numeric.CloseSlices(t, "PsiJac", jac2, jac, 0)
+	numeric.CloseSlices(t, "psi", psi, x, 0)
 	// ξ_k = Σ_i ∂_i log q ∂_i psi_k + ∂_i² psi_k = ∂_k log q.
-	testutil.CloseSlices(t, "xi", xi, grad, 0)
+	numeric.CloseSlices(t, "xi", xi, grad, 0)
 }
 
 func TestGaussCoupledRefusesBadPrecision(t *testing.T) {

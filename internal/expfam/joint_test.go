@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // checkJointDerivatives checks a Joint family's GradLogBase, PsiJac and
@@ -15,15 +15,15 @@ func checkJointDerivatives(t *testing.T, j Joint, x []float64, tol float64) {
 	d, dpsi := j.StateDim(), j.StatDim()
 	grad := make([]float64, d)
 	lq := j.GradLogBase(x, grad)
-	testutil.Close(t, "log q", lq, j.LogBase(x), 1e-12)
+	numeric.Close(t, "log q", lq, j.LogBase(x), 1e-12)
 	psi, jac := make([]float64, dpsi), make([]float64, d*dpsi)
 	j.PsiJac(x, psi, jac)
 	want := make([]float64, dpsi)
 	j.Psi(x, want)
-	testutil.CloseSlices(t, "PsiJac's psi", psi, want, 1e-15)
+	numeric.CloseSlices(t, "PsiJac's psi", psi, want, 1e-15)
 	jac2, xi := make([]float64, d*dpsi), make([]float64, dpsi)
 	j.ScoreTerms(x, jac2, xi)
-	testutil.CloseSlices(t, "ScoreTerms' Jacobian", jac2, jac, 1e-15)
+	numeric.CloseSlices(t, "ScoreTerms' Jacobian", jac2, jac, 1e-15)
 	const h = 1e-4
 	wantXi := make([]float64, dpsi)
 	pp, pm, p0 := make([]float64, dpsi), make([]float64, dpsi), make([]float64, dpsi)
@@ -32,17 +32,17 @@ func checkJointDerivatives(t *testing.T, j Joint, x []float64, tol float64) {
 		xp, xm := append([]float64(nil), x...), append([]float64(nil), x...)
 		xp[i] += h
 		xm[i] -= h
-		testutil.Close(t, "∂ log q", grad[i], (j.LogBase(xp)-j.LogBase(xm))/(2*h), tol)
+		numeric.Close(t, "∂ log q", grad[i], (j.LogBase(xp)-j.LogBase(xm))/(2*h), tol)
 		j.Psi(xp, pp)
 		j.Psi(xm, pm)
 		for k := range dpsi {
 			d1 := (pp[k] - pm[k]) / (2 * h)
 			d2 := (pp[k] - 2*p0[k] + pm[k]) / (h * h)
-			testutil.Close(t, "∂ psi", jac[i*dpsi+k], d1, tol)
+			numeric.Close(t, "∂ psi", jac[i*dpsi+k], d1, tol)
 			wantXi[k] += grad[i]*d1 + d2
 		}
 	}
-	testutil.CloseSlices(t, "xi", xi, wantXi, 100*tol) // the second difference is the coarser
+	numeric.CloseSlices(t, "xi", xi, wantXi, 100*tol) // the second difference is the coarser
 }
 
 func TestCoupledSinDerivatives(t *testing.T) {
@@ -59,8 +59,8 @@ func TestCoupledSinDerivatives(t *testing.T) {
 		l := c.TiltedGrad(x, eta, g)
 		tt := &Tilted{J: c, Eta: eta, psi: make([]float64, d), jac: make([]float64, d*d)} // the general path
 		l2 := tt.LogDensityGrad(x, g2)
-		testutil.Close(t, "tilted log density", l, l2, 1e-14)
-		testutil.CloseSlices(t, "tilted gradient", g, g2, 1e-14)
+		numeric.Close(t, "tilted log density", l, l2, 1e-14)
+		numeric.CloseSlices(t, "tilted gradient", g, g2, 1e-14)
 	}
 }
 
@@ -71,12 +71,12 @@ func TestCoupledSinIsCustomSinWithoutCoupling(t *testing.T) {
 	s, _ := NewSin(4, 1.7)
 	p := &Product{S: s, D: 3}
 	x := []float64{0.3, -0.8, 1.1}
-	testutil.Close(t, "log q", c.LogBase(x), p.LogBase(x), 1e-15)
+	numeric.Close(t, "log q", c.LogBase(x), p.LogBase(x), 1e-15)
 	g1, x1, g2, x2 := make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3)
 	c.ScoreDiag(x, g1, x1)
 	p.ScoreDiag(x, g2, x2)
-	testutil.CloseSlices(t, "g", g1, g2, 1e-14)
-	testutil.CloseSlices(t, "xi", x1, x2, 1e-13)
+	numeric.CloseSlices(t, "g", g1, g2, 1e-14)
+	numeric.CloseSlices(t, "xi", x1, x2, 1e-13)
 }
 
 func TestJointExprDerivatives(t *testing.T) {

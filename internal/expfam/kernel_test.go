@@ -9,7 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/mcmc"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 func testKernel(t *testing.T, d, m int, seed uint64) *Kernel {
@@ -43,14 +43,14 @@ func TestKernelDerivatives(t *testing.T) {
 			f.ScoreTerms(x, jac, xi)
 			psi, jac2 := make([]float64, m), make([]float64, d*m)
 			f.PsiJac(x, psi, jac2)
-			testutil.CloseSlices(t, "PsiJac vs ScoreTerms", jac2, jac, 1e-15)
+			numeric.CloseSlices(t, "PsiJac vs ScoreTerms", jac2, jac, 1e-15)
 			grad := make([]float64, d)
 			f.GradLogBase(x, grad)
 			const h = 1e-4
 			wantXi := make([]float64, m)
 			p0 := make([]float64, m)
 			f.Psi(x, p0)
-			testutil.CloseSlices(t, "PsiJac psi", psi, p0, 0)
+			numeric.CloseSlices(t, "PsiJac psi", psi, p0, 0)
 			for i := range d {
 				xp := append([]float64(nil), x...)
 				xm := append([]float64(nil), x...)
@@ -60,15 +60,15 @@ func TestKernelDerivatives(t *testing.T) {
 				f.Psi(xp, pp)
 				f.Psi(xm, pm)
 				dlq := (f.LogBase(xp) - f.LogBase(xm)) / (2 * h)
-				testutil.Close(t, "∂ log q", grad[i], dlq, 1e-7)
+				numeric.Close(t, "∂ log q", grad[i], dlq, 1e-7)
 				for k := range m {
 					d1 := (pp[k] - pm[k]) / (2 * h)
 					d2 := (pp[k] - 2*p0[k] + pm[k]) / (h * h)
-					testutil.Close(t, "∂ψ", jac[i*m+k], d1, 1e-7)
+					numeric.Close(t, "∂ψ", jac[i*m+k], d1, 1e-7)
 					wantXi[k] += dlq*d1 + d2
 				}
 			}
-			testutil.CloseSlices(t, "ξ", xi, wantXi, 1e-5)
+			numeric.CloseSlices(t, "ξ", xi, wantXi, 1e-5)
 			// TiltedGrad against finite differences of log q + <psi, η>.
 			eta := []float64{0.5, -1, 2, 0.3, -0.7}
 			g := make([]float64, d)
@@ -82,13 +82,13 @@ func TestKernelDerivatives(t *testing.T) {
 				}
 				return s
 			}
-			testutil.Close(t, "tilted log density", l, lp(x), 1e-14)
+			numeric.Close(t, "tilted log density", l, lp(x), 1e-14)
 			for i := range d {
 				xp := append([]float64(nil), x...)
 				xm := append([]float64(nil), x...)
 				xp[i] += h
 				xm[i] -= h
-				testutil.Close(t, "tilted gradient", g[i], (lp(xp)-lp(xm))/(2*h), 1e-7)
+				numeric.Close(t, "tilted gradient", g[i], (lp(xp)-lp(xm))/(2*h), 1e-7)
 			}
 		}
 	}
@@ -121,7 +121,7 @@ func TestKernelLogPartition(t *testing.T) {
 		}
 		s += w * math.Exp(l)
 	}
-	testutil.Close(t, "log Z quadrature vs trapezoid", got, math.Log(s), 1e-10)
+	numeric.Close(t, "log Z quadrature vs trapezoid", got, math.Log(s), 1e-10)
 	rng := rand.New(rand.NewPCG(3, 4))
 	is, err := f.LogPartitionIS(eta, 20000, rng, 100)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // TestKernelGridAgainstQuadrature: the grid rule's mean of a bimodal tilt
@@ -133,7 +133,7 @@ func TestKernelGridWeightsBand(t *testing.T) {
 					eta[k] = 3 * rng.NormFloat64()
 				}
 				sg, sw := g.weights(eta, got[:]), weightsPlain(g, eta, want[:])
-				if !testutil.Within(sg, sw, 1e-12) {
+				if !numeric.Within(sg, sw, 1e-12) {
 					t.Fatalf("m %d σ %v (%d nodes): sum %v, plain %v", m, sigma, len(g.nodes), sg, sw)
 				}
 				for i := range g.nodes {
@@ -141,7 +141,7 @@ func TestKernelGridWeightsBand(t *testing.T) {
 						t.Fatalf("m %d σ %v (%d nodes): p_%d = %v, plain %v", m, sigma, len(g.nodes), i, got[i], want[i])
 					}
 				}
-				if gm, wm := g.Mean(eta), meanPlain(g, eta); !testutil.Within(gm, wm, 1e-12) {
+				if gm, wm := g.Mean(eta), meanPlain(g, eta); !numeric.Within(gm, wm, 1e-12) {
 					t.Fatalf("m %d σ %v: mean %v, plain %v", m, sigma, gm, wm)
 				}
 			}

@@ -4,12 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // TestMain runs the tests with fewer garbage collections
-// (testutil.FewerGCs), which change no result.
+// (numeric.FewerGCs), which change no result.
 func TestMain(m *testing.M) {
-	testutil.FewerGCs()
+	numeric.FewerGCs()
 	os.Exit(m.Run())
 }

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // TestCDFSkipBitIdentical checks that skipping the panels whose edges lie
@@ -69,9 +69,9 @@ func TestCDFSkipBitIdentical(t *testing.T) {
 }
 
 func sameCDF(a, b *CDF) bool {
-	return testutil.SameBits([]float64{a.LogZ, a.Mean, a.Variance, a.MeanX, a.CovXPsi}, []float64{b.LogZ, b.Mean, b.Variance, b.MeanX, b.CovXPsi}) &&
-		testutil.SameBits(a.edges, b.edges) && testutil.SameBits(a.cdf, b.cdf) && testutil.SameBits(a.dens, b.dens) &&
-		testutil.SameBits(a.dl, b.dl) && testutil.SameBits(a.dr, b.dr)
+	return numeric.SameBits([]float64{a.LogZ, a.Mean, a.Variance, a.MeanX, a.CovXPsi}, []float64{b.LogZ, b.Mean, b.Variance, b.MeanX, b.CovXPsi}) &&
+		numeric.SameBits(a.edges, b.edges) && numeric.SameBits(a.cdf, b.cdf) && numeric.SameBits(a.dens, b.dens) &&
+		numeric.SameBits(a.dl, b.dl) && numeric.SameBits(a.dr, b.dr)
 }
 
 func sameRow(a, b *tableRow) bool {
@@ -79,10 +79,10 @@ func sameRow(a, b *tableRow) bool {
 		return false
 	}
 	for j := range a.node {
-		if !testutil.SameBits(a.node[j][:], b.node[j][:]) {
+		if !numeric.SameBits(a.node[j][:], b.node[j][:]) {
 			return false
 		}
 	}
-	return testutil.SameBits(a.lo[:], b.lo[:]) && testutil.SameBits(a.hi[:], b.hi[:]) && testutil.SameBits(a.sub, b.sub) &&
-		testutil.SameBits([]float64{a.logZ, a.mean, a.vari, a.meanX, a.covXPsi}, []float64{b.logZ, b.mean, b.vari, b.meanX, b.covXPsi})
+	return numeric.SameBits(a.lo[:], b.lo[:]) && numeric.SameBits(a.hi[:], b.hi[:]) && numeric.SameBits(a.sub, b.sub) &&
+		numeric.SameBits([]float64{a.logZ, a.mean, a.vari, a.meanX, a.covXPsi}, []float64{b.logZ, b.mean, b.vari, b.meanX, b.covXPsi})
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/stats"
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // simpsonFn integrates f on [a, b] with n (even) Simpson panels.
@@ -59,13 +59,13 @@ func millsRef(a float64) (r, t, v float64) {
 func TestMillsAgainstQuadrature(t *testing.T) {
 	for _, a := range []float64{-30, -8, -2.5, -0.3, 0, 0.4, 1, 2.9, 3, 3.1, 5, 12, 40, 300, 1e4} {
 		logR, tRef, vRef := millsRef(a)
-		if got := logMills(a); !testutil.AbsWithin(got, logR, 1e-11*(1+math.Abs(logR))) {
+		if got := logMills(a); !numeric.AbsWithin(got, logR, 1e-11*(1+math.Abs(logR))) {
 			t.Errorf("a=%g: log R = %.15g, quadrature %.15g", a, got, logR)
 		}
 		tt, v := truncMoments(a)
 		// E[Z|Z≥a] − a = t; the reference mean is E[Y] = t since Y = Z − a.
-		testutil.AbsClosef(t, tt, tRef, 1e-10*math.Abs(tRef), "a=%g: t = %.15g, quadrature %.15g", a, tt, tRef)
-		testutil.AbsClosef(t, v, vRef, 1e-8*vRef, "a=%g: v = %.15g, quadrature %.15g", a, v, vRef)
+		numeric.AbsClosef(t, tt, tRef, 1e-10*math.Abs(tRef), "a=%g: t = %.15g, quadrature %.15g", a, tt, tRef)
+		numeric.AbsClosef(t, v, vRef, 1e-8*vRef, "a=%g: v = %.15g, quadrature %.15g", a, v, vRef)
 	}
 }
 
@@ -75,7 +75,7 @@ func TestMillsAgainstQuadrature(t *testing.T) {
 func TestMillsBranchesAgree(t *testing.T) {
 	for _, a := range []float64{-30, -12, -1, 0, 2, 4.99, 5, 7, 30, 1e4} {
 		// e^{a²/2} carries the rounding of a²/2: about a²·1e-16 relative.
-		if r, l := millsRatio(a), logMills(a); !testutil.AbsWithin(r/math.Exp(l), 1, 1e-14*(1+a*a)) {
+		if r, l := millsRatio(a), logMills(a); !numeric.AbsWithin(r/math.Exp(l), 1, 1e-14*(1+a*a)) {
 			t.Errorf("a=%g: millsRatio %.17g, exp(logMills) %.17g", a, r, math.Exp(l))
 		}
 	}
@@ -86,7 +86,7 @@ func TestMillsBranchesAgree(t *testing.T) {
 			t.Errorf("a=%g: CF R = %.17g, erfc R = %.17g", a, 1/f1, 1/lambda)
 		}
 		tCF, tErfc := 1/f2, lambda-a
-		testutil.AbsClosef(t, tCF, tErfc, 1e-12*tCF, "a=%g: CF t = %.17g, erfc t = %.17g", a, tCF, tErfc)
+		numeric.AbsClosef(t, tCF, tErfc, 1e-12*tCF, "a=%g: CF t = %.17g, erfc t = %.17g", a, tCF, tErfc)
 		_ = f3
 	}
 }
@@ -292,10 +292,10 @@ func TestReLUClosedFormsMatchQuadrature(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			testutil.AbsClosef(t, z, ref.logZ, 1e-9*(1+math.Abs(z)), "%v η=%v: log Z %.15g, quadrature %.15g", f, eta, z, ref.logZ)
+			numeric.AbsClosef(t, z, ref.logZ, 1e-9*(1+math.Abs(z)), "%v η=%v: log Z %.15g, quadrature %.15g", f, eta, z, ref.logZ)
 			// Scales: the spread of x is at most s; of ψ likewise.
 			tol := 1e-8 * f.S
-			if got := f.Mean(eta); !testutil.AbsWithin(got, ref.mean, tol*(1+math.Abs(ref.mean)/f.S)) {
+			if got := f.Mean(eta); !numeric.AbsWithin(got, ref.mean, tol*(1+math.Abs(ref.mean)/f.S)) {
 				t.Errorf("%v η=%v: mean %.15g, quadrature %.15g", f, eta, got, ref.mean)
 			}
 			grad, hess := make([]float64, m), make([]float64, m*m)
@@ -304,10 +304,10 @@ func TestReLUClosedFormsMatchQuadrature(t *testing.T) {
 				t.Errorf("%v η=%v: cumulants log Z %v (ok %v), want %v", f, eta, a, ok, z)
 			}
 			for k := range m {
-				testutil.AbsClosef(t, grad[k], ref.epsi[k], tol*(1+math.Abs(ref.epsi[k])/f.S), "%v η=%v: E[ψ_%d] %.15g, quadrature %.15g", f, eta, k, grad[k], ref.epsi[k])
+				numeric.AbsClosef(t, grad[k], ref.epsi[k], tol*(1+math.Abs(ref.epsi[k])/f.S), "%v η=%v: E[ψ_%d] %.15g, quadrature %.15g", f, eta, k, grad[k], ref.epsi[k])
 				for l := range m {
 					r := ref.cov[k*m+l]
-					testutil.AbsClosef(t, hess[k*m+l], r, 1e-7*f.S*f.S+1e-7*math.Abs(r), "%v η=%v: Cov[%d,%d] %.15g, quadrature %.15g", f, eta, k, l, hess[k*m+l], r)
+					numeric.AbsClosef(t, hess[k*m+l], r, 1e-7*f.S*f.S+1e-7*math.Abs(r), "%v η=%v: Cov[%d,%d] %.15g, quadrature %.15g", f, eta, k, l, hess[k*m+l], r)
 				}
 			}
 		}
@@ -331,7 +331,7 @@ func TestReLUCumulantsAreDerivatives(t *testing.T) {
 				}
 				h := 1e-3 / f.S
 				d := (-at(eta[k]+2*h) + 8*at(eta[k]+h) - 8*at(eta[k]-h) + at(eta[k]-2*h)) / (12 * h)
-				testutil.AbsClosef(t, d, grad[k], 1e-7*f.S*(1+math.Abs(grad[k])/f.S), "%v η=%v: ∂A/∂η_%d = %.12g, finite difference %.12g", f, eta, k, grad[k], d)
+				numeric.AbsClosef(t, d, grad[k], 1e-7*f.S*(1+math.Abs(grad[k])/f.S), "%v η=%v: ∂A/∂η_%d = %.12g, finite difference %.12g", f, eta, k, grad[k], d)
 				for l := range m {
 					gl := func(v float64) float64 {
 						e := slices.Clone(eta)
@@ -341,7 +341,7 @@ func TestReLUCumulantsAreDerivatives(t *testing.T) {
 						return g[l]
 					}
 					d2 := (-gl(eta[k]+2*h) + 8*gl(eta[k]+h) - 8*gl(eta[k]-h) + gl(eta[k]-2*h)) / (12 * h)
-					testutil.AbsClosef(t, d2, hess[k*m+l], 1e-6*f.S*f.S*(1+math.Abs(hess[k*m+l])/(f.S*f.S)), "%v η=%v: ∂²A/∂η_%d∂η_%d = %.12g, finite difference %.12g", f, eta, k, l, hess[k*m+l], d2)
+					numeric.AbsClosef(t, d2, hess[k*m+l], 1e-6*f.S*f.S*(1+math.Abs(hess[k*m+l])/(f.S*f.S)), "%v η=%v: ∂²A/∂η_%d∂η_%d = %.12g, finite difference %.12g", f, eta, k, l, hess[k*m+l], d2)
 				}
 			}
 		}
@@ -358,9 +358,9 @@ func TestReLUScoreMatchesFiniteDifferences(t *testing.T) {
 			for k := range m {
 				pk := func(v float64) float64 { f.Psi(v, psi); return psi[k] }
 				dpsi := centralDiff(pk, x)
-				testutil.AbsClose(t, fmt.Sprintf("%v x=%g: ψ'_%d (against its finite difference)", f, x, k), g[k], dpsi, 1e-8)
+				numeric.AbsClose(t, fmt.Sprintf("%v x=%g: ψ'_%d (against its finite difference)", f, x, k), g[k], dpsi, 1e-8)
 				// ψ” = 0 away from the kink, so ξ = (log q)' ψ'.
-				if want := dlq * dpsi; !testutil.AbsWithin(xi[k], want, 1e-6*(1+math.Abs(want))) {
+				if want := dlq * dpsi; !numeric.AbsWithin(xi[k], want, 1e-6*(1+math.Abs(want))) {
 					t.Errorf("%v x=%g: ξ_%d = %g, want %g", f, x, k, xi[k], want)
 				}
 			}
@@ -412,7 +412,7 @@ func TestReLUSamplerKolmogorovSmirnov(t *testing.T) {
 				ss += (x - mean) * (x - mean)
 			}
 			se := math.Sqrt(ss/(n-1)) / math.Sqrt(n)
-			testutil.AbsClosef(t, mean, f.Mean(eta), 5*se+1e-12, "%v η=%v: sample mean %.6g, Mean %.6g (se %.2g)", f, eta, mean, f.Mean(eta), se)
+			numeric.AbsClosef(t, mean, f.Mean(eta), 5*se+1e-12, "%v η=%v: sample mean %.6g, Mean %.6g (se %.2g)", f, eta, mean, f.Mean(eta), se)
 		}
 	}
 }
@@ -438,7 +438,7 @@ func TestCoordsProduct(t *testing.T) {
 	for i := range 3 {
 		for k := range d {
 			num := centralDiff(func(v float64) float64 { y := slices.Clone(x); y[i] = v; p.Psi(y, psi); return psi[k] }, x[i])
-			testutil.AbsClose(t, fmt.Sprintf("jac[%d,%d] (against its finite difference)", i, k), jac[i*d+k], num, 1e-7)
+			numeric.AbsClose(t, fmt.Sprintf("jac[%d,%d] (against its finite difference)", i, k), jac[i*d+k], num, 1e-7)
 			if owner[k] == i && jac[i*d+k] != g2[k] {
 				t.Errorf("ScoreBlock g[%d] = %g, ScoreTerms %g", k, g2[k], jac[i*d+k])
 			}
@@ -457,13 +457,13 @@ func TestCoordsProduct(t *testing.T) {
 	z0, m0 := coordMoments(relu, eta[:3], 6)
 	z1, m1 := coordMoments(g, eta[3:4], 4)
 	c, _ := NewCDF(sin, -1.5)
-	if zg := 0.7*0.7/(2*0.09) + 0.5*math.Log(2*math.Pi*0.09); !testutil.AbsWithin(z1, zg, 1e-12) || !testutil.AbsWithin(m1, 0.7, 1e-12) {
+	if zg := 0.7*0.7/(2*0.09) + 0.5*math.Log(2*math.Pi*0.09); !numeric.AbsWithin(z1, zg, 1e-12) || !numeric.AbsWithin(m1, 0.7, 1e-12) {
 		t.Fatalf("Simpson: Gaussian log Z %v, mean %v; closed form %v, 0.7", z1, m1, zg)
 	}
-	testutil.AbsClose(t, "log Z", z, z0+z1+c.LogZ, 1e-11)
+	numeric.AbsClose(t, "log Z", z, z0+z1+c.LogZ, 1e-11)
 	mean := make([]float64, 3)
 	p.Mean(eta, mean)
-	if want := []float64{m0, m1, c.MeanX}; !testutil.AbsWithin(mean[0], want[0], 1e-11) || !testutil.AbsWithin(mean[1], want[1], 1e-11) || !testutil.AbsWithin(mean[2], want[2], 1e-8) {
+	if want := []float64{m0, m1, c.MeanX}; !numeric.AbsWithin(mean[0], want[0], 1e-11) || !numeric.AbsWithin(mean[1], want[1], 1e-11) || !numeric.AbsWithin(mean[2], want[2], 1e-8) {
 		t.Errorf("mean %.15g, want %.15g", mean, want)
 	}
 }
@@ -497,7 +497,7 @@ func TestTableMeanX(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		testutil.AbsClose(t, fmt.Sprintf("η=%g: table E[x] (against the exact)", eta), tab.MeanX(eta), c.MeanX, 1e-7)
+		numeric.AbsClose(t, fmt.Sprintf("η=%g: table E[x] (against the exact)", eta), tab.MeanX(eta), c.MeanX, 1e-7)
 		if math.Abs(eta) > 100 {
 			continue
 		}
@@ -507,7 +507,7 @@ func TestTableMeanX(t *testing.T) {
 		}
 		m := (simpsonFn(g(1), lo, 0, 200000) + simpsonFn(g(1), 0, hi, 200000)) /
 			(simpsonFn(g(0), lo, 0, 200000) + simpsonFn(g(0), 0, hi, 200000))
-		testutil.AbsClose(t, fmt.Sprintf("η=%g: E[x] (against Simpson's rule)", eta), c.MeanX, m, 1e-9)
+		numeric.AbsClose(t, fmt.Sprintf("η=%g: E[x] (against Simpson's rule)", eta), c.MeanX, m, 1e-9)
 	}
 }
 
@@ -533,7 +533,7 @@ func TestMarginal(t *testing.T) {
 			}
 			m0 := simpsonFn(f, -12, 0, 60000) + simpsonFn(f, 0, 12, 60000)
 			m1 := simpsonFn(func(x float64) float64 { return x * f(x) }, -12, 0, 60000) + simpsonFn(func(x float64) float64 { return x * f(x) }, 0, 12, 60000)
-			if !testutil.AbsWithin(m0, 1, 1e-7) || !testutil.AbsWithin(m1, mean[i], 1e-6) {
+			if !numeric.AbsWithin(m0, 1, 1e-7) || !numeric.AbsWithin(m1, mean[i], 1e-6) {
 				t.Errorf("%v coordinate %d: ∫p = %.9g, ∫x p = %.9g (mean %.9g)", c.d, i, m0, m1, mean[i])
 			}
 		}
@@ -559,7 +559,7 @@ func TestTabulatedDensity(t *testing.T) {
 		}
 		for _, x := range []float64{-1.5, 0, 0.4, 2} {
 			a, b := exact([]float64{x}), tab([]float64{x})
-			testutil.AbsClosef(t, a, b, 1e-8*a, "s=%g x=%g: exact %.12g, tabulated %.12g", s, x, a, b)
+			numeric.AbsClosef(t, a, b, 1e-8*a, "s=%g x=%g: exact %.12g, tabulated %.12g", s, x, a, b)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // A saved table reads back row for row, extended rows beyond the linear grid
@@ -283,7 +283,7 @@ func TestTableExtendsBeyondItsRange(t *testing.T) {
 				t.Errorf("%v η = %g: Kolmogorov distance %.2e", f, eta, e)
 			}
 			c, _ := NewCDF(f, eta)
-			if a, _, _, ok := tab.Cumulants(eta); !ok || !testutil.AbsWithin(a, c.LogZ, 1e-6*math.Abs(c.LogZ)) {
+			if a, _, _, ok := tab.Cumulants(eta); !ok || !numeric.AbsWithin(a, c.LogZ, 1e-6*math.Abs(c.LogZ)) {
 				t.Errorf("%v η = %g: log Z %v (ok %v), exact %v", f, eta, a, ok, c.LogZ)
 			}
 		}
@@ -296,7 +296,7 @@ func TestTableExtendsBeyondItsRange(t *testing.T) {
 			for _, eta := range []float64{g, math.Nextafter(g, math.Inf(-1)), math.Nextafter(g, math.Inf(1)), g + 0.3/TableEtaRes} {
 				i, w, h, ok := tab.locate(eta)
 				lo, hi := tab.gridEta(i), tab.gridEta(i+1)
-				if !ok || !(w >= 0 && w < 1) || w != 0 && h != hi-lo || !testutil.AbsWithin(lo+w*(hi-lo), eta, 1e-13*(1+math.Abs(eta))) {
+				if !ok || !(w >= 0 && w < 1) || w != 0 && h != hi-lo || !numeric.AbsWithin(lo+w*(hi-lo), eta, 1e-13*(1+math.Abs(eta))) {
 					t.Fatalf("%v: locate(%v) = row %d (η %v to %v), w %v, h %v, %v", tab.f, eta, i, lo, hi, w, h, ok)
 				}
 			}

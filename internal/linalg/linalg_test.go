@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/lapack"
 	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 func randMat(rng *rand.Rand, n int) []float64 {
@@ -235,7 +235,7 @@ func TestMulABtRowIndependentOfBatch(t *testing.T) {
 			for p := range k {
 				s += a[i*k+p] * b[j*k+p]
 			}
-			if !testutil.AbsWithin(one[j], s, 1e-12*(1+math.Abs(s))) {
+			if !numeric.AbsWithin(one[j], s, 1e-12*(1+math.Abs(s))) {
 				t.Fatalf("row %d column %d: %v, want %v", i, j, one[j], s)
 			}
 		}
@@ -259,7 +259,7 @@ func TestPoconAgainstGonum(t *testing.T) {
 		}
 		got := Lapack{}.Dpocon(blas.Upper, n, a, n, anorm, make([]float64, 3*n), make([]int, n))
 		want := ref.Dpocon(blas.Upper, n, a, n, anorm, make([]float64, 3*n), make([]int, n))
-		if !testutil.AbsWithin(got, want, 1e-8*want) {
+		if !numeric.AbsWithin(got, want, 1e-8*want) {
 			t.Fatalf("ridge %g: rcond %v, gonum's %v", ridge, got, want)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -42,7 +42,7 @@ func checkGaussian(t *testing.T, name string, draws [][]float64, mu, cov []float
 		xs := allCoordinate(draws, d, i)
 		m := mean(xs)
 		se := math.Sqrt(cov[i*d+i] / ess[i])
-		testutil.AbsClosef(t, m, mu[i], 4*se, "%s: mean_%d = %.4f, want %.4f ± 4·%.4f (ESS %.0f)", name, i, m, mu[i], se, ess[i])
+		numeric.AbsClosef(t, m, mu[i], 4*se, "%s: mean_%d = %.4f, want %.4f ± 4·%.4f (ESS %.0f)", name, i, m, mu[i], se, ess[i])
 		sd := math.Sqrt(cov[i*d+i])
 		D := stats.KS(xs, func(x float64) float64 { return 0.5 * math.Erfc(-(x-mu[i])/(sd*math.Sqrt2)) })
 		if crit := 1.95 / math.Sqrt(ess[i]); D > crit {
@@ -60,7 +60,7 @@ func checkGaussian(t *testing.T, name string, draws [][]float64, mu, cov []float
 			got := mean(allOf(prods))
 			e := ESS(prods)
 			se := math.Sqrt((cov[i*d+i]*cov[j*d+j] + cov[i*d+j]*cov[i*d+j]) / e)
-			testutil.AbsClosef(t, got, cov[i*d+j], 4*se, "%s: cov_%d%d = %.4f, want %.4f ± 4·%.4f (ESS %.0f)", name, i, j, got, cov[i*d+j], se, e)
+			numeric.AbsClosef(t, got, cov[i*d+j], 4*se, "%s: cov_%d%d = %.4f, want %.4f ± 4·%.4f (ESS %.0f)", name, i, j, got, cov[i*d+j], se, e)
 		}
 	}
 }
@@ -193,7 +193,7 @@ func TestBanana(t *testing.T) {
 		all := allOf(series)
 		got := mean(all)
 		se := math.Sqrt(variance(all) / ESS(series))
-		testutil.AbsClosef(t, got, want[k], 4*se, "banana %s = %.4f, quadrature %.4f (4 SE = %.4f)", names[k], got, want[k], 4*se)
+		numeric.AbsClosef(t, got, want[k], 4*se, "banana %s = %.4f, quadrature %.4f (4 SE = %.4f)", names[k], got, want[k], 4*se)
 	}
 }
 
@@ -254,7 +254,7 @@ func TestDivergence(t *testing.T) {
 	}
 	xs := allOf(draws)
 	se := math.Sqrt((1 - 2/math.Pi) / ESS(draws))
-	if m := mean(xs); !testutil.AbsWithin(m, math.Sqrt(2/math.Pi), 4*se) {
+	if m := mean(xs); !numeric.AbsWithin(m, math.Sqrt(2/math.Pi), 4*se) {
 		t.Errorf("half-normal mean %.4f, want %.4f ± 4·%.4f", m, math.Sqrt(2/math.Pi), se)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // ar1 returns n draws of the stationary AR(1) x_t = ρ x_{t−1} + √(1−ρ²) ε_t.
@@ -33,9 +33,9 @@ func TestESSOfAR1(t *testing.T) {
 	for _, rho := range []float64{0.5, 0.9, -0.3} {
 		want := n * (1 - rho) / (1 + rho)
 		got := ESS([][]float64{ar1(n, rho, rng)})
-		testutil.AbsClosef(t, got/want, 1, 0.08, "ρ = %g: ESS %.0f, closed form %.0f", rho, got, want)
+		numeric.AbsClosef(t, got/want, 1, 0.08, "ρ = %g: ESS %.0f, closed form %.0f", rho, got, want)
 		four := [][]float64{ar1(n/4, rho, rng), ar1(n/4, rho, rng), ar1(n/4, rho, rng), ar1(n/4, rho, rng)}
-		if got := ESS(four); !testutil.AbsWithin(got/want, 1, 0.08) {
+		if got := ESS(four); !numeric.AbsWithin(got/want, 1, 0.08) {
 			t.Errorf("ρ = %g, 4 chains: ESS %.0f, closed form %.0f", rho, got, want)
 		}
 	}
@@ -138,7 +138,7 @@ func TestImportanceLogZ(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !testutil.AbsWithin(r.LogZ, want, 3*r.SE) || r.SE > 0.05 {
+	if !numeric.AbsWithin(r.LogZ, want, 3*r.SE) || r.SE > 0.05 {
 		t.Errorf("Gaussian log Z = %.5f ± %.5f (ESS %.0f), closed form %.5f", r.LogZ, r.SE, r.ESS, want)
 	}
 
@@ -154,7 +154,7 @@ func TestImportanceLogZ(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !testutil.AbsWithin(r.LogZ, math.Log(z), 3*r.SE) || r.SE > 0.05 {
+	if !numeric.AbsWithin(r.LogZ, math.Log(z), 3*r.SE) || r.SE > 0.05 {
 		t.Errorf("quartic log Z = %.5f ± %.5f (ESS %.0f), quadrature %.5f", r.LogZ, r.SE, r.ESS, math.Log(z))
 	}
 
@@ -193,7 +193,7 @@ func TestAnnealedLogZ(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !testutil.AbsWithin(r.LogZ, math.Log(z), 3*r.SE) || r.SE > 0.05 {
+	if !numeric.AbsWithin(r.LogZ, math.Log(z), 3*r.SE) || r.SE > 0.05 {
 		t.Errorf("banana: AIS log Z = %.5f ± %.5f (ESS %.0f), quadrature %.5f", r.LogZ, r.SE, r.ESS, math.Log(z))
 	}
 	a.Workers = 3
@@ -210,7 +210,7 @@ func TestAnnealedLogZ(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !testutil.AbsWithin(r.LogZ, want, 3*r.SE) || r.SE > 0.05 {
+	if !numeric.AbsWithin(r.LogZ, want, 3*r.SE) || r.SE > 0.05 {
 		t.Errorf("5-D Gaussian: AIS log Z = %.5f ± %.5f (ESS %.0f), closed form %.5f", r.LogZ, r.SE, r.ESS, want)
 	}
 	t.Logf("banana AIS (bananas from 2-D quadrature) and 5-D Gaussian: %+v, closed form %.5f", r, want)

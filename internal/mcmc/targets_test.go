@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // gauss is N(mu, P⁻¹): log p = −½ (x−mu)ᵀ P (x−mu).
@@ -129,7 +129,7 @@ func TestTargetGradients(t *testing.T) {
 				down := tg.LogDensityGrad(x, g2)
 				x[i] = x0
 				fd := (up - down) / (2 * h)
-				testutil.AbsClosef(t, fd, g[i], 1e-6*(1+math.Abs(fd)), "%s: ∂_%d log p at %v = %g, finite difference %g", name, i, x, g[i], fd)
+				numeric.AbsClosef(t, fd, g[i], 1e-6*(1+math.Abs(fd)), "%s: ∂_%d log p at %v = %g, finite difference %g", name, i, x, g[i], fd)
 			}
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/errs"
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // A line is on disk as soon as Write returns (no buffer holds it), NaN
@@ -131,7 +131,7 @@ func TestETAOnSyntheticTimings(t *testing.T) {
 	got, ok := e.Remaining()
 	want := 39.0 // the 39 fast episodes left
 	old := elapsed / float64(done) * float64(6*eps-done)
-	if !ok || !testutil.AbsWithin(got.Seconds(), want, 1e-9) {
+	if !ok || !numeric.AbsWithin(got.Seconds(), want, 1e-9) {
 		t.Errorf("ETA %v, want %v s", got, want)
 	}
 	if old/want < 3 {
@@ -143,7 +143,7 @@ func TestETAOnSyntheticTimings(t *testing.T) {
 		e3.AddTrial("fast", 2)
 	}
 	e3.Episode("fast", false, 2)
-	if got, _ := e3.Remaining(); !testutil.AbsWithin(got.Seconds(), 5*2.0/3, 1e-9) {
+	if got, _ := e3.Remaining(); !numeric.AbsWithin(got.Seconds(), 5*2.0/3, 1e-9) {
 		t.Errorf("ETA on 3 workers %v, want %v s", got, 5*2.0/3)
 	}
 	// An agent not measured yet takes the mean of all episodes so far.

@@ -38,12 +38,13 @@ func runConfig(t testing.TB, c *config.Config, workers int) *record.Result {
 // their randomness comes from the trial's planner stream), on the pendulum
 // with learned RFF models, an optimistic agent (which compares the
 // planner's value estimates across 17 candidate models), a
-// posterior-sampling agent and the oracle.
+// posterior-sampling agent and the oracle: 4 trials (one seed, two
+// episodes so that the learners refit) on 1 and 2 workers.
 func TestPlannersWorkerIndependent(t *testing.T) {
 	for _, kind := range []string{"rss", "cem", "mppi"} {
 		c := pendulumConfig(t)
 		c.Planner.Kind, c.Planner.Mode, c.Planner.NSequences = kind, "random", 48
-		c.Seeds, c.Episodes, c.Env.Horizon = 2, 2, 40
+		c.Seeds, c.Episodes, c.Env.Horizon = 1, 2, 40
 		c.Agents = []string{"sm", "sm-ucb", "lds-ps", "oracle"}
 		testutil.Set(t, c, "confidence.posterior_scale", 0.05)
 		one, two := runConfig(t, c, 1), runConfig(t, c, 2)

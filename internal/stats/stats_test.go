@@ -4,17 +4,17 @@ import (
 	"math"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 func TestLineFit(t *testing.T) {
 	a, b, ok := LineFit([]float64{0, 1, 2, 3}, []float64{1, 3, 5, 7})
-	if !ok || !testutil.AbsWithin(a, 1, 1e-14) || !testutil.AbsWithin(b, 2, 1e-14) {
+	if !ok || !numeric.AbsWithin(a, 1, 1e-14) || !numeric.AbsWithin(b, 2, 1e-14) {
 		t.Errorf("exact line: a=%g b=%g ok=%v", a, b, ok)
 	}
 	// Least squares through (0,0), (1,1), (2,1): b = 0.5, a = 1/6.
 	a, b, ok = LineFit([]float64{0, 1, 2}, []float64{0, 1, 1})
-	if !ok || !testutil.AbsWithin(a, 1.0/6, 1e-14) || !testutil.AbsWithin(b, 0.5, 1e-14) {
+	if !ok || !numeric.AbsWithin(a, 1.0/6, 1e-14) || !numeric.AbsWithin(b, 0.5, 1e-14) {
 		t.Errorf("a=%g b=%g", a, b)
 	}
 	if _, _, ok := LineFit([]float64{1, 1}, []float64{1, 2}); ok {
@@ -30,10 +30,10 @@ func TestRegretFit(t *testing.T) {
 		lin = append(lin, 2*k)
 	}
 	a, b, lo, hi, ok := RegretFit(ks, sq)
-	if !ok || !testutil.AbsWithin(b, 0.5, 1e-12) || !testutil.AbsWithin(a, math.Log(3), 1e-12) || lo != 26 || hi != 50 {
+	if !ok || !numeric.AbsWithin(b, 0.5, 1e-12) || !numeric.AbsWithin(a, math.Log(3), 1e-12) || lo != 26 || hi != 50 {
 		t.Errorf("√k: a=%g b=%g range [%g, %g]", a, b, lo, hi)
 	}
-	if _, b, _, _, _ := RegretFit(ks, lin); !testutil.AbsWithin(b, 1, 1e-12) {
+	if _, b, _, _, _ := RegretFit(ks, lin); !numeric.AbsWithin(b, 1, 1e-12) {
 		t.Errorf("linear: b=%g", b)
 	}
 	flat := make([]float64, len(ks))
@@ -57,13 +57,13 @@ func TestKS(t *testing.T) {
 	for i := range xs {
 		xs[n-1-i] = (float64(i) + 0.5) / n // unsorted on purpose
 	}
-	if d := KS(xs, uniform); !testutil.AbsWithin(d, 0.5/n, 1e-15) {
+	if d := KS(xs, uniform); !numeric.AbsWithin(d, 0.5/n, 1e-15) {
 		t.Errorf("KS of the midpoints = %g, want %g", d, 0.5/n)
 	}
 	for i := range xs {
 		xs[i] += 0.1
 	}
-	if d := KS(xs, uniform); !testutil.AbsWithin(d, (0.5/n + 0.1), 1e-12) {
+	if d := KS(xs, uniform); !numeric.AbsWithin(d, (0.5/n + 0.1), 1e-12) {
 		t.Errorf("KS of the shifted midpoints = %g, want %g", d, 0.5/n+0.1)
 	}
 }

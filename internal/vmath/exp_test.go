@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // specials are the values every function's tests include: ±0, ±1, ±Inf,
@@ -63,7 +63,7 @@ func TestExpsIsMathExp(t *testing.T) {
 		out := make([]float64, len(xs))
 		Exps(out, xs)
 		for i, got := range out {
-			if want := math.Exp(xs[i]); !testutil.SameBitsOrNaN(got, want) {
+			if want := math.Exp(xs[i]); !numeric.SameBitsOrNaN(got, want) {
 				t.Fatalf("%s: element %d of %d: Exps gives exp(%v) = %v (%#x), math.Exp %v (%#x)",
 					what, i, len(xs), xs[i], got, math.Float64bits(got), want, math.Float64bits(want))
 			}
@@ -83,7 +83,7 @@ func TestExpsIsMathExp(t *testing.T) {
 	in := append([]float64(nil), perm...)
 	Exps(in, in)
 	for i, got := range in {
-		if want := math.Exp(perm[i]); !testutil.SameBitsOrNaN(got, want) {
+		if want := math.Exp(perm[i]); !numeric.SameBitsOrNaN(got, want) {
 			t.Fatalf("in place: exp(%v) = %v, math.Exp %v", perm[i], got, want)
 		}
 	}
@@ -102,7 +102,7 @@ func TestExpsStopsAtEachSpecialLane(t *testing.T) {
 			out := make([]float64, 8)
 			Exps(out, xs)
 			for i, got := range out {
-				if want := math.Exp(xs[i]); !testutil.SameBitsOrNaN(got, want) {
+				if want := math.Exp(xs[i]); !numeric.SameBitsOrNaN(got, want) {
 					t.Fatalf("%v in lane %d: exp(%v) = %v, math.Exp %v", v, lane, xs[i], got, want)
 				}
 			}

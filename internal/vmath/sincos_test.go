@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // sincosInputs are the inputs on which Sins and Sincoss must give math's
@@ -52,11 +52,11 @@ func TestSincossIsMathSincos(t *testing.T) {
 		Sincoss(sin2, cos, xs)
 		for i, x := range xs {
 			ws, wc := math.Sincos(x)
-			if w := math.Sin(x); !testutil.SameBitsOrNaN(sin[i], w) {
+			if w := math.Sin(x); !numeric.SameBitsOrNaN(sin[i], w) {
 				t.Fatalf("%s: element %d of %d: Sins gives sin(%v) = %v (%#x), math.Sin %v (%#x)",
 					what, i, len(xs), x, sin[i], math.Float64bits(sin[i]), w, math.Float64bits(w))
 			}
-			if !testutil.SameBitsOrNaN(sin2[i], ws) || !testutil.SameBitsOrNaN(cos[i], wc) {
+			if !numeric.SameBitsOrNaN(sin2[i], ws) || !numeric.SameBitsOrNaN(cos[i], wc) {
 				t.Fatalf("%s: element %d of %d: Sincoss gives sincos(%v) = %v, %v; math.Sincos %v, %v",
 					what, i, len(xs), x, sin2[i], cos[i], ws, wc)
 			}
@@ -79,7 +79,7 @@ func TestSincossIsMathSincos(t *testing.T) {
 	Sins(in2, in2)
 	for i, x := range perm {
 		ws, wc := math.Sincos(x)
-		if !testutil.SameBitsOrNaN(in[i], ws) || !testutil.SameBitsOrNaN(cos[i], wc) || !testutil.SameBitsOrNaN(in2[i], math.Sin(x)) {
+		if !numeric.SameBitsOrNaN(in[i], ws) || !numeric.SameBitsOrNaN(cos[i], wc) || !numeric.SameBitsOrNaN(in2[i], math.Sin(x)) {
 			t.Fatalf("in place: sincos(%v) = %v, %v and sin %v; math %v, %v and %v", x, in[i], cos[i], in2[i], ws, wc, math.Sin(x))
 		}
 	}
@@ -97,7 +97,7 @@ func TestSincossStopsAtEachSpecialLane(t *testing.T) {
 			sin, cos := make([]float64, 8), make([]float64, 8)
 			Sincoss(sin, cos, xs)
 			for i, x := range xs {
-				if ws, wc := math.Sincos(x); !testutil.SameBitsOrNaN(sin[i], ws) || !testutil.SameBitsOrNaN(cos[i], wc) {
+				if ws, wc := math.Sincos(x); !numeric.SameBitsOrNaN(sin[i], ws) || !numeric.SameBitsOrNaN(cos[i], wc) {
 					t.Fatalf("%v in lane %d: sincos(%v) = %v, %v; math.Sincos %v, %v", v, lane, x, sin[i], cos[i], ws, wc)
 				}
 			}

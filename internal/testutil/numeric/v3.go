@@ -1,6 +1,6 @@
 //go:build amd64.v3
 
-package testutil
+package numeric
 
 // AMD64V3 reports a GOAMD64=v3 (or later) build, in which the compiler may
 // fuse a test's plain loops' x·y + z into one FMA, so that they no longer

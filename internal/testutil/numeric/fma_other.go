@@ -1,6 +1,6 @@
 //go:build !amd64 || amd64.v3
 
-package testutil
+package numeric
 
 // FusedMulAdd reports that the compiler may fuse x·y + z into one FMA
 // (GOAMD64=v3 or later, arm64 and other architectures; the Go spec allows

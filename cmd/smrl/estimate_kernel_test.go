@@ -458,3 +458,15 @@ func TestSampleKernelModelRefused(t *testing.T) {
 		})
 	}
 }
+
+// At λ = 1e-40 the block preconditioner's factor is numerically singular:
+// CG goes on with Jacobi alone and stops at MaxIter with a finite
+// residual, exit 2 naming lambda (it used to spend its whole budget on a
+// NaN residual).
+func TestEstimateKernelTinyLambda(t *testing.T) {
+	code, _, errOut := run(t, "estimate", "--config", "../../examples/kernel/bimodal.yaml", "--data", "../../examples/kernel/bimodal-train.csv",
+		"--set", "lambda=1e-40", "--set", "cv.bandwidths=[0.8]")
+	if code != ExitUsage || !strings.Contains(errOut, "lambda:") || !strings.Contains(errOut, "relative residual") || strings.Contains(errOut, "NaN") || strings.Contains(errOut, "Inf") {
+		t.Errorf("exit %d, %s; want exit 2 naming lambda at a finite residual", code, errOut)
+	}
+}

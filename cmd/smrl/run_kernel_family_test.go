@@ -87,12 +87,26 @@ func TestRunKernelFamilyRefusals(t *testing.T) {
 	} {
 		dir := filepath.Join(t.TempDir(), "out")
 		args := append([]string{"run", "--config", kernelLearner, "--seeds", "1", "--episodes", "1", "--out", dir}, kernelSmall...)
-		code, _, errOut := run(t, append(args, c.extra...)...)
-		if code != ExitUsage || !strings.Contains(errOut, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d with %q", c.extra, code, errOut, ExitUsage, c.want)
-		}
-		if _, err := os.Stat(dir); !os.IsNotExist(err) {
-			t.Errorf("%v: %s exists after the refusal (err %v)", c.extra, dir, err)
-		}
+		refusedBeforeDir(t, dir, c.want, append(args, c.extra...))
+	}
+	// env.kind lq fixes d only when it is built (from env.lq.a): the joint
+	// graph of d = 2 is refused by the built agent, still before the
+	// directory exists.
+	dir := filepath.Join(t.TempDir(), "out")
+	refusedBeforeDir(t, dir, "agent sm: model.graph: joint with 2 state coordinates", []string{"run", "--config", "../../configs/lq.yaml", "--out", dir,
+		"--set", "model.family=[kernel]", "--set", "model.centres=10", "--set", "model.graph=joint", "--set", "agents=[sm]",
+		"--set", "env.lq.a=[[1,0],[0,1]]", "--set", "env.lq.b=[[1],[0]]", "--set", "env.lq.q=[[1,0],[0,1]]"})
+}
+
+// refusedBeforeDir runs args and requires exit 2 with want on stderr and
+// no directory dir.
+func refusedBeforeDir(t *testing.T, dir, want string, args []string) {
+	t.Helper()
+	code, _, errOut := run(t, args...)
+	if code != ExitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("%v: exit %d, stderr %q; want exit %d with %q", args, code, errOut, ExitUsage, want)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%v: %s exists after the refusal (err %v)", args, dir, err)
 	}
 }

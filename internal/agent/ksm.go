@@ -11,6 +11,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
@@ -368,6 +369,9 @@ func (f *ksmFitter) bandwidth(col []float64) float64 {
 func (f *ksmFitter) bind(i int, col, z []float64) error {
 	b := math.Max(stdDev(col), 1e-6)
 	if err := f.coords[i].g.Bind(z, f.bandwidth(col), b); err != nil {
+		if errors.Is(err, expfam.ErrKernelFamily) { // the grid rule cannot resolve σ: too small a ksm.bandwidth
+			return errs.Invalid(fmt.Errorf("ksm.bandwidth: coordinate %d: %w", i, err))
+		}
 		return fmt.Errorf("ksm: coordinate %d: %w", i, err)
 	}
 	f.w[i] = nil

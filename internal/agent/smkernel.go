@@ -63,7 +63,7 @@ type kernelFitter struct {
 // not nil, its cross-validated candidates.
 func newKernelFitter(s Setup, spec *expfam.KernelSpec) (*Fitter, error) {
 	if spec.Graph == expfam.KernelJoint && spec.D > 1 {
-		return nil, fmt.Errorf("model.graph: joint with %d state coordinates: a learner plans with the autoregressive graph (or d = 1) only", spec.D)
+		return nil, errs.Invalid(fmt.Errorf("model.graph: joint with %d state coordinates: a learner plans with the autoregressive graph (or d = 1) only", spec.D))
 	}
 	base := make([]float64, spec.D)
 	for i := range base {
@@ -130,6 +130,10 @@ func (f *kernelFitter) bind(g *estimator.KernelGraphFit) error {
 			a = append(a, c.W[k*c.DPhi+f.dphi:(k+1)*c.DPhi]...)
 		}
 		if err := f.chain.Bind(i, c.Fam, a); err != nil {
+			if inner := errors.Unwrap(err); errors.Is(err, expfam.ErrKernelFamily) && inner != nil {
+				// The grid rule's refusal of the bound scales (base_scale).
+				return errs.Invalid(fmt.Errorf("model.%w (s' coordinate %d)", inner, i))
+			}
 			return err
 		}
 	}
@@ -151,9 +155,14 @@ func (f *kernelFitter) model(n int) *estimator.Fit {
 // kernelSettingError names the model key of a refusal of the kernel fit
 // (estimator.ErrKernelSettings names it by its last part: centres,
 // bandwidth, base_scale; lambda is the top-level key).
-// A refusal of the settings is invalid input (exit 2); another failure
-// (conjugate gradients that do not converge) is a runtime error.
+// A refusal of the settings is invalid input (exit 2), and so are
+// conjugate gradients that do not converge at any λ candidate (a λ too
+// small for the data, as smrl estimate reports it); another failure is a
+// runtime error.
 func kernelSettingError(err error) error {
+	if errors.Is(err, estimator.ErrNotConverged) {
+		return errs.Invalid(fmt.Errorf("model.family kernel: %w", err))
+	}
 	if !errors.Is(err, estimator.ErrKernelSettings) && !errors.Is(err, expfam.ErrKernelCentres) && !errors.Is(err, expfam.ErrKernelFamily) {
 		return fmt.Errorf("model.family kernel: %w", err)
 	}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/errs"
 	"github.com/smrl-dev/smrl/internal/estimator"
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/testutil"
@@ -250,5 +253,14 @@ func TestKernelFamilySettingsLong(t *testing.T) {
 	}
 	if fitted == 0 {
 		t.Error("no setting fitted")
+	}
+}
+
+// Conjugate gradients that converge at no λ candidate are invalid input
+// (exit 2, as smrl estimate reports them), naming lambda once.
+func TestKernelSettingErrorNotConverged(t *testing.T) {
+	err := kernelSettingError(fmt.Errorf("lambda: %w: relative residual 0.5 after 400 iterations", estimator.ErrNotConverged))
+	if !errors.Is(err, errs.ErrInvalidInput) || strings.Count(err.Error(), "lambda:") != 1 {
+		t.Errorf("%v: want invalid input naming lambda once", err)
 	}
 }

@@ -479,6 +479,10 @@ func (e *KernelSM) Solve(lambda float64, rhs, x0 []float64) ([]float64, error) {
 		if e.lastRelRes <= e.Tol {
 			return x, nil
 		}
+		if math.IsNaN(e.lastRelRes) || math.IsInf(e.lastRelRes, 0) {
+			// Nothing later can mend it: stop now, not after MaxIter.
+			return x, fmt.Errorf("%w: relative residual %v at iteration %d (λ = %g: V + λI is too close to singular in float64)", ErrNotConverged, e.lastRelRes, it, lambda)
+		}
 		if it == switchAt {
 			// Restart from x with the block preconditioner. A block formed
 			// by an earlier Solve is reused (its leading part when larger),

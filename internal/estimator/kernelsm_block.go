@@ -52,6 +52,10 @@ const (
 	blockChunk    = 512  // transitions of one rank-k update of V_11's distinct sums
 	blockCols     = 4096 // distinct sums (j, i) of one such update
 	blockMaxCost  = 64   // products: the most a block's set-up may cost
+	// blockMaxPivotRatio bounds max/min of the block factor's pivots: a
+	// condition of V_11 + λI up to 1e14, about 2 of float64's 16 digits
+	// left in its solves.
+	blockMaxPivotRatio = 1e7
 )
 
 // kernelBlock is V_11 of the leading r directions and the factor of its
@@ -244,6 +248,17 @@ func (e *KernelSM) factorBlock(r int, lambda float64) bool {
 	}
 	b.fr, b.lambda = 0, lambda
 	if _, ok := lapack64.Potrf(blas64.Symmetric{N: N, Stride: N, Data: b.chol, Uplo: blas.Upper}); !ok {
+		return false
+	}
+	// A factor whose pivots span more than blockMaxPivotRatio solves with
+	// V_11 + λI, whose condition is their ratio squared, to no digits
+	// (λ far below V_11's scale): CG goes on with Jacobi alone.
+	lo, hi := math.Inf(1), 0.0
+	for i := range N {
+		u := math.Abs(b.chol[i*N+i])
+		lo, hi = min(lo, u), max(hi, u)
+	}
+	if !(lo >= hi/blockMaxPivotRatio) {
 		return false
 	}
 	b.fr = r

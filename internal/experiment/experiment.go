@@ -5,6 +5,7 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -277,7 +278,7 @@ var linkedEntries = []string{results.JournalFile, metrics.File, plotsDir, Models
 func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 	out := map[string]int{}
 	for _, name := range c.Agents {
-		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: runner.AgentCV(c), SaveSE: c.Stats.SaveSE})
+		ag, err := agent.New(name, mdp.Model, mdp.Dynamics, agentConfig(c, mdp))
 		if err != nil {
 			continue
 		}
@@ -288,6 +289,12 @@ func wLens(c *config.Config, mdp *env.MDP) map[string]int {
 		}
 	}
 	return out
+}
+
+// agentConfig is the agent.Config of c's agents on mdp, as the runner
+// builds them.
+func agentConfig(c *config.Config, mdp *env.MDP) agent.Config {
+	return agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout, Horizon: mdp.Horizon, Box: mdp.Box, CV: runner.AgentCV(c), SaveSE: c.Stats.SaveSE}
 }
 
 // Check builds the MDP of a config that config.Load resolved and
@@ -308,6 +315,14 @@ func Check(c *config.Config) (*env.MDP, error) {
 	if c.InitModel != "" {
 		if mdp.Model.Init, err = estimate.InitWeights(c.InitModel, mdp); err != nil {
 			return nil, errs.Invalid(err)
+		}
+	}
+	// An agent that refuses the built model class (what only the MDP
+	// shows, e.g. the state dimension of env.kind lq) is refused here,
+	// before any directory exists, not when its first trial starts.
+	for _, name := range c.Agents {
+		if _, err := agent.New(name, mdp.Model, mdp.Dynamics, agentConfig(c, mdp)); errors.Is(err, errs.ErrInvalidInput) {
+			return nil, fmt.Errorf("agent %s: %w", name, err)
 		}
 	}
 	return mdp, nil

@@ -18,7 +18,9 @@ const KernelGridNodes = 160
 // at every simulated step, so both use a fixed rule bound with the family
 // instead of Kernel's adaptive quadrature (LineCDF, about a millisecond):
 // G ≤ KernelGridNodes equally spaced nodes x_g with step h = min(σ, b)/2
-// on [min(z) − 5σ, max(z) + 5σ] ∪ [−6b, 6b], outside which the tilt is
+// (coarser when that needs more nodes, but never above σ: Bind refuses a
+// family that would need it) on [min(z) − 5σ, max(z) + 5σ] ∪ [−6b, 6b],
+// outside which the tilt is
 // below e^{−12.5}·|η|₁ and the base's mass below 2·10⁻⁹, and the table
 // T_gk = psi_k(x_g) (G×m). With l_g = log q(x_g) + Σ_k T_gk η_k and p_g ∝
 // e^{l_g} (trapezoid weights),
@@ -95,6 +97,13 @@ func (g *KernelGrid) Bind(centres []float64, sigma, base float64) error {
 		n = KernelGridNodes
 	}
 	h = (hi - lo) / float64(n-1)
+	if h > sigma {
+		// Coarser than σ the rule no longer resolves the kernels (its
+		// error bound e^{−2π²σ²/h²} is e^{−19.7} at h = σ, 7e-3 at 2σ): the
+		// learned tilt would vanish between the nodes, in silence.
+		return fmt.Errorf("base_scale: %w: the grid rule's %d nodes over [%.4g, %.4g] (the centres ± 5σ and ±6 base scales b = %.4g) are %.3g apart, more than the bandwidth σ = %.4g: a base scale or a spread of the centres over %d bandwidths is more than the rule resolves",
+			ErrKernelFamily, n, lo, hi, base, h, sigma, KernelGridNodes)
+	}
 	g.Fam = f
 	g.nodes, g.logq = g.nodes[:0], g.logq[:0]
 	g.table = make([]float64, n*g.m)

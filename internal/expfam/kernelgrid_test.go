@@ -1,8 +1,10 @@
 package expfam
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
@@ -119,7 +121,7 @@ func TestKernelGridWeightsBand(t *testing.T) {
 		for k := range z {
 			z[k] = 2*rng.NormFloat64() + 0.01*float64(k)
 		}
-		for _, sigma := range []float64{0.05, 0.3, 0.37, 1.1} {
+		for _, sigma := range []float64{0.1, 0.3, 0.37, 1.1} {
 			if err := g.Bind(z, sigma, 1.3); err != nil {
 				t.Fatal(err)
 			}
@@ -192,4 +194,22 @@ func BenchmarkKernelGridMean(b *testing.B) {
 		sink += g.Mean(eta)
 	}
 	_ = sink
+}
+
+// Bind refuses a family its KernelGridNodes nodes cannot resolve (a step
+// above σ: here [−7.8, 7.8] from b = 1.3, 0.098 apart, against σ = 0.05),
+// as invalid settings naming base_scale, and binds the same centres at
+// σ = 0.1.
+func TestKernelGridRefusesUnresolvedBandwidth(t *testing.T) {
+	g, err := NewKernelGrid(3, 1.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := []float64{-1, 0, 1}
+	if err := g.Bind(z, 0.05, 1.3); !errors.Is(err, ErrKernelFamily) || !strings.HasPrefix(err.Error(), "base_scale:") {
+		t.Errorf("σ = 0.05, b = 1.3: %v, want ErrKernelFamily naming base_scale", err)
+	}
+	if err := g.Bind(z, 0.1, 1.3); err != nil {
+		t.Errorf("σ = 0.1, b = 1.3: %v", err)
+	}
 }

@@ -28,7 +28,7 @@ const (
 type Warning struct {
 	Agent string
 	Seed  int
-	Kind  string // "cond", "min_eig", "w_step" or "action"
+	Kind  string // "cond", "min_eig", "w_step", "w_still" or "action"
 	Text  string // what and what helps, after "agent A seed S "
 }
 
@@ -58,6 +58,9 @@ type WarnInput struct {
 //   - w_step: in the last third of the episodes a step |Ŵ_k − Ŵ_(k−1)|_F
 //     larger than both |Ŵ_k|_F and every step of the first third: the
 //     estimate jumped where a consistent one settles;
+//   - w_still: every refit of the trial left Ŵ where it started (w_step
+//     0 in every episode): the agent learned nothing, e.g. a data-bound
+//     family still waiting for the data to draw its statistics from;
 //   - action: a learning agent (one with refit diagnostics) never played
 //     an action of a discrete action set in the whole trial.
 //
@@ -112,12 +115,31 @@ func trialWarnings(rows []Row, in WarnInput) []Warning {
 		add("w_step", "estimate jumped late: |Ŵ_k − Ŵ_(k−1)|_F = %.3g at episode %d exceeds |Ŵ_k|_F and every step of the first third; a larger lambda (or lambda: cv) steadies it%s",
 			step, k, explore)
 	}
+	if still(rows) {
+		add("w_still", "model never changed: every one of its %d refits left Ŵ where it started (w_step 0), so it planned with its initial model throughout (a family bound to the data waits for enough distinct next states in every coordinate to draw its statistics from: a constant coordinate never gives them)", len(rows))
+	}
 	if last.Actions != nil {
 		if text := unplayedActions(rows, in.Actions, last.Agent, explore != ""); text != "" {
 			add("action", "%s", text)
 		}
 	}
 	return out
+}
+
+// still reports whether every row with refit diagnostics records a
+// w_step of 0 (and there is at least one).
+func still(rows []Row) bool {
+	n := 0
+	for _, r := range rows {
+		if r.Diag == nil {
+			continue
+		}
+		if r.Diag.WStep != 0 {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // maxListedActions bounds the actions one warning names: a set of

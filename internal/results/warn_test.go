@@ -116,3 +116,37 @@ func TestWarningStepsAndActions(t *testing.T) {
 		t.Errorf("flagged seeds %v, want sm: 1 (one seed, two warnings)", f)
 	}
 }
+
+// A trial whose every refit left Ŵ at its start gets one w_still
+// warning; one step other than 0 (or no refit diagnostics) gets none.
+func TestWarnModelNeverChanged(t *testing.T) {
+	rows := func(steps ...float64) []Row {
+		var out []Row
+		for i, s := range steps {
+			out = append(out, Row{Agent: "sm", Seed: 3, Episode: i + 1, Steps: 10, Diag: &record.Diag{Cond: 2, MinEigN: 1, WStep: s}})
+		}
+		return out
+	}
+	count := func(ws []Warning) int {
+		n := 0
+		for _, w := range ws {
+			if w.Kind == "w_still" {
+				n++
+				if !strings.Contains(w.String(), "agent sm seed 3 model never changed: every one of its 3 refits") {
+					t.Errorf("text %q", w.String())
+				}
+			}
+		}
+		return n
+	}
+	if n := count(Warnings(rows(0, 0, 0), WarnInput{})); n != 1 {
+		t.Errorf("w_step 0, 0, 0: %d w_still warnings, want 1", n)
+	}
+	if n := count(Warnings(rows(0, 1e-300, 0), WarnInput{})); n != 0 {
+		t.Errorf("one step 1e-300: %d w_still warnings, want 0", n)
+	}
+	oracle := []Row{{Agent: "oracle", Seed: 3, Episode: 1, Steps: 10}}
+	if n := count(Warnings(oracle, WarnInput{})); n != 0 {
+		t.Errorf("no diagnostics: %d w_still warnings, want 0", n)
+	}
+}

@@ -265,13 +265,10 @@ func TestPoconAgainstGonum(t *testing.T) {
 	}
 }
 
-// TestMul1AndUpperRows: Mul1 is the blocked product (Impl.Dgemm above
-// MinWork) bit for bit, with beta applied first; MulUpperABt1 adds A·Bᵀ to
-// the upper triangle alone (1e-12 of a triple loop, the lower part
-// untouched), and the update of a block of rows (C and B from that block's
-// diagonal) gives the same bits as the whole triangle's update: what
-// KernelSM's two workers rely on.
-func TestMul1AndUpperRows(t *testing.T) {
+// TestMul1: Mul1 is the blocked product (Impl.Dgemm above MinWork) bit for
+// bit, with beta applied first, for every transposition, and a triple
+// loop's product within 1e-12.
+func TestMul1(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	m, n, k := 170, 150, 300 // m·n·k above MinWork, k across a kc block
 	for _, ta := range []bool{false, true} {
@@ -302,30 +299,20 @@ func TestMul1AndUpperRows(t *testing.T) {
 			}
 		}
 	}
-	const nn = 101
-	x := randMat(rng, nn*k)
-	c0 := randMat(rng, nn*nn)
-	whole := append([]float64(nil), c0...)
-	MulUpperABt1(nn, nn, k, 1, x, k, x, k, whole, nn)
-	want := append([]float64(nil), c0...)
-	for i := range nn {
-		for j := i; j < nn; j++ {
+	// And against an independent triple loop (1e-12), the sum over k in
+	// its own order.
+	a, b := randMat(rng, m*k), randMat(rng, k*n)
+	got := make([]float64, m*n)
+	Mul1(false, false, m, n, k, 1, a, k, b, n, 0, got, n)
+	want := make([]float64, m*n)
+	for i := range m {
+		for j := range n {
 			var s float64
 			for p := range k {
-				s += x[i*k+p] * x[j*k+p]
+				s += a[i*k+p] * b[p*n+j]
 			}
-			want[i*nn+j] += s
+			want[i*n+j] = s
 		}
 	}
-	checkClose(t, "MulUpperABt1", whole, want, 1e-12)
-	for _, split := range []int{1, 29, 50, 100} {
-		rows := append([]float64(nil), c0...)
-		MulUpperABt1(split, nn, k, 1, x, k, x, k, rows, nn)
-		MulUpperABt1(nn-split, nn-split, k, 1, x[split*k:], k, x[split*k:], k, rows[split*nn+split:], nn)
-		for i := range rows {
-			if math.Float64bits(rows[i]) != math.Float64bits(whole[i]) {
-				t.Fatalf("split %d: entry %d is %v in two blocks of rows, %v whole", split, i, rows[i], whole[i])
-			}
-		}
-	}
+	checkClose(t, "Mul1", got, want, 1e-12)
 }

@@ -22,12 +22,3 @@ func Mul1(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []flo
 	scale(whole, m, n, beta, c, ldc)
 	gemmOn(1, whole, m, n, k, alpha, operand{a, lda, tA}, operand{b, ldb, tB}, c, ldc)
 }
-
-// MulUpperABt1 adds alpha·A·Bᵀ (A m×k, B n×k, row-major) to the upper
-// triangle (j ≥ i, diagonal included) of the m×n matrix C on the calling
-// goroutine; C's other entries are not touched. A symmetric rank-k
-// update A·Aᵀ is MulUpperABt1 with B = A; a block of its rows, with C and
-// B starting at that block's diagonal, is the update of those rows alone.
-func MulUpperABt1(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
-	gemmOn(1, upperPart, m, n, k, alpha, operand{a, lda, false}, operand{b, ldb, true}, c, ldc)
-}

@@ -118,3 +118,24 @@ func TestKernelModelScalesRefused(t *testing.T) {
 		}
 	}
 }
+
+// The distinct sums' buffer, (P + cols)·chunk floats, stays below
+// blockBufFloats whenever 8 transitions fit (a rank-1024 block on 2
+// features made it 2 GB, review of 2026-11-28), and small blocks keep
+// blockChunk transitions (their sums' order, hence Ŵ's bits, unchanged).
+func TestSumChunkBoundsBuffer(t *testing.T) {
+	for _, c := range []struct{ P, cols, want int }{
+		{55, 4096, blockChunk},               // r = 10, d_phi ≥ 90
+		{210, 5050, 512},                     // r = 20, d_phi = 100: (210 + 4096 of one group)·512 < 4M
+		{1024 * 1025 / 2, 3, 8},              // r = 1024 on 2 features: at least 8
+		{8000, 4096, blockBufFloats / 12096}, // between: 346
+	} {
+		got := sumChunk(c.P, min(c.cols, blockCols))
+		if got != c.want {
+			t.Errorf("P = %d, cols = %d: chunk %d, want %d", c.P, c.cols, got, c.want)
+		}
+		if buf := (c.P + min(c.cols, blockCols)) * got; buf > blockBufFloats && got > 8 {
+			t.Errorf("P = %d: buffer %d floats above %d", c.P, buf, blockBufFloats)
+		}
+	}
+}

@@ -49,9 +49,12 @@ import (
 const (
 	blockDelta    = 0.1
 	blockMaxOrder = 2048 // r·d_phi: V_11 and its factor are 2·order² floats (64 MB at 2048)
-	blockChunk    = 512  // transitions of one rank-k update of V_11's distinct sums
-	blockCols     = 4096 // distinct sums (j, i) of one such update
-	blockMaxCost  = 64   // products: the most a block's set-up may cost
+	blockChunk    = 512  // transitions of one rank-k update of V_11's distinct sums (at most)
+	// blockBufFloats bounds that update's buffer (32 MB): below it a
+	// chunk keeps blockChunk transitions (up to P + cols = 8192).
+	blockBufFloats = 1 << 22
+	blockCols      = 4096 // distinct sums (j, i) of one such update
+	blockMaxCost   = 64   // products: the most a block's set-up may cost
 	// blockMaxPivotRatio bounds max/min of the block factor's pivots: a
 	// condition of V_11 + λI up to 1e14, about 2 of float64's 16 digits
 	// left in its solves.
@@ -170,16 +173,17 @@ func (e *KernelSM) formBlock(r int) {
 
 // formSums writes the columns [c0, c1) of M (P × S, P = r(r+1)/2 pairs
 // k ≤ l, S = d_phi(d_phi+1)/2 pairs j ≤ i, both in row order), in groups
-// of at most blockCols columns (so that its buffer stays below
-// (P + blockCols)·blockChunk floats, 17 MB, whatever d_phi): for each of
-// MulV's chunks and each blockChunk transitions in it, Aᵀ (P × chunk,
-// from H) times B's columns (built transposed from phiT).
+// of at most blockCols columns: for each of MulV's chunks and each
+// sumChunk(P, cols) transitions in it, Aᵀ (P × chunk, from H) times B's
+// columns (built transposed from phiT). Its buffer, (P + cols)·chunk
+// floats, stays below blockBufFloats (32 MB) whatever r and d_phi.
 func (e *KernelSM) formSums(h []float64, r, c0, c1 int, ms []float64, buf *[]float64) {
 	P, S := r*(r+1)/2, e.dphi*(e.dphi+1)/2
-	if need := (P + min(blockCols, c1-c0)) * blockChunk; len(*buf) < need {
+	ch := sumChunk(P, min(blockCols, c1-c0))
+	if need := (P + min(blockCols, c1-c0)) * ch; len(*buf) < need {
 		*buf = make([]float64, need)
 	}
-	at, bt := (*buf)[:P*blockChunk], (*buf)[P*blockChunk:]
+	at, bt := (*buf)[:P*ch], (*buf)[P*ch:]
 	pairs := make([][2]int, 0, S) // (j, i) of each column of M
 	for j := range e.dphi {
 		for i := j; i < e.dphi; i++ {
@@ -187,25 +191,34 @@ func (e *KernelSM) formSums(h []float64, r, c0, c1 int, ms []float64, buf *[]flo
 		}
 	}
 	for g0 := c0; g0 < c1; g0 += blockCols {
-		e.formColumns(h, r, pairs[g0:min(g0+blockCols, c1)], ms[g0:], S, at, bt)
+		e.formColumns(h, r, pairs[g0:min(g0+blockCols, c1)], ms[g0:], S, at, bt, ch)
 	}
+}
+
+// sumChunk is the transitions of one rank-k update of V_11's distinct
+// sums: blockChunk, fewer when P pairs and cols columns would make the
+// buffer (P + cols)·chunk exceed blockBufFloats (then at least 8). It
+// depends on the sizes alone, so the sums' order, hence their bits, does
+// not depend on the workers.
+func sumChunk(P, cols int) int {
+	return max(8, min(blockChunk, blockBufFloats/(P+cols)))
 }
 
 // formColumns writes the columns of M (row stride S, from ms) whose (j, i)
 // are cols: Σ over the chunks of transitions of at (P × chunk, w_t,kl)
 // times bt (len(cols) × chunk, phi_tj phi_ti) transposed.
-func (e *KernelSM) formColumns(h []float64, r int, cols [][2]int, ms []float64, S int, at, bt []float64) {
+func (e *KernelSM) formColumns(h []float64, r int, cols [][2]int, ms []float64, S int, at, bt []float64, ch int) {
 	n, dp, d := e.n, e.dphi, e.d
 	P := r * (r + 1) / 2
 	beta := 0.0
 	for c := range mulChunks {
 		lo, hi := c*n/mulChunks, (c+1)*n/mulChunks
 		pt := e.phiT[lo*dp : hi*dp]
-		for t0 := lo; t0 < hi; t0 += blockChunk {
-			cb := min(blockChunk, hi-t0)
+		for t0 := lo; t0 < hi; t0 += ch {
+			cb := min(ch, hi-t0)
 			for k, a := 0, 0; k < r; k++ {
 				for l := k; l < r; l, a = l+1, a+1 {
-					w := at[a*blockChunk : a*blockChunk+cb]
+					w := at[a*ch : a*ch+cb]
 					for q := range w {
 						var s float64
 						for i := range d {
@@ -217,13 +230,13 @@ func (e *KernelSM) formColumns(h []float64, r int, cols [][2]int, ms []float64, 
 				}
 			}
 			for col, ji := range cols {
-				x := bt[col*blockChunk : col*blockChunk+cb]
+				x := bt[col*ch : col*ch+cb]
 				pj, pi := pt[ji[0]*(hi-lo)+t0-lo:][:cb], pt[ji[1]*(hi-lo)+t0-lo:][:cb]
 				for q := range x {
 					x[q] = pj[q] * pi[q]
 				}
 			}
-			linalg.Mul1(false, true, P, len(cols), cb, 1, at, blockChunk, bt, blockChunk, beta, ms, S)
+			linalg.Mul1(false, true, P, len(cols), cb, 1, at, ch, bt, ch, beta, ms, S)
 			beta = 1
 		}
 	}
@@ -279,8 +292,9 @@ func (e *KernelSM) solveBlock(x []float64) {
 // centres and d_phi features, beside its per-transition terms: the
 // Kronecker preconditioner's eigenbases, d_phi² + m², and the block
 // preconditioner's V_11 with its factor, 2·(r·d_phi)² at r ≤ m and r·d_phi
-// ≤ blockMaxOrder (a memory bound for the config layer's check).
+// ≤ blockMaxOrder, and the buffers of its distinct sums, blockBufFloats
+// per worker (a memory bound for the config layer's check).
 func KernelSMFloats(m, dphi int) float64 {
 	order := float64(min(m*dphi, blockMaxOrder))
-	return float64(dphi*dphi+m*m) + 2*order*order
+	return float64(dphi*dphi+m*m) + 2*order*order + mulChunks*blockBufFloats
 }

@@ -90,7 +90,8 @@ func TestREADMEFirstCommand(t *testing.T) {
 }
 
 // docsSkip is why TestDocExamples skips without SMRL_DOCS=1: the
-// examples take about 100 s, too long for every go test ./...
+// examples take about 40 s of wall time (80 s of CPU), too long for
+// every go test ./...
 const docsSkip = "the runnable examples of README.md and docs/*.md run only with SMRL_DOCS=1 (as in .ci/run): SMRL_DOCS=1 go test ./cmd/smrl -run '^TestDocExamples$'"
 
 // The shell examples marked runnable in README.md and docs/*.md run in

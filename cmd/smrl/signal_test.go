@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/smrl-dev/smrl/internal/metrics"
 )
 
 // mainResult is what a background Main returned (startMain).
@@ -170,7 +172,14 @@ func TestGraceAndSecondSignalAbandonTrials(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "res")
 			args := []string{"run", "--config", quickConfig, "--out", out, "--no-plots", "-q", "--workers", "1", "--seeds", "1", "--episodes", "3000", "--grace", tc.grace}
-			done := startMain(t, args, out, started)
+			// A trial must be in flight when the signal comes: metadata.json
+			// alone came before the first trial started on a loaded machine
+			// (then nothing was abandoned), so wait for its first episode's
+			// line in metrics.jsonl (of 3000).
+			done := startMain(t, args, out, func(out string) bool {
+				b, _ := os.ReadFile(filepath.Join(out, metrics.File))
+				return bytes.Contains(b, []byte("\n"))
+			})
 			// The test hears each SIGINT too, and sends the next only after
 			// the process took the last: two SIGINTs sent before it is
 			// scheduled merge into one pending signal (a loaded machine),

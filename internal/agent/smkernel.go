@@ -130,11 +130,8 @@ func (f *kernelFitter) bind(g *estimator.KernelGraphFit) error {
 			a = append(a, c.W[k*c.DPhi+f.dphi:(k+1)*c.DPhi]...)
 		}
 		if err := f.chain.Bind(i, c.Fam, a); err != nil {
-			if inner := errors.Unwrap(err); errors.Is(err, expfam.ErrKernelFamily) && inner != nil {
-				// The grid rule's refusal of the bound scales (base_scale).
-				return errs.Invalid(fmt.Errorf("model.%w (s' coordinate %d)", inner, i))
-			}
-			return err
+			// The grid rule's refusal of the bound scales names base_scale.
+			return kernelSettingError(fmt.Errorf("%w (s' coordinate %d)", err, i))
 		}
 	}
 	return nil

@@ -264,3 +264,21 @@ func TestKernelSettingErrorNotConverged(t *testing.T) {
 		t.Errorf("%v: want invalid input naming lambda once", err)
 	}
 }
+
+// The grid rule's refusal of a bound family (KernelGrid.Bind: a step above
+// σ) reaches the user as invalid input naming model.base_scale and the
+// coordinate, as bind reports it.
+func TestKernelSettingErrorGridRefusal(t *testing.T) {
+	g, err := expfam.NewKernelGrid(3, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bindErr := g.Bind([]float64{-1, 0, 1}, 0.1, 1024)
+	if bindErr == nil {
+		t.Fatal("a grid of step 77 at σ = 0.1 was bound")
+	}
+	err = kernelSettingError(fmt.Errorf("%w (s' coordinate %d)", bindErr, 2))
+	if !errors.Is(err, errs.ErrInvalidInput) || !strings.HasPrefix(err.Error(), "model.base_scale: ") || !strings.Contains(err.Error(), "(s' coordinate 2)") {
+		t.Errorf("%v: want invalid input naming model.base_scale and coordinate 2", err)
+	}
+}

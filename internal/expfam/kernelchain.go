@@ -73,7 +73,8 @@ func NewKernelChain(m int, base []float64) (*KernelChain, error) {
 
 // Bind sets coordinate i's family (f: 1-D, m centres; its grid rule is
 // rebuilt) and A_i (m×i, the weights of s'_<i; copied). On a refusal the
-// coordinate is unchanged.
+// coordinate is unchanged; the grid's refusal (KernelGrid.Bind) is
+// returned as it is, naming its key, for the caller to place.
 func (c *KernelChain) Bind(i int, f *Kernel, a []float64) error {
 	if f.D != 1 || f.M != c.m {
 		return fmt.Errorf("coordinate %d: %w: a family of dim %d with %d centres, want dim 1 and %d", i, ErrKernelCentres, f.D, f.M, c.m)
@@ -82,7 +83,7 @@ func (c *KernelChain) Bind(i int, f *Kernel, a []float64) error {
 		return fmt.Errorf("coordinate %d: %w: %d weights of the earlier coordinates, want m·i = %d", i, ErrKernelFamily, len(a), c.m*i)
 	}
 	if err := c.grids[i].Bind(f.Z, f.Sigma, f.Base); err != nil {
-		return fmt.Errorf("coordinate %d: %w", i, err)
+		return err
 	}
 	c.prev[i] = append(c.prev[i][:0], a...)
 	return nil

@@ -80,6 +80,17 @@ func TestKSMSaveModelsRefused(t *testing.T) {
 	}
 }
 
+// TestKSMLambdaZeroRefused: the ksm agent's ridge location needs lambda >
+// 0 (its first refit has fewer transitions than features): lambda: 0 is
+// refused at validation, exit 2 naming lambda, before the results
+// directory exists (it was exit 1 at the first refit, review of
+// 2026-11-28).
+func TestKSMLambdaZeroRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	refusedBeforeDir(t, dir, "lambda: the ksm agent's ridge location", []string{"run", "--config", filepath.Join("..", "..", "configs", "pendulum-bimodal.yaml"),
+		"--set", "agents=[ksm]", "--set", "lambda=0", "--seeds", "1", "--episodes", "1", "--no-plots", "--out", dir})
+}
+
 // TestEstimateLearnersKernelFamily: the refusal of model.family kernel is
 // the run's alone: smrl estimate --data fits it in a physical
 // environment's model class (pendulum, d = 3, model.target delta, the

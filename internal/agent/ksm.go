@@ -112,6 +112,8 @@ var ksmKeySet = config.KeySet{At: "ksm", After: "sm", Defaults: &ksmKeys{Centres
 		}
 		if c.LambdaCV && slices.Contains(c.Agents, "ksm") {
 			bad("lambda", "lambda: cv is not supported by the ksm agent (its λ is ksm.lambda)")
+		} else if c.Lambda <= 0 && slices.Contains(c.Agents, "ksm") {
+			bad("lambda", "the ksm agent's ridge location solves (Σ φφᵀ + λI) w = Σ φ x, which needs lambda > 0 while it has fewer transitions than features, got %v", c.Lambda)
 		}
 		if c.Stats.SaveSE && slices.Contains(c.Agents, "ksm") {
 			bad("stats.save_se", "the ksm agent has no standard errors")
@@ -248,6 +250,10 @@ func (f *ksmFitter) fit() (*estimator.Fit, error) {
 		}
 		lambda := f.k.Lambda * traceV(fam, res, f.phi, f.dphi) / float64(m*f.dphi)
 		w, err := e.Fit(lambda, f.w[i]) // from the previous Ŵ_i: the residuals moved little
+		if errors.Is(err, estimator.ErrNotConverged) || errors.Is(err, estimator.ErrSingular) {
+			// The settings' doing (exit 2), as smrl estimate reports it.
+			return nil, errs.Invalid(fmt.Errorf("ksm.lambda, ksm.tol: coordinate %d: %w (a larger ksm.lambda or ksm.tol)", i, err))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("ksm: coordinate %d: %w", i, err)
 		}
@@ -300,7 +306,7 @@ func (f *ksmFitter) fitLocations() error {
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(a) {
-		return fmt.Errorf("lambda: ksm's location: Σ φφᵀ + λI is not positive definite (λ = %v)", f.ridge)
+		return errs.Invalid(fmt.Errorf("lambda: ksm's location: Σ φφᵀ + λI is not positive definite (λ = %v): a larger lambda", f.ridge))
 	}
 	var sol mat.Dense
 	if err := ch.SolveTo(&sol, mat.NewDense(d, ds, append([]float64(nil), f.rhs...))); err != nil {
@@ -367,7 +373,7 @@ func (f *ksmFitter) bandwidth(col []float64) float64 {
 // bind binds coordinate i's family to the centres z, the bandwidth and a
 // base scale drawn from its residuals col, and drops its previous Ŵ_i.
 func (f *ksmFitter) bind(i int, col, z []float64) error {
-	b := math.Max(stdDev(col), 1e-6)
+	b := math.Max(estimator.StdOf(col, 1), 1e-6)
 	if err := f.coords[i].g.Bind(z, f.bandwidth(col), b); err != nil {
 		if errors.Is(err, expfam.ErrKernelFamily) { // the grid rule cannot resolve σ: too small a ksm.bandwidth
 			return errs.Invalid(fmt.Errorf("ksm.bandwidth: coordinate %d: %w", i, err))
@@ -449,18 +455,4 @@ func (s *shiftedKernel) LogDensity(x float64, eta []float64) (float64, error) {
 		l += p * eta[1+k]
 	}
 	return l, nil
-}
-
-// stdDev is the standard deviation of xs about their mean.
-func stdDev(xs []float64) float64 {
-	var mean float64
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	var s2 float64
-	for _, x := range xs {
-		s2 += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(s2 / float64(len(xs)))
 }

@@ -138,7 +138,7 @@ func inputScales(in *kernelPlotInputs) []float64 {
 			for t := range n {
 				col[t] = m.x[t*m.d+j]
 			}
-			sd := stdOf(col)
+			sd := estimator.StdOf(col, 1)
 			if !(sd > 0) {
 				sd = 1
 			}
@@ -146,18 +146,6 @@ func inputScales(in *kernelPlotInputs) []float64 {
 		}
 	}
 	return out
-}
-
-func stdOf(xs []float64) float64 {
-	var mean, s2 float64
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		s2 += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(s2 / float64(len(xs)))
 }
 
 // nearestTargets returns coordinate 0 of the targets of the k transitions

@@ -131,9 +131,9 @@ func DefaultBandwidths(next []float64, d int) []float64 {
 	return out
 }
 
-// stdOf is the standard deviation of all coordinates of the next states
+// StdOf is the standard deviation of all coordinates of the next states
 // pooled (about their per-coordinate means).
-func stdOf(next []float64, d int) float64 {
+func StdOf(next []float64, d int) float64 {
 	n := len(next) / d
 	var s2 float64
 	for i := range d {
@@ -231,7 +231,7 @@ func FitKernel(phi, next []float64, dphi, d int, o KernelOptions) (*KernelFit, e
 	}
 	b := o.BaseScale
 	if b == 0 {
-		if b = stdOf(next, d); !(b > 0) || math.IsInf(b, 0) {
+		if b = StdOf(next, d); !(b > 0) || math.IsInf(b, 0) {
 			return nil, fmt.Errorf("base_scale: %w: its default, the standard deviation of the next states, is %v; give one", ErrKernelSettings, b)
 		}
 	}

@@ -46,10 +46,9 @@ type KernelGrid struct {
 	m     int
 	nodes []float64 // x_g
 	logq  []float64 // log q(x_g) + log of the trapezoid weight
-	table []float64 // G×m, psi_k(x_g)
-	// cols is the table by centre (m×G), and band[2k], band[2k+1] the
-	// nodes [lo, hi) where psi_k(x_g) ≥ KernelGridCut: the terms weights
-	// adds.
+	// cols is the table T_gk = psi_k(x_g) by centre (m×G), and band[2k],
+	// band[2k+1] the nodes [lo, hi) where psi_k(x_g) ≥ KernelGridCut: the
+	// terms weights adds.
 	cols []float64
 	band []int
 }
@@ -106,7 +105,8 @@ func (g *KernelGrid) Bind(centres []float64, sigma, base float64) error {
 	}
 	g.Fam = f
 	g.nodes, g.logq = g.nodes[:0], g.logq[:0]
-	g.table = make([]float64, n*g.m)
+	g.cols = make([]float64, g.m*n)
+	psi := make([]float64, g.m)
 	var xs [1]float64
 	for i := range n {
 		x := lo + float64(i)*h
@@ -117,16 +117,16 @@ func (g *KernelGrid) Bind(centres []float64, sigma, base float64) error {
 		g.nodes = append(g.nodes, x)
 		g.logq = append(g.logq, -x*x/(2*base*base)+math.Log(w))
 		xs[0] = x
-		f.Psi(xs[:], g.table[i*g.m:(i+1)*g.m])
+		f.Psi(xs[:], psi)
+		for k, t := range psi {
+			g.cols[k*n+i] = t
+		}
 	}
-	g.cols = make([]float64, g.m*n)
 	g.band = make([]int, 2*g.m)
 	for k := range g.m {
 		lo, hi := n, 0
 		for i := range n {
-			t := g.table[i*g.m+k]
-			g.cols[k*n+i] = t
-			if t >= KernelGridCut {
+			if g.cols[k*n+i] >= KernelGridCut {
 				lo, hi = min(lo, i), i+1
 			}
 		}
@@ -278,13 +278,14 @@ func (g *KernelGrid) Cumulants(eta, grad, hess []float64) (float64, bool) {
 	m := g.m
 	clear(grad[:m])
 	clear(hess[:m*m])
-	for i := range g.nodes {
+	n := len(g.nodes)
+	for i := range n {
 		w := p[i] / s
-		row := g.table[i*m : (i+1)*m]
-		for k, t := range row {
+		for k := range m {
+			t := g.cols[k*n+i]
 			grad[k] += w * t
-			for j, u := range row {
-				hess[k*m+j] += w * t * u
+			for j := range m {
+				hess[k*m+j] += w * t * g.cols[j*n+i]
 			}
 		}
 	}

@@ -87,10 +87,11 @@ func TestKernelGridAgainstQuadrature(t *testing.T) {
 // the rule as first written.
 func weightsPlain(g *KernelGrid, eta, p []float64) float64 {
 	top := math.Inf(-1)
+	n := len(g.nodes)
 	for i := range g.nodes {
 		l := g.logq[i]
-		for k, t := range g.table[i*g.m : (i+1)*g.m] {
-			l += t * eta[k]
+		for k := range g.m {
+			l += g.cols[k*n+i] * eta[k]
 		}
 		p[i] = l
 		top = max(top, l)

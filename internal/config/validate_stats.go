@@ -15,6 +15,18 @@ import (
 const LambdaCVWord = "cv"
 
 // DefaultCVGrid is the default λ grid of cross-validation: 10⁻⁶, …, 10⁴.
+// KernelScaleMin and KernelScaleMax bound a kernel family's bandwidth
+// and base scale wherever a config gives them (env.family.*, model.*,
+// cv.bandwidths; a base scale also by MaxAbsState): the bounds the fit
+// and a saved model are checked against (estimator.KernelMinScale and
+// KernelMaxScale, the same numbers: TestKernelScaleBoundsAgree).
+const (
+	KernelScaleMin = 1e-6
+	KernelScaleMax = 1e6
+	// KernelScaleRange writes them for messages.
+	KernelScaleRange = "[1e-6, 1e6]"
+)
+
 var DefaultCVGrid = []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1e3, 1e4}
 
 // CV configures cross-validated hyperparameters: K-fold held-out loss
@@ -121,8 +133,8 @@ func (c *Config) validateStats(bad func(key, format string, args ...any), agents
 		if !c.Uses("cv.bandwidths") {
 			break // a set key nothing reads is refused once, as unused
 		}
-		if !(b >= 1e-6 && b <= 1e6) { // the bounds of a kernel family's bandwidth (estimator.KernelMinScale)
-			bad("cv.bandwidths", "entry %d must be a number in [1e-6, 1e6], got %v", i+1, b)
+		if !(b >= KernelScaleMin && b <= KernelScaleMax) {
+			bad("cv.bandwidths", "entry %d must be a number in %s, got %v", i+1, KernelScaleRange, b)
 			break
 		}
 	}

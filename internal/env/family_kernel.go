@@ -134,8 +134,8 @@ func parseBandwidth(s string) ([]float64, error) {
 		return nil, nil
 	}
 	b, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(b >= 1e-6 && b <= 1e6) { // the bounds of cv.bandwidths (estimator.KernelMinScale, KernelMaxScale)
-		return nil, fmt.Errorf("must be a number in [1e-6, 1e6] or %s, got %q", config.LambdaCVWord, s)
+	if err != nil || !(b >= config.KernelScaleMin && b <= config.KernelScaleMax) {
+		return nil, fmt.Errorf("must be a number in %s or %s, got %q", config.KernelScaleRange, config.LambdaCVWord, s)
 	}
 	return []float64{b}, nil
 }
@@ -147,8 +147,8 @@ func validateKernelKeys(k kernelKeys, at string, bad config.Bad) {
 	if _, err := parseBandwidth(k.Bandwidth); err != nil {
 		bad(at+".bandwidth", "%v", err)
 	}
-	if !(k.BaseScale == 0 || k.BaseScale >= 1e-6 && k.BaseScale <= 1024) { // estimator.KernelMinScale; states lie in [−1024, 1024]
-		bad(at+".base_scale", "must be 0 (the standard deviation of the data) or a number in [1e-6, 1024], got %v", k.BaseScale)
+	if !(k.BaseScale == 0 || k.BaseScale >= config.KernelScaleMin && k.BaseScale <= config.MaxAbsState) { // states lie in [−MaxAbsState, MaxAbsState]
+		bad(at+".base_scale", "must be 0 (the standard deviation of the data) or a number in [1e-6, %d], got %v", config.MaxAbsState, k.BaseScale)
 	}
 	if k.Graph != expfam.KernelJoint && k.Graph != expfam.KernelAutoregressive {
 		bad(at+".graph", "must be %s or %s, got %q", expfam.KernelJoint, expfam.KernelAutoregressive, k.Graph)

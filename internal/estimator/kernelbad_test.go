@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/expfam"
 )
 
@@ -137,5 +138,15 @@ func TestSumChunkBoundsBuffer(t *testing.T) {
 		if buf := (c.P + min(c.cols, blockCols)) * got; buf > blockBufFloats && got > 8 {
 			t.Errorf("P = %d: buffer %d floats above %d", c.P, buf, blockBufFloats)
 		}
+	}
+}
+
+// The bounds of a kernel family's scales that the fit checks are the ones
+// a config is validated against (config.KernelScaleMin, KernelScaleMax;
+// the base scale's upper bound config.MaxAbsState): one set of numbers.
+func TestKernelScaleBoundsAgree(t *testing.T) {
+	if KernelMinScale != config.KernelScaleMin || KernelMaxScale != config.KernelScaleMax || kernelMaxBase != config.MaxAbsState {
+		t.Errorf("estimator [%g, %g], base ≤ %g; config [%g, %g], base ≤ %g", KernelMinScale, KernelMaxScale, float64(kernelMaxBase),
+			config.KernelScaleMin, config.KernelScaleMax, float64(config.MaxAbsState))
 	}
 }

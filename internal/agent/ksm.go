@@ -248,8 +248,8 @@ func (f *ksmFitter) fit() (*estimator.Fit, error) {
 			x[0] = r
 			e.Add(f.phi[t*f.dphi:(t+1)*f.dphi], x[:])
 		}
-		lambda := f.k.Lambda * traceV(fam, res, f.phi, f.dphi) / float64(m*f.dphi)
-		w, err := e.Fit(lambda, f.w[i]) // from the previous Ŵ_i: the residuals moved little
+		lambda := f.k.Lambda * e.TraceV() / float64(m*f.dphi) // relative to V's mean eigenvalue (V grows as 1/σ⁴)
+		w, err := e.Fit(lambda, f.w[i])                       // from the previous Ŵ_i: the residuals moved little
 		if errors.Is(err, estimator.ErrNotConverged) || errors.Is(err, estimator.ErrSingular) {
 			// The settings' doing (exit 2), as smrl estimate reports it.
 			return nil, errs.Invalid(fmt.Errorf("ksm.lambda, ksm.tol: coordinate %d: %w (a larger ksm.lambda or ksm.tol)", i, err))
@@ -382,30 +382,6 @@ func (f *ksmFitter) bind(i int, col, z []float64) error {
 	}
 	f.w[i] = nil
 	return nil
-}
-
-// traceV returns Σ_t |ψ'(x_t)|² |φ_t|², the trace of score matching's
-// V = Σ_t ψ'(x_t)ψ'(x_t)ᵀ ⊗ φ_t φ_tᵀ of a 1-D family over the transitions
-// (x_t, φ_t): ksm's λ is ksm.lambda times its mean eigenvalue tr V/(m·d_phi),
-// so that the ridge does not depend on the scale of the coordinate (V
-// grows as 1/σ⁴ of the bandwidth).
-func traceV(f *expfam.Kernel, x, phi []float64, dphi int) float64 {
-	g, xi := make([]float64, f.M), make([]float64, f.M)
-	var tr float64
-	var xt [1]float64
-	for t, v := range x {
-		xt[0] = v
-		f.ScoreTerms(xt[:], g, xi)
-		var pp, gg float64
-		for _, p := range phi[t*dphi : (t+1)*dphi] {
-			pp += p * p
-		}
-		for _, v := range g {
-			gg += v * v
-		}
-		tr += gg * pp
-	}
-	return tr
 }
 
 // shiftedKernel is one coordinate of the ksm agent's model: x = μ + r with

@@ -96,6 +96,24 @@ func (e *KernelSM) Add(phi, next []float64) {
 	e.preReady, e.bReady = false, false
 }
 
+// TraceV returns tr V = Σ_t |Γ_t|²·|phi_t|² (Γ_t the d×m derivatives of
+// the statistics at s'_t, as Add stored them) without forming V.
+func (e *KernelSM) TraceV() float64 {
+	dm := e.d * e.m
+	var tr float64
+	for t := range e.n {
+		var pp, gg float64
+		for _, p := range e.phi[t*e.dphi : (t+1)*e.dphi] {
+			pp += p * p
+		}
+		for _, v := range e.gam[t*dm : (t+1)*dm] {
+			gg += v * v
+		}
+		tr += gg * pp
+	}
+	return tr
+}
+
 // Subset returns an accumulator holding the transitions [lo, hi) of e
 // (sharing their storage, read only): a fold of cross-validation.
 func (e *KernelSM) Subset(lo, hi int) *KernelSM {

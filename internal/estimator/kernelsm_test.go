@@ -85,6 +85,13 @@ func TestKernelSMStructured(t *testing.T) {
 		for i := range w {
 			w[i] = rng.NormFloat64()
 		}
+		var tr float64
+		for i := range dd {
+			tr += v[i*dd+i]
+		}
+		if e := math.Abs(k.TraceV()-tr) / tr; e > 1e-12 {
+			t.Errorf("%+v: TraceV %v, the dense V's trace %v", c, k.TraceV(), tr)
+		}
 		got := make([]float64, dd)
 		k.MulV(w, got)
 		want := make([]float64, dd)

@@ -180,7 +180,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	}
 	// The kernel family bound to the data forms no (d_psi·d_phi)² system:
 	// its memory is n(d_phi + (d+1)m) numbers, of the order of the data's.
-	if kernelSpecOf(mdp) == nil {
+	if KernelSpecOf(mdp) == nil {
 		if err := checkMethodMemory(c, methods); err != nil {
 			return nil, err
 		}
@@ -209,7 +209,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, interrupted(err)
 	}
-	if spec := kernelSpecOf(mdp); spec != nil {
+	if spec := KernelSpecOf(mdp); spec != nil {
 		return fitKernel(c, mdp, spec, data, opt, &st)
 	}
 	return fitAll(c, mdp, data, methods, opt, &st)

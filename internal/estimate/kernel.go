@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -85,13 +86,6 @@ func (c *CVLoss) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
-}
-
-// kernelSpecOf returns the unbound kernel family of mdp's model, nil when
-// its family is another.
-func kernelSpecOf(mdp *env.MDP) *expfam.KernelSpec {
-	s, _ := mdp.Model.Family.(*expfam.KernelSpec)
-	return s
 }
 
 // kernelMethods checks the methods of a kernel fit: sm alone (the default
@@ -250,7 +244,10 @@ func evaluateKernel(m SavedModel, spec *expfam.KernelSpec, mdp *env.MDP, d *data
 // KernelSpecOf returns the unbound kernel family of mdp's model (the
 // family of a config with env.family.kind kernel without centre_points),
 // nil when its family is another.
-func KernelSpecOf(mdp *env.MDP) *expfam.KernelSpec { return kernelSpecOf(mdp) }
+func KernelSpecOf(mdp *env.MDP) *expfam.KernelSpec {
+	s, _ := mdp.Model.Family.(*expfam.KernelSpec)
+	return s
+}
 
 // KernelDistribution returns a saved kernel model of a config whose
 // family is spec as an η = W·phi family with its W, for the users of a
@@ -278,4 +275,23 @@ func KernelDistribution(m SavedModel, spec *expfam.KernelSpec, dphi int, s confi
 		return nil, nil, errs.Invalid(fmt.Errorf("sampler: %w", err))
 	}
 	return mc, f.W, nil
+}
+
+// SavedDist returns a saved model's distribution on mdp's model class and
+// its W, flattened: the kernel family bound to the file's centres
+// (KernelDistribution, with sampler s) when the class is the data-bound
+// kernel family, else the family of the model's method (agent.Family).
+// kernel says which it was, for the caller to name the failing key.
+func SavedDist(saved SavedModel, mdp *env.MDP, s config.Sampler) (dist expfam.Distribution, w []float64, kernel bool, err error) {
+	if spec := KernelSpecOf(mdp); spec != nil {
+		dist, w, err = KernelDistribution(saved, spec, mdp.Model.Features.Dim(), s)
+		return dist, w, true, err
+	}
+	if dist, err = agent.Family(saved.Method, mdp.Model); err != nil {
+		return nil, nil, false, err
+	}
+	for _, row := range saved.W {
+		w = append(w, row...)
+	}
+	return dist, w, false, nil
 }

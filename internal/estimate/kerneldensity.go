@@ -64,7 +64,7 @@ func KernelPlot(c *config.Config) (bool, error) {
 	if err != nil {
 		return false, nil
 	}
-	spec := kernelSpecOf(m)
+	spec := KernelSpecOf(m)
 	if spec == nil {
 		return false, nil
 	}

@@ -227,7 +227,7 @@ func checkModel(mf *ModelFile, c *config.Config) error {
 			return fmt.Errorf("models: model %d: method %s listed twice (model %d is %s too)", i, m.Method, j, m.Method)
 		}
 		first[m.Method] = i
-		if spec := kernelSpecOf(mdp); spec != nil {
+		if spec := KernelSpecOf(mdp); spec != nil {
 			if err := checkKernelModel(m, spec, mdp.Model.Features.Dim()); err != nil {
 				return fmt.Errorf("models: model %d: %w", i, err)
 			}
@@ -335,7 +335,7 @@ func Evaluate(ctx context.Context, mf *ModelFile, c *config.Config, data string,
 		if err := ctx.Err(); err != nil {
 			return nil, interrupted(err)
 		}
-		if spec := kernelSpecOf(mdp); spec != nil {
+		if spec := KernelSpecOf(mdp); spec != nil {
 			e, err := evaluateKernel(m, spec, mdp, d, data)
 			if err != nil {
 				return nil, err

@@ -163,20 +163,12 @@ func newModelEnv(c *config.Config) (*env.MDP, error) {
 // of its config: a kernel family bound to data rebuilt from the model
 // (KernelDistribution), else the method's family.
 func modelEnvDist(saved SavedModel, inner *env.MDP, mc *config.Config) (expfam.Distribution, []float64, error) {
-	if spec := kernelSpecOf(inner); spec != nil {
-		dist, w, err := KernelDistribution(saved, spec, inner.Model.Features.Dim(), mc.Sampler)
-		if err != nil {
-			return nil, nil, fmt.Errorf("env.model.file: %w", err)
-		}
-		return dist, w, nil
-	}
-	dist, err := agent.Family(saved.Method, inner.Model)
-	if err != nil {
+	dist, w, kernel, err := SavedDist(saved, inner, mc.Sampler)
+	switch {
+	case err != nil && kernel:
+		return nil, nil, fmt.Errorf("env.model.file: %w", err)
+	case err != nil:
 		return nil, nil, fmt.Errorf("env.model.method: %s: %w", saved.Method, err)
-	}
-	var w []float64
-	for _, row := range saved.W {
-		w = append(w, row...)
 	}
 	return dist, w, nil
 }

@@ -21,7 +21,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
@@ -100,7 +99,7 @@ func SavedModel(path, method string) (*expfam.Model, *env.MDP, error) {
 		if method != "" && m.Method != method {
 			continue
 		}
-		dist, w, err := savedDist(m, mdp, c)
+		dist, w, _, err := estimate.SavedDist(m, mdp, c.Sampler)
 		if err != nil {
 			return nil, nil, errs.Invalid(fmt.Errorf("%s: model %s: %w", path, m.Method, err))
 		}
@@ -111,24 +110,6 @@ func SavedModel(path, method string) (*expfam.Model, *env.MDP, error) {
 		return model, mdp, nil
 	}
 	return nil, nil, errs.Invalid(fmt.Errorf("%s holds no model of method %q (it holds %v)", path, method, names))
-}
-
-// savedDist is a saved model's family and vec(W): the method's family of
-// the model class, or a kernel family bound to data rebuilt from the
-// model (estimate.KernelDistribution).
-func savedDist(m estimate.SavedModel, mdp *env.MDP, c *config.Config) (expfam.Distribution, []float64, error) {
-	if spec := estimate.KernelSpecOf(mdp); spec != nil {
-		return estimate.KernelDistribution(m, spec, mdp.Model.Features.Dim(), c.Sampler)
-	}
-	dist, err := agent.Family(m.Method, mdp.Model)
-	if err != nil {
-		return nil, nil, err
-	}
-	var w []float64
-	for _, row := range m.W {
-		w = append(w, row...)
-	}
-	return dist, w, nil
 }
 
 // CheckRequest refuses a state or action of the wrong length, or a

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -212,7 +213,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 
 func sameSnapshot(t *testing.T, what string, before, after map[string]string) {
 	t.Helper()
-	if fmt.Sprint(before) != fmt.Sprint(after) {
+	if !maps.Equal(before, after) { // formatting the maps to compare them cost more than the commands
 		t.Errorf("%s changed the directory:\nbefore %v\nafter  %v", what, before, after)
 	}
 }

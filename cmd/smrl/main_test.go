@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("SMRL_CACHE_DIR", dir)
 	code := m.Run()
+	removeFixtures()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,11 @@ func TestEmptyShardsSucceedAndMerge(t *testing.T) {
 	var shards []string
 	for i := range 10 {
 		d := filepath.Join(base, fmt.Sprintf("shard-%d", i))
-		mustRun(t, "run", "--config", cfg, "--out", d, "-q", "--shard", fmt.Sprintf("%d/10", i))
+		args := []string{"run", "--config", cfg, "--out", d, "-q", "--shard", fmt.Sprintf("%d/10", i)}
+		if i < 3 { // shard i holds trial i (runner.Shard.Contains): the empty ones draw, the figures of a shard with trials are other tests'
+			args = append(args, "--no-plots")
+		}
+		mustRun(t, args...)
 		shards = append(shards, d)
 	}
 	merged := filepath.Join(base, "merged")
@@ -119,18 +124,30 @@ func TestMergeOutSymlinkToInput(t *testing.T) {
 // any moment over a directory holding an earlier merge never leaves that
 // merge's figures or report beside its own new CSV files, and merging
 // again gives the directory an uninterrupted merge writes, byte for byte.
+// The shards are small (2 seeds × 3 episodes: a merge draws the same
+// figures from fewer rows), and the kills fall at fractions of the time an
+// uninterrupted merge took, so that they spread over a merge however fast
+// the machine (fixed delays of 40–450 ms could all fall after a merge's end once it
+// took less than that).
 func TestKilledMergeLeavesNoStaleFigures(t *testing.T) {
 	root := t.TempDir()
-	merged := func(seed string) string { // an uninterrupted merge of the shards of seed
+	small := []string{"-q", "--no-plots", "--seeds", "2", "--episodes", "3"}
+	shardsOf := func(seed string) []string {
 		shards := []string{filepath.Join(root, seed, "s0"), filepath.Join(root, seed, "s1")}
 		for i, s := range shards {
-			mustRun(t, "run", "--config", quickConfig, "--seed", seed, "--shard", fmt.Sprintf("%d/2", i), "--out", s, "-q", "--no-plots")
+			mustRun(t, append([]string{"run", "--config", quickConfig, "--seed", seed, "--shard", fmt.Sprintf("%d/2", i), "--out", s}, small...)...)
 		}
-		out := filepath.Join(root, seed, "merged")
-		mustRun(t, append([]string{"merge", "--out", out, "-q", "--plot-format", "svg"}, shards...)...)
-		return out
+		return shards
 	}
-	oldRef, newRef := merged("1"), merged("2")
+	mergeArgs := func(out string, shards []string) []string {
+		return append([]string{"merge", "--out", out, "--overwrite", "-q", "--plot-format", "svg"}, shards...)
+	}
+	oldRef, newRef := filepath.Join(root, "1", "merged"), filepath.Join(root, "2", "merged")
+	mustRun(t, mergeArgs(oldRef, shardsOf("1"))...)
+	newShards := shardsOf("2")
+	start := time.Now()
+	mustRun(t, mergeArgs(newRef, newShards)...)
+	took := time.Since(start) // a killed merge's process starts in a few ms and writes its CSV files first
 	oldFiles, newFiles := snapshot(t, oldRef), snapshot(t, newRef)
 	rel := func(m map[string]string, base string) map[string]string {
 		out := map[string]string{}
@@ -143,20 +160,20 @@ func TestKilledMergeLeavesNoStaleFigures(t *testing.T) {
 		return out
 	}
 	oldRel, newRel := rel(oldFiles, oldRef), rel(newFiles, newRef)
-	args := []string{"merge", "--out", "OUT", "--overwrite", "-q", "--plot-format", "svg", filepath.Join(root, "2", "s0"), filepath.Join(root, "2", "s1")}
-	for _, delay := range []time.Duration{40, 120, 200, 300, 450} {
-		out := filepath.Join(root, fmt.Sprintf("kill-%d", delay), "merged") // report.md names it
+	for _, frac := range []float64{0.1, 0.3, 0.5, 0.7} { // before the CSV files, among the figures; a kill at the end leaves a finished merge
+		delay := time.Duration(frac * float64(took))
+		out := filepath.Join(root, fmt.Sprintf("kill-%v", frac), "merged") // report.md names it
 		os.MkdirAll(filepath.Dir(out), 0o755)
 		if err := os.CopyFS(out, os.DirFS(oldRef)); err != nil {
 			t.Fatal(err)
 		}
-		args[2] = out
+		args := mergeArgs(out, newShards)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperSmrl$")
 		cmd.Env = append(os.Environ(), "SMRL_TEST_ARGS="+strings.Join(args, "\n"))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(delay * time.Millisecond)
+		time.Sleep(delay)
 		cmd.Process.Kill()
 		cmd.Wait()
 		now := rel(snapshot(t, out), out)
@@ -164,19 +181,19 @@ func TestKilledMergeLeavesNoStaleFigures(t *testing.T) {
 		for f, b := range now {
 			derived := f == "report.md" || strings.HasPrefix(f, "plots"+string(filepath.Separator))
 			if newCSV && derived && b == oldRel[f] && b != newRel[f] {
-				t.Errorf("killed after %v ms: %s of the earlier merge is beside the new CSV files", int(delay), f)
+				t.Errorf("killed after %v: %s of the earlier merge is beside the new CSV files", delay, f)
 			}
 		}
 		mustRun(t, args...)
-		if got := rel(snapshot(t, out), out); fmt.Sprint(got) != fmt.Sprint(newRel) {
+		if got := rel(snapshot(t, out), out); !maps.Equal(got, newRel) {
 			for f := range newRel {
 				if got[f] != newRel[f] {
-					t.Errorf("killed after %v ms: merging again gives another %s than the uninterrupted merge", int(delay), f)
+					t.Errorf("killed after %v: merging again gives another %s than the uninterrupted merge", delay, f)
 				}
 			}
 			for f := range got {
 				if _, ok := newRel[f]; !ok {
-					t.Errorf("killed after %v ms: merging again leaves %s, which the uninterrupted merge does not write", int(delay), f)
+					t.Errorf("killed after %v: merging again leaves %s, which the uninterrupted merge does not write", delay, f)
 				}
 			}
 		}

@@ -14,9 +14,8 @@ import (
 // the results directory untouched (its report.md used to link elsewhere).
 func TestPlotSummaryAndOut(t *testing.T) {
 	base := t.TempDir()
-	res := filepath.Join(base, "res")
-	// --no-plots: plot --out draws the PNGs checked here.
-	mustRun(t, "run", "--config", quickConfig, "--out", res, "-q", "--no-plots")
+	// Without figures: plot --out draws the PNGs checked here.
+	res := quickRun(t)
 	before := snapshot(t, res)
 	figs := filepath.Join(base, "figs")
 	mustRun(t, "plot", "--in", res, "--out", figs)
@@ -39,20 +38,10 @@ func TestPlotSummaryAndOut(t *testing.T) {
 	foreign := filepath.Join(base, "foreign")
 	os.Mkdir(foreign, 0o755)
 	for _, f := range []string{"episodes.csv", "summary.csv", "config.yaml"} {
-		os.WriteFile(filepath.Join(foreign, f), []byte(read(t, filepath.Join(figs, "..", "res", f))), 0o644)
+		os.WriteFile(filepath.Join(foreign, f), []byte(read(t, filepath.Join(res, f))), 0o644)
 	}
 	code, stdout, stderr = run(t, "plot", "--in", foreign)
 	wantUsage(t, code, stdout, stderr, "not made by smrl", "--out")
-}
-
-// tinyRun makes a finished results directory of a tiny config (3 agents ×
-// 1 seed × 2 episodes) and returns its path and the config's.
-func tinyRun(t *testing.T, extra ...string) (out, cfg string) {
-	t.Helper()
-	cfg = tinyConfig(t, "")
-	out = filepath.Join(t.TempDir(), "res")
-	mustRun(t, append([]string{"run", "--config", cfg, "--out", out, "-q", "--workers", "1", "--plot-format", "svg"}, extra...)...)
-	return out, cfg
 }
 
 // Issue 19, item 2: plot of a results directory without config.yaml drew truncated or
@@ -80,9 +69,7 @@ func TestPlotNeedsConfig(t *testing.T) {
 // swapped points and a point's summary copied over another's, before it
 // draws anything.
 func TestSweepPointsAreCheckedByPlot(t *testing.T) {
-	cfg := tinyConfig(t, "sweep:\n  planner.tau: [2, 4]\n")
-	pristine := filepath.Join(t.TempDir(), "sw")
-	mustRun(t, "sweep", "--config", cfg, "--out", pristine, "-q", "--no-plots", "--workers", "2")
+	pristine := tinySweep(t)
 	for _, tc := range []struct {
 		name   string
 		spoil  func(sw string) // nil: smrl run --out a point
@@ -140,8 +127,7 @@ func TestPlotOutIntoResultsDirectoryIsRefused(t *testing.T) {
 	// plot needs a's CSV files, not its figures; b is refused by its config.yaml.
 	a, _ := tinyRun(t, "--no-plots")
 	b, _ := tinyRun(t, "--no-plots")
-	sw := filepath.Join(t.TempDir(), "sw")
-	mustRun(t, "sweep", "--config", tinyConfig(t, "sweep:\n  planner.tau: [2, 4]\n"), "--out", sw, "-q", "--no-plots", "--workers", "2")
+	sw := tinySweep(t)
 	for _, tc := range []struct{ in, out, file string }{
 		{a, b, "config.yaml"},
 		{a, sw, "sweep.yaml"},

@@ -63,10 +63,7 @@ func TestSecondRunIntoSameOutIsRefused(t *testing.T) {
 // naming the line.
 func TestResumeAndMergeJournal(t *testing.T) {
 	base := t.TempDir()
-	ref := filepath.Join(base, "ref")
-	mustRun(t, "run", "--config", quickConfig, "--out", ref, "--no-plots", "-q")
-	out := filepath.Join(base, "cut")
-	mustRun(t, "run", "--config", quickConfig, "--out", out, "--no-plots", "-q")
+	ref, out := quickRun(t), quickRun(t) // the uninterrupted run, and the one cut short below
 	jp := filepath.Join(out, "journal.jsonl")
 	lines := strings.SplitAfter(read(t, jp), "\n")
 	lines = lines[:len(lines)-1] // the empty string after the last newline

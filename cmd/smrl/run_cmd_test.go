@@ -13,7 +13,7 @@ import (
 
 func TestCompareQuickWritesResults(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "res")
-	code, stdout, stderr := run(t, "compare", "--config", "../../configs/quick.yaml", "--out", out, "--workers", "2")
+	code, stdout, stderr := run(t, "compare", "--config", "../../configs/quick.yaml", "--episodes", "3", "--out", out, "--workers", "2") // 3 of its 8 episodes: every file and figure, less planning
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

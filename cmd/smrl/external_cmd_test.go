@@ -280,7 +280,9 @@ func TestGymShim(t *testing.T) {
 	examples, _ := filepath.Abs("../../examples/external")
 	t.Setenv("PYTHONPATH", dir+string(os.PathListSeparator)+examples)
 	shim := []string{py, filepath.Join(examples, "smrl_gym.py"), "fake_gym:make"}
-	small := []string{"--no-plots", "-q", "--save-transitions", "--seeds", "1", "--episodes", "1"}
+	// One episode of 10 steps: the oracle restores the Python state 24 times
+	// a step (CEM: 12 candidates, 2 iterations), each a process round trip.
+	small := []string{"--no-plots", "-q", "--save-transitions", "--seeds", "1", "--episodes", "1", "--set", "env.horizon=10"}
 	for _, tc := range []struct {
 		name, agents string
 		more         []string

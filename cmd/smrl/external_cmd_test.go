@@ -100,8 +100,8 @@ func goServer(t *testing.T, f testutil.ExtFault) []string {
 
 // TestExternalMatchesBuiltin: the damped pendulum through the protocol,
 // served by the Go test server and by examples/external/damped_pendulum.py
-// (skipped without python3 on PATH; on one seed and two episodes, as
-// Python answers slower), gives byte-identical episodes.csv and
+// (skipped without python3 on PATH; on one seed and two episodes of 10
+// steps, as Python answers slower), gives byte-identical episodes.csv and
 // transitions.csv to its built-in copy, for sm, lds and the oracle (which
 // plans through get_state/set_state), with 1 and 2 workers.
 func TestExternalMatchesBuiltin(t *testing.T) {
@@ -129,7 +129,7 @@ func TestExternalMatchesBuiltin(t *testing.T) {
 	if err != nil {
 		t.Skip("no python3 on PATH: damped_pendulum.py is not compared")
 	}
-	small := []string{"--workers", "2", "--seeds", "1", "--set", "episodes=2"}
+	small := []string{"--workers", "2", "--seeds", "1", "--set", "episodes=2", "--set", "env.horizon=10"}
 	ref = runTo("builtin-small", extConfig(t, "test-damped", nil, ""), small...)
 	same("python", runTo("python", extConfig(t, "external", []string{py, "../../examples/external/damped_pendulum.py"}, ""), small...), ref)
 }

@@ -17,15 +17,17 @@ import (
 // the test's own run would have written, at a copy's cost instead of a
 // run's. A test of how a run or a sweep writes its files runs its own.
 var fixtures struct {
-	once  sync.Once
-	root  string
-	err   error
-	quick sync.Once
-	shard sync.Once
-	sweep sync.Once
-	qErr  error
-	hErr  error
-	sErr  error
+	once       sync.Once
+	root       string
+	err        error
+	quick      sync.Once
+	shard      sync.Once
+	sweep      sync.Once
+	sweepShard sync.Once
+	qErr       error
+	hErr       error
+	sErr       error
+	wErr       error
 }
 
 // fixtureRoot is the directory of the shared runs, made on first use.
@@ -117,4 +119,21 @@ func tinySweepRunIn(t *testing.T, dst string) (*grid.Sweep, string) {
 		t.Fatalf("the shared tiny sweep: %v", fixtures.sErr)
 	}
 	return s, copyShared(t, src, dst)
+}
+
+// tinySweepShardRun returns tinySweep(t) and a copy of its finished sweep
+// as the one shard of one, without figures: what RunSweep(ctx, s,
+// SweepOptions{Options: Options{OutDir: dir, Shard: runner.Shard{Index: 0,
+// Count: 1}}}) leaves in dir, the input of a sweep merge.
+func tinySweepShardRun(t *testing.T) (*grid.Sweep, string) {
+	t.Helper()
+	s := tinySweep(t)
+	src := filepath.Join(fixtureRoot(t), "sweep-shard")
+	fixtures.sweepShard.Do(func() {
+		fixtures.wErr = RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: src, Shard: runner.Shard{Index: 0, Count: 1}}})
+	})
+	if fixtures.wErr != nil {
+		t.Fatalf("the shared tiny sweep's shard: %v", fixtures.wErr)
+	}
+	return s, copyShared(t, src, "")
 }

@@ -149,11 +149,7 @@ func TestResumeRefusesOtherShard(t *testing.T) {
 // sweep.yaml edited since (or a different --config) is refused, naming the
 // key.
 func TestSweepResumeRefusesOtherBase(t *testing.T) {
-	s := tinySweep(t)
-	root := filepath.Join(t.TempDir(), "sweep")
-	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: root}}); err != nil {
-		t.Fatal(err)
-	}
+	s, root := tinySweepRun(t)
 	manifest := filepath.Join(root, grid.ManifestFile)
 	b, err := os.ReadFile(manifest)
 	if err != nil {
@@ -190,11 +186,8 @@ func TestMergeRefusesCompletedResults(t *testing.T) {
 		t.Fatalf("merge --overwrite: %v", err)
 	}
 
-	s := tinySweep(t)
-	sweepShard, sweepOut := filepath.Join(base, "sweep-shard"), filepath.Join(base, "sweep")
-	if err := RunSweep(context.Background(), s, SweepOptions{Options: Options{OutDir: sweepShard, Shard: runner.Shard{Index: 0, Count: 1}}}); err != nil {
-		t.Fatal(err)
-	}
+	_, sweepShard := tinySweepShardRun(t)
+	sweepOut := filepath.Join(base, "sweep")
 	if err := MergeSweep(context.Background(), []string{sweepShard}, SweepOptions{Options: Options{OutDir: sweepOut}}); err != nil {
 		t.Fatal(err)
 	}

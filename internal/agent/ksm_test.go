@@ -59,12 +59,17 @@ func pendulumData(mdp *env.MDP, n int, rng *rand.Rand) (s, a, next [][]float64) 
 // TestKSMLearnsBimodalSpeed: the ksm agent (40 features, 10 centres)
 // fitted to 600 transitions of the pendulum with bimodal torque noise (4
 // refits of 150, so the centres are drawn at 150 and 300) has a held-out
-// log-likelihood of θ̇' − θ̇ (300 fresh transitions) at least 0.2 nats per
+// log-likelihood of θ̇' − θ̇ (150 fresh transitions) at least 0.2 nats per
 // transition above the best
 // Gaussian of fixed σ on the sm agent's mean (σ fitted on the test set
 // itself) and below the true density's (the torque mixture through the
 // step) plus 0.05; it is finite for every coordinate; and a second agent
-// fed the same transitions ends with the same Ŵ, bit for bit.
+// fed the same transitions ends with the same Ŵ, bit for bit. Measured on
+// 2026-11-28 (the per-transition differences' mean ± its standard error):
+// ksm − Gaussian 0.448 ± 0.045 and ksm − truth −0.487 ± 0.055 nats, 5.5
+// and 9.7 standard errors inside the margins (on 300 held-out
+// transitions, which took twice the quadratures: 0.444 ± 0.033 and
+// −0.499 ± 0.045); a ksm no better than the Gaussian fails by 4.4.
 func TestKSMLearnsBimodalSpeed(t *testing.T) {
 	c := testutil.LoadConfig(t, testutil.WriteYAML(t, ksmPendulum))
 	mdp, err := env.New(c)
@@ -73,7 +78,7 @@ func TestKSMLearnsBimodalSpeed(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	s, a, next := pendulumData(mdp, 600, rng)
-	ts, ta, tnext := pendulumData(mdp, 300, rng)
+	ts, ta, tnext := pendulumData(mdp, 150, rng)
 	agents := map[string]*Agent{}
 	for _, name := range []string{"ksm", "sm", "ksm2"} {
 		kind := name

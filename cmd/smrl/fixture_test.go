@@ -119,15 +119,15 @@ func tinySweep(t *testing.T) string {
 }
 
 // quickRun returns a copy of the finished run of configs/quick.yaml without
-// figures: what smrl run --config configs/quick.yaml --out DIR -q
-// --no-plots leaves in DIR.
+// figures, on two workers: what smrl run --config configs/quick.yaml --out
+// DIR -q --no-plots --workers 2 leaves in DIR.
 func quickRun(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(quickConfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return shared(t, "quick-run", string(b), "run", "--config", "CONFIG", "--out", "OUT", "-q", "--no-plots")
+	return shared(t, "quick-run", string(b), "run", "--config", "CONFIG", "--out", "OUT", "-q", "--no-plots", "--workers", "2")
 }
 
 // TestSharedRunIsTheCommandsOwn guards the shared directories against a change of what

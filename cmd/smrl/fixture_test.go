@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/smrl-dev/smrl/internal/config"
 )
 
 // The finished runs and sweeps several tests start from, made once per
@@ -40,9 +43,9 @@ func removeFixtures() {
 
 // shared returns a copy, in a new directory of t, of the results directory
 // that smrl args leaves in OUT, where "OUT" in args stands for the shared
-// directory and "CONFIG" for the file holding config (written beside it).
+// directory and "CONFIG" for the file holding body, the config (written beside it).
 // The first test asking for key runs the command; the others wait for it.
-func shared(t *testing.T, key, config string, args ...string) string {
+func shared(t *testing.T, key, body string, args ...string) string {
 	t.Helper()
 	fixtures.mu.Lock()
 	if fixtures.root == "" {
@@ -62,13 +65,23 @@ func shared(t *testing.T, key, config string, args ...string) string {
 		fixtures.runs[key] = f
 	}
 	fixtures.mu.Unlock()
+	// The shared directory is every test's: made in an environment a test
+	// changed (a config key from SMRL_*, a shard from a job index), it
+	// would hold another run than the one it stands for.
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		isKey := strings.HasPrefix(name, "SMRL_") && !slices.Contains(config.NonConfigEnv, name)
+		if isKey || name == "SMRL_SHARD_COUNT" || name == "JOB_COMPLETION_INDEX" || name == "SLURM_ARRAY_TASK_ID" {
+			t.Fatalf("the shared results directory %q is made without %s set", key, name)
+		}
+	}
 	f.once.Do(func() {
 		if err := os.Mkdir(f.dir, 0o755); err != nil {
 			f.err = err
 			return
 		}
 		cfg := filepath.Join(f.dir, "config.yaml")
-		if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
+		if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 			f.err = err
 			return
 		}

@@ -13,24 +13,11 @@ import (
 	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
-// simpsonFn integrates f on [a, b] with n (even) Simpson panels.
-func simpsonFn(f func(float64) float64, a, b float64, n int) float64 {
-	h := (b - a) / float64(n)
-	s := f(a) + f(b)
-	for i := 1; i < n; i++ {
-		w := 2.0
-		if i%2 == 1 {
-			w = 4
-		}
-		s += w * f(a+float64(i)*h)
-	}
-	return s * h / 3
-}
-
 // simpsonVec integrates each component of f (which fills out, of length
-// dim) on [a, b] with n (even) Simpson panels: component k is simpsonFn's
-// integral of x ↦ out[k], bit for bit (the same sums in the same order),
-// from one call of f per node instead of one per component.
+// dim) on [a, b] with n (even) Simpson panels: component k is the composite
+// Simpson integral of x ↦ out[k] as a scalar rule sums it (the same sums in
+// the same order, so the same bits as one pass per component), from one
+// call of f per node instead of one per component.
 func simpsonVec(f func(x float64, out []float64), dim int, a, b float64, n int) []float64 {
 	h := (b - a) / float64(n)
 	s, v := make([]float64, dim), make([]float64, dim)

@@ -184,7 +184,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	g := plotter.NewGrid()
 	g.Vertical.Color = color.Gray{Y: 225}
 	g.Horizontal.Color = color.Gray{Y: 225}
-	p.Add(g)
+	addLean(p, g)
 	return p
 }
 
@@ -305,8 +305,8 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 			if err != nil {
 				return nil, fmt.Errorf("band of %s: %w", s.Name, err)
 			}
-			p.Add(poly)
-			p.Add(edges...)
+			addLean(p, poly)
+			addLean(p, edges...)
 			swatch[k] = &plotter.Polygon{Color: poly.Color, LineStyle: draw.LineStyle{Color: withAlpha(s.Style.Color, bandEdgeAlpha), Width: vg.Points(0.9), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1.5)}}}
 		}
 	}
@@ -323,7 +323,7 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		}
 		if s.Reference {
 			line.Color, line.Width, line.Dashes = referenceColor, vg.Points(1.3), referenceDashes
-			p.Add(line)
+			addLean(p, line)
 			items[k] = legendItem{Label: s.Name + " (reference)", Thumbs: []plot.Thumbnailer{line}}
 			continue
 		}
@@ -353,8 +353,8 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		}
 		items[k] = legendItem{Label: s.Name, Thumbs: thumbs}
 	}
-	p.Add(lines...)
-	p.Add(scatters...)
+	addLean(p, lines...)
+	addLean(p, scatters...)
 	var out []legendItem
 	for _, it := range items {
 		if it.Label != "" {

@@ -41,3 +41,19 @@ func BenchmarkFigureRunSetSVG(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReportHTML writes report.md and report.html of the fixture's
+// run with its figures inlined (PNG, the densities among them).
+func BenchmarkReportHTML(b *testing.B) {
+	dir := b.TempDir()
+	figs, err := RunFigures(fixtureResults, filepath.Join(dir, "plots"), gaussSource{sigma: 0.6}, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ReportTo(fixtureResults, dir, figs, ReportInfo{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -21,7 +21,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	// Register the pdf format with draw.NewFormattedCanvas.
 	_ "gonum.org/v1/plot/vg/vgpdf"
@@ -629,7 +628,7 @@ func writeFigure(path string, opt Options, render func(c draw.Canvas) error) err
 		// Embedded fonts make the figure look the same in every viewer;
 		// without them a viewer lacking Liberation Sans substitutes a
 		// wider font and long labels overflow.
-		cv = vgsvg.NewWith(vgsvg.UseWH(opt.Width, opt.Height), vgsvg.EmbedFonts(true))
+		cv = newSVG(opt.Width, opt.Height)
 	default:
 		var err error
 		cv, err = draw.NewFormattedCanvas(opt.Width, opt.Height, opt.Format)

@@ -26,7 +26,7 @@ func TestLeanBoxesSameLayout(t *testing.T) {
 		{Min: vg.Point{X: 80, Y: 60}, Max: vg.Point{X: 20, Y: 10}},    // flipped
 		{Min: vg.Point{X: 10, Y: 10}, Max: vg.Point{X: 10.5, Y: 200}}, // narrow
 	}
-	for trial := range 200 {
+	for trial := range 100 {
 		var plain, lean []plot.Plotter
 		for k := range 1 + rng.IntN(4) {
 			n := 1 + rng.IntN(40)

@@ -15,8 +15,8 @@ import (
 
 // svgCanvas writes the bytes of vgsvg's canvas with EmbedFonts(true): the
 // densities figure (texts in several sizes of one font), a canvas with
-// texts in two weights of it, one with no text, and a second figure after
-// the fonts' blocks are cached.
+// texts in two weights of it (the regular one's block from the cache by
+// then), and one with no text.
 func TestSVGFontsAreEmbedFonts(t *testing.T) {
 	est := map[string][]float64{"sm": {0.7, 0.5}, "lds": {1.1, 0.3}}
 	opt, err := Options{}.normalize()
@@ -44,7 +44,7 @@ func TestSVGFontsAreEmbedFonts(t *testing.T) {
 			c.Fill(c.Rectangle.Path())
 		},
 	}
-	for _, name := range []string{"densities", "two weights", "no text", "densities"} {
+	for _, name := range []string{"densities", "two weights", "no text"} {
 		want := vgsvg.NewWith(vgsvg.UseWH(300, 200), vgsvg.EmbedFonts(true))
 		got := newSVG(300, 200)
 		draws[name](draw.New(want))

@@ -2,10 +2,12 @@ package plotting
 
 import (
 	"bytes"
+	"math"
 	"image/color"
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -90,5 +92,48 @@ func TestWhiteOnWhiteIsNoOp(t *testing.T) {
 	c.SetColor(color.White)
 	if c.whiteOnWhite(p) {
 		t.Error("white over black taken as a no-op")
+	}
+}
+
+// Texts drawn with nearest-neighbour sampling where fastPNG finds a
+// whole-pixel translation have the pixels of gg's bilinear sampling (what
+// vgimg's canvas draws every time): at fractional points, after
+// translations by fractions of a pixel, rotated by π/2 and by a small
+// angle, on a scaled canvas, in several sizes and colours.
+func TestTextSamplingIsBilinear(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := range 12 {
+		fast := newRaster(300, 200, 96+7*trial)
+		plain := newRaster(300, 200, 96+7*trial)
+		var ops []func(c vg.Canvas)
+		if trial%4 == 3 {
+			ops = append(ops, func(c vg.Canvas) { c.Scale(1.25, 1.25) })
+		}
+		for k := range 8 {
+			pt := vg.Point{X: vg.Length(rng.Float64() * 250), Y: vg.Length(rng.Float64() * 180)}
+			face := font.DefaultCache.Lookup(sans(0), vg.Length(7+rng.IntN(12)))
+			clr := color.NRGBA{R: uint8(rng.IntN(256)), G: uint8(rng.IntN(256)), A: uint8(128 + rng.IntN(128))}
+			shift := vg.Point{X: vg.Length(rng.Float64() * 3), Y: vg.Length(rng.IntN(3))}
+			angle := []float64{0, math.Pi / 2, 0.01}[k%3]
+			ops = append(ops, func(c vg.Canvas) {
+				c.Push()
+				c.SetColor(clr)
+				if k%2 == 1 {
+					c.Translate(shift)
+				}
+				c.Rotate(angle)
+				c.FillString(face, pt, "Regret −1.5 (μ, σ²) Wg")
+				c.Pop()
+			})
+		}
+		for _, op := range ops {
+			op(plain.Canvas) // vgimg's own FillString: bilinear
+		}
+		for _, op := range ops {
+			op(fast)
+		}
+		if !bytes.Equal(fast.img.Pix, plain.img.Pix) {
+			t.Fatalf("trial %d: the text's pixels differ from bilinear sampling", trial)
+		}
 	}
 }

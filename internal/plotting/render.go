@@ -2,6 +2,7 @@ package plotting
 
 import (
 	"github.com/smrl-dev/smrl/internal/results"
+	xdraw "golang.org/x/image/draw"
 	"image"
 
 	"bytes"
@@ -475,7 +476,7 @@ func newRaster(w, h vg.Length, dpi int) *fastPNG {
 	ctx.SetLineCapButt() // what NewWith does to a context of its own
 	ctx.InvertY()
 	c := vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
-	return &fastPNG{Canvas: c, ctx: ctx, img: img, colors: []color.Color{color.Black}}
+	return &fastPNG{Canvas: c, ctx: ctx, img: img, colors: []color.Color{color.Black}, turned: []bool{false}}
 }
 
 // fastPNG is a raster canvas that skips what cannot change a pixel and
@@ -496,6 +497,9 @@ type fastPNG struct {
 	ctx    *gg.Context
 	img    *image.RGBA
 	colors []color.Color // vgimg's colour stack, which it does not export
+	// turned, beside it: whether a Rotate or Scale other than the
+	// identity has changed the context's matrix (FillString).
+	turned []bool
 }
 
 // WriteTo writes the canvas's image as PNG.
@@ -516,11 +520,64 @@ func (c *fastPNG) SetColor(clr color.Color) {
 func (c *fastPNG) Push() {
 	c.Canvas.Push()
 	c.colors = append(c.colors, c.colors[len(c.colors)-1])
+	c.turned = append(c.turned, c.turned[len(c.turned)-1])
 }
 
 func (c *fastPNG) Pop() {
 	c.Canvas.Pop()
 	c.colors = c.colors[:len(c.colors)-1]
+	c.turned = c.turned[:len(c.turned)-1]
+}
+
+// FillString draws str as vgimg does, with gg's glyphs composited by
+// nearest-neighbour sampling where the text's transformation is a
+// translation by whole pixels (every unrotated text of a figure at its
+// default font size), else by gg's bilinear one. The pixels are the same:
+// at such a translation each destination pixel's centre maps to a source
+// pixel's centre, where the bilinear kernel's weights are exactly 1 and 0
+// (|t| = 0 and 1 with support 1), so x/image/draw's Kernel.Transform takes
+// the source pixel times the glyph's mask and composites it over the
+// destination with the integer arithmetic of nnInterpolator.Transform
+// (both transform_Image_Image_Over, as every glyph has a mask); it skips
+// the weights' float arithmetic and allocations per pixel. That the
+// transformation is a translation is known from the calls (no Rotate or
+// Scale but the identity's since the figure began, tracked by fastPNG),
+// not inferred from transformed points, which rounding can hide a tiny
+// rotation in; that it is by whole pixels, from the translation itself.
+func (c *fastPNG) FillString(f font.Face, pt vg.Point, str string) {
+	interp := xdraw.Interpolator(xdraw.BiLinear) // gg's default
+	if !c.turned[len(c.turned)-1] {
+		// The transformation gg's drawString applies: vgimg's FillString
+		// pushes the context and inverts Y once more (the inversions
+		// cancel exactly: the height is a whole number).
+		c.ctx.Push()
+		c.ctx.InvertY()
+		x, y := c.ctx.TransformPoint(0, 0)
+		c.ctx.Pop()
+		if x == math.Trunc(x) && y == math.Trunc(y) && math.Abs(x) < 1<<30 && math.Abs(y) < 1<<30 {
+			interp = xdraw.NearestNeighbor
+		}
+	}
+	c.ctx.SetInterpolator(interp)
+	c.Canvas.FillString(f, pt, str)
+}
+
+// Rotate rotates the canvas; any angle but 0 makes the texts' sampling
+// bilinear from here to the matching Pop.
+func (c *fastPNG) Rotate(t float64) {
+	c.Canvas.Rotate(t)
+	if t != 0 {
+		c.turned[len(c.turned)-1] = true
+	}
+}
+
+// Scale scales the canvas; any factor but 1 makes the texts' sampling
+// bilinear from here to the matching Pop.
+func (c *fastPNG) Scale(x, y float64) {
+	c.Canvas.Scale(x, y)
+	if x != 1 || y != 1 {
+		c.turned[len(c.turned)-1] = true
+	}
 }
 
 // Fill fills p, unless that is opaque white on opaque white (fastPNG).

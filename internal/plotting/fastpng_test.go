@@ -2,8 +2,8 @@ package plotting
 
 import (
 	"bytes"
-	"math"
 	"image/color"
+	"math"
 	"math/rand/v2"
 	"testing"
 

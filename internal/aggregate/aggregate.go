@@ -649,20 +649,34 @@ func Percentile(v []float64, p float64) float64 {
 // selection (O(len v) against a sort's O(len v · log len v)); v is
 // reordered. No value may be NaN.
 func bootInterval(v []float64) (lo, hi float64) {
-	return selectPercentile(v, 0.025), selectPercentile(v, 0.975)
+	lo, from := selectPercentileFrom(v, 0.025, 0)
+	hi, _ = selectPercentileFrom(v, 0.975, from)
+	return lo, hi
 }
 
 // selectPercentile is Percentile(sorted v, p) of v in any order (v is
 // reordered).
 func selectPercentile(v []float64, p float64) float64 {
+	x, _ := selectPercentileFrom(v, p, 0)
+	return x
+}
+
+// selectPercentileFrom is selectPercentile for v whose first from values
+// are its from smallest (v[:from] ≤ v[from:]), which the selection then
+// leaves alone; it returns the position up to which that holds after it
+// (a later, higher percentile's from).
+func selectPercentileFrom(v []float64, p float64, from int) (x float64, next int) {
 	h := float64(len(v)-1) * p
 	i := int(math.Floor(h))
 	if i >= len(v)-1 {
-		return nthElement(v, len(v)-1)
+		return nthElement(v[from:], len(v)-1-from), len(v) - 1
 	}
-	a := nthElement(v, i)
+	if i < from { // never for the callers: a lower percentile came first
+		from = 0
+	}
+	a := nthElement(v[from:], i-from)
 	b := slices.Min(v[i+1:]) // v[:i] ≤ v[i] ≤ v[i+1:] after the selection
-	return a + (h-float64(i))*(b-a)
+	return a + (h-float64(i))*(b-a), i + 1
 }
 
 // nthElement returns the k-th smallest value of v (0-based) and reorders v

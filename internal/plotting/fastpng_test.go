@@ -95,11 +95,12 @@ func TestWhiteOnWhiteIsNoOp(t *testing.T) {
 	}
 }
 
-// Texts drawn with nearest-neighbour sampling where fastPNG finds a
-// whole-pixel translation have the pixels of gg's bilinear sampling (what
-// vgimg's canvas draws every time): at fractional points, after
-// translations by fractions of a pixel, rotated by π/2 and by a small
-// angle, on a scaled canvas, in several sizes and colours.
+// Texts drawn with nearest-neighbour sampling where fastPNG finds it
+// exact have the pixels of gg's bilinear sampling (what vgimg's canvas
+// draws every time): black and coloured texts of several alphas over
+// translucent coloured boxes and over each other, at fractional points,
+// after translations by fractions of a pixel, rotated by π/2 and by a
+// small angle, on a scaled canvas, in several sizes.
 func TestTextSamplingIsBilinear(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := range 12 {
@@ -109,14 +110,26 @@ func TestTextSamplingIsBilinear(t *testing.T) {
 		if trial%4 == 3 {
 			ops = append(ops, func(c vg.Canvas) { c.Scale(1.25, 1.25) })
 		}
-		for k := range 8 {
-			pt := vg.Point{X: vg.Length(rng.Float64() * 250), Y: vg.Length(rng.Float64() * 180)}
+		for k := range 16 {
+			pt := vg.Point{X: vg.Length(rng.Float64() * 200), Y: vg.Length(rng.Float64() * 140)}
 			face := font.DefaultCache.Lookup(sans(0), vg.Length(7+rng.IntN(12)))
-			clr := color.NRGBA{R: uint8(rng.IntN(256)), G: uint8(rng.IntN(256)), A: uint8(128 + rng.IntN(128))}
+			var clr color.Color = color.NRGBA{A: uint8(60 + rng.IntN(196))} // black
+			if k%4 == 2 {
+				clr = color.NRGBA{R: uint8(rng.IntN(256)), G: uint8(rng.IntN(256)), B: 40, A: uint8(60 + rng.IntN(196))}
+			}
+			box := color.NRGBA{R: uint8(rng.IntN(256)), G: uint8(rng.IntN(256)), B: uint8(rng.IntN(256)), A: uint8(rng.IntN(256))}
 			shift := vg.Point{X: vg.Length(rng.Float64() * 3), Y: vg.Length(rng.IntN(3))}
-			angle := []float64{0, math.Pi / 2, 0.01}[k%3]
+			angle := []float64{0, 0, math.Pi / 2, 0.01}[k%4]
+			var under vg.Path
+			under.Move(pt)
+			under.Line(vg.Point{X: pt.X + 90, Y: pt.Y})
+			under.Line(vg.Point{X: pt.X + 90, Y: pt.Y + 12})
+			under.Line(vg.Point{X: pt.X, Y: pt.Y + 12})
+			under.Close()
 			ops = append(ops, func(c vg.Canvas) {
 				c.Push()
+				c.SetColor(box)
+				c.Fill(under)
 				c.SetColor(clr)
 				if k%2 == 1 {
 					c.Translate(shift)

@@ -530,23 +530,27 @@ func (c *fastPNG) Pop() {
 }
 
 // FillString draws str as vgimg does, with gg's glyphs composited by
-// nearest-neighbour sampling where the text's transformation is a
-// translation by whole pixels (every unrotated text of a figure at its
-// default font size), else by gg's bilinear one. The pixels are the same:
-// at such a translation each destination pixel's centre maps to a source
-// pixel's centre, where the bilinear kernel's weights are exactly 1 and 0
-// (|t| = 0 and 1 with support 1), so x/image/draw's Kernel.Transform takes
-// the source pixel times the glyph's mask and composites it over the
-// destination with the integer arithmetic of nnInterpolator.Transform
-// (both transform_Image_Image_Over, as every glyph has a mask); it skips
-// the weights' float arithmetic and allocations per pixel. That the
+// nearest-neighbour sampling where that gives gg's pixels, else by gg's
+// bilinear sampling: for black text (any alpha; every text of the
+// figures) at a transformation that is a translation by whole pixels
+// (every unrotated text at the default font size). There x/image/draw's
+// nearest-neighbour Transform becomes image/draw's DrawMask
+// (drawGlyphOver: d' = (d·a + c·m_a)/m >> 8, a = (m − c_a·m_a/m)·0x101,
+// m = 0xffff), while the bilinear one, whose weights at pixel centres are
+// exactly 1 and 0, computes ⌊q·(m − p_a)/m⌋ + ⌊c·m_a/m⌋ >> 8 with q =
+// 0x101·d and p_a = ⌊c_a·m_a/m⌋ (transform_Image_Image_Over). With c = 0
+// both are ⌊d·0x101·(m − p_a)/m⌋ >> 8; the alpha, 255 on the opaque
+// canvas (white at the start, and Over keeps it), stays 255 in both. It
+// skips the weights' float arithmetic and allocations per pixel. That the
 // transformation is a translation is known from the calls (no Rotate or
 // Scale but the identity's since the figure began, tracked by fastPNG),
 // not inferred from transformed points, which rounding can hide a tiny
 // rotation in; that it is by whole pixels, from the translation itself.
+// TestTextSamplingIsBilinear checks it against vgimg's drawing.
 func (c *fastPNG) FillString(f font.Face, pt vg.Point, str string) {
 	interp := xdraw.Interpolator(xdraw.BiLinear) // gg's default
-	if !c.turned[len(c.turned)-1] {
+	r, g, b, _ := c.colors[len(c.colors)-1].RGBA()
+	if r|g|b == 0 && !c.turned[len(c.turned)-1] {
 		// The transformation gg's drawString applies: vgimg's FillString
 		// pushes the context and inverts Y once more (the inversions
 		// cancel exactly: the height is a whole number).

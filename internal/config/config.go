@@ -314,7 +314,7 @@ func (l *layers) check(c *Config) error {
 // fields, each registered section into a value of its part's type.
 func decode(v *viper.Viper, source string) (*Config, error) {
 	all := v.AllSettings()
-	c := &Config{parts: map[string]any{}}
+	c := &Config{parts: map[string]any{}, memo: &usesCache{}}
 	for _, path := range sectionPaths() {
 		sub := cutPath(all, path)
 		sv := viper.New()

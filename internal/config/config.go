@@ -316,33 +316,20 @@ func decode(v *viper.Viper, source string) (*Config, error) {
 	all := v.AllSettings()
 	c := &Config{parts: map[string]any{}, memo: &usesCache{}}
 	for _, path := range sectionPaths() {
-		sub := cutPath(all, path)
-		sv := viper.New()
-		if err := sv.MergeConfigMap(sub); err != nil {
-			return nil, errs.Invalid(fmt.Errorf("%s: %s: %w", source, path, err))
-		}
 		x := reflect.New(sectionType(path))
-		if err := sv.UnmarshalExact(x.Interface()); err != nil {
+		if err := unmarshalExact(cutPath(all, path), x.Interface()); err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %s: %s", source, path, strings.Join(strings.Fields(err.Error()), " ")))
 		}
 		c.parts[path] = x.Interface()
 	}
 	for path, sub := range cutShared(all) {
-		sv := viper.New()
-		if err := sv.MergeConfigMap(sub); err != nil {
-			return nil, errs.Invalid(fmt.Errorf("%s: %s: %w", source, path, err))
-		}
 		x := reflect.New(sharedAt(path).typ)
-		if err := sv.UnmarshalExact(x.Interface()); err != nil {
+		if err := unmarshalExact(sub, x.Interface()); err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %s: %s", source, path, strings.Join(strings.Fields(err.Error()), " ")))
 		}
 		c.parts[path] = x.Interface()
 	}
-	rest := viper.New()
-	if err := rest.MergeConfigMap(all); err != nil {
-		return nil, errs.Invalid(fmt.Errorf("%s: %w", source, err))
-	}
-	if err := rest.UnmarshalExact(c); err != nil {
+	if err := unmarshalExact(all, c); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %s", source, strings.Join(strings.Fields(err.Error()), " ")))
 	}
 	if s, ok := c.parts["planner."+c.Planner.Kind]; ok {

@@ -94,8 +94,9 @@ func usesKeys() []string {
 }
 
 // shippedConfigs loads every config of configs/ and examples/ (their
-// sweep: sections ignored) without validation, failing on none: a file
-// that does not load is skipped.
+// sweep: sections ignored) without validation, by path from the
+// repository's root; a file that does not load is skipped, and fewer than
+// 20 is a failure.
 func shippedConfigs(t *testing.T) map[string]*Config {
 	var paths []string
 	for _, pat := range []string{"configs/*.yaml", "examples/*.yaml", "examples/*/*.yaml"} {
@@ -114,7 +115,8 @@ func shippedConfigs(t *testing.T) map[string]*Config {
 		if err != nil {
 			continue
 		}
-		out[filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p)] = c
+		rel, _ := filepath.Rel(filepath.Join("..", ".."), p)
+		out[filepath.ToSlash(rel)] = c
 	}
 	if len(out) < 20 {
 		t.Fatalf("only %d shipped configs load", len(out))

@@ -180,10 +180,11 @@ func (l *layers) mergeFile(i int, path string) error {
 	if err != nil {
 		return err
 	}
-	if err := oneDocument(path, data); err != nil {
+	doc, err := firstDocument(path, data)
+	if err != nil {
 		return err
 	}
-	data, sk, sv, err := cutSection(path, data, SweepSection)
+	data, doc, sk, sv, err := cutSection(path, data, doc, SweepSection)
 	if err != nil {
 		return err
 	}
@@ -195,11 +196,15 @@ func (l *layers) mergeFile(i int, path string) error {
 			return err
 		}
 	}
-	keys, err := checkKnownKeys(path, data)
+	keys, settings, err := checkKnownKeys(path, data, doc)
 	if err != nil {
 		return err
 	}
-	if err := l.v.MergeConfig(bytes.NewReader(data)); err != nil {
+	if settings != nil { // as MergeConfig reads data (yaml into a map), from the tree already parsed
+		if err := l.v.MergeConfigMap(settings); err != nil {
+			return errs.Invalid(fmt.Errorf("%s: %w", path, err))
+		}
+	} else if err := l.v.MergeConfig(bytes.NewReader(data)); err != nil {
 		return errs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	l.source = path

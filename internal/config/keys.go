@@ -159,15 +159,16 @@ func Plain(v reflect.Value) any {
 // returns the rest, with every other line where it was (so that errors
 // keep their line numbers), and the section's key and value nodes (nil
 // when the file has none). A file that does not parse is returned as it is
-// (the strict decoding reports it).
-func cutSection(path string, data []byte, key string) (rest []byte, k, v *yaml.Node, err error) {
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return data, nil, nil, nil
+// (the strict decoding reports it). doc is data's parsed document (nil:
+// none, or it did not parse); restDoc is the rest's, doc itself when
+// nothing was cut and nil when the rest must be parsed again.
+func cutSection(path string, data []byte, doc *yaml.Node, key string) (rest []byte, restDoc, k, v *yaml.Node, err error) {
+	if doc == nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return data, nil, nil, nil, nil
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return data, nil, nil, nil
+		return data, doc, nil, nil, nil
 	}
 	at := -1
 	for i := 0; i+1 < len(top.Content); i += 2 {
@@ -175,16 +176,16 @@ func cutSection(path string, data []byte, key string) (rest []byte, k, v *yaml.N
 			continue
 		}
 		if at >= 0 {
-			return nil, nil, nil, errs.Invalid(fmt.Errorf("%s line %d: a second %s: section (the first is at line %d)", path, top.Content[i].Line, key, top.Content[at].Line))
+			return nil, nil, nil, nil, errs.Invalid(fmt.Errorf("%s line %d: a second %s: section (the first is at line %d)", path, top.Content[i].Line, key, top.Content[at].Line))
 		}
 		at = i
 	}
 	if at < 0 {
-		return data, nil, nil, nil
+		return data, doc, nil, nil, nil
 	}
 	k, v = top.Content[at], top.Content[at+1]
 	if top.Style&yaml.FlowStyle != 0 {
-		return nil, nil, nil, errs.Invalid(fmt.Errorf("%s line %d: write a config with a %s: section in block style (one key per line)", path, k.Line, key))
+		return nil, nil, nil, nil, errs.Invalid(fmt.Errorf("%s line %d: write a config with a %s: section in block style (one key per line)", path, k.Line, key))
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	end := len(lines) // the section runs to the next top-level key, or to the end
@@ -198,7 +199,7 @@ func cutSection(path string, data []byte, key string) (rest []byte, k, v *yaml.N
 			lines[i] = nil
 		}
 	}
-	return bytes.Join(lines, nil), k, v, nil
+	return bytes.Join(lines, nil), nil, k, v, nil
 }
 
 // orEmpty is t, or the empty struct's type for nil.

@@ -125,9 +125,8 @@ func shippedConfigs(t *testing.T) map[string]*Config {
 }
 
 // The memoised Uses answers as the registry walk it replaced for every
-// key, section and group key, on every shipped config; on two of them
-// (an expfam and a physical environment) with every group key set to each
-// of its parts in turn (through Set, after Load: a changed config must
+// key, section and group key, on every shipped config; on the synthetic
+// one with every group key set to each of its parts in turn (through Set, after Load: a changed config must
 // not be answered from its memo), with an expression reward and with
 // allAgents; and on a Config built by hand.
 func TestUsesIsUsesRef(t *testing.T) {
@@ -142,7 +141,7 @@ func TestUsesIsUsesRef(t *testing.T) {
 	}
 	for name, c := range shippedConfigs(t) {
 		check(name, c)
-		if name != "configs/synthetic.yaml" && name != "configs/cartpole.yaml" {
+		if name != "configs/synthetic.yaml" {
 			continue
 		}
 		for _, g := range Groups {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/smrl-dev/smrl/internal/errs"
 	"go.yaml.in/yaml/v3"
@@ -32,7 +33,30 @@ type Setting struct {
 // Keys lists every config key (leaf keys, as written in YAML with dots:
 // "planner.tau"): those of the Config struct in its order, then those of
 // the registered sections in registration order.
-func Keys() []string {
+func Keys() []string { return slices.Clone(schemaKeys()) }
+
+// keyLists remembers the list of Keys per registry length: the schema
+// changes only with the registry, and the checks of SMRL_* variables,
+// --set and sweep axes ask for it per key.
+var keyLists struct {
+	sync.Mutex
+	n    int
+	keys []string
+}
+
+// schemaKeys returns Keys' list, shared: callers must not change it.
+func schemaKeys() []string {
+	n := len(allParts())
+	keyLists.Lock()
+	defer keyLists.Unlock()
+	if keyLists.keys == nil || keyLists.n != n {
+		keyLists.keys, keyLists.n = walkKeys(), n
+	}
+	return keyLists.keys
+}
+
+// walkKeys lists the keys of the schema (Keys).
+func walkKeys() []string {
 	var out []string
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
@@ -63,7 +87,7 @@ func Keys() []string {
 // ("planner") an error naming one of its keys; both wrap
 // errs.ErrInvalidInput.
 func KeyType(key string) (reflect.Type, error) {
-	keys := Keys()
+	keys := schemaKeys()
 	if slices.Contains(keys, key) {
 		return fieldType(key), nil
 	}

@@ -362,7 +362,7 @@ func childType(t reflect.Type, key, name string) reflect.Type {
 
 // didYouMean is a hint naming the known key closest to key, or "".
 func didYouMean(key string) string {
-	best := closest(key, Keys())
+	best := closest(key, schemaKeys())
 	if best == "" || editDistance(key, best) > max(2, len(key)/3) {
 		return ""
 	}

@@ -53,8 +53,8 @@ type odd struct {
 	Flow   []int `yaml:"flow,flow"`
 	N      int   `yaml:"n"`
 	Y      int   `yaml:"y"`
-	hidden int
-	Skip   int `yaml:"-"`
+	hidden int   // unexported: not written
+	Skip   int   `yaml:"-"`
 }
 
 // encodeNode gives the tree Encode gives (less positions): of every
@@ -75,7 +75,7 @@ func TestEncodeNodeIsEncode(t *testing.T) {
 		F:   []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e21, 1e-7, 5e-324, math.MaxFloat64, math.Inf(1), math.Inf(-1), math.NaN(), 100, 1.5},
 		F32: 0.1, I: []int{0, -1, math.MaxInt64, math.MinInt64}, U: math.MaxUint64, B: []bool{true, false}, D: 1500 * time.Millisecond,
 		Empty: []int{}, Ptr: &Reward{Width: 2, Centers: []float64{1}}, Any: Auto("5"), Map: map[string]int{"b": 1, "a": 2},
-		Omit: "x", Nested: [][]float64{{1, -1}, {}, nil}, Flow: []int{1, 2}, N: 1, Y: 2,
+		Omit: "x", Nested: [][]float64{{1, -1}, {}, nil}, Flow: []int{1, 2}, N: 1, Y: 2, hidden: 3,
 	}, &odd{}, Auto("auto"), nil, []any{nil, 1, "n", []int{}}, struct{}{}, &Config{})
 	for i, v := range values {
 		got, err := encodeNode(v)

@@ -25,8 +25,11 @@ import (
 type ownerIndex struct {
 	parts   []Part // the registry when indexed (Register only appends)
 	acyclic bool   // ownershipAcyclic
-	// groupAt maps a group key to its index in Groups.
+	// groupAt maps a group key to its index in Groups; paths holds the
+	// field indices in Config of each of Groups and then of each
+	// replacement's key (corePath; nil: read through keyValue).
 	groupAt map[string]int
+	paths   [][]int
 	owners  sync.Map // key → []ownerGroup
 }
 
@@ -56,6 +59,10 @@ func registryIndex() *ownerIndex {
 		if _, ok := ix.groupAt[g.Key]; !ok {
 			ix.groupAt[g.Key] = i
 		}
+		ix.paths = append(ix.paths, corePath(g.Key))
+	}
+	for _, r := range replacements {
+		ix.paths = append(ix.paths, corePath(r.by))
 	}
 	ix.acyclic = acyclic(ix)
 	ownerIndexes.ix = ix
@@ -145,17 +152,32 @@ func (s *usesState) matches(c *Config, ix *ownerIndex) bool {
 	if s.ix != ix || s.allAgents != c.allAgents || len(s.groups) != len(Groups) {
 		return false
 	}
+	rc := reflect.ValueOf(c).Elem()
 	for i, g := range Groups {
-		if !c.sameValues(g.Key, s.groups[i]) {
+		if !sameValues(c.valueAt(rc, ix.paths[i], g.Key), s.groups[i]) {
 			return false
 		}
 	}
 	for i, r := range replacements {
-		if s.replaced[i] != c.isSet(r.by) {
+		rv := c.valueAt(rc, ix.paths[len(Groups)+i], r.by)
+		if s.replaced[i] != (rv.IsValid() && !rv.IsZero()) {
 			return false
 		}
 	}
 	return true
+}
+
+// valueAt returns the value of key in c (rc), by its field indices path
+// when not nil; the zero Value when c has no key.
+func (c *Config) valueAt(rc reflect.Value, path []int, key string) reflect.Value {
+	if path != nil {
+		return rc.FieldByIndex(path)
+	}
+	rv, err := c.keyValue(key)
+	if err != nil {
+		return reflect.Value{}
+	}
+	return rv
 }
 
 // load sets s to c's state.
@@ -171,15 +193,13 @@ func (s *usesState) load(c *Config, ix *ownerIndex) {
 	}
 }
 
-// sameValues reports whether the value of group key key in c is vals
-// (as groupValues returns it), reading it in place: no copy of a string
-// or a list.
-func (c *Config) sameValues(key string, vals []string) bool {
-	rv, err := c.keyValue(key)
-	if err != nil {
-		return vals == nil
-	}
+// sameValues reports whether the group value rv (the zero Value: none) is
+// vals, as groupValues returns it, reading it in place: no copy of a
+// string or a list.
+func sameValues(rv reflect.Value, vals []string) bool {
 	switch {
+	case !rv.IsValid():
+		return vals == nil
 	case rv.Kind() == reflect.String && rv.Type() == reflect.TypeFor[string]():
 		return len(vals) == 1 && vals[0] == rv.String()
 	case rv.Kind() == reflect.Slice && rv.Type() == reflect.TypeFor[[]string]():

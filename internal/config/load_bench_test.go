@@ -35,3 +35,21 @@ func BenchmarkYAMLSynthetic(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadSyntheticUncached is BenchmarkLoadSynthetic with the file
+// read afresh each time (filecache.go emptied): a command's first Load of
+// its config.
+func BenchmarkLoadSyntheticUncached(b *testing.B) {
+	path := filepath.Join("..", "..", "configs", "synthetic.yaml")
+	if _, err := os.Stat(path); err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		parsedFiles.Lock()
+		parsedFiles.m, parsedFiles.order = nil, nil
+		parsedFiles.Unlock()
+		if _, err := Load(Options{Path: path}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

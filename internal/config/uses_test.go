@@ -192,3 +192,41 @@ func TestUsesFollowsChanges(t *testing.T) {
 		t.Error("a copy with other agents is answered from the original's memo")
 	}
 }
+
+// Goroutines asking one loaded Config and its copies (which share its
+// memo) for Uses and snapshots get the answers of a Config of their own
+// (go test -race checks the memo's lock).
+func TestUsesConcurrent(t *testing.T) {
+	c, err := Load(Options{NoValidate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := c.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string)
+	for g := range 4 {
+		go func() {
+			d := *c // shares c's memo
+			d.Agents = []string{"oracle"}
+			for range 20 {
+				if g%2 == 0 {
+					if b, err := c.YAML(); err != nil || string(b) != string(want) {
+						done <- "c's snapshot changed"
+						return
+					}
+				} else if d.Uses("confidence") || !c.Uses("env.family") {
+					done <- "a copy answered from another's state"
+					return
+				}
+			}
+			done <- ""
+		}()
+	}
+	for range 4 {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}

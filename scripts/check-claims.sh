@@ -412,6 +412,8 @@ if [[ ${CLAIMS_BENCH:-} == 1 ]]; then
 	bench "$(line docs/kernel-families.md 'One product at n = 10⁴ takes 15–17 ms of CPU')" "one kernel SM product at n = 10⁴: 15–17 ms of CPU (min-cpu-ns/op), 24–26 GFLOP/s (28 Nov, load 7–10)" ./internal/estimator 'KernelSMMulV$' 60x
 	bench "$(line docs/performance.md '`BenchmarkModelTransition`')" "82–100 ns / 83–127 ns / 274–332 ns / 838–1081 ns" ./internal/runner 'ModelTransition' "${CLAIMS_BENCHTIME_WARM:-1s}"
 	bench "$(line docs/performance.md '`BenchmarkCartPoleTrial`')" "257–359 ms" ./internal/runner 'CartPoleTrial'
+	bench "$(line docs/performance.md '`BenchmarkFigureRunSet` (a run')" "a run's PNG figures 1.2 s of CPU per 11 sets, 69 MB, 83 k allocations; densities 46 MB, 45 k allocations; SVG set 60 MB; report.html 18 ms, 4.2 MB (28 Nov, load 4–5)" ./internal/plotting 'Figure|ReportHTML' 10x
+	bench "$(line docs/performance.md '`BenchmarkAggregateCompute` (4 agents')" "aggregate of 4 agents × 20 seeds × 3 points, 10 000 replicates: 0.17 s of CPU; the paper's shape 12 ms (28 Nov, load 4–5)" ./internal/aggregate 'AggregateCompute|PaperShape' 10x
 	bench "$(line docs/performance.md '`BenchmarkPendulumTransition`')" "93–94 ns / 40–41 ns / 322–423 ns, 0 allocations (25 Nov)" ./internal/runner 'PendulumTransition'
 	bench "$(line docs/performance.md '`BenchmarkDecision`')" "pendulum sm MPPI / CEM / RSS 172–173 / 257–260 / 252–273 µs; MountainCar 0.91–1.07 ms (25 Nov)" ./internal/runner '^BenchmarkDecision$/^(pendulum|mountain-car)$/'
 	again "$(line docs/performance.md '**(25 Nov)** the same under the true physics (oracle) / lds')" "oracle 53–54 / 80–93 / 74–75 µs; lds 36–37 / 53–57 / 48–49 µs (25 Nov)"

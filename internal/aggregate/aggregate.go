@@ -288,33 +288,14 @@ func (res *Result) agent(strata []Stratum, a string, taus []float64, reps int, s
 		prof[t] = float64(above(x, tau)) / float64(n)
 	}
 
-	rng := stream(seed, a)
 	boot := [4][]float64{}
 	for m := range boot {
 		boot[m] = make([]float64, reps)
 	}
-	// The profile's replicate values are k/n: count them per τ instead of
-	// storing and sorting B values for each of the τ.
-	pc := newProfileCounter(taus, n)
-	for r := range reps {
-		x, gp = x[:0], gp[:0]
-		for k, s := range sc {
-			for range s {
-				j := rng.intN(len(s))
-				x = append(x, s[j])
-				if hasGap {
-					gp = append(gp, g[k][j])
-				}
-			}
-		}
-		slices.Sort(x)
-		boot[0][r], boot[1][r], boot[2][r] = mean(x), median(x), iqm(x)
-		if hasGap {
-			boot[3][r] = mean(gp)
-		}
-		pc.add(x)
+	if !hasGap {
+		g = nil
 	}
-	counts := pc.counts()
+	counts := newReplicates(sc, g, x, taus).run(stream(seed, a), boot)
 	for m, name := range Metrics {
 		if m == 3 && !hasGap {
 			continue
@@ -327,6 +308,103 @@ func (res *Result) agent(strata []Stratum, a string, taus []float64, reps int, s
 		res.Profile = append(res.Profile, ProfileRow{Agent: a, Tau: tau,
 			Estimate: Estimate{prof[t], countPercentile(c, reps, 0.025) / float64(n), countPercentile(c, reps, 0.975) / float64(n)}})
 	}
+}
+
+// replicates draws the stratified bootstrap replicates of one agent's
+// scores and their statistics. A replicate is a multiset of the original
+// scores, so it is drawn as multiplicities over the distinct scores (in
+// ascending order) and written out in that order: the sorted replicate,
+// the very values a sort of the drawn values gives and in the same order,
+// without sorting B times. Its mean, median and IQM are then computed from
+// it exactly as from the sorted draws (the same sums in the same order:
+// the same bits), the gap's mean is summed in the order of the draws as
+// before, and the profile counter steps once per distinct score drawn at
+// a position in τ found once per distinct score.
+//
+// The one case where writing out by value is not a sort's result is a
+// −0 among the scores (−0 == +0, and a sort leaves their order
+// unspecified); scores from FromRows are never −0 (a sum started at +0
+// is not), and for any other caller the replicates are then drawn and
+// sorted as values (sorted).
+type replicates struct {
+	sc   [][]float64 // the scores per stratum
+	g    [][]float64 // the gaps per stratum, nil without a baseline
+	rank [][]int     // rank[k][j]: the index in u of sc[k][j]
+	u    []float64   // the distinct scores, ascending
+	end  []int       // end[r]: the first τ ≥ u[r] (sort.SearchFloat64s)
+	pc   *profileCounter
+	n    int
+	// sorted: draw the values and sort them (a −0 among the scores).
+	sorted bool
+}
+
+// newReplicates prepares the replicates of the scores sc (and gaps g, or
+// nil) whose values in ascending order are x.
+func newReplicates(sc, g [][]float64, x []float64, taus []float64) *replicates {
+	r := &replicates{sc: sc, g: g, n: len(x), pc: newProfileCounter(taus, len(x))}
+	for _, v := range x {
+		if v == 0 && math.Signbit(v) {
+			r.sorted = true
+			return r
+		}
+	}
+	for i, v := range x {
+		if i == 0 || v != x[i-1] {
+			r.u = append(r.u, v)
+			r.end = append(r.end, sort.SearchFloat64s(taus, v))
+		}
+	}
+	r.rank = make([][]int, len(sc))
+	for k, s := range sc {
+		r.rank[k] = make([]int, len(s))
+		for j, v := range s {
+			r.rank[k][j], _ = slices.BinarySearch(r.u, v)
+		}
+	}
+	return r
+}
+
+// run draws len(boot[0]) replicates from rng in the order of the original
+// loop (per replicate, per stratum, one index per score), stores the mean,
+// median, IQM and (with gaps) the gap's mean of replicate i in boot[·][i],
+// and returns the profile's counts (profileCounter.counts).
+func (r *replicates) run(rng resampler, boot [4][]float64) []int {
+	x := make([]float64, 0, r.n)
+	cnt := make([]int, len(r.u))
+	for i := range boot[0] {
+		x = x[:0]
+		clear(cnt)
+		gsum := 0.0
+		for k, s := range r.sc {
+			for range s {
+				j := rng.intN(len(s))
+				if r.sorted {
+					x = append(x, s[j])
+				} else {
+					cnt[r.rank[k][j]]++
+				}
+				if r.g != nil {
+					gsum += r.g[k][j]
+				}
+			}
+		}
+		if r.sorted {
+			slices.Sort(x)
+			r.pc.add(x)
+		} else {
+			for v, c := range cnt {
+				for range c {
+					x = append(x, r.u[v])
+				}
+			}
+			r.pc.addCounts(cnt, r.end)
+		}
+		boot[0][i], boot[1][i], boot[2][i] = mean(x), median(x), iqm(x)
+		if r.g != nil {
+			boot[3][i] = gsum / float64(r.n)
+		}
+	}
+	return r.pc.counts()
 }
 
 // profileCounter counts, over replicates of n sorted values, how many
@@ -357,6 +435,34 @@ func (c *profileCounter) add(x []float64) {
 			c.diff[end*(n+1)+n-j]--
 			t = end
 		}
+	}
+}
+
+// addCounts is add of the sorted replicate that holds cnt[r] copies of
+// the r-th distinct value (ascending), whose first τ at or above it is
+// τ_end[r]: add's steps, taken once per run of equal values (only a run's
+// first value can move past a τ, and add's search from t finds end[r]
+// since every τ before t lies below the earlier values).
+func (c *profileCounter) addCounts(cnt, end []int) {
+	n, nt := c.n, len(c.taus)
+	t, j := 0, 0
+	for r, m := range cnt {
+		if t == nt {
+			return
+		}
+		if m == 0 {
+			continue
+		}
+		if e := end[r]; e > t {
+			c.diff[t*(n+1)+n-j]++
+			c.diff[e*(n+1)+n-j]--
+			t = e
+		}
+		j += m
+	}
+	if t < nt { // j = n: every value at or below the remaining τ
+		c.diff[t*(n+1)]++
+		c.diff[nt*(n+1)]--
 	}
 }
 
@@ -402,56 +508,82 @@ func improvement(strata []Stratum, x, y string, reps int, seed uint64) Improveme
 		value += wins(sx[k], sy[k])
 	}
 	value /= float64(len(strata))
-	// A replicate is scored from the draws' multiplicities and a table of
-	// the originals' comparisons in half-wins (2: x_i > y_j, 1: equal): its
-	// count c gives wins' w = c/2 exactly, without a branch per pair.
-	half := make([][]int, len(strata))
+	tables := make([]winTable, len(strata))
 	for k := range strata {
-		half[k] = make([]int, len(sx[k])*len(sy[k]))
-		for i, u := range sx[k] {
-			for j, v := range sy[k] {
-				if u > v {
-					half[k][i*len(sy[k])+j] = 2
-				} else if u == v {
-					half[k][i*len(sy[k])+j] = 1
-				}
-			}
-		}
+		tables[k] = newWinTable(sx[k], sy[k])
 	}
-	ca, cb := make([]int, widest), make([]int, widest)
+	ca, cb := make([]int, widest), make([]int, widest+1)
 	rng := stream(seed, x+"\x00"+y)
 	boot := make([]float64, reps)
 	for r := range boot {
 		var p float64
 		for k := range strata {
 			nx, ny := len(sx[k]), len(sy[k])
-			a, b := ca[:nx], cb[:ny]
-			clear(a)
-			clear(b)
-			for range nx {
-				a[rng.intN(nx)]++
-			}
-			for range ny {
-				b[rng.intN(ny)]++
-			}
-			c := 0
-			for i, m := range a {
-				if m == 0 {
-					continue
-				}
-				row := half[k][i*ny : (i+1)*ny]
-				s := 0
-				for j, mb := range b {
-					s += mb * row[j]
-				}
-				c += m * s
-			}
-			p += float64(c) / 2 / float64(nx*ny)
+			p += float64(tables[k].halfWins(rng, ca[:nx], cb[:ny+1])) / 2 / float64(nx*ny)
 		}
 		boot[r] = p / float64(len(strata))
 	}
 	lo, hi := bootInterval(boot)
 	return ImprovementRow{X: x, Y: y, Estimate: Estimate{value, lo, hi}}
+}
+
+// winTable scores a replicate of one stratum's comparison of X with Y in
+// half-wins (2 per pair x_i > y_j, 1 per tie): with the draws as
+// multiplicities a_i of x_i and b_j of y_j, the count is
+// Σ_i a_i·(2·B(y < x_i) + B(y = x_i)) = Σ_i a_i·(P[lt_i] + P[le_i]), P the
+// prefix sums of the b over the y in ascending order and lt_i, le_i the
+// numbers of y below and at or below x_i. Integers throughout: the count
+// of the pair-by-pair table exactly, in O(nx + ny) per replicate instead of
+// O(nx·ny); wins' w is count/2.
+type winTable struct {
+	rankY  []int // rankY[j]: y_j's position among the y in ascending order
+	lt, le []int // per x_i: #{y < x_i}, #{y ≤ x_i}
+}
+
+func newWinTable(xs, ys []float64) winTable {
+	order := make([]int, len(ys))
+	for j := range order {
+		order[j] = j
+	}
+	sort.SliceStable(order, func(i, j int) bool { return ys[order[i]] < ys[order[j]] })
+	w := winTable{rankY: make([]int, len(ys)), lt: make([]int, len(xs)), le: make([]int, len(xs))}
+	for pos, j := range order {
+		w.rankY[j] = pos
+	}
+	for i, u := range xs {
+		for _, v := range ys {
+			if v < u {
+				w.lt[i]++
+			}
+			if v <= u {
+				w.le[i]++
+			}
+		}
+	}
+	return w
+}
+
+// halfWins draws a replicate of x (len(a) indices) and of y (len(b)−1
+// indices) from rng, in that order, and returns its count of half-wins; a
+// and b are scratch.
+func (w winTable) halfWins(rng resampler, a, b []int) int {
+	nx, ny := len(a), len(b)-1
+	clear(a)
+	clear(b)
+	for range nx {
+		a[rng.intN(nx)]++
+	}
+	for range ny {
+		b[1+w.rankY[rng.intN(ny)]]++
+	}
+	for m := 1; m <= ny; m++ { // b[m] = P[m]: the draws among the m smallest y
+		b[m] += b[m-1]
+	}
+	c := 0
+	for i, m := range a {
+		c += m * (b[w.lt[i]] + b[w.le[i]])
+	}
+	return c
 }
 
 // above returns the number of values of the sorted x that exceed tau.
@@ -517,20 +649,34 @@ func Percentile(v []float64, p float64) float64 {
 // selection (O(len v) against a sort's O(len v · log len v)); v is
 // reordered. No value may be NaN.
 func bootInterval(v []float64) (lo, hi float64) {
-	return selectPercentile(v, 0.025), selectPercentile(v, 0.975)
+	lo, from := selectPercentileFrom(v, 0.025, 0)
+	hi, _ = selectPercentileFrom(v, 0.975, from)
+	return lo, hi
 }
 
 // selectPercentile is Percentile(sorted v, p) of v in any order (v is
 // reordered).
 func selectPercentile(v []float64, p float64) float64 {
+	x, _ := selectPercentileFrom(v, p, 0)
+	return x
+}
+
+// selectPercentileFrom is selectPercentile for v whose first from values
+// are its from smallest (v[:from] ≤ v[from:]), which the selection then
+// leaves alone; it returns the position up to which that holds after it
+// (a later, higher percentile's from).
+func selectPercentileFrom(v []float64, p float64, from int) (x float64, next int) {
 	h := float64(len(v)-1) * p
 	i := int(math.Floor(h))
 	if i >= len(v)-1 {
-		return nthElement(v, len(v)-1)
+		return nthElement(v[from:], len(v)-1-from), len(v) - 1
 	}
-	a := nthElement(v, i)
+	if i < from { // never for the callers: a lower percentile came first
+		from = 0
+	}
+	a := nthElement(v[from:], i-from)
 	b := slices.Min(v[i+1:]) // v[:i] ≤ v[i] ≤ v[i+1:] after the selection
-	return a + (h-float64(i))*(b-a)
+	return a + (h-float64(i))*(b-a), i + 1
 }
 
 // nthElement returns the k-th smallest value of v (0-based) and reorders v

@@ -246,6 +246,7 @@ func TestFromRowsAndWrite(t *testing.T) {
 // BenchmarkPaperShape: 3 agents × 5 seeds, 10 000 replicates (the paper
 // comparison's aggregate).
 func BenchmarkPaperShape(b *testing.B) {
+	b.ReportAllocs()
 	rng := rand.New(rand.NewPCG(1, 1))
 	sc := map[string][]float64{}
 	for _, a := range []string{"sm", "lds", "oracle"} {
@@ -462,5 +463,171 @@ func TestComputeWorkerPanicIsAnError(t *testing.T) {
 	_, err := Compute([]Stratum{s}, []string{"a", "oracle"}, 10, 1)
 	if !errors.Is(err, errs.ErrInternal) {
 		t.Fatalf("Compute = %v, want an error wrapping errs.ErrInternal", err)
+	}
+}
+
+// BenchmarkAggregateCompute: a sweep's aggregate over points, 4 agents
+// (the oracle among them) × 20 seeds in each of 3 strata, 10 000
+// replicates (the default bootstrap_reps).
+func BenchmarkAggregateCompute(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	agents := []string{"sm", "lds", "mle", "oracle"}
+	var strata []Stratum
+	for range 3 {
+		sc := map[string][]float64{}
+		for _, a := range agents {
+			for range 20 {
+				sc[a] = append(sc[a], 4+rng.NormFloat64())
+			}
+		}
+		strata = append(strata, stratum(sc))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Compute(strata, agents, 10_000, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// referenceAgent is the bootstrap of one agent by its definition: per
+// replicate, draw every stratum's scores (and gaps) in the stream's order,
+// sort the values, take mean, median, IQM and the gaps' mean, and count the
+// profile by add.
+func referenceAgent(strata []Stratum, a string, taus []float64, reps int, seed uint64) Result {
+	g, hasGap := gaps(strata, a)
+	n := 0
+	for _, s := range strata {
+		n += len(s.Scores[a])
+	}
+	rng := stream(seed, a)
+	boot := [4][]float64{make([]float64, reps), make([]float64, reps), make([]float64, reps), make([]float64, reps)}
+	pc := newProfileCounter(taus, n)
+	for r := range reps {
+		var x, gp []float64
+		for k, s := range strata {
+			sc := s.Scores[a]
+			for range sc {
+				j := rng.intN(len(sc))
+				x = append(x, sc[j])
+				if hasGap {
+					gp = append(gp, g[k][j])
+				}
+			}
+		}
+		slices.Sort(x)
+		boot[0][r], boot[1][r], boot[2][r] = mean(x), median(x), iqm(x)
+		if hasGap {
+			boot[3][r] = mean(gp)
+		}
+		pc.add(x)
+	}
+	var res Result
+	for m, name := range Metrics {
+		if m == 3 && !hasGap {
+			continue
+		}
+		sorted := slices.Sorted(slices.Values(boot[m]))
+		res.Metrics = append(res.Metrics, MetricRow{Agent: a, Metric: name,
+			Estimate: Estimate{Lo: Percentile(sorted, 0.025), Hi: Percentile(sorted, 0.975)}})
+	}
+	counts := pc.counts()
+	for t, tau := range taus {
+		c := counts[t*(n+1) : (t+1)*(n+1)]
+		res.Profile = append(res.Profile, ProfileRow{Agent: a, Tau: tau,
+			Estimate: Estimate{Lo: countPercentile(c, reps, 0.025) / float64(n), Hi: countPercentile(c, reps, 0.975) / float64(n)}})
+	}
+	return res
+}
+
+// The replicates drawn as multiplicities over the distinct scores give the
+// intervals of drawing the values and sorting them (referenceAgent) bit
+// for bit: strata of different sizes, ties within and across strata,
+// scores on a τ, with and without the baseline, and a −0 among the scores
+// (the path that sorts).
+func TestReplicatesAreSortedDraws(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 12))
+	for trial := range 24 {
+		var strata []Stratum
+		for range 1 + trial%3 {
+			scores := map[string][]float64{}
+			for _, a := range []string{"x", "oracle"} {
+				for range 1 + rng.IntN(9) {
+					v := rng.NormFloat64()
+					if trial%2 == 0 {
+						v = float64(rng.IntN(4)) / 2 // ties
+					}
+					scores[a] = append(scores[a], v)
+				}
+			}
+			if trial%6 == 5 {
+				scores["x"][0] = math.Copysign(0, -1)
+				scores["x"] = append(scores["x"], 0)
+			}
+			if trial%4 == 3 {
+				delete(scores, "oracle") // no baseline: no gap
+				scores["y"] = []float64{1}
+			}
+			strata = append(strata, stratum(scores))
+		}
+		agents := []string{"x"}
+		res, err := Compute(strata, agents, 400, uint64(trial))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range strata {
+			for _, v := range s.Scores["x"] {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+		taus := []float64{lo}
+		if hi > lo {
+			taus = make([]float64, ProfilePoints)
+			for i := range taus {
+				taus[i] = lo + (hi-lo)*float64(i)/float64(ProfilePoints-1)
+			}
+		}
+		want := referenceAgent(strata, "x", taus, 400, uint64(trial))
+		if len(res.Metrics) != len(want.Metrics) || len(res.Profile) != len(want.Profile) {
+			t.Fatalf("trial %d: %d metrics, %d profile rows; the reference %d, %d",
+				trial, len(res.Metrics), len(res.Profile), len(want.Metrics), len(want.Profile))
+		}
+		for i, m := range res.Metrics {
+			w := want.Metrics[i]
+			if !testutil.SameBitsOrNaN(m.Lo, w.Lo) || !testutil.SameBitsOrNaN(m.Hi, w.Hi) {
+				t.Fatalf("trial %d: %s interval [%v, %v], the reference [%v, %v]", trial, m.Metric, m.Lo, m.Hi, w.Lo, w.Hi)
+			}
+		}
+		for i, p := range res.Profile {
+			w := want.Profile[i]
+			if !testutil.SameBitsOrNaN(p.Lo, w.Lo) || !testutil.SameBitsOrNaN(p.Hi, w.Hi) || p.Tau != w.Tau {
+				t.Fatalf("trial %d: profile at τ %v [%v, %v], the reference [%v, %v]", trial, p.Tau, p.Lo, p.Hi, w.Lo, w.Hi)
+			}
+		}
+	}
+}
+
+// bootInterval's second selection, over the values above the first's,
+// gives the sorted replicates' percentiles bit for bit: lengths from 1 to
+// 10 000 (where the two percentiles share order statistics or not), with
+// ties.
+func TestBootIntervalIsSortedPercentiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 13))
+	for _, n := range []int{1, 2, 3, 39, 40, 41, 81, 1000, 10_000} {
+		for _, distinct := range []int{0, 3} {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = rng.NormFloat64()
+				if distinct > 0 {
+					v[i] = float64(rng.IntN(distinct))
+				}
+			}
+			sorted := slices.Sorted(slices.Values(v))
+			lo, hi := bootInterval(v)
+			if !testutil.SameBitsOrNaN(lo, Percentile(sorted, 0.025)) || !testutil.SameBitsOrNaN(hi, Percentile(sorted, 0.975)) {
+				t.Fatalf("n %d: [%v, %v], sorted [%v, %v]", n, lo, hi, Percentile(sorted, 0.025), Percentile(sorted, 0.975))
+			}
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"io"
 	"math"
-	"path/filepath"
 	"strconv"
 
 	"github.com/smrl-dev/smrl/internal/fsutil"
@@ -49,8 +48,9 @@ func Write(dir string, r *Result) error {
 	for _, m := range r.Profile {
 		files[2].rows = append(files[2].rows, append([]string{m.Agent, num(m.Tau)}, m.cells()...))
 	}
+	var out []fsutil.File
 	for _, f := range files {
-		err := fsutil.WriteAtomic(filepath.Join(dir, f.name), func(w io.Writer) error {
+		out = append(out, fsutil.File{Name: f.name, Write: func(w io.Writer) error {
 			cw := csv.NewWriter(w)
 			if err := cw.Write(f.head); err != nil {
 				return err
@@ -59,12 +59,10 @@ func Write(dir string, r *Result) error {
 				return err
 			}
 			return cw.Error()
-		})
-		if err != nil {
-			return err
-		}
+		}})
 	}
-	return nil
+	// Each file synced, the directory once.
+	return fsutil.WriteFilesAtomic(dir, out)
 }
 
 func (e Estimate) cells() []string { return []string{num(e.Value), num(e.Lo), num(e.Hi)} }

@@ -19,7 +19,7 @@ import (
 // panics. A new file gets mode
 // 0644; a replaced regular file keeps its mode. Errors name the path.
 func WriteAtomic(path string, write func(w io.Writer) error) error {
-	return writeAtomic(path, write, true)
+	return writeAtomic(path, write, true, true)
 }
 
 // WriteFileAtomic writes data to path as WriteAtomic does.
@@ -35,10 +35,35 @@ func WriteFileAtomic(path string, data []byte) error {
 // the new content. For files derived from others and drawn again at will
 // (figures), where nine fsyncs would cost more than the drawing.
 func ReplaceAtomic(path string, write func(w io.Writer) error) error {
-	return writeAtomic(path, write, false)
+	return writeAtomic(path, write, false, false)
 }
 
-func writeAtomic(path string, write func(w io.Writer) error, sync bool) (err error) {
+// File is one file of WriteFilesAtomic: its name and what writes it.
+type File struct {
+	Name  string
+	Write func(w io.Writer) error
+}
+
+// WriteFilesAtomic writes files into dir in their order, each as
+// WriteAtomic does (a synced temporary file renamed into place), with one
+// sync of dir after the last rename instead of one after each: the
+// renames become durable together, and a crash before it may leave any of
+// them undone, as a crash between separate WriteAtomic calls leaves the
+// later ones. It stops at the first error (the files before it written,
+// dir synced), which names the file.
+func WriteFilesAtomic(dir string, files []File) error {
+	defer SyncDir(dir)
+	for _, f := range files {
+		if err := writeAtomic(filepath.Join(dir, f.Name), f.Write, true, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes path via a temporary file renamed into place; sync
+// syncs the file before the rename, syncDir its directory after.
+func writeAtomic(path string, write func(w io.Writer) error, sync, syncDir bool) (err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("writing %s: %w", path, err)
@@ -88,7 +113,7 @@ func writeAtomic(path string, write func(w io.Writer) error, sync bool) (err err
 		return err
 	}
 	renamed = true
-	if sync {
+	if syncDir {
 		SyncDir(dir)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,43 @@ func TestReplaceAtomic(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("directory holds %d entries, want only the file", len(ents))
+	}
+}
+
+// WriteFilesAtomic writes each file in order with its content; at a failing
+// writer it stops with an error naming that file, keeps the files before
+// it, leaves the failing file's old content and no temporary file.
+func TestWriteFilesAtomic(t *testing.T) {
+	dir := t.TempDir()
+	text := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.csv"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := WriteFilesAtomic(dir, []File{
+		{"a.csv", text("a")},
+		{"b.csv", func(w io.Writer) error { io.WriteString(w, "partial"); return boom }},
+		{"c.csv", text("c")},
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "b.csv") {
+		t.Fatalf("err = %v, want boom naming b.csv", err)
+	}
+	for name, want := range map[string]string{"a.csv": "a", "b.csv": "old"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+			t.Errorf("%s = %q, want %q", name, b, want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("left %d entries, want a.csv and b.csv", len(ents))
+	}
+	if err := WriteFilesAtomic(dir, []File{{"b.csv", text("b")}, {"c.csv", text("c")}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.csv": "a", "b.csv": "b", "c.csv": "c"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+			t.Errorf("%s = %q, want %q", name, b, want)
+		}
 	}
 }

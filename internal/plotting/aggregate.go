@@ -206,7 +206,7 @@ func intervalsFigure(c draw.Canvas, d *aggregateData, title string) error {
 		g := plotter.NewGrid()
 		g.Horizontal.Color = color.Transparent
 		g.Vertical.Color = color.Gray{Y: 225}
-		p.Add(g)
+		addLean(p, g)
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for i, a := range agents {
 			e, ok := vals[a]
@@ -228,7 +228,7 @@ func intervalsFigure(c draw.Canvas, d *aggregateData, title string) error {
 			}
 			tick.Color = st.Color
 			tick.Width = vg.Points(2.5)
-			p.Add(bar, tick)
+			addLean(p, bar, tick)
 			lo, hi = min(lo, e.lo, e.value), max(hi, e.hi, e.value)
 		}
 		if !(hi >= lo) {

@@ -250,7 +250,7 @@ func (sp seedSpans) addSeedLines(p *plot.Plot, ss []series, col string, k int) e
 			}
 			l.Color = withAlpha(s.Style.Color, seedLineAlpha)
 			l.Width = vg.Points(0.6)
-			p.Add(l)
+			addLean(p, l)
 		}
 	}
 	return nil

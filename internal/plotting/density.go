@@ -177,14 +177,14 @@ func densitiesFigure(c draw.Canvas, dens DensitySource, finals map[string]finalW
 				if err != nil {
 					return err
 				}
-				p.Add(poly)
+				addLean(p, poly)
 			}
 			lines, marks, estMax, err := estimateCurves(dens, agents, finals, s, xs, modelled)
 			if err != nil {
 				return err
 			}
-			p.Add(lines...)
-			p.Add(marks...)
+			addLean(p, lines...)
+			addLean(p, marks...)
 			p.X.Min, p.X.Max = lo, hi
 			p.Y.Min = 0
 			top := peak

@@ -129,7 +129,7 @@ func diagnosticsFigure(c draw.Canvas, methods []string, pts map[string][]diagPoi
 		p.Y.Tick.Marker = linTicks{}
 		g := plotter.NewGrid()
 		g.Vertical.Color, g.Horizontal.Color = color.Gray{Y: 225}, color.Gray{Y: 225}
-		p.Add(g)
+		addLean(p, g)
 	}
 	var items []legendItem
 	drawn := 0

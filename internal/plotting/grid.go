@@ -480,11 +480,11 @@ func (d *GridData) lineFigure(c draw.Canvas, m gridMetric, k int) error {
 				return err
 			}
 			sc.GlyphStyle = glyphStyle(l.style, vg.Points(4))
-			pl.Add(line, sc)
+			addLean(pl, line, sc)
 			if bars, err := errorBars(l); err != nil {
 				return err
 			} else if bars != nil {
-				pl.Add(bars)
+				addLean(pl, bars)
 			}
 			if p == 0 || len(panels) == 1 {
 				items = append(items, legendItem{Label: l.label, Thumbs: []plot.Thumbnailer{line, sc}})
@@ -741,7 +741,7 @@ func (d *GridData) heatmap(c draw.Canvas, m gridMetric) error {
 				sq.Color = col
 				sq.LineStyle.Color = color.White
 				sq.LineStyle.Width = vg.Points(1)
-				pl.Add(sq)
+				addLean(pl, sq)
 				l := &light
 				if luminance(col) < 0.45 {
 					l = &dark
@@ -790,7 +790,7 @@ func addCellLabels(pl *plot.Plot, l plotter.XYLabels, col color.Color) error {
 		lb.TextStyle[i] = text.Style{Color: col, Font: sans(tickSize), Handler: plot.DefaultTextHandler,
 			XAlign: draw.XCenter, YAlign: draw.YCenter}
 	}
-	pl.Add(lb)
+	addLean(pl, lb)
 	return nil
 }
 

@@ -43,3 +43,35 @@ func TestImgElementIsTemplate(t *testing.T) {
 		}
 	}
 }
+
+// dataImgElement writes imgElement's bytes for the data URI of the same
+// data: lengths of every remainder mod 3 (no, one and two = of padding),
+// bytes whose base64 has + at the start and the end, and every MIME type
+// report.html inlines.
+func TestDataImgElementIsImgElement(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 2, 3, 1000, 1001, 1002} {
+		raw := make([]byte, n)
+		for i := range raw {
+			raw[i] = byte(r.Uint32())
+		}
+		if n >= 3 {
+			copy(raw, []byte{0xfb, 0xef, 0xbe}) // "++++"
+		}
+		for _, mime := range []string{"image/png", "image/svg+xml", "image/jpeg"} {
+			for _, name := range []string{"cum_reward", `a+b "c" <d> & 'e'`} {
+				want, err := imgElement(template.URL("data:"+mime+";base64,"+base64.StdEncoding.EncodeToString(raw)), name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := dataImgElement(mime, raw, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Errorf("%d bytes, %s, %q: %.120q, imgElement %.120q", n, mime, name, got, want)
+				}
+			}
+		}
+	}
+}

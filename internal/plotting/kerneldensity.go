@@ -105,7 +105,7 @@ func condPanel(cp CondPanel, c color.Color) (*plot.Plot, error) {
 			}
 			poly.Color = withAlpha(rewardGrey, fillAlpha)
 			poly.LineStyle.Width = 0
-			p.Add(poly)
+			addLean(p, poly)
 		}
 	}
 	for _, y := range cp.Density {
@@ -119,7 +119,7 @@ func condPanel(cp CondPanel, c color.Color) (*plot.Plot, error) {
 		return nil, err
 	}
 	l.Color, l.Width = c, vg.Points(2)
-	p.Add(l)
+	addLean(p, l)
 	p.X.Min, p.X.Max = cp.X[0], cp.X[len(cp.X)-1]
 	p.Y.Min, p.Y.Max = 0, 1.05*math.Max(top, 1e-12)
 	return p, nil

@@ -137,7 +137,7 @@ func marginalsFigure(c draw.Canvas, src MarginalSource, finals map[string]finalW
 			}
 			st := AgentStyle(a)
 			line.Color, line.Width = st.Color, vg.Points(1.4)
-			p.Add(line)
+			addLean(p, line)
 		}
 		p.X.Min, p.X.Max, p.Y.Min = xmin, xmax, 0
 		top := math.Max(peak, math.Min(estMax, estCap*math.Max(peak, 1e-300)))
@@ -207,7 +207,7 @@ func addHistogram(p *plot.Plot, xs []float64, lo, hi float64) (float64, error) {
 			return 0, err
 		}
 		l.Color, l.Width = fillColor(1), vg.Points(3)
-		p.Add(l)
+		addLean(p, l)
 		return 0, nil
 	}
 	w := (hi - lo) / marginalBins
@@ -232,7 +232,7 @@ func addHistogram(p *plot.Plot, xs []float64, lo, hi float64) (float64, error) {
 	}
 	poly.Color = fillColor(1)
 	poly.LineStyle.Width = 0
-	p.Add(poly)
+	addLean(p, poly)
 	return peak, nil
 }
 
@@ -278,7 +278,7 @@ func meansFigure(c draw.Canvas, src MarginalSource, mm MarginalMeans, truth []fl
 			return err
 		}
 		tl.Color, tl.Width = rewardGrey, vg.Points(2)
-		p.Add(tl)
+		addLean(p, tl)
 		var ticks []plot.Tick
 		for k, a := range shown {
 			sc, err := plotter.NewScatter(plotter.XYs{{X: means[a][i], Y: float64(k)}})
@@ -286,7 +286,7 @@ func meansFigure(c draw.Canvas, src MarginalSource, mm MarginalMeans, truth []fl
 				return err
 			}
 			sc.GlyphStyle = glyphStyle(AgentStyle(a), vg.Points(4))
-			p.Add(sc)
+			addLean(p, sc)
 			ticks = append(ticks, plot.Tick{Value: float64(k), Label: a})
 		}
 		p.Y.Tick.Marker = plot.ConstantTicks(ticks)

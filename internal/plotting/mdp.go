@@ -61,7 +61,7 @@ func mdpFigure(c draw.Canvas, dens DensitySource, opt Options) error {
 			line.Color = minusColor
 			line.Dashes = []vg.Length{vg.Points(7), vg.Points(3)}
 		}
-		p.Add(line)
+		addLean(p, line)
 		items = append(items, legendItem{
 			Label:  fmt.Sprintf("P(s' | s=%g, a=%s)", mdpState, actionLabel(a)),
 			Thumbs: []plot.Thumbnailer{line},
@@ -88,7 +88,7 @@ func mdpFigure(c draw.Canvas, dens DensitySource, opt Options) error {
 	rl.Color = rewardGrey
 	rl.Width = vg.Points(1.6)
 	rl.Dashes = []vg.Length{vg.Points(2), vg.Points(2.5)}
-	p.Add(rl)
+	addLean(p, rl)
 	items = append(items, legendItem{Label: "reward (scaled)", Thumbs: []plot.Thumbnailer{rl}})
 	p.X.Min, p.X.Max = opt.SMin, opt.SMax
 	p.Y.Min = 0

@@ -2,6 +2,7 @@ package plotting
 
 import (
 	"bytes"
+	"compress/zlib"
 	"image"
 	"image/color"
 	"image/png"
@@ -50,6 +51,57 @@ func TestWritePNGRoundTrip(t *testing.T) {
 						t.Fatalf("alpha %d: pixel (%d, %d) = %v, want %v", alpha, x, y, got.At(x, y), img.At(x, y))
 					}
 				}
+			}
+		}
+	}
+}
+
+// upFilteredRGB's stream is that of filtering byte by byte (the encoder's
+// definition: RGB, each byte minus the one above it mod 256, written row by
+// row to zlib at BestSpeed), byte for byte: widths odd and even (the pair
+// loop and its tail), random bytes (borrows in every lane) and flat runs;
+// and a pixel with alpha below 255 anywhere makes it decline.
+func TestUpFilterIsBytewise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, width := range []int{1, 2, 3, 4, 5, 8, 9, 37, 800} {
+		const height = 7
+		img := image.NewRGBA(image.Rect(0, 0, width, height))
+		for i := range img.Pix {
+			img.Pix[i] = uint8(rng.IntN(256))
+			if i%4 == 3 {
+				img.Pix[i] = 255
+			} else if rng.IntN(3) == 0 {
+				img.Pix[i] = 250
+			}
+		}
+		var want bytes.Buffer
+		zw, _ := zlib.NewWriterLevel(&want, zlib.BestSpeed)
+		prev := make([]byte, 3*width)
+		for y := range height {
+			cur := []byte{2}
+			for x := range width {
+				for c := range 3 {
+					v := img.Pix[y*img.Stride+4*x+c]
+					cur = append(cur, v-prev[3*x+c])
+					prev[3*x+c] = v
+				}
+			}
+			zw.Write(cur)
+		}
+		zw.Close()
+		got, opaque, err := upFilteredRGB(img)
+		if err != nil || !opaque {
+			t.Fatalf("width %d: opaque %v, %v", width, opaque, err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("width %d: the stream differs from the bytewise filter's", width)
+		}
+		for _, at := range []int{0, width - 1, width * height / 2} {
+			translucent := image.NewRGBA(img.Rect)
+			copy(translucent.Pix, img.Pix)
+			translucent.Pix[4*at+3] = 254
+			if _, opaque, _ := upFilteredRGB(translucent); opaque {
+				t.Fatalf("width %d: alpha 254 at pixel %d taken as opaque", width, at)
 			}
 		}
 	}

@@ -116,7 +116,7 @@ func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 		l.Color = f.style.Color
 		l.Width = fitWidth
 		l.Dashes = fitDashes
-		p.Add(l)
+		addLean(p, l)
 		if fitItem == nil {
 			thumb := &plotter.Line{LineStyle: l.LineStyle}
 			if len(fits) > 1 {
@@ -147,7 +147,7 @@ func regretLogLogFigure(c draw.Canvas, sum *summaryData) error {
 		if err != nil {
 			return err
 		}
-		p.Add(gl)
+		addLean(p, gl)
 		items = append(items, legendItem{Label: "√k reference (slope 0.5)", Thumbs: []plot.Thumbnailer{gl}})
 	}
 	fixLogRange(p)

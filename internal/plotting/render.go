@@ -2,6 +2,7 @@ package plotting
 
 import (
 	"github.com/smrl-dev/smrl/internal/results"
+	xdraw "golang.org/x/image/draw"
 	"image"
 
 	"bytes"
@@ -21,7 +22,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	// Register the pdf format with draw.NewFormattedCanvas.
 	_ "gonum.org/v1/plot/vg/vgpdf"
@@ -184,7 +184,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	g := plotter.NewGrid()
 	g.Vertical.Color = color.Gray{Y: 225}
 	g.Horizontal.Color = color.Gray{Y: 225}
-	p.Add(g)
+	addLean(p, g)
 	return p
 }
 
@@ -305,8 +305,8 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 			if err != nil {
 				return nil, fmt.Errorf("band of %s: %w", s.Name, err)
 			}
-			p.Add(poly)
-			p.Add(edges...)
+			addLean(p, poly)
+			addLean(p, edges...)
 			swatch[k] = &plotter.Polygon{Color: poly.Color, LineStyle: draw.LineStyle{Color: withAlpha(s.Style.Color, bandEdgeAlpha), Width: vg.Points(0.9), Dashes: []vg.Length{vg.Points(1.5), vg.Points(1.5)}}}
 		}
 	}
@@ -323,7 +323,7 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		}
 		if s.Reference {
 			line.Color, line.Width, line.Dashes = referenceColor, vg.Points(1.3), referenceDashes
-			p.Add(line)
+			addLean(p, line)
 			items[k] = legendItem{Label: s.Name + " (reference)", Thumbs: []plot.Thumbnailer{line}}
 			continue
 		}
@@ -353,8 +353,8 @@ func addSeries(p *plot.Plot, ss []series) ([]legendItem, error) {
 		}
 		items[k] = legendItem{Label: s.Name, Thumbs: thumbs}
 	}
-	p.Add(lines...)
-	p.Add(scatters...)
+	addLean(p, lines...)
+	addLean(p, scatters...)
 	var out []legendItem
 	for _, it := range items {
 		if it.Label != "" {
@@ -468,24 +468,171 @@ func drawPlot(c draw.Canvas, p *plot.Plot) draw.Canvas {
 
 // newRaster is vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi)) without
 // its copy of the fresh image into a second one (gg.NewContextForImage):
-// the canvas draws straight into one RGBA image.
-func newRaster(w, h vg.Length, dpi int) *vgimg.Canvas {
+// the canvas draws straight into one RGBA image, which NewWith fills with
+// white.
+func newRaster(w, h vg.Length, dpi int) *fastPNG {
 	img := image.NewRGBA(image.Rect(0, 0, int(w/vg.Inch*vg.Length(dpi)+0.5), int(h/vg.Inch*vg.Length(dpi)+0.5)))
 	ctx := gg.NewContextForRGBA(img)
 	ctx.SetLineCapButt() // what NewWith does to a context of its own
 	ctx.InvertY()
-	return vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
+	c := vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
+	return &fastPNG{Canvas: c, ctx: ctx, img: img, colors: []color.Color{color.Black}, turned: []bool{false}}
 }
 
-// fastPNG writes a raster canvas as PNG with writePNG: image/png's default
-// compression took half a figure's drawing time.
-type fastPNG struct{ *vgimg.Canvas }
+// fastPNG is a raster canvas that skips what cannot change a pixel and
+// writes itself as PNG with writePNG (image/png's default compression took
+// half a figure's drawing time).
+//
+// What it skips: filling with opaque white where every pixel the path can
+// touch is already opaque white: the figure's own background (vgimg
+// starts white) and each plot's (plot.New's BackgroundColor) over the
+// blank canvas, a third of a figure's raster time. That changes no byte:
+// freetype's RGBAPainter (gg's painter of a solid colour) sets each
+// channel to (d·a + c·m_a)/m >> 8 with a = (m − c_a·m_a/m)·0x101, m =
+// 0xffff; for c = c_a = m and d = 255 that is (m·(m − m_a) + m·m_a)/m >> 8
+// = 255 at every coverage m_a. TestWhiteOnWhiteIsNoOp checks it against
+// the filling.
+type fastPNG struct {
+	*vgimg.Canvas
+	ctx    *gg.Context
+	img    *image.RGBA
+	colors []color.Color // vgimg's colour stack, which it does not export
+	// turned, beside it: whether a Rotate or Scale other than the
+	// identity has changed the context's matrix (FillString).
+	turned []bool
+}
 
 // WriteTo writes the canvas's image as PNG.
-func (c fastPNG) WriteTo(w io.Writer) (int64, error) {
+func (c *fastPNG) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
-	err := writePNG(cw, c.Image())
+	err := writePNG(cw, c.img)
 	return cw.n, err
+}
+
+func (c *fastPNG) SetColor(clr color.Color) {
+	c.Canvas.SetColor(clr)
+	if clr == nil {
+		clr = color.Black // as vgimg does
+	}
+	c.colors[len(c.colors)-1] = clr
+}
+
+func (c *fastPNG) Push() {
+	c.Canvas.Push()
+	c.colors = append(c.colors, c.colors[len(c.colors)-1])
+	c.turned = append(c.turned, c.turned[len(c.turned)-1])
+}
+
+func (c *fastPNG) Pop() {
+	c.Canvas.Pop()
+	c.colors = c.colors[:len(c.colors)-1]
+	c.turned = c.turned[:len(c.turned)-1]
+}
+
+// FillString draws str as vgimg does, with gg's glyphs composited by
+// nearest-neighbour sampling where that gives gg's pixels, else by gg's
+// bilinear sampling: for black text (any alpha; every text of the
+// figures) at a transformation that is a translation by whole pixels
+// (every unrotated text at the default font size). There x/image/draw's
+// nearest-neighbour Transform becomes image/draw's DrawMask
+// (drawGlyphOver: d' = (d·a + c·m_a)/m >> 8, a = (m − c_a·m_a/m)·0x101,
+// m = 0xffff), while the bilinear one, whose weights at pixel centres are
+// exactly 1 and 0, computes ⌊q·(m − p_a)/m⌋ + ⌊c·m_a/m⌋ >> 8 with q =
+// 0x101·d and p_a = ⌊c_a·m_a/m⌋ (transform_Image_Image_Over). With c = 0
+// both are ⌊d·0x101·(m − p_a)/m⌋ >> 8; the alpha, 255 on the opaque
+// canvas (white at the start, and Over keeps it), stays 255 in both. It
+// skips the weights' float arithmetic and allocations per pixel. That the
+// transformation is a translation is known from the calls (no Rotate or
+// Scale but the identity's since the figure began, tracked by fastPNG),
+// not inferred from transformed points, which rounding can hide a tiny
+// rotation in; that it is by whole pixels, from the translation itself.
+// TestTextSamplingIsBilinear checks it against vgimg's drawing.
+func (c *fastPNG) FillString(f font.Face, pt vg.Point, str string) {
+	interp := xdraw.Interpolator(xdraw.BiLinear) // gg's default
+	r, g, b, _ := c.colors[len(c.colors)-1].RGBA()
+	if r|g|b == 0 && !c.turned[len(c.turned)-1] {
+		// The transformation gg's drawString applies: vgimg's FillString
+		// pushes the context and inverts Y once more (the inversions
+		// cancel exactly: the height is a whole number).
+		c.ctx.Push()
+		c.ctx.InvertY()
+		x, y := c.ctx.TransformPoint(0, 0)
+		c.ctx.Pop()
+		if x == math.Trunc(x) && y == math.Trunc(y) && math.Abs(x) < 1<<30 && math.Abs(y) < 1<<30 {
+			interp = xdraw.NearestNeighbor
+		}
+	}
+	c.ctx.SetInterpolator(interp)
+	c.Canvas.FillString(f, pt, str)
+}
+
+// Rotate rotates the canvas; any angle but 0 makes the texts' sampling
+// bilinear from here to the matching Pop.
+func (c *fastPNG) Rotate(t float64) {
+	c.Canvas.Rotate(t)
+	if t != 0 {
+		c.turned[len(c.turned)-1] = true
+	}
+}
+
+// Scale scales the canvas; any factor but 1 makes the texts' sampling
+// bilinear from here to the matching Pop.
+func (c *fastPNG) Scale(x, y float64) {
+	c.Canvas.Scale(x, y)
+	if x != 1 || y != 1 {
+		c.turned[len(c.turned)-1] = true
+	}
+}
+
+// Fill fills p, unless that is opaque white on opaque white (fastPNG).
+func (c *fastPNG) Fill(p vg.Path) {
+	if c.whiteOnWhite(p) {
+		return
+	}
+	c.Canvas.Fill(p)
+}
+
+// whiteOnWhite reports whether the current colour is opaque white, p has
+// only straight segments, and every pixel of p's bounding box in the image
+// (widened by a pixel each side, beyond what the rasterizer can touch) is
+// opaque white.
+func (c *fastPNG) whiteOnWhite(p vg.Path) bool {
+	if r, g, b, a := c.colors[len(c.colors)-1].RGBA(); r&g&b&a != 0xffff || len(p) == 0 {
+		return false
+	}
+	dpi := c.DPI()
+	x0, y0 := math.Inf(1), math.Inf(1)
+	x1, y1 := math.Inf(-1), math.Inf(-1)
+	for _, comp := range p {
+		switch comp.Type {
+		case vg.MoveComp, vg.LineComp:
+			x, y := c.ctx.TransformPoint(comp.Pos.X.Dots(dpi), comp.Pos.Y.Dots(dpi))
+			x0, x1 = math.Min(x0, x), math.Max(x1, x)
+			y0, y1 = math.Min(y0, y), math.Max(y1, y)
+		case vg.CloseComp:
+		default:
+			return false // arcs and curves: their extent is not their points'
+		}
+	}
+	if !(x0 <= x1 && y0 <= y1) { // also NaN
+		return false
+	}
+	b := c.img.Bounds()
+	px0 := max(b.Min.X, int(math.Max(math.Floor(x0)-1, float64(b.Min.X))))
+	px1 := min(b.Max.X, int(math.Min(math.Ceil(x1)+1, float64(b.Max.X))))
+	py0 := max(b.Min.Y, int(math.Max(math.Floor(y0)-1, float64(b.Min.Y))))
+	py1 := min(b.Max.Y, int(math.Min(math.Ceil(y1)+1, float64(b.Max.Y))))
+	if px0 >= px1 || py0 >= py1 {
+		return true // nothing in the image to paint
+	}
+	n := 4 * (px1 - px0)
+	for y := py0; y < py1; y++ {
+		i := c.img.PixOffset(px0, y)
+		if !allFF(c.img.Pix[i : i+n]) {
+			return false
+		}
+	}
+	return true
 }
 
 // countWriter counts the bytes written through it.
@@ -499,6 +646,25 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// allFF reports whether every byte of b is 0xff.
+func allFF(b []byte) bool {
+	for len(b) >= len(ffs) {
+		if !bytes.Equal(b[:len(ffs)], ffs[:]) {
+			return false
+		}
+		b = b[len(ffs):]
+	}
+	return bytes.Equal(b, ffs[:len(b)])
+}
+
+// ffs is a run of 0xff bytes for allFF's comparisons.
+var ffs = func() (b [1024]byte) {
+	for i := range b {
+		b[i] = 0xff
+	}
+	return b
+}()
 
 // writeFigure calls render on a blank white canvas of the options' size and
 // format and writes the result to path atomically (fsutil.ReplaceAtomic:
@@ -518,12 +684,12 @@ func writeFigure(path string, opt Options, render func(c draw.Canvas) error) err
 		dpi := min(max(int(math.Round(vgimg.DefaultDPI*scale)), minDPI), maxDPI)
 		w := opt.Width * vgimg.DefaultDPI / vg.Length(dpi)
 		h := opt.Height * vgimg.DefaultDPI / vg.Length(dpi)
-		cv = fastPNG{newRaster(w, h, dpi)}
+		cv = newRaster(w, h, dpi)
 	case "svg":
 		// Embedded fonts make the figure look the same in every viewer;
 		// without them a viewer lacking Liberation Sans substitutes a
 		// wider font and long labels overflow.
-		cv = vgsvg.NewWith(vgsvg.UseWH(opt.Width, opt.Height), vgsvg.EmbedFonts(true))
+		cv = newSVG(opt.Width, opt.Height)
 	default:
 		var err error
 		cv, err = draw.NewFormattedCanvas(opt.Width, opt.Height, opt.Format)

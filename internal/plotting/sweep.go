@@ -130,7 +130,7 @@ func sweepFigure(c draw.Canvas, d *sweepData) error {
 		if err != nil {
 			return err
 		}
-		p.Add(gl)
+		addLean(p, gl)
 		items = append(items, legendItem{Label: fmt.Sprintf("c/√n (c = %.3g)", cst), Thumbs: []plot.Thumbnailer{gl}})
 	}
 	if hasBand(ss) {

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -284,27 +285,22 @@ func (meta *Metadata) write(w io.Writer) error {
 // else any w.csv an earlier run left is removed. sums is Summarise(rows, H).
 func WriteDir(dir string, rows []Row, sums []Summary, l Layout, configYAML []byte, meta *Metadata) error {
 	meta.FormatVersion = FormatVersion
-	steps := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
-		{ConfigFile, func(w io.Writer) error { _, err := w.Write(configYAML); return err }},
-		{EpisodesFile, func(w io.Writer) error { return WriteEpisodesLayout(w, rows, l) }},
-		{SummaryFile, func(w io.Writer) error { return WriteSummary(w, sums) }},
-		{MetadataFile, meta.write},
+	steps := []fsutil.File{
+		{Name: ConfigFile, Write: func(w io.Writer) error { _, err := w.Write(configYAML); return err }},
+		{Name: EpisodesFile, Write: func(w io.Writer) error { return WriteEpisodesLayout(w, rows, l) }},
+		{Name: SummaryFile, Write: func(w io.Writer) error { return WriteSummary(w, sums) }},
+		{Name: MetadataFile, Write: meta.write},
 	}
 	if l.SeparateW {
-		steps = append(steps[:2], append([]struct {
-			name  string
-			write func(io.Writer) error
-		}{{WFile, func(w io.Writer) error { return WriteW(w, rows, l) }}}, steps[2:]...)...)
+		steps = slices.Insert(steps, 2, fsutil.File{Name: WFile, Write: func(w io.Writer) error { return WriteW(w, rows, l) }})
 	} else if err := os.Remove(filepath.Join(dir, WFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	for _, s := range steps {
-		if err := fsutil.WriteAtomic(filepath.Join(dir, s.name), s.write); err != nil {
-			return err
-		}
+	// config.yaml holds these bytes already when the run wrote its
+	// snapshot at the start (experiment's openRun): not written again.
+	if old, err := os.ReadFile(filepath.Join(dir, ConfigFile)); err == nil && bytes.Equal(old, configYAML) {
+		steps = steps[1:]
 	}
-	return nil
+	// Each file synced, the directory once.
+	return fsutil.WriteFilesAtomic(dir, steps)
 }

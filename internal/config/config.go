@@ -174,36 +174,49 @@ func newLayers(opt Options) (*layers, error) {
 
 // mergeFile merges the config file path, the i-th, after checking that it
 // is one YAML document of known keys; its sweep: section goes to
-// opt.Sweep (an error without one).
+// opt.Sweep (an error without one). A file read before with the same
+// bytes (and registry) is not parsed or checked again (filecache.go).
 func (l *layers) mergeFile(i int, path string) error {
 	data, err := readFile(path)
 	if err != nil {
 		return err
 	}
-	if err := oneDocument(path, data); err != nil {
-		return err
-	}
-	data, sk, sv, err := cutSection(path, data, SweepSection)
-	if err != nil {
-		return err
-	}
-	if sk != nil && l.opt.Sweep == nil {
-		return errs.Invalid(fmt.Errorf("%s line %d: the %s: section is a grid for smrl sweep: run it with smrl sweep --config %s", path, sk.Line, SweepSection, path))
-	}
-	if sk != nil {
-		if err := l.opt.Sweep(sk, sv); err != nil {
+	f, cached := cachedFile(data)
+	var doc *yaml.Node
+	if !cached {
+		f = &parsedFile{}
+		if doc, err = firstDocument(path, data); err != nil {
+			return err
+		}
+		if f.rest, doc, f.sweepKey, f.sweep, err = cutSection(path, data, doc, SweepSection); err != nil {
 			return err
 		}
 	}
-	keys, err := checkKnownKeys(path, data)
-	if err != nil {
-		return err
+	if f.sweepKey != nil && l.opt.Sweep == nil {
+		return errs.Invalid(fmt.Errorf("%s line %d: the %s: section is a grid for smrl sweep: run it with smrl sweep --config %s", path, f.sweepKey.Line, SweepSection, path))
 	}
-	if err := l.v.MergeConfig(bytes.NewReader(data)); err != nil {
+	if f.sweepKey != nil {
+		// The callback may change the nodes (smrl sweep cuts its
+		// sample: entry): it gets copies, the cache keeps the tree.
+		if err := l.opt.Sweep(copyNode(f.sweepKey), copyNode(f.sweep)); err != nil {
+			return err
+		}
+	}
+	if !cached {
+		if f.keys, f.settings, err = checkKnownKeys(path, f.rest, doc); err != nil {
+			return err
+		}
+		storeFile(data, f)
+	}
+	if f.settings != nil { // as MergeConfig reads data (yaml into a map), from the tree already parsed
+		if err := l.v.MergeConfigMap(deepCopy(f.settings).(map[string]any)); err != nil {
+			return errs.Invalid(fmt.Errorf("%s: %w", path, err))
+		}
+	} else if err := l.v.MergeConfig(bytes.NewReader(f.rest)); err != nil {
 		return errs.Invalid(fmt.Errorf("%s: %w", path, err))
 	}
 	l.source = path
-	for _, k := range keys {
+	for _, k := range f.keys {
 		l.sources[k.key], l.rank[k.key] = path, i
 		l.origins[k.key] = fmt.Sprintf("%s:%d", path, k.line)
 	}
@@ -314,35 +327,22 @@ func (l *layers) check(c *Config) error {
 // fields, each registered section into a value of its part's type.
 func decode(v *viper.Viper, source string) (*Config, error) {
 	all := v.AllSettings()
-	c := &Config{parts: map[string]any{}}
+	c := &Config{parts: map[string]any{}, memo: &usesCache{}}
 	for _, path := range sectionPaths() {
-		sub := cutPath(all, path)
-		sv := viper.New()
-		if err := sv.MergeConfigMap(sub); err != nil {
-			return nil, errs.Invalid(fmt.Errorf("%s: %s: %w", source, path, err))
-		}
 		x := reflect.New(sectionType(path))
-		if err := sv.UnmarshalExact(x.Interface()); err != nil {
+		if err := unmarshalExact(cutPath(all, path), x.Interface()); err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %s: %s", source, path, strings.Join(strings.Fields(err.Error()), " ")))
 		}
 		c.parts[path] = x.Interface()
 	}
 	for path, sub := range cutShared(all) {
-		sv := viper.New()
-		if err := sv.MergeConfigMap(sub); err != nil {
-			return nil, errs.Invalid(fmt.Errorf("%s: %s: %w", source, path, err))
-		}
 		x := reflect.New(sharedAt(path).typ)
-		if err := sv.UnmarshalExact(x.Interface()); err != nil {
+		if err := unmarshalExact(sub, x.Interface()); err != nil {
 			return nil, errs.Invalid(fmt.Errorf("%s: %s: %s", source, path, strings.Join(strings.Fields(err.Error()), " ")))
 		}
 		c.parts[path] = x.Interface()
 	}
-	rest := viper.New()
-	if err := rest.MergeConfigMap(all); err != nil {
-		return nil, errs.Invalid(fmt.Errorf("%s: %w", source, err))
-	}
-	if err := rest.UnmarshalExact(c); err != nil {
+	if err := unmarshalExact(all, c); err != nil {
 		return nil, errs.Invalid(fmt.Errorf("%s: %s", source, strings.Join(strings.Fields(err.Error()), " ")))
 	}
 	if s, ok := c.parts["planner."+c.Planner.Kind]; ok {

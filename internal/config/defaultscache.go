@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 
@@ -89,4 +90,81 @@ func deepCopy(x any) any {
 		panic(fmt.Sprintf("config: default of type %T cannot be copied", x))
 	}
 	return x
+}
+
+// defaultConfigs remembers Load(Options{}), per registry length.
+var defaultConfigs struct {
+	sync.Mutex
+	n   int
+	c   *Config
+	err error
+}
+
+// Defaults returns a copy of the config of the embedded and registered
+// defaults alone, Load(Options{}) (nil and its error when they do not
+// validate), loaded once per registry length: use cases compare a run's
+// config with it (the paper's experiment) once per table and figure.
+func Defaults() (*Config, error) {
+	n := len(allParts())
+	defaultConfigs.Lock()
+	defer defaultConfigs.Unlock()
+	if defaultConfigs.c == nil && defaultConfigs.err == nil || defaultConfigs.n != n {
+		defaultConfigs.c, defaultConfigs.err = Load(Options{})
+		defaultConfigs.n = n
+	}
+	if defaultConfigs.err != nil {
+		return nil, defaultConfigs.err
+	}
+	return defaultConfigs.c.deepClone(), nil
+}
+
+// deepClone returns a copy of c that shares nothing a caller can change
+// with c: its sections, lists and maps are copies.
+func (c *Config) deepClone() *Config {
+	d := c.clone()
+	copyLists(reflect.ValueOf(d).Elem())
+	for _, v := range d.parts {
+		copyLists(reflect.ValueOf(v).Elem())
+	}
+	if s, ok := d.parts["planner."+d.Planner.Kind]; ok {
+		d.Planner.Section = s
+	}
+	d.origins, d.rank = maps.Clone(c.origins), maps.Clone(c.rank)
+	return d
+}
+
+// copyLists replaces every list in the exported fields of the struct v,
+// nested structs included, by a copy (lists of lists copied through).
+func copyLists(v reflect.Value) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !f.CanSet() {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.Struct:
+			copyLists(f)
+		case reflect.Slice:
+			f.Set(copyList(f))
+		}
+	}
+}
+
+func copyList(s reflect.Value) reflect.Value {
+	if s.IsNil() {
+		return s
+	}
+	out := reflect.MakeSlice(s.Type(), s.Len(), s.Len())
+	reflect.Copy(out, s)
+	switch s.Type().Elem().Kind() {
+	case reflect.Slice:
+		for i := range out.Len() {
+			out.Index(i).Set(copyList(out.Index(i)))
+		}
+	case reflect.Struct:
+		for i := range out.Len() {
+			copyLists(out.Index(i))
+		}
+	}
+	return out
 }

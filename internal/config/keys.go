@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/smrl-dev/smrl/internal/errs"
 	"go.yaml.in/yaml/v3"
@@ -32,7 +33,30 @@ type Setting struct {
 // Keys lists every config key (leaf keys, as written in YAML with dots:
 // "planner.tau"): those of the Config struct in its order, then those of
 // the registered sections in registration order.
-func Keys() []string {
+func Keys() []string { return slices.Clone(schemaKeys()) }
+
+// keyLists remembers the list of Keys per registry length: the schema
+// changes only with the registry, and the checks of SMRL_* variables,
+// --set and sweep axes ask for it per key.
+var keyLists struct {
+	sync.Mutex
+	n    int
+	keys []string
+}
+
+// schemaKeys returns Keys' list, shared: callers must not change it.
+func schemaKeys() []string {
+	n := len(allParts())
+	keyLists.Lock()
+	defer keyLists.Unlock()
+	if keyLists.keys == nil || keyLists.n != n {
+		keyLists.keys, keyLists.n = walkKeys(), n
+	}
+	return keyLists.keys
+}
+
+// walkKeys lists the keys of the schema (Keys).
+func walkKeys() []string {
 	var out []string
 	var walk func(t reflect.Type, prefix string)
 	walk = func(t reflect.Type, prefix string) {
@@ -63,7 +87,7 @@ func Keys() []string {
 // ("planner") an error naming one of its keys; both wrap
 // errs.ErrInvalidInput.
 func KeyType(key string) (reflect.Type, error) {
-	keys := Keys()
+	keys := schemaKeys()
 	if slices.Contains(keys, key) {
 		return fieldType(key), nil
 	}
@@ -159,15 +183,16 @@ func Plain(v reflect.Value) any {
 // returns the rest, with every other line where it was (so that errors
 // keep their line numbers), and the section's key and value nodes (nil
 // when the file has none). A file that does not parse is returned as it is
-// (the strict decoding reports it).
-func cutSection(path string, data []byte, key string) (rest []byte, k, v *yaml.Node, err error) {
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return data, nil, nil, nil
+// (the strict decoding reports it). doc is data's parsed document (nil:
+// none, or it did not parse); restDoc is the rest's, doc itself when
+// nothing was cut and nil when the rest must be parsed again.
+func cutSection(path string, data []byte, doc *yaml.Node, key string) (rest []byte, restDoc, k, v *yaml.Node, err error) {
+	if doc == nil || doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return data, nil, nil, nil, nil
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return data, nil, nil, nil
+		return data, doc, nil, nil, nil
 	}
 	at := -1
 	for i := 0; i+1 < len(top.Content); i += 2 {
@@ -175,16 +200,16 @@ func cutSection(path string, data []byte, key string) (rest []byte, k, v *yaml.N
 			continue
 		}
 		if at >= 0 {
-			return nil, nil, nil, errs.Invalid(fmt.Errorf("%s line %d: a second %s: section (the first is at line %d)", path, top.Content[i].Line, key, top.Content[at].Line))
+			return nil, nil, nil, nil, errs.Invalid(fmt.Errorf("%s line %d: a second %s: section (the first is at line %d)", path, top.Content[i].Line, key, top.Content[at].Line))
 		}
 		at = i
 	}
 	if at < 0 {
-		return data, nil, nil, nil
+		return data, doc, nil, nil, nil
 	}
 	k, v = top.Content[at], top.Content[at+1]
 	if top.Style&yaml.FlowStyle != 0 {
-		return nil, nil, nil, errs.Invalid(fmt.Errorf("%s line %d: write a config with a %s: section in block style (one key per line)", path, k.Line, key))
+		return nil, nil, nil, nil, errs.Invalid(fmt.Errorf("%s line %d: write a config with a %s: section in block style (one key per line)", path, k.Line, key))
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	end := len(lines) // the section runs to the next top-level key, or to the end
@@ -198,7 +223,7 @@ func cutSection(path string, data []byte, key string) (rest []byte, k, v *yaml.N
 			lines[i] = nil
 		}
 	}
-	return bytes.Join(lines, nil), k, v, nil
+	return bytes.Join(lines, nil), nil, k, v, nil
 }
 
 // orEmpty is t, or the empty struct's type for nil.

@@ -340,6 +340,7 @@ func Section[T any](c *Config, path string) *T {
 // clone returns a copy of c whose sections are copies too.
 func (c *Config) clone() *Config {
 	d := *c
+	d.memo = &usesCache{}
 	d.parts = make(map[string]any, len(c.parts))
 	for k, v := range c.parts {
 		x := reflect.New(reflect.TypeOf(v).Elem())
@@ -410,6 +411,9 @@ func (c *Config) value(key string) (any, error) {
 // shared one, or a key of a part's own section.
 func (c *Config) keyValue(key string) (reflect.Value, error) {
 	rv := reflect.ValueOf(c).Elem()
+	if path := corePath(key); path != nil {
+		return rv.FieldByIndex(path), nil // as the loop below finds it
+	}
 	var prefix string
 	for _, part := range strings.Split(key, ".") {
 		parent := prefix
@@ -472,17 +476,6 @@ func tagIndex(t reflect.Type) map[string]int {
 	return m
 }
 
-// selected reports whether part p is selected in c.
-func (c *Config) selected(p Part, seen, memo map[string]bool) bool {
-	if !c.uses(p.Group, seen, memo) {
-		return false
-	}
-	if p.Group == "agents" && c.allAgents {
-		return true
-	}
-	return slices.Contains(c.groupValues(p.Group), p.Name)
-}
-
 // owns reports whether part p owns key: key is, or lies in, its section or
 // one of the keys it uses.
 func owns(p Part, key string) bool {
@@ -494,107 +487,6 @@ func owns(p Part, key string) bool {
 // without building the prefix: Uses asks it of every part for every key.
 func within(key, section string) bool {
 	return strings.HasPrefix(key, section) && (len(key) == len(section) || key[len(section)] == '.')
-}
-
-// Uses reports whether the run of c reads key (a key or a section): see
-// the registry's rule at the top of this file.
-func (c *Config) Uses(key string) bool { return c.uses(key, map[string]bool{}, nil) }
-
-// uses is Uses; memo, when not nil, holds the answers given so far for c
-// (valid only while the ownership graph is acyclic: usesMemo).
-func (c *Config) uses(key string, seen, memo map[string]bool) bool {
-	if memo == nil {
-		return c.usesOnce(key, seen, nil)
-	}
-	if u, ok := memo[key]; ok {
-		return u
-	}
-	u := c.usesOnce(key, seen, memo)
-	memo[key] = u
-	return u
-}
-
-// usesMemo returns Uses of c, answering each key once, when no cycle of
-// ownership exists (a key owned by a part of a group whose key is owned
-// by ... that key): then uses never meets seen[key], so its answer does not
-// depend on the path that asked and can be remembered. With a cycle it is
-// Uses itself.
-func (c *Config) usesMemo() func(string) bool {
-	if !ownershipAcyclic() {
-		return c.Uses
-	}
-	memo := map[string]bool{}
-	return func(key string) bool { return c.uses(key, map[string]bool{}, memo) }
-}
-
-// ownershipAcyclic reports whether no group key reaches itself through
-// the edges key → p.Group of the parts p that own key (the recursion of
-// uses, whose keys past the first are all group keys).
-func ownershipAcyclic() bool {
-	parts := allParts()
-	groups := map[string]bool{}
-	for _, p := range parts {
-		groups[p.Group] = true
-	}
-	const (
-		open = 1
-		done = 2
-	)
-	state := map[string]int{}
-	var visit func(g string) bool
-	visit = func(g string) bool {
-		switch state[g] {
-		case open:
-			return false
-		case done:
-			return true
-		}
-		state[g] = open
-		for _, p := range parts {
-			if owns(p, g) && !visit(p.Group) {
-				return false
-			}
-		}
-		state[g] = done
-		return true
-	}
-	for g := range groups {
-		if !visit(g) {
-			return false
-		}
-	}
-	return true
-}
-
-func (c *Config) usesOnce(key string, seen, memo map[string]bool) bool {
-	if seen[key] {
-		return true // a cycle of ownership: a registration error, treated as used
-	}
-	if c.replacedBy(key) != "" {
-		return false
-	}
-	seen[key] = true
-	defer delete(seen, key)
-	owners := map[string]bool{} // group → one of its owners of key is selected
-	for _, p := range allParts() {
-		if !owns(p, key) {
-			continue
-		}
-		owners[p.Group] = owners[p.Group] || c.selected(p, seen, memo)
-	}
-	// A group that is not used itself does not veto: a key owned by the
-	// families of env.family.kind and of model.family is used by whichever
-	// of the two the config uses. At least one owning group must select.
-	some := len(owners) == 0
-	for g, ok := range owners {
-		switch {
-		case ok:
-			some = true
-		case c.uses(g, seen, memo):
-			return false
-		}
-	}
-	return some
 }
 
 // replacement is a key whose value, when set, replaces keys beside it in
@@ -687,7 +579,7 @@ func (c *Config) whyUnused(key string) string {
 	})
 	for _, g := range order {
 		names := groups[g]
-		if slices.ContainsFunc(names, func(n string) bool { p, _ := lookup(g, n); return c.selected(p, map[string]bool{}, nil) }) {
+		if slices.ContainsFunc(names, func(n string) bool { p, _ := lookup(g, n); return c.selectedPart(&p) }) {
 			continue
 		}
 		if !c.Uses(g) {
@@ -738,7 +630,7 @@ func (c *Config) validateParts(bad Bad, agents bool) {
 		if p.Validate == nil || (!agents && agentsOnly(p.Group)) {
 			continue
 		}
-		if c.selected(p, map[string]bool{}, nil) {
+		if c.selectedPart(&p) {
 			p.Validate(c, bad)
 		}
 	}
@@ -793,7 +685,7 @@ func (c *Config) onlyAgentsUnselect(key string) bool {
 		return false
 	}
 	for _, p := range allParts() {
-		if owns(p, key) && p.Group != "agents" && !c.selected(p, map[string]bool{}, nil) {
+		if owns(p, key) && p.Group != "agents" && !c.selectedPart(&p) {
 			return false
 		}
 	}
@@ -823,7 +715,7 @@ func (c *Config) overriddenAbove(key string, r int, seen map[string]bool) bool {
 	groups := map[string]bool{}
 	for _, p := range allParts() {
 		if owns(p, key) {
-			groups[p.Group] = groups[p.Group] || c.selected(p, map[string]bool{}, nil)
+			groups[p.Group] = groups[p.Group] || c.selectedPart(&p)
 		}
 	}
 	found := false

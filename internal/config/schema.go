@@ -56,6 +56,9 @@ type Config struct {
 	allAgents, checkAgents bool
 	// noTrueW allows an empty env.w0 (Options.NoTrueW).
 	noTrueW bool
+	// memo remembers the answers of Uses (uses.go); nil in a Config
+	// built by hand, which answers afresh.
+	memo *usesCache
 }
 
 // Env describes the MDP. Kind "expfam" is an exponential-family transition

@@ -440,8 +440,8 @@ func (c *Config) mergeSharedNodes(root *yaml.Node) error {
 	touched := map[string]bool{}
 	for _, path := range paths {
 		s := secs[path]
-		var n yaml.Node
-		if err := n.Encode(c.sharedValue(s).Elem().Interface()); err != nil {
+		n, err := encodeNode(c.sharedValue(s).Elem().Interface())
+		if err != nil {
 			return err
 		}
 		at, name := path, ""
@@ -453,7 +453,7 @@ func (c *Config) mergeSharedNodes(root *yaml.Node) error {
 			continue
 		}
 		if s.added {
-			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, &n)
+			m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, n)
 		} else {
 			m.Content = append(m.Content, n.Content...)
 		}

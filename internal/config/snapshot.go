@@ -78,10 +78,11 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 	used := func(key string) bool {
 		return slices.ContainsFunc(uses, func(u func(string) bool) bool { return u(key) })
 	}
-	var root yaml.Node
-	if err := root.Encode(c); err != nil {
+	rootp, err := encodeNode(c)
+	if err != nil {
 		return nil, err
 	}
+	root := *rootp
 	if err := c.mergeSharedNodes(&root); err != nil {
 		return nil, err
 	}
@@ -124,8 +125,8 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 		if !ok || !used(path) {
 			continue
 		}
-		var n yaml.Node
-		if err := n.Encode(v); err != nil {
+		n, err := encodeNode(v)
+		if err != nil {
 			return nil, err
 		}
 		parts := strings.Split(path, ".")
@@ -136,7 +137,7 @@ func (c *Config) yamlNode(users ...*Config) (*yaml.Node, error) {
 				return nil, fmt.Errorf("internal error: section %s has no parent", path)
 			}
 		}
-		at.Content = append(at.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: parts[len(parts)-1]}, &n)
+		at.Content = append(at.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: parts[len(parts)-1]}, n)
 	}
 	prune(&root, "", used)
 	return &root, nil

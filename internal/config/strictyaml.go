@@ -33,28 +33,30 @@ func lineText(data []byte, msg string) string {
 	return fmt.Sprintf(" (in %q)", strings.TrimSpace(lines[n-1]))
 }
 
-// oneDocument refuses a file of more than one YAML document: the rest of
-// the file is read by nothing, and its keys would be ignored silently. A
-// file whose first document does not parse passes (checkKnownKeys reports
-// it).
-func oneDocument(path string, data []byte) error {
+// firstDocument refuses a file of more than one YAML document: the rest
+// of the file is read by nothing, and its keys would be ignored silently.
+// It returns the first document's node, parsed once for the steps after
+// (cutSection, checkKnownKeys); nil, and no error, when the first
+// document does not parse (checkKnownKeys reports it) or the file holds
+// none.
+func firstDocument(path string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var first, second yaml.Node
 	if err := dec.Decode(&first); err != nil {
-		return nil
+		return nil, nil
 	}
 	err := dec.Decode(&second)
 	switch {
 	case errors.Is(err, io.EOF):
-		return nil
+		return &first, nil
 	case err != nil:
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-			return errs.Invalid(fmt.Errorf("%s line %s:%s (after the first YAML document; a config file holds one)", path, m[1], strings.TrimPrefix(msg, m[0])))
+			return nil, errs.Invalid(fmt.Errorf("%s line %s:%s (after the first YAML document; a config file holds one)", path, m[1], strings.TrimPrefix(msg, m[0])))
 		}
-		return errs.Invalid(fmt.Errorf("%s: %s (after the first YAML document; a config file holds one)", path, msg))
+		return nil, errs.Invalid(fmt.Errorf("%s: %s (after the first YAML document; a config file holds one)", path, msg))
 	}
-	return errs.Invalid(fmt.Errorf("%s line %d: a second YAML document starts here; a config file holds one document", path, second.Line))
+	return nil, errs.Invalid(fmt.Errorf("%s line %d: a second YAML document starts here; a config file holds one document", path, second.Line))
 }
 
 // keyLine is a key a config file sets and its line.
@@ -67,28 +69,37 @@ type keyLine struct {
 // the registered sections) so that an unknown key is reported with its
 // line: "x.yaml line 3: unknown key "episods" in the top level", and so is
 // a value that YAML would silently coerce into its field ("episodes: 1.5"
-// into an integer). It returns the keys the file sets ("planner.tau").
-func checkKnownKeys(path string, data []byte) ([]keyLine, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, errs.Invalid(fmt.Errorf("%s %s%s", path, plainTypeError(err.Error()), lineText(data, err.Error())))
+// into an integer). It returns the keys the file sets ("planner.tau") and,
+// when the document is a mapping, its settings as viper's MergeConfig
+// reads them (yaml into a map[string]any), to be merged with
+// MergeConfigMap without parsing data again. doc is data's document when
+// the caller parsed it (firstDocument); nil: parse data.
+func checkKnownKeys(path string, data []byte, doc *yaml.Node) ([]keyLine, map[string]any, error) {
+	if doc == nil {
+		doc = new(yaml.Node)
+		if err := yaml.Unmarshal(data, doc); err != nil {
+			return nil, nil, errs.Invalid(fmt.Errorf("%s %s%s", path, plainTypeError(err.Error()), lineText(data, err.Error())))
+		}
 	}
 	if len(doc.Content) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	top := doc.Content[0]
 	t := reflect.TypeOf(Config{})
 	if err := checkNode(top, t, ""); err != nil {
-		return nil, errs.Invalid(fmt.Errorf("%s %w", path, err))
+		return nil, nil, errs.Invalid(fmt.Errorf("%s %w", path, err))
 	}
 	// A decoding that checks what the schema walk does not (duplicate
 	// keys): the walk found no unknown key, so the decoding's errors are
 	// of another kind.
 	var m map[string]any
 	if err := top.Decode(&m); err != nil && top.Kind == yaml.MappingNode {
-		return nil, errs.Invalid(fmt.Errorf("%s %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
+		return nil, nil, errs.Invalid(fmt.Errorf("%s %s", path, strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
-	return fileKeys(top, t, ""), nil
+	if top.Kind != yaml.MappingNode || m == nil {
+		m = nil // not what MergeConfig would read: the caller lets viper parse data
+	}
+	return fileKeys(top, t, ""), m, nil
 }
 
 // LineError is a bad value in YAML: its line, its key (empty for the
@@ -351,7 +362,7 @@ func childType(t reflect.Type, key, name string) reflect.Type {
 
 // didYouMean is a hint naming the known key closest to key, or "".
 func didYouMean(key string) string {
-	best := closest(key, Keys())
+	best := closest(key, schemaKeys())
 	if best == "" || editDistance(key, best) > max(2, len(key)/3) {
 		return ""
 	}

@@ -151,7 +151,7 @@ func DefaultOutDir(c *config.Config) string { return filepath.Join("results", c.
 // IsPaper reports whether c is the paper's experiment (the embedded
 // defaults), up to settings that do not change results.
 func IsPaper(c *config.Config) bool {
-	d, err := config.Load(config.Options{})
+	d, err := config.Defaults() // config.Load(config.Options{}), loaded once
 	if err != nil {
 		return false
 	}

@@ -103,16 +103,13 @@ func journalRows(dir string, c *config.Config, mdp *env.MDP) ([]results.Row, err
 	return results.Rows(full), nil
 }
 
-// dirWarnings returns the warnings of the results directory dir, from its
-// journal; none for a directory without one (written by an earlier smrl,
-// whose results have no diagnostics) or that cannot be read (checked
-// elsewhere before anything is drawn).
-func dirWarnings(dir string) []results.Warning {
+// runWarnings returns the warnings of the results directory dir, whose
+// config.yaml and MDP are c and mdp (runConfig), from its journal; none
+// for a directory without one (written by an earlier smrl, whose results
+// have no diagnostics) or that cannot be read (checked elsewhere before
+// anything is drawn).
+func runWarnings(dir string, c *config.Config, mdp *env.MDP) []results.Warning {
 	if _, err := os.Lstat(filepath.Join(dir, results.JournalFile)); err != nil {
-		return nil
-	}
-	c, mdp, err := runConfig(dir)
-	if err != nil {
 		return nil
 	}
 	rows, err := journalRows(dir, c, mdp)

@@ -205,7 +205,11 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	if err := checkFigureOutputs(figDir, reportDir, fo.Format); err != nil {
 		return nil, err
 	}
-	opt, dens, err := figureInputs(dir, fo.Format)
+	c, m, err := runConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	opt, dens, err := figureOptions(dir, fo.Format, c, m) // figureInputs, c and m kept for the report
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +226,7 @@ func figures(dir, outDir string, fo FigureOptions) ([]string, error) {
 	if err != nil {
 		return figs, err
 	}
-	return figs, plotting.ReportTo(dir, reportDir, figs, reportInfo(dir, opt))
+	return figs, plotting.ReportTo(dir, reportDir, figs, reportInfo(dir, opt, c, m))
 }
 
 // checkFigureOutputs refuses (checkFileTargets) a figure of
@@ -254,13 +258,13 @@ func checkFileTargets(paths ...string) error {
 	return nil
 }
 
-// reportInfo describes the run of the results directory dir for its
-// report: the config's name (from config.yaml, when figureInputs read it
-// into opt), the description and command line of its metadata.json, and
-// the warnings of its journal (dirWarnings).
-func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
-	info := plotting.ReportInfo{Columns: opt.Columns, Smooth: opt.Smooth}
-	if ws := dirWarnings(dir); len(ws) > 0 {
+// reportInfo describes the run of the results directory dir, whose
+// config.yaml and MDP are c and m (runConfig), for its report: the
+// config's name, the description and command line of its metadata.json,
+// and the warnings of its journal (runWarnings).
+func reportInfo(dir string, opt plotting.Options, c *config.Config, m *env.MDP) plotting.ReportInfo {
+	info := plotting.ReportInfo{Columns: opt.Columns, Smooth: opt.Smooth, Name: c.Name}
+	if ws := runWarnings(dir, c, m); len(ws) > 0 {
 		for _, w := range ws {
 			info.Warnings = append(info.Warnings, w.String())
 		}
@@ -269,9 +273,6 @@ func reportInfo(dir string, opt plotting.Options) plotting.ReportInfo {
 			col.Flagged = results.FlagSeeds(ws)
 			info.Columns = &col
 		}
-	}
-	if c, err := config.Load(config.Options{Path: filepath.Join(dir, results.ConfigFile), Snapshot: true}); err == nil {
-		info.Name = c.Name
 	}
 	// The report's command line and description only: a bad metadata.json
 	// is the format check's to refuse (results.ReadFormatVersion).

@@ -442,7 +442,7 @@ func (c *Config) mergeSharedNodes(root *yaml.Node) error {
 		s := secs[path]
 		n, err := encodeNode(c.sharedValue(s).Elem().Interface())
 		if err != nil {
-			return err
+			return atKey(path, err)
 		}
 		at, name := path, ""
 		if s.added {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -362,6 +363,12 @@ func childType(t reflect.Type, key, name string) reflect.Type {
 
 // didYouMean is a hint naming the known key closest to key, or "".
 func didYouMean(key string) string {
+	if strings.Contains(key, ".") && slices.Contains(schemaKeys(), key) {
+		// "planner.tau: 3" written whole: the key exists, nested.
+		parts := strings.Split(key, ".")
+		nested := strings.Join(parts, ": {") + ": ..." + strings.Repeat("}", len(parts)-1)
+		return fmt.Sprintf("; a dotted key is not nested in a YAML file: write it as %s", nested)
+	}
 	best := closest(key, schemaKeys())
 	if best == "" || editDistance(key, best) > max(2, len(key)/3) {
 		return ""

@@ -91,3 +91,21 @@ func TestFirstDocumentIsUnmarshal(t *testing.T) {
 		}
 	}
 }
+
+// A known key written whole at the top level ("planner.tau: 3") is told
+// how to nest it, not offered itself as the closest key.
+func TestDottedKeyIsToldToNest(t *testing.T) {
+	for key, nested := range map[string]string{
+		"planner.tau":     "planner: {tau: ...}",
+		"env.family.kind": "env: {family: {kind: ...}}",
+	} {
+		_, err := loadText(t, key+": 3\n")
+		want := fmt.Sprintf("line 1: unknown key %q in the top level; a dotted key is not nested in a YAML file: write it as %s", key, nested)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", key, err, want)
+		}
+	}
+	if _, err := loadText(t, "planner.taus: 3\n"); err == nil || strings.Contains(err.Error(), "not nested") {
+		t.Errorf("an unknown dotted key: %v; want the plain refusal", err)
+	}
+}

@@ -116,6 +116,7 @@ func (c *Config) validate(agents bool) error {
 	c.validateActions(bad)
 	c.validateReward(bad)
 	c.validateW0(bad)
+	c.validateSnapshot(bad)
 	if c.Uses("sampler") {
 		c.validateSampler(bad)
 	}
@@ -626,4 +627,24 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// validateSnapshot refuses a value that the run's config.yaml could not
+// hold, before any directory is claimed: yaml's encoder refuses some
+// strings (a tab in a multi-line string of a list), and a run that failed
+// only when it wrote its snapshot left a claimed, empty directory.
+func (c *Config) validateSnapshot(bad func(key, format string, args ...any)) {
+	root, err := encodeNode(c)
+	if err == nil {
+		err = c.mergeSharedNodes(root) // the parts' sections
+	}
+	if err == nil {
+		return
+	}
+	key, cause := "config", err
+	var se *snapshotError
+	if errors.As(err, &se) {
+		key, cause = se.key, se.err
+	}
+	bad(key, "cannot be written to the snapshot config.yaml (the YAML encoder says: %v); write the value without tabs or characters YAML cannot hold", cause)
 }

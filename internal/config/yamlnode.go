@@ -114,7 +114,7 @@ func encodeStruct(in reflect.Value) (*yaml.Node, error) {
 		}
 		e, err := encodeValue(v)
 		if err != nil {
-			return nil, err
+			return nil, atKey(f.key, err)
 		}
 		n.Content = append(n.Content, k, e)
 	}
@@ -122,6 +122,26 @@ func encodeStruct(in reflect.Value) (*yaml.Node, error) {
 		n.Style = yaml.FlowStyle // written {}, read back in flow style
 	}
 	return n, nil
+}
+
+// snapshotError is a value at key (dotted, from the config's root) that
+// yaml's encoder refuses: for example a multi-line string holding a tab,
+// which the emitter writes but its own parser then rejects.
+type snapshotError struct {
+	key string
+	err error
+}
+
+func (e *snapshotError) Error() string { return e.key + ": " + e.err.Error() }
+func (e *snapshotError) Unwrap() error { return e.err }
+
+// atKey returns err as the error of the value at key within the struct
+// being encoded (key prefixed to the key of a nested snapshotError).
+func atKey(key string, err error) error {
+	if se, ok := err.(*snapshotError); ok {
+		return &snapshotError{key: joinKey(key, se.key), err: se.err}
+	}
+	return &snapshotError{key: key, err: err}
 }
 
 // structField is a field of a struct as yaml's encoder writes it.

@@ -46,11 +46,13 @@ type File struct {
 
 // WriteFilesAtomic writes files into dir in their order, each as
 // WriteAtomic does (a synced temporary file renamed into place), with one
-// sync of dir after the last rename instead of one after each: the
-// renames become durable together, and a crash before it may leave any of
-// them undone, as a crash between separate WriteAtomic calls leaves the
-// later ones. It stops at the first error (the files before it written,
-// dir synced), which names the file.
+// sync of dir after the last rename instead of one after each. Each file
+// is whole or absent, never partial; but a crash (a power loss) before that
+// sync may leave any subset of the renames undone, where separate
+// WriteAtomic calls could only lose the later files. The readers of a
+// results directory check its journal, so a lost file is rebuilt or
+// refused, never read half-written. It stops at the first error (the files
+// before it written, dir synced), which names the file.
 func WriteFilesAtomic(dir string, files []File) error {
 	defer SyncDir(dir)
 	for _, f := range files {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,28 @@ func TestDefaultsIsLoad(t *testing.T) {
 		d.Agents[0], d.Env.W0[0][0], d.Env.Reward.Centers[0] = "x", 99, 99
 		reflect.ValueOf(d.parts["env.family"]).Elem().Field(0).Set(reflect.Zero(reflect.ValueOf(d.parts["env.family"]).Elem().Field(0).Type()))
 		d.origins["x"] = "y"
+	}
+}
+
+// A part's shared keys of a map or pointer type are refused when it
+// registers: Defaults could not copy them (deepCopy panicked on every Load).
+func TestKeySetRefusesMapsAndPointers(t *testing.T) {
+	for _, defaults := range []any{
+		&struct {
+			M map[string]float64 `yaml:"m"`
+		}{},
+		&struct {
+			P *float64 `yaml:"p"`
+		}{},
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.Contains(s, "not a struct, map or pointer") {
+					t.Errorf("%T: checkKeySet recovered %v; want its refusal", defaults, r)
+				}
+			}()
+			checkKeySet(Part{Group: "planner", Name: "test-map-keys"}, KeySet{At: "planner", Defaults: defaults}, nil)
+		}()
 	}
 }

@@ -172,8 +172,10 @@ func checkKeySet(p Part, ks KeySet, parts []Part) {
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Type().Field(i)
 		name := strings.Split(f.Tag.Get("yaml"), ",")[0]
-		if name == "" || name == "-" || !f.IsExported() || f.Type.Kind() == reflect.Struct {
-			panic(fmt.Sprintf("config.Register(%s): field %s of its keys at %s needs a yaml name and a non-struct type", p.Name, f.Name, ks.At))
+		// Maps and pointers are refused too: Defaults hands out deep
+		// copies of the default config, which cannot copy them.
+		if k := f.Type.Kind(); name == "" || name == "-" || !f.IsExported() || k == reflect.Struct || k == reflect.Map || k == reflect.Pointer {
+			panic(fmt.Sprintf("config.Register(%s): field %s of its keys at %s needs a yaml name and a type that is not a struct, map or pointer", p.Name, f.Name, ks.At))
 		}
 		if _, ok := fieldByTag(ct, name); ok {
 			panic(fmt.Sprintf("config.Register(%s): %s.%s is a core key", p.Name, ks.At, name))

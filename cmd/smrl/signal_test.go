@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,10 +49,32 @@ func started(out string) bool {
 // SIGINT during a run: exit 130, the completed trials are kept, stderr says
 // how to resume, and --resume finishes the run.
 func TestSIGINTExit130AndResume(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "res")
+	// The test's own registration keeps a SIGINT that reaches the process
+	// after Main returned (and stopped its handler) from ending the test
+	// binary.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT)
+	defer signal.Stop(sigs)
 	// 8 seeds: 24 trials of about 10 ms on one worker, 22 of them left when
-	// the signal comes after the second (40 seeds did the same work 5 times).
-	args := []string{"run", "--config", "../../configs/quick.yaml", "--out", out, "--no-plots", "--workers", "1", "--seeds", "8", "--episodes", "6"}
+	// the signal comes after the second (40 seeds did the same work 5
+	// times). On a machine so loaded that the run ended before the signal
+	// came, again with 40.
+	for _, seeds := range []int{8, 40} {
+		if interruptAndResume(t, seeds) {
+			return
+		}
+		t.Logf("the run of %d seeds ended before the signal reached it; again with more", seeds)
+	}
+	t.Fatal("every run ended before the signal reached it")
+}
+
+// interruptAndResume runs the quick config on seeds seeds, interrupts it
+// with SIGINT after two trials and checks the exit, the hint and the
+// resume; it returns false, having checked nothing, when the run completed
+// before the signal reached it.
+func interruptAndResume(t *testing.T, seeds int) bool {
+	out := filepath.Join(t.TempDir(), "res")
+	args := []string{"run", "--config", "../../configs/quick.yaml", "--out", out, "--no-plots", "--workers", "1", "--seeds", strconv.Itoa(seeds), "--episodes", "6"}
 	done := startMain(t, args, out, func(out string) bool { // two trials journaled
 		b, _ := os.ReadFile(filepath.Join(out, "journal.jsonl"))
 		return bytes.Count(b, []byte("\n")) >= 2
@@ -60,6 +83,9 @@ func TestSIGINTExit130AndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := <-done
+	if r.code == ExitOK {
+		return false
+	}
 	if r.code != ExitInterrupted {
 		t.Fatalf("exit %d, want 130; stderr:\n%s", r.code, r.stderr)
 	}
@@ -77,9 +103,10 @@ func TestSIGINTExit130AndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := bytes.Count(b, []byte("\n")); n != 1+3*8*6 {
-		t.Errorf("episodes.csv has %d lines after resume, want %d", n, 1+3*8*6)
+	if n := bytes.Count(b, []byte("\n")); n != 1+3*seeds*6 {
+		t.Errorf("episodes.csv has %d lines after resume, want %d", n, 1+3*seeds*6)
 	}
+	return true
 }
 
 // The resume hint, pasted into a shell, gives back the run's arguments with

@@ -104,6 +104,10 @@ func shared(t *testing.T, key, body string, args ...string) string {
 	return dst
 }
 
+// fewDraws is the --set of stats.bootstrap_reps that tinyBody's file
+// holds, for the runs of other configs whose tests read no interval.
+const fewDraws = "stats.bootstrap_reps=200"
+
 // tinyBody is tinyConfig's file with extra inserted before its last
 // section (so extra's lines keep their numbers). Its 200 bootstrap
 // draws instead of the default 10,000 make the aggregates of its runs

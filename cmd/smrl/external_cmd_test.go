@@ -108,7 +108,7 @@ func TestExternalMatchesBuiltin(t *testing.T) {
 	base := t.TempDir()
 	runTo := func(name, cfg string, more ...string) string {
 		out := filepath.Join(base, name)
-		mustRun(t, append([]string{"run", "--config", cfg, "--out", out, "--no-plots", "-q", "--save-transitions"}, more...)...)
+		mustRun(t, append([]string{"run", "--config", cfg, "--out", out, "--no-plots", "-q", "--save-transitions", "--set", fewDraws}, more...)...)
 		for _, f := range []string{"episodes.csv", "transitions.csv"} {
 			if n := strings.Count(read(t, filepath.Join(out, f)), "\n"); n < 6 {
 				t.Fatalf("%s: %s has %d lines", name, f, n)

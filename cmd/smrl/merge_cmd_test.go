@@ -131,7 +131,7 @@ func TestMergeOutSymlinkToInput(t *testing.T) {
 // took less than that).
 func TestKilledMergeLeavesNoStaleFigures(t *testing.T) {
 	root := t.TempDir()
-	small := []string{"-q", "--no-plots", "--seeds", "2", "--episodes", "3"}
+	small := []string{"-q", "--no-plots", "--seeds", "2", "--episodes", "3", "--set", fewDraws}
 	shardsOf := func(seed string) []string {
 		shards := []string{filepath.Join(root, seed, "s0"), filepath.Join(root, seed, "s1")}
 		for i, s := range shards {

@@ -165,7 +165,7 @@ func TestCoupledRunDoesNotDependOnWorkers(t *testing.T) {
 	for _, w := range []string{"1", "2"} {
 		out := filepath.Join(dir, "w"+w)
 		code, _, errOut := run(t, "run", "--config", "../../configs/coupled.yaml", "--seeds", "2", "--episodes", "2", "--set", "env.horizon=4", "--set", "sampler.leapfrog=4",
-			"--workers", w, "--out", out, "--no-plots", "-q")
+			"--set", fewDraws, "--workers", w, "--out", out, "--no-plots", "-q")
 		if code != ExitOK {
 			t.Fatalf("workers %s: exit %d: %s", w, code, errOut)
 		}

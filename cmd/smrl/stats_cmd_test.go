@@ -135,7 +135,7 @@ func readFile(t *testing.T, path string) string {
 // column.
 func TestRunLambdaCV(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "cv.yaml", "seeds: 2\nepisodes: 4\nlambda: cv\nagents: [sm, lds, mle, lds-ps, sm-ps, oracle]\nplanner:\n  n_rollouts: 10\ncv:\n  grid: [0.001, 1, 1000]\n")
+	cfg := writeFile(t, dir, "cv.yaml", "seeds: 2\nepisodes: 4\nlambda: cv\nagents: [sm, lds, mle, lds-ps, sm-ps, oracle]\nplanner:\n  n_rollouts: 10\ncv:\n  grid: [0.001, 1, 1000]\nstats:\n  bootstrap_reps: 200\n")
 	mustRun(t, "run", "--config", cfg, "--out", dir+"/a", "-q", "--no-plots", "--workers", "1")
 	mustRun(t, "run", "--config", cfg, "--out", dir+"/b", "-q", "--no-plots", "--workers", "2")
 	ep := readFile(t, dir+"/a/episodes.csv")

@@ -11,12 +11,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// tinyConfig is a quick config for sweeps: 3 agents × 1 seed × 2 episodes.
+// tinyConfig is a quick config for sweeps: 3 agents × 1 seed × 2
+// episodes (tinyBody's file).
 func tinyConfig(t *testing.T, extra string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "tiny.yaml")
-	body := "name: tiny\nseeds: 1\nepisodes: 2\nplanner:\n  n_rollouts: 5\n" + extra
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(tinyBody(extra)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -31,7 +31,7 @@ func TestTableCacheDoesNotChangeResults(t *testing.T) {
 			}
 		}
 		out := filepath.Join(base, fmt.Sprint(i))
-		args := []string{"compare", "--config", quickConfig, "--seeds", "1", "--episodes", "2", "--out", out, "-q", "--no-plots"}
+		args := []string{"compare", "--config", quickConfig, "--seeds", "1", "--episodes", "2", "--out", out, "-q", "--no-plots", "--set", fewDraws}
 		if step == "no-cache" {
 			args = append(args, "--no-cache")
 		}

@@ -14,7 +14,7 @@ import (
 // The merged shards equal a single run.
 func TestContinuousControlResumesAndMerges(t *testing.T) {
 	c := testutil.LoadConfig(t, "../../configs/pendulum.yaml")
-	c.Seeds, c.Episodes, c.Env.Horizon = 2, 2, 10
+	c.Seeds, c.Episodes, c.Env.Horizon, c.Stats.BootstrapReps = 2, 2, 10, fewDraws
 	ref := filepath.Join(t.TempDir(), "ref")
 	if err := Run(context.Background(), c, Options{OutDir: ref}); err != nil {
 		t.Fatal(err)

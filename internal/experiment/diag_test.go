@@ -27,6 +27,7 @@ const studyYAML = "testdata/study.yaml"
 // byte-identical for 1 and 2 workers.
 func TestStudyWarnsOfWeakRefit(t *testing.T) {
 	c := testutil.LoadConfig(t, studyYAML)
+	c.Stats.BootstrapReps = fewDraws
 	var first []byte
 	var dir string
 	for _, w := range []int{1, 2} {

@@ -17,6 +17,7 @@ func TestEpisodesIdenticalForAnyWorkers(t *testing.T) {
 	for _, agents := range [][]string{{"sm", "lds", "oracle"}, {"sm-ucb", "lds-ps", "oracle"}} {
 		c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 		c.Agents = agents
+		c.Stats.BootstrapReps = fewDraws
 		if agents[0] == "sm-ucb" {
 			// The ball, the confidence draws and the rollout scoring all
 			// draw from the trial's streams.

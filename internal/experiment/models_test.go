@@ -28,6 +28,7 @@ import (
 func TestSaveModels(t *testing.T) {
 	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
 	c.Agents, c.Seeds, c.Episodes = []string{"sm", "lds", "mle", "sm-ps", "oracle"}, 2, 3
+	c.Stats.BootstrapReps = fewDraws
 	mdp, err := env.New(c)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestSaveModels(t *testing.T) {
 // run and by a sweep point.
 func TestModelsDirRefused(t *testing.T) {
 	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
-	c.Seeds, c.Episodes = 1, 2
+	c.Seeds, c.Episodes, c.Stats.BootstrapReps = 1, 2, fewDraws
 	base := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: base, SaveModels: true}); err != nil {
 		t.Fatal(err)

@@ -21,9 +21,16 @@ import (
 func quick(t *testing.T) *config.Config {
 	t.Helper()
 	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
-	c.Seeds, c.Episodes = 3, 4
+	c.Seeds, c.Episodes, c.Stats.BootstrapReps = 3, 4, fewDraws
 	return c
 }
+
+// fewDraws is stats.bootstrap_reps for the runs of tests that read no
+// interval's value: the default 10,000 draws made the aggregates a
+// noticeable part of a small run's CPU, and 200 still write every
+// aggregate file, deterministically (the draws come from the run's seed),
+// so that the files a test compares are compared as before.
+const fewDraws = 200
 
 func readFile(t *testing.T, dir, name string) []byte {
 	t.Helper()

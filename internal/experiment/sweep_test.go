@@ -25,7 +25,7 @@ import (
 func tinySweep(t *testing.T, extra ...string) *grid.Sweep {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "tiny.yaml")
-	body := "name: tiny\nseeds: 2\nepisodes: 3\nplanner:\n  n_rollouts: 10\nsweep:\n  planner.tau: [2, 5]\n  planner.n_rollouts: [4, 12]\n"
+	body := "name: tiny\nseeds: 2\nepisodes: 3\nplanner:\n  n_rollouts: 10\nsweep:\n  planner.tau: [2, 5]\n  planner.n_rollouts: [4, 12]\nstats:\n  bootstrap_reps: 200\n"
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}

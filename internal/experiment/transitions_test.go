@@ -226,7 +226,7 @@ func TestExampleTransitionsAreCurrent(t *testing.T) {
 // removed).
 func TestSaveTransitionsRefusesFolder(t *testing.T) {
 	c := testutil.LoadConfig(t, "../../configs/quick.yaml")
-	c.Seeds, c.Episodes = 1, 2
+	c.Seeds, c.Episodes, c.Stats.BootstrapReps = 1, 2, fewDraws
 	base := t.TempDir()
 	if err := Run(context.Background(), c, Options{OutDir: base}); err != nil {
 		t.Fatal(err)

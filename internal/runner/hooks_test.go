@@ -30,10 +30,12 @@ func TestWorkerPanicIsInternalError(t *testing.T) {
 	}
 }
 
-// Options.Episodes counts every completed episode of every trial.
+// Options.Episodes counts every completed episode of every trial (5
+// rollouts per action instead of the default 100: the count does not
+// depend on the planning, which was the test's CPU).
 func TestRunCountsEpisodes(t *testing.T) {
 	c, m := paper(t)
-	c.Seeds, c.Episodes = 2, 3
+	c.Seeds, c.Episodes, c.Planner.NRollouts = 2, 3, 5
 	var n atomic.Int64
 	if _, err := Run(context.Background(), c, m, record.Trials(c), Options{Workers: 2, Episodes: &n}); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/smrl-dev/smrl/internal/vmath"
 )
 
 // ErrNotNormalisable is returned when ∫ q(x) exp(η ψ(x)) dx does not appear
@@ -99,35 +101,11 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 		}
 		le[p] = f.LogQ(x) + eta*psi - lmax
 	}
-	var total, s1, s2, sx, sxpsi float64
-	for p := 0; p < m; p++ {
-		a, b := edges[p], edges[p+1]
-		if quadSkip && le[p] < skipLog && le[p+1] < skipLog {
-			// Every node's exp underflows to exactly 0 (see skipLog), so
-			// skipping the panel adds the same +0 to every sum.
-			c.cdf[p+1] = total
-			continue
-		}
-		mid, half := 0.5*(a+b), 0.5*(b-a)
-		var mass float64
-		for k, t := range glNodes {
-			x := mid + half*t
-			psi := f.Psi(x)
-			if nonPos && eta*psi-lmax < skipLog {
-				continue // as at the edges: its exp is exactly 0
-			}
-			w := glWeights[k] * half * math.Exp(f.LogQ(x)+eta*psi-lmax)
-			mass += w
-			s1 += w * psi
-			s2 += w * psi * psi
-			sx += w * x
-			sxpsi += w * x * psi
-		}
-		total += mass
-		c.cdf[p+1] = total
-	}
+	q := c.integrate(f, eta, lmax, le, nonPos)
+	total := q.total
+	vmath.Exps(c.dens, le) // math.Exp(le[p]), to the bit
 	for p := range edges {
-		c.dens[p] = math.Exp(le[p]) / total
+		c.dens[p] /= total
 		c.cdf[p] /= total
 	}
 	c.cdf[m] = 1
@@ -144,11 +122,89 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 		c.dr[p] = densSlope(f, bq, c.dens[p+1], b-eps, eta*f.DPsi(b))
 	}
 	c.LogZ = lmax + math.Log(total)
-	c.Mean = s1 / total
-	c.Variance = math.Max(s2/total-c.Mean*c.Mean, 0)
-	c.MeanX = sx / total
-	c.CovXPsi = sxpsi/total - c.MeanX*c.Mean
+	c.Mean = q.s1 / total
+	c.Variance = math.Max(q.s2/total-c.Mean*c.Mean, 0)
+	c.MeanX = q.sx / total
+	c.CovXPsi = q.sxpsi/total - c.MeanX*c.Mean
 	return c, nil
+}
+
+// quadPanels is how many panels' Gauss–Legendre nodes integrate
+// exponentiates in one vmath.Exps call (on the stack: 40 nodes).
+const quadPanels = 8
+
+// quadSums are the composite rule's sums over every node x with weight
+// w = w_k·h·exp(log q(x) + η ψ(x) − lmax): Σ w, Σ w ψ, Σ w ψ², Σ w x, Σ w x ψ.
+type quadSums struct{ total, s1, s2, sx, sxpsi float64 }
+
+// integrate runs the composite 5-point Gauss–Legendre rule over c's panels
+// and writes the unnormalised CDF at each edge (c.cdf[p+1] = the mass of
+// panels 0..p). le holds the log-density at the edges relative to lmax.
+//
+// The rule is evaluated a chunk of quadPanels panels at a time: first each
+// node's exponent, exactly as the one-node expression computes it, then
+// their exps by vmath.Exps (math.Exp's bits), then the sums, node by node
+// in the order of the panels and nodes. So every sum is bit-identical to
+// evaluating math.Exp node by node (TestIntegrateIsScalar). A panel whose
+// edges both lie below skipLog, and a node whose η ψ − lmax does when
+// log q ≤ 0, add nothing (see skipLog: their terms would be exactly +0).
+func (c *CDF) integrate(f Scalar, eta, lmax float64, le []float64, nonPos bool) (q quadSums) {
+	var arg, xs, ps [quadPanels * 5]float64
+	var keep [quadPanels * 5]bool
+	var skip [quadPanels]bool
+	m := len(c.edges) - 1
+	for p0 := 0; p0 < m; p0 += quadPanels {
+		p1 := min(p0+quadPanels, m)
+		n := 0 // nodes of the chunk that are evaluated: a prefix of arg
+		for p := p0; p < p1; p++ {
+			j := (p - p0) * 5
+			skip[p-p0] = quadSkip && le[p] < skipLog && le[p+1] < skipLog
+			if skip[p-p0] {
+				clear(arg[j : j+5]) // exps computed and not used
+				continue
+			}
+			a, b := c.edges[p], c.edges[p+1]
+			mid, half := 0.5*(a+b), 0.5*(b-a)
+			for k, t := range glNodes {
+				x := mid + half*t
+				psi := f.Psi(x)
+				xs[j+k], ps[j+k] = x, psi
+				arg[j+k] = 0 // a skipped node's exp is computed and not used
+				keep[j+k] = !(nonPos && eta*psi-lmax < skipLog)
+				if keep[j+k] {
+					arg[j+k] = f.LogQ(x) + eta*psi - lmax
+				}
+			}
+			n = j + 5
+		}
+		vmath.Exps(arg[:n], arg[:n])
+		for p := p0; p < p1; p++ {
+			if skip[p-p0] {
+				// Every node's exp underflows to exactly 0 (see skipLog), so
+				// skipping the panel adds the same +0 to every sum.
+				c.cdf[p+1] = q.total
+				continue
+			}
+			j := (p - p0) * 5
+			half := 0.5 * (c.edges[p+1] - c.edges[p])
+			var mass float64
+			for k := range glNodes {
+				if !keep[j+k] {
+					continue // its exp is exactly 0, as at the edges
+				}
+				x, psi := xs[j+k], ps[j+k]
+				w := glWeights[k] * half * arg[j+k]
+				mass += w
+				q.s1 += w * psi
+				q.s2 += w * psi * psi
+				q.sx += w * x
+				q.sxpsi += w * x * psi
+			}
+			q.total += mass
+			c.cdf[p+1] = q.total
+		}
+	}
+	return q
 }
 
 // dLogQBounder is a Scalar that bounds |(log q)'(x)| cheaply.

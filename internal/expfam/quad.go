@@ -160,7 +160,7 @@ func (c *CDF) integrate(f Scalar, eta, lmax float64, le []float64, nonPos bool) 
 			j := (p - p0) * 5
 			skip[p-p0] = quadSkip && le[p] < skipLog && le[p+1] < skipLog
 			if skip[p-p0] {
-				clear(arg[j : j+5]) // exps computed and not used
+				clear(keep[j : j+5])
 				continue
 			}
 			a, b := c.edges[p], c.edges[p+1]
@@ -169,14 +169,11 @@ func (c *CDF) integrate(f Scalar, eta, lmax float64, le []float64, nonPos bool) 
 				x := mid + half*t
 				psi := f.Psi(x)
 				xs[j+k], ps[j+k] = x, psi
-				arg[j+k] = 0 // a skipped node's exp is computed and not used
 				keep[j+k] = !(nonPos && eta*psi-lmax < skipLog)
-				if keep[j+k] {
-					arg[j+k] = f.LogQ(x) + eta*psi - lmax
-				}
 			}
 			n = j + 5
 		}
+		c.nodeArgs(f, eta, lmax, xs[:n], ps[:n], keep[:n], arg[:n])
 		vmath.Exps(arg[:n], arg[:n])
 		for p := p0; p < p1; p++ {
 			if skip[p-p0] {
@@ -205,6 +202,31 @@ func (c *CDF) integrate(f Scalar, eta, lmax float64, le []float64, nonPos bool) 
 		}
 	}
 	return q
+}
+
+// nodeArgs writes arg[i] = log q(x_i) + η ψ_i − lmax for the nodes kept,
+// and 0 for the others (whose exps are computed and not used). log q is
+// evaluated over the whole chunk where f is a logQBatcher (the values at
+// the nodes not kept are not used), else at the kept nodes only.
+func (c *CDF) nodeArgs(f Scalar, eta, lmax float64, xs, ps []float64, keep []bool, arg []float64) {
+	if b, ok := f.(logQBatcher); ok {
+		b.logQs(xs, arg)
+		for i, k := range keep {
+			if !k {
+				arg[i] = 0
+				continue
+			}
+			arg[i] = arg[i] + eta*ps[i] - lmax
+		}
+		return
+	}
+	for i, k := range keep {
+		if !k {
+			arg[i] = 0
+			continue
+		}
+		arg[i] = f.LogQ(xs[i]) + eta*ps[i] - lmax
+	}
 }
 
 // dLogQBounder is a Scalar that bounds |(log q)'(x)| cheaply.
@@ -333,19 +355,32 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 	if s, ok := f.(supported); ok {
 		slo, shi = s.Support()
 	}
-	logd := func(x float64) float64 { return f.LogQ(x) + eta*f.Psi(x) }
+	// The scan's points and their log-densities, reused by tighten (which
+	// used to evaluate each point's log-density a second time): one buffer
+	// for both, of the first scan's size, grown when a wider scan needs it.
+	var buf, xs, ls []float64
+	scan := func(n int, at func(int) float64) {
+		if cap(buf) < 2*(n+1) {
+			buf = make([]float64, 2*(n+1))
+		}
+		xs, ls = buf[:n+1], buf[n+1:2*(n+1)]
+		for i := range xs {
+			xs[i] = at(i)
+		}
+		logDensities(f, eta, xs, ls)
+	}
 	if !math.IsInf(slo, 0) && !math.IsInf(shi, 0) {
 		step := math.Min(0.04, (shi-slo)/256)
 		n := int(math.Ceil((shi - slo) / step))
-		at := func(i int) float64 { return math.Min(slo+float64(i)*step, shi) }
+		scan(n, func(i int) float64 { return math.Min(slo+float64(i)*step, shi) })
 		lmax = math.Inf(-1)
-		for i := 0; i <= n; i++ {
-			lmax = math.Max(lmax, logd(at(i)))
+		for _, l := range ls {
+			lmax = math.Max(lmax, l)
 		}
 		if math.IsNaN(lmax) || math.IsInf(lmax, 0) {
 			return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density %v on its support)", f, eta, ErrNotNormalisable, lmax)
 		}
-		lo, hi, curv = tighten(logd, at, n, step, lmax)
+		lo, hi, curv = tighten(xs, ls, step, lmax)
 		if !(lo <= hi) {
 			return 0, 0, 0, 0, tooLarge(f, eta, lmax)
 		}
@@ -354,16 +389,14 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 	const step = 0.04
 	for r := 8.0; r <= 1024; r *= 2 {
 		n := int(math.Round(2 * r / step))
-		at := func(i int) float64 { return -r + float64(i)*step }
+		scan(n, func(i int) float64 { return -r + float64(i)*step })
 		lmax = math.Inf(-1)
 		outer := math.Inf(-1)
-		for i := 0; i <= n; i++ {
-			x := at(i)
-			l := logd(x)
+		for i, l := range ls {
 			if l > lmax {
 				lmax = l
 			}
-			if math.Abs(x) >= 0.75*r && l > outer {
+			if math.Abs(xs[i]) >= 0.75*r && l > outer {
 				outer = l
 			}
 		}
@@ -373,13 +406,32 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 		if outer > lmax-logTail {
 			continue
 		}
-		lo, hi, curv = tighten(logd, at, n, step, lmax)
+		lo, hi, curv = tighten(xs, ls, step, lmax)
 		if !(lo <= hi) {
 			return 0, 0, 0, 0, tooLarge(f, eta, lmax)
 		}
 		return math.Max(lo, slo), math.Min(hi, shi), lmax, curv, nil
 	}
 	return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density does not decay within |x| <= 1024)", f, eta, ErrNotNormalisable)
+}
+
+// logQBatcher is a Scalar that evaluates log q over a slice faster than
+// point by point, each element to the bit of its LogQ.
+type logQBatcher interface{ logQs(x, dst []float64) }
+
+// logDensities writes dst[i] = f.LogQ(x[i]) + η f.Psi(x[i]), to the bit,
+// with log q over the whole slice where f is a logQBatcher.
+func logDensities(f Scalar, eta float64, x, dst []float64) {
+	if b, ok := f.(logQBatcher); ok {
+		b.logQs(x, dst)
+		for i, v := range x {
+			dst[i] += eta * f.Psi(v)
+		}
+		return
+	}
+	for i, v := range x {
+		dst[i] = f.LogQ(v) + eta*f.Psi(v)
+	}
 }
 
 // tooLarge is the error of a log-density whose maximum lmax is so large
@@ -389,16 +441,15 @@ func tooLarge(f Scalar, eta, lmax float64) error {
 	return fmt.Errorf("%v at η = %g: %w (the log-density reaches %g, too large to normalise in float64)", f, eta, ErrNotNormalisable, lmax)
 }
 
-// tighten returns the first and last grid points at(0..n) where logd is
-// within logTail of lmax, widened by a step, and the largest curvature
-// there (at least 1).
-func tighten(logd func(float64) float64, at func(int) float64, n int, step, lmax float64) (lo, hi, curv float64) {
+// tighten returns the first and last of the grid points xs (step apart)
+// whose log-density ls is within logTail of lmax, widened by a step, and
+// the largest curvature there (at least 1).
+func tighten(xs, ls []float64, step, lmax float64) (lo, hi, curv float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	curv = 1
 	prev2, prev1 := math.NaN(), math.NaN()
-	for i := 0; i <= n; i++ {
-		x := at(i)
-		l := logd(x)
+	for i, x := range xs {
+		l := ls[i]
 		if l > lmax-logTail {
 			if x < lo {
 				lo = x

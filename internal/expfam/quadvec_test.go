@@ -1,6 +1,7 @@
 package expfam
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -48,7 +49,7 @@ func (l scalarKernelLine) D2Psi(u float64) float64 {
 // vmath.Exps: math.Exp node by node (and edge by edge), summed as it goes.
 // The reference of TestIntegrateIsScalar.
 func scalarNewCDF(f Scalar, eta float64) (*CDF, error) {
-	lo, hi, lmax, curv, err := support(f, eta)
+	lo, hi, lmax, curv, err := scalarSupport(f, eta)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +124,86 @@ func scalarNewCDF(f Scalar, eta float64) (*CDF, error) {
 	c.MeanX = sx / total
 	c.CovXPsi = sxpsi/total - c.MeanX*c.Mean
 	return c, nil
+}
+
+// scalarSupport is support as it was before the scan's log-densities were
+// kept for tighten and log q was evaluated over the scan by logQs.
+func scalarSupport(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
+	slo, shi := math.Inf(-1), math.Inf(1)
+	if s, ok := f.(supported); ok {
+		slo, shi = s.Support()
+	}
+	logd := func(x float64) float64 { return f.LogQ(x) + eta*f.Psi(x) }
+	if !math.IsInf(slo, 0) && !math.IsInf(shi, 0) {
+		step := math.Min(0.04, (shi-slo)/256)
+		n := int(math.Ceil((shi - slo) / step))
+		at := func(i int) float64 { return math.Min(slo+float64(i)*step, shi) }
+		lmax = math.Inf(-1)
+		for i := 0; i <= n; i++ {
+			lmax = math.Max(lmax, logd(at(i)))
+		}
+		if math.IsNaN(lmax) || math.IsInf(lmax, 0) {
+			return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density %v on its support)", f, eta, ErrNotNormalisable, lmax)
+		}
+		lo, hi, curv = scalarTighten(logd, at, n, step, lmax)
+		if !(lo <= hi) {
+			return 0, 0, 0, 0, tooLarge(f, eta, lmax)
+		}
+		return math.Max(lo, slo), math.Min(hi, shi), lmax, curv, nil
+	}
+	const step = 0.04
+	for r := 8.0; r <= 1024; r *= 2 {
+		n := int(math.Round(2 * r / step))
+		at := func(i int) float64 { return -r + float64(i)*step }
+		lmax = math.Inf(-1)
+		outer := math.Inf(-1)
+		for i := 0; i <= n; i++ {
+			x := at(i)
+			l := logd(x)
+			if l > lmax {
+				lmax = l
+			}
+			if math.Abs(x) >= 0.75*r && l > outer {
+				outer = l
+			}
+		}
+		if math.IsNaN(lmax) || math.IsInf(lmax, 0) {
+			break
+		}
+		if outer > lmax-logTail {
+			continue
+		}
+		lo, hi, curv = scalarTighten(logd, at, n, step, lmax)
+		if !(lo <= hi) {
+			return 0, 0, 0, 0, tooLarge(f, eta, lmax)
+		}
+		return math.Max(lo, slo), math.Min(hi, shi), lmax, curv, nil
+	}
+	return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density does not decay within |x| <= 1024)", f, eta, ErrNotNormalisable)
+}
+
+// scalarTighten is tighten as it was: the log-density evaluated again.
+func scalarTighten(logd func(float64) float64, at func(int) float64, n int, step, lmax float64) (lo, hi, curv float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	curv = 1
+	prev2, prev1 := math.NaN(), math.NaN()
+	for i := 0; i <= n; i++ {
+		x := at(i)
+		l := logd(x)
+		if l > lmax-logTail {
+			if x < lo {
+				lo = x
+			}
+			hi = x
+			if !math.IsNaN(prev2) && !math.IsInf(prev2, 0) && !math.IsInf(prev1, 0) {
+				if c := math.Abs(l-2*prev1+prev2) / (step * step); c > curv {
+					curv = c
+				}
+			}
+		}
+		prev2, prev1 = prev1, l
+	}
+	return lo - step, hi + step, curv
 }
 
 // randomKernelLine is a 1-D kernel family of 1 to 13 centres (so every
@@ -245,4 +326,28 @@ func sameBitsOrNaNs(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestLogQsIsLogQ checks genNormalBase.logQs, whose exps vmath.Exps
+// evaluates, against LogQ point by point bit for bit, for α = 1, 1.7, 2 and
+// 2.5, at random points and at ±0, denormals, huge and infinite points
+// (a NaN point must give NaN).
+func TestLogQsIsLogQ(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 7))
+	x := []float64{0, math.Copysign(0, -1), 5e-324, -1e-310, 1e-300, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), 1, -1, 700, 1e5}
+	for range 61 {
+		x = append(x, 5*rng.NormFloat64())
+	}
+	for _, alpha := range []float64{1, 1.7, 2, 2.5} {
+		b := genNormalBase{alpha}
+		for _, n := range []int{len(x), 3, 5} { // every remainder of the groups of four
+			got := make([]float64, n)
+			b.logQs(x[:n], got)
+			for i, v := range x[:n] {
+				if want := b.LogQ(v); !numeric.SameBitsOrNaN(got[i], want) {
+					t.Fatalf("α = %g: logQs at %v = %v (%x), LogQ %v (%x)", alpha, v, got[i], math.Float64bits(got[i]), want, math.Float64bits(want))
+				}
+			}
+		}
+	}
 }

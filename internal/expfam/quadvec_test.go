@@ -238,7 +238,7 @@ func randomKernelLine(t *testing.T, rng *rand.Rand) (kernelLine, scalarKernelLin
 // scalar fallback the same way.
 func TestKernelLineIsScalar(t *testing.T) {
 	rng := rand.New(rand.NewPCG(32, 5))
-	edge := []float64{0, -0.0, 1e-300, 5e-324, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), 26, -26, 38.5, 1e8}
+	edge := []float64{0, math.Copysign(0, -1), 1e-300, 5e-324, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), 26, -26, 38.5, 1e8}
 	for trial := range 200 {
 		l, ref := randomKernelLine(t, rng)
 		if trial%10 == 9 {

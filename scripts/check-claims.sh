@@ -436,7 +436,7 @@ if [[ ${CLAIMS_BENCH:-} == 1 ]]; then
 	bench "$(line docs/external.md 'BenchmarkExternalStep -benchtime')" "19–43 µs (Go server), 41–280 µs (Python) per step, wall, under load" ./internal/env 'ExternalStep'
 	again "$(line docs/external.md '**24 µs of CPU per step for both sides')" "24 µs of CPU per step (Go server), 49 µs (Python), both sides together"
 	bench "$(line docs/performance.md '`BenchmarkTableSample`')" "34–48 ns; 250–419 ns (2026-11-28, load 7)" ./internal/expfam 'TableSample$' "${CLAIMS_BENCHTIME_WARM:-1s}"
-	bench "$(line docs/performance.md '`BenchmarkNewCDF`, `BenchmarkTableRow`')" "0.51–0.57 ms / 0.76–0.84 ms" ./internal/expfam 'NewCDF$|TableRow$'
+	bench "$(line docs/performance.md '`BenchmarkNewCDF`, `BenchmarkTableRow`')" "0.29–0.31 ms / 0.67–0.73 ms" ./internal/expfam 'NewCDF$|TableRow$'
 	again "$(line docs/configuration.md 'each a quadrature (0.5 ms, more far out)')" "a table row's quadrature: 0.5 ms (BenchmarkTableRow)"
 	bench "$(line docs/performance.md '`BenchmarkTableRowsFar` (16 rows')" "16 far rows: 61–117 ms (588 ms before, 24 Nov)" ./internal/expfam 'TableRowsFar' 3x
 	bench "$(line docs/joint-families.md '`BenchmarkWarmChainCoupledSin`')" "a 20-transition warm-chain draw at d = 4: about 90 µs of CPU" ./internal/expfam 'WarmChainCoupledSin'

@@ -141,7 +141,12 @@ func TestMLECrossValidateEqualsRefit(t *testing.T) {
 	sin, _ := expfam.NewSin(4, 1.7)
 	prod, _ := expfam.NewProduct(sin, 1)
 	const n, folds = 60, 4
-	grid := []float64{1e-3, 1, 3, 10, 30, 100, 300, 3000}
+	// The re-fit losses (2026-11-28): 0.8091, 0.8049, 0.8040, 0.8141,
+	// 0.8376, 0.8902 at these λ: the argmin 3 is interior with both
+	// neighbours on the grid. (100 and 300 were on it until that day: two
+	// more points of the same check in the flat, strongly shrunk regime,
+	// each 60 exact quadratures and 4 Newton fits.)
+	grid := []float64{1e-3, 1, 3, 10, 30, 3000}
 	rng := rand.New(rand.NewPCG(9, 9))
 	var phis, nexts [][]float64
 	e := NewMLE(prod, 2)

@@ -1,6 +1,7 @@
 package expfam
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -131,6 +132,27 @@ func BenchmarkTableRowsFar(b *testing.B) {
 		for k := 0; k < 8; k++ {
 			t.row(2*t.lin + 200*k)
 			t.row(-200*k - 1)
+		}
+	}
+}
+
+// BenchmarkKernelLineCDF measures one quadrature of the 1-D kernel family
+// with 12 centres (kernelLine: Σ_k η_k exp(−r_k²/(2σ²)) at every grid point
+// and node).
+func BenchmarkKernelLineCDF(b *testing.B) {
+	centres := make([]float64, 12)
+	eta := make([]float64, 12)
+	for k := range centres {
+		centres[k] = -2.2 + 0.4*float64(k)
+		eta[k] = 0.8 * math.Sin(1.3*float64(k))
+	}
+	f, err := NewKernel(1, centres, 0.5, 1.5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := f.LineCDF(eta); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/smrl-dev/smrl/internal/mcmc"
+	"github.com/smrl-dev/smrl/internal/vmath"
 )
 
 // Kernel is the Nyström kernel exponential family (the "kernelization" of
@@ -193,10 +194,13 @@ func (f *Kernel) TiltedGrad(x, eta, grad []float64) float64 {
 // kernelLine is the 1-D kernel family at a fixed η in units of b (u = x/b)
 // as a Scalar with η = 1: LogQ(u) = −u²/2, Psi(u) = Σ_k η_k psi_k(b u), so
 // NewCDF's grid (step 0.04, panels ≤ 0.05) is scale free. Its LogZ is
-// log Z(η) − log b.
+// log Z(η) − log b. buf (len(eta) long, one per line: a kernelLine is not
+// for concurrent use) holds the m exponentials of one point, evaluated by
+// vmath.Exps: math.Exp's bits, four at a time.
 type kernelLine struct {
 	f   *Kernel
 	eta []float64
+	buf []float64
 }
 
 func (l kernelLine) String() string         { return l.f.String() }
@@ -206,37 +210,51 @@ func (l kernelLine) DLogQ(u float64) float64 {
 }
 func (l kernelLine) Kink() (float64, bool) { return 0, false }
 
-// Psi is Σ_k η_k exp(−(b u − z_k)²/(2σ²)).
+// psis returns x = b u and writes psi_k(x) = exp(−r_k²/(2σ²)), r_k = x − z_k,
+// into l.buf[k] for k < len(l.eta): the exponent computed as the scalar
+// expression −r·r·(1/(2σ²)), then vmath.Exps, so each psi_k is the bits of
+// math.Exp(−r*r*inv2s).
+func (l kernelLine) psis(u float64) (x float64, psi []float64) {
+	x = l.f.Base * u
+	psi = l.buf[:len(l.eta)]
+	for k := range psi {
+		r := x - l.f.Z[k]
+		psi[k] = -r * r * l.f.inv2s
+	}
+	vmath.Exps(psi, psi)
+	return x, psi
+}
+
+// Psi is Σ_k η_k exp(−(b u − z_k)²/(2σ²)), summed in k's order.
 func (l kernelLine) Psi(u float64) float64 {
-	x := l.f.Base * u
+	_, psi := l.psis(u)
 	var s float64
 	for k, e := range l.eta {
-		r := x - l.f.Z[k]
-		s += e * math.Exp(-r*r*l.f.inv2s)
+		s += e * psi[k]
 	}
 	return s
 }
 
 // DPsi is d/du: b Σ_k η_k (−r_k/σ²) psi_k.
 func (l kernelLine) DPsi(u float64) float64 {
-	x := l.f.Base * u
+	x, psi := l.psis(u)
 	s2 := l.f.Sigma * l.f.Sigma
 	var s float64
 	for k, e := range l.eta {
 		r := x - l.f.Z[k]
-		s -= e * r / s2 * math.Exp(-r*r*l.f.inv2s)
+		s -= e * r / s2 * psi[k]
 	}
 	return l.f.Base * s
 }
 
 // D2Psi is d²/du²: b² Σ_k η_k (r_k²/σ⁴ − 1/σ²) psi_k.
 func (l kernelLine) D2Psi(u float64) float64 {
-	x := l.f.Base * u
+	x, psi := l.psis(u)
 	s2 := l.f.Sigma * l.f.Sigma
 	var s float64
 	for k, e := range l.eta {
 		r := x - l.f.Z[k]
-		s += e * (r*r/(s2*s2) - 1/s2) * math.Exp(-r*r*l.f.inv2s)
+		s += e * (r*r/(s2*s2) - 1/s2) * psi[k]
 	}
 	return l.f.Base * l.f.Base * s
 }
@@ -252,7 +270,7 @@ func (f *Kernel) LineCDF(eta []float64) (*CDF, error) {
 	if f.D != 1 {
 		return nil, fmt.Errorf("%w (d = %d)", ErrKernelDim, f.D)
 	}
-	return NewCDF(kernelLine{f: f, eta: eta}, 1)
+	return NewCDF(kernelLine{f: f, eta: eta, buf: make([]float64, len(eta))}, 1)
 }
 
 // LogPartition returns Z(η) = log ∫ q(x) exp(<psi(x), η>) dx exactly (by

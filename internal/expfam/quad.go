@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/smrl-dev/smrl/internal/vmath"
 )
 
 // ErrNotNormalisable is returned when ∫ q(x) exp(η ψ(x)) dx does not appear
@@ -99,35 +101,11 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 		}
 		le[p] = f.LogQ(x) + eta*psi - lmax
 	}
-	var total, s1, s2, sx, sxpsi float64
-	for p := 0; p < m; p++ {
-		a, b := edges[p], edges[p+1]
-		if quadSkip && le[p] < skipLog && le[p+1] < skipLog {
-			// Every node's exp underflows to exactly 0 (see skipLog), so
-			// skipping the panel adds the same +0 to every sum.
-			c.cdf[p+1] = total
-			continue
-		}
-		mid, half := 0.5*(a+b), 0.5*(b-a)
-		var mass float64
-		for k, t := range glNodes {
-			x := mid + half*t
-			psi := f.Psi(x)
-			if nonPos && eta*psi-lmax < skipLog {
-				continue // as at the edges: its exp is exactly 0
-			}
-			w := glWeights[k] * half * math.Exp(f.LogQ(x)+eta*psi-lmax)
-			mass += w
-			s1 += w * psi
-			s2 += w * psi * psi
-			sx += w * x
-			sxpsi += w * x * psi
-		}
-		total += mass
-		c.cdf[p+1] = total
-	}
+	q := c.integrate(f, eta, lmax, le, nonPos)
+	total := q.total
+	vmath.Exps(c.dens, le) // math.Exp(le[p]), to the bit
 	for p := range edges {
-		c.dens[p] = math.Exp(le[p]) / total
+		c.dens[p] /= total
 		c.cdf[p] /= total
 	}
 	c.cdf[m] = 1
@@ -144,11 +122,111 @@ func NewCDF(f Scalar, eta float64) (*CDF, error) {
 		c.dr[p] = densSlope(f, bq, c.dens[p+1], b-eps, eta*f.DPsi(b))
 	}
 	c.LogZ = lmax + math.Log(total)
-	c.Mean = s1 / total
-	c.Variance = math.Max(s2/total-c.Mean*c.Mean, 0)
-	c.MeanX = sx / total
-	c.CovXPsi = sxpsi/total - c.MeanX*c.Mean
+	c.Mean = q.s1 / total
+	c.Variance = math.Max(q.s2/total-c.Mean*c.Mean, 0)
+	c.MeanX = q.sx / total
+	c.CovXPsi = q.sxpsi/total - c.MeanX*c.Mean
 	return c, nil
+}
+
+// quadPanels is how many panels' Gauss–Legendre nodes integrate
+// exponentiates in one vmath.Exps call (on the stack: 40 nodes).
+const quadPanels = 8
+
+// quadSums are the composite rule's sums over every node x with weight
+// w = w_k·h·exp(log q(x) + η ψ(x) − lmax): Σ w, Σ w ψ, Σ w ψ², Σ w x, Σ w x ψ.
+type quadSums struct{ total, s1, s2, sx, sxpsi float64 }
+
+// integrate runs the composite 5-point Gauss–Legendre rule over c's panels
+// and writes the unnormalised CDF at each edge (c.cdf[p+1] = the mass of
+// panels 0..p). le holds the log-density at the edges relative to lmax.
+//
+// The rule is evaluated a chunk of quadPanels panels at a time: first each
+// node's exponent, exactly as the one-node expression computes it, then
+// their exps by vmath.Exps (math.Exp's bits), then the sums, node by node
+// in the order of the panels and nodes. So every sum is bit-identical to
+// evaluating math.Exp node by node (TestIntegrateIsScalar). A panel whose
+// edges both lie below skipLog, and a node whose η ψ − lmax does when
+// log q ≤ 0, add nothing (see skipLog: their terms would be exactly +0).
+func (c *CDF) integrate(f Scalar, eta, lmax float64, le []float64, nonPos bool) (q quadSums) {
+	var arg, xs, ps [quadPanels * 5]float64
+	var keep [quadPanels * 5]bool
+	var skip [quadPanels]bool
+	m := len(c.edges) - 1
+	for p0 := 0; p0 < m; p0 += quadPanels {
+		p1 := min(p0+quadPanels, m)
+		n := 0 // nodes of the chunk that are evaluated: a prefix of arg
+		for p := p0; p < p1; p++ {
+			j := (p - p0) * 5
+			skip[p-p0] = quadSkip && le[p] < skipLog && le[p+1] < skipLog
+			if skip[p-p0] {
+				clear(keep[j : j+5])
+				continue
+			}
+			a, b := c.edges[p], c.edges[p+1]
+			mid, half := 0.5*(a+b), 0.5*(b-a)
+			for k, t := range glNodes {
+				x := mid + half*t
+				psi := f.Psi(x)
+				xs[j+k], ps[j+k] = x, psi
+				keep[j+k] = !(nonPos && eta*psi-lmax < skipLog)
+			}
+			n = j + 5
+		}
+		c.nodeArgs(f, eta, lmax, xs[:n], ps[:n], keep[:n], arg[:n])
+		vmath.Exps(arg[:n], arg[:n])
+		for p := p0; p < p1; p++ {
+			if skip[p-p0] {
+				// Every node's exp underflows to exactly 0 (see skipLog), so
+				// skipping the panel adds the same +0 to every sum.
+				c.cdf[p+1] = q.total
+				continue
+			}
+			j := (p - p0) * 5
+			half := 0.5 * (c.edges[p+1] - c.edges[p])
+			var mass float64
+			for k := range glNodes {
+				if !keep[j+k] {
+					continue // its exp is exactly 0, as at the edges
+				}
+				x, psi := xs[j+k], ps[j+k]
+				w := glWeights[k] * half * arg[j+k]
+				mass += w
+				q.s1 += w * psi
+				q.s2 += w * psi * psi
+				q.sx += w * x
+				q.sxpsi += w * x * psi
+			}
+			q.total += mass
+			c.cdf[p+1] = q.total
+		}
+	}
+	return q
+}
+
+// nodeArgs writes arg[i] = log q(x_i) + η ψ_i − lmax for the nodes kept,
+// and 0 for the others (whose exps are computed and not used). log q is
+// evaluated over the whole chunk where f is a logQBatcher (the values at
+// the nodes not kept are not used), else at the kept nodes only.
+func (c *CDF) nodeArgs(f Scalar, eta, lmax float64, xs, ps []float64, keep []bool, arg []float64) {
+	if b, ok := f.(logQBatcher); ok {
+		b.logQs(xs, arg)
+		for i, k := range keep {
+			if !k {
+				arg[i] = 0
+				continue
+			}
+			arg[i] = arg[i] + eta*ps[i] - lmax
+		}
+		return
+	}
+	for i, k := range keep {
+		if !k {
+			arg[i] = 0
+			continue
+		}
+		arg[i] = f.LogQ(xs[i]) + eta*ps[i] - lmax
+	}
 }
 
 // dLogQBounder is a Scalar that bounds |(log q)'(x)| cheaply.
@@ -277,19 +355,32 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 	if s, ok := f.(supported); ok {
 		slo, shi = s.Support()
 	}
-	logd := func(x float64) float64 { return f.LogQ(x) + eta*f.Psi(x) }
+	// The scan's points and their log-densities, reused by tighten (which
+	// used to evaluate each point's log-density a second time): one buffer
+	// for both, of the first scan's size, grown when a wider scan needs it.
+	var buf, xs, ls []float64
+	scan := func(n int, at func(int) float64) {
+		if cap(buf) < 2*(n+1) {
+			buf = make([]float64, 2*(n+1))
+		}
+		xs, ls = buf[:n+1], buf[n+1:2*(n+1)]
+		for i := range xs {
+			xs[i] = at(i)
+		}
+		logDensities(f, eta, xs, ls)
+	}
 	if !math.IsInf(slo, 0) && !math.IsInf(shi, 0) {
 		step := math.Min(0.04, (shi-slo)/256)
 		n := int(math.Ceil((shi - slo) / step))
-		at := func(i int) float64 { return math.Min(slo+float64(i)*step, shi) }
+		scan(n, func(i int) float64 { return math.Min(slo+float64(i)*step, shi) })
 		lmax = math.Inf(-1)
-		for i := 0; i <= n; i++ {
-			lmax = math.Max(lmax, logd(at(i)))
+		for _, l := range ls {
+			lmax = math.Max(lmax, l)
 		}
 		if math.IsNaN(lmax) || math.IsInf(lmax, 0) {
 			return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density %v on its support)", f, eta, ErrNotNormalisable, lmax)
 		}
-		lo, hi, curv = tighten(logd, at, n, step, lmax)
+		lo, hi, curv = tighten(xs, ls, step, lmax)
 		if !(lo <= hi) {
 			return 0, 0, 0, 0, tooLarge(f, eta, lmax)
 		}
@@ -298,16 +389,14 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 	const step = 0.04
 	for r := 8.0; r <= 1024; r *= 2 {
 		n := int(math.Round(2 * r / step))
-		at := func(i int) float64 { return -r + float64(i)*step }
+		scan(n, func(i int) float64 { return -r + float64(i)*step })
 		lmax = math.Inf(-1)
 		outer := math.Inf(-1)
-		for i := 0; i <= n; i++ {
-			x := at(i)
-			l := logd(x)
+		for i, l := range ls {
 			if l > lmax {
 				lmax = l
 			}
-			if math.Abs(x) >= 0.75*r && l > outer {
+			if math.Abs(xs[i]) >= 0.75*r && l > outer {
 				outer = l
 			}
 		}
@@ -317,13 +406,32 @@ func support(f Scalar, eta float64) (lo, hi, lmax, curv float64, err error) {
 		if outer > lmax-logTail {
 			continue
 		}
-		lo, hi, curv = tighten(logd, at, n, step, lmax)
+		lo, hi, curv = tighten(xs, ls, step, lmax)
 		if !(lo <= hi) {
 			return 0, 0, 0, 0, tooLarge(f, eta, lmax)
 		}
 		return math.Max(lo, slo), math.Min(hi, shi), lmax, curv, nil
 	}
 	return 0, 0, 0, 0, fmt.Errorf("%v at η = %g: %w (log-density does not decay within |x| <= 1024)", f, eta, ErrNotNormalisable)
+}
+
+// logQBatcher is a Scalar that evaluates log q over a slice faster than
+// point by point, each element to the bit of its LogQ.
+type logQBatcher interface{ logQs(x, dst []float64) }
+
+// logDensities writes dst[i] = f.LogQ(x[i]) + η f.Psi(x[i]), to the bit,
+// with log q over the whole slice where f is a logQBatcher.
+func logDensities(f Scalar, eta float64, x, dst []float64) {
+	if b, ok := f.(logQBatcher); ok {
+		b.logQs(x, dst)
+		for i, v := range x {
+			dst[i] += eta * f.Psi(v)
+		}
+		return
+	}
+	for i, v := range x {
+		dst[i] = f.LogQ(v) + eta*f.Psi(v)
+	}
 }
 
 // tooLarge is the error of a log-density whose maximum lmax is so large
@@ -333,16 +441,15 @@ func tooLarge(f Scalar, eta, lmax float64) error {
 	return fmt.Errorf("%v at η = %g: %w (the log-density reaches %g, too large to normalise in float64)", f, eta, ErrNotNormalisable, lmax)
 }
 
-// tighten returns the first and last grid points at(0..n) where logd is
-// within logTail of lmax, widened by a step, and the largest curvature
-// there (at least 1).
-func tighten(logd func(float64) float64, at func(int) float64, n int, step, lmax float64) (lo, hi, curv float64) {
+// tighten returns the first and last of the grid points xs (step apart)
+// whose log-density ls is within logTail of lmax, widened by a step, and
+// the largest curvature there (at least 1).
+func tighten(xs, ls []float64, step, lmax float64) (lo, hi, curv float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	curv = 1
 	prev2, prev1 := math.NaN(), math.NaN()
-	for i := 0; i <= n; i++ {
-		x := at(i)
-		l := logd(x)
+	for i, x := range xs {
+		l := ls[i]
 		if l > lmax-logTail {
 			if x < lo {
 				lo = x

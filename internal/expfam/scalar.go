@@ -3,6 +3,8 @@ package expfam
 import (
 	"fmt"
 	"math"
+
+	"github.com/smrl-dev/smrl/internal/vmath"
 )
 
 // Scalar is a one-dimensional exponential family: an unnormalised base
@@ -50,6 +52,29 @@ func (b genNormalBase) LogQ(x float64) float64 {
 	}
 	// exp(α log|x|) is about twice as fast as math.Pow and as accurate here.
 	return -math.Exp(b.alpha*math.Log(ax)) / b.alpha
+}
+
+// logQs writes dst[i] = LogQ(x[i]), to the bit: for α ∉ {1, 2} the
+// exponentials exp(α log|x|) by vmath.Exps (math.Exp's bits, four at a time).
+func (b genNormalBase) logQs(x, dst []float64) {
+	if b.alpha == 1 || b.alpha == 2 {
+		for i, v := range x {
+			dst[i] = b.LogQ(v)
+		}
+		return
+	}
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = b.alpha * math.Log(math.Abs(v))
+	}
+	vmath.Exps(dst, dst)
+	for i, v := range x {
+		if math.Abs(v) == 0 {
+			dst[i] = 0 // LogQ's own case: log 0 = −Inf would give −0
+			continue
+		}
+		dst[i] = -dst[i] / b.alpha
+	}
 }
 
 // DLogQ is −sign(x)|x|^{α−1}; at x = 0 it is 0 (the subgradient's midpoint

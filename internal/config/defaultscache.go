@@ -12,40 +12,40 @@ import (
 // Every Load starts from the same defaults: default.yaml parsed as viper
 // parses it (go.yaml.in/yaml/v3 into a map) and the registered sections'
 // defaults (defaultSections). Parsing and re-marshalling them cost about
-// 40% of a Load, so they are built once per registry length (a Register
-// adds a part and its defaults, as sharedSections rebuilds) and each Load
-// merges deep copies: viper merges later files into the maps it is given.
-var defaultTrees struct {
-	sync.Mutex
-	n          int // the registry's length when secs was built; -1 before
-	parsed     bool
-	yaml, secs map[string]any
-	yamlErr    error
-	secsErr    error
+// 40% of a Load, so the first are parsed once and the second built once
+// per registry (a Register adds a part and its defaults, as sharedSections
+// rebuilds), and each Load merges deep copies: viper merges later files
+// into the maps it is given.
+var (
+	embeddedTree = sync.OnceValues(func() (map[string]any, error) {
+		m := map[string]any{}
+		err := yaml.Unmarshal(defaultYAML, &m)
+		return m, err
+	})
+	sectionTrees perRegistry[parsedTree]
+)
+
+// parsedTree is a tree of defaults and the error building it gave.
+type parsedTree struct {
+	m   map[string]any
+	err error
 }
 
 // defaultMaps returns fresh copies of the parsed embedded defaults and of
 // the registered sections' defaults, or the error parsing either gave.
 func defaultMaps() (embedded, sections map[string]any, embeddedErr, sectionsErr error) {
-	n := len(allParts())
-	defaultTrees.Lock()
-	defer defaultTrees.Unlock()
-	if !defaultTrees.parsed {
-		m := map[string]any{}
-		defaultTrees.yamlErr = yaml.Unmarshal(defaultYAML, &m)
-		defaultTrees.yaml, defaultTrees.parsed = m, true
+	y, err := embeddedTree()
+	if err != nil {
+		return nil, nil, err, nil
 	}
-	if defaultTrees.yamlErr != nil {
-		return nil, nil, defaultTrees.yamlErr, nil
+	secs := sectionTrees.get(func([]Part) parsedTree {
+		m, err := defaultSections()
+		return parsedTree{m, err}
+	})
+	if secs.err != nil {
+		return nil, nil, nil, secs.err
 	}
-	if defaultTrees.secs == nil && defaultTrees.secsErr == nil || defaultTrees.n != n {
-		defaultTrees.secs, defaultTrees.secsErr = defaultSections()
-		defaultTrees.n = n
-	}
-	if defaultTrees.secsErr != nil {
-		return nil, nil, nil, defaultTrees.secsErr
-	}
-	return deepCopy(defaultTrees.yaml).(map[string]any), deepCopy(defaultTrees.secs).(map[string]any), nil, nil
+	return deepCopy(y).(map[string]any), deepCopy(secs.m).(map[string]any), nil, nil
 }
 
 // deepCopy copies the maps and slices of a parsed YAML tree; other values
@@ -92,30 +92,28 @@ func deepCopy(x any) any {
 	return x
 }
 
-// defaultConfigs remembers Load(Options{}), per registry length.
-var defaultConfigs struct {
-	sync.Mutex
-	n   int
+// defaultConfigs remembers Load(Options{}) per registry.
+var defaultConfigs perRegistry[loaded]
+
+// loaded is a Load's result.
+type loaded struct {
 	c   *Config
 	err error
 }
 
 // Defaults returns a copy of the config of the embedded and registered
 // defaults alone, Load(Options{}) (nil and its error when they do not
-// validate), loaded once per registry length: use cases compare a run's
-// config with it (the paper's experiment) once per table and figure.
+// validate), loaded once per registry: use cases compare a run's config
+// with it (the paper's experiment) once per table and figure.
 func Defaults() (*Config, error) {
-	n := len(allParts())
-	defaultConfigs.Lock()
-	defer defaultConfigs.Unlock()
-	if defaultConfigs.c == nil && defaultConfigs.err == nil || defaultConfigs.n != n {
-		defaultConfigs.c, defaultConfigs.err = Load(Options{})
-		defaultConfigs.n = n
+	d := defaultConfigs.get(func([]Part) loaded {
+		c, err := Load(Options{})
+		return loaded{c, err}
+	})
+	if d.err != nil {
+		return nil, d.err
 	}
-	if defaultConfigs.err != nil {
-		return nil, defaultConfigs.err
-	}
-	return defaultConfigs.c.deepClone(), nil
+	return d.c.deepClone(), nil
 }
 
 // deepClone returns a copy of c that shares nothing a caller can change

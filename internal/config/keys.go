@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/smrl-dev/smrl/internal/errs"
 	"go.yaml.in/yaml/v3"
@@ -35,24 +34,14 @@ type Setting struct {
 // the registered sections in registration order.
 func Keys() []string { return slices.Clone(schemaKeys()) }
 
-// keyLists remembers the list of Keys per registry length: the schema
-// changes only with the registry, and the checks of SMRL_* variables,
-// --set and sweep axes ask for it per key.
-var keyLists struct {
-	sync.Mutex
-	n    int
-	keys []string
-}
+// keyLists remembers the list of Keys per registry: the schema changes
+// only with the registry, and the checks of SMRL_* variables, --set and
+// sweep axes ask for it per key.
+var keyLists perRegistry[[]string]
 
 // schemaKeys returns Keys' list, shared: callers must not change it.
 func schemaKeys() []string {
-	n := len(allParts())
-	keyLists.Lock()
-	defer keyLists.Unlock()
-	if keyLists.keys == nil || keyLists.n != n {
-		keyLists.keys, keyLists.n = walkKeys(), n
-	}
-	return keyLists.keys
+	return keyLists.get(func([]Part) []string { return walkKeys() })
 }
 
 // walkKeys lists the keys of the schema (Keys).

@@ -503,10 +503,15 @@ var replacements = []replacement{
 	{"env.reward.expression", []string{"env.reward.width", "env.reward.centers"}, "the reward is that expression, not the bumps of env.reward.width and env.reward.centers"},
 }
 
+// replaces reports whether key is, or lies in, one of the keys r replaces.
+func (r replacement) replaces(key string) bool {
+	return slices.ContainsFunc(r.keys, func(k string) bool { return within(key, k) })
+}
+
 // replacedBy returns the key whose set value replaces key in c, or "".
 func (c *Config) replacedBy(key string) string {
 	for _, r := range replacements {
-		if !slices.ContainsFunc(r.keys, func(k string) bool { return within(key, k) }) {
+		if !r.replaces(key) {
 			continue
 		}
 		if v, err := c.value(r.by); err == nil && !reflect.ValueOf(v).IsZero() {

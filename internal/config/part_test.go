@@ -57,3 +57,9 @@ func TestUsesMemoIsUses(t *testing.T) {
 		}
 	}
 }
+
+// ownershipAcyclic reports whether the registry's ownership graph has no
+// cycle (see acyclic): only then may the answers of uses be remembered,
+// since uses never meets a key it is already answering and so answers
+// independently of the path that asked.
+func ownershipAcyclic() bool { return registryIndex().acyclic }

@@ -16,7 +16,7 @@ import (
 // for such a tree is the tree itself less the empty maps and nil leaves
 // (settings), with mapstructure under viper's default decoder
 // configuration and unknown keys refused. decode called that viper once
-// per section: a third of a Load. TestUnmarshalExactIsViper holds the two
+// per section: a third of a Load. TestDecodeIsViper holds the two
 // to the same values and errors.
 func unmarshalExact(m map[string]any, out any) error {
 	insensitivise(m)

@@ -41,19 +41,13 @@ type ownerGroup struct {
 	parts []int
 }
 
-var ownerIndexes struct {
-	sync.Mutex
-	ix *ownerIndex
-}
+var ownerIndexes perRegistry[*ownerIndex]
 
 // registryIndex returns the ownership index of the registry as it is now.
-func registryIndex() *ownerIndex {
-	parts := allParts()
-	ownerIndexes.Lock()
-	defer ownerIndexes.Unlock()
-	if ix := ownerIndexes.ix; ix != nil && len(ix.parts) == len(parts) {
-		return ix
-	}
+func registryIndex() *ownerIndex { return ownerIndexes.get(newOwnerIndex) }
+
+// newOwnerIndex indexes the ownership of parts.
+func newOwnerIndex(parts []Part) *ownerIndex {
 	ix := &ownerIndex{parts: parts, groupAt: map[string]int{}}
 	for i, g := range Groups {
 		if _, ok := ix.groupAt[g.Key]; !ok {
@@ -65,7 +59,6 @@ func registryIndex() *ownerIndex {
 		ix.paths = append(ix.paths, corePath(r.by))
 	}
 	ix.acyclic = acyclic(ix)
-	ownerIndexes.ix = ix
 	return ix
 }
 
@@ -132,12 +125,6 @@ func acyclic(ix *ownerIndex) bool {
 	}
 	return true
 }
-
-// ownershipAcyclic reports whether the registry's ownership graph has no
-// cycle (see acyclic): only then may the answers of uses be remembered,
-// since uses never meets a key it is already answering and so answers
-// independently of the path that asked.
-func ownershipAcyclic() bool { return registryIndex().acyclic }
 
 // usesState is what c's answers of uses depend on besides the key.
 type usesState struct {
@@ -351,7 +338,7 @@ func (s *usesScope) usesOnce(key string) bool {
 // replacedBy is Config.replacedBy from the scope's state.
 func (s *usesScope) replacedBy(key string) string {
 	for i, r := range replacements {
-		if s.st.replaced[i] && slices.ContainsFunc(r.keys, func(k string) bool { return within(key, k) }) {
+		if s.st.replaced[i] && r.replaces(key) {
 			return r.by
 		}
 	}

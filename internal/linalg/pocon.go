@@ -66,7 +66,11 @@ func (l Lapack) Dlatrs(uplo blas.Uplo, trans blas.Transpose, diag blas.Diag, nor
 		return l.Implementation.Dlatrs(uplo, trans, diag, normin, n, a, lda, x, cnorm)
 	}
 	saved := append([]float64(nil), x[:n]...)
-	gonum.Implementation{}.Dtrsv(uplo, trans, diag, n, a, lda, x, 1)
+	if uplo == blas.Upper && trans != blas.NoTrans && diag == blas.NonUnit {
+		trsvUpperTrans(n, a, lda, x)
+	} else {
+		gonum.Implementation{}.Dtrsv(uplo, trans, diag, n, a, lda, x, 1)
+	}
 	ok := true
 	for _, v := range x[:n] {
 		if !(math.Abs(v) < 0x1p900) {
@@ -79,4 +83,17 @@ func (l Lapack) Dlatrs(uplo blas.Uplo, trans blas.Transpose, diag blas.Diag, nor
 	}
 	copy(x, saved)
 	return l.Implementation.Dlatrs(uplo, trans, diag, false, n, a, lda, x, cnorm)
+}
+
+// trsvUpperTrans solves Uᵀ x = b in place for the n×n upper triangular,
+// non-unit U at a (row stride lda): gonum's Dtrsv (Upper, Trans, NonUnit,
+// incX 1) bit for bit, x_i /= u_ii and then x_j −= u_ij·x_i for j > i,
+// row i of U read once, eight lanes at a time with AVX-512 (subScaled).
+func trsvUpperTrans(n int, a []float64, lda int, x []float64) {
+	_ = a[(n-1)*lda+n-1]
+	_ = x[n-1]
+	for i := range n {
+		x[i] /= a[i*lda+i]
+		subScaled(x[i+1:n], a[i*lda+i+1:i*lda+n], x[i])
+	}
 }

@@ -1,0 +1,160 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
+)
+
+// upperFactor returns an m×m upper triangular matrix with row stride lda:
+// the Cholesky factor of XᵀX/m + ridge·I, with every 37th off-diagonal
+// entry, the rows i ≡ 3 (mod 97) right of the diagonal and the columns
+// j ≡ 5 (mod 89) above it set to 0 or −0 (gonum skips zero coefficients,
+// and the packed product's full and partial tiles differ only in the sign
+// of a zero: with rhs's zero rows these show), zeros below the diagonal.
+func upperFactor(m, lda int, ridge float64, seed uint64) []float64 {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	x := randMat(rng, m*m)
+	a := make([]float64, m*lda)
+	gonum.Implementation{}.Dgemm(blas.Trans, blas.NoTrans, m, m, m, 1/float64(m), x, m, x, m, 0, a, lda)
+	for i := range m {
+		a[i*lda+i] += ridge
+	}
+	if !(Lapack{}).Dpotrf(blas.Upper, m, a, lda) {
+		panic("upperFactor: not positive definite")
+	}
+	for i := range m {
+		for j := range lda {
+			switch {
+			case j < i:
+				a[i*lda+j] = 0
+			case j > i && j < m && (i%97 == 3 || j%89 == 5 || (i*m+j)%37 == 0):
+				a[i*lda+j] = math.Copysign(0, float64((i+j)%2)-0.5)
+			}
+		}
+	}
+	return a
+}
+
+// rhs returns an m×n right-hand side with row stride ldb, some entries ±0
+// and the rows i ≡ 3 (mod 97) and i ≡ 5 (mod 89) all ±0.
+func rhs(m, n, ldb int, seed uint64) []float64 {
+	b := randMat(rand.New(rand.NewPCG(seed, 4)), m*ldb)
+	for i := 0; i < len(b); i += 29 {
+		b[i] = math.Copysign(0, float64(i%2)-0.5)
+	}
+	for i := range m {
+		if i%97 == 3 || i%89 == 5 {
+			for j := range n {
+				b[i*ldb+j] = math.Copysign(0, float64(j%2)-0.5)
+			}
+		}
+	}
+	return b
+}
+
+// withNarrow runs f with the narrow solve on or off and the AVX-512 kernels
+// on or off (their Go twins), restoring both.
+func withNarrow(solve, simd bool, f func()) {
+	defer func(s, k bool) { narrowSolve, useNarrow = s, k }(narrowSolve, useNarrow)
+	narrowSolve, useNarrow = solve, simd
+	f()
+}
+
+// narrowKernels are the settings of useNarrow the tests try: the Go twins,
+// and the assembly where the CPU has it.
+func narrowKernels() []bool {
+	if useNarrow {
+		return []bool{false, true}
+	}
+	return []bool{false}
+}
+
+// TestTrsmNarrowIsTrsm: the narrow solve (AVX-512 kernels and their Go
+// twins) gives Impl.Dtrsm's general path's bits, both transpositions, for
+// orders below and above the leaves, the product's size and MinPotrf, not
+// multiples of 8 or 6, with 1 to 24 right-hand sides and a row stride
+// wider than them, on a well and an ill conditioned factor.
+func TestTrsmNarrowIsTrsm(t *testing.T) {
+	if numeric.FusedMulAdd {
+		t.Skip("gonum's Go loops may fuse multiply-adds in this build")
+	}
+	cases := []struct{ m, n, ldb int }{
+		{1, 1, 1}, {5, 3, 3}, {31, 17, 17}, {32, 8, 9}, {33, 17, 17}, {100, 24, 24},
+		{255, 17, 17}, {257, 17, 20}, {300, 1, 1}, {496, 17, 17}, {497, 17, 17},
+		{600, 9, 9}, {731, 16, 16}, {1003, 17, 17}, {1040, 24, 24},
+	}
+	for ci, c := range cases {
+		ridge := 1.0
+		if ci%2 == 1 {
+			ridge = 1e-10
+		}
+		u := upperFactor(c.m, c.m+ci%3, ridge, uint64(ci))
+		lda := c.m + ci%3
+		for _, tr := range []blas.Transpose{blas.Trans, blas.NoTrans} {
+			b0 := rhs(c.m, c.n, c.ldb, uint64(ci))
+			want := append([]float64(nil), b0...)
+			withNarrow(false, useNarrow, func() {
+				Impl{}.Dtrsm(blas.Left, blas.Upper, tr, blas.NonUnit, c.m, c.n, 1, u, lda, want, c.ldb)
+			})
+			for _, k := range narrowKernels() {
+				got := append([]float64(nil), b0...)
+				withNarrow(true, k, func() {
+					Impl{}.Dtrsm(blas.Left, blas.Upper, tr, blas.NonUnit, c.m, c.n, 1, u, lda, got, c.ldb)
+				})
+				numeric.RequireSameBits(t, fmt.Sprintf("m %d n %d ldb %d %v avx512 %v", c.m, c.n, c.ldb, tr, k), got, want)
+			}
+		}
+	}
+}
+
+// TestTrsmNarrowSolves: the narrow solve's X satisfies op(U)·X = B to
+// 1e-10 (an independent check of what TestTrsmNarrowIsTrsm holds to the
+// general path's bits).
+func TestTrsmNarrowSolves(t *testing.T) {
+	m, n := 700, 17
+	u := upperFactor(m, m, 1, 9)
+	for _, tr := range []bool{false, true} {
+		b := rhs(m, n, n, 9)
+		x := append([]float64(nil), b...)
+		trsmNarrow(tr, m, n, u, m, x, n)
+		for i := range m {
+			for j := range n {
+				var s float64
+				for p := range m {
+					s += refAt(u, m, tr, i, p) * x[p*n+j]
+				}
+				if d := math.Abs(s - b[i*n+j]); d > 1e-10*(1+math.Abs(b[i*n+j])) {
+					t.Fatalf("trans %v: (op(U)X)[%d,%d] = %v, want %v", tr, i, j, s, b[i*n+j])
+				}
+			}
+		}
+	}
+}
+
+// TestTrsvUpperTransIsGonum: the condition estimate's transposed solve is
+// gonum's Dtrsv bit for bit (kernels and twin), and the condition number
+// of Lapack.Dpocon is unchanged by it.
+func TestTrsvUpperTransIsGonum(t *testing.T) {
+	if numeric.FusedMulAdd {
+		t.Skip("gonum's Go loops may fuse multiply-adds in this build")
+	}
+	for _, n := range []int{1, 2, 9, 17, 300} {
+		lda := n + n%3
+		u := upperFactor(n, lda, 1e-6, uint64(n))
+		x0 := rhs(n, 1, 1, uint64(n))
+		want := append([]float64(nil), x0...)
+		gonum.Implementation{}.Dtrsv(blas.Upper, blas.Trans, blas.NonUnit, n, u, lda, want, 1)
+		for _, k := range narrowKernels() {
+			got := append([]float64(nil), x0...)
+			withNarrow(true, k, func() { trsvUpperTrans(n, u, lda, got) })
+			numeric.RequireSameBits(t, fmt.Sprintf("n %d avx512 %v", n, k), got, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/lapack"
 	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/lapack/lapack64"
 )
@@ -110,3 +111,42 @@ func BenchmarkMulABtPanel8x2(b *testing.B) {
 // which it returns: on a machine shared with other jobs the fastest group
 // is the one least disturbed (preemption, the other hyperthread's load).
 func fastest(b *testing.B, op func()) float64 { return testutil.FastestCPU(b, 10, op) }
+
+// benchSolve times the refit's solve alone: Dpotrs of a D = 2000 factor
+// with 17 right-hand sides (Uᵀ then U), by the narrow solve or, with
+// narrow false, by Impl.Dtrsm's general path.
+func benchSolve(b *testing.B, narrow bool) {
+	const d = 2000
+	u := spd(d)
+	if !(Lapack{}).Dpotrf(blas.Upper, d, u, d) {
+		b.Fatal("not positive definite")
+	}
+	rhs := randMat(rand.New(rand.NewPCG(9, 10)), d*17)
+	x := make([]float64, d*17)
+	defer func(s bool) { narrowSolve = s }(narrowSolve)
+	narrowSolve = narrow
+	Install() // Dpotrs's triangular solves on Impl
+	best := fastest(b, func() {
+		copy(x, rhs)
+		Lapack{}.Dpotrs(blas.Upper, d, 17, u, d, x, 17)
+	})
+	b.ReportMetric(best/1e6, "min-ms/op")
+}
+
+func BenchmarkSolve2000(b *testing.B)        { benchSolve(b, true) }
+func BenchmarkSolve2000General(b *testing.B) { benchSolve(b, false) }
+
+// BenchmarkPocon2000 times the condition estimate of a D = 2000 factor
+// (Lapack.Dpocon: the Hager–Higham solves, Uᵀ by trsvUpperTrans and U by
+// gonum's Dtrsv).
+func BenchmarkPocon2000(b *testing.B) {
+	const d = 2000
+	u := spd(d)
+	anorm := Lapack{}.Dlansy(lapack.MaxRowSum, blas.Upper, d, u, d, make([]float64, d))
+	if !(Lapack{}).Dpotrf(blas.Upper, d, u, d) {
+		b.Fatal("not positive definite")
+	}
+	work, iwork := make([]float64, 3*d), make([]int, d)
+	best := fastest(b, func() { Lapack{}.Dpocon(blas.Upper, d, u, d, anorm, work, iwork) })
+	b.ReportMetric(best/1e6, "min-ms/op")
+}

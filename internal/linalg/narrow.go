@@ -3,7 +3,7 @@ package linalg
 import "math"
 
 // The narrow left solve: op(U)·X = B for an upper triangular m×m U and a B
-// of at most narrowMax columns, the shape of the refit's solve with its
+// of few columns (at most narrowMax in the kernels' registers), the shape of the refit's solve with its
 // d_s right-hand sides (LAPACK's Dpotrs: Uᵀ then U). Impl.Dtrsm's general
 // path packs the off-diagonal blocks for the product kernel, which at
 // n = 17 cost as much as the arithmetic, and below the product's size runs
@@ -28,8 +28,12 @@ var narrowSolve = true
 
 // trsmNarrow solves op(U)·X = B in place (op(U) = Uᵀ when t) for the m×m
 // upper triangular, non-unit U at a (row stride lda) and the m×n B at b
-// (row stride ldb), n ≤ narrowMax: Impl.Dtrsm(Left, Upper, op, NonUnit, m,
-// n, 1, a, lda, b, ldb) bit for bit.
+// (row stride ldb): Impl.Dtrsm(Left, Upper, op, NonUnit, m, n, 1, a, lda,
+// b, ldb) of the general path bit for bit. Above narrowMax columns the
+// kernels run on narrowMax columns at a time (every column's arithmetic is
+// its own) and the large off-diagonal products are the packed product's,
+// as in the general path: Dpotrf's panel solves, 128 rows by up to
+// n − 128 columns, take this path for its leaves and gonum-sized products.
 func trsmNarrow(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
 	if m == 0 || n == 0 {
 		return
@@ -67,20 +71,28 @@ func narrowRec(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
 
 // narrowSub computes C −= A·X for the m×k A whose (i, p) element is
 // a[off + i·rs + p·ls], the k×n X at x and the m×n C at c (both row stride
-// ldb), as Impl.sub would: the packed product's chains when big(m, n, k),
-// else gonum's Dgemm (alpha −1, beta 1).
+// ldb), as Impl.sub would: the packed product's chains when big(m, n, k)
+// (the product itself above narrowMax columns), else gonum's Dgemm (alpha
+// −1, beta 1), narrowMax columns at a time.
 func narrowSub(m, n, k int, a []float64, off, rs, ls int, x, c []float64, ldb int) {
 	_ = a[off+(m-1)*rs+(k-1)*ls]
 	_ = x[(k-1)*ldb+n-1]
 	_ = c[(m-1)*ldb+n-1]
 	var rows [4]int
 	if !big(m, n, k) {
-		for i0 := 0; i0 < m; i0 += 4 {
-			for r := range rows {
-				rows[r] = i0 + min(r, m-i0-1) // a short group repeats its last row
+		for c0 := 0; c0 < n; c0 += narrowMax {
+			w := min(narrowMax, n-c0)
+			for i0 := 0; i0 < m; i0 += 4 {
+				for r := range rows {
+					rows[r] = i0 + min(r, m-i0-1) // a short group repeats its last row
+				}
+				narrowAxpy4(k, a, off, rs, ls, &rows, x[c0:], c[c0:], ldb, w)
 			}
-			narrowAxpy4(k, a, off, rs, ls, &rows, x, c, ldb, n)
 		}
+		return
+	}
+	if n > narrowMax { // wide: the packed product itself, as Impl.sub
+		gemm(whole, m, n, k, -1, operand{a[off:], max(rs, ls), rs == 1}, operand{x, ldb, false}, c, ldb)
 		return
 	}
 	// The packed product's tiles: 6 rows by 8 columns, the last row tile
@@ -119,6 +131,13 @@ func narrowSub(m, n, k int, a []float64, off, rs, ls int, x, c []float64, ldb in
 // zero coefficients skipped, then c_i *= 1/u_ii. For Uᵀ the rows before a
 // group of four are added to the four at once.
 func narrowLeaf(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
+	for c0 := 0; c0 < n; c0 += narrowMax {
+		narrowLeafCols(t, m, min(narrowMax, n-c0), a, lda, b[c0:], ldb)
+	}
+}
+
+// narrowLeafCols is narrowLeaf on n ≤ narrowMax columns.
+func narrowLeafCols(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
 	var rows [4]int
 	if t {
 		for i0 := 0; i0 < m; i0 += 4 {

@@ -47,24 +47,22 @@ type fitBlock struct {
 }
 
 // factorised is one Cholesky factorisation V_b + λI = UᵀU, shared by the
-// blocks it serves, with U extracted (row-major, upper triangle) on first
-// use.
+// blocks it serves.
 type factorised struct {
-	c *mat.Cholesky
-	u []float64
+	c *cholesky
 }
 
 // oneBlock returns the blocks of a single factorisation of all of vec(W).
-func oneBlock(d int, c *mat.Cholesky) []fitBlock {
+func oneBlock(d int, c *cholesky) []fitBlock {
 	return []fitBlock{{off: 0, n: d, f: &factorised{c: c}, s: 1}}
 }
 
 // rowBlocks returns one block per row of W, row k factorised by c(k) with
 // scale scale[k] (nil: all 1). Rows that c maps to the same factorisation
 // share it.
-func rowBlocks(dpsi, dphi int, c func(k int) *mat.Cholesky, scale []float64) []fitBlock {
+func rowBlocks(dpsi, dphi int, c func(k int) *cholesky, scale []float64) []fitBlock {
 	b := make([]fitBlock, dpsi)
-	seen := map[*mat.Cholesky]*factorised{}
+	seen := map[*cholesky]*factorised{}
 	for k := range b {
 		ck := c(k)
 		fz, ok := seen[ck]
@@ -83,17 +81,13 @@ func rowBlocks(dpsi, dphi int, c func(k int) *mat.Cholesky, scale []float64) []f
 
 // factor Cholesky-factorises scale·a + λI (a d×d, symmetric, upper
 // triangle filled; scale·a rounded once, then λ added on the diagonal), or
-// fails with ErrSingular. The copy it factorises is *buf, grown when too
-// small and kept by the caller for its next refit (nil: a fresh one), so
-// that the only d×d matrix a refit allocates is the factor it returns.
-func factor(a []float64, d int, scale, lambda float64, buf *[]float64, what string, n int) (*mat.Cholesky, error) {
-	if buf == nil {
-		buf = new([]float64)
-	}
-	if cap(*buf) < d*d {
-		*buf = make([]float64, d*d)
-	}
-	data := (*buf)[:d*d]
+// fails with ErrSingular when it is not positive definite or its condition
+// estimate exceeds maxCond. scale·a + λI is written once, into the d×d
+// slice that becomes the factor (the one d×d allocation of a refit: a Fit
+// keeps its factor, and several Fits live at once, e.g. cross-validation's),
+// with the bits of mat.Cholesky.Factorize (cholesky).
+func factor(a []float64, d int, scale, lambda float64, what string, n int) (*cholesky, error) {
+	data := make([]float64, d*d) // zero below the diagonal, as U's
 	for i := 0; i < d; i++ {
 		row, src := data[i*d+i:(i+1)*d], a[i*d+i:(i+1)*d]
 		if scale == 1 {
@@ -105,35 +99,20 @@ func factor(a []float64, d int, scale, lambda float64, buf *[]float64, what stri
 		}
 		row[0] += lambda
 	}
-	s := mat.NewSymDense(d, data)
-	var c mat.Cholesky
-	if ok := c.Factorize(s); !ok || c.Cond() > maxCond || math.IsNaN(c.Cond()) {
+	c, ok := newCholesky(data, d)
+	if !ok || c.Cond() > maxCond || math.IsNaN(c.Cond()) {
 		advice := "use a regularisation lambda > 0 or more varied data"
 		if lambda > 0 {
 			advice = "use a larger lambda or more varied data"
 		}
 		return nil, fmt.Errorf("%s: %w (n = %d transitions, λ = %g); %s", what, ErrSingular, n, lambda, advice)
 	}
-	return &c, nil
+	return c, nil
 }
 
 // upper returns U of a factorisation (row-major n×n with zeros below the
-// diagonal, V_b + λI = UᵀU), extracted once.
-func (fz *factorised) upper() []float64 {
-	if fz.u == nil {
-		var t mat.TriDense
-		fz.c.UTo(&t)
-		n, _ := t.Dims()
-		u := make([]float64, n*n)
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				u[i*n+j] = t.At(i, j)
-			}
-		}
-		fz.u = u
-	}
-	return fz.u
-}
+// diagonal, V_b + λI = UᵀU): the factor itself, not to be written.
+func (fz *factorised) upper() []float64 { return fz.c.u }
 
 // solveInto writes −(V + λI)⁻¹ rhs into out, block by block. Consecutive
 // blocks of at least blockedMin rows that share one factorisation (every
@@ -172,7 +151,7 @@ func (f *Fit) solveInto(rhs, out []float64) error {
 // right-hand sides of length n with the one factorisation c of A, in one
 // call (LAPACK's Dpotrs: two triangular solves with k columns), and writes
 // the x_k consecutively into out.
-func solveShared(c *mat.Cholesky, n int, rhs, out []float64) error {
+func solveShared(c *cholesky, n int, rhs, out []float64) error {
 	k := len(rhs) / n
 	b := mat.NewDense(n, k, nil)
 	raw := b.RawMatrix()
@@ -181,7 +160,7 @@ func solveShared(c *mat.Cholesky, n int, rhs, out []float64) error {
 			raw.Data[i*raw.Stride+r] = v
 		}
 	}
-	if err := c.SolveTo(b, b); err != nil {
+	if err := c.SolveTo(b); err != nil {
 		return err
 	}
 	for r := range k {

@@ -3,8 +3,6 @@ package estimator
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // LDS is ridge least squares of s' on phi:
@@ -17,8 +15,7 @@ import (
 type LDS struct {
 	ds, dphi, n int
 	g, y        []float64
-	pend        pending   // at d_phi ≥ blockedMin: transitions not yet in G and Y
-	fbuf        []float64 // the copy of G + λI that Fit factorises, kept for the next refit
+	pend        pending // at d_phi ≥ blockedMin: transitions not yet in G and Y
 }
 
 // NewLDS returns an empty accumulator for d_s-dimensional states and d_phi
@@ -76,12 +73,12 @@ func (e *LDS) FitNoise(lambda float64, sigma []float64) (*Fit, error) {
 		}
 	}
 	e.flush()
-	c, err := factor(e.g, e.dphi, 1, lambda, &e.fbuf, "least squares", e.n)
+	c, err := factor(e.g, e.dphi, 1, lambda, "least squares", e.n)
 	if err != nil {
 		return nil, err
 	}
 	f := &Fit{W: make([]float64, e.ds*e.dphi), DPsi: e.ds, DPhi: e.dphi, Lambda: lambda, N: e.n,
-		blocks: rowBlocks(e.ds, e.dphi, func(int) *mat.Cholesky { return c }, scale)}
+		blocks: rowBlocks(e.ds, e.dphi, func(int) *cholesky { return c }, scale)}
 	if err := f.solveInto(e.y, f.W); err != nil {
 		return nil, fmt.Errorf("least squares: %w", err)
 	}

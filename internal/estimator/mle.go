@@ -94,7 +94,7 @@ func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 // of W from row on, updated in place) and returns the factorised negative
 // Hessian at the optimum. Where w is not admissible it starts at the
 // block's rows of smStart's score-matching estimate of W.
-func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64, smStart func() ([]float64, error)) (*mat.Cholesky, error) {
+func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64, smStart func() ([]float64, error)) (*cholesky, error) {
 	n := e.N()
 	dphi := e.dphi
 	d := m * dphi
@@ -161,7 +161,7 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64, smStart func(
 		return nil, fmt.Errorf("maximum likelihood: coordinate %d: no W found at which the family is normalisable for every transition (n = %d): %w", i, n, ErrNoConvergence)
 	}
 	for it := 0; it < 100; it++ {
-		c, err := factor(hess, d, 1, lambda, nil, "maximum likelihood", n)
+		c, err := factor(hess, d, 1, lambda, "maximum likelihood", n)
 		if err != nil {
 			return nil, err
 		}

@@ -105,7 +105,7 @@ type MCMCMLE struct {
 	last     *Fit
 	lastMean []float64
 	lastPre  *kronPre
-	lastInfo *mat.Cholesky // the exact information, when the fit has it
+	lastInfo *cholesky // the exact information, when the fit has it
 }
 
 // NewMCMCMLE returns an empty estimator for fam and d_phi features.
@@ -295,7 +295,7 @@ const finalSweeps = 10
 // sweeps' own mean, which successive correlated draws would bias low).
 // Where n·p² exceeds exactInfoFlops it is the Kronecker C̄ ⊗ Σ phi phiᵀ +
 // λI instead (Report.ExactInformation false).
-func (e *MCMCMLE) information(r *mleRun, pre *kronPre, wbar, mbar []float64, lambda float64) (*mat.Cholesky, error) {
+func (e *MCMCMLE) information(r *mleRun, pre *kronPre, wbar, mbar []float64, lambda float64) (*cholesky, error) {
 	n, d, dphi := e.N(), e.dpsi, e.dphi
 	p := d * dphi
 	if n*p*p > exactInfoFlops {
@@ -325,7 +325,7 @@ func (e *MCMCMLE) information(r *mleRun, pre *kronPre, wbar, mbar []float64, lam
 			addKron(h, ct, e.phi[t*dphi:(t+1)*dphi], d, dphi)
 		}
 	}
-	c, err := factor(h, p, 1, lambda, nil, "MCMC maximum likelihood", n)
+	c, err := factor(h, p, 1, lambda, "MCMC maximum likelihood", n)
 	if err != nil {
 		return nil, err
 	}
@@ -764,7 +764,7 @@ func (k *kronPre) inverseDiag(out []float64) {
 }
 
 // information factorises H = C ⊗ Φ + λI, the fit's confidence block.
-func (k *kronPre) information(c []float64) (*mat.Cholesky, error) {
+func (k *kronPre) information(c []float64) (*cholesky, error) {
 	p := k.dpsi * k.dphi
 	h := make([]float64, p*p)
 	for a := range k.dpsi {
@@ -777,7 +777,7 @@ func (k *kronPre) information(c []float64) (*mat.Cholesky, error) {
 			}
 		}
 	}
-	ch, err := factor(h, p, 1, k.lambda, nil, "MCMC maximum likelihood", 0)
+	ch, err := factor(h, p, 1, k.lambda, "MCMC maximum likelihood", 0)
 	if err != nil && !errors.Is(err, ErrSingular) {
 		return nil, err
 	}

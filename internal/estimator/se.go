@@ -205,7 +205,7 @@ func sandwichSharedSolve(f *Fit, n int, resid func(t int) (r, phi []float64), ou
 			}
 		}
 		view := xt.Slice(0, dphi, 0, m).(*mat.Dense)
-		if err := c.SolveTo(view, view); err != nil {
+		if err := c.SolveTo(view); err != nil {
 			return fmt.Errorf("sandwich: %w", err)
 		}
 		for j := range dphi {

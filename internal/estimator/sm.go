@@ -7,7 +7,6 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/expfam"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 )
 
 // SM accumulates the score-matching statistics V_n and b_n one transition at
@@ -51,7 +50,6 @@ type SM struct {
 	cv         curvature       // whether each block's C(s') has varied (floor.go)
 	pend       pending         // constant C at d_phi ≥ blockedMin: transitions not yet in V and b
 	bpend      blockPending    // Blocked with scalar blocks at d_phi ≥ blockedMin: transitions not yet in V
-	fbuf       []float64       // the copy of V_b + λI that Fit factorises, kept for the next refit
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -591,21 +589,21 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 	switch {
 	case e.constant:
 		// V = c·I ⊗ G: one block c·G shared by every row.
-		c, err := factor(e.blocks[0], e.dphi, e.constC, lambda, &e.fbuf, what, e.n)
+		c, err := factor(e.blocks[0], e.dphi, e.constC, lambda, what, e.n)
 		if err != nil {
 			return nil, err
 		}
-		f.blocks = rowBlocks(e.dpsi, e.dphi, func(int) *mat.Cholesky { return c }, nil)
+		f.blocks = rowBlocks(e.dpsi, e.dphi, func(int) *cholesky { return c }, nil)
 	case e.sep != nil:
-		cs := make([]*mat.Cholesky, len(e.blocks))
+		cs := make([]*cholesky, len(e.blocks))
 		for k, blk := range e.blocks {
-			c, err := factor(blk, e.dphi, 1, lambda, &e.fbuf, what, e.n)
+			c, err := factor(blk, e.dphi, 1, lambda, what, e.n)
 			if err != nil {
 				return nil, err
 			}
 			cs[k] = c
 		}
-		f.blocks = rowBlocks(e.dpsi, e.dphi, func(k int) *mat.Cholesky { return cs[k] }, nil)
+		f.blocks = rowBlocks(e.dpsi, e.dphi, func(k int) *cholesky { return cs[k] }, nil)
 	case e.blk != nil:
 		for i, blk := range e.blocks {
 			o, n := e.off[i]*e.dphi, (e.off[i+1]-e.off[i])*e.dphi
@@ -614,7 +612,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 				f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: f.blocks[j].f, s: 1})
 				continue
 			}
-			c, err := factor(blk, n, 1, lambda, &e.fbuf, what, e.n)
+			c, err := factor(blk, n, 1, lambda, what, e.n)
 			if err != nil {
 				return nil, err
 			}
@@ -622,7 +620,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 		}
 	default:
 		d := e.dpsi * e.dphi
-		c, err := factor(e.blocks[0], d, 1, lambda, &e.fbuf, what, e.n)
+		c, err := factor(e.blocks[0], d, 1, lambda, what, e.n)
 		if err != nil {
 			return nil, err
 		}

@@ -115,6 +115,33 @@ TEXT ·kern6x16AVX512(SB), NOSPLIT, $0-56
 	MOVQ c+32(FP), DX
 	MOVQ ldc+40(FP), R8
 	SHLQ $3, R8
+	// C is read only after the k steps: its twelve or eighteen lines
+	// (a row of 16 at any 8-byte offset) requested now, so that the
+	// rows of a tall C, 8·ldc bytes apart, are not waited for then.
+	MOVQ DX, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 120(AX)
+	ADDQ R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 120(AX)
+	ADDQ R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 120(AX)
+	ADDQ R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 120(AX)
+	ADDQ R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 120(AX)
+	ADDQ R8, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	PREFETCHT0 120(AX)
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2

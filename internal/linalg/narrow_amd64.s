@@ -29,6 +29,13 @@ TEXT ·narrowAcc4AVX512(SB), NOSPLIT, $0-56
 	MOVQ x+24(FP), DI
 	MOVQ ldx+32(FP), SI
 	SHLQ $3, SI
+	// R12, R13: the first and last row's coefficients 16 steps ahead,
+	// requested before they are needed (with ls = the row stride of U
+	// every step is a new line, too far apart for the hardware).
+	MOVQ BX, R12
+	SHLQ $4, R12
+	LEAQ (R11)(R12*1), R13
+	ADDQ R8, R12
 	MOVQ mask+48(FP), AX
 	KMOVW AX, K1
 	SHRQ $8, AX
@@ -51,6 +58,10 @@ TEXT ·narrowAcc4AVX512(SB), NOSPLIT, $0-56
 	JE    accstore
 
 accloop:
+	PREFETCHT0 (R12)
+	PREFETCHT0 (R13)
+	ADDQ BX, R12
+	ADDQ BX, R13
 	VMOVUPD.Z 0(DI), K1, Z12
 	VMOVUPD.Z 64(DI), K2, Z13
 	VMOVUPD.Z 128(DI), K3, Z14
@@ -137,11 +148,19 @@ TEXT ·narrowAxpy4AVX512(SB), NOSPLIT, $0-56
 	VMOVUPD.Z 0(R15), K1, Z9
 	VMOVUPD.Z 64(R15), K2, Z10
 	VMOVUPD.Z 128(R15), K3, Z11
+	MOVQ BX, AX // AX, DX: the first and last row's coefficients 16 steps ahead
+	SHLQ $4, AX
+	LEAQ (R11)(AX*1), DX
+	ADDQ R8, AX
 	VPXORQ Z17, Z17, Z17
 	TESTQ CX, CX
 	JE    narrowAxpy4AVX512store
 
 narrowAxpy4AVX512loop:
+	PREFETCHT0 (AX)
+	PREFETCHT0 (DX)
+	ADDQ BX, AX
+	ADDQ BX, DX
 	VMOVUPD.Z 0(DI), K1, Z12
 	VMOVUPD.Z 64(DI), K2, Z13
 	VMOVUPD.Z 128(DI), K3, Z14
@@ -222,11 +241,19 @@ TEXT ·narrowAxpy1AVX512(SB), NOSPLIT, $0-56
 	VMOVUPD.Z 0(R12), K1, Z0
 	VMOVUPD.Z 64(R12), K2, Z1
 	VMOVUPD.Z 128(R12), K3, Z2
+	MOVQ BX, AX // AX, DX: the first and last row's coefficients 16 steps ahead
+	SHLQ $4, AX
+	LEAQ (R8)(AX*1), DX
+	ADDQ R8, AX
 	VPXORQ Z17, Z17, Z17
 	TESTQ CX, CX
 	JE    narrowAxpy1AVX512store
 
 narrowAxpy1AVX512loop:
+	PREFETCHT0 (AX)
+	PREFETCHT0 (DX)
+	ADDQ BX, AX
+	ADDQ BX, DX
 	VMOVUPD.Z 0(DI), K1, Z12
 	VMOVUPD.Z 64(DI), K2, Z13
 	VMOVUPD.Z 128(DI), K3, Z14

@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/gonum/lapack"
+	lapackgonum "gonum.org/v1/gonum/lapack/gonum"
 
 	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
@@ -156,6 +158,35 @@ func TestTrsvUpperTransIsGonum(t *testing.T) {
 			got := append([]float64(nil), x0...)
 			withNarrow(true, k, func() { trsvUpperTrans(n, u, lda, got) })
 			numeric.RequireSameBits(t, fmt.Sprintf("n %d avx512 %v", n, k), got, want)
+		}
+	}
+}
+
+// TestLansyIsGonum: Lapack.Dlansy's interleaved row sums give gonum's
+// Dlansy bit for bit, the norm and every row's sum left in work (the 1-
+// and ∞-norms of the upper triangle, orders
+// above MinPotrf with and without a remainder of rows, a row stride wider
+// than n), NaN where an entry is NaN, and the other cases are gonum's.
+func TestLansyIsGonum(t *testing.T) {
+	var ref lapackgonum.Implementation
+	for _, n := range []int{MinPotrf + 1, 300, 1003} {
+		lda := n + 3
+		a := randMat(rand.New(rand.NewPCG(uint64(n), 8)), n*lda)
+		for _, norm := range []lapack.MatrixNorm{lapack.MaxRowSum, lapack.MaxColumnSum, lapack.MaxAbs, lapack.Frobenius} {
+			for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {
+				gw, ww := make([]float64, n), make([]float64, n)
+				got := Lapack{}.Dlansy(norm, ul, n, a, lda, gw)
+				want := ref.Dlansy(norm, ul, n, a, lda, ww)
+				if math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("n %d norm %c %c: %v, gonum's %v", n, norm, ul, got, want)
+				}
+				// every row's sum, not only the largest, as gonum's
+				numeric.RequireSameBits(t, fmt.Sprintf("n %d norm %c %c: sums", n, norm, ul), gw, ww)
+			}
+		}
+		a[(n/2)*lda+n-2] = math.NaN()
+		if got := (Lapack{}).Dlansy(lapack.MaxRowSum, blas.Upper, n, a, lda, make([]float64, n)); !math.IsNaN(got) {
+			t.Fatalf("n %d: %v with a NaN entry", n, got)
 		}
 	}
 }

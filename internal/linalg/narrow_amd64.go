@@ -21,3 +21,6 @@ func narrowAxpy1AVX512(k int, coef *float64, ls int, x *float64, ldx int, c *flo
 
 //go:noescape
 func subScaledAVX512(n int, x, a *float64, s float64)
+
+//go:noescape
+func dotSeqAVX(n int, x, a *float64) float64

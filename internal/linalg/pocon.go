@@ -66,9 +66,12 @@ func (l Lapack) Dlatrs(uplo blas.Uplo, trans blas.Transpose, diag blas.Diag, nor
 		return l.Implementation.Dlatrs(uplo, trans, diag, normin, n, a, lda, x, cnorm)
 	}
 	saved := append([]float64(nil), x[:n]...)
-	if uplo == blas.Upper && trans != blas.NoTrans && diag == blas.NonUnit {
+	switch {
+	case uplo == blas.Upper && trans != blas.NoTrans && diag == blas.NonUnit:
 		trsvUpperTrans(n, a, lda, x)
-	} else {
+	case uplo == blas.Upper && diag == blas.NonUnit:
+		trsvUpper(n, a, lda, x)
+	default:
 		gonum.Implementation{}.Dtrsv(uplo, trans, diag, n, a, lda, x, 1)
 	}
 	ok := true
@@ -96,4 +99,34 @@ func trsvUpperTrans(n int, a []float64, lda int, x []float64) {
 		x[i] /= a[i*lda+i]
 		subScaled(x[i+1:n], a[i*lda+i+1:i*lda+n], x[i])
 	}
+}
+
+// trsvUpper solves U x = b in place for the n×n upper triangular, non-unit
+// U at a (row stride lda): gonum's Dtrsv (Upper, NoTrans, NonUnit, incX 1)
+// bit for bit, from the last row up x_i = (x_i − Σ_{j>i} u_ij x_j)/u_ii with
+// the sum one chain in j's order (dotSeq). That chain is the solve's
+// bound: each row's sum starts with the x just solved.
+func trsvUpper(n int, a []float64, lda int, x []float64) {
+	_ = a[(n-1)*lda+n-1]
+	_ = x[n-1]
+	for i := n - 1; i >= 0; i-- {
+		x[i] -= dotSeq(x[i+1:n], a[i*lda+i+1:i*lda+n])
+		x[i] /= a[i*lda+i]
+	}
+}
+
+// dotSeq returns Σ x_j a_j summed from 0 in j's order, each product rounded.
+func dotSeq(x, a []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	_ = a[len(x)-1]
+	if useNarrow {
+		return dotSeqAVX(len(x), &x[0], &a[0])
+	}
+	var s float64
+	for j, v := range a[:len(x)] {
+		s += float64(x[j] * v)
+	}
+	return s
 }

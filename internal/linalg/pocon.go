@@ -60,7 +60,9 @@ func (l Lapack) Dpocon(uplo blas.Uplo, n int, a []float64, lda int, anorm float6
 // when every entry is finite and below 2⁹⁰⁰ (s = 1); otherwise, and below
 // MinPotrf, it is gonum's Dlatrs, which scales against overflow. The
 // fallback recomputes the column norms cnorm (normin false), which the fast
-// path does not fill.
+// path does not fill. The plain solve is gonum's Dtrsv bit for bit; for
+// an upper non-unit triangle (the Cholesky factor's) it runs as
+// trsvUpperTrans and trsvUpper, with their AVX-512 kernels.
 func (l Lapack) Dlatrs(uplo blas.Uplo, trans blas.Transpose, diag blas.Diag, normin bool, n int, a []float64, lda int, x []float64, cnorm []float64) float64 {
 	if n <= MinPotrf {
 		return l.Implementation.Dlatrs(uplo, trans, diag, normin, n, a, lda, x, cnorm)

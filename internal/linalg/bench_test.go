@@ -150,3 +150,12 @@ func BenchmarkPocon2000(b *testing.B) {
 	best := fastest(b, func() { Lapack{}.Dpocon(blas.Upper, d, u, d, anorm, work, iwork) })
 	b.ReportMetric(best/1e6, "min-ms/op")
 }
+
+// BenchmarkLansy2000 times the norm taken before every factorisation
+// (mat.Cholesky's CondNorm: the ∞-norm of the upper triangle) at D = 2000.
+func BenchmarkLansy2000(b *testing.B) {
+	a := spd(2000)
+	w := make([]float64, 2000)
+	best := fastest(b, func() { Lapack{}.Dlansy(lapack.MaxRowSum, blas.Upper, 2000, a, 2000, w) })
+	b.ReportMetric(best/1e6, "min-ms/op")
+}

@@ -88,7 +88,7 @@ const trsmBase = 32
 // sides by gemm, then the other half is solved; blocks of up to trsmBase
 // rows are gonum's solve.
 func (im Impl) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
-	if s == blas.Left && ul == blas.Upper && d == blas.NonUnit && alpha == 1 && narrowSolve {
+	if s == blas.Left && ul == blas.Upper && d == blas.NonUnit && alpha == 1 && m >= narrowMinOrder && narrowSolve {
 		trsmNarrow(tA != blas.NoTrans, m, n, a, lda, b, ldb) // the same bits (narrow.go)
 		return
 	}

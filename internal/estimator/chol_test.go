@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -149,5 +150,31 @@ func TestFactorRefusesAsGonum(t *testing.T) {
 	}
 	if c, err := factor(b, 2, 1, 1e-3, "test", 3); err != nil || !(c.Cond() < maxCond) {
 		t.Fatalf("with λ = 1e-3: %v, cond %v", err, c)
+	}
+}
+
+// TestFactorAllocatesTheFactorOnly: a refit's factorisation allocates the
+// d×d factor and O(d) scratch, nothing else of size d² (before, a scratch
+// copy of V + λI and a second triangle); measured in bytes at d = 400.
+func TestFactorAllocatesTheFactorOnly(t *testing.T) {
+	const d = 400
+	a := make([]float64, d*d)
+	for i := range d {
+		a[i*d+i] = 2
+		for j := i + 1; j < d; j++ {
+			a[i*d+j] = 1 / float64(1+j-i)
+		}
+	}
+	if _, err := factor(a, d, 1, 1e-3, "test", 1); err != nil { // warm: gemm's buffers
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := factor(a, d, 1, 1e-3, "test", 1); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got, most := after.TotalAlloc-before.TotalAlloc, uint64(8*d*d+64*d); got > most {
+		t.Fatalf("factor at d = %d allocated %d bytes, want at most %d (the factor and O(d))", d, got, most)
 	}
 }

@@ -56,18 +56,21 @@ func (l Lapack) Dpocon(uplo blas.Uplo, n int, a []float64, lda int, anorm float6
 
 // Dlatrs solves the triangular system op(A) x = s·b, overwriting x, and
 // returns the scale s. For n > MinPotrf it first tries the plain solve
-// (Dtrsv, which reads a row-major triangle by rows) on a copy and keeps it
-// when every entry is finite and below 2⁹⁰⁰ (s = 1); otherwise, and below
-// MinPotrf, it is gonum's Dlatrs, which scales against overflow. The
-// fallback recomputes the column norms cnorm (normin false), which the fast
-// path does not fill. The plain solve is gonum's Dtrsv bit for bit; for
-// an upper non-unit triangle (the Cholesky factor's) it runs as
-// trsvUpperTrans and trsvUpper, with their AVX-512 kernels.
+// (Dtrsv, which reads a row-major triangle by rows), with b kept in cnorm,
+// and keeps it when every entry is finite and below 2⁹⁰⁰ (s = 1);
+// otherwise, and below MinPotrf, it is gonum's Dlatrs, which scales
+// against overflow, on b again, with the column norms recomputed (normin
+// false). So above MinPotrf cnorm is scratch, neither read nor left
+// holding the norms: Dpocon, its one caller, needs neither. The plain
+// solve is gonum's Dtrsv bit for bit; for an upper non-unit triangle (the
+// Cholesky factor's) it runs as trsvUpperTrans and trsvUpper, with their
+// AVX-512 kernels.
 func (l Lapack) Dlatrs(uplo blas.Uplo, trans blas.Transpose, diag blas.Diag, normin bool, n int, a []float64, lda int, x []float64, cnorm []float64) float64 {
 	if n <= MinPotrf {
 		return l.Implementation.Dlatrs(uplo, trans, diag, normin, n, a, lda, x, cnorm)
 	}
-	saved := append([]float64(nil), x[:n]...)
+	saved := cnorm[:n] // x kept for the fallback, which recomputes cnorm
+	copy(saved, x[:n])
 	switch {
 	case uplo == blas.Upper && trans != blas.NoTrans && diag == blas.NonUnit:
 		trsvUpperTrans(n, a, lda, x)

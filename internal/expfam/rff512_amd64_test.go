@@ -9,6 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/simd"
 	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // The AVX-512 features (rffPhiAVX512) and the AVX2 ones (with useAVX512
@@ -145,4 +146,100 @@ func BenchmarkPhiBatch8(b *testing.B) {
 	out := make([]float64, f.Batch8Len())
 	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch8(xt, out) })
 	b.ReportMetric(2000*71/best, "zmm-ops/ns")
+}
+
+// The fused-multiply-add kernels (rffPhiAVX512FMA through phiVector with
+// its Go tail, rffBatch8AVX512FMA through PhiBatch8) give phiFMA's bits for
+// every tail length, with and without actions, at input scales from small
+// to the bound of the range they take; without AVX-512 (useAVX512 off) and
+// below eight features phiVector declines with FMA set (the AVX2 kernel
+// has no fused form), and so does the fused η kernel: Phi and Eta then run
+// phiFMA. An input past the range's bound makes them decline.
+func TestRFFFMAKernelsAreReference(t *testing.T) {
+	requireVector(t)
+	if !useAVX512 {
+		t.Skip("no AVX-512F on this CPU (or SMRL_NOSIMD set): Phi runs phiFMA, tested by TestPhiIsPhiFMA")
+	}
+	defer func(v bool) { useAVX512 = v }(useAVX512)
+	rng := rand.New(rand.NewPCG(53, 4))
+	for _, tc := range []struct{ ds, da, d int }{
+		{1, 1, 4}, {1, 1, 8}, {2, 1, 9}, {3, 0, 15}, {17, 6, 2000}, {17, 6, 333}, {4, 2, 96}, {4, 2, 137}, {30, 10, 47},
+	} {
+		f, err := NewRFF(tc.ds, tc.da, tc.d, 1.5, uint64(tc.d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.FMA = true
+		in := tc.ds + tc.da
+		want, got := make([]float64, tc.d), make([]float64, tc.d)
+		xt, out := make([]float64, 8*in), make([]float64, f.Batch8Len())
+		xs := make([][]float64, 8)
+		for _, scale := range []float64{1e-3, 1, 30, 1e4, 0} {
+			for range 4 {
+				for l := range xs {
+					if scale == 0 {
+						xs[l] = nearBound(f, rffInputs(rng, in, 1), 1-1e-3*float64(l+1))
+					} else {
+						xs[l] = rffInputs(rng, in, scale)
+					}
+					for i, v := range xs[l] {
+						xt[8*i+l] = v
+					}
+				}
+				if !f.PhiBatch8(xt, out) {
+					t.Fatalf("%+v: PhiBatch8 declined", tc)
+				}
+				for l, x := range xs {
+					s, a := x[:tc.ds], x[tc.ds:]
+					f.phiFMA(s, a, want)
+					for j, w := range want {
+						if math.Float64bits(out[8*j+l]) != math.Float64bits(w) {
+							t.Fatalf("%+v lane %d, x = %v: PhiBatch8 feature %d = %v, phiFMA %v", tc, l, x, j, out[8*j+l], w)
+						}
+					}
+					for _, wide := range []bool{true, false} {
+						useAVX512 = wide
+						clear(got)
+						ok := f.phiVector(s, a, got)
+						if ok != (wide && tc.d >= 8) {
+							t.Fatalf("%+v AVX-512 %v: phiVector took FMA features: %v", tc, wide, ok)
+						}
+						if ok {
+							numeric.RequireSameBits(t, "rffPhiAVX512FMA against phiFMA", got, want)
+						}
+						if f.etaVector(s, a, make([]float64, tc.d), got, make([]float64, 1)) {
+							t.Fatalf("%+v: the fused η kernel took FMA features", tc)
+						}
+					}
+					useAVX512 = true
+				}
+			}
+		}
+		x := rffInputs(rng, in, 1)
+		x[0] = 1e17
+		if f.phiVector(x[:tc.ds], x[tc.ds:], got) {
+			t.Fatalf("%+v: phiVector took an input beyond the cosine's range", tc)
+		}
+		for i, v := range x {
+			xt[8*i+3] = v
+		}
+		if f.PhiBatch8(xt, out) {
+			t.Fatalf("%+v: PhiBatch8 took an input beyond the cosine's range", tc)
+		}
+	}
+}
+
+// BenchmarkPhiBatch8FMA is BenchmarkPhiBatch8 with fused multiply-adds:
+// 2000·(23 fused multiply-adds + 16 operations of the reduction and the
+// cosine) = 78 000 512-bit operations per call.
+func BenchmarkPhiBatch8FMA(b *testing.B) {
+	if !useAVX512 {
+		b.Skip("no AVX-512F")
+	}
+	f, _ := NewRFF(17, 6, 2000, 2, 5)
+	f.FMA = true
+	xt := rffInputs(rand.New(rand.NewPCG(1, 1)), 8*23, 1)
+	out := make([]float64, f.Batch8Len())
+	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch8(xt, out) })
+	b.ReportMetric(2000*39/best, "zmm-ops/ns")
 }

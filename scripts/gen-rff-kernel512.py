@@ -22,7 +22,8 @@ from any directory; it rewrites the whole file. TestRFFPhiAVX512IsScalar,
 TestPhiBatch8IsPhi and TestRFFFMAKernelsAreReference check the result
 against the Go code bit for bit. rffBatch8AVX512 puts one state in each
 lane (the frequencies broadcast) and takes the cosine of each block of
-eight features in registers.
+eight features in registers; rffBatch16AVX512FMA does two groups of
+eight states in one pass over the frequencies.
 """
 import pathlib
 
@@ -263,10 +264,83 @@ def batch_kernel():
     E("VZEROUPPER")
     E("RET")
 
+def batch16_kernel():
+    """Sixteen states, two groups of eight, in one pass over the
+    frequencies (fused multiply-adds only): each broadcast ω_ji feeds both
+    groups, so the blocked frequencies, which at D = 2000 stream from L2
+    and bound the eight-state kernel, are read once per sixteen states."""
+    L("")
+    L("// func rffBatch16AVX512FMA(c *rffConsts, omegaP, biasP, xt0, xt1 *float64, in, nb int, scale float64, out0, out1 *float64)")
+    L("//")
+    L("// rffBatch8AVX512FMA of two groups of eight states (xt0 → out0, xt1 →")
+    L("// out1) in one pass over omegaP: every lane does the same operations")
+    L("// as there, so the bits are the same; sixteen chains of fused")
+    L("// multiply-adds (eight features × two groups) per input, then the")
+    L("// reduction and the cosine four registers at a time.")
+    L("TEXT ·rffBatch16AVX512FMA(SB), NOSPLIT, $0-80")
+    for ins in ["MOVQ c+0(FP), R8","MOVQ omegaP+8(FP), SI","MOVQ biasP+16(FP), BX",
+                "MOVQ in+40(FP), CX","MOVQ nb+48(FP), DX","MOVQ out0+64(FP), DI","MOVQ out1+72(FP), R9"]:
+        E(ins)
+    zs = ["Z%d" % k for k in range(16)]
+    X0, X1 = "Z16", "Z17"
+    ws = ["Z%d" % (18 + k) for k in range(8)]   # ω_ji broadcast, in the dot
+    ts = ["Z%d" % (18 + k) for k in range(4)]   # t, then u, in the cosine
+    cs = ["Z%d" % (22 + k) for k in range(4)]   # t − magic, then P(u)
+    INV, SC = "Z26", "Z27"
+    E("VBROADCASTSD scale+56(FP), %s" % SC)
+    E("VBROADCASTSD C_INVPI(R8), %s" % INV, "1/π for the fused reduction")
+    L("b16blk:")
+    E("TESTQ DX, DX")
+    E("JZ   b16done")
+    for k in range(8):
+        E("VBROADCASTSD %d(BX), %s" % (8*k, zs[k]), "z = b_j for both groups" if k == 0 else None)
+        E("VMOVAPD %s, %s" % (zs[k], zs[8+k]))
+    E("MOVQ xt0+24(FP), R11")
+    E("MOVQ xt1+32(FP), R10")
+    E("MOVQ CX, R12")
+    L("b16input:")
+    E("VMOVUPD (R11), %s" % X0, "x_i of group 0")
+    E("VMOVUPD (R10), %s" % X1, "x_i of group 1")
+    for k in range(8):
+        E("VBROADCASTSD %d(SI), %s" % (8*k, ws[k]), "ω_ji" if k == 0 else None)
+        E("VFMADD231PD %s, %s, %s" % (ws[k], X0, zs[k]), "z = fma(ω_ji, x_li, z)" if k == 0 else None)
+        E("VFMADD231PD %s, %s, %s" % (ws[k], X1, zs[8+k]))
+    E("ADDQ $64, R11")
+    E("ADDQ $64, R10")
+    E("ADDQ $64, SI")
+    E("DECQ R12")
+    E("JNZ  b16input")
+    for g in range(4):
+        base = "DI" if g < 2 else "R9"
+        grp = [(zs[4*g+k], ts[k], cs[k], 64*((4*g+k) % 8)) for k in range(4)]
+        def each(fmt, cm=None):
+            for k, (z, t, c, o) in enumerate(grp):
+                E(fmt.format(z=z, t=t, c=c, o=o, out=base), cm if (k == 0 and g == 0) else None)
+        reduce_y(each, "{z}", INV)
+        each("VADDPD.BCST C_MAGIC(R8), {z}, {t}", "t = y + magic")
+        each("VSUBPD.BCST C_MAGIC(R8), {t}, {c}", "t − magic")
+        each("VSUBPD {c}, {z}, {z}", "f = y − (t − magic)")
+        each("VPSLLQ $63, {t}, {t}", "parity of n into the sign bit")
+        each("VPXORQ {t}, {z}, {z}", "f' = (−1)^n f")
+        each("VMULPD {z}, {z}, {t}", "u = f'² = f²")
+        horner(each, "{t}", "{c}")
+        each("VMULPD {z}, {c}, {c}", "f'·P(u) = cos z")
+        each("VMULPD %s, {c}, {c}" % SC, "scale·cos z")
+        each("VMOVUPD {c}, {o}({out})")
+    E("ADDQ $64, BX")
+    E("ADDQ $512, DI")
+    E("ADDQ $512, R9")
+    E("DECQ DX")
+    E("JMP  b16blk")
+    L("b16done:")
+    E("VZEROUPPER")
+    E("RET")
+
 for FMA in (False, True):
     SUFFIX = "FMA" if FMA else ""
     phi_kernel()
     batch_kernel()
+batch16_kernel()
 path = pathlib.Path(__file__).resolve().parent.parent / "internal" / "expfam" / "rff512_amd64.s"
 path.write_text("\n".join(out) + "\n")
 print("wrote", path)

@@ -149,7 +149,8 @@ func BenchmarkPhiBatch8(b *testing.B) {
 }
 
 // The fused-multiply-add kernels (rffPhiAVX512FMA through phiVector with
-// its Go tail, rffBatch8AVX512FMA through PhiBatch8) give phiFMA's bits for
+// its Go tail, rffBatch8AVX512FMA through PhiBatch8, rffBatch16AVX512FMA
+// through PhiBatch16, whose second group holds other states) give phiFMA's bits for
 // every tail length, with and without actions, at input scales from small
 // to the bound of the range they take; without AVX-512 (useAVX512 off) and
 // below eight features phiVector declines with FMA set (the AVX2 kernel
@@ -173,7 +174,8 @@ func TestRFFFMAKernelsAreReference(t *testing.T) {
 		in := tc.ds + tc.da
 		want, got := make([]float64, tc.d), make([]float64, tc.d)
 		xt, out := make([]float64, 8*in), make([]float64, f.Batch8Len())
-		xs := make([][]float64, 8)
+		xt2, out2, out16 := make([]float64, 8*in), make([]float64, f.Batch8Len()), make([]float64, f.Batch8Len())
+		xs, xs2 := make([][]float64, 8), make([][]float64, 8)
 		for _, scale := range []float64{1e-3, 1, 30, 1e4, 0} {
 			for range 4 {
 				for l := range xs {
@@ -182,12 +184,28 @@ func TestRFFFMAKernelsAreReference(t *testing.T) {
 					} else {
 						xs[l] = rffInputs(rng, in, scale)
 					}
+					xs2[l] = rffInputs(rng, in, []float64{1e-3, 1, 30, 1e4}[rng.IntN(4)])
 					for i, v := range xs[l] {
 						xt[8*i+l] = v
+					}
+					for i, v := range xs2[l] {
+						xt2[8*i+l] = v
 					}
 				}
 				if !f.PhiBatch8(xt, out) {
 					t.Fatalf("%+v: PhiBatch8 declined", tc)
+				}
+				if !f.PhiBatch16(xt, xt2, out16, out2) {
+					t.Fatalf("%+v: PhiBatch16 declined", tc)
+				}
+				numeric.RequireSameBits(t, "PhiBatch16's first group against PhiBatch8", out16, out)
+				for l, x := range xs2 {
+					f.phiFMA(x[:tc.ds], x[tc.ds:], want)
+					for j, w := range want {
+						if math.Float64bits(out2[8*j+l]) != math.Float64bits(w) {
+							t.Fatalf("%+v lane %d of group 1, x = %v: PhiBatch16 feature %d = %v, phiFMA %v", tc, l, x, j, out2[8*j+l], w)
+						}
+					}
 				}
 				for l, x := range xs {
 					s, a := x[:tc.ds], x[tc.ds:]
@@ -226,7 +244,26 @@ func TestRFFFMAKernelsAreReference(t *testing.T) {
 		if f.PhiBatch8(xt, out) {
 			t.Fatalf("%+v: PhiBatch8 took an input beyond the cosine's range", tc)
 		}
+		if f.PhiBatch16(xt2, xt, out2, out) || f.PhiBatch16(xt, xt2, out, out2) {
+			t.Fatalf("%+v: PhiBatch16 took an input beyond the cosine's range", tc)
+		}
 	}
+}
+
+// BenchmarkPhiBatch16FMA is BenchmarkPhiBatch8FMA of sixteen states in one
+// pass over the frequencies (PhiBatch16), per eight states.
+func BenchmarkPhiBatch16FMA(b *testing.B) {
+	if !useAVX512 {
+		b.Skip("no AVX-512F")
+	}
+	f, _ := NewRFF(17, 6, 2000, 2, 5)
+	f.FMA = true
+	rng := rand.New(rand.NewPCG(1, 1))
+	xt0, xt1 := rffInputs(rng, 8*23, 1), rffInputs(rng, 8*23, 1)
+	out0, out1 := make([]float64, f.Batch8Len()), make([]float64, f.Batch8Len())
+	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch16(xt0, xt1, out0, out1) }) / 2
+	b.ReportMetric(best, "cpu-ns/8-states")
+	b.ReportMetric(2000*39/best, "zmm-ops/ns")
 }
 
 // BenchmarkPhiBatch8FMA is BenchmarkPhiBatch8 with fused multiply-adds:

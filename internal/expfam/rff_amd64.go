@@ -71,6 +71,13 @@ func rffPhiAVX512FMA(c *rffConsts, omegaT, bias, s *float64, ds int, a *float64,
 //go:noescape
 func rffBatch8AVX512FMA(c *rffConsts, omegaP, biasP, xt *float64, in, nb int, scale float64, out *float64)
 
+// rffBatch16AVX512FMA is rffBatch8AVX512FMA of two groups of eight states
+// (xt0 into out0, xt1 into out1) in one pass over omegaP, the same bits in
+// every lane.
+//
+//go:noescape
+func rffBatch16AVX512FMA(c *rffConsts, omegaP, biasP, xt0, xt1 *float64, in, nb int, scale float64, out0, out1 *float64)
+
 // dot4x4AVX2 writes to out[4k:4k+4] the four partial sums of Dot4 over the
 // first n4 (a multiple of 4) entries of row w_k and y, for four rows.
 //
@@ -238,6 +245,43 @@ func (f *RFF) PhiBatch8(xt, out []float64) bool {
 		return false
 	}
 	xt, out = xt[:8*in], out[:f.Batch8Len()]
+	if !f.batchInRange(xt) {
+		return false
+	}
+	if f.FMA {
+		rffBatch8AVX512FMA(&rffC, &f.omegaP[0], &f.biasP[0], &xt[0], in, len(f.biasP)/8, f.Scale, &out[0])
+	} else {
+		rffBatch8AVX512(&rffC, &f.omegaP[0], &f.biasP[0], &xt[0], in, len(f.biasP)/8, f.Scale, &out[0])
+	}
+	return true
+}
+
+// PhiBatch16 is PhiBatch8 of two groups of eight inputs, xt0 into out0
+// and xt1 into out1, with the same bits. With FMA set one kernel does both
+// in a single pass over the frequencies (at D = 2000 they stream from L2,
+// which bounds the eight-state kernel), otherwise PhiBatch8 runs twice. It
+// returns false, having written nothing meaningful, when PhiBatch8 would
+// decline either group.
+func (f *RFF) PhiBatch16(xt0, xt1, out0, out1 []float64) bool {
+	if !f.FMA {
+		return f.PhiBatch8(xt0, out0) && f.PhiBatch8(xt1, out1)
+	}
+	in := f.DS + f.DA
+	if !useAVX512 || f.DS < 1 {
+		return false
+	}
+	xt0, xt1, out0, out1 = xt0[:8*in], xt1[:8*in], out0[:f.Batch8Len()], out1[:f.Batch8Len()]
+	if !f.batchInRange(xt0) || !f.batchInRange(xt1) {
+		return false
+	}
+	rffBatch16AVX512FMA(&rffC, &f.omegaP[0], &f.biasP[0], &xt0[0], &xt1[0], in, len(f.biasP)/8, f.Scale, &out0[0], &out1[0])
+	return true
+}
+
+// batchInRange reports whether every argument of the cosine of the eight
+// inputs xt (PhiBatch8's layout) is bounded below half the reduction range.
+func (f *RFF) batchInRange(xt []float64) bool {
+	in := f.DS + f.DA
 	for l := range 8 {
 		bound := f.maxBias
 		for i, m := range f.maxOmega[:in] {
@@ -246,11 +290,6 @@ func (f *RFF) PhiBatch8(xt, out []float64) bool {
 		if !(bound < cosMaxArg/2) {
 			return false
 		}
-	}
-	if f.FMA {
-		rffBatch8AVX512FMA(&rffC, &f.omegaP[0], &f.biasP[0], &xt[0], in, len(f.biasP)/8, f.Scale, &out[0])
-	} else {
-		rffBatch8AVX512(&rffC, &f.omegaP[0], &f.biasP[0], &xt[0], in, len(f.biasP)/8, f.Scale, &out[0])
 	}
 	return true
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
@@ -22,11 +23,25 @@ import (
 // fitted to one episode of random play. Run it by episodes:
 // -benchtime 400x is two. It reports the thread's CPU time per step
 // (ms/step) and its three parts.
-func BenchmarkScaleStep(b *testing.B) {
+func BenchmarkScaleStep(b *testing.B) { scaleStep(b, false) }
+
+// BenchmarkScaleStepFMA is BenchmarkScaleStep with model.features.fma:
+// true (the features in fused multiply-adds: other bits, fewer operations).
+func BenchmarkScaleStepFMA(b *testing.B) { scaleStep(b, true) }
+
+// scaleStep is BenchmarkScaleStep with model.features.fma set to fma.
+func scaleStep(b *testing.B, fma bool) {
 	c := testutil.LoadConfigOptions(b, config.Options{Path: "testdata/scale-lq17.yaml"})
+	c, err := c.With("model.features.fma", fma)
+	if err != nil {
+		b.Fatal(err)
+	}
 	m, err := env.New(c)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if r, ok := m.Model.Features.(*expfam.RFF); !ok || r.FMA != fma {
+		b.Fatalf("features %v, want rff with FMA %v", m.Model.Features, fma)
 	}
 	ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout})
 	if err != nil {

@@ -423,8 +423,10 @@ if [[ ${CLAIMS_BENCH:-} == 1 ]]; then
 	again "$(line docs/performance.md 'one MountainCar decision under sm')" "MountainCar RSS / CEM / MPPI 0.91–0.93 / 1.05–1.07 / 0.94–0.95 ms (25 Nov)"
 	again "$(line docs/vector-kernels.md '180–241 µs, 11.2–12.9× faster')" "smrl's MPPI decision 180–241 µs (25 Nov, 03 h), against NumPy's (measured above)"
 	bench "$(line docs/control.md "-bench 'ControlDecision/acrobot'")" "acrobot decisions: oracle 0.13–0.14 ms, sm 1.34 ms, lds 0.03–0.06 ms" ./internal/runner 'ControlDecision/acrobot'
-	bench "$(line docs/performance.md '(`BenchmarkScaleStep`: MPPI 32')" "one real step at d_s 17, D 2000: 4.43–5.98 ms (decision 3.25–4.35, statistics 0.18–0.24, refit 0.98–1.38 ms; 2026-11-28, load 5–19)" ./internal/runner 'ScaleStep' 3x
-	bench "$(line docs/performance.md '| features: 512 × 2000 × (23 multiplies')" "the step's floor: features 35.5 µs per 8 states (PhiBatch8)" ./internal/expfam/ 'PhiBatch8' 2000x
+	bench "$(line docs/performance.md '(`BenchmarkScaleStep`: MPPI 32')" "one real step at d_s 17, D 2000: 4.43–5.98 ms (decision 3.25–4.35, statistics 0.18–0.24, refit 0.98–1.38 ms; 2026-11-28, load 5–19)" ./internal/runner 'ScaleStep$' 3x
+	bench "$(line docs/performance.md '| features: 512 × 2000 × (23 multiplies')" "the step's floor: features 35.5 µs per 8 states (PhiBatch8)" ./internal/expfam/ 'PhiBatch8$' 2000x
+	bench "$(line docs/performance.md '; `BenchmarkScaleStepFMA`, ')" "the step with model.features.fma: true 3.68–4.15 ms (decision 2.33–2.69 ms) against 4.43–4.89 ms (2026-11-28, load 2.3–2.8)" ./internal/runner 'ScaleStep(FMA)?$' 400x
+	bench "$(line docs/performance.md '`rffBatch16AVX512FMA` (`BenchmarkPhiBatch16FMA`)')" "fused features: 21.7–22.0 µs per 8 states in sixteen (PhiBatch16FMA), 31.5–32.7 in eight (PhiBatch8FMA), against 35.5 µs (PhiBatch8)" ./internal/expfam/ 'PhiBatch' 2000x
 	bench "$(line docs/performance.md '| η = W φ: 512 × 17 × 2000 fused multiply-adds')" "the step's floor: peak 54.6 / 88.4 GFLOP/s (PeakFMA), η 16.8 µs per 16 states (Panel8x2), refit 168–183 ms (Refit2000)" ./internal/linalg/ 'PeakFMA|Panel8x2|Refit2000(AVX2)?$' 300x
 	bench "$(line docs/expressions.md '`BenchmarkExprFamilyDecision`')" "1564, 1532 and 1847 ns at load 12–28; 114–120, 96–121 and 187–237 ns at load 7 (2026-11-28, -benchtime 1s)" ./internal/runner 'ExprFamilyDecision' "${CLAIMS_BENCHTIME_WARM:-1s}"
 	bench "$(line docs/vector-kernels.md "go test -bench 'Exp|Sincos'")" "exp 1.8–2.1 ns against 13.7–14.2 ns; sin 2.6 against 11.5; sincos 2.9 against 13.5" ./internal/vmath/ 'Exp|Sincos'

@@ -46,9 +46,9 @@ type gaussBatch struct {
 	eta   []float64 // d_s × K: ηᵀ
 	one   [][]float64
 
-	// The lanes' path (stepLanes): eight states' inputs transposed, their
-	// features (expfam.RFF.PhiBatch8's layout), their η (d_s × 8) and one
-	// state's features for a lane the kernel declines.
+	// The lanes' path (stepLanes): two groups of eight states' inputs
+	// transposed, their features (expfam.RFF.PhiBatch8's layout), their η
+	// (d_s × 16) and one state's features for a lane the kernel declines.
 	xt, phi8, eta8, row []float64
 }
 

@@ -106,23 +106,27 @@ func TestPhiBatch8IsPhi(t *testing.T) {
 }
 
 // BenchmarkRFFPhi2000 is one feature vector at the size of a MuJoCo task
-// (d_s 17, d_a 6, D 2000), by the AVX-512 and the AVX2 kernel.
+// (d_s 17, d_a 6, D 2000), by the AVX-512 and the AVX2 kernel, and by the
+// AVX-512 one with fused multiply-adds (RFF.FMA).
 func BenchmarkRFFPhi2000(b *testing.B) {
 	f, _ := NewRFF(17, 6, 2000, 2, 5)
 	rng := rand.New(rand.NewPCG(1, 1))
 	z := rffInputs(rng, 23, 1)
 	out := make([]float64, 2000)
 	defer func(v bool) { useAVX512 = v }(useAVX512)
-	for _, wide := range []bool{false, true} {
+	for _, c := range []struct{ wide, fma bool }{{false, false}, {true, false}, {true, true}} {
 		name := "avx2"
-		if wide {
+		if c.wide {
 			name = "avx512"
 		}
+		if c.fma {
+			name += "-fma"
+		}
 		b.Run(name, func(b *testing.B) {
-			if wide && !simdAVX512() {
+			if c.wide && !simdAVX512() {
 				b.Skip("no AVX-512F")
 			}
-			useAVX512 = wide
+			useAVX512, f.FMA = c.wide, c.fma
 			for b.Loop() {
 				f.Phi(z[:17], z[17:], out)
 			}

@@ -71,7 +71,7 @@ bench-scale: build
 	  OPENBLAS_NUM_THREADS=1 $(PYTHON) scripts/numpy-estimate.py --n $(SCALE_N); \
 	  /usr/bin/time -f "smrl estimate (sandwich SEs): %e s wall, %U+%S s CPU, %M KB" $(BIN) estimate --config scripts/scale-estimate.yaml --n $(SCALE_N) --method sm --format json >/dev/null; \
 	  OPENBLAS_NUM_THREADS=1 $(PYTHON) scripts/numpy-estimate.py --n $(SCALE_N) --se; \
-	  $(GO) test -run '^$$' -bench 'ScaleStep' -benchtime 400x -cpu 1 ./internal/runner/ | grep Benchmark; \
+	  $(GO) test -run '^$$' -bench 'ScaleStep' -benchtime 2000x -cpu 1 ./internal/runner/ | grep Benchmark; \
 	done
 	$(GO) test -run '^$$' -bench 'PeakFMA|Panel8x2|Refit2000AVX2$$' -benchtime 300x -cpu 1 ./internal/linalg/ | grep Benchmark
 	$(GO) test -run '^$$' -bench 'PhiBatch8' -benchtime 2000x -cpu 1 ./internal/expfam/ | grep Benchmark

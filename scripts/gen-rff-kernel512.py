@@ -1,31 +1,39 @@
 #!/usr/bin/env python3
 """Writes internal/expfam/rff512_amd64.s: rffPhiAVX512, the features of
-rffPhiAVX2 (without the rows of W) eight lanes at a time in AVX-512.
+rffPhiAVX2 (without the rows of W) eight lanes at a time in AVX-512, and
+rffBatch8AVX512, eight states at once; and their fused-multiply-add twins
+rffPhiAVX512FMA and rffBatch8AVX512FMA (model.features.fma: true).
 
 Every lane does the scalar loop's operations in its order (separate
 multiplies and adds, the same reduction and Horner polynomial), so the
-bits are those of phiScalar; only the width changes. Pass 1 computes the
-arguments z forty features at a time (five 512-bit registers) and reduces
-each to f' = (-1)^n f, stored in phi; pass 2 evaluates f'·P(f'²)·scale in
-NCH independent chains of eight lanes. The constants are read from
-rffConsts (four copies each) by embedded broadcasts. Run
+bits are those of phiScalar; only the width changes. The FMA twins do
+phiFMA's operations instead (features.go): the dot product as a chain of
+fused multiply-adds from z = b_j, input by input, the reduction's
+y = fma(z, 1/π, 1/2) and the Horner steps fused, so their bits are those
+of math.FMA's exactly rounded arithmetic. Pass 1 computes the arguments z
+forty features at a time (five 512-bit registers) and reduces each to
+f' = (-1)^n f, stored in phi; pass 2 evaluates f'·P(f'²)·scale in NCH
+independent chains of eight lanes. The constants are read from rffConsts
+(four copies each) by embedded broadcasts. Run
 
     python3 scripts/gen-rff-kernel512.py
 
-from any directory; it rewrites the whole file. TestRFFPhiAVX512IsScalar
-and TestPhiBatch8IsPhi check the result against the scalar code bit for
-bit. rffBatch8AVX512 puts one state in each lane (the frequencies
-broadcast) and takes the cosine of each block of eight features in
-registers.
+from any directory; it rewrites the whole file. TestRFFPhiAVX512IsScalar,
+TestPhiBatch8IsPhi and TestRFFFMAKernelsAreReference check the result
+against the Go code bit for bit. rffBatch8AVX512 puts one state in each
+lane (the frequencies broadcast) and takes the cosine of each block of
+eight features in registers; rffBatch16AVX512FMA does two groups of
+eight states in one pass over the frequencies.
 """
 import pathlib
 
 NB1 = 5   # vectors per block of pass 1: z, t, c of each + the broadcast input
 NCH = 12  # chains of pass 2: two registers each + scale
+HORNER = ["P6", "P5", "P4", "P3", "P2", "P1", "P0"]
 out = []
 def E(s, cm=None):
     s = "\t" + s
-    if cm: s = s.ljust(33) + "// " + cm
+    if cm: s = (s.ljust(33) if len(s) < 33 else s + " ") + "// " + cm
     out.append(s)
 def L(s): out.append(s)
 L("//go:build !purego && !amd64.v3")
@@ -37,76 +45,115 @@ L("")
 L("// Offsets into rffConsts (four copies of each constant, 32 bytes).")
 for i, n in enumerate(["INVPI","HALF","MAGIC","P7","P6","P5","P4","P3","P2","P1","P0"]):
     L("#define C_%s %d" % (n, 32*i))
-L("")
-L("// func rffPhiAVX512(c *rffConsts, omegaT, bias, s *float64, ds int, a *float64, da, d, n8 int, scale float64, phi *float64)")
-L("//")
-L("// phi[j] = scale·cos(b_j + Σ_i ω_ij x_i) for j < n8 (a multiple of 8),")
-L("// x = [s, a]: rffPhiAVX2's arithmetic, eight lanes at a time.")
-L("TEXT ·rffPhiAVX512(SB), NOSPLIT, $0-88")
-for ins in ["MOVQ c+0(FP), R8","MOVQ omegaT+8(FP), SI","MOVQ bias+16(FP), BX","MOVQ s+24(FP), DX",
-            "MOVQ ds+32(FP), CX","MOVQ a+40(FP), R14","MOVQ d+56(FP), R9","MOVQ n8+64(FP), R10","MOVQ phi+80(FP), DI"]:
-    E(ins)
-E("SHLQ $3, R9", "row stride of omegaT in bytes")
-E("SHLQ $3, R10", "end of the vector part in bytes")
-E("XORQ AX, AX", "byte offset of element j")
-def reduce(vs, comments):
-    def each(fmt, cm=None):
-        for k,(z,t,c) in enumerate(vs):
-            E(fmt.format(z=z,t=t,c=c,o=64*k), cm if (k==0 and comments) else None)
-    each("VMULPD.BCST C_INVPI(R8), {z}, {z}", "y = z·(1/π)")
-    each("VADDPD.BCST C_HALF(R8), {z}, {z}", "y += 1/2")
-    each("VADDPD.BCST C_MAGIC(R8), {z}, {t}", "t = y + magic")
-    each("VSUBPD.BCST C_MAGIC(R8), {t}, {c}", "t − magic")
-    each("VSUBPD {c}, {z}, {z}", "f = y − (t − magic)")
-    each("VPSLLQ $63, {t}, {t}", "parity of n into the sign bit")
-    each("VPXORQ {t}, {z}, {z}", "f' = (−1)^n f")
-    each("VMOVUPD {z}, {o}(DI)(AX*1)")
-BR = "Z%d" % (3*NB1)
-blk = [("Z%d" % k, "Z%d" % (NB1+k), "Z%d" % (2*NB1+k)) for k in range(NB1)]
-def inputs(name, body, done, br):
-    for src, n, lbl, nxt in [("DX", "CX", name, name + "a0"), ("R14", "da+48(FP)", name + "a", done)]:
-        if src == "R14":
-            L(name + "a0:")
-            E("XORQ R12, R12")
-        L(lbl + ":")
-        E("CMPQ R12, " + n)
-        E("JGE  " + nxt)
-        E("VBROADCASTSD (%s)(R12*8), %s" % (src, br))
-        body()
-        E("ADDQ R9, R11")
-        E("INCQ R12")
-        E("JMP  " + lbl)
-L("args%d:" % (8*NB1))
-E("LEAQ %d(AX), R13" % (64*NB1))
-E("CMPQ R13, R10")
-E("JG   args8")
-for k,(z,t,c) in enumerate(blk):
-    E("VMOVUPD %d(BX)(AX*1), %s" % (64*k, z), "z = b[j:j+%d]" % (8*NB1) if k==0 else None)
-E("LEAQ (SI)(AX*1), R11", "&omegaT[0*d + j]")
-E("XORQ R12, R12")
-def bodyblk():
+
+def horner(each, u, c):
+    """P(u) into register c by Horner's rule, u = f'² (each: one line per
+    register of the block)."""
+    if not FMA:
+        each("VMULPD.BCST C_P7(R8), %s, %s" % (u, c), "P(u) by Horner")
+        for p in HORNER:
+            each("VADDPD.BCST C_%s(R8), %s, %s" % (p, c, c))
+            if p != "P0":
+                each("VMULPD %s, %s, %s" % (u, c, c))
+        return
+    each("VBROADCASTSD C_P7(R8), %s" % c, "P(u) by fused Horner steps")
+    for p in HORNER:
+        each("VFMADD213PD.BCST C_%s(R8), %s, %s" % (p, u, c), "c = fma(c, u, P6)" if p == "P6" else None)
+
+def reduce_y(each, z, invpi):
+    """y = z/π + 1/2 in register z: two roundings, or one fused."""
+    if not FMA:
+        each("VMULPD.BCST C_INVPI(R8), %s, %s" % (z, z), "y = z·(1/π)")
+        each("VADDPD.BCST C_HALF(R8), %s, %s" % (z, z), "y += 1/2")
+        return
+    each("VFMADD213PD.BCST C_HALF(R8), %s, %s" % (invpi, z), "y = fma(z, 1/π, 1/2)")
+
+def dot_step(E1, mem, x, t, z, comments):
+    """z += ω x: a product and a sum, or one fused multiply-add."""
+    if not FMA:
+        E1("VMULPD %s, %s, %s" % (mem, x, t), "ω_ij x_i" if comments else None)
+        E1("VADDPD %s, %s, %s" % (t, z, z), "z += ω_ij x_i" if comments else None)
+        return
+    E1("VFMADD231PD %s, %s, %s" % (mem, x, z), "z = fma(ω_ij, x_i, z)" if comments else None)
+
+def phi_kernel():
+    name = "rffPhiAVX512" + SUFFIX
+    INV = "Z16"  # 1/π for the fused reduction (pass 1 uses Z0–Z15)
+    L("")
+    L("// func %s(c *rffConsts, omegaT, bias, s *float64, ds int, a *float64, da, d, n8 int, scale float64, phi *float64)" % name)
+    L("//")
+    L("// phi[j] = scale·cos(b_j + Σ_i ω_ij x_i) for j < n8 (a multiple of 8),")
+    if FMA:
+        L("// x = [s, a]: phiFMA's arithmetic (fused multiply-adds), eight lanes")
+        L("// at a time.")
+    else:
+        L("// x = [s, a]: rffPhiAVX2's arithmetic, eight lanes at a time.")
+    L("TEXT ·%s(SB), NOSPLIT, $0-88" % name)
+    for ins in ["MOVQ c+0(FP), R8","MOVQ omegaT+8(FP), SI","MOVQ bias+16(FP), BX","MOVQ s+24(FP), DX",
+                "MOVQ ds+32(FP), CX","MOVQ a+40(FP), R14","MOVQ d+56(FP), R9","MOVQ n8+64(FP), R10","MOVQ phi+80(FP), DI"]:
+        E(ins)
+    E("SHLQ $3, R9", "row stride of omegaT in bytes")
+    E("SHLQ $3, R10", "end of the vector part in bytes")
+    E("XORQ AX, AX", "byte offset of element j")
+    if FMA:
+        E("VBROADCASTSD C_INVPI(R8), %s" % INV, "1/π for the fused reduction")
+    def reduce(vs, comments):
+        def each(fmt, cm=None):
+            for k,(z,t,c) in enumerate(vs):
+                E(fmt.format(z=z,t=t,c=c,o=64*k), cm if (k==0 and comments) else None)
+        reduce_y(each, "{z}", INV)
+        each("VADDPD.BCST C_MAGIC(R8), {z}, {t}", "t = y + magic")
+        each("VSUBPD.BCST C_MAGIC(R8), {t}, {c}", "t − magic")
+        each("VSUBPD {c}, {z}, {z}", "f = y − (t − magic)")
+        each("VPSLLQ $63, {t}, {t}", "parity of n into the sign bit")
+        each("VPXORQ {t}, {z}, {z}", "f' = (−1)^n f")
+        each("VMOVUPD {z}, {o}(DI)(AX*1)")
+    BR = "Z%d" % (3*NB1)
+    blk = [("Z%d" % k, "Z%d" % (NB1+k), "Z%d" % (2*NB1+k)) for k in range(NB1)]
+    def inputs(name, body, done, br):
+        for src, n, lbl, nxt in [("DX", "CX", name, name + "a0"), ("R14", "da+48(FP)", name + "a", done)]:
+            if src == "R14":
+                L(name + "a0:")
+                E("XORQ R12, R12")
+            L(lbl + ":")
+            E("CMPQ R12, " + n)
+            E("JGE  " + nxt)
+            E("VBROADCASTSD (%s)(R12*8), %s" % (src, br))
+            body()
+            E("ADDQ R9, R11")
+            E("INCQ R12")
+            E("JMP  " + lbl)
+    L("args%d:" % (8*NB1))
+    E("LEAQ %d(AX), R13" % (64*NB1))
+    E("CMPQ R13, R10")
+    E("JG   args8")
     for k,(z,t,c) in enumerate(blk):
-        E("VMULPD %d(R11), %s, %s" % (64*k, BR, t), "ω_ij x_i" if k==0 else None)
-        E("VADDPD %s, %s, %s" % (t, z, z), "z += ω_ij x_i" if k==0 else None)
-inputs("inblk", bodyblk, "reduceblk", BR)
-L("reduceblk:")
-reduce(blk, True)
-E("ADDQ $%d, AX" % (64*NB1))
-E("JMP  args%d" % (8*NB1))
-L("args8:")
-E("CMPQ AX, R10")
-E("JGE  cosines")
-E("VMOVUPD (BX)(AX*1), Z0")
-E("LEAQ (SI)(AX*1), R11")
-E("XORQ R12, R12")
-def body8():
-    E("VMULPD (R11), Z12, Z4")
-    E("VADDPD Z4, Z0, Z0")
-inputs("in8", body8, "reduce8", "Z12")
-L("reduce8:")
-reduce([("Z0","Z4","Z8")], False)
-E("ADDQ $64, AX")
-E("JMP  args8")
+        E("VMOVUPD %d(BX)(AX*1), %s" % (64*k, z), "z = b[j:j+%d]" % (8*NB1) if k==0 else None)
+    E("LEAQ (SI)(AX*1), R11", "&omegaT[0*d + j]")
+    E("XORQ R12, R12")
+    def bodyblk():
+        for k,(z,t,c) in enumerate(blk):
+            dot_step(E, "%d(R11)" % (64*k), BR, t, z, k == 0)
+    inputs("inblk", bodyblk, "reduceblk", BR)
+    L("reduceblk:")
+    reduce(blk, True)
+    E("ADDQ $%d, AX" % (64*NB1))
+    E("JMP  args%d" % (8*NB1))
+    L("args8:")
+    E("CMPQ AX, R10")
+    E("JGE  cosines")
+    E("VMOVUPD (BX)(AX*1), Z0")
+    E("LEAQ (SI)(AX*1), R11")
+    E("XORQ R12, R12")
+    def body8():
+        dot_step(E, "(R11)", "Z12", "Z4", "Z0", False)
+    inputs("in8", body8, "reduce8", "Z12")
+    L("reduce8:")
+    reduce([("Z0","Z4","Z8")], False)
+    E("ADDQ $64, AX")
+    E("JMP  args8")
+    cosines("", "scale+72")
+
 def cosines(pfx, scale):
     """Pass 2 over phi[0:R10 bytes) at DI: f' -> scale·cos z in place."""
     L(pfx + "cosines:")
@@ -120,11 +167,7 @@ def cosines(pfx, scale):
                 E(fmt.format(a=a,b=b,o=64*k), cm if (k==0 and comments) else None)
         each("VMOVUPD {o}(DI)(AX*1), {a}", "f'")
         each("VMULPD {a}, {a}, {b}", "u = f'² = f²")
-        each("VMULPD.BCST C_P7(R8), {b}, {a}", "P(u) by Horner")
-        for p in ["P6","P5","P4","P3","P2","P1","P0"]:
-            each("VADDPD.BCST C_%s(R8), {a}, {a}" % p)
-            if p != "P0":
-                each("VMULPD {b}, {a}, {a}")
+        horner(each, "{b}", "{a}")
         each("VMULPD {o}(DI)(AX*1), {a}, {a}", "f'·P(u) = (−1)^n f·P(u) = cos z")
         each("VMULPD %s, {a}, {a}" % SC, "scale·cos z")
         each("VMOVUPD {a}, {o}(DI)(AX*1)")
@@ -144,73 +187,160 @@ def cosines(pfx, scale):
     L(pfx + "done:")
     E("VZEROUPPER")
     E("RET")
-cosines("", "scale+72")
-L("")
-# The batch: eight states in the lanes.
-NF = 8  # features per block of pass 1
-L("// func rffBatch8AVX512(c *rffConsts, omegaP, biasP, xt *float64, in, nb int, scale float64, out *float64)")
-L("//")
-L("// The features of eight states at once, one state per lane:")
-L("// out[8j+l] = scale·cos(b_j + Σ_i ω_ji x_li) for j < 8·nb, where")
-L("// xt[8i+l] = x_li (input i of state l), omegaP holds the frequencies in")
-L("// blocks of eight features, omegaP[64·blk + 8i + k] = ω_{8·blk+k, i}, and")
-L("// biasP their phases. Each lane does phiScalar's operations in its order")
-L("// (z = b_j, then z += ω_ji x_li input by input, the reduction and the")
-L("// cosine), so out holds the bits of Phi of each state.")
-L("TEXT ·rffBatch8AVX512(SB), NOSPLIT, $0-64")
-for ins in ["MOVQ c+0(FP), R8","MOVQ omegaP+8(FP), SI","MOVQ biasP+16(FP), BX",
-            "MOVQ in+32(FP), CX","MOVQ nb+40(FP), DX","MOVQ out+56(FP), DI"]:
-    E(ins)
-zs = ["Z%d" % k for k in range(NF)]
-ts = ["Z%d" % (NF+1+k) for k in range(NF)]
-cs = ["Z%d" % (2*NF+1+k) for k in range(NF)]
-SCB = 3*NF + 1
-E("VBROADCASTSD scale+48(FP), Z%d" % SCB)
-L("bblk:")
-E("TESTQ DX, DX")
-E("JZ   bdone")
-for k in range(NF):
-    E("VBROADCASTSD %d(BX), %s" % (8*k, zs[k]), "z = b_j for the eight lanes" if k == 0 else None)
-E("MOVQ xt+24(FP), R11")
-E("MOVQ CX, R12")
-L("binput:")
-E("VMOVUPD (R11), Z%d" % NF, "x_i of the eight states")
-for k in range(NF):
-    E("VMULPD.BCST %d(SI), Z%d, %s" % (8*k, NF, ts[k]), "ω_ji x_li" if k == 0 else None)
-    E("VADDPD %s, %s, %s" % (ts[k], zs[k], zs[k]), "z += ω_ji x_li" if k == 0 else None)
-E("ADDQ $64, R11")
-E("ADDQ $64, SI")
-E("DECQ R12")
-E("JNZ  binput")
-# The reduction and the cosine of the block's eight registers while they
-# are in registers: eight independent Horner chains (f' in zs, u = f'² in
-# ts, P(u) in cs), the operations of reduce and cosine lane by lane.
-def each(fmt, cm=None):
+
+def batch_kernel():
+    """The batch: eight states in the lanes."""
+    name = "rffBatch8AVX512" + SUFFIX
+    NF = 8  # features per block of pass 1
+    L("")
+    L("// func %s(c *rffConsts, omegaP, biasP, xt *float64, in, nb int, scale float64, out *float64)" % name)
+    L("//")
+    L("// The features of eight states at once, one state per lane:")
+    L("// out[8j+l] = scale·cos(b_j + Σ_i ω_ji x_li) for j < 8·nb, where")
+    L("// xt[8i+l] = x_li (input i of state l), omegaP holds the frequencies in")
+    L("// blocks of eight features, omegaP[64·blk + 8i + k] = ω_{8·blk+k, i}, and")
+    if FMA:
+        L("// biasP their phases. Each lane does phiFMA's operations in its order")
+        L("// (z = b_j, then z = fma(ω_ji, x_li, z) input by input, the fused")
+        L("// reduction and Horner steps), so out holds the bits of Phi of each")
+        L("// state with RFF.FMA set.")
+    else:
+        L("// biasP their phases. Each lane does phiScalar's operations in its order")
+        L("// (z = b_j, then z += ω_ji x_li input by input, the reduction and the")
+        L("// cosine), so out holds the bits of Phi of each state.")
+    L("TEXT ·%s(SB), NOSPLIT, $0-64" % name)
+    for ins in ["MOVQ c+0(FP), R8","MOVQ omegaP+8(FP), SI","MOVQ biasP+16(FP), BX",
+                "MOVQ in+32(FP), CX","MOVQ nb+40(FP), DX","MOVQ out+56(FP), DI"]:
+        E(ins)
+    zs = ["Z%d" % k for k in range(NF)]
+    ts = ["Z%d" % (NF+1+k) for k in range(NF)]
+    cs = ["Z%d" % (2*NF+1+k) for k in range(NF)]
+    SCB = 3*NF + 1
+    INV = "Z%d" % (SCB + 1)
+    E("VBROADCASTSD scale+48(FP), Z%d" % SCB)
+    if FMA:
+        E("VBROADCASTSD C_INVPI(R8), %s" % INV, "1/π for the fused reduction")
+    L("bblk:")
+    E("TESTQ DX, DX")
+    E("JZ   bdone")
     for k in range(NF):
-        E(fmt.format(z=zs[k], t=ts[k], c=cs[k], o=64*k), cm if k == 0 else None)
-each("VMULPD.BCST C_INVPI(R8), {z}, {z}", "y = z·(1/π)")
-each("VADDPD.BCST C_HALF(R8), {z}, {z}", "y += 1/2")
-each("VADDPD.BCST C_MAGIC(R8), {z}, {t}", "t = y + magic")
-each("VSUBPD.BCST C_MAGIC(R8), {t}, {c}", "t − magic")
-each("VSUBPD {c}, {z}, {z}", "f = y − (t − magic)")
-each("VPSLLQ $63, {t}, {t}", "parity of n into the sign bit")
-each("VPXORQ {t}, {z}, {z}", "f' = (−1)^n f")
-each("VMULPD {z}, {z}, {t}", "u = f'² = f²")
-each("VMULPD.BCST C_P7(R8), {t}, {c}", "P(u) by Horner")
-for p in ["P6","P5","P4","P3","P2","P1","P0"]:
-    each("VADDPD.BCST C_%s(R8), {c}, {c}" % p)
-    if p != "P0":
-        each("VMULPD {t}, {c}, {c}")
-each("VMULPD {z}, {c}, {c}", "f'·P(u) = cos z")
-each("VMULPD Z%d, {c}, {c}" % SCB, "scale·cos z")
-each("VMOVUPD {c}, {o}(DI)")
-E("ADDQ $64, BX")
-E("ADDQ $512, DI")
-E("DECQ DX")
-E("JMP  bblk")
-L("bdone:")
-E("VZEROUPPER")
-E("RET")
+        E("VBROADCASTSD %d(BX), %s" % (8*k, zs[k]), "z = b_j for the eight lanes" if k == 0 else None)
+    E("MOVQ xt+24(FP), R11")
+    E("MOVQ CX, R12")
+    L("binput:")
+    E("VMOVUPD (R11), Z%d" % NF, "x_i of the eight states")
+    for k in range(NF):
+        if FMA:
+            E("VFMADD231PD.BCST %d(SI), Z%d, %s" % (8*k, NF, zs[k]), "z = fma(ω_ji, x_li, z)" if k == 0 else None)
+        else:
+            E("VMULPD.BCST %d(SI), Z%d, %s" % (8*k, NF, ts[k]), "ω_ji x_li" if k == 0 else None)
+            E("VADDPD %s, %s, %s" % (ts[k], zs[k], zs[k]), "z += ω_ji x_li" if k == 0 else None)
+    E("ADDQ $64, R11")
+    E("ADDQ $64, SI")
+    E("DECQ R12")
+    E("JNZ  binput")
+    # The reduction and the cosine of the block's eight registers while they
+    # are in registers: eight independent Horner chains (f' in zs, u = f'² in
+    # ts, P(u) in cs), the operations of reduce and cosine lane by lane.
+    def each(fmt, cm=None):
+        for k in range(NF):
+            E(fmt.format(z=zs[k], t=ts[k], c=cs[k], o=64*k), cm if k == 0 else None)
+    reduce_y(each, "{z}", INV)
+    each("VADDPD.BCST C_MAGIC(R8), {z}, {t}", "t = y + magic")
+    each("VSUBPD.BCST C_MAGIC(R8), {t}, {c}", "t − magic")
+    each("VSUBPD {c}, {z}, {z}", "f = y − (t − magic)")
+    each("VPSLLQ $63, {t}, {t}", "parity of n into the sign bit")
+    each("VPXORQ {t}, {z}, {z}", "f' = (−1)^n f")
+    each("VMULPD {z}, {z}, {t}", "u = f'² = f²")
+    horner(each, "{t}", "{c}")
+    each("VMULPD {z}, {c}, {c}", "f'·P(u) = cos z")
+    each("VMULPD Z%d, {c}, {c}" % SCB, "scale·cos z")
+    each("VMOVUPD {c}, {o}(DI)")
+    E("ADDQ $64, BX")
+    E("ADDQ $512, DI")
+    E("DECQ DX")
+    E("JMP  bblk")
+    L("bdone:")
+    E("VZEROUPPER")
+    E("RET")
+
+def batch16_kernel():
+    """Sixteen states, two groups of eight, in one pass over the
+    frequencies (fused multiply-adds only): each broadcast ω_ji feeds both
+    groups, so the blocked frequencies, which at D = 2000 stream from L2
+    and bound the eight-state kernel, are read once per sixteen states."""
+    L("")
+    L("// func rffBatch16AVX512FMA(c *rffConsts, omegaP, biasP, xt0, xt1 *float64, in, nb int, scale float64, out0, out1 *float64)")
+    L("//")
+    L("// rffBatch8AVX512FMA of two groups of eight states (xt0 → out0, xt1 →")
+    L("// out1) in one pass over omegaP: every lane does the same operations")
+    L("// as there, so the bits are the same; sixteen chains of fused")
+    L("// multiply-adds (eight features × two groups) per input, then the")
+    L("// reduction and the cosine four registers at a time.")
+    L("TEXT ·rffBatch16AVX512FMA(SB), NOSPLIT, $0-80")
+    for ins in ["MOVQ c+0(FP), R8","MOVQ omegaP+8(FP), SI","MOVQ biasP+16(FP), BX",
+                "MOVQ in+40(FP), CX","MOVQ nb+48(FP), DX","MOVQ out0+64(FP), DI","MOVQ out1+72(FP), R9"]:
+        E(ins)
+    zs = ["Z%d" % k for k in range(16)]
+    X0, X1 = "Z16", "Z17"
+    ws = ["Z%d" % (18 + k) for k in range(8)]   # ω_ji broadcast, in the dot
+    ts = ["Z%d" % (18 + k) for k in range(4)]   # t, then u, in the cosine
+    cs = ["Z%d" % (22 + k) for k in range(4)]   # t − magic, then P(u)
+    INV, SC = "Z26", "Z27"
+    E("VBROADCASTSD scale+56(FP), %s" % SC)
+    E("VBROADCASTSD C_INVPI(R8), %s" % INV, "1/π for the fused reduction")
+    L("b16blk:")
+    E("TESTQ DX, DX")
+    E("JZ   b16done")
+    for k in range(8):
+        E("VBROADCASTSD %d(BX), %s" % (8*k, zs[k]), "z = b_j for both groups" if k == 0 else None)
+        E("VMOVAPD %s, %s" % (zs[k], zs[8+k]))
+    E("MOVQ xt0+24(FP), R11")
+    E("MOVQ xt1+32(FP), R10")
+    E("MOVQ CX, R12")
+    L("b16input:")
+    E("VMOVUPD (R11), %s" % X0, "x_i of group 0")
+    E("VMOVUPD (R10), %s" % X1, "x_i of group 1")
+    for k in range(8):
+        E("VBROADCASTSD %d(SI), %s" % (8*k, ws[k]), "ω_ji" if k == 0 else None)
+        E("VFMADD231PD %s, %s, %s" % (ws[k], X0, zs[k]), "z = fma(ω_ji, x_li, z)" if k == 0 else None)
+        E("VFMADD231PD %s, %s, %s" % (ws[k], X1, zs[8+k]))
+    E("ADDQ $64, R11")
+    E("ADDQ $64, R10")
+    E("ADDQ $64, SI")
+    E("DECQ R12")
+    E("JNZ  b16input")
+    for g in range(4):
+        base = "DI" if g < 2 else "R9"
+        grp = [(zs[4*g+k], ts[k], cs[k], 64*((4*g+k) % 8)) for k in range(4)]
+        def each(fmt, cm=None):
+            for k, (z, t, c, o) in enumerate(grp):
+                E(fmt.format(z=z, t=t, c=c, o=o, out=base), cm if (k == 0 and g == 0) else None)
+        reduce_y(each, "{z}", INV)
+        each("VADDPD.BCST C_MAGIC(R8), {z}, {t}", "t = y + magic")
+        each("VSUBPD.BCST C_MAGIC(R8), {t}, {c}", "t − magic")
+        each("VSUBPD {c}, {z}, {z}", "f = y − (t − magic)")
+        each("VPSLLQ $63, {t}, {t}", "parity of n into the sign bit")
+        each("VPXORQ {t}, {z}, {z}", "f' = (−1)^n f")
+        each("VMULPD {z}, {z}, {t}", "u = f'² = f²")
+        horner(each, "{t}", "{c}")
+        each("VMULPD {z}, {c}, {c}", "f'·P(u) = cos z")
+        each("VMULPD %s, {c}, {c}" % SC, "scale·cos z")
+        each("VMOVUPD {c}, {o}({out})")
+    E("ADDQ $64, BX")
+    E("ADDQ $512, DI")
+    E("ADDQ $512, R9")
+    E("DECQ DX")
+    E("JMP  b16blk")
+    L("b16done:")
+    E("VZEROUPPER")
+    E("RET")
+
+for FMA in (False, True):
+    SUFFIX = "FMA" if FMA else ""
+    phi_kernel()
+    batch_kernel()
+batch16_kernel()
 path = pathlib.Path(__file__).resolve().parent.parent / "internal" / "expfam" / "rff512_amd64.s"
 path.write_text("\n".join(out) + "\n")
 print("wrote", path)

@@ -46,9 +46,9 @@ type gaussBatch struct {
 	eta   []float64 // d_s × K: ηᵀ
 	one   [][]float64
 
-	// The lanes' path (stepLanes): eight states' inputs transposed, their
-	// features (expfam.RFF.PhiBatch8's layout), their η (d_s × 8) and one
-	// state's features for a lane the kernel declines.
+	// The lanes' path (stepLanes): two groups of eight states' inputs
+	// transposed, their features (expfam.RFF.PhiBatch8's layout), their η
+	// (d_s × 16) and one state's features for a lane the kernel declines.
 	xt, phi8, eta8, row []float64
 }
 
@@ -121,8 +121,10 @@ func (g *gaussBatch) stepRows(xs []float64, acts [][]float64, out []float64) {
 
 // stepLanes is StepBatch on random Fourier features with AVX-512: eight
 // states at a time in the lanes of a register, their features by
-// RFF.PhiBatch8 and η = W φ by linalg.MulABtPanel8x2 (sixteen states per
-// pass over W), neither of which packs or transposes W or the features.
+// RFF.PhiBatch8 (RFF.PhiBatch16 for sixteen: one pass over the frequencies
+// with model.features.fma) and η = W φ by linalg.MulABtPanel8x2 (sixteen
+// states per pass over W), neither of which packs or transposes W or the
+// features.
 // The bits are those of the general path (Phi of each state, then MulABt,
 // stepRows): both kernels are tested to give them. It returns false,
 // having written nothing, when the kernel is off or the features are not
@@ -133,18 +135,18 @@ func (g *gaussBatch) stepLanes(f *expfam.RFF, xs []float64, acts [][]float64, ou
 	if f.DS != ds || !expfam.HasPhiBatch8() {
 		return false
 	}
-	if len(g.phi8) != 2*f.Batch8Len() || len(g.eta8) != 16*ds {
-		g.xt = make([]float64, 8*(ds+f.DA))
+	if len(g.phi8) != 2*f.Batch8Len() || len(g.eta8) != 16*ds || len(g.xt) != 16*(ds+f.DA) {
+		g.xt = make([]float64, 16*(ds+f.DA))
 		g.phi8, g.eta8 = make([]float64, 2*f.Batch8Len()), make([]float64, 16*ds)
 	}
 	half := f.Batch8Len()
 	for j0 := 0; j0 < len(acts); j0 += 16 {
 		n := min(16, len(acts)-j0)
-		g.lanes(f, xs, acts, j0, min(n, 8), g.phi8[:half])
 		if n <= 8 {
+			g.lanes(f, xs, acts, j0, n, g.phi8[:half])
 			linalg.MulABtPanel8(ds, dphi, g.m.W, dphi, g.phi8[:half], g.eta8[:8*ds])
 		} else {
-			g.lanes(f, xs, acts, j0+8, n-8, g.phi8[half:])
+			g.lanes16(f, xs, acts, j0, n, g.phi8[:half], g.phi8[half:])
 			linalg.MulABtPanel8x2(ds, dphi, g.m.W, dphi, g.phi8[:half], g.phi8[half:], g.eta8[:8*ds], g.eta8[8*ds:])
 		}
 		for l := range n {
@@ -161,21 +163,45 @@ func (g *gaussBatch) stepLanes(f *expfam.RFF, xs []float64, acts [][]float64, ou
 	return true
 }
 
-// lanes writes into phi8 the features of the n ≤ 8 states from j0, in
-// RFF.PhiBatch8's layout (a short group repeats its last state), by the
-// kernel or, where it declines, by Phi of each state.
-func (g *gaussBatch) lanes(f *expfam.RFF, xs []float64, acts [][]float64, j0, n int, phi8 []float64) {
+// lanes16 writes into phi0 and phi1 the features of the 8 < n ≤ 16 states
+// from j0, eight and n − 8, as two calls of lanes would: by
+// RFF.PhiBatch16 (one pass over the frequencies, with model.features.fma)
+// when it takes both groups, by lanes otherwise.
+func (g *gaussBatch) lanes16(f *expfam.RFF, xs []float64, acts [][]float64, j0, n int, phi0, phi1 []float64) {
+	m := 8 * (g.ds + f.DA)
+	g.transpose(f, xs, acts, j0, 8, g.xt[:m])
+	g.transpose(f, xs, acts, j0+8, n-8, g.xt[m:])
+	if f.PhiBatch16(g.xt[:m], g.xt[m:], phi0, phi1) {
+		return
+	}
+	g.lanes(f, xs, acts, j0, 8, phi0)
+	g.lanes(f, xs, acts, j0+8, n-8, phi1)
+}
+
+// transpose writes the n ≤ 8 inputs (s, a) from j0 into xt in
+// RFF.PhiBatch8's layout, xt[8i+l] = x_l[i] (a short group repeats its
+// last state).
+func (g *gaussBatch) transpose(f *expfam.RFF, xs []float64, acts [][]float64, j0, n int, xt []float64) {
 	ds, da := g.ds, f.DA
 	for l := range 8 {
 		j := j0 + min(l, n-1)
 		for i, v := range xs[j*ds : (j+1)*ds] {
-			g.xt[8*i+l] = v
+			xt[8*i+l] = v
 		}
 		for i, v := range acts[j][:da] {
-			g.xt[8*(ds+i)+l] = v
+			xt[8*(ds+i)+l] = v
 		}
 	}
-	if f.PhiBatch8(g.xt, phi8) {
+}
+
+// lanes writes into phi8 the features of the n ≤ 8 states from j0, in
+// RFF.PhiBatch8's layout (a short group repeats its last state), by the
+// kernel or, where it declines, by Phi of each state.
+func (g *gaussBatch) lanes(f *expfam.RFF, xs []float64, acts [][]float64, j0, n int, phi8 []float64) {
+	ds := g.ds
+	xt := g.xt[:8*(ds+f.DA)]
+	g.transpose(f, xs, acts, j0, n, xt)
+	if f.PhiBatch8(xt, phi8) {
 		return
 	}
 	if len(g.row) != f.Dim() {

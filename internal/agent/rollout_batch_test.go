@@ -81,8 +81,9 @@ func TestGaussBatchValuesIsValue(t *testing.T) {
 // per AVX-512 register: RFF.PhiBatch8, linalg.MulABtPanel8) gives the bits
 // of the general path (Phi of each state, W Φᵀ by MulABt), at the scale
 // benchmark's size (d_s 17, d_a 6, D 2000), for batch sizes that are and
-// are not multiples of eight, of s' and of s' − s, and with a state
-// outside the cosine's range (that group by Phi per state).
+// are not multiples of eight, of s' and of s' − s, with and without the
+// features' fused multiply-adds (RFF.FMA), and with a state outside the
+// cosine's range (that group by Phi per state).
 func TestGaussBatchLanesIsRows(t *testing.T) {
 	if !expfam.HasPhiBatch8() {
 		t.Skip("no AVX-512F (or SMRL_NOSIMD, purego): the general path runs")
@@ -102,7 +103,9 @@ func TestGaussBatchLanesIsRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, delta := range []bool{false, true} {
+	for _, c := range []struct{ delta, fma bool }{{false, false}, {true, false}, {true, true}} {
+		delta := c.delta
+		feat.FMA = c.fma // the fused features: PhiBatch8's FMA kernel against Phi's
 		g := &gaussBatch{m: model, ds: ds, delta: delta}
 		for _, k := range []int{1, 8, 13, 16, 27, 32} {
 			xs := make([]float64, k*ds)
@@ -126,7 +129,7 @@ func TestGaussBatchLanesIsRows(t *testing.T) {
 			g.stepRows(xs, acts, want)
 			for i := range want {
 				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-					t.Fatalf("delta %v, %d states: entry %d lanes %v, rows %v", delta, k, i, got[i], want[i])
+					t.Fatalf("delta %v, fma %v, %d states: entry %d lanes %v, rows %v", delta, c.fma, k, i, got[i], want[i])
 				}
 			}
 		}

@@ -119,6 +119,9 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("must be an integer")
 		}
+		if octalInt.MatchString(val) { // a config file refuses it: one rule
+			return nil, fmt.Errorf("must be an integer without a leading 0 (YAML reads %s in a config file as an octal number)", val)
+		}
 		return n, nil
 	case reflect.Uint64:
 		n, err := strconv.ParseUint(val, 10, 64)

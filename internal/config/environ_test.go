@@ -24,6 +24,8 @@ func TestEnvironment(t *testing.T) {
 		{"SMRL_ENV_W0=abc", `SMRL_ENV_W0="abc": env.w0 must be a list of lists`},
 		{"SMRL_ENV_ACTIONS=1,x", `SMRL_ENV_ACTIONS="1,x": env.actions entry "x": must be a number`},
 		{"SMRL_ESTIMATE_SWEEP_N=10,2.5", `entry "2.5": must be an integer`},
+		{"SMRL_EPISODES=010", `SMRL_EPISODES="010": episodes must be an integer without a leading 0 (YAML reads 010 in a config file as an octal number)`},
+		{"SMRL_SEEDS=0x10", `SMRL_SEEDS="0x10": seeds must be an integer`},
 		{"SMRL_ENV_W0=[[1, x]]", `SMRL_ENV_W0="[[1, x]]": env.w0 must be a list such as [[1, 0.5]]: want a number, got "x"`},
 		{"SMRL_ENV_W0=[1, 2]", `env.w0 must be a list such as [[1, 0.5]]: want a list of lists of numbers, e.g. [[1, 0.5]], got "1" as an entry`},
 		// Text after a flow list is refused, not dropped.

@@ -276,10 +276,43 @@ func joinKey(prefix, name string) string {
 }
 
 // checkScalar checks one scalar against its field's type (see checkNode).
+// plainInt is a whole number in decimal notation: an optional sign and no
+// leading zero; octalInt is one that YAML reads as octal (a leading 0).
+var (
+	plainInt = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
+	octalInt = regexp.MustCompile(`^[-+]?0[0-7]+$`)
+)
+
+// nonDecimal says what a number key wants (a whole number when whole)
+// when YAML read the scalar v (tag its resolved type) as a number written
+// otherwise than in decimal notation, which --set and the SMRL_* variables
+// refuse: 0x10, 0o20, 0b11, 1_000, and 010, which YAML reads as octal 8.
+// It returns "" for any other scalar.
+func nonDecimal(tag, v string, whole bool) string {
+	what, example := "a number", "such as 0.5 or 1e-3"
+	if whole {
+		what, example = "a whole number", "such as 16"
+	}
+	switch {
+	case tag == "!!int" && plainInt.MatchString(v):
+		return ""
+	case tag == "!!int" && octalInt.MatchString(v):
+		return what + " in decimal notation, without a leading 0 (YAML reads " + v + " as an octal number)"
+	case tag == "!!int" || tag == "!!float" && strings.Contains(v, "_"):
+		return what + " in decimal notation (" + example + ")"
+	}
+	return ""
+}
+
 func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 	tag := n.ShortTag()
 	fail := func(want string) error {
 		return &LineError{n.Line, key, fmt.Sprintf("want %s, got %q", want, n.Value)}
+	}
+	// A number key (Auto is a number or auto); a name may be any text.
+	whole := t.Kind() == reflect.Int || t.Kind() == reflect.Int64 || t.Kind() == reflect.Uint64
+	if msg := nonDecimal(tag, n.Value, whole); msg != "" && (t.Kind() != reflect.String || t == reflect.TypeFor[Auto]()) {
+		return fail(msg)
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64:

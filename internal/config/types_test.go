@@ -17,13 +17,27 @@ func TestNoSilentCoercion(t *testing.T) {
 		{"seed: 18446744073709551616\n", `line 1: seed: want a whole number in [0, 18446744073709551615], got "18446744073709551616"`},
 		{"estimate:\n  sweep_n: [100, 2.5e3]\n", `line 2: estimate.sweep_n: want a whole number, got "2.5e3"`},
 		{"episodes: 1e3\n", `episodes: want a whole number`},
+		// YAML reads these as numbers other than what a reader of the file
+		// sees (010 is octal 8), or in notations --set refuses.
+		{"episodes: 010\n", `line 1: episodes: want a whole number in decimal notation, without a leading 0 (YAML reads 010 as an octal number), got "010"`},
+		{"lambda: 010\n", `lambda: want a number in decimal notation, without a leading 0 (YAML reads 010 as an octal number)`},
+		{"seeds: 0x10\n", `seeds: want a whole number in decimal notation (such as 16), got "0x10"`},
+		{"seeds: 0o20\n", `seeds: want a whole number in decimal notation (such as 16), got "0o20"`},
+		{"seeds: 0b11\n", `got "0b11"`},
+		{"episodes: 1_000\n", `got "1_000"`},
+		{"lambda: 1_0.5\n", `lambda: want a number in decimal notation (such as 0.5 or 1e-3), got "1_0.5"`},
+		{"estimate:\n  sweep_n: [100, 0x10]\n", `line 2: estimate.sweep_n: want a whole number in decimal notation`},
 	} {
 		_, err := Load(Options{Path: write(t, tc.body)})
 		if !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "c.yaml") {
 			t.Errorf("%q: err = %v, want it to contain %q", tc.body, err, tc.want)
 		}
 	}
-	c, err := Load(Options{Path: write(t, "seed: 18446744073709551615\nlambda: 1\nenv:\n  init_low: -1\n")})
+	c, err := Load(Options{Path: write(t, "seeds: +12\nepisodes: 10\nlambda: 0.5\n")})
+	if err != nil || c.Seeds != 12 || c.Episodes != 10 || c.Lambda != 0.5 {
+		t.Errorf("decimal numbers: %v %+v", err, c)
+	}
+	c, err = Load(Options{Path: write(t, "seed: 18446744073709551615\nlambda: 1\nenv:\n  init_low: -1\n")})
 	if err != nil || c.Seed != 18446744073709551615 || c.Lambda != 1 {
 		t.Errorf("whole numbers in range: %v %+v", err, c)
 	}

@@ -12,6 +12,7 @@ type rffKeys struct {
 	Dim    int     `mapstructure:"dim" yaml:"dim" doc:"rff: number of random features"`
 	Length float64 `mapstructure:"length" yaml:"length" doc:"rff: length scale"`
 	Seed   uint64  `mapstructure:"seed" yaml:"seed" doc:"rff: seed of the random draw"`
+	FMA    bool    `mapstructure:"fma" yaml:"fma" doc:"rff: compute the features with fused multiply-adds (the same bits on every machine, other last digits than false, fewer operations in the AVX-512 kernels); false: the bits of earlier versions"`
 }
 
 // rffModelKeys are rff's keys in model.features, whose length may be the
@@ -20,6 +21,7 @@ type rffModelKeys struct {
 	Dim    int     `mapstructure:"dim" yaml:"dim" doc:"rff: number of random features"`
 	Length float64 `mapstructure:"length" yaml:"length" doc:"rff: length scale, or cv: chosen on cv.lengths (smrl estimate only)"`
 	Seed   uint64  `mapstructure:"seed" yaml:"seed" doc:"rff: seed of the random draw"`
+	FMA    bool    `mapstructure:"fma" yaml:"fma" doc:"rff: compute the features with fused multiply-adds (the same bits on every machine, other last digits than false, fewer operations in the AVX-512 kernels); false: the bits of earlier versions"`
 }
 
 // rffOf returns rff's keys in section.
@@ -31,10 +33,11 @@ func rffOf(c *config.Config, section string) rffKeys {
 }
 
 // rffFeatures are dim random Fourier features cos(ω·x/length + b) of
-// x = (s, a), ω ~ N(0, I) drawn with seed.
+// x = (s, a), ω ~ N(0, I) drawn with seed, in fused multiply-adds when fma
+// is true (expfam.RFF.FMA).
 var rffFeatures = Feature{Name: "rff",
 	Part: func(section string) config.Part {
-		uses := []string{section + ".dim", section + ".length", section + ".seed"}
+		uses := []string{section + ".dim", section + ".length", section + ".seed", section + ".fma"}
 		var keys any = &rffKeys{Dim: 64, Length: 1, Seed: 7}
 		if section == "model.features" {
 			uses = append(uses, "model.input_scale")
@@ -47,6 +50,9 @@ var rffFeatures = Feature{Name: "rff",
 	Build: func(c *config.Config, section string, ds, da int, scale []float64) (expfam.Features, error) {
 		k := rffOf(c, section)
 		r, err := expfam.NewRFF(ds, da, k.Dim, k.Length, k.Seed)
+		if r != nil {
+			r.FMA = k.FMA
+		}
 		if section == "env.features" {
 			return r, err
 		}

@@ -56,7 +56,7 @@ func newLQ(c *config.Config) (*MDP, error) {
 	}
 	return &MDP{
 		Dim:      ds,
-		Task:     lqTask{lq},
+		Task:     newLQTask(lq),
 		Dynamics: lq,
 		Model:    spec,
 		Init:     uniformInit(c.Env.InitLow, c.Env.InitHigh),
@@ -103,7 +103,11 @@ func (l lqMean) Step(s, a []float64, _ *rand.Rand, out []float64) { l.mean(s, a,
 // Deterministic reports that the mean step draws nothing.
 func (lqMean) Deterministic() bool { return true }
 
-// Quad returns xᵀ M x for the n × n row-major M.
+// Quad returns xᵀ M x for the n × n row-major M, summed as
+//
+//	v = Σ_i x_i·r_i,  r_i = Σ_j m_ij·x_j,
+//
+// both sums from index 0 up, each product rounded before it is added.
 func Quad(m []float64, x []float64) float64 {
 	n := len(x)
 	var v float64
@@ -117,11 +121,68 @@ func Quad(m []float64, x []float64) float64 {
 	return v
 }
 
+// sparseQuad is Quad of one fixed matrix that skips its zero entries and
+// the rows that hold nothing else (an LQ's Q and R are often diagonal), with
+// Quad's bits for every finite x: a sum that starts at +0 is never −0, so
+// adding a ±0 product leaves it as it was. An input with an infinite or NaN
+// entry (where 0·x is NaN) takes Quad itself.
+type sparseQuad struct {
+	m     []float64 // the dense matrix, for non-finite inputs
+	rows  []int32   // the rows with a non-zero entry, ascending
+	start []int32   // row rows[k]'s entries are cols/vals[start[k]:start[k+1]]
+	cols  []int32
+	vals  []float64
+}
+
+func newSparseQuad(m []float64, n int) sparseQuad {
+	q := sparseQuad{m: m, start: []int32{0}}
+	for i := range n {
+		k := len(q.cols)
+		for j, v := range m[i*n : (i+1)*n] {
+			if v != 0 {
+				q.cols = append(q.cols, int32(j))
+				q.vals = append(q.vals, v)
+			}
+		}
+		if len(q.cols) > k {
+			q.rows = append(q.rows, int32(i))
+			q.start = append(q.start, int32(len(q.cols)))
+		}
+	}
+	return q
+}
+
+// at returns xᵀ M x, the bits of Quad(M, x).
+func (q *sparseQuad) at(x []float64) float64 {
+	for _, xj := range x {
+		if math.IsInf(xj, 0) || math.IsNaN(xj) {
+			return Quad(q.m, x)
+		}
+	}
+	var v float64
+	for k, i := range q.rows {
+		var r float64
+		lo, hi := q.start[k], q.start[k+1]
+		for e, j := range q.cols[lo:hi] {
+			r += q.vals[int(lo)+e] * x[j]
+		}
+		v += x[i] * r
+	}
+	return v
+}
+
 // lqTask is r(s, a) = −(sᵀQs + aᵀRa).
-type lqTask struct{ *LQ }
+type lqTask struct {
+	*LQ
+	q, r sparseQuad
+}
+
+func newLQTask(l *LQ) lqTask {
+	return lqTask{LQ: l, q: newSparseQuad(l.Q, l.DS), r: newSparseQuad(l.R, l.DA)}
+}
 
 func (t lqTask) Reward(s, a []float64) float64 {
-	return -(Quad(t.Q, s[:t.DS]) + Quad(t.R, a[:t.DA]))
+	return -(t.q.at(s[:t.DS]) + t.r.at(a[:t.DA]))
 }
 func (lqTask) Terminal([]float64) (bool, float64) { return false, 0 }
 func (lqTask) Terminates() bool                   { return false }

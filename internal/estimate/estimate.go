@@ -206,13 +206,51 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	if err := CheckSupport(mdp, data, opt.Data); err != nil {
 		return nil, err
 	}
+	return interruptible(ctx, func() (*Result, error) {
+		if spec := KernelSpecOf(mdp); spec != nil {
+			return fitKernel(c, mdp, spec, data, opt, &st)
+		}
+		return fitAll(c, mdp, data, methods, opt, &st)
+	})
+}
+
+// interruptible returns work's result, or an error wrapping
+// errs.ErrInterrupted as soon as ctx is cancelled (at once if it already
+// is): the fits do not poll ctx, and one of 10⁶ transitions would hold a
+// SIGTERM for minutes, past a batch queue's grace. work runs on its own
+// goroutine, which a cancellation abandons; it writes nothing (the caller
+// writes the result), so an abandoned fit leaves no output, and it ends
+// with the process. A panic in work is returned as errs.Recovered's error.
+func interruptible[T any](ctx context.Context, work func() (T, error)) (T, error) {
+	var zero T
 	if err := ctx.Err(); err != nil {
-		return nil, interrupted(err)
+		return zero, interrupted(err)
 	}
-	if spec := KernelSpecOf(mdp); spec != nil {
-		return fitKernel(c, mdp, spec, data, opt, &st)
+	type result struct {
+		v   T
+		err error
 	}
-	return fitAll(c, mdp, data, methods, opt, &st)
+	done := make(chan result, 1) // an abandoned work still sends, to no one
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: errs.Recovered(r)}
+			}
+		}()
+		v, err := work()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		select {
+		case r := <-done: // finished as the signal came: keep the work
+			return r.v, r.err
+		default:
+			return zero, fmt.Errorf("%w (the fit was abandoned; nothing was written)", errs.ErrInterrupted)
+		}
+	}
 }
 
 // drawTransitions draws config.Estimate.N transitions from the true model

@@ -3,6 +3,7 @@ package estimate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/dataset"
 	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
@@ -270,4 +272,82 @@ func TestReadModelTheoremLambda(t *testing.T) {
 			t.Errorf("lambda %v: err = %v, want ok = %v", tc.lambda, err, tc.ok)
 		}
 	}
+}
+
+// A model fitted on fused-multiply-add features (model.features.fma: true)
+// reads back with them: its embedded config and its features' name say
+// fma, and the learners' map is built with RFF.FMA set; a file whose config
+// lacks the key (as every earlier version wrote it) reads as fma false, and
+// one whose features' name disagrees with its config is refused.
+func TestModelFileKeepsFMA(t *testing.T) {
+	dir := t.TempDir()
+	fitted := map[bool]*ModelFile{}
+	for _, fma := range []bool{false, true} {
+		p := filepath.Join(dir, fmt.Sprintf("c-%v.yaml", fma))
+		os.WriteFile(p, fmt.Appendf(nil, "env:\n  kind: pendulum\nmodel:\n  features:\n    kind: rff\n    dim: 6\n    fma: %v\nestimate:\n  n: 120\n", fma), 0o644)
+		c := testutil.LoadConfigOptions(t, config.Options{Path: p, IgnoreAgents: true})
+		res, err := Run(context.Background(), c, Options{Methods: []string{"sm"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, err := ModelOf(res, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("m-%v.json", fma))
+		if err := WriteModel(path, mf); err != nil {
+			t.Fatal(err)
+		}
+		back, c2, err := ReadModel(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rffOfModel(t, c2).FMA; got != fma || strings.Contains(back.Features, "fma=true") != fma {
+			t.Errorf("fma %v read back as %v, features %q", fma, got, back.Features)
+		}
+		fitted[fma] = back
+	}
+	if reflect.DeepEqual(fitted[false].Models[0].W, fitted[true].Models[0].W) {
+		t.Error("the fits on features with and without fma gave the same Ŵ to the bit: the key did not reach the features")
+	}
+	// Without the key: fma false.
+	old := *fitted[false]
+	old.Config = strings.Replace(old.Config, "    fma: false\n", "", 1)
+	if old.Config == fitted[false].Config {
+		t.Fatal("the embedded config holds no line fma: false")
+	}
+	path := filepath.Join(dir, "old.json")
+	if err := WriteModel(path, &old); err != nil {
+		t.Fatal(err)
+	}
+	_, c3, err := ReadModel(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rffOfModel(t, c3).FMA {
+		t.Error("a model file without the key read as fma true")
+	}
+	// The features' name of fma features under a config without fma.
+	bad := *fitted[true]
+	bad.Config = strings.Replace(bad.Config, "    fma: true\n", "", 1)
+	if err := WriteModel(path, &bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadModel(path); !errors.Is(err, errs.ErrInvalidInput) || !strings.Contains(err.Error(), "features:") {
+		t.Errorf("a file of fma features under a config without fma: %v, want exit 2 naming features", err)
+	}
+}
+
+// rffOfModel returns the learners' random Fourier features of c.
+func rffOfModel(t *testing.T, c *config.Config) *expfam.RFF {
+	t.Helper()
+	mdp, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := mdp.Model.Features.(*expfam.RFF)
+	if !ok {
+		t.Fatalf("features %v, want rff", mdp.Model.Features)
+	}
+	return f
 }

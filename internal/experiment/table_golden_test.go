@@ -37,6 +37,11 @@ func TestTableGolden(t *testing.T) {
 			[]string{"return", "return_steps", "cum_regret", "regret_loglog", "plus_count", "actions", "marginals", "interval_estimates", "performance_profile"}},
 		{"pendulum", "pendulum.yaml", 15, []string{"lds", "oracle"},
 			[]string{"return", "cum_regret", "regret_loglog", "marginals", "interval_estimates", "performance_profile"}},
+		// sm on the pendulum's 200 random Fourier features: the bits of the
+		// features' default arithmetic (model.features.fma false), which
+		// every shipped config on them depends on.
+		{"pendulum-sm", "pendulum.yaml", 15, []string{"sm", "oracle"},
+			[]string{"return", "cum_regret", "regret_loglog", "marginals", "interval_estimates", "performance_profile"}},
 		{"mountain-car", "mountain-car.yaml", 30, []string{"lds", "oracle"},
 			[]string{"return", "cum_regret", "marginals", "interval_estimates", "performance_profile"}}, // no positive regret: no log–log figure
 	} {

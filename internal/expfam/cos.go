@@ -72,3 +72,41 @@ func cosHalfTurns(y float64) float64 {
 	// Flip the sign bit when n is odd.
 	return math.Float64frombits(math.Float64bits(s) ^ math.Float64bits(t)<<63)
 }
+
+// cosFMA is Cos in fused multiply-adds: y = fma(x, 1/π, 1/2) and P(u) by
+// Horner steps p = fma(p, u, P_k), each rounded once (math.FMA, exact on
+// every CPU), and math.Cos outside the reduction range, as Cos. The
+// arithmetic of RFF.phiFMA and of the kernels of model.features.fma; its
+// error is Cos's bound or below.
+func cosFMA(x float64) float64 {
+	if !cosInRange(x) {
+		return math.Cos(x)
+	}
+	return cosHalfTurnsFMA(math.FMA(x, 1/math.Pi, 0.5))
+}
+
+// scaleCosFMA sets xs[j] = scale·cosFMA(xs[j]) for every j: scaleCos in
+// fused multiply-adds.
+func scaleCosFMA(xs []float64, scale float64) {
+	for j, x := range xs {
+		xs[j] = scale * cosFMA(x)
+	}
+}
+
+// cosHalfTurnsFMA is cosHalfTurns with its Horner steps fused: from
+// p = fma(P7, u, P6) to fma(p, u, P0). The reduction (t, f) has no
+// product, and f·f, f·P(u) are not added to, so nothing else may fuse.
+func cosHalfTurnsFMA(y float64) float64 {
+	t := y + roundMagic
+	f := y - (t - roundMagic)
+	u := f * f
+	p := math.FMA(cosP7, u, cosP6)
+	p = math.FMA(p, u, cosP5)
+	p = math.FMA(p, u, cosP4)
+	p = math.FMA(p, u, cosP3)
+	p = math.FMA(p, u, cosP2)
+	p = math.FMA(p, u, cosP1)
+	p = math.FMA(p, u, cosP0)
+	s := f * p
+	return math.Float64frombits(math.Float64bits(s) ^ math.Float64bits(t)<<63)
+}

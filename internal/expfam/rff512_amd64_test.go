@@ -9,6 +9,7 @@ import (
 
 	"github.com/smrl-dev/smrl/internal/simd"
 	"github.com/smrl-dev/smrl/internal/testutil"
+	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
 // The AVX-512 features (rffPhiAVX512) and the AVX2 ones (with useAVX512
@@ -105,23 +106,27 @@ func TestPhiBatch8IsPhi(t *testing.T) {
 }
 
 // BenchmarkRFFPhi2000 is one feature vector at the size of a MuJoCo task
-// (d_s 17, d_a 6, D 2000), by the AVX-512 and the AVX2 kernel.
+// (d_s 17, d_a 6, D 2000), by the AVX-512 and the AVX2 kernel, and by the
+// AVX-512 one with fused multiply-adds (RFF.FMA).
 func BenchmarkRFFPhi2000(b *testing.B) {
 	f, _ := NewRFF(17, 6, 2000, 2, 5)
 	rng := rand.New(rand.NewPCG(1, 1))
 	z := rffInputs(rng, 23, 1)
 	out := make([]float64, 2000)
 	defer func(v bool) { useAVX512 = v }(useAVX512)
-	for _, wide := range []bool{false, true} {
+	for _, c := range []struct{ wide, fma bool }{{false, false}, {true, false}, {true, true}} {
 		name := "avx2"
-		if wide {
+		if c.wide {
 			name = "avx512"
 		}
+		if c.fma {
+			name += "-fma"
+		}
 		b.Run(name, func(b *testing.B) {
-			if wide && !simdAVX512() {
+			if c.wide && !simdAVX512() {
 				b.Skip("no AVX-512F")
 			}
-			useAVX512 = wide
+			useAVX512, f.FMA = c.wide, c.fma
 			for b.Loop() {
 				f.Phi(z[:17], z[17:], out)
 			}
@@ -145,4 +150,137 @@ func BenchmarkPhiBatch8(b *testing.B) {
 	out := make([]float64, f.Batch8Len())
 	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch8(xt, out) })
 	b.ReportMetric(2000*71/best, "zmm-ops/ns")
+}
+
+// The fused-multiply-add kernels (rffPhiAVX512FMA through phiVector with
+// its Go tail, rffBatch8AVX512FMA through PhiBatch8, rffBatch16AVX512FMA
+// through PhiBatch16, whose second group holds other states) give phiFMA's bits for
+// every tail length, with and without actions, at input scales from small
+// to the bound of the range they take; without AVX-512 (useAVX512 off) and
+// below eight features phiVector declines with FMA set (the AVX2 kernel
+// has no fused form), and so does the fused η kernel: Phi and Eta then run
+// phiFMA. An input past the range's bound makes them decline.
+func TestRFFFMAKernelsAreReference(t *testing.T) {
+	requireVector(t)
+	if !useAVX512 {
+		t.Skip("no AVX-512F on this CPU (or SMRL_NOSIMD set): Phi runs phiFMA, tested by TestPhiIsPhiFMA")
+	}
+	defer func(v bool) { useAVX512 = v }(useAVX512)
+	rng := rand.New(rand.NewPCG(53, 4))
+	for _, tc := range []struct{ ds, da, d int }{
+		{1, 1, 4}, {1, 1, 8}, {2, 1, 9}, {3, 0, 15}, {17, 6, 2000}, {17, 6, 333}, {4, 2, 96}, {4, 2, 137}, {30, 10, 47},
+	} {
+		f, err := NewRFF(tc.ds, tc.da, tc.d, 1.5, uint64(tc.d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.FMA = true
+		in := tc.ds + tc.da
+		want, got := make([]float64, tc.d), make([]float64, tc.d)
+		xt, out := make([]float64, 8*in), make([]float64, f.Batch8Len())
+		xt2, out2, out16 := make([]float64, 8*in), make([]float64, f.Batch8Len()), make([]float64, f.Batch8Len())
+		xs, xs2 := make([][]float64, 8), make([][]float64, 8)
+		for _, scale := range []float64{1e-3, 1, 30, 1e4, 0} {
+			for range 4 {
+				for l := range xs {
+					if scale == 0 {
+						xs[l] = nearBound(f, rffInputs(rng, in, 1), 1-1e-3*float64(l+1))
+					} else {
+						xs[l] = rffInputs(rng, in, scale)
+					}
+					xs2[l] = rffInputs(rng, in, []float64{1e-3, 1, 30, 1e4}[rng.IntN(4)])
+					for i, v := range xs[l] {
+						xt[8*i+l] = v
+					}
+					for i, v := range xs2[l] {
+						xt2[8*i+l] = v
+					}
+				}
+				if !f.PhiBatch8(xt, out) {
+					t.Fatalf("%+v: PhiBatch8 declined", tc)
+				}
+				if !f.PhiBatch16(xt, xt2, out16, out2) {
+					t.Fatalf("%+v: PhiBatch16 declined", tc)
+				}
+				numeric.RequireSameBits(t, "PhiBatch16's first group against PhiBatch8", out16, out)
+				for l, x := range xs2 {
+					f.phiFMA(x[:tc.ds], x[tc.ds:], want)
+					for j, w := range want {
+						if math.Float64bits(out2[8*j+l]) != math.Float64bits(w) {
+							t.Fatalf("%+v lane %d of group 1, x = %v: PhiBatch16 feature %d = %v, phiFMA %v", tc, l, x, j, out2[8*j+l], w)
+						}
+					}
+				}
+				for l, x := range xs {
+					s, a := x[:tc.ds], x[tc.ds:]
+					f.phiFMA(s, a, want)
+					for j, w := range want {
+						if math.Float64bits(out[8*j+l]) != math.Float64bits(w) {
+							t.Fatalf("%+v lane %d, x = %v: PhiBatch8 feature %d = %v, phiFMA %v", tc, l, x, j, out[8*j+l], w)
+						}
+					}
+					for _, wide := range []bool{true, false} {
+						useAVX512 = wide
+						clear(got)
+						ok := f.phiVector(s, a, got)
+						if ok != (wide && tc.d >= 8) {
+							t.Fatalf("%+v AVX-512 %v: phiVector took FMA features: %v", tc, wide, ok)
+						}
+						if ok {
+							numeric.RequireSameBits(t, "rffPhiAVX512FMA against phiFMA", got, want)
+						}
+						if f.etaVector(s, a, make([]float64, tc.d), got, make([]float64, 1)) {
+							t.Fatalf("%+v: the fused η kernel took FMA features", tc)
+						}
+					}
+					useAVX512 = true
+				}
+			}
+		}
+		x := rffInputs(rng, in, 1)
+		x[0] = 1e17
+		if f.phiVector(x[:tc.ds], x[tc.ds:], got) {
+			t.Fatalf("%+v: phiVector took an input beyond the cosine's range", tc)
+		}
+		for i, v := range x {
+			xt[8*i+3] = v
+		}
+		if f.PhiBatch8(xt, out) {
+			t.Fatalf("%+v: PhiBatch8 took an input beyond the cosine's range", tc)
+		}
+		if f.PhiBatch16(xt2, xt, out2, out) || f.PhiBatch16(xt, xt2, out, out2) {
+			t.Fatalf("%+v: PhiBatch16 took an input beyond the cosine's range", tc)
+		}
+	}
+}
+
+// BenchmarkPhiBatch16FMA is BenchmarkPhiBatch8FMA of sixteen states in one
+// pass over the frequencies (PhiBatch16), per eight states.
+func BenchmarkPhiBatch16FMA(b *testing.B) {
+	if !useAVX512 {
+		b.Skip("no AVX-512F")
+	}
+	f, _ := NewRFF(17, 6, 2000, 2, 5)
+	f.FMA = true
+	rng := rand.New(rand.NewPCG(1, 1))
+	xt0, xt1 := rffInputs(rng, 8*23, 1), rffInputs(rng, 8*23, 1)
+	out0, out1 := make([]float64, f.Batch8Len()), make([]float64, f.Batch8Len())
+	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch16(xt0, xt1, out0, out1) }) / 2
+	b.ReportMetric(best, "cpu-ns/8-states")
+	b.ReportMetric(2000*39/best, "zmm-ops/ns")
+}
+
+// BenchmarkPhiBatch8FMA is BenchmarkPhiBatch8 with fused multiply-adds:
+// 2000·(23 fused multiply-adds + 16 operations of the reduction and the
+// cosine) = 78 000 512-bit operations per call.
+func BenchmarkPhiBatch8FMA(b *testing.B) {
+	if !useAVX512 {
+		b.Skip("no AVX-512F")
+	}
+	f, _ := NewRFF(17, 6, 2000, 2, 5)
+	f.FMA = true
+	xt := rffInputs(rand.New(rand.NewPCG(1, 1)), 8*23, 1)
+	out := make([]float64, f.Batch8Len())
+	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch8(xt, out) })
+	b.ReportMetric(2000*39/best, "zmm-ops/ns")
 }

@@ -58,24 +58,46 @@ func rffPhiAVX512(c *rffConsts, omegaT, bias, s *float64, ds int, a *float64, da
 //go:noescape
 func rffBatch8AVX512(c *rffConsts, omegaP, biasP, xt *float64, in, nb int, scale float64, out *float64)
 
+// rffPhiAVX512FMA is rffPhiAVX512 in phiFMA's arithmetic (RFF.FMA): the
+// dot product a chain of fused multiply-adds, the reduction and the Horner
+// steps fused. The same preconditions.
+//
+//go:noescape
+func rffPhiAVX512FMA(c *rffConsts, omegaT, bias, s *float64, ds int, a *float64, da, d, n8 int, scale float64, phi *float64)
+
+// rffBatch8AVX512FMA is rffBatch8AVX512 in phiFMA's arithmetic: each lane
+// holds the bits of Phi of its state with RFF.FMA set.
+//
+//go:noescape
+func rffBatch8AVX512FMA(c *rffConsts, omegaP, biasP, xt *float64, in, nb int, scale float64, out *float64)
+
+// rffBatch16AVX512FMA is rffBatch8AVX512FMA of two groups of eight states
+// (xt0 into out0, xt1 into out1) in one pass over omegaP, the same bits in
+// every lane.
+//
+//go:noescape
+func rffBatch16AVX512FMA(c *rffConsts, omegaP, biasP, xt0, xt1 *float64, in, nb int, scale float64, out0, out1 *float64)
+
 // dot4x4AVX2 writes to out[4k:4k+4] the four partial sums of Dot4 over the
 // first n4 (a multiple of 4) entries of row w_k and y, for four rows.
 //
 //go:noescape
 func dot4x4AVX2(w0, w1, w2, w3, y *float64, n4 int, out *[16]float64)
 
-// phiVector is Phi with the AVX2 kernel. It returns false, having written
-// nothing meaningful, when the kernel is off or does not apply (then the
-// caller runs phiScalar).
+// phiVector is Phi with the AVX2 kernel, or the AVX-512 one. It returns
+// false, having written nothing meaningful, when the kernel is off or does
+// not apply (then the caller runs phiRef). With FMA set only the AVX-512
+// kernel gives phiFMA's bits: without AVX-512F it declines.
 func (f *RFF) phiVector(s, a, out []float64) bool { return f.phiEtaVector(s, a, out, nil, nil) }
 
 // etaVector sets phi = Phi(s, a) and eta[k] = Dot4(w[k·d : (k+1)·d], phi)
 // for every k < len(eta), d = Dim(), with the AVX2 kernel, which adds each
 // group of features to the rows' partial sums while it is in registers: the
 // bits of Phi followed by Eta's Dot4. It returns false, having written
-// nothing meaningful, when the kernel is off or does not apply.
+// nothing meaningful, when the kernel is off or does not apply, and with
+// FMA set (the AVX2 kernel has no fused form: Eta runs Phi and dot4Rows).
 func (f *RFF) etaVector(s, a, w, phi, eta []float64) bool {
-	if len(eta) == 0 || len(eta) > maxFusedRows || len(w) < len(eta)*len(f.Bias) {
+	if f.FMA || len(eta) == 0 || len(eta) > maxFusedRows || len(w) < len(eta)*len(f.Bias) {
 		return false
 	}
 	return f.phiEtaVector(s, a, phi, w, eta)
@@ -84,7 +106,7 @@ func (f *RFF) etaVector(s, a, w, phi, eta []float64) bool {
 // phiEtaVector is phiVector, and etaVector when eta is not empty.
 func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
 	ds, da, d := f.DS, f.DA, len(f.Bias)
-	if !useAVX2 || d < 4 || ds < 1 {
+	if !useAVX2 || d < 4 || ds < 1 || f.FMA && (len(eta) > 0 || !useAVX512 || d < 8) {
 		return false
 	}
 	s, a = s[:ds], a[:da]
@@ -167,16 +189,34 @@ func (f *RFF) phiAVX512(s, a []float64, ap *float64, out []float64) bool {
 	ds, da, d := f.DS, f.DA, len(f.Bias)
 	wt := f.omegaT[:(ds+da)*d]
 	n8 := d &^ 7
-	rffPhiAVX512(&rffC, &wt[0], &f.Bias[0], &s[0], ds, ap, da, d, n8, f.Scale, &out[0])
+	if f.FMA {
+		rffPhiAVX512FMA(&rffC, &wt[0], &f.Bias[0], &s[0], ds, ap, da, d, n8, f.Scale, &out[0])
+	} else {
+		rffPhiAVX512(&rffC, &wt[0], &f.Bias[0], &s[0], ds, ap, da, d, n8, f.Scale, &out[0])
+	}
 	f.phiTail(s, a, n8, out)
 	return true
 }
 
-// phiTail writes the features from j0 on as phiScalar computes them: the
+// phiTail writes the features from j0 on as phiRef computes them: the
 // ones past the vector kernels' last full register.
 func (f *RFF) phiTail(s, a []float64, j0 int, out []float64) {
 	ds, d := f.DS, len(f.Bias)
 	wt := f.omegaT
+	if f.FMA {
+		for j := j0; j < d; j++ {
+			z := f.Bias[j]
+			for i, v := range s {
+				z = math.FMA(wt[i*d+j], v, z)
+			}
+			for i, v := range a {
+				z = math.FMA(wt[(ds+i)*d+j], v, z)
+			}
+			out[j] = z
+		}
+		scaleCosFMA(out[j0:], f.Scale)
+		return
+	}
 	for j := j0; j < d; j++ {
 		z := f.Bias[j]
 		for i, v := range s {
@@ -193,7 +233,8 @@ func (f *RFF) phiTail(s, a []float64, j0 int, out []float64) {
 // PhiBatch8 writes the features of eight inputs x_0, …, x_7 (x = [s, a],
 // given transposed: xt[8i+l] = x_l[i], len(xt) ≥ 8·(d_s + d_a)) with the
 // states in the lanes of the AVX-512 kernel: out[8j+l] = Phi(x_l)[j] for
-// j < D, bit for bit (len(out) ≥ Batch8Len(); the entries of the padding
+// j < D, bit for bit, in phiFMA's arithmetic when FMA is set
+// (len(out) ≥ Batch8Len(); the entries of the padding
 // features past D are written and meaningless). It returns false, having
 // written nothing meaningful, when the kernel is off (no AVX-512F, purego,
 // SMRL_NOSIMD) or an input is outside Cos's reduction range (then Phi of
@@ -204,6 +245,43 @@ func (f *RFF) PhiBatch8(xt, out []float64) bool {
 		return false
 	}
 	xt, out = xt[:8*in], out[:f.Batch8Len()]
+	if !f.batchInRange(xt) {
+		return false
+	}
+	if f.FMA {
+		rffBatch8AVX512FMA(&rffC, &f.omegaP[0], &f.biasP[0], &xt[0], in, len(f.biasP)/8, f.Scale, &out[0])
+	} else {
+		rffBatch8AVX512(&rffC, &f.omegaP[0], &f.biasP[0], &xt[0], in, len(f.biasP)/8, f.Scale, &out[0])
+	}
+	return true
+}
+
+// PhiBatch16 is PhiBatch8 of two groups of eight inputs, xt0 into out0
+// and xt1 into out1, with the same bits. With FMA set one kernel does both
+// in a single pass over the frequencies (at D = 2000 they stream from L2,
+// which bounds the eight-state kernel), otherwise PhiBatch8 runs twice. It
+// returns false, having written nothing meaningful, when PhiBatch8 would
+// decline either group.
+func (f *RFF) PhiBatch16(xt0, xt1, out0, out1 []float64) bool {
+	if !f.FMA {
+		return f.PhiBatch8(xt0, out0) && f.PhiBatch8(xt1, out1)
+	}
+	in := f.DS + f.DA
+	if !useAVX512 || f.DS < 1 {
+		return false
+	}
+	xt0, xt1, out0, out1 = xt0[:8*in], xt1[:8*in], out0[:f.Batch8Len()], out1[:f.Batch8Len()]
+	if !f.batchInRange(xt0) || !f.batchInRange(xt1) {
+		return false
+	}
+	rffBatch16AVX512FMA(&rffC, &f.omegaP[0], &f.biasP[0], &xt0[0], &xt1[0], in, len(f.biasP)/8, f.Scale, &out0[0], &out1[0])
+	return true
+}
+
+// batchInRange reports whether every argument of the cosine of the eight
+// inputs xt (PhiBatch8's layout) is bounded below half the reduction range.
+func (f *RFF) batchInRange(xt []float64) bool {
+	in := f.DS + f.DA
 	for l := range 8 {
 		bound := f.maxBias
 		for i, m := range f.maxOmega[:in] {
@@ -213,7 +291,6 @@ func (f *RFF) PhiBatch8(xt, out []float64) bool {
 			return false
 		}
 	}
-	rffBatch8AVX512(&rffC, &f.omegaP[0], &f.biasP[0], &xt[0], in, len(f.biasP)/8, f.Scale, &out[0])
 	return true
 }
 

@@ -19,5 +19,9 @@ func dot4Rows(w, y, eta []float64) bool { return false }
 // caller computes Phi of each state.
 func (f *RFF) PhiBatch8(xt, out []float64) bool { return false }
 
+// PhiBatch16 is two groups of PhiBatch8: without it the caller computes
+// Phi of each state.
+func (f *RFF) PhiBatch16(xt0, xt1, out0, out1 []float64) bool { return false }
+
 // HasPhiBatch8 is false: no batch kernel in this build.
 func HasPhiBatch8() bool { return false }

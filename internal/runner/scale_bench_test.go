@@ -11,6 +11,7 @@ import (
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/config"
 	"github.com/smrl-dev/smrl/internal/env"
+	"github.com/smrl-dev/smrl/internal/expfam"
 	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
@@ -18,15 +19,48 @@ import (
 // (testdata/scale-lq17.yaml: d_s = 17, d_a = 6, D = 2000 random Fourier
 // features, MPPI 32 × τ 16): the decision, the true transition, the
 // statistics of the transition (Observe) and the step's share of the refit
-// at the end of each 200-step episode (EndEpisode / 200), from an agent
-// fitted to one episode of random play. Run it by episodes:
-// -benchtime 400x is two. It reports the thread's CPU time per step
-// (ms/step) and its three parts.
-func BenchmarkScaleStep(b *testing.B) {
-	c := testutil.LoadConfigOptions(b, config.Options{Path: "testdata/scale-lq17.yaml"})
+// at the end of each episode (EndEpisode / horizon), from an agent fitted
+// to one episode of random play. Its sub-benchmarks set the horizon, so
+// the refit's share: h200, a refit every 200 steps (the config's), and
+// h1000, every 1000 steps, the episodes of the MuJoCo tasks of that size
+// (HalfCheetah: 17 states, 6 actions, 1000 steps; configs/half-cheetah.yaml).
+// Run it by episodes: -benchtime 2000x is two of h1000 and ten of h200. It
+// reports the thread's CPU time per step (ms/step) and its three parts.
+func BenchmarkScaleStep(b *testing.B) { scaleSteps(b, false) }
+
+// BenchmarkScaleStepFMA is BenchmarkScaleStep with model.features.fma:
+// true (the features in fused multiply-adds: other bits, fewer operations
+// and, with AVX-512, sixteen states per pass over the frequencies).
+func BenchmarkScaleStepFMA(b *testing.B) { scaleSteps(b, true) }
+
+// scaleSteps runs BenchmarkScaleStep's sub-benchmarks with
+// model.features.fma set to fma.
+func scaleSteps(b *testing.B, fma bool) {
+	for _, bc := range []struct {
+		name    string
+		environ []string
+	}{
+		{"h200", nil},
+		{"h1000", []string{"SMRL_ENV_HORIZON=1000"}},
+	} {
+		environ := bc.environ
+		if fma {
+			environ = append(environ, "SMRL_MODEL_FEATURES_FMA=true")
+		}
+		b.Run(bc.name, func(b *testing.B) { benchScaleStep(b, environ, fma) })
+	}
+}
+
+// benchScaleStep is BenchmarkScaleStep on testdata/scale-lq17.yaml with
+// the SMRL_* variables of environ, which set model.features.fma to fma.
+func benchScaleStep(b *testing.B, environ []string, fma bool) {
+	c := testutil.LoadConfigOptions(b, config.Options{Path: "testdata/scale-lq17.yaml", Environ: environ})
 	m, err := env.New(c)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if r, ok := m.Model.Features.(*expfam.RFF); !ok || r.FMA != fma {
+		b.Fatalf("features %v, want rff with FMA %v", m.Model.Features, fma)
 	}
 	ag, err := agent.New("sm", m.Model, m.Dynamics, agent.Config{Lambda: c.Lambda, Confidence: agent.ConfidenceOf(c), Rollout: c.Planner.Rollout})
 	if err != nil {

@@ -247,35 +247,49 @@ func roundUp(x, to int) int { return (x + to - 1) / to * to }
 
 // macro runs the micro-kernel over the tiles of the mb×nb block of C at
 // (i0, j0) that meet part pt, from the packed ap (mb rows) and bp (nb
-// columns) of kb steps. With AVX-512 (useWide) two neighbouring full tiles
-// of a row of tiles run as one 6×16 tile (kern6x16), each element's
-// arithmetic that of kern6x8.
+// columns) of kb steps. With AVX-512 three neighbouring full tiles of a row
+// of tiles run as one 6×24 tile (kern6x24, useWide3), or two as one 6×16
+// (kern6x16, useWide), each element's arithmetic that of kern6x8: every
+// element of C is one tile's, whichever kernel runs it.
 func macro(pt part, i0, mb, j0, nb, kb int, alpha float64, ap, bp, c []float64, ldc int) {
 	var tmp [mr * nr]float64
 	for jq := 0; jq*nr < nb; {
-		wide := useWide && (jq+2)*nr <= nb
+		g := 1 // tiles in a group
+		switch {
+		case useWide && useWide3 && (jq+3)*nr <= nb:
+			g = 3
+		case useWide && (jq+2)*nr <= nb:
+			g = 2
+		}
 		for iq := 0; iq*mr < mb; iq++ {
 			i, j := i0+iq*mr, j0+jq*nr
-			if wide && min(mr, mb-iq*mr) == mr {
-				_, full0 := tileOf(pt, i, j, mr, nr)
-				_, full1 := tileOf(pt, i, j+nr, mr, nr)
-				if full0 && full1 {
-					kern6x16(kb, ap[iq*kb*mr:(iq+1)*kb*mr], bp[jq*kb*nr:(jq+1)*kb*nr],
-						bp[(jq+1)*kb*nr:(jq+2)*kb*nr], c[i*ldc+j:], ldc, alpha)
-					continue
+			if g > 1 && min(mr, mb-iq*mr) == mr && fullTiles(pt, i, j, g) {
+				a := ap[iq*kb*mr : (iq+1)*kb*mr]
+				b0, b1 := bp[jq*kb*nr:(jq+1)*kb*nr], bp[(jq+1)*kb*nr:(jq+2)*kb*nr]
+				if g == 3 {
+					kern6x24(kb, a, b0, b1, bp[(jq+2)*kb*nr:(jq+3)*kb*nr], c[i*ldc+j:], ldc, alpha)
+				} else {
+					kern6x16(kb, a, b0, b1, c[i*ldc+j:], ldc, alpha)
 				}
+				continue
 			}
-			tile(pt, i0, mb, j0, nb, kb, iq, jq, alpha, ap, bp, c, ldc, &tmp)
-			if wide {
-				tile(pt, i0, mb, j0, nb, kb, iq, jq+1, alpha, ap, bp, c, ldc, &tmp)
+			for q := range g {
+				tile(pt, i0, mb, j0, nb, kb, iq, jq+q, alpha, ap, bp, c, ldc, &tmp)
 			}
 		}
-		if wide {
-			jq += 2
-		} else {
-			jq++
+		jq += g
+	}
+}
+
+// fullTiles says whether the g full-width tiles of C at (i, j), (i, j+8),
+// … lie inside part pt whole.
+func fullTiles(pt part, i, j, g int) bool {
+	for q := range g {
+		if _, full := tileOf(pt, i, j+q*nr, mr, nr); !full {
+			return false
 		}
 	}
+	return true
 }
 
 // tileOf says whether the mrows×ncols tile of C at (i, j) misses part pt

@@ -28,6 +28,15 @@ func kern6x16(k int, a, b0, b1, c []float64, ldc int, alpha float64) {
 	kern6x8(k, a, b1, c[nr:], ldc, alpha)
 }
 
+// useWide3 is false without the amd64 assembly: macro runs kern6x8 alone.
+var useWide3 = false
+
+func kern6x24(k int, a, b0, b1, b2, c []float64, ldc int, alpha float64) {
+	kern6x8(k, a, b0, c, ldc, alpha)
+	kern6x8(k, a, b1, c[nr:], ldc, alpha)
+	kern6x8(k, a, b2, c[2*nr:], ldc, alpha)
+}
+
 func panel8x2(_ int, rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64) {
 	panel8x2AVX512(rows, k, bp0, bp1, tile)
 }

@@ -81,30 +81,39 @@ func TestMulABtPanel8IsMulABt(t *testing.T) {
 	}
 }
 
-// The 6×16 AVX-512 tile gives the bits of two kern6x8Go tiles, and gemm
-// gives the same bits with pairs of tiles on it and without, for every part
+// The 6×16 and 6×24 AVX-512 tiles give the bits of two and three kern6x8Go
+// tiles, and gemm gives the same bits with triples and pairs of tiles on
+// them, with pairs alone and with neither, for every part
 // of C (the Cholesky's trailing update is the lower part), sizes with odd
 // numbers of column panels and partial tiles, and α ≠ 1.
 func TestWideTileSameBits(t *testing.T) {
 	if !useWide {
 		t.Skip("no AVX-512F (or SMRL_NOSIMD, purego): macro runs kern6x8 alone")
 	}
-	defer func() { useWide = true }()
+	defer func(w3 bool) { useWide, useWide3 = true, w3 }(useWide3)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, k := range []int{1, 7, 256} {
-		a, b0, b1 := randMat(rng, mr*k), randMat(rng, nr*k), randMat(rng, nr*k)
-		c1 := randMat(rng, mr*19)
+		a, b0, b1, b2 := randMat(rng, mr*k), randMat(rng, nr*k), randMat(rng, nr*k), randMat(rng, nr*k)
+		c1 := randMat(rng, mr*27)
 		c2 := append([]float64(nil), c1...)
-		kern6x16(k, a, b0, b1, c1, 19, -1.3)
-		kern6x8Go(k, a, b0, c2, 19, -1.3)
-		kern6x8Go(k, a, b1, c2[nr:], 19, -1.3)
+		c3 := append([]float64(nil), c1...)
+		kern6x16(k, a, b0, b1, c1, 27, -1.3)
+		kern6x24(k, a, b0, b1, b2, c3, 27, -1.3)
+		kern6x8Go(k, a, b0, c2, 27, -1.3)
+		kern6x8Go(k, a, b1, c2[nr:], 27, -1.3)
 		for i := range c1 {
 			if math.Float64bits(c1[i]) != math.Float64bits(c2[i]) {
 				t.Fatalf("k=%d entry %d: 6×16 %v, two 6×8 in Go %v", k, i, c1[i], c2[i])
 			}
 		}
+		kern6x8Go(k, a, b2, c2[2*nr:], 27, -1.3)
+		for i := range c3 {
+			if math.Float64bits(c3[i]) != math.Float64bits(c2[i]) {
+				t.Fatalf("k=%d entry %d: 6×24 %v, three 6×8 in Go %v", k, i, c3[i], c2[i])
+			}
+		}
 	}
-	for _, sz := range []struct{ m, n, k int }{{37, 45, 300}, {61, 61, 257}, {12, 40, 9}} {
+	for _, sz := range []struct{ m, n, k int }{{37, 45, 300}, {61, 61, 257}, {12, 40, 9}, {100, 130, 128}} {
 		for _, pt := range []part{whole, upperPart, lowerPart} {
 			n := sz.n
 			if pt != whole {
@@ -112,15 +121,17 @@ func TestWideTileSameBits(t *testing.T) {
 			}
 			a, b := randMat(rng, sz.m*sz.k), randMat(rng, n*sz.k)
 			c0 := randMat(rng, sz.m*n)
-			var got [2][]float64
-			for w, wide := range []bool{true, false} {
-				useWide = wide
+			var got [3][]float64
+			for w, wide := range [][2]bool{{false, false}, {true, false}, {true, true}} {
+				useWide, useWide3 = wide[0], wide[1]
 				got[w] = append([]float64(nil), c0...)
 				gemm(pt, sz.m, n, sz.k, 0.7, operand{a, sz.k, false}, operand{b, sz.k, true}, got[w], n)
 			}
-			for i := range c0 {
-				if math.Float64bits(got[0][i]) != math.Float64bits(got[1][i]) {
-					t.Fatalf("%+v part %d entry %d: with 6×16 tiles %v, without %v", sz, pt, i, got[0][i], got[1][i])
+			for w := 1; w < 3; w++ {
+				for i := range c0 {
+					if math.Float64bits(got[w][i]) != math.Float64bits(got[0][i]) {
+						t.Fatalf("%+v part %d entry %d: with 6×16 (and 6×24: %v) tiles %v, with 6×8 alone %v", sz, pt, i, w == 2, got[w][i], got[0][i])
+					}
 				}
 			}
 		}

@@ -84,17 +84,6 @@ func narrowSub(m, n, k int, a []float64, off, rs, ls int, x, c []float64, ldb in
 	_ = x[(k-1)*ldb+n-1]
 	_ = c[(m-1)*ldb+n-1]
 	var rows [4]int
-	if !big(m, n, k) && n > narrowMax {
-		for i := range m { // whole rows: gonum's loop, its axpy in AVX-512
-			ci := c[i*ldb : i*ldb+n]
-			for p := range k {
-				if coef := a[off+i*rs+p*ls]; coef != 0 {
-					subScaled(ci, x[p*ldb:p*ldb+n], coef)
-				}
-			}
-		}
-		return
-	}
 	if !big(m, n, k) {
 		for c0 := 0; c0 < n; c0 += narrowMax {
 			w := min(narrowMax, n-c0)
@@ -147,10 +136,6 @@ func narrowSub(m, n, k int, a []float64, off, rs, ls int, x, c []float64, ldb in
 // zero coefficients skipped, then c_i *= 1/u_ii. For Uᵀ the rows before a
 // group of four are added to the four at once.
 func narrowLeaf(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
-	if n > narrowMax {
-		wideLeaf(t, m, n, a, lda, b, ldb)
-		return
-	}
 	for c0 := 0; c0 < n; c0 += narrowMax {
 		narrowLeafCols(t, m, min(narrowMax, n-c0), a, lda, b[c0:], ldb)
 	}
@@ -182,32 +167,6 @@ func narrowLeafCols(t bool, m, n int, a []float64, lda int, b []float64, ldb int
 			narrowAxpy1(m-1-i, a, i*lda+i+1, 1, b[(i+1)*ldb:], b[i*ldb:], ldb, n)
 		}
 		narrowScale(b[i*ldb:i*ldb+n], 1/a[i*lda+i])
-	}
-}
-
-// wideLeaf is narrowLeaf on rows of more than narrowMax columns: gonum's
-// loops, each c_i −= a·x_p over a whole row by subScaled.
-func wideLeaf(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
-	if t {
-		for i := range m {
-			bi := b[i*ldb : i*ldb+n]
-			for p := range i {
-				if coef := a[p*lda+i]; coef != 0 {
-					subScaled(bi, b[p*ldb:p*ldb+n], coef)
-				}
-			}
-			narrowScale(bi, 1/a[i*lda+i])
-		}
-		return
-	}
-	for i := m - 1; i >= 0; i-- {
-		bi := b[i*ldb : i*ldb+n]
-		for p := i + 1; p < m; p++ {
-			if coef := a[i*lda+p]; coef != 0 {
-				subScaled(bi, b[p*ldb:p*ldb+n], coef)
-			}
-		}
-		narrowScale(bi, 1/a[i*lda+i])
 	}
 }
 

@@ -67,6 +67,17 @@ func kern6x8Go(k int, a, b, c []float64, ldc int, alpha float64) {
 func packA(ap []float64, a operand, m, i0, mb, p0, kb int) {
 	for q := 0; q*mr < mb; q++ {
 		dst := ap[q*kb*mr : (q+1)*kb*mr]
+		if i := i0 + q*mr; a.t && q*mr+mr <= mb && i+mr <= m {
+			// A full panel of op(A) = Xᵀ: six neighbours of each row of
+			// X, read and written in order (by rows of the panel, each
+			// step would be a new line of X six times over).
+			for p := range kb {
+				src := a.x[(p0+p)*a.ld+i : (p0+p)*a.ld+i+mr : (p0+p)*a.ld+i+mr]
+				d := dst[p*mr : p*mr+mr : p*mr+mr]
+				d[0], d[1], d[2], d[3], d[4], d[5] = src[0], src[1], src[2], src[3], src[4], src[5]
+			}
+			continue
+		}
 		for r := range mr {
 			i := i0 + q*mr + r
 			if i >= m || q*mr+r >= mb {

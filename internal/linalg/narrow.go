@@ -15,8 +15,8 @@ import "math"
 // sum subtracted as the kernel's tile does it; where it runs gonum's Dgemm
 // or Dtrsm, the same c += (−a)·x, rounded product, zero coefficients
 // skipped. The columns are the lanes of the AVX-512 kernels
-// (narrow_amd64.s), four rows at a time; the narrow*Go twins give the same
-// bits elsewhere.
+// (narrow_amd64.s: one to three registers of lanes), four rows at a time;
+// the narrow*Go twins give the same bits elsewhere.
 
 // narrowMax is the most columns trsmNarrow takes: three registers of eight
 // lanes.
@@ -188,7 +188,7 @@ func narrowAcc4(k int, a []float64, off, rs, ls int, rows *[4]int, x []float64, 
 		for r, i := range rows {
 			ptr[r] = &a[off+i*rs]
 		}
-		narrowAcc4AVX512(k, &ptr, ls, &x[0], ldb, acc, narrowMask(n))
+		narrowAcc4AVX512(n, k, &ptr, ls, &x[0], ldb, acc)
 		return
 	}
 	narrowAcc4Go(k, a, off, rs, ls, rows, x, ldb, n, acc)
@@ -218,7 +218,7 @@ func narrowAxpy4(k int, a []float64, off, rs, ls int, rows *[4]int, x, c []float
 			ap[r] = &a[off+i*rs]
 			cp[r] = &c[i*ldb]
 		}
-		narrowAxpy4AVX512(k, &ap, ls, &x[0], ldb, &cp, narrowMask(n))
+		narrowAxpy4AVX512(n, k, &ap, ls, &x[0], ldb, &cp)
 		return
 	}
 	for r, i := range rows {
@@ -235,7 +235,7 @@ func narrowAxpy1(k int, a []float64, off, ls int, x, c []float64, ldb, n int) {
 	_ = a[off+(k-1)*ls]
 	_ = x[(k-1)*ldb+n-1]
 	if useNarrow {
-		narrowAxpy1AVX512(k, &a[off], ls, &x[0], ldb, &c[0], narrowMask(n))
+		narrowAxpy1AVX512(n, k, &a[off], ls, &x[0], ldb, &c[0])
 		return
 	}
 	narrowAxpyGo(k, a[off:], ls, x, c[:n], ldb)

@@ -11,13 +11,68 @@ import "github.com/smrl-dev/smrl/internal/simd"
 var useNarrow = simd.AVX512
 
 //go:noescape
-func narrowAcc4AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, out *[96]float64, mask uint64)
+func narrowAcc4C1AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, out *[96]float64, mask uint64)
 
 //go:noescape
-func narrowAxpy4AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, c *[4]*float64, mask uint64)
+func narrowAxpy4C1AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, c *[4]*float64, mask uint64)
 
 //go:noescape
-func narrowAxpy1AVX512(k int, coef *float64, ls int, x *float64, ldx int, c *float64, mask uint64)
+func narrowAxpy1C1AVX512(k int, coef *float64, ls int, x *float64, ldx int, c *float64, mask uint64)
+
+//go:noescape
+func narrowAcc4C2AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, out *[96]float64, mask uint64)
+
+//go:noescape
+func narrowAxpy4C2AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, c *[4]*float64, mask uint64)
+
+//go:noescape
+func narrowAxpy1C2AVX512(k int, coef *float64, ls int, x *float64, ldx int, c *float64, mask uint64)
+
+//go:noescape
+func narrowAcc4C3AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, out *[96]float64, mask uint64)
+
+//go:noescape
+func narrowAxpy4C3AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, c *[4]*float64, mask uint64)
+
+//go:noescape
+func narrowAxpy1C3AVX512(k int, coef *float64, ls int, x *float64, ldx int, c *float64, mask uint64)
+
+// The narrow kernels for n ≤ 8, 16 or 24 columns: one, two or three
+// registers of lanes (scripts/gen-narrow-kernel.py). The calls are direct,
+// as panel8x2's.
+
+func narrowAcc4AVX512(n, k int, coef *[4]*float64, ls int, x *float64, ldx int, out *[96]float64) {
+	switch m := narrowMask(n); {
+	case n <= 8:
+		narrowAcc4C1AVX512(k, coef, ls, x, ldx, out, m)
+	case n <= 16:
+		narrowAcc4C2AVX512(k, coef, ls, x, ldx, out, m)
+	default:
+		narrowAcc4C3AVX512(k, coef, ls, x, ldx, out, m)
+	}
+}
+
+func narrowAxpy4AVX512(n, k int, coef *[4]*float64, ls int, x *float64, ldx int, c *[4]*float64) {
+	switch m := narrowMask(n); {
+	case n <= 8:
+		narrowAxpy4C1AVX512(k, coef, ls, x, ldx, c, m)
+	case n <= 16:
+		narrowAxpy4C2AVX512(k, coef, ls, x, ldx, c, m)
+	default:
+		narrowAxpy4C3AVX512(k, coef, ls, x, ldx, c, m)
+	}
+}
+
+func narrowAxpy1AVX512(n, k int, coef *float64, ls int, x *float64, ldx int, c *float64) {
+	switch m := narrowMask(n); {
+	case n <= 8:
+		narrowAxpy1C1AVX512(k, coef, ls, x, ldx, c, m)
+	case n <= 16:
+		narrowAxpy1C2AVX512(k, coef, ls, x, ldx, c, m)
+	default:
+		narrowAxpy1C3AVX512(k, coef, ls, x, ldx, c, m)
+	}
+}
 
 //go:noescape
 func subScaledAVX512(n int, x, a *float64, s float64)

@@ -5,15 +5,15 @@ package linalg
 // useNarrow is false without the amd64 assembly: the narrow*Go twins run.
 var useNarrow = false
 
-func narrowAcc4AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, out *[96]float64, mask uint64) {
+func narrowAcc4AVX512(n, k int, coef *[4]*float64, ls int, x *float64, ldx int, out *[96]float64) {
 	panic("linalg: narrowAcc4AVX512 without its assembly")
 }
 
-func narrowAxpy4AVX512(k int, coef *[4]*float64, ls int, x *float64, ldx int, c *[4]*float64, mask uint64) {
+func narrowAxpy4AVX512(n, k int, coef *[4]*float64, ls int, x *float64, ldx int, c *[4]*float64) {
 	panic("linalg: narrowAxpy4AVX512 without its assembly")
 }
 
-func narrowAxpy1AVX512(k int, coef *float64, ls int, x *float64, ldx int, c *float64, mask uint64) {
+func narrowAxpy1AVX512(n, k int, coef *float64, ls int, x *float64, ldx int, c *float64) {
 	panic("linalg: narrowAxpy1AVX512 without its assembly")
 }
 

@@ -14,31 +14,32 @@ import (
 	"github.com/smrl-dev/smrl/internal/testutil/numeric"
 )
 
-// upperFactor returns an m×m upper triangular matrix with row stride lda:
-// the Cholesky factor of XᵀX/m + ridge·I, with every 37th off-diagonal
-// entry, the rows i ≡ 3 (mod 97) right of the diagonal and the columns
-// j ≡ 5 (mod 89) above it set to 0 or −0 (gonum skips zero coefficients,
-// and the packed product's full and partial tiles differ only in the sign
-// of a zero: with rhs's zero rows these show), zeros below the diagonal.
-func upperFactor(m, lda int, ridge float64, seed uint64) []float64 {
+// upperFactor returns an m×m upper triangular matrix with row stride lda,
+// zeros below the diagonal: u_ii = 1 + |z|, u_ij = z/√m above (z standard
+// normal; a solve's growth stays bounded), three diagonal entries set to
+// small (< 1: an ill-conditioned U) when small is below 1, and every 37th
+// off-diagonal entry, the rows i ≡ 3 (mod 97) right of the diagonal and
+// the columns j ≡ 5 (mod 89) above it set to 0 or −0 (gonum skips zero
+// coefficients, and the packed product's full and partial tiles differ
+// only in the sign of a zero: with rhs's zero rows these show).
+func upperFactor(m, lda int, small float64, seed uint64) []float64 {
 	rng := rand.New(rand.NewPCG(seed, 3))
-	x := randMat(rng, m*m)
 	a := make([]float64, m*lda)
-	Impl{}.Dgemm(blas.Trans, blas.NoTrans, m, m, m, 1/float64(m), x, m, x, m, 0, a, lda)
+	sd := 1 / math.Sqrt(float64(m))
 	for i := range m {
-		a[i*lda+i] += ridge
-	}
-	if !(Lapack{}).Dpotrf(blas.Upper, m, a, lda) {
-		panic("upperFactor: not positive definite")
-	}
-	for i := range m {
-		for j := range lda {
+		a[i*lda+i] = 1 + math.Abs(rng.NormFloat64())
+		for j := i + 1; j < m; j++ {
 			switch {
-			case j < i:
-				a[i*lda+j] = 0
-			case j > i && j < m && (i%97 == 3 || j%89 == 5 || (i*m+j)%37 == 0):
+			case i%97 == 3 || j%89 == 5 || (i*m+j)%37 == 0:
 				a[i*lda+j] = math.Copysign(0, float64((i+j)%2)-0.5)
+			default:
+				a[i*lda+j] = sd * rng.NormFloat64()
 			}
+		}
+	}
+	if small < 1 {
+		for _, i := range []int{m / 3, m / 2, m - 1} {
+			a[i*lda+i] = small
 		}
 	}
 	return a
@@ -94,11 +95,11 @@ func TestTrsmNarrowIsTrsm(t *testing.T) {
 		{128, 300, 301}, {64, 25, 25}, {200, 49, 49}, {130, 530, 530}, {128, 1100, 1100}, {160, 700, 703}, {1550, 7, 8},
 	}
 	for ci, c := range cases {
-		ridge := 1.0
+		small := 1.0
 		if ci%2 == 1 {
-			ridge = 1e-10
+			small = 1e-6
 		}
-		u := upperFactor(c.m, c.m+ci%3, ridge, uint64(ci))
+		u := upperFactor(c.m, c.m+ci%3, small, uint64(ci))
 		lda := c.m + ci%3
 		for _, tr := range []blas.Transpose{blas.Trans, blas.NoTrans} {
 			b0 := rhs(c.m, c.n, c.ldb, uint64(ci))
@@ -106,6 +107,11 @@ func TestTrsmNarrowIsTrsm(t *testing.T) {
 			withNarrow(false, useNarrow, func() {
 				Impl{}.Dtrsm(blas.Left, blas.Upper, tr, blas.NonUnit, c.m, c.n, 1, u, lda, want, c.ldb)
 			})
+			for i, v := range want {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("m %d n %d %c: the reference solution has %v at %d", c.m, c.n, tr, v, i)
+				}
+			}
 			for _, k := range narrowKernels() {
 				got := append([]float64(nil), b0...)
 				withNarrow(true, k, func() {

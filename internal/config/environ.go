@@ -114,14 +114,18 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		return out.Elem().Interface(), nil
 	}
 	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Uint64, reflect.Float64:
+		if leadingZero.MatchString(val) { // a config file refuses it: one rule
+			return nil, errors.New("must be written " + leadingZeroText)
+		}
+	}
+	switch t.Kind() {
 	case reflect.Int, reflect.Int64:
 		n, err := strconv.ParseInt(val, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("must be an integer")
 		}
-		if octalInt.MatchString(val) { // a config file refuses it: one rule
-			return nil, fmt.Errorf("must be an integer without a leading 0 (YAML reads %s in a config file as an octal number)", val)
-		}
+
 		return n, nil
 	case reflect.Uint64:
 		n, err := strconv.ParseUint(val, 10, 64)

@@ -275,13 +275,16 @@ func joinKey(prefix, name string) string {
 	return prefix + "." + name
 }
 
-// checkScalar checks one scalar against its field's type (see checkNode).
 // plainInt is a whole number in decimal notation: an optional sign and no
-// leading zero; octalInt is one that YAML reads as octal (a leading 0).
+// leading zero; leadingZero is a number with one, which YAML reads as
+// octal (010 is 8) or, past the octal digits, as a float (08).
 var (
-	plainInt = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
-	octalInt = regexp.MustCompile(`^[-+]?0[0-7]+$`)
+	plainInt    = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
+	leadingZero = regexp.MustCompile(`^[-+]?0[0-9]+$`)
 )
+
+// leadingZeroText says why a leading 0 is refused.
+const leadingZeroText = "without a leading 0 (YAML reads 010 as octal 8)"
 
 // nonDecimal says what a number key wants (a whole number when whole)
 // when YAML read the scalar v (tag its resolved type) as a number written
@@ -296,14 +299,15 @@ func nonDecimal(tag, v string, whole bool) string {
 	switch {
 	case tag == "!!int" && plainInt.MatchString(v):
 		return ""
-	case tag == "!!int" && octalInt.MatchString(v):
-		return what + " in decimal notation, without a leading 0 (YAML reads " + v + " as an octal number)"
+	case (tag == "!!int" || tag == "!!float") && leadingZero.MatchString(v):
+		return what + " in decimal notation, " + leadingZeroText
 	case tag == "!!int" || tag == "!!float" && strings.Contains(v, "_"):
 		return what + " in decimal notation (" + example + ")"
 	}
 	return ""
 }
 
+// checkScalar checks one scalar against its field's type (see checkNode).
 func checkScalar(n *yaml.Node, t reflect.Type, key string) error {
 	tag := n.ShortTag()
 	fail := func(want string) error {

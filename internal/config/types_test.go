@@ -19,8 +19,10 @@ func TestNoSilentCoercion(t *testing.T) {
 		{"episodes: 1e3\n", `episodes: want a whole number`},
 		// YAML reads these as numbers other than what a reader of the file
 		// sees (010 is octal 8), or in notations --set refuses.
-		{"episodes: 010\n", `line 1: episodes: want a whole number in decimal notation, without a leading 0 (YAML reads 010 as an octal number), got "010"`},
-		{"lambda: 010\n", `lambda: want a number in decimal notation, without a leading 0 (YAML reads 010 as an octal number)`},
+		{"episodes: 010\n", `line 1: episodes: want a whole number in decimal notation, without a leading 0 (YAML reads 010 as octal 8), got "010"`},
+		{"lambda: 010\n", `lambda: want a number in decimal notation, without a leading 0 (YAML reads 010 as octal 8)`},
+		{"episodes: 08\n", `episodes: want a whole number in decimal notation, without a leading 0`},
+		{"seed: 010\n", `seed: want a whole number in decimal notation, without a leading 0`},
 		{"seeds: 0x10\n", `seeds: want a whole number in decimal notation (such as 16), got "0x10"`},
 		{"seeds: 0o20\n", `seeds: want a whole number in decimal notation (such as 16), got "0o20"`},
 		{"seeds: 0b11\n", `got "0b11"`},

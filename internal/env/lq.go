@@ -107,24 +107,26 @@ func (lqMean) Deterministic() bool { return true }
 //
 //	v = Σ_i x_i·r_i,  r_i = Σ_j m_ij·x_j,
 //
-// both sums from index 0 up, each product rounded before it is added.
+// both sums from index 0 up, each product rounded before it is added (the
+// conversions keep a GOAMD64=v3 or arm64 build from fusing them).
 func Quad(m []float64, x []float64) float64 {
 	n := len(x)
 	var v float64
 	for i := range n {
 		var r float64
 		for j := range n {
-			r += m[i*n+j] * x[j]
+			r += float64(m[i*n+j] * x[j]) // rounded, never fused: sparseQuad relies on it
 		}
-		v += x[i] * r
+		v += float64(x[i] * r)
 	}
 	return v
 }
 
 // sparseQuad is Quad of one fixed matrix that skips its zero entries and
 // the rows that hold nothing else (an LQ's Q and R are often diagonal), with
-// Quad's bits for every finite x: a sum that starts at +0 is never −0, so
-// adding a ±0 product leaves it as it was. An input with an infinite or NaN
+// Quad's bits for every finite x: a sum that starts at +0 and adds rounded
+// products is never −0, so adding a ±0 product leaves it as it was (a fused
+// a·b + 0 could round a tiny negative product to −0: neither fuses). An input with an infinite or NaN
 // entry (where 0·x is NaN) takes Quad itself.
 type sparseQuad struct {
 	m     []float64 // the dense matrix, for non-finite inputs
@@ -164,9 +166,9 @@ func (q *sparseQuad) at(x []float64) float64 {
 		var r float64
 		lo, hi := q.start[k], q.start[k+1]
 		for e, j := range q.cols[lo:hi] {
-			r += q.vals[int(lo)+e] * x[j]
+			r += float64(q.vals[int(lo)+e] * x[j])
 		}
-		v += x[i] * r
+		v += float64(x[i] * r)
 	}
 	return v
 }

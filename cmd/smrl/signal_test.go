@@ -155,8 +155,13 @@ func startHelper(t *testing.T, out string, args []string) (*exec.Cmd, *bytes.Buf
 // (issue 35, defect 10). Under nohup (SIGHUP ignored at start) the run
 // goes on and completes.
 func TestSIGHUPInterruptsLikeSIGINT(t *testing.T) {
+	// Under nohup go test ./... (SIGHUP ignored), the child would inherit
+	// the ignored signal; a caught one is reset to its default across exec.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
 	out := filepath.Join(t.TempDir(), "res")
 	cmd, stderr := startHelper(t, out, []string{"run", "--config", quickConfig, "--out", out, "--no-plots", "-q", "--workers", "1", "--seeds", "1", "--episodes", "3000", "--grace", "100ms"})
+	signal.Stop(hup)
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}

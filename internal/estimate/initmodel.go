@@ -2,6 +2,7 @@ package estimate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/smrl-dev/smrl/internal/agent"
 	"github.com/smrl-dev/smrl/internal/env"
@@ -45,7 +46,12 @@ func InitWeights(path string, mdp *env.MDP) (map[string][]float64, error) {
 			return nil, errs.Invalid(fmt.Errorf("init_model: model %s: %w", m.Method, err))
 		}
 		if was != now {
-			return nil, errs.Invalid(fmt.Errorf("init_model: %s: its %s model is of %s, but this run's %s learners fit %s", path, m.Method, was, m.Method, now))
+			hint := ""
+			if strings.ReplaceAll(was, ", fma=true", "") == strings.ReplaceAll(now, ", fma=true", "") {
+				// The same features in the other arithmetic: the last digits differ.
+				hint = fmt.Sprintf("; they differ in model.features.fma only: set it to %v", strings.Contains(was, "fma=true"))
+			}
+			return nil, errs.Invalid(fmt.Errorf("init_model: %s: its %s model is of %s, but this run's %s learners fit %s%s", path, m.Method, was, m.Method, now, hint))
 		}
 		var w []float64
 		for _, row := range m.W {

@@ -310,6 +310,18 @@ func TestModelFileKeepsFMA(t *testing.T) {
 	if reflect.DeepEqual(fitted[false].Models[0].W, fitted[true].Models[0].W) {
 		t.Error("the fits on features with and without fma gave the same Ŵ to the bit: the key did not reach the features")
 	}
+	// A run's --init-model of the other arithmetic is refused, naming the key.
+	mdpOff, err := env.New(testutil.LoadConfigOptions(t, config.Options{Path: filepath.Join(dir, "c-false.yaml"), IgnoreAgents: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := InitWeights(filepath.Join(dir, "m-true.json"), mdpOff); !errors.Is(err, errs.ErrInvalidInput) ||
+		!strings.Contains(err.Error(), "they differ in model.features.fma only: set it to true") {
+		t.Errorf("--init-model of fma features into a run without: %v", err)
+	}
+	if _, err := InitWeights(filepath.Join(dir, "m-false.json"), mdpOff); err != nil {
+		t.Errorf("--init-model of the same features: %v", err)
+	}
 	// Without the key: fma false.
 	old := *fitted[false]
 	old.Config = strings.Replace(old.Config, "    fma: false\n", "", 1)

@@ -179,15 +179,17 @@ type lqTask struct {
 	q, r sparseQuad
 }
 
-func newLQTask(l *LQ) lqTask {
-	return lqTask{LQ: l, q: newSparseQuad(l.Q, l.DS), r: newSparseQuad(l.R, l.DA)}
+// newLQTask returns l's task; a pointer, so that a reward does not copy
+// the two sparse forms.
+func newLQTask(l *LQ) *lqTask {
+	return &lqTask{LQ: l, q: newSparseQuad(l.Q, l.DS), r: newSparseQuad(l.R, l.DA)}
 }
 
-func (t lqTask) Reward(s, a []float64) float64 {
+func (t *lqTask) Reward(s, a []float64) float64 {
 	return -(t.q.at(s[:t.DS]) + t.r.at(a[:t.DA]))
 }
-func (lqTask) Terminal([]float64) (bool, float64) { return false, 0 }
-func (lqTask) Terminates() bool                   { return false }
+func (*lqTask) Terminal([]float64) (bool, float64) { return false, 0 }
+func (*lqTask) Terminates() bool                   { return false }
 
 // LQConfig is the section env.lq: it configures env.kind lq, s' = A s + B a
 // + noise_std·ε, ε ~ N(0, I), r(s, a) = −(sᵀQs + aᵀRa), a in the box of

@@ -206,7 +206,7 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	if err := CheckSupport(mdp, data, opt.Data); err != nil {
 		return nil, err
 	}
-	return interruptible(ctx, func() (*Result, error) {
+	return interruptible(ctx, "the fit was", func() (*Result, error) {
 		if spec := KernelSpecOf(mdp); spec != nil {
 			return fitKernel(c, mdp, spec, data, opt, &st)
 		}
@@ -216,15 +216,19 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 
 // interruptible returns work's result, or an error wrapping
 // errs.ErrInterrupted as soon as ctx is cancelled (at once if it already
-// is): the fits do not poll ctx, and one of 10⁶ transitions would hold a
-// SIGTERM for minutes, past a batch queue's grace. work runs on its own
-// goroutine, which a cancellation abandons; it writes nothing (the caller
-// writes the result), so an abandoned fit leaves no output, and it ends
-// with the process. A panic in work is returned as errs.Recovered's error.
-func interruptible[T any](ctx context.Context, work func() (T, error)) (T, error) {
+// is), saying what was abandoned (what: "the fit was"): the fits do not
+// poll ctx, and one of 10⁶ transitions would hold a SIGTERM for minutes,
+// past a batch queue's grace. work runs on its own goroutine, which a
+// cancellation abandons; it writes nothing (the caller writes the result),
+// so an abandoned fit leaves no output, and it ends with the process. A
+// panic in work is returned as errs.Recovered's error.
+func interruptible[T any](ctx context.Context, what string, work func() (T, error)) (T, error) {
 	var zero T
-	if err := ctx.Err(); err != nil {
-		return zero, interrupted(err)
+	abandoned := func() (T, error) {
+		return zero, fmt.Errorf("%w (%s abandoned; nothing was written)", errs.ErrInterrupted, what)
+	}
+	if ctx.Err() != nil {
+		return abandoned()
 	}
 	type result struct {
 		v   T
@@ -248,7 +252,7 @@ func interruptible[T any](ctx context.Context, work func() (T, error)) (T, error
 		case r := <-done: // finished as the signal came: keep the work
 			return r.v, r.err
 		default:
-			return zero, fmt.Errorf("%w (the fit was abandoned; nothing was written)", errs.ErrInterrupted)
+			return abandoned()
 		}
 	}
 }

@@ -140,7 +140,7 @@ func fitSweepJobs(ctx context.Context, c *config.Config, mdp *env.MDP, methods [
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(jobs))
-	signalled := ctx.Done() // a stop signal, not a failed job's cancel below
+	signal := ctx // a stop signal, not a failed job's cancel below
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var fitted atomic.Int64
@@ -182,19 +182,14 @@ feed:
 		}
 	}
 	close(next)
-	// A signal abandons the fits in flight, as smrl estimate's single fit
-	// (interruptible): they write only into results, which nobody reads
-	// after this returns, and the sweep's file is written by the caller.
-	finished := make(chan struct{})
-	go func() { wg.Wait(); close(finished) }()
-	select {
-	case <-finished:
-	case <-signalled:
-		select {
-		case <-finished:
-		default:
-			return nil, fmt.Errorf("%w (the fits in flight were abandoned; nothing was written)", errs.ErrInterrupted)
-		}
+	// A signal abandons the fits in flight, as smrl estimate's single fit:
+	// they write only into results, which nobody reads after this returns,
+	// and the sweep's file is written by the caller.
+	if _, err := interruptible(signal, "the fits in flight were", func() (struct{}, error) {
+		wg.Wait()
+		return struct{}{}, nil
+	}); err != nil {
+		return nil, err
 	}
 	for _, err := range errsAt {
 		if err != nil {

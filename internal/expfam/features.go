@@ -212,27 +212,34 @@ func (f *RFF) Phi(s, a, out []float64) {
 
 // phiRef is the Go reference of the arithmetic f uses: phiFMA when FMA is
 // set, phiScalar otherwise.
-func (f *RFF) phiRef(s, a, out []float64) {
+func (f *RFF) phiRef(s, a, out []float64) { f.phiRefFrom(s, a, out, 0) }
+
+// phiRefFrom is phiRef of the features from j0 on (out[j0:D]; the vector
+// kernels' tails): each feature's arithmetic does not depend on j0.
+func (f *RFF) phiRefFrom(s, a, out []float64, j0 int) {
 	if f.FMA {
-		f.phiFMA(s, a, out)
+		f.phiFMAFrom(s, a, out, j0)
 	} else {
-		f.phiScalar(s, a, out)
+		f.phiScalarFrom(s, a, out, j0)
 	}
 }
 
 // phiScalar is Phi's portable loop; phiVector (rff_amd64.go) gives the same
 // bits in vector registers.
-func (f *RFF) phiScalar(s, a, out []float64) {
+func (f *RFF) phiScalar(s, a, out []float64) { f.phiScalarFrom(s, a, out, 0) }
+
+// phiScalarFrom is phiScalar of the features from j0 on.
+func (f *RFF) phiScalarFrom(s, a, out []float64, j0 int) {
 	d := len(f.Bias)
-	out = out[:d]
+	out = out[j0:d]
 	// z_j = b_j + Σ_i ω_ji x_i, accumulated input by input (the same order
 	// of additions as a row-by-row dot product) along contiguous columns.
-	copy(out, f.Bias)
+	copy(out, f.Bias[j0:])
 	for i, v := range s[:f.DS] {
-		axpy(out, f.omegaT[i*d:(i+1)*d], v)
+		axpy(out, f.omegaT[i*d+j0:(i+1)*d], v)
 	}
 	for i, v := range a[:f.DA] {
-		axpy(out, f.omegaT[(f.DS+i)*d:(f.DS+i+1)*d], v)
+		axpy(out, f.omegaT[(f.DS+i)*d+j0:(f.DS+i+1)*d], v)
 	}
 	scaleCos(out, f.Scale)
 }
@@ -249,15 +256,18 @@ func (f *RFF) phiScalar(s, a, out []float64) {
 // multiplies it does not fuse are never followed by an addition the
 // compiler could fuse, so the bits are the same on every machine and in
 // every build (GOAMD64=v3, purego, arm64), unlike phiScalar's.
-func (f *RFF) phiFMA(s, a, out []float64) {
+func (f *RFF) phiFMA(s, a, out []float64) { f.phiFMAFrom(s, a, out, 0) }
+
+// phiFMAFrom is phiFMA of the features from j0 on.
+func (f *RFF) phiFMAFrom(s, a, out []float64, j0 int) {
 	d := len(f.Bias)
-	out = out[:d]
-	copy(out, f.Bias)
+	out = out[j0:d]
+	copy(out, f.Bias[j0:])
 	for i, v := range s[:f.DS] {
-		fmaxpy(out, f.omegaT[i*d:(i+1)*d], v)
+		fmaxpy(out, f.omegaT[i*d+j0:(i+1)*d], v)
 	}
 	for i, v := range a[:f.DA] {
-		fmaxpy(out, f.omegaT[(f.DS+i)*d:(f.DS+i+1)*d], v)
+		fmaxpy(out, f.omegaT[(f.DS+i)*d+j0:(f.DS+i+1)*d], v)
 	}
 	scaleCosFMA(out, f.Scale)
 }

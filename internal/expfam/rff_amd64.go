@@ -138,8 +138,8 @@ func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
 	if n4 == d {
 		return true
 	}
-	// The last d mod 4 features, as phiScalar computes them.
-	f.phiTail(s, a, n4, out)
+	// The last d mod 4 features, as phiRef computes them.
+	f.phiRefFrom(s, a, out, n4)
 	for k := range eta {
 		// Dot4's tail and its combination of the four lanes.
 		s0, s1, s2, s3 := part[4*k], part[4*k+1], part[4*k+2], part[4*k+3]
@@ -194,40 +194,8 @@ func (f *RFF) phiAVX512(s, a []float64, ap *float64, out []float64) bool {
 	} else {
 		rffPhiAVX512(&rffC, &wt[0], &f.Bias[0], &s[0], ds, ap, da, d, n8, f.Scale, &out[0])
 	}
-	f.phiTail(s, a, n8, out)
+	f.phiRefFrom(s, a, out, n8) // past the last full register
 	return true
-}
-
-// phiTail writes the features from j0 on as phiRef computes them: the
-// ones past the vector kernels' last full register.
-func (f *RFF) phiTail(s, a []float64, j0 int, out []float64) {
-	ds, d := f.DS, len(f.Bias)
-	wt := f.omegaT
-	if f.FMA {
-		for j := j0; j < d; j++ {
-			z := f.Bias[j]
-			for i, v := range s {
-				z = math.FMA(wt[i*d+j], v, z)
-			}
-			for i, v := range a {
-				z = math.FMA(wt[(ds+i)*d+j], v, z)
-			}
-			out[j] = z
-		}
-		scaleCosFMA(out[j0:], f.Scale)
-		return
-	}
-	for j := j0; j < d; j++ {
-		z := f.Bias[j]
-		for i, v := range s {
-			z += wt[i*d+j] * v
-		}
-		for i, v := range a {
-			z += wt[(ds+i)*d+j] * v
-		}
-		out[j] = z
-	}
-	scaleCos(out[j0:], f.Scale)
 }
 
 // PhiBatch8 writes the features of eight inputs x_0, …, x_7 (x = [s, a],

@@ -10,8 +10,8 @@ the fused-multiply-add chains of the packed product's kernel (kern6x8) for
 four rows; narrowAxpy4 and narrowAxpy1 do gonum's c += (−a)·x (product
 rounded, then the addition; zero coefficients skipped) for four rows or
 one. The coefficients of each row are requested 16 steps ahead (those of
-Uᵀ are a row of U apart). subScaledAVX512 and dotSeqAVX are the inner
-loops of gonum's Dtrsv, transposed and not. Run
+Uᵀ are a row of U apart). subScaledAVX512 is the inner loop of gonum's
+Dtrsv, transposed. Run
 
     python3 scripts/gen-narrow-kernel.py
 
@@ -231,52 +231,6 @@ subtail:
 
 subdone:
 	VZEROUPPER
-	RET
-
-// func dotSeqAVX(n int, x, a *float64) float64
-//
-// s = 0, then s += x[j]·a[j] for j = 0, …, n−1 in order, each product
-// rounded: gonum's Dtrsv (upper, not transposed) inner loop, its one chain
-// of additions (the solve's bound) without the Go loop's index checks.
-TEXT ·dotSeqAVX(SB), NOSPLIT, $0-32
-	MOVQ   n+0(FP), CX
-	MOVQ   x+8(FP), DI
-	MOVQ   a+16(FP), SI
-	VXORPD X0, X0, X0
-
-dot4:
-	CMPQ   CX, $4
-	JL     dot1
-	VMOVSD 0(DI), X1
-	VMULSD 0(SI), X1, X1
-	VMOVSD 8(DI), X2
-	VMULSD 8(SI), X2, X2
-	VMOVSD 16(DI), X3
-	VMULSD 16(SI), X3, X3
-	VMOVSD 24(DI), X4
-	VMULSD 24(SI), X4, X4
-	VADDSD X1, X0, X0
-	VADDSD X2, X0, X0
-	VADDSD X3, X0, X0
-	VADDSD X4, X0, X0
-	ADDQ   $32, DI
-	ADDQ   $32, SI
-	SUBQ   $4, CX
-	JMP    dot4
-
-dot1:
-	TESTQ  CX, CX
-	JE     dotdone
-	VMOVSD 0(DI), X1
-	VMULSD 0(SI), X1, X1
-	VADDSD X1, X0, X0
-	ADDQ   $8, DI
-	ADDQ   $8, SI
-	DECQ   CX
-	JMP    dot1
-
-dotdone:
-	VMOVSD X0, ret+24(FP)
 	RET
 '''.split('\n')
 

@@ -105,7 +105,7 @@ func TestSharedBlocksAreBitIdentical(t *testing.T) {
 			// Blocks that share their sums share their factorisation, and
 			// the sandwich's shared path agrees with the per-block one.
 			for i, j := range shared.alias {
-				if j >= 0 && fs.blocks[i].f != fs.blocks[j].f {
+				if j >= 0 && fs.blocks[i].c != fs.blocks[j].c {
 					t.Errorf("block %d shares block %d's sums but not its factorisation", i, j)
 				}
 			}

@@ -86,7 +86,7 @@ func TestBlockedStatisticsMatchDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := f.blocks[0].f.c
+	ch := f.blocks[0].c
 	for k := range ds {
 		x := mat.NewVecDense(dphi, nil)
 		if err := ch.SolveVecTo(x, mat.NewVecDense(dphi, append([]float64(nil), b[k*dphi:(k+1)*dphi]...))); err != nil {
@@ -157,7 +157,7 @@ func TestSandwichLevel3MatchesDefinition(t *testing.T) {
 		t.Fatal(err)
 	}
 	var inv mat.SymDense
-	if err := f.blocks[0].f.c.InverseTo(&inv); err != nil {
+	if err := f.blocks[0].c.InverseTo(&inv); err != nil {
 		t.Fatal(err)
 	}
 	want := make([]float64, ds*dphi)

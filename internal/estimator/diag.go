@@ -49,13 +49,13 @@ const lanczosSteps = 8
 // values cannot be computed or the inverse's is not positive.
 func (f *Fit) Conditioning() (c Conditioning, ok bool) {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	seen := map[*factorised]bool{}
+	seen := map[*cholesky]bool{}
 	for _, b := range f.blocks {
-		if seen[b.f] {
+		if seen[b.c] {
 			continue
 		}
-		seen[b.f] = true
-		l, h, ok := b.f.extremes()
+		seen[b.c] = true
+		l, h, ok := b.c.extremes()
 		if !ok {
 			return Conditioning{}, false
 		}
@@ -75,9 +75,9 @@ func (f *Fit) Conditioning() (c Conditioning, ok bool) {
 
 // extremes returns the estimates of the smallest and largest eigenvalues
 // of the factorised matrix A = UᵀU of Conditioning.
-func (fz *factorised) extremes() (lo, hi float64, ok bool) {
-	n := fz.c.SymmetricDim()
-	u := mat.NewTriDense(n, mat.Upper, fz.upper()) // shares the factor
+func (c *cholesky) extremes() (lo, hi float64, ok bool) {
+	n := c.SymmetricDim()
+	u := mat.NewTriDense(n, mat.Upper, c.upper()) // shares the factor
 	var y, in, out mat.VecDense
 	y.ReuseAsVec(n)
 	hi, ok = lanczosMax(n, func(x, w []float64) {

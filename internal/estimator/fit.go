@@ -42,19 +42,13 @@ type Fit struct {
 // the row scale s of its rows.
 type fitBlock struct {
 	off, n int
-	f      *factorised
+	c      *cholesky // V_b + λI = UᵀU, shared by the blocks it serves
 	s      float64
-}
-
-// factorised is one Cholesky factorisation V_b + λI = UᵀU, shared by the
-// blocks it serves.
-type factorised struct {
-	c *cholesky
 }
 
 // oneBlock returns the blocks of a single factorisation of all of vec(W).
 func oneBlock(d int, c *cholesky) []fitBlock {
-	return []fitBlock{{off: 0, n: d, f: &factorised{c: c}, s: 1}}
+	return []fitBlock{{off: 0, n: d, c: c, s: 1}}
 }
 
 // rowBlocks returns one block per row of W, row k factorised by c(k) with
@@ -62,19 +56,12 @@ func oneBlock(d int, c *cholesky) []fitBlock {
 // share it.
 func rowBlocks(dpsi, dphi int, c func(k int) *cholesky, scale []float64) []fitBlock {
 	b := make([]fitBlock, dpsi)
-	seen := map[*cholesky]*factorised{}
 	for k := range b {
-		ck := c(k)
-		fz, ok := seen[ck]
-		if !ok {
-			fz = &factorised{c: ck}
-			seen[ck] = fz
-		}
 		s := 1.0
 		if scale != nil {
 			s = scale[k]
 		}
-		b[k] = fitBlock{off: k * dphi, n: dphi, f: fz, s: s}
+		b[k] = fitBlock{off: k * dphi, n: dphi, c: c(k), s: s}
 	}
 	return b
 }
@@ -110,9 +97,9 @@ func factor(a []float64, d int, scale, lambda float64, what string, n int) (*cho
 	return c, nil
 }
 
-// upper returns U of a factorisation (row-major n×n with zeros below the
-// diagonal, V_b + λI = UᵀU): the factor itself, not to be written.
-func (fz *factorised) upper() []float64 { return fz.c.u }
+// upper returns U (row-major n×n with zeros below the diagonal,
+// A = UᵀU): the factor itself, not to be written.
+func (c *cholesky) upper() []float64 { return c.u }
 
 // solveInto writes −(V + λI)⁻¹ rhs into out, block by block. Consecutive
 // blocks of at least blockedMin rows that share one factorisation (every
@@ -122,19 +109,19 @@ func (f *Fit) solveInto(rhs, out []float64) error {
 	for i := 0; i < len(f.blocks); {
 		b := f.blocks[i]
 		j := i + 1
-		for j < len(f.blocks) && f.blocks[j].f == b.f && f.blocks[j].off == f.blocks[j-1].off+b.n {
+		for j < len(f.blocks) && f.blocks[j].c == b.c && f.blocks[j].off == f.blocks[j-1].off+b.n {
 			j++
 		}
 		if b.n >= blockedMin && j-i > 1 {
 			lo, hi := b.off, f.blocks[j-1].off+b.n
-			if err := solveShared(b.f.c, b.n, rhs[lo:hi], out[lo:hi]); err != nil {
+			if err := solveShared(b.c, b.n, rhs[lo:hi], out[lo:hi]); err != nil {
 				return err
 			}
 			i = j
 			continue
 		}
 		x := mat.NewVecDense(b.n, out[b.off:b.off+b.n])
-		if err := b.f.c.SolveVecTo(x, mat.NewVecDense(b.n, rhs[b.off:b.off+b.n])); err != nil {
+		if err := b.c.SolveVecTo(x, mat.NewVecDense(b.n, rhs[b.off:b.off+b.n])); err != nil {
 			return err
 		}
 		i++
@@ -178,7 +165,7 @@ func solveShared(c *cholesky, n int, rhs, out []float64) error {
 func (f *Fit) LogDet() float64 {
 	var ld float64
 	for _, b := range f.blocks {
-		ld += b.f.c.LogDet() - float64(b.n)*math.Log(f.Lambda)
+		ld += b.c.LogDet() - float64(b.n)*math.Log(f.Lambda)
 	}
 	return ld
 }
@@ -187,7 +174,7 @@ func (f *Fit) LogDet() float64 {
 func (f *Fit) Norm(delta []float64) float64 {
 	var s float64
 	for _, b := range f.blocks {
-		s += b.s * quadForm(b.f.upper(), delta[b.off:b.off+b.n])
+		s += b.s * quadForm(b.c.upper(), delta[b.off:b.off+b.n])
 	}
 	return math.Sqrt(s)
 }
@@ -214,7 +201,7 @@ func quadForm(u, v []float64) float64 {
 func (f *Fit) InvSqrt(z, out []float64) error {
 	for _, b := range f.blocks {
 		lo, hi := b.off, b.off+b.n
-		if err := backSubst(b.f.upper(), z[lo:hi], out[lo:hi], 1/math.Sqrt(b.s)); err != nil {
+		if err := backSubst(b.c.upper(), z[lo:hi], out[lo:hi], 1/math.Sqrt(b.s)); err != nil {
 			return err
 		}
 	}
@@ -262,7 +249,7 @@ func (f *Fit) MinSemiAxis() float64 {
 	var worst float64
 	for _, b := range f.blocks {
 		var tr float64 // tr(UᵀU) = |U|_F²
-		for _, x := range b.f.upper() {
+		for _, x := range b.c.upper() {
 			tr += x * x
 		}
 		worst = max(worst, b.s*tr)

@@ -84,7 +84,7 @@ func (e *MLE) Fit(lambda float64, start []float64) (*Fit, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.blocks = append(f.blocks, fitBlock{off: row * e.dphi, n: d, f: &factorised{c: c}, s: 1})
+		f.blocks = append(f.blocks, fitBlock{off: row * e.dphi, n: d, c: c, s: 1})
 		row += m
 	}
 	return f, nil

@@ -84,7 +84,7 @@ func sandwich(f *Fit, n int, opt SEOptions, resid func(t int) (r, phi []float64)
 	out := make([]float64, d)
 	shared := len(f.blocks) > 1
 	for _, b := range f.blocks {
-		shared = shared && b.n == dphi && b.f == f.blocks[0].f && b.s == 1
+		shared = shared && b.n == dphi && b.c == f.blocks[0].c && b.s == 1
 	}
 	if shared && dphi >= blockedMin {
 		if err := sandwichSharedSolve(f, n, resid, out); err != nil {
@@ -96,7 +96,7 @@ func sandwich(f *Fit, n int, opt SEOptions, resid func(t int) (r, phi []float64)
 		// X = Φ B⁻¹, computed by matrix products over chunks of transitions.
 		dpsi := f.DPsi
 		var inv mat.SymDense
-		if err := f.blocks[0].f.c.InverseTo(&inv); err != nil {
+		if err := f.blocks[0].c.InverseTo(&inv); err != nil {
 			return nil, fmt.Errorf("sandwich: %w", err)
 		}
 		binv := blas64.General{Rows: dphi, Cols: dphi, Stride: dphi, Data: make([]float64, dphi*dphi)}
@@ -188,7 +188,7 @@ const seChunk = 256
 // (d_psi×d_phi, zero on entry).
 func sandwichSharedSolve(f *Fit, n int, resid func(t int) (r, phi []float64), out []float64) error {
 	dphi, dpsi := f.DPhi, f.DPsi
-	c := f.blocks[0].f.c
+	c := f.blocks[0].c
 	xt := mat.NewDense(dphi, seChunk, nil) // Φᵀ, then B⁻¹ Φᵀ, then its squares
 	raw := xt.RawMatrix()
 	r2 := make([]float64, seChunk*dpsi)
@@ -226,7 +226,7 @@ func sandwichSharedSolve(f *Fit, n int, resid func(t int) (r, phi []float64), ou
 func sandwichDiag(b fitBlock, m []float64, out []float64) error {
 	nb := b.n
 	var inv mat.SymDense
-	if err := b.f.c.InverseTo(&inv); err != nil {
+	if err := b.c.InverseTo(&inv); err != nil {
 		return fmt.Errorf("sandwich: %w", err)
 	}
 	if nb >= blockedMin {
@@ -291,7 +291,7 @@ func (f *Fit) InverseDiag() ([]float64, error) {
 	out := make([]float64, f.DPsi*f.DPhi)
 	for _, b := range f.blocks {
 		var inv mat.SymDense
-		if err := b.f.c.InverseTo(&inv); err != nil {
+		if err := b.c.InverseTo(&inv); err != nil {
 			return nil, fmt.Errorf("inverse information: %w", err)
 		}
 		for i := range b.n {

@@ -609,14 +609,14 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 			o, n := e.off[i]*e.dphi, (e.off[i+1]-e.off[i])*e.dphi
 			if j := e.alias[i]; j >= 0 {
 				// The same sums: the same factorisation, computed once.
-				f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: f.blocks[j].f, s: 1})
+				f.blocks = append(f.blocks, fitBlock{off: o, n: n, c: f.blocks[j].c, s: 1})
 				continue
 			}
 			c, err := factor(blk, n, 1, lambda, what, e.n)
 			if err != nil {
 				return nil, err
 			}
-			f.blocks = append(f.blocks, fitBlock{off: o, n: n, f: &factorised{c: c}, s: 1})
+			f.blocks = append(f.blocks, fitBlock{off: o, n: n, c: c, s: 1})
 		}
 	default:
 		d := e.dpsi * e.dphi

@@ -52,6 +52,20 @@ func (im Impl) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a
 	gemm(pt, n, n, k, alpha, operand{a, lda, t}, operand{a, lda, !t}, c, ldc)
 }
 
+// Dtrsv solves op(A) x = b in place (gonum's Dtrsv, bit for bit): for an
+// upper, non-unit A of order n > MinPotrf transposed (the Cholesky factor's
+// Uᵀ, in the condition estimate and the refit's diagnostics), row i of A
+// is subtracted from x eight lanes at a time (trsvUpperTrans); everything
+// else runs gonum's code. Uᵀ's rows are contiguous in a row-major A, where
+// gonum walks them one element per call.
+func (im Impl) Dtrsv(ul blas.Uplo, tA blas.Transpose, d blas.Diag, n int, a []float64, lda int, x []float64, incX int) {
+	if ul == blas.Upper && tA != blas.NoTrans && d == blas.NonUnit && incX == 1 && n > MinPotrf {
+		trsvUpperTrans(n, a, lda, x)
+		return
+	}
+	im.Implementation.Dtrsv(ul, tA, d, n, a, lda, x, incX)
+}
+
 // scale multiplies the part pt of C by beta (beta = 0: sets it to zero,
 // whatever it held).
 func scale(pt part, m, n int, beta float64, c []float64, ldc int) {

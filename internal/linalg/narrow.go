@@ -177,9 +177,6 @@ func narrowScale(x []float64, s float64) {
 	}
 }
 
-// narrowMask has bit j set for the columns j < n.
-func narrowMask(n int) uint64 { return 1<<uint(n) - 1 }
-
 // narrowAcc4 sets acc[24r+j] = Σ_p fma chain of a[off + rows[r]·rs + p·ls]
 // · x[p·ldb + j] over p < k from 0 (kern6x8's order), for r < 4, j < n.
 func narrowAcc4(k int, a []float64, off, rs, ls int, rows *[4]int, x []float64, ldb, n int, acc *[96]float64) {

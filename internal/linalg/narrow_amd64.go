@@ -77,5 +77,5 @@ func narrowAxpy1AVX512(n, k int, coef *float64, ls int, x *float64, ldx int, c *
 //go:noescape
 func subScaledAVX512(n int, x, a *float64, s float64)
 
-//go:noescape
-func dotSeqAVX(n int, x, a *float64) float64
+// narrowMask has bit j set for the columns j < n.
+func narrowMask(n int) uint64 { return 1<<uint(n) - 1 }

@@ -20,7 +20,3 @@ func narrowAxpy1AVX512(n, k int, coef *float64, ls int, x *float64, ldx int, c *
 func subScaledAVX512(n int, x, a *float64, s float64) {
 	panic("linalg: subScaledAVX512 without its assembly")
 }
-
-func dotSeqAVX(n int, x, a *float64) float64 {
-	panic("linalg: dotSeqAVX without its assembly")
-}

@@ -62,23 +62,14 @@ func (l Lapack) Dpocon(uplo blas.Uplo, n int, a []float64, lda int, anorm float6
 // against overflow, on b again, with the column norms recomputed (normin
 // false). So above MinPotrf cnorm is scratch, neither read nor left
 // holding the norms: Dpocon, its one caller, needs neither. The plain
-// solve is gonum's Dtrsv bit for bit; for an upper non-unit triangle (the
-// Cholesky factor's) it runs as trsvUpperTrans and trsvUpper, with their
-// AVX-512 kernels.
+// solve is Impl's Dtrsv: gonum's bit for bit.
 func (l Lapack) Dlatrs(uplo blas.Uplo, trans blas.Transpose, diag blas.Diag, normin bool, n int, a []float64, lda int, x []float64, cnorm []float64) float64 {
 	if n <= MinPotrf {
 		return l.Implementation.Dlatrs(uplo, trans, diag, normin, n, a, lda, x, cnorm)
 	}
 	saved := cnorm[:n] // x kept for the fallback, which recomputes cnorm
 	copy(saved, x[:n])
-	switch {
-	case uplo == blas.Upper && trans != blas.NoTrans && diag == blas.NonUnit:
-		trsvUpperTrans(n, a, lda, x)
-	case uplo == blas.Upper && diag == blas.NonUnit:
-		trsvUpper(n, a, lda, x)
-	default:
-		gonum.Implementation{}.Dtrsv(uplo, trans, diag, n, a, lda, x, 1)
-	}
+	Impl{}.Dtrsv(uplo, trans, diag, n, a, lda, x, 1)
 	ok := true
 	for _, v := range x[:n] {
 		if !(math.Abs(v) < 0x1p900) {
@@ -104,34 +95,4 @@ func trsvUpperTrans(n int, a []float64, lda int, x []float64) {
 		x[i] /= a[i*lda+i]
 		subScaled(x[i+1:n], a[i*lda+i+1:i*lda+n], x[i])
 	}
-}
-
-// trsvUpper solves U x = b in place for the n×n upper triangular, non-unit
-// U at a (row stride lda): gonum's Dtrsv (Upper, NoTrans, NonUnit, incX 1)
-// bit for bit, from the last row up x_i = (x_i − Σ_{j>i} u_ij x_j)/u_ii with
-// the sum one chain in j's order (dotSeq). That chain is the solve's
-// bound: each row's sum starts with the x just solved.
-func trsvUpper(n int, a []float64, lda int, x []float64) {
-	_ = a[(n-1)*lda+n-1]
-	_ = x[n-1]
-	for i := n - 1; i >= 0; i-- {
-		x[i] -= dotSeq(x[i+1:n], a[i*lda+i+1:i*lda+n])
-		x[i] /= a[i*lda+i]
-	}
-}
-
-// dotSeq returns Σ x_j a_j summed from 0 in j's order, each product rounded.
-func dotSeq(x, a []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	_ = a[len(x)-1]
-	if useNarrow {
-		return dotSeqAVX(len(x), &x[0], &a[0])
-	}
-	var s float64
-	for j, v := range a[:len(x)] {
-		s += float64(x[j] * v)
-	}
-	return s
 }

@@ -106,17 +106,21 @@ func (f *Kernel) String() string {
 func (f *Kernel) StateDim() int { return f.D }
 func (f *Kernel) StatDim() int  { return f.M }
 
-// Psi writes psi_k(x) = exp(−|x − z_k|²/(2σ²)).
+// Psi writes psi_k(x) = exp(−|x − z_k|²/(2σ²)): the exponents as the
+// scalar expression −r²·(1/(2σ²)), then vmath.Exps, so each psi_k is the
+// bits of math.Exp of it.
 func (f *Kernel) Psi(x, out []float64) {
-	for k := range f.M {
+	out = out[:f.M]
+	for k := range out {
 		z := f.Z[k*f.D : (k+1)*f.D]
 		var r2 float64
 		for i, zi := range z {
 			r := x[i] - zi
 			r2 += r * r
 		}
-		out[k] = math.Exp(-r2 * f.inv2s)
+		out[k] = -r2 * f.inv2s
 	}
+	vmath.Exps(out, out)
 }
 
 // LogBase is −|x|²/(2b²).

@@ -351,3 +351,46 @@ func TestLogQsIsLogQ(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelPsiIsScalar checks Kernel.Psi, whose m exps vmath.Exps
+// evaluates, against one math.Exp per centre bit for bit, for d = 1, 2, 3
+// at random points and at points whose exponents underflow, are infinite
+// or NaN.
+func TestKernelPsiIsScalar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 7))
+	for _, d := range []int{1, 2, 3} {
+		for trial := range 20 {
+			m := 1 + rng.IntN(13)
+			z := make([]float64, m*d)
+			for i := range z {
+				z[i] = 3 * rng.NormFloat64()
+			}
+			f, err := NewKernel(d, z, 0.2+rng.Float64(), 1+rng.Float64())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := make([]float64, m), make([]float64, m)
+			for p := range 30 {
+				x := make([]float64, d)
+				for i := range x {
+					x[i] = 4 * rng.NormFloat64()
+					if p%10 == 9 {
+						x[i] = []float64{1e200, math.Inf(1), math.NaN(), 40}[(trial+i)%4]
+					}
+				}
+				f.Psi(x, got)
+				for k := range want {
+					var r2 float64
+					for i, zi := range f.Z[k*d : (k+1)*d] {
+						r := x[i] - zi
+						r2 += r * r
+					}
+					want[k] = math.Exp(-r2 * f.inv2s)
+				}
+				if !sameBitsOrNaNs(got, want) {
+					t.Fatalf("%v at %v: Psi %v (bits %x), one math.Exp per centre %v (%x)", f, x, got, bitsOf(got), want, bitsOf(want))
+				}
+			}
+		}
+	}
+}

@@ -128,7 +128,7 @@ func (im Impl) trsmLeft(ul blas.Uplo, t bool, d blas.Diag, m, n int, a []float64
 		im.Implementation.Dtrsm(blas.Left, ul, tA, d, m, n, 1, a, lda, b, ldb)
 		return
 	}
-	m1 := roundUp(m/2, 8)
+	m1 := trsmHalf(m)
 	m2 := m - m1
 	// op(A) = [A11 A12; A21 A22] with A11 m1×m1; the off-diagonal block is
 	// stored at row 0, column m1 (Upper) or row m1, column 0 (Lower).
@@ -153,6 +153,11 @@ func (im Impl) trsmLeft(ul blas.Uplo, t bool, d blas.Diag, m, n int, a []float64
 	im.sub(m1, n, m2, off, b2, ldb, b1)
 	im.trsmLeft(ul, t, d, m1, n, a, lda, b1, ldb)
 }
+
+// trsmHalf is the order of the first half of trsmLeft's (and narrowRec's)
+// split of an m×m triangle: a multiple of 8 near m/2. The two recursions'
+// bits are the same only while they split alike.
+func trsmHalf(m int) int { return roundUp(m/2, 8) }
 
 // sub computes C −= op(A)·X for op(A) m×k, X k×n and C m×n (both with row
 // stride ldb), by the blocked product or, when small, gonum's.

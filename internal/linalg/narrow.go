@@ -52,14 +52,15 @@ func trsmNarrow(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
 	narrowRec(t, m, n, a, lda, b, ldb)
 }
 
-// narrowRec is Impl.trsmLeft's recursion for the upper triangle: halves
-// split at a multiple of 8, leaves of up to trsmBase rows.
+// narrowRec is Impl.trsmLeft's recursion for the upper triangle: the same
+// halves (trsmHalf) and leaves of up to trsmBase rows, its bits depending
+// on both.
 func narrowRec(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
 	if m <= trsmBase {
 		narrowLeaf(t, m, n, a, lda, b, ldb)
 		return
 	}
-	m1 := roundUp(m/2, 8)
+	m1 := trsmHalf(m)
 	m2 := m - m1
 	b1, b2 := b, b[m1*ldb:]
 	a22 := a[m1*lda+m1:]
@@ -117,13 +118,16 @@ func narrowSub(m, n, k int, a []float64, off, rs, ls int, x, c []float64, ldb in
 			narrowAcc4(kb, a, off+p0*ls, rs, ls, &rows, x[p0*ldb:], ldb, n, &acc)
 			for r := range g {
 				i := i0 + r
-				ci := c[i*ldb : i*ldb+n]
-				for j := range ci {
-					if i < fullRows && j < fullCols {
-						ci[j] = math.FMA(-1, acc[24*r+j], ci[j])
-					} else {
-						ci[j] += math.FMA(-1, acc[24*r+j], 0)
-					}
+				ci, ar := c[i*ldb:i*ldb+n], acc[24*r:24*r+n]
+				full := 0 // the columns of full tiles in this row
+				if i < fullRows {
+					full = fullCols
+				}
+				for j := range full {
+					ci[j] = math.FMA(-1, ar[j], ci[j])
+				}
+				for j := full; j < n; j++ {
+					ci[j] += math.FMA(-1, ar[j], 0)
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -95,8 +96,9 @@ func (e *SM) floorBlock(v, b []float64, lambda float64, w []float64) error {
 	if !(tau > lambda) {
 		return nil // every eigenvalue of V_b + λI is at least λ ≥ τ_b (or tr is not finite: the solve reports it)
 	}
-	// One matrix: V_b + (λ − τ_b)I for the test, then (Factorize copies
-	// it) its diagonal set to V_b + λI for the decomposition.
+	// One matrix: V_b + (λ − τ_b)I for the test (a Cholesky factorisation
+	// of a copy, of which only its success counts: no norm, no condition
+	// estimate), then its diagonal set to V_b + λI for the decomposition.
 	s := mat.NewSymDense(d, nil)
 	for i := range d {
 		s.SetSym(i, i, v[i*d+i]+(lambda-tau))
@@ -104,8 +106,9 @@ func (e *SM) floorBlock(v, b []float64, lambda float64, w []float64) error {
 			s.SetSym(i, j, v[i*d+j])
 		}
 	}
-	var c mat.Cholesky
-	if c.Factorize(s) {
+	test := s.RawSymmetric()
+	test.Data = append([]float64(nil), test.Data...)
+	if _, ok := lapack64.Potrf(test); ok {
 		return nil // μ_min(V_b + λI) > τ_b: the plain solve stands
 	}
 	for i := range d {

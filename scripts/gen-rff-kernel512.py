@@ -27,6 +27,8 @@ eight states in one pass over the frequencies.
 """
 import pathlib
 
+GROUPS = [7, 5, 4]
+UNR = 4   # inputs per iteration of the batch kernels' dot products
 NB1 = 5   # vectors per block of pass 1: z, t, c of each + the broadcast input
 NCH = 12  # chains of pass 2: two registers each + scale
 HORNER = ["P6", "P5", "P4", "P3", "P2", "P1", "P0"]
@@ -227,18 +229,36 @@ def batch_kernel():
         E("VBROADCASTSD %d(BX), %s" % (8*k, zs[k]), "z = b_j for the eight lanes" if k == 0 else None)
     E("MOVQ xt+24(FP), R11")
     E("MOVQ CX, R12")
+    # UNR inputs per iteration (fewer loop instructions; x alternates
+    # between Z8 and Z27), then the inputs left one at a time.
+    def dot_input(x, off, comments):
+        E("VMOVUPD %d(R11), %s" % (off, x), "x_i of the eight states" if comments else None)
+        for k in range(NF):
+            if FMA:
+                E("VFMADD231PD.BCST %d(SI), %s, %s" % (off + 8*k, x, zs[k]), "z = fma(ω_ji, x_li, z)" if (k == 0 and comments) else None)
+            else:
+                E("VMULPD.BCST %d(SI), %s, %s" % (off + 8*k, x, ts[k]), "ω_ji x_li" if (k == 0 and comments) else None)
+                E("VADDPD %s, %s, %s" % (ts[k], zs[k], zs[k]), "z += ω_ji x_li" if (k == 0 and comments) else None)
+    E("SHRQ $%d, R12" % (UNR.bit_length() - 1))
+    E("JZ   bone")
     L("binput:")
-    E("VMOVUPD (R11), Z%d" % NF, "x_i of the eight states")
-    for k in range(NF):
-        if FMA:
-            E("VFMADD231PD.BCST %d(SI), Z%d, %s" % (8*k, NF, zs[k]), "z = fma(ω_ji, x_li, z)" if k == 0 else None)
-        else:
-            E("VMULPD.BCST %d(SI), Z%d, %s" % (8*k, NF, ts[k]), "ω_ji x_li" if k == 0 else None)
-            E("VADDPD %s, %s, %s" % (ts[k], zs[k], zs[k]), "z += ω_ji x_li" if k == 0 else None)
+    for u in range(UNR):
+        dot_input(["Z%d" % NF, "Z27"][u % 2], 64*u, u == 0)
+    E("ADDQ $%d, R11" % (64*UNR))
+    E("ADDQ $%d, SI" % (64*UNR))
+    E("DECQ R12")
+    E("JNZ  binput")
+    L("bone:")
+    E("MOVQ CX, R12")
+    E("ANDQ $%d, R12" % (UNR - 1))
+    E("JZ   bcos")
+    L("brest:")
+    dot_input("Z%d" % NF, 0, False)
     E("ADDQ $64, R11")
     E("ADDQ $64, SI")
     E("DECQ R12")
-    E("JNZ  binput")
+    E("JNZ  brest")
+    L("bcos:")
     # The reduction and the cosine of the block's eight registers while they
     # are in registers: eight independent Horner chains (f' in zs, u = f'² in
     # ts, P(u) in cs), the operations of reduce and cosine lane by lane.
@@ -298,18 +318,41 @@ def batch16_kernel():
     E("MOVQ xt0+24(FP), R11")
     E("MOVQ xt1+32(FP), R10")
     E("MOVQ CX, R12")
+    # UNR inputs per iteration (fewer loop instructions; the x registers
+    # alternate between two pairs), then the inputs left one at a time.
+    E("SHRQ $%d, R12" % (UNR.bit_length() - 1))
+    E("JZ   b16one")
     L("b16input:")
-    E("VMOVUPD (R11), %s" % X0, "x_i of group 0")
-    E("VMOVUPD (R10), %s" % X1, "x_i of group 1")
+    for u in range(UNR):
+        xa, xb = [(X0, X1), ("Z28", "Z29")][u % 2]
+        E("VMOVUPD %d(R11), %s" % (64*u, xa), "x_i of group 0" if u == 0 else None)
+        E("VMOVUPD %d(R10), %s" % (64*u, xb), "x_i of group 1" if u == 0 else None)
+        for k in range(8):
+            E("VBROADCASTSD %d(SI), %s" % (64*u + 8*k, ws[k]), "ω_ji" if (k == 0 and u == 0) else None)
+            E("VFMADD231PD %s, %s, %s" % (ws[k], xa, zs[k]), "z = fma(ω_ji, x_li, z)" if (k == 0 and u == 0) else None)
+            E("VFMADD231PD %s, %s, %s" % (ws[k], xb, zs[8+k]))
+    E("ADDQ $%d, R11" % (64*UNR))
+    E("ADDQ $%d, R10" % (64*UNR))
+    E("ADDQ $%d, SI" % (64*UNR))
+    E("DECQ R12")
+    E("JNZ  b16input")
+    L("b16one:")
+    E("MOVQ CX, R12")
+    E("ANDQ $%d, R12" % (UNR - 1))
+    E("JZ   b16cos")
+    L("b16rest:")
+    E("VMOVUPD (R11), %s" % X0)
+    E("VMOVUPD (R10), %s" % X1)
     for k in range(8):
-        E("VBROADCASTSD %d(SI), %s" % (8*k, ws[k]), "ω_ji" if k == 0 else None)
-        E("VFMADD231PD %s, %s, %s" % (ws[k], X0, zs[k]), "z = fma(ω_ji, x_li, z)" if k == 0 else None)
+        E("VBROADCASTSD %d(SI), %s" % (8*k, ws[k]))
+        E("VFMADD231PD %s, %s, %s" % (ws[k], X0, zs[k]))
         E("VFMADD231PD %s, %s, %s" % (ws[k], X1, zs[8+k]))
     E("ADDQ $64, R11")
     E("ADDQ $64, R10")
     E("ADDQ $64, SI")
     E("DECQ R12")
-    E("JNZ  b16input")
+    E("JNZ  b16rest")
+    L("b16cos:")
     for g in range(4):
         base = "DI" if g < 2 else "R9"
         grp = [(zs[4*g+k], ts[k], cs[k], 64*((4*g+k) % 8)) for k in range(4)]

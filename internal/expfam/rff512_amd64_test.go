@@ -65,7 +65,7 @@ func TestPhiBatch8IsPhi(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(52, 3))
 	for _, tc := range []struct{ ds, da, d int }{
-		{1, 1, 8}, {2, 1, 9}, {3, 0, 15}, {17, 6, 2000}, {17, 6, 333}, {30, 10, 47},
+		{1, 1, 8}, {2, 1, 9}, {3, 0, 15}, {17, 6, 2000}, {17, 6, 333}, {30, 10, 47}, {1, 0, 8}, {4, 1, 16}, {2, 2, 24},
 	} {
 		f, err := NewRFF(tc.ds, tc.da, tc.d, 1.5, uint64(tc.d))
 		if err != nil {
@@ -168,7 +168,7 @@ func TestRFFFMAKernelsAreReference(t *testing.T) {
 	defer func(v bool) { useAVX512 = v }(useAVX512)
 	rng := rand.New(rand.NewPCG(53, 4))
 	for _, tc := range []struct{ ds, da, d int }{
-		{1, 1, 4}, {1, 1, 8}, {2, 1, 9}, {3, 0, 15}, {17, 6, 2000}, {17, 6, 333}, {4, 2, 96}, {4, 2, 137}, {30, 10, 47}, {2, 1, 10}, {5, 3, 11}, {6, 2, 14}, {3, 2, 12},
+		{1, 1, 4}, {1, 0, 8}, {1, 1, 8}, {2, 1, 9}, {3, 0, 15}, {17, 6, 2000}, {17, 6, 333}, {4, 2, 96}, {4, 2, 137}, {30, 10, 47}, {2, 1, 10}, {5, 3, 11}, {6, 2, 14}, {3, 2, 12},
 	} {
 		f, err := NewRFF(tc.ds, tc.da, tc.d, 1.5, uint64(tc.d))
 		if err != nil {

@@ -286,18 +286,18 @@ def batch_kernel():
 
 def batch16_kernel():
     """Sixteen states, two groups of eight, in one pass over the
-    frequencies (fused multiply-adds only): each broadcast ω_ji feeds both
-    groups, so the blocked frequencies, which at D = 2000 stream from L2
-    and bound the eight-state kernel, are read once per sixteen states."""
+    frequencies: each broadcast ω_ji feeds both groups, so the blocked
+    frequencies are read once per sixteen states."""
+    name = "rffBatch16AVX512" + SUFFIX
     L("")
-    L("// func rffBatch16AVX512FMA(c *rffConsts, omegaP, biasP, xt0, xt1 *float64, in, nb int, scale float64, out0, out1 *float64)")
+    L("// func %s(c *rffConsts, omegaP, biasP, xt0, xt1 *float64, in, nb int, scale float64, out0, out1 *float64)" % name)
     L("//")
-    L("// rffBatch8AVX512FMA of two groups of eight states (xt0 → out0, xt1 →")
+    L("// rffBatch8AVX512%s of two groups of eight states (xt0 → out0, xt1 →" % SUFFIX)
     L("// out1) in one pass over omegaP: every lane does the same operations")
-    L("// as there, so the bits are the same; sixteen chains of fused")
-    L("// multiply-adds (eight features × two groups) per input, then the")
-    L("// reduction and the cosine four registers at a time.")
-    L("TEXT ·rffBatch16AVX512FMA(SB), NOSPLIT, $0-80")
+    L("// as there, so the bits are the same; sixteen chains (eight features ×")
+    L("// two groups) per input, then the reduction and the cosine four")
+    L("// registers at a time.")
+    L("TEXT ·%s(SB), NOSPLIT, $0-80" % name)
     for ins in ["MOVQ c+0(FP), R8","MOVQ omegaP+8(FP), SI","MOVQ biasP+16(FP), BX",
                 "MOVQ in+40(FP), CX","MOVQ nb+48(FP), DX","MOVQ out0+64(FP), DI","MOVQ out1+72(FP), R9"]:
         E(ins)
@@ -308,7 +308,16 @@ def batch16_kernel():
     cs = ["Z%d" % (22 + k) for k in range(4)]   # t − magic, then P(u)
     INV, SC = "Z26", "Z27"
     E("VBROADCASTSD scale+56(FP), %s" % SC)
-    E("VBROADCASTSD C_INVPI(R8), %s" % INV, "1/π for the fused reduction")
+    if FMA:
+        E("VBROADCASTSD C_INVPI(R8), %s" % INV, "1/π for the fused reduction")
+    tmp = ["Z26", "Z30", "Z31"]  # the separate products, in rotation
+    def dot(w, x, z, n, comments):
+        if FMA:
+            E("VFMADD231PD %s, %s, %s" % (w, x, z), "z = fma(ω_ji, x_li, z)" if comments else None)
+            return
+        t = tmp[n % 3]
+        E("VMULPD %s, %s, %s" % (w, x, t), "ω_ji x_li" if comments else None)
+        E("VADDPD %s, %s, %s" % (t, z, z), "z += ω_ji x_li" if comments else None)
     L("b16blk:")
     E("TESTQ DX, DX")
     E("JZ   b16done")
@@ -329,8 +338,8 @@ def batch16_kernel():
         E("VMOVUPD %d(R10), %s" % (64*u, xb), "x_i of group 1" if u == 0 else None)
         for k in range(8):
             E("VBROADCASTSD %d(SI), %s" % (64*u + 8*k, ws[k]), "ω_ji" if (k == 0 and u == 0) else None)
-            E("VFMADD231PD %s, %s, %s" % (ws[k], xa, zs[k]), "z = fma(ω_ji, x_li, z)" if (k == 0 and u == 0) else None)
-            E("VFMADD231PD %s, %s, %s" % (ws[k], xb, zs[8+k]))
+            dot(ws[k], xa, zs[k], 2*k, k == 0 and u == 0)
+            dot(ws[k], xb, zs[8+k], 2*k+1, False)
     E("ADDQ $%d, R11" % (64*UNR))
     E("ADDQ $%d, R10" % (64*UNR))
     E("ADDQ $%d, SI" % (64*UNR))
@@ -345,8 +354,8 @@ def batch16_kernel():
     E("VMOVUPD (R10), %s" % X1)
     for k in range(8):
         E("VBROADCASTSD %d(SI), %s" % (8*k, ws[k]))
-        E("VFMADD231PD %s, %s, %s" % (ws[k], X0, zs[k]))
-        E("VFMADD231PD %s, %s, %s" % (ws[k], X1, zs[8+k]))
+        dot(ws[k], X0, zs[k], 2*k, False)
+        dot(ws[k], X1, zs[8+k], 2*k+1, False)
     E("ADDQ $64, R11")
     E("ADDQ $64, R10")
     E("ADDQ $64, SI")
@@ -383,7 +392,7 @@ for FMA in (False, True):
     SUFFIX = "FMA" if FMA else ""
     phi_kernel()
     batch_kernel()
-batch16_kernel()
+    batch16_kernel()
 path = pathlib.Path(__file__).resolve().parent.parent / "internal" / "expfam" / "rff512_amd64.s"
 path.write_text("\n".join(out) + "\n")
 print("wrote", path)

@@ -54,7 +54,8 @@ func TestRFFPhiAVX512IsScalar(t *testing.T) {
 	}
 }
 
-// PhiBatch8 gives, in lane l, the bits of Phi of input l, for feature
+// PhiBatch8 and both groups of PhiBatch16 give, in lane l, the bits of
+// Phi of input l, for feature
 // counts that are and are not multiples of 8, with and without actions,
 // at input scales from small to beyond [−π, π] and with each lane at its
 // own scale; an input outside the cosine's range makes it decline.
@@ -73,8 +74,9 @@ func TestPhiBatch8IsPhi(t *testing.T) {
 		}
 		in := tc.ds + tc.da
 		xt, out := make([]float64, 8*in), make([]float64, f.Batch8Len())
+		xt2, out2, out16 := make([]float64, 8*in), make([]float64, f.Batch8Len()), make([]float64, f.Batch8Len())
 		want := make([]float64, tc.d)
-		xs := make([][]float64, 8)
+		xs, xs2 := make([][]float64, 8), make([][]float64, 8)
 		for range 10 {
 			for l := range xs {
 				xs[l] = rffInputs(rng, in, []float64{1e-3, 1, 30, 1e4}[rng.IntN(4)])
@@ -82,25 +84,38 @@ func TestPhiBatch8IsPhi(t *testing.T) {
 					xt[8*i+l] = v
 				}
 			}
+			for l := range xs2 {
+				xs2[l] = rffInputs(rng, in, []float64{1e-3, 1, 30, 1e4}[rng.IntN(4)])
+				for i, v := range xs2[l] {
+					xt2[8*i+l] = v
+				}
+			}
 			if !f.PhiBatch8(xt, out) {
 				t.Fatalf("%+v: PhiBatch8 declined", tc)
 			}
-			for l, x := range xs {
-				f.phiScalar(x[:tc.ds], x[tc.ds:], want)
-				for j, w := range want {
-					if math.Float64bits(out[8*j+l]) != math.Float64bits(w) {
-						t.Fatalf("%+v lane %d: feature %d = %v, Phi %v", tc, l, j, out[8*j+l], w)
+			if !f.PhiBatch16(xt, xt2, out16, out2) {
+				t.Fatalf("%+v: PhiBatch16 declined", tc)
+			}
+			numeric.RequireSameBits(t, "PhiBatch16's first group against PhiBatch8", out16, out)
+			for g, group := range [][][]float64{xs, xs2} {
+				o := [][]float64{out, out2}[g]
+				for l, x := range group {
+					f.phiScalar(x[:tc.ds], x[tc.ds:], want)
+					for j, w := range want {
+						if math.Float64bits(o[8*j+l]) != math.Float64bits(w) {
+							t.Fatalf("%+v group %d lane %d: feature %d = %v, Phi %v", tc, g, l, j, o[8*j+l], w)
+						}
 					}
 				}
 			}
 		}
 		xt[8*in-1] = math.NaN()
-		if f.PhiBatch8(xt, out) {
-			t.Fatalf("%+v: PhiBatch8 took a NaN input", tc)
+		if f.PhiBatch8(xt, out) || f.PhiBatch16(xt2, xt, out2, out) {
+			t.Fatalf("%+v: PhiBatch8 or PhiBatch16 took a NaN input", tc)
 		}
 		xt[8*in-1] = 1e300
-		if f.PhiBatch8(xt, out) {
-			t.Fatalf("%+v: PhiBatch8 took an input beyond the cosine's range", tc)
+		if f.PhiBatch8(xt, out) || f.PhiBatch16(xt, xt2, out, out2) {
+			t.Fatalf("%+v: PhiBatch8 or PhiBatch16 took an input beyond the cosine's range", tc)
 		}
 	}
 }
@@ -283,4 +298,19 @@ func BenchmarkPhiBatch8FMA(b *testing.B) {
 	out := make([]float64, f.Batch8Len())
 	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch8(xt, out) })
 	b.ReportMetric(2000*39/best, "zmm-ops/ns")
+}
+
+// BenchmarkPhiBatch16 is BenchmarkPhiBatch8 of sixteen states in one pass
+// over the frequencies (PhiBatch16), per eight states.
+func BenchmarkPhiBatch16(b *testing.B) {
+	if !useAVX512 {
+		b.Skip("no AVX-512F")
+	}
+	f, _ := NewRFF(17, 6, 2000, 2, 5)
+	rng := rand.New(rand.NewPCG(1, 1))
+	xt0, xt1 := rffInputs(rng, 8*23, 1), rffInputs(rng, 8*23, 1)
+	out0, out1 := make([]float64, f.Batch8Len()), make([]float64, f.Batch8Len())
+	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch16(xt0, xt1, out0, out1) }) / 2
+	b.ReportMetric(best, "cpu-ns/8-states")
+	b.ReportMetric(2000*(2*23+25)/best, "zmm-ops/ns")
 }

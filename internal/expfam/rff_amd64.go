@@ -71,10 +71,13 @@ func rffPhiAVX512FMA(c *rffConsts, omegaT, bias, s *float64, ds int, a *float64,
 //go:noescape
 func rffBatch8AVX512FMA(c *rffConsts, omegaP, biasP, xt *float64, in, nb int, scale float64, out *float64)
 
-// rffBatch16AVX512FMA is rffBatch8AVX512FMA of two groups of eight states
-// (xt0 into out0, xt1 into out1) in one pass over omegaP, the same bits in
-// every lane.
+// rffBatch16AVX512 is rffBatch8AVX512 of two groups of eight states (xt0
+// into out0, xt1 into out1) in one pass over omegaP, the same bits in
+// every lane; rffBatch16AVX512FMA is rffBatch8AVX512FMA's.
 //
+//go:noescape
+func rffBatch16AVX512(c *rffConsts, omegaP, biasP, xt0, xt1 *float64, in, nb int, scale float64, out0, out1 *float64)
+
 //go:noescape
 func rffBatch16AVX512FMA(c *rffConsts, omegaP, biasP, xt0, xt1 *float64, in, nb int, scale float64, out0, out1 *float64)
 
@@ -225,15 +228,10 @@ func (f *RFF) PhiBatch8(xt, out []float64) bool {
 }
 
 // PhiBatch16 is PhiBatch8 of two groups of eight inputs, xt0 into out0
-// and xt1 into out1, with the same bits. With FMA set one kernel does both
-// in a single pass over the frequencies (at D = 2000 they stream from L2,
-// which bounds the eight-state kernel), otherwise PhiBatch8 runs twice. It
-// returns false, having written nothing meaningful, when PhiBatch8 would
-// decline either group.
+// and xt1 into out1, with the same bits, in one kernel that reads the
+// frequencies once for both groups. It returns false, having written
+// nothing meaningful, when PhiBatch8 would decline either group.
 func (f *RFF) PhiBatch16(xt0, xt1, out0, out1 []float64) bool {
-	if !f.FMA {
-		return f.PhiBatch8(xt0, out0) && f.PhiBatch8(xt1, out1)
-	}
 	in := f.DS + f.DA
 	if !useAVX512 || f.DS < 1 {
 		return false
@@ -242,7 +240,11 @@ func (f *RFF) PhiBatch16(xt0, xt1, out0, out1 []float64) bool {
 	if !f.batchInRange(xt0) || !f.batchInRange(xt1) {
 		return false
 	}
-	rffBatch16AVX512FMA(&rffC, &f.omegaP[0], &f.biasP[0], &xt0[0], &xt1[0], in, len(f.biasP)/8, f.Scale, &out0[0], &out1[0])
+	if f.FMA {
+		rffBatch16AVX512FMA(&rffC, &f.omegaP[0], &f.biasP[0], &xt0[0], &xt1[0], in, len(f.biasP)/8, f.Scale, &out0[0], &out1[0])
+	} else {
+		rffBatch16AVX512(&rffC, &f.omegaP[0], &f.biasP[0], &xt0[0], &xt1[0], in, len(f.biasP)/8, f.Scale, &out0[0], &out1[0])
+	}
 	return true
 }
 

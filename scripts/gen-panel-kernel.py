@@ -81,6 +81,41 @@ for R in range(1, 9):
         out.append('\tVPXORQ Z%d, Z%d, Z%d' % (reg, reg, reg))
     out += ['\tJMP  block%d' % R, 'done%d:' % R, '\tVZEROUPPER', '\tRET']
 
+# panel9x2AVX512: nine rows against two panels (eighteen chains), the ninth
+# row's pointer in DX and the tile's address read again at each block's end.
+out += ['', '// func panel9x2AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)', '//',
+        '// panel8x2AVX512 for nine rows: tile[72q+8r+j] += Σ_p rows[r][p]·bpq[8p+j]',
+        "// (tile zero on entry) in the same order, each block's acc added to the",
+        '// tile in memory; the sums of 17 rows take two passes over the panels',
+        '// (9 + 8 rows) instead of three.',
+        'TEXT ·panel9x2AVX512(SB), NOSPLIT, $0-40', '\tMOVQ rows+0(FP), AX']
+ptr = ['R%d' % (8+r) for r in range(8)] + ['DX']
+for r in range(9):
+    out.append('\tMOVQ %d(AX), %s' % (8*r, ptr[r]))
+out += ['\tMOVQ k+8(FP), CX', '\tMOVQ bp0+16(FP), DI', '\tMOVQ bp1+24(FP), SI']
+acc = [(r, 9+r) for r in range(9)]
+for a, b in acc:
+    out += ['\tVPXORQ Z%d, Z%d, Z%d' % (a, a, a), '\tVPXORQ Z%d, Z%d, Z%d' % (b, b, b)]
+out += ['\tXORQ AX, AX                 // p',
+        'block9:', '\tCMPQ AX, CX', '\tJGE  done9', '\tMOVQ CX, BX', '\tSUBQ AX, BX', '\tCMPQ BX, $256',
+        '\tJLE  steps9', '\tMOVQ $256, BX               // kb = min(kc, k − p)', 'steps9:',
+        '\tVMOVUPD (DI), Z18           // bp0[8p : 8p+8]', '\tVMOVUPD (SI), Z19           // bp1[8p : 8p+8]']
+for r in range(9):
+    w = 20 + r % 4
+    out.append('\tVBROADCASTSD (%s)(AX*8), Z%d' % (ptr[r], w))
+    out.append('\tVFMADD231PD Z%d, Z18, Z%d' % (w, acc[r][0]))
+    out.append('\tVFMADD231PD Z%d, Z19, Z%d' % (w, acc[r][1]))
+out += ['\tADDQ $64, DI', '\tADDQ $64, SI', '\tINCQ AX', '\tDECQ BX', '\tJNZ  steps9',
+        '\tMOVQ tile+32(FP), BX']
+for q in range(2):
+    for r in range(9):
+        reg = acc[r][q]
+        off = 576*q + 64*r
+        out.append('\tVADDPD %d(BX), Z%d, Z%d' % (off, reg, reg))
+        out.append('\tVMOVUPD Z%d, %d(BX)' % (reg, off))
+        out.append('\tVPXORQ Z%d, Z%d, Z%d' % (reg, reg, reg))
+out += ['\tJMP  block9', 'done9:', '\tVZEROUPPER', '\tRET']
+
 path = pathlib.Path(__file__).resolve().parent.parent / "internal" / "linalg" / "panel_amd64.s"
 path.write_text("\n".join(out) + "\n")
 print("wrote", path)

@@ -69,6 +69,16 @@ func panel8x2R6AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]fl
 //go:noescape
 func panel8x2R7AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
 
+// panel9x2AVX512 is panel8x2AVX512 for nine rows, the tile's groups 72
+// apart (panel_amd64.s).
+//
+//go:noescape
+func panel9x2AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
+
+func panel9x2(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64) {
+	panel9x2AVX512(rows, k, bp0, bp1, tile)
+}
+
 // panel8x2 runs the kernel of n rows (1–8). The calls are direct: through
 // a table of functions the compiler cannot see that the kernels keep no
 // pointer, and the caller's row pointers and tile move to the heap, six

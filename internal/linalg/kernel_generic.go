@@ -40,3 +40,7 @@ func kern6x24(k int, a, b0, b1, b2, c []float64, ldc int, alpha float64) {
 func panel8x2(_ int, rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64) {
 	panel8x2AVX512(rows, k, bp0, bp1, tile)
 }
+
+func panel9x2(_ *[9]*float64, _ int, _, _ *float64, _ *[144]float64) {
+	panic("linalg: panel9x2AVX512 without its assembly")
+}

@@ -72,14 +72,26 @@ func MulABtPanel8x2(m, k int, a []float64, lda int, bp0, bp1, c0, c1 []float64) 
 	_ = a[(m-1)*lda+k-1]
 	_, _ = bp0[8*k-1], bp1[8*k-1]
 	_, _ = c0[8*m-1], c1[8*m-1]
-	// Groups of at most eight rows as even as can be (17 rows: 6, 6, 5):
-	// each group's kernel has 2·rows independent chains, and no row is
-	// computed twice.
-	groups := (m + 7) / 8
+	// Groups of at most nine rows as even as can be (17 rows: 9, 8): each
+	// group's kernel has 2·rows independent chains and is one pass over
+	// the panels, and no row is computed twice.
+	groups := (m + 8) / 9
 	for g, r0 := 0, 0; g < groups; g++ {
 		rows := (m - r0) / (groups - g)
 		if (m-r0)%(groups-g) != 0 {
 			rows++
+		}
+		if rows == 9 {
+			var ptr [9]*float64
+			for r := range ptr {
+				ptr[r] = &a[(r0+r)*lda]
+			}
+			var tile [144]float64
+			panel9x2(&ptr, k, &bp0[0], &bp1[0], &tile)
+			copy(c0[8*r0:8*(r0+rows)], tile[:72])
+			copy(c1[8*r0:8*(r0+rows)], tile[72:])
+			r0 += rows
+			continue
 		}
 		var ptr [8]*float64
 		for r := range rows {

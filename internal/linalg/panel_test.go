@@ -8,7 +8,8 @@ import (
 
 // MulABtPanel8 gives MulABt's bits for B given as its transpose, by the
 // AVX-512 kernel where the CPU has it and by panel8Go, for row counts
-// below, at and above a group of eight (17 = d_s of the scale benchmark)
+// below, at and above a group of eight or nine (17 = d_s of the scale
+// benchmark: 9 + 8)
 // and step counts around the kc blocks; and it is the product to 1e-13
 // (an independent triple loop in float64).
 func TestMulABtPanel8IsMulABt(t *testing.T) {
@@ -16,7 +17,7 @@ func TestMulABtPanel8IsMulABt(t *testing.T) {
 	avx512 := usePanel512
 	defer func() { usePanel512 = avx512 }()
 	for _, tc := range []struct{ m, k int }{
-		{1, 1}, {2, 3}, {3, 7}, {4, 9}, {6, 10}, {7, 11}, {8, 256}, {9, 257}, {17, 2000}, {17, 513}, {24, 100}, {5, 1024}, {23, 40},
+		{1, 1}, {2, 3}, {3, 7}, {4, 9}, {6, 10}, {7, 11}, {8, 256}, {9, 257}, {17, 2000}, {17, 513}, {24, 100}, {5, 1024}, {23, 40}, {18, 300}, {26, 257}, {9, 2000},
 	} {
 		lda := tc.k + 3
 		a := randMat(rng, tc.m*lda)

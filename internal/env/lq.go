@@ -173,6 +173,44 @@ func (q *sparseQuad) at(x []float64) float64 {
 	return v
 }
 
+// at4 sets out[l] = at(x_l) for four inputs, their sums interleaved (four
+// independent chains, where one at a time waits on each addition) with
+// each one's operations those of at, so the same bits; an input with an
+// infinite or NaN entry takes at.
+func (q *sparseQuad) at4(x0, x1, x2, x3 []float64, out *[4]float64) {
+	n := len(x0)
+	x1, x2, x3 = x1[:n], x2[:n], x3[:n]
+	for j := range n {
+		if !finite4(x0[j], x1[j], x2[j], x3[j]) {
+			out[0], out[1], out[2], out[3] = q.at(x0), q.at(x1), q.at(x2), q.at(x3)
+			return
+		}
+	}
+	var v0, v1, v2, v3 float64
+	for k, i := range q.rows {
+		var r0, r1, r2, r3 float64
+		lo, hi := q.start[k], q.start[k+1]
+		for e, j := range q.cols[lo:hi] {
+			m := q.vals[int(lo)+e]
+			r0 += float64(m * x0[j])
+			r1 += float64(m * x1[j])
+			r2 += float64(m * x2[j])
+			r3 += float64(m * x3[j])
+		}
+		v0 += float64(x0[i] * r0)
+		v1 += float64(x1[i] * r1)
+		v2 += float64(x2[i] * r2)
+		v3 += float64(x3[i] * r3)
+	}
+	out[0], out[1], out[2], out[3] = v0, v1, v2, v3
+}
+
+// finite4 reports whether a, b, c and d are all finite (x − x is 0 for a
+// finite x and NaN for ±Inf and NaN).
+func finite4(a, b, c, d float64) bool {
+	return (a-a)+(b-b)+(c-c)+(d-d) == 0
+}
+
 // lqTask is r(s, a) = −(sᵀQs + aᵀRa).
 type lqTask struct {
 	*LQ
@@ -188,6 +226,26 @@ func newLQTask(l *LQ) *lqTask {
 func (t *lqTask) Reward(s, a []float64) float64 {
 	return -(t.q.at(s[:t.DS]) + t.r.at(a[:t.DA]))
 }
+
+// Rewards is Reward for a batch of states (env.BatchRewarder), four at a
+// time by sparseQuad.at4: the same bits.
+func (t *lqTask) Rewards(xs []float64, acts [][]float64, out []float64) {
+	ds, da := t.DS, t.DA
+	k := 0
+	var q, r [4]float64
+	for ; k+4 <= len(out); k += 4 {
+		s := xs[k*ds : (k+4)*ds]
+		t.q.at4(s[:ds], s[ds:2*ds], s[2*ds:3*ds], s[3*ds:], &q)
+		t.r.at4(acts[k][:da], acts[k+1][:da], acts[k+2][:da], acts[k+3][:da], &r)
+		for l := range 4 {
+			out[k+l] = -(q[l] + r[l])
+		}
+	}
+	for ; k < len(out); k++ {
+		out[k] = t.Reward(xs[k*ds:(k+1)*ds], acts[k])
+	}
+}
+
 func (*lqTask) Terminal([]float64) (bool, float64) { return false, 0 }
 func (*lqTask) Terminates() bool                   { return false }
 

@@ -62,3 +62,54 @@ func TestLQRewardIsQuad(t *testing.T) {
 		t.Fatalf("reward %v, by hand %v", -want, byHand)
 	}
 }
+
+// TestLQRewardsIsReward: the batch reward (four states at a time, their
+// sums interleaved) gives Reward's bits for every state, on batches of 0 to
+// 11 states, diagonal and dense Q and R with zero and negative-zero
+// entries, inputs whose products cancel or underflow, and states with
+// ±Inf or NaN entries among finite ones.
+func TestLQRewardsIsReward(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 35))
+	pick := func(vals []float64) float64 { return vals[rng.IntN(len(vals))] }
+	entries := []float64{0, 0, math.Copysign(0, -1), 1, -1, 0.5, 3, 1e-300, -2.25}
+	inputs := []float64{0, math.Copysign(0, -1), 1, -1, 2, 1e-200, -1e-200, 0.1, 7.5}
+	odd := []float64{math.Inf(1), math.Inf(-1), math.NaN()}
+	for trial := range 600 {
+		ds, da := 1+rng.IntN(6), 1+rng.IntN(4)
+		l := &LQ{DS: ds, DA: da, Q: make([]float64, ds*ds), R: make([]float64, da*da)}
+		for _, m := range [][]float64{l.Q, l.R} {
+			n := int(math.Sqrt(float64(len(m))))
+			for i := range m {
+				if trial%3 != 0 || i/n == i%n { // every third trial dense
+					m[i] = pick(entries)
+				}
+			}
+		}
+		task := newLQTask(l)
+		k := rng.IntN(12)
+		xs, acts := make([]float64, k*ds), make([][]float64, k)
+		for i := range xs {
+			xs[i] = pick(inputs)
+			if trial%10 == 0 && rng.IntN(3*ds) == 0 {
+				xs[i] = pick(odd)
+			}
+		}
+		for j := range acts {
+			acts[j] = make([]float64, da)
+			for i := range acts[j] {
+				acts[j][i] = pick(inputs)
+				if trial%10 == 5 && rng.IntN(3*da) == 0 {
+					acts[j][i] = pick(odd)
+				}
+			}
+		}
+		got := make([]float64, k)
+		task.Rewards(xs, acts, got)
+		for j := range k {
+			want := task.Reward(xs[j*ds:(j+1)*ds], acts[j])
+			if math.Float64bits(want) != math.Float64bits(got[j]) && !(math.IsNaN(want) && math.IsNaN(got[j])) {
+				t.Fatalf("trial %d, state %d of %d: Rewards %v (%#x), Reward %v (%#x)", trial, j, k, got[j], math.Float64bits(got[j]), want, math.Float64bits(want))
+			}
+		}
+	}
+}

@@ -471,10 +471,7 @@ func (e *SM) accumulate(phi []float64) {
 		if x == 0 {
 			continue
 		}
-		bk := e.b[k*dphi : (k+1)*dphi]
-		for j, p := range phi {
-			bk[j] += x * p
-		}
+		addScaled(e.b[k*dphi:(k+1)*dphi], x, phi)
 	}
 }
 

@@ -121,10 +121,9 @@ func (g *gaussBatch) stepRows(xs []float64, acts [][]float64, out []float64) {
 
 // stepLanes is StepBatch on random Fourier features with AVX-512: eight
 // states at a time in the lanes of a register, their features by
-// RFF.PhiBatch8 (RFF.PhiBatch16 for sixteen: one pass over the frequencies
-// with model.features.fma) and η = W φ by linalg.MulABtPanel8x2 (sixteen
-// states per pass over W), neither of which packs or transposes W or the
-// features.
+// RFF.PhiBatch8 (RFF.PhiBatch16 for sixteen: one pass over the
+// frequencies) and η = W φ by linalg.MulABtPanel8x2 (sixteen states per
+// pass over W), neither of which packs or transposes W or the features.
 // The bits are those of the general path (Phi of each state, then MulABt,
 // stepRows): both kernels are tested to give them. It returns false,
 // having written nothing, when the kernel is off or the features are not
@@ -165,8 +164,8 @@ func (g *gaussBatch) stepLanes(f *expfam.RFF, xs []float64, acts [][]float64, ou
 
 // lanes16 writes into phi0 and phi1 the features of the 8 < n ≤ 16 states
 // from j0, eight and n − 8, as two calls of lanes would: by
-// RFF.PhiBatch16 (one pass over the frequencies, with model.features.fma)
-// when it takes both groups, by lanes otherwise.
+// RFF.PhiBatch16 (one pass over the frequencies) when it takes both
+// groups, by lanes otherwise.
 func (g *gaussBatch) lanes16(f *expfam.RFF, xs []float64, acts [][]float64, j0, n int, phi0, phi1 []float64) {
 	m := 8 * (g.ds + f.DA)
 	g.transpose(f, xs, acts, j0, 8, g.xt[:m])

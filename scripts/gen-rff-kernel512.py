@@ -190,6 +190,34 @@ def cosines(pfx, scale):
     E("VZEROUPPER")
     E("RET")
 
+def input_loop(pfx, ptrs, step):
+    """The dot product's loop over the inputs (R12 = CX of them): UNR
+    inputs per iteration, fewer loop instructions, then the inputs left
+    (CX mod UNR) one at a time. step(alt, off, comments) emits one input
+    at byte offset off of the pointers ptrs, its x in the register pair
+    alt (0 or 1, alternating within an iteration); each pointer moves 64
+    bytes per input."""
+    E("SHRQ $%d, R12" % (UNR.bit_length() - 1))
+    E("JZ   %sone" % pfx)
+    L("%sinput:" % pfx)
+    for u in range(UNR):
+        step(u % 2, 64*u, u == 0)
+    for p in ptrs:
+        E("ADDQ $%d, %s" % (64*UNR, p))
+    E("DECQ R12")
+    E("JNZ  %sinput" % pfx)
+    L("%sone:" % pfx)
+    E("MOVQ CX, R12")
+    E("ANDQ $%d, R12" % (UNR - 1))
+    E("JZ   %scos" % pfx)
+    L("%srest:" % pfx)
+    step(0, 0, False)
+    for p in ptrs:
+        E("ADDQ $64, %s" % p)
+    E("DECQ R12")
+    E("JNZ  %srest" % pfx)
+    L("%scos:" % pfx)
+
 def batch_kernel():
     """The batch: eight states in the lanes."""
     name = "rffBatch8AVX512" + SUFFIX
@@ -229,9 +257,8 @@ def batch_kernel():
         E("VBROADCASTSD %d(BX), %s" % (8*k, zs[k]), "z = b_j for the eight lanes" if k == 0 else None)
     E("MOVQ xt+24(FP), R11")
     E("MOVQ CX, R12")
-    # UNR inputs per iteration (fewer loop instructions; x alternates
-    # between Z8 and Z27), then the inputs left one at a time.
-    def dot_input(x, off, comments):
+    def dot_input(alt, off, comments):
+        x = ["Z%d" % NF, "Z27"][alt]
         E("VMOVUPD %d(R11), %s" % (off, x), "x_i of the eight states" if comments else None)
         for k in range(NF):
             if FMA:
@@ -239,26 +266,7 @@ def batch_kernel():
             else:
                 E("VMULPD.BCST %d(SI), %s, %s" % (off + 8*k, x, ts[k]), "ω_ji x_li" if (k == 0 and comments) else None)
                 E("VADDPD %s, %s, %s" % (ts[k], zs[k], zs[k]), "z += ω_ji x_li" if (k == 0 and comments) else None)
-    E("SHRQ $%d, R12" % (UNR.bit_length() - 1))
-    E("JZ   bone")
-    L("binput:")
-    for u in range(UNR):
-        dot_input(["Z%d" % NF, "Z27"][u % 2], 64*u, u == 0)
-    E("ADDQ $%d, R11" % (64*UNR))
-    E("ADDQ $%d, SI" % (64*UNR))
-    E("DECQ R12")
-    E("JNZ  binput")
-    L("bone:")
-    E("MOVQ CX, R12")
-    E("ANDQ $%d, R12" % (UNR - 1))
-    E("JZ   bcos")
-    L("brest:")
-    dot_input("Z%d" % NF, 0, False)
-    E("ADDQ $64, R11")
-    E("ADDQ $64, SI")
-    E("DECQ R12")
-    E("JNZ  brest")
-    L("bcos:")
+    input_loop("b", ["R11", "SI"], dot_input)
     # The reduction and the cosine of the block's eight registers while they
     # are in registers: eight independent Horner chains (f' in zs, u = f'² in
     # ts, P(u) in cs), the operations of reduce and cosine lane by lane.
@@ -327,41 +335,15 @@ def batch16_kernel():
     E("MOVQ xt0+24(FP), R11")
     E("MOVQ xt1+32(FP), R10")
     E("MOVQ CX, R12")
-    # UNR inputs per iteration (fewer loop instructions; the x registers
-    # alternate between two pairs), then the inputs left one at a time.
-    E("SHRQ $%d, R12" % (UNR.bit_length() - 1))
-    E("JZ   b16one")
-    L("b16input:")
-    for u in range(UNR):
-        xa, xb = [(X0, X1), ("Z28", "Z29")][u % 2]
-        E("VMOVUPD %d(R11), %s" % (64*u, xa), "x_i of group 0" if u == 0 else None)
-        E("VMOVUPD %d(R10), %s" % (64*u, xb), "x_i of group 1" if u == 0 else None)
+    def dot_input(alt, off, comments):
+        xa, xb = [(X0, X1), ("Z28", "Z29")][alt]
+        E("VMOVUPD %d(R11), %s" % (off, xa), "x_i of group 0" if comments else None)
+        E("VMOVUPD %d(R10), %s" % (off, xb), "x_i of group 1" if comments else None)
         for k in range(8):
-            E("VBROADCASTSD %d(SI), %s" % (64*u + 8*k, ws[k]), "ω_ji" if (k == 0 and u == 0) else None)
-            dot(ws[k], xa, zs[k], 2*k, k == 0 and u == 0)
+            E("VBROADCASTSD %d(SI), %s" % (off + 8*k, ws[k]), "ω_ji" if (k == 0 and comments) else None)
+            dot(ws[k], xa, zs[k], 2*k, k == 0 and comments)
             dot(ws[k], xb, zs[8+k], 2*k+1, False)
-    E("ADDQ $%d, R11" % (64*UNR))
-    E("ADDQ $%d, R10" % (64*UNR))
-    E("ADDQ $%d, SI" % (64*UNR))
-    E("DECQ R12")
-    E("JNZ  b16input")
-    L("b16one:")
-    E("MOVQ CX, R12")
-    E("ANDQ $%d, R12" % (UNR - 1))
-    E("JZ   b16cos")
-    L("b16rest:")
-    E("VMOVUPD (R11), %s" % X0)
-    E("VMOVUPD (R10), %s" % X1)
-    for k in range(8):
-        E("VBROADCASTSD %d(SI), %s" % (8*k, ws[k]))
-        dot(ws[k], X0, zs[k], 2*k, False)
-        dot(ws[k], X1, zs[8+k], 2*k+1, False)
-    E("ADDQ $64, R11")
-    E("ADDQ $64, R10")
-    E("ADDQ $64, SI")
-    E("DECQ R12")
-    E("JNZ  b16rest")
-    L("b16cos:")
+    input_loop("b16", ["R11", "R10", "SI"], dot_input)
     for g in range(4):
         base = "DI" if g < 2 else "R9"
         grp = [(zs[4*g+k], ts[k], cs[k], 64*((4*g+k) % 8)) for k in range(4)]

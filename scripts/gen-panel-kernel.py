@@ -4,8 +4,8 @@ linalg.MulABtPanel8 and MulABtPanel8x2 (η = W φ of eight or sixteen
 states, one state per lane).
 
 panel8AVX512 sums eight rows of A against one panel of B (bp, k×8);
-panel8x2AVX512 and panel8x2R1AVX512 … R7 sum eight (or 1 … 7) rows against
-two panels at once, each element of A broadcast once for both. Every
+panel8x2R1AVX512 … R9 sum 1 … 9 rows against two panels at once, each
+element of A broadcast once for both. Every
 element is MulABt's: acc = fma(a[r][p], bp[8p+j], acc) from 0 over each
 block of 256 steps (kc), the block's acc then added to the element. Run
 
@@ -47,74 +47,49 @@ for r in range(8):
     out.append('\tVMOVUPD Z%d, %d(DX)' % (8+r, 64*r))
 out += ['\tVZEROUPPER', '\tRET']
 
-for R in range(1, 9):
-    name = 'panel8x2AVX512' if R == 8 else 'panel8x2R%dAVX512' % R
-    out += ['', '// func %s(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)' % name, '//']
-    if R == 8:
-        out += ['// panel8AVX512 for two panels of B at once: tile[64q+8r+j] += Σ_p',
-                "// rows[r][p]·bpq[8p+j] (tile zero on entry), each row's element of A",
-                '// broadcast once for both, in the same order: acc = fma(rows[r][p],',
-                "// bpq[8p+j], acc) from 0 over blocks of 256 steps, each block's acc added",
-                '// to the tile in memory. panel8x2R1AVX512 … R7 do the same for the first',
-                '// 1 … 7 rows (a group of fewer rows wastes no multiply-adds).']
+# panel8x2R1AVX512 … R9: 1 … 9 rows against two panels (2·R chains), the
+# row pointers in R8–R15 and DX, the tile's groups 72 apart, its address
+# read again into BX at each block's end (BX, the block's step count, is 0
+# there).
+ptr = ['R%d' % (8+r) for r in range(8)] + ['DX']
+for R in range(1, 10):
+    name = 'panel8x2R%dAVX512' % R
+    out += ['', '// func %s(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)' % name, '//']
+    if R == 1:
+        out += ['// panel8AVX512 for two panels of B at once and the first R rows',
+                '// (panel8x2R1AVX512 … R9): tile[72q+8r+j] += Σ_p rows[r][p]·bpq[8p+j]',
+                "// (tile zero on entry), each row's element of A broadcast once for",
+                '// both, in the same order: acc = fma(rows[r][p], bpq[8p+j], acc) from 0',
+                "// over blocks of 256 steps, each block's acc added to the tile in",
+                '// memory. A group of fewer rows wastes no multiply-adds; 17 rows are',
+                '// two passes over the panels, 9 + 8.']
     else:
-        out += ['// panel8x2AVX512 for rows[0:%d] only.' % R]
+        out += ['// panel8x2R1AVX512 for rows[0:%d].' % R]
     out += ['TEXT ·%s(SB), NOSPLIT, $0-40' % name, '\tMOVQ rows+0(FP), AX']
     for r in range(R):
-        out.append('\tMOVQ %d(AX), R%d' % (8*r, 8+r))
-    out += ['\tMOVQ k+8(FP), CX', '\tMOVQ bp0+16(FP), DI', '\tMOVQ bp1+24(FP), SI', '\tMOVQ tile+32(FP), DX']
-    regs = list(range(R)) + [8+r for r in range(R)]
-    for r in regs:
-        out.append('\tVPXORQ Z%d, Z%d, Z%d' % (r, r, r))
+        out.append('\tMOVQ %d(AX), %s' % (8*r, ptr[r]))
+    out += ['\tMOVQ k+8(FP), CX', '\tMOVQ bp0+16(FP), DI', '\tMOVQ bp1+24(FP), SI']
+    acc = [(r, 9+r) for r in range(R)]
+    for a_, b_ in acc:
+        out += ['\tVPXORQ Z%d, Z%d, Z%d' % (a_, a_, a_), '\tVPXORQ Z%d, Z%d, Z%d' % (b_, b_, b_)]
     out += ['\tXORQ AX, AX                 // p',
             'block%d:' % R, '\tCMPQ AX, CX', '\tJGE  done%d' % R, '\tMOVQ CX, BX', '\tSUBQ AX, BX', '\tCMPQ BX, $256',
             '\tJLE  steps%d' % R, '\tMOVQ $256, BX               // kb = min(kc, k − p)', 'steps%d:' % R,
-            '\tVMOVUPD (DI), Z16           // bp0[8p : 8p+8]', '\tVMOVUPD (SI), Z17           // bp1[8p : 8p+8]']
+            '\tVMOVUPD (DI), Z18           // bp0[8p : 8p+8]', '\tVMOVUPD (SI), Z19           // bp1[8p : 8p+8]']
     for r in range(R):
-        out.append('\tVBROADCASTSD (R%d)(AX*8), Z%d' % (8+r, 18 + r % 4))
-        out.append('\tVFMADD231PD Z%d, Z16, Z%d' % (18 + r % 4, r))
-        out.append('\tVFMADD231PD Z%d, Z17, Z%d' % (18 + r % 4, 8+r))
-    out += ['\tADDQ $64, DI', '\tADDQ $64, SI', '\tINCQ AX', '\tDECQ BX', '\tJNZ  steps%d' % R]
-    for reg in regs:
-        out.append('\tVADDPD %d(DX), Z%d, Z%d' % (64*reg, reg, reg))
-        out.append('\tVMOVUPD Z%d, %d(DX)' % (reg, 64*reg))
-        out.append('\tVPXORQ Z%d, Z%d, Z%d' % (reg, reg, reg))
+        w = 20 + r % 4
+        out.append('\tVBROADCASTSD (%s)(AX*8), Z%d' % (ptr[r], w))
+        out.append('\tVFMADD231PD Z%d, Z18, Z%d' % (w, acc[r][0]))
+        out.append('\tVFMADD231PD Z%d, Z19, Z%d' % (w, acc[r][1]))
+    out += ['\tADDQ $64, DI', '\tADDQ $64, SI', '\tINCQ AX', '\tDECQ BX', '\tJNZ  steps%d' % R,
+            '\tMOVQ tile+32(FP), BX']
+    for q in range(2):
+        for r in range(R):
+            reg, off = acc[r][q], 576*q + 64*r
+            out.append('\tVADDPD %d(BX), Z%d, Z%d' % (off, reg, reg))
+            out.append('\tVMOVUPD Z%d, %d(BX)' % (reg, off))
+            out.append('\tVPXORQ Z%d, Z%d, Z%d' % (reg, reg, reg))
     out += ['\tJMP  block%d' % R, 'done%d:' % R, '\tVZEROUPPER', '\tRET']
-
-# panel9x2AVX512: nine rows against two panels (eighteen chains), the ninth
-# row's pointer in DX and the tile's address read again at each block's end.
-out += ['', '// func panel9x2AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)', '//',
-        '// panel8x2AVX512 for nine rows: tile[72q+8r+j] += Σ_p rows[r][p]·bpq[8p+j]',
-        "// (tile zero on entry) in the same order, each block's acc added to the",
-        '// tile in memory; the sums of 17 rows take two passes over the panels',
-        '// (9 + 8 rows) instead of three.',
-        'TEXT ·panel9x2AVX512(SB), NOSPLIT, $0-40', '\tMOVQ rows+0(FP), AX']
-ptr = ['R%d' % (8+r) for r in range(8)] + ['DX']
-for r in range(9):
-    out.append('\tMOVQ %d(AX), %s' % (8*r, ptr[r]))
-out += ['\tMOVQ k+8(FP), CX', '\tMOVQ bp0+16(FP), DI', '\tMOVQ bp1+24(FP), SI']
-acc = [(r, 9+r) for r in range(9)]
-for a, b in acc:
-    out += ['\tVPXORQ Z%d, Z%d, Z%d' % (a, a, a), '\tVPXORQ Z%d, Z%d, Z%d' % (b, b, b)]
-out += ['\tXORQ AX, AX                 // p',
-        'block9:', '\tCMPQ AX, CX', '\tJGE  done9', '\tMOVQ CX, BX', '\tSUBQ AX, BX', '\tCMPQ BX, $256',
-        '\tJLE  steps9', '\tMOVQ $256, BX               // kb = min(kc, k − p)', 'steps9:',
-        '\tVMOVUPD (DI), Z18           // bp0[8p : 8p+8]', '\tVMOVUPD (SI), Z19           // bp1[8p : 8p+8]']
-for r in range(9):
-    w = 20 + r % 4
-    out.append('\tVBROADCASTSD (%s)(AX*8), Z%d' % (ptr[r], w))
-    out.append('\tVFMADD231PD Z%d, Z18, Z%d' % (w, acc[r][0]))
-    out.append('\tVFMADD231PD Z%d, Z19, Z%d' % (w, acc[r][1]))
-out += ['\tADDQ $64, DI', '\tADDQ $64, SI', '\tINCQ AX', '\tDECQ BX', '\tJNZ  steps9',
-        '\tMOVQ tile+32(FP), BX']
-for q in range(2):
-    for r in range(9):
-        reg = acc[r][q]
-        off = 576*q + 64*r
-        out.append('\tVADDPD %d(BX), Z%d, Z%d' % (off, reg, reg))
-        out.append('\tVMOVUPD Z%d, %d(BX)' % (reg, off))
-        out.append('\tVPXORQ Z%d, Z%d, Z%d' % (reg, reg, reg))
-out += ['\tJMP  block9', 'done9:', '\tVZEROUPPER', '\tRET']
 
 path = pathlib.Path(__file__).resolve().parent.parent / "internal" / "linalg" / "panel_amd64.s"
 path.write_text("\n".join(out) + "\n")

@@ -39,51 +39,43 @@ var usePanel512 = simd.AVX512
 //go:noescape
 func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64)
 
-// panel8x2AVX512 is panel8AVX512 for two panels of B that share the rows
-// of A: tile[64q+8r+j] += Σ_p rows[r][p]·bpq[8p+j], tile zero on entry.
+// panel8x2R1AVX512 … panel8x2R9AVX512 are panel8AVX512 for two panels of
+// B that share the rows of A, on the first 1 … 9 rows of rows:
+// tile[72q+8r+j] += Σ_p rows[r][p]·bpq[8p+j], tile zero on entry
+// (panel_amd64.s).
 //
 //go:noescape
-func panel8x2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
-
-// panel8x2R1AVX512 … panel8x2R7AVX512 are panel8x2AVX512 on the first 1 … 7
-// rows of rows only.
-//
-//go:noescape
-func panel8x2R1AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+func panel8x2R1AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
 
 //go:noescape
-func panel8x2R2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+func panel8x2R2AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
 
 //go:noescape
-func panel8x2R3AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+func panel8x2R3AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
 
 //go:noescape
-func panel8x2R4AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+func panel8x2R4AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
 
 //go:noescape
-func panel8x2R5AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+func panel8x2R5AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
 
 //go:noescape
-func panel8x2R6AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+func panel8x2R6AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
 
 //go:noescape
-func panel8x2R7AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64)
+func panel8x2R7AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
 
-// panel9x2AVX512 is panel8x2AVX512 for nine rows, the tile's groups 72
-// apart (panel_amd64.s).
-//
 //go:noescape
-func panel9x2AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
+func panel8x2R8AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
 
-func panel9x2(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64) {
-	panel9x2AVX512(rows, k, bp0, bp1, tile)
-}
+//go:noescape
+func panel8x2R9AVX512(rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64)
 
-// panel8x2 runs the kernel of n rows (1–8). The calls are direct: through
+// panel8x2 runs the kernel of n rows (1–9). The calls are direct: through
 // a table of functions the compiler cannot see that the kernels keep no
 // pointer, and the caller's row pointers and tile move to the heap, six
 // allocations a call.
-func panel8x2(n int, rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64) {
+func panel8x2(n int, rows *[9]*float64, k int, bp0, bp1 *float64, tile *[144]float64) {
 	switch n {
 	case 1:
 		panel8x2R1AVX512(rows, k, bp0, bp1, tile)
@@ -99,8 +91,10 @@ func panel8x2(n int, rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]flo
 		panel8x2R6AVX512(rows, k, bp0, bp1, tile)
 	case 7:
 		panel8x2R7AVX512(rows, k, bp0, bp1, tile)
+	case 8:
+		panel8x2R8AVX512(rows, k, bp0, bp1, tile)
 	default:
-		panel8x2AVX512(rows, k, bp0, bp1, tile)
+		panel8x2R9AVX512(rows, k, bp0, bp1, tile)
 	}
 }
 

@@ -16,10 +16,6 @@ func panel8AVX512(rows *[8]*float64, k int, bp *float64, tile *[64]float64) {
 	panic("linalg: panel8AVX512 without its assembly")
 }
 
-func panel8x2AVX512(rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64) {
-	panic("linalg: panel8x2AVX512 without its assembly")
-}
-
 // useWide is false without the amd64 assembly: macro runs kern6x8 alone.
 var useWide = false
 
@@ -37,10 +33,6 @@ func kern6x24(k int, a, b0, b1, b2, c []float64, ldc int, alpha float64) {
 	kern6x8(k, a, b2, c[2*nr:], ldc, alpha)
 }
 
-func panel8x2(_ int, rows *[8]*float64, k int, bp0, bp1 *float64, tile *[128]float64) {
-	panel8x2AVX512(rows, k, bp0, bp1, tile)
-}
-
-func panel9x2(_ *[9]*float64, _ int, _, _ *float64, _ *[144]float64) {
-	panic("linalg: panel9x2AVX512 without its assembly")
+func panel8x2(_ int, _ *[9]*float64, _ int, _, _ *float64, _ *[144]float64) {
+	panic("linalg: panel8x2 without its assembly")
 }

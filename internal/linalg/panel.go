@@ -81,26 +81,14 @@ func MulABtPanel8x2(m, k int, a []float64, lda int, bp0, bp1, c0, c1 []float64) 
 		if (m-r0)%(groups-g) != 0 {
 			rows++
 		}
-		if rows == 9 {
-			var ptr [9]*float64
-			for r := range ptr {
-				ptr[r] = &a[(r0+r)*lda]
-			}
-			var tile [144]float64
-			panel9x2(&ptr, k, &bp0[0], &bp1[0], &tile)
-			copy(c0[8*r0:8*(r0+rows)], tile[:72])
-			copy(c1[8*r0:8*(r0+rows)], tile[72:])
-			r0 += rows
-			continue
-		}
-		var ptr [8]*float64
+		var ptr [9]*float64
 		for r := range rows {
 			ptr[r] = &a[(r0+r)*lda]
 		}
-		var tile [128]float64
+		var tile [144]float64
 		panel8x2(rows, &ptr, k, &bp0[0], &bp1[0], &tile)
 		copy(c0[8*r0:8*(r0+rows)], tile[:8*rows])
-		copy(c1[8*r0:8*(r0+rows)], tile[64:64+8*rows])
+		copy(c1[8*r0:8*(r0+rows)], tile[72:72+8*rows])
 		r0 += rows
 	}
 }

@@ -63,12 +63,20 @@ func TestLQRewardIsQuad(t *testing.T) {
 	}
 }
 
-// TestLQRewardsIsReward: the batch reward (four states at a time, their
-// sums interleaved) gives Reward's bits for every state, on batches of 0 to
+// TestLQRewardsIsReward: env.kind lq's task scores a batch, and the batch
+// reward (four states at a time, their sums interleaved) gives Reward's
+// bits for every state, on batches of 0 to
 // 11 states, diagonal and dense Q and R with zero and negative-zero
 // entries, inputs whose products cancel or underflow, and states with
 // ±Inf or NaN entries among finite ones.
 func TestLQRewardsIsReward(t *testing.T) {
+	mdp, err := New(physicsConfig(t, "lq"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := mdp.Task.(BatchRewarder); !ok {
+		t.Fatal("env.kind lq's task scores no batch")
+	}
 	rng := rand.New(rand.NewPCG(8, 35))
 	pick := func(vals []float64) float64 { return vals[rng.IntN(len(vals))] }
 	entries := []float64{0, 0, math.Copysign(0, -1), 1, -1, 0.5, 3, 1e-300, -2.25}
@@ -80,7 +88,7 @@ func TestLQRewardsIsReward(t *testing.T) {
 		for _, m := range [][]float64{l.Q, l.R} {
 			n := int(math.Sqrt(float64(len(m))))
 			for i := range m {
-				if trial%3 != 0 || i/n == i%n { // every third trial dense
+				if trial%3 != 0 || i/n == i%n { // every third trial diagonal only
 					m[i] = pick(entries)
 				}
 			}
@@ -112,4 +120,42 @@ func TestLQRewardsIsReward(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkLQRewards is the rewards of one decision of the scale benchmark
+// (testdata/scale-lq17.yaml's diagonal Q and R, d_s 17, d_a 6, 480 states)
+// by Reward state by state and by the batch Rewards.
+func BenchmarkLQRewards(b *testing.B) {
+	const ds, da, n = 17, 6, 480
+	l := &LQ{DS: ds, DA: da, Q: make([]float64, ds*ds), R: make([]float64, da*da)}
+	for i := range ds {
+		l.Q[i*ds+i] = 1
+	}
+	for i := range da {
+		l.R[i*da+i] = 0.5
+	}
+	task := newLQTask(l)
+	rng := rand.New(rand.NewPCG(1, 2))
+	xs, acts, out := make([]float64, n*ds), make([][]float64, n), make([]float64, n)
+	for i := range xs {
+		xs[i] = rng.NormFloat64()
+	}
+	for j := range acts {
+		acts[j] = make([]float64, da)
+		for i := range acts[j] {
+			acts[j][i] = 2*rng.Float64() - 1
+		}
+	}
+	b.Run("reward", func(b *testing.B) {
+		for range b.N {
+			for j := range n {
+				out[j] = task.Reward(xs[j*ds:(j+1)*ds], acts[j])
+			}
+		}
+	})
+	b.Run("rewards", func(b *testing.B) {
+		for range b.N {
+			task.Rewards(xs, acts, out)
+		}
+	})
 }

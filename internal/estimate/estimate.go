@@ -134,6 +134,9 @@ type Result struct {
 	// kernelPlot, of a kernel family bound to the data, is what its
 	// density figure needs (KernelDensities).
 	kernelPlot *kernelPlotInputs
+	// warnings are the fit's, which Run writes to Options.Progress once
+	// the fit has ended (the fit itself writes nothing).
+	warnings []string
 }
 
 // Estimate is the fit of one method.
@@ -206,12 +209,20 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	if err := CheckSupport(mdp, data, opt.Data); err != nil {
 		return nil, err
 	}
-	return interruptible(ctx, "the fit was", func() (*Result, error) {
+	res, err := interruptible(ctx, "the fit was", func() (*Result, error) {
 		if spec := KernelSpecOf(mdp); spec != nil {
 			return fitKernel(c, mdp, spec, data, opt, &st)
 		}
 		return fitAll(c, mdp, data, methods, opt, &st)
 	})
+	// The fit's warnings, once it has ended: an abandoned one says nothing
+	// after the interruption's message.
+	if err == nil && opt.Progress != nil {
+		for _, w := range res.warnings {
+			fmt.Fprintf(opt.Progress, "smrl estimate: %s\n", w)
+		}
+	}
+	return res, err
 }
 
 // interruptible returns work's result, or an error wrapping

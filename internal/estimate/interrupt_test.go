@@ -3,11 +3,19 @@ package estimate
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/smrl-dev/smrl/internal/config"
+	"github.com/smrl-dev/smrl/internal/env"
 	"github.com/smrl-dev/smrl/internal/errs"
+	"github.com/smrl-dev/smrl/internal/testutil"
 )
 
 // TestInterruptibleReturnsAtCancel: a fit that never polls its context is
@@ -42,5 +50,59 @@ func TestInterruptibleReturnsAtCancel(t *testing.T) {
 	_, err = interruptible(context.Background(), "the fit was", func() (int, error) { panic("index out of range") })
 	if err == nil || !strings.Contains(err.Error(), "index out of range") || errors.Is(err, errs.ErrInterrupted) {
 		t.Fatalf("panic: %v", err)
+	}
+}
+
+// TestKernelFitWritesNoWarning: the kernel fit, the work a signal
+// abandons, writes nothing itself; its degenerate-statistics warning
+// (bandwidth 200 against next states within about ±3) reaches Options.Progress
+// through Run once the fit has ended, so an abandoned fit cannot print it
+// after the interruption's message.
+func TestKernelFitWritesNoWarning(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "k.yaml")
+	yaml := "env:\n  kind: expfam\n  family:\n    kind: kernel\n    dim: 1\n    centres: 10\n    bandwidth: 200\n" +
+		"  features:\n    kind: expression\n    phi: [\"1\", \"cos(pi*s0/4)\", \"sin(pi*s0/4)\"]\nlambda: 0.1\n"
+	var csv strings.Builder
+	csv.WriteString("s,a,s_next\n")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 100 { // the bimodal law of docs/kernel-families.md
+		s, mu := 4*rng.Float64()-2, 1.0
+		if rng.Float64() < 1/(1+math.Exp(-2*s)) {
+			mu = -1
+		}
+		fmt.Fprintf(&csv, "%v,1,%v\n", s, s/2+mu+0.35*rng.NormFloat64())
+	}
+	data := filepath.Join(dir, "train.csv")
+	for name, text := range map[string]string{cfg: yaml, data: csv.String()} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := testutil.LoadConfigOptions(t, config.Options{Path: cfg, NoTrueW: true})
+	mdp, err := env.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress strings.Builder
+	opt := Options{Data: data, Progress: &progress}
+	var st stage
+	tr, err := readTransitions(c, mdp, opt, &st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fitKernel(c, mdp, KernelSpecOf(mdp), tr, opt, &st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const warning = "warning: the kernel statistics of bandwidth 200 are numerically constant"
+	if progress.Len() != 0 || len(res.warnings) != 1 || !strings.HasPrefix(res.warnings[0], warning) {
+		t.Fatalf("the fit wrote %q and kept the warnings %q", progress.String(), res.warnings)
+	}
+	if _, err := Run(context.Background(), c, opt); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(progress.String(), "smrl estimate: "+warning) {
+		t.Fatalf("Run wrote %q, without the fit's warning", progress.String())
 	}
 }

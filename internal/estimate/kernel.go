@@ -152,8 +152,8 @@ func fitKernel(c *config.Config, mdp *env.MDP, spec *expfam.KernelSpec, data *da
 	model := g.Model()
 	e := Estimate{Method: "sm", SEKind: "none", Seconds: secs, Weight: "h(x) = 1", Kernel: &model}
 	for _, f := range g.Coords {
-		if f.Warning != "" && opt.Progress != nil {
-			fmt.Fprintf(opt.Progress, "smrl estimate: %s\n", f.Warning)
+		if f.Warning != "" {
+			res.warnings = append(res.warnings, f.Warning)
 		}
 		e.KernelFits = append(e.KernelFits, KernelCoord{Centres: f.Fam.M, Bandwidth: f.Fam.Sigma, BaseScale: f.Fam.Base, Lambda: f.Lambda,
 			Iterations: f.Iterations, Bandwidths: f.Bandwidths, Lambdas: f.Lambdas, CV: f.CV})

@@ -191,16 +191,18 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 	var st stage
 	stop := heartbeat(opt.Progress, opt.ProgressEvery, st.get)
 	defer stop()
-	var data *dataset.Transitions
 	if opt.Data == "" && mdp.Live != nil {
 		return nil, errs.Invalid(fmt.Errorf("env.kind %s: smrl estimate draws its transitions from the true model, which this environment keeps in its process; "+
 			"give --data FILE (the transitions.csv of a run with --save-transitions)", c.Env.Kind))
 	}
-	if opt.Data == "" {
-		data, err = drawTransitions(c, mdp, &st)
-	} else {
-		data, err = readTransitions(c, mdp, opt, &st)
-	}
+	// Reading 10⁶ rows takes about a second, drawing them longer: a signal
+	// abandons it as it does the fit.
+	data, err := interruptible(ctx, "reading the transitions was", func() (*dataset.Transitions, error) {
+		if opt.Data == "" {
+			return drawTransitions(c, mdp, &st)
+		}
+		return readTransitions(c, mdp, opt, &st)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -106,3 +106,20 @@ func TestKernelFitWritesNoWarning(t *testing.T) {
 		t.Fatalf("Run wrote %q, without the fit's warning", progress.String())
 	}
 }
+
+// TestRunCancelledBeforeReading: a signal before the transitions are read
+// (reading 10⁶ rows takes about a second) abandons the reading, saying so.
+func TestRunCancelledBeforeReading(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "train.csv")
+	if err := os.WriteFile(data, []byte("s,a,s_next\n0.5,1,0.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := testutil.LoadConfigOptions(t, config.Options{NoTrueW: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, c, Options{Data: data})
+	if !errors.Is(err, errs.ErrInterrupted) || !strings.Contains(err.Error(), "reading the transitions was abandoned; nothing was written") {
+		t.Fatalf("got %v, want the reading abandoned", err)
+	}
+}

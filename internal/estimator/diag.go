@@ -3,9 +3,9 @@ package estimator
 import (
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/smrl-dev/smrl/internal/linalg"
 )
 
 // Conditioning describes how well a fit's data determine Ŵ: the spectrum
@@ -74,41 +74,57 @@ func (f *Fit) Conditioning() (c Conditioning, ok bool) {
 }
 
 // extremes returns the estimates of the smallest and largest eigenvalues
-// of the factorised matrix A = UᵀU of Conditioning.
+// of the factorised matrix A = UᵀU of Conditioning: the two Lanczos
+// iterations, on A (x ↦ Uᵀ(U x)) and on A⁻¹ (two triangular solves), step
+// together, each step of both one pass over U each way
+// (linalg.UtUPair), with the bits of running them one after the other.
 func (c *cholesky) extremes() (lo, hi float64, ok bool) {
 	n := c.SymmetricDim()
-	u := mat.NewTriDense(n, mat.Upper, c.upper()) // shares the factor
-	var y, in, out mat.VecDense
-	y.ReuseAsVec(n)
-	hi, ok = lanczosMax(n, func(x, w []float64) {
-		in.SetRawVector(blas64.Vector{N: n, Inc: 1, Data: x})
-		out.SetRawVector(blas64.Vector{N: n, Inc: 1, Data: w})
-		y.MulVec(u, &in)
-		out.MulVec(u.T(), &y)
-	})
+	u := c.upper()
+	onA, onInv := newLanczos(n), newLanczos(n)
+	for {
+		xa, wa := onA.next()
+		xi, wi := onInv.next()
+		if xa == nil && xi == nil {
+			break
+		}
+		if xa != nil {
+			copy(wa, xa)
+		}
+		if xi != nil {
+			copy(wi, xi)
+		}
+		linalg.UtUPair(n, u, n, wa, wi)
+		if xa != nil {
+			onA.took()
+		}
+		if xi != nil {
+			onInv.took()
+		}
+	}
+	hi, ok = onA.max()
 	if !ok {
 		return 0, 0, false
 	}
-	ut := u.RawTriangular()
-	inv, ok := lanczosMax(n, func(x, w []float64) {
-		// w = (UᵀU)⁻¹ x by two triangular solves (BLAS level 2: the
-		// Cholesky's own solve goes through the matrix routine).
-		copy(w, x)
-		v := blas64.Vector{N: n, Inc: 1, Data: w}
-		blas64.Trsv(blas.Trans, ut, v)
-		blas64.Trsv(blas.NoTrans, ut, v)
-	})
+	inv, ok := onInv.max()
 	return 1 / inv, hi, ok && inv > 0
 }
 
-// lanczosMax returns the largest Ritz value of min(n, lanczosSteps)
-// Lanczos steps with the symmetric positive definite n×n operator apply
-// (out = A x), from a fixed start vector, reorthogonalising every step
-// against all earlier vectors. ok is false when the Ritz values cannot be
-// computed (the tridiagonal matrix's eigen decomposition fails).
-func lanczosMax(n int, apply func(x, out []float64)) (float64, bool) {
+// lanczos is min(n, lanczosSteps) Lanczos steps with a symmetric positive
+// definite n×n operator, from a fixed start vector, reorthogonalising
+// every step against all earlier vectors; the caller applies the
+// operator: next gives x and the vector w to hold A x, took takes it.
+type lanczos struct {
+	n, k        int
+	q           [][]float64
+	alpha, beta []float64
+	w           []float64 // the step's A x, between next and took
+	done        bool
+}
+
+func newLanczos(n int) *lanczos {
 	k := min(n, lanczosSteps)
-	q := make([][]float64, 0, k+1)
+	l := &lanczos{n: n, k: k, q: make([][]float64, 0, k+1), alpha: make([]float64, 0, k), beta: make([]float64, 0, k)}
 	q0 := make([]float64, n)
 	for i := range q0 {
 		// Fixed and generic: no eigenvector of a structured matrix is
@@ -116,41 +132,60 @@ func lanczosMax(n int, apply func(x, out []float64)) (float64, bool) {
 		q0[i] = 1 + 0.5*math.Sin(float64(i)+1)
 	}
 	normalise(q0)
-	q = append(q, q0)
-	alpha, beta := make([]float64, 0, k), make([]float64, 0, k)
-	for j := 0; j < k; j++ {
-		w := make([]float64, n)
-		apply(q[j], w)
-		var a float64
-		for i, v := range w {
-			a += v * q[j][i]
-		}
-		alpha = append(alpha, a)
-		for range 2 { // twice is enough (Kahan)
-			for _, qi := range q {
-				var d float64
-				for i, v := range w {
-					d += v * qi[i]
-				}
-				for i := range w {
-					w[i] -= d * qi[i]
-				}
+	l.q = append(l.q, q0)
+	l.done = k == 0
+	return l
+}
+
+// next returns the vector the next step applies the operator to and the
+// vector for the result, or nils when the steps are done.
+func (l *lanczos) next() (x, w []float64) {
+	if l.done {
+		return nil, nil
+	}
+	l.w = make([]float64, l.n)
+	return l.q[len(l.q)-1], l.w
+}
+
+// took completes the step whose w = A x next returned.
+func (l *lanczos) took() {
+	j, w, q := len(l.alpha), l.w, l.q
+	var a float64
+	for i, v := range w {
+		a += v * q[j][i]
+	}
+	l.alpha = append(l.alpha, a)
+	for range 2 { // twice is enough (Kahan)
+		for _, qi := range q {
+			var d float64
+			for i, v := range w {
+				d += v * qi[i]
+			}
+			for i := range w {
+				w[i] -= d * qi[i]
 			}
 		}
-		var b float64
-		for _, v := range w {
-			b += v * v
-		}
-		b = math.Sqrt(b)
-		if j == k-1 || b <= 1e-14*math.Abs(a) {
-			break // k steps, or an invariant subspace: T's spectrum is exact
-		}
-		beta = append(beta, b)
-		for i := range w {
-			w[i] /= b
-		}
-		q = append(q, w)
 	}
+	var b float64
+	for _, v := range w {
+		b += v * v
+	}
+	b = math.Sqrt(b)
+	if j == l.k-1 || b <= 1e-14*math.Abs(a) {
+		l.done = true // k steps, or an invariant subspace: T's spectrum is exact
+		return
+	}
+	l.beta = append(l.beta, b)
+	for i := range w {
+		w[i] /= b
+	}
+	l.q = append(l.q, w)
+}
+
+// max returns the largest Ritz value of the steps taken; ok is false when
+// the tridiagonal matrix's eigen decomposition fails.
+func (l *lanczos) max() (float64, bool) {
+	alpha, beta := l.alpha, l.beta
 	m := len(alpha)
 	t := mat.NewSymDense(m, nil)
 	for i := range m {

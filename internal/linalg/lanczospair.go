@@ -35,7 +35,9 @@ func UtUPair(n int, a []float64, lda int, x, y []float64) {
 	for i := range n { // U x, then Uᵀ y's forward solve
 		row := a[i*lda+i+1 : i*lda+n]
 		if x != nil {
-			tmp := a[i*lda+i] * x[i]
+			// Rounded before the sum, as in Dtrmv, where the product is one
+			// arm of a branch and so never fused with it (GOAMD64=v3).
+			tmp := float64(a[i*lda+i] * x[i])
 			x[i] = tmp + g.Ddot(n-i-1, row, 1, x[i+1:], 1)
 		}
 		if y != nil {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/smrl-dev/smrl/internal/agent"
@@ -189,8 +190,9 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		}
 	}
 	var st stage
+	var halt sync.Once
 	stop := heartbeat(opt.Progress, opt.ProgressEvery, st.get)
-	defer stop()
+	defer halt.Do(stop)
 	if opt.Data == "" && mdp.Live != nil {
 		return nil, errs.Invalid(fmt.Errorf("env.kind %s: smrl estimate draws its transitions from the true model, which this environment keeps in its process; "+
 			"give --data FILE (the transitions.csv of a run with --save-transitions)", c.Env.Kind))
@@ -217,8 +219,10 @@ func Run(ctx context.Context, c *config.Config, opt Options) (*Result, error) {
 		}
 		return fitAll(c, mdp, data, methods, opt, &st)
 	})
-	// The fit's warnings, once it has ended: an abandoned one says nothing
-	// after the interruption's message.
+	// The fit's warnings, once it has ended and the progress lines have
+	// stopped: an abandoned fit says nothing after the interruption's
+	// message.
+	halt.Do(stop)
 	if err == nil && opt.Progress != nil {
 		for _, w := range res.warnings {
 			fmt.Fprintf(opt.Progress, "smrl estimate: %s\n", w)

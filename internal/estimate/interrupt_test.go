@@ -102,13 +102,16 @@ func TestKernelFitWritesNoWarning(t *testing.T) {
 	if _, err := Run(context.Background(), c, opt); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(progress.String(), "smrl estimate: "+warning) {
-		t.Fatalf("Run wrote %q, without the fit's warning", progress.String())
+	if n := strings.Count(progress.String(), "smrl estimate: "+warning); n != 1 {
+		t.Fatalf("Run wrote %q: the fit's warning %d times, want once", progress.String(), n)
 	}
 }
 
 // TestRunCancelledBeforeReading: a signal before the transitions are read
 // (reading 10⁶ rows takes about a second) abandons the reading, saying so.
+// A signal during the reading takes the same interruptible, whose return
+// at a cancellation in flight TestInterruptibleReturnsAtCancel checks
+// (and docs/hardening.md measures on 10⁶ rows).
 func TestRunCancelledBeforeReading(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "train.csv")

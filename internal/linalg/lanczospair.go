@@ -9,9 +9,11 @@ import "gonum.org/v1/gonum/blas/gonum"
 //
 //	x ← Uᵀ(U x)      with the bits of gonum's Dtrmv, NoTrans then Trans
 //	                 (mat.VecDense.MulVec of U, then of Uᵀ);
-//	y ← (UᵀU)⁻¹ y    with the bits of Impl.Dtrsv, Trans then NoTrans.
+//	y ← (UᵀU)⁻¹ y    with the bits of Impl.Dtrsv, Trans then NoTrans;
 //
-// Either vector may be nil. Each row does both iterations' operations in
+// bit for bit but for the sign and payload of a NaN result (which operand
+// of an addition a NaN comes from is the compiler's choice). Either vector
+// may be nil; x and y must not overlap. Each row does both iterations' operations in
 // their own order: the four routines' passes over U become two, and the
 // U solve's chain of additions, which waits on each one, runs alongside
 // the product's streaming of the row.
@@ -75,7 +77,9 @@ func UtUPair(n int, a []float64, lda int, x, y []float64) {
 // axpyUnitary is gonum's f64.AxpyUnitary, y += alpha·x with each product
 // rounded, which its Dtrmv calls whatever alpha: Daxpy for alpha ≠ 0 (the
 // same assembly) and the same operations in Go for alpha = 0, which Daxpy
-// skips (0·x can turn y's −0 into +0, or a NaN into y).
+// skips (0·x can turn y's −0 into +0, or put a NaN into y). It matters
+// only for a U with a diagonal entry ≤ 0, not for a Cholesky factor, but
+// keeps UtUPair gonum's for any U.
 func axpyUnitary(alpha float64, x, y []float64) {
 	if alpha != 0 {
 		gonum.Implementation{}.Daxpy(len(y), alpha, x, 1, y, 1)

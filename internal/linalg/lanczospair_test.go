@@ -74,3 +74,27 @@ func TestUtUPairIsTrmvTrsv(t *testing.T) {
 		}
 	}
 }
+
+// TestUtUPairZeroStep: with a negative diagonal entry, Dtrmv's Uᵀ pass adds
+// 0·u_ij to an entry that is −0 (an axpy with alpha = 0, which Daxpy would
+// skip), making it +0; UtUPair does so too.
+func TestUtUPairZeroStep(t *testing.T) {
+	u := []float64{1, 2, 3, 0, 1, 5, 0, 0, -1}
+	tri := mat.NewTriDense(3, mat.Upper, u)
+	var mid, out mat.VecDense
+	mid.ReuseAsVec(3)
+	mid.MulVec(tri, mat.NewVecDense(3, []float64{0, 0, 0}))
+	out.ReuseAsVec(3)
+	out.MulVec(tri.T(), &mid)
+	want := out.RawVector().Data
+	if math.Signbit(want[2]) {
+		t.Fatalf("gonum's Dtrmv twice gives %v: the case no longer tests Daxpy's skip", want)
+	}
+	x := []float64{0, 0, 0}
+	UtUPair(3, u, 3, x, nil)
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("Uᵀ(U 0) = %v, gonum's Dtrmv twice %v", x, want)
+		}
+	}
+}

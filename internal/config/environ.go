@@ -125,7 +125,6 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("must be an integer")
 		}
-
 		return n, nil
 	case reflect.Uint64:
 		n, err := strconv.ParseUint(val, 10, 64)
@@ -143,11 +142,16 @@ func parseEnv(t reflect.Type, val string) (any, error) {
 		}
 		return x, nil
 	case reflect.Bool:
-		b, err := strconv.ParseBool(val)
-		if err != nil {
-			return nil, fmt.Errorf("must be true or false")
+		// The spellings a config file takes as a boolean (YAML's), no
+		// others: strconv.ParseBool's 1, t and F would be true and false
+		// here and an error in a file.
+		switch val {
+		case "true", "True", "TRUE":
+			return true, nil
+		case "false", "False", "FALSE":
+			return false, nil
 		}
-		return b, nil
+		return nil, fmt.Errorf("must be true or false")
 	case reflect.Slice:
 		parts := strings.Split(val, ",")
 		if t.Elem().Kind() == reflect.Slice {

@@ -71,3 +71,28 @@ func TestEnvironment(t *testing.T) {
 		t.Errorf("warnings %q, want %q", warnings, want)
 	}
 }
+
+// TestSetBoolIsYAMLBool: --set and SMRL_* take a boolean in the spellings
+// a config file takes (YAML's true/True/TRUE, false/False/FALSE) and refuse
+// strconv.ParseBool's others (1, t, F, …), which a file refuses too.
+func TestSetBoolIsYAMLBool(t *testing.T) {
+	for _, tc := range []struct {
+		val  string
+		want any
+	}{{"true", true}, {"True", true}, {"TRUE", true}, {"false", false}, {"False", false}, {"FALSE", false},
+		{"1", nil}, {"0", nil}, {"t", nil}, {"F", nil}, {"tRUE", nil}, {"yes", nil}, {"", nil}} {
+		got, err := parseEnv(reflect.TypeFor[bool](), tc.val)
+		if tc.want == nil {
+			if err == nil || err.Error() != "must be true or false" {
+				t.Errorf("%q: got %v, %v; want refused", tc.val, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q: got %v, %v; want %v", tc.val, got, err, tc.want)
+		}
+	}
+	if _, err := Load(Options{Environ: []string{"SMRL_STATS_SAVE_W=1"}}); err == nil || !strings.Contains(err.Error(), "must be true or false") {
+		t.Errorf("SMRL_STATS_SAVE_W=1: %v", err)
+	}
+}

@@ -123,11 +123,12 @@ func Quad(m []float64, x []float64) float64 {
 }
 
 // sparseQuad is Quad of one fixed matrix that skips its zero entries and
-// the rows that hold nothing else (an LQ's Q and R are often diagonal), with
-// Quad's bits for every finite x: a sum that starts at +0 and adds rounded
-// products is never −0, so adding a ±0 product leaves it as it was (a fused
-// a·b + 0 could round a tiny negative product to −0: neither fuses). An input with an infinite or NaN
-// entry (where 0·x is NaN) takes Quad itself.
+// the rows that hold nothing else (an LQ's Q and R are often diagonal),
+// with Quad's bits for every finite x: a sum that starts at +0 and adds
+// rounded products is never −0, so adding a ±0 product leaves it as it was
+// (a fused a·b + 0 could round a tiny negative product to −0: neither
+// fuses). An input with an infinite or NaN entry (where 0·x is NaN) takes
+// Quad itself.
 type sparseQuad struct {
 	m     []float64 // the dense matrix, for non-finite inputs
 	rows  []int32   // the rows with a non-zero entry, ascending
@@ -157,7 +158,7 @@ func newSparseQuad(m []float64, n int) sparseQuad {
 // at returns xᵀ M x, the bits of Quad(M, x).
 func (q *sparseQuad) at(x []float64) float64 {
 	for _, xj := range x {
-		if math.IsInf(xj, 0) || math.IsNaN(xj) {
+		if xj-xj != 0 { // ±Inf or NaN (finite4's test)
 			return Quad(q.m, x)
 		}
 	}

@@ -39,9 +39,6 @@ func newCholesky(u []float64, n int) (c *cholesky, ok bool) {
 	return &cholesky{n: n, u: u, cond: 1 / v}, true
 }
 
-// SymmetricDim returns n.
-func (c *cholesky) SymmetricDim() int { return c.n }
-
 // Cond returns the estimate of A's condition number in the 1-norm.
 func (c *cholesky) Cond() float64 { return c.cond }
 

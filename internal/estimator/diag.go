@@ -79,8 +79,7 @@ func (f *Fit) Conditioning() (c Conditioning, ok bool) {
 // together, each step of both one pass over U each way
 // (linalg.UtUPair), with the bits of running them one after the other.
 func (c *cholesky) extremes() (lo, hi float64, ok bool) {
-	n := c.SymmetricDim()
-	u := c.upper()
+	n, u := c.n, c.upper()
 	onA, onInv := newLanczos(n), newLanczos(n)
 	for {
 		xa, wa := onA.next()

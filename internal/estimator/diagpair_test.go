@@ -19,7 +19,7 @@ import (
 // blas64.Trsv with Uᵀ and with U, each lanczosMaxRef's steps. Kept
 // verbatim as the bit-identity reference of TestExtremesIsSequential.
 func extremesRef(c *cholesky) (lo, hi float64, ok bool) {
-	n := c.SymmetricDim()
+	n := c.n
 	u := mat.NewTriDense(n, mat.Upper, c.upper()) // shares the factor
 	var y, in, out mat.VecDense
 	y.ReuseAsVec(n)

@@ -3,8 +3,9 @@ package linalg
 import "math"
 
 // The narrow left solve: op(U)·X = B for an upper triangular m×m U and a B
-// of few columns (at most narrowMax in the kernels' registers), the shape of the refit's solve with its
-// d_s right-hand sides (LAPACK's Dpotrs: Uᵀ then U). Impl.Dtrsm's general
+// of few columns (at most narrowMax, in the kernels' registers), the shape
+// of the refit's solve with its d_s right-hand sides (LAPACK's Dpotrs: Uᵀ
+// then U). Impl.Dtrsm's general
 // path packs the off-diagonal blocks for the product kernel, which at
 // n = 17 cost as much as the arithmetic, and below the product's size runs
 // gonum's Dgemm and Dtrsm, one AxpyUnitary call of 17 elements per (row,

@@ -362,6 +362,11 @@ func (a *Agent) EndEpisode() error {
 		}
 	}
 	copy(a.Model.W, f.W)
+	if a.Last != f {
+		// The replaced fit is nobody's now: the estimator's next refit
+		// writes its factor there (32 MB at D = 2000) instead of a new one.
+		a.Last.Release()
+	}
 	a.Last = f
 	if a.seFn != nil {
 		if err := a.updateSE(f); err != nil {

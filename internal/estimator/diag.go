@@ -48,6 +48,7 @@ const lanczosSteps = 8
 // 1/ε ≈ 4.5e15. ok is false for a fit without blocks, or when the Ritz
 // values cannot be computed or the inverse's is not positive.
 func (f *Fit) Conditioning() (c Conditioning, ok bool) {
+	f.live()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	seen := map[*cholesky]bool{}
 	for _, b := range f.blocks {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -36,6 +37,59 @@ type Fit struct {
 	Lambda     float64
 	N          int
 	blocks     []fitBlock
+	pool       *factorPool // the estimator's, for Release; nil: none
+	released   bool
+}
+
+// factorPool keeps the factors of an estimator's released Fits for its
+// next refits to write into (Fit.Release). At d = 2000 a factor is 32 MB,
+// whose fresh allocation (zeroed, then its pages touched) cost about a
+// tenth of the refit; a learner refitting every episode alternates
+// between two.
+type factorPool struct{ free [][]float64 }
+
+// get returns a d×d slice that is zero below the diagonal, as factor needs:
+// a released factor of order d (a Cholesky factor's strict lower triangle
+// is never written: Dpotrf, Dpocon and the solves read and write the upper
+// one), else a new one.
+func (p *factorPool) get(d int) []float64 {
+	if p != nil {
+		for i, u := range p.free {
+			if len(u) == d*d {
+				p.free = append(p.free[:i], p.free[i+1:]...)
+				return u
+			}
+		}
+	}
+	return make([]float64, d*d)
+}
+
+// Release hands f's factorisations back to the estimator that made it, for
+// its next Fit to write into. The caller promises not to use f again: every
+// method of f that reads them panics afterwards, and its W is left alone.
+// Fits of estimators without a pool (and a Fit released before) are not
+// changed. The agents release the fit a refit replaces.
+func (f *Fit) Release() {
+	if f == nil || f.pool == nil {
+		return
+	}
+	var seen []*cholesky
+	for _, b := range f.blocks {
+		if b.c == nil || slices.Contains(seen, b.c) {
+			continue
+		}
+		seen = append(seen, b.c)
+		f.pool.free = append(f.pool.free, b.c.u)
+		b.c.u = nil
+	}
+	f.blocks, f.pool, f.released = nil, nil, true
+}
+
+// live panics when f was released: its factors are another Fit's now.
+func (f *Fit) live() {
+	if f.released {
+		panic("estimator: a released Fit was used")
+	}
 }
 
 // fitBlock is the factorised V + λI restricted to vec(W)[off : off+n], with
@@ -70,11 +124,12 @@ func rowBlocks(dpsi, dphi int, c func(k int) *cholesky, scale []float64) []fitBl
 // triangle filled; scale·a rounded once, then λ added on the diagonal), or
 // fails with ErrSingular when it is not positive definite or its condition
 // estimate exceeds maxCond. scale·a + λI is written once, into the d×d
-// slice that becomes the factor (the one d×d allocation of a refit: a Fit
-// keeps its factor, and several Fits live at once, e.g. cross-validation's),
-// with the bits of mat.Cholesky.Factorize (cholesky).
-func factor(a []float64, d int, scale, lambda float64, what string, n int) (*cholesky, error) {
-	data := make([]float64, d*d) // zero below the diagonal, as U's
+// slice that becomes the factor, with the bits of mat.Cholesky.Factorize
+// (cholesky). The slice comes from pool (nil: none): a released Fit's,
+// else a new one (a Fit keeps its factor, and several Fits live at once,
+// e.g. cross-validation's).
+func factor(pool *factorPool, a []float64, d int, scale, lambda float64, what string, n int) (*cholesky, error) {
+	data := pool.get(d) // zero below the diagonal, as U's
 	for i := 0; i < d; i++ {
 		row, src := data[i*d+i:(i+1)*d], a[i*d+i:(i+1)*d]
 		if scale == 1 {
@@ -106,6 +161,7 @@ func (c *cholesky) upper() []float64 { return c.u }
 // row of W of the Gaussian family, of LDS) are solved together: one
 // triangular solve each way for all their right-hand sides (solveShared).
 func (f *Fit) solveInto(rhs, out []float64) error {
+	f.live()
 	for i := 0; i < len(f.blocks); {
 		b := f.blocks[i]
 		j := i + 1
@@ -163,6 +219,7 @@ func solveShared(c *cholesky, n int, rhs, out []float64) error {
 // the width β of the confidence set. It equals log det(P/(Sλ)): the row
 // scales S cancel, so the LDS fit's value does not depend on σ.
 func (f *Fit) LogDet() float64 {
+	f.live()
 	var ld float64
 	for _, b := range f.blocks {
 		ld += b.c.LogDet() - float64(b.n)*math.Log(f.Lambda)
@@ -172,6 +229,7 @@ func (f *Fit) LogDet() float64 {
 
 // Norm returns |δ|_P = sqrt(δᵀ P δ) for δ = vec(W − Ŵ), P = S (V + λI).
 func (f *Fit) Norm(delta []float64) float64 {
+	f.live()
 	var s float64
 	for _, b := range f.blocks {
 		s += b.s * quadForm(b.c.upper(), delta[b.off:b.off+b.n])
@@ -199,6 +257,7 @@ func quadForm(u, v []float64) float64 {
 // onto N(0, P⁻¹). It allocates nothing after the first call and fails
 // only when a diagonal entry of U is not positive.
 func (f *Fit) InvSqrt(z, out []float64) error {
+	f.live()
 	for _, b := range f.blocks {
 		lo, hi := b.off, b.off+b.n
 		if err := backSubst(b.c.upper(), z[lo:hi], out[lo:hi], 1/math.Sqrt(b.s)); err != nil {
@@ -234,6 +293,7 @@ func backSubst(u, z, out []float64, r float64) error {
 // the ridge bias of the estimate obeys |S λ vec(W0)|_{P⁻¹} ≤
 // sqrt(Ridge())·|W0|_F, the last term of the theory β.
 func (f *Fit) Ridge() float64 {
+	f.live()
 	m := 0.0
 	for _, b := range f.blocks {
 		m = max(m, b.s)
@@ -246,6 +306,7 @@ func (f *Fit) Ridge() float64 {
 // 1/sqrt(λ_max(P)), where V_b + λI is block b: every point of the boundary
 // of {δ : |δ|_P ≤ β} lies at least β·MinSemiAxis() from the centre.
 func (f *Fit) MinSemiAxis() float64 {
+	f.live()
 	var worst float64
 	for _, b := range f.blocks {
 		var tr float64 // tr(UᵀU) = |U|_F²

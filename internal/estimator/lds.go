@@ -15,7 +15,8 @@ import (
 type LDS struct {
 	ds, dphi, n int
 	g, y        []float64
-	pend        pending // at d_phi ≥ blockedMin: transitions not yet in G and Y
+	pend        pending    // at d_phi ≥ blockedMin: transitions not yet in G and Y
+	pool        factorPool // released Fits' factors (Fit.Release)
 }
 
 // NewLDS returns an empty accumulator for d_s-dimensional states and d_phi
@@ -73,11 +74,11 @@ func (e *LDS) FitNoise(lambda float64, sigma []float64) (*Fit, error) {
 		}
 	}
 	e.flush()
-	c, err := factor(e.g, e.dphi, 1, lambda, "least squares", e.n)
+	c, err := factor(&e.pool, e.g, e.dphi, 1, lambda, "least squares", e.n)
 	if err != nil {
 		return nil, err
 	}
-	f := &Fit{W: make([]float64, e.ds*e.dphi), DPsi: e.ds, DPhi: e.dphi, Lambda: lambda, N: e.n,
+	f := &Fit{W: make([]float64, e.ds*e.dphi), DPsi: e.ds, DPhi: e.dphi, Lambda: lambda, N: e.n, pool: &e.pool,
 		blocks: rowBlocks(e.ds, e.dphi, func(int) *cholesky { return c }, scale)}
 	if err := f.solveInto(e.y, f.W); err != nil {
 		return nil, fmt.Errorf("least squares: %w", err)

@@ -79,6 +79,7 @@ func linear(w, phi, eta []float64) {
 // resid(t) (which also returns phi_t), the per-transition gradient of the
 // objective at Ŵ.
 func sandwich(f *Fit, n int, opt SEOptions, resid func(t int) (r, phi []float64)) ([]float64, error) {
+	f.live()
 	dphi := f.DPhi
 	d := f.DPsi * dphi
 	out := make([]float64, d)
@@ -288,6 +289,7 @@ func sandwichDiagLevel3(b fitBlock, inv *mat.SymDense, m, out []float64) error {
 // homoscedastic variances σ_k² (G + λI)⁻¹ of ridge regression (exact at
 // λ = 0).
 func (f *Fit) InverseDiag() ([]float64, error) {
+	f.live()
 	out := make([]float64, f.DPsi*f.DPhi)
 	for _, b := range f.blocks {
 		var inv mat.SymDense

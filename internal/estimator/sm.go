@@ -50,6 +50,7 @@ type SM struct {
 	cv         curvature       // whether each block's C(s') has varied (floor.go)
 	pend       pending         // constant C at d_phi ≥ blockedMin: transitions not yet in V and b
 	bpend      blockPending    // Blocked with scalar blocks at d_phi ≥ blockedMin: transitions not yet in V
+	pool       factorPool      // released Fits' factors (Fit.Release)
 }
 
 // kinkTerm is the δ part of ψ” of one coordinate: ψ' jumps by jump at x = at,
@@ -581,12 +582,12 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 		return nil, fmt.Errorf("score matching: lambda must be >= 0, got %g", lambda)
 	}
 	e.flush()
-	f := &Fit{W: make([]float64, e.dpsi*e.dphi), DPsi: e.dpsi, DPhi: e.dphi, Lambda: lambda, N: e.n}
+	f := &Fit{W: make([]float64, e.dpsi*e.dphi), DPsi: e.dpsi, DPhi: e.dphi, Lambda: lambda, N: e.n, pool: &e.pool}
 	const what = "score matching"
 	switch {
 	case e.constant:
 		// V = c·I ⊗ G: one block c·G shared by every row.
-		c, err := factor(e.blocks[0], e.dphi, e.constC, lambda, what, e.n)
+		c, err := factor(&e.pool, e.blocks[0], e.dphi, e.constC, lambda, what, e.n)
 		if err != nil {
 			return nil, err
 		}
@@ -594,7 +595,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 	case e.sep != nil:
 		cs := make([]*cholesky, len(e.blocks))
 		for k, blk := range e.blocks {
-			c, err := factor(blk, e.dphi, 1, lambda, what, e.n)
+			c, err := factor(&e.pool, blk, e.dphi, 1, lambda, what, e.n)
 			if err != nil {
 				return nil, err
 			}
@@ -609,7 +610,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 				f.blocks = append(f.blocks, fitBlock{off: o, n: n, c: f.blocks[j].c, s: 1})
 				continue
 			}
-			c, err := factor(blk, n, 1, lambda, what, e.n)
+			c, err := factor(&e.pool, blk, n, 1, lambda, what, e.n)
 			if err != nil {
 				return nil, err
 			}
@@ -617,7 +618,7 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 		}
 	default:
 		d := e.dpsi * e.dphi
-		c, err := factor(e.blocks[0], d, 1, lambda, what, e.n)
+		c, err := factor(&e.pool, e.blocks[0], d, 1, lambda, what, e.n)
 		if err != nil {
 			return nil, err
 		}

@@ -50,13 +50,24 @@ func trsmNarrow(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
 		narrowLeaf(t, m, n, a, lda, b, ldb)
 		return
 	}
-	narrowRec(t, m, n, a, lda, b, ldb)
+	for c0 := 0; c0 < n; c0 += trsmCols {
+		narrowRec(t, m, min(trsmCols, n-c0), n, a, lda, b[c0:], ldb)
+	}
 }
+
+// trsmCols is the most columns of B trsmNarrow's recursion runs on at a
+// time: 128 rows of them (Dpotrf's panel) take 240 KB, which stay in L2
+// through the recursion's passes where a panel of all n − 128 columns
+// (1.9 MB at D = 2000) streamed from L3 at each. Every column's arithmetic
+// is its own whatever the chunk: a multiple of the product's tile (8) and
+// of the leaves' narrowMax keeps each column in the same tiles and lanes.
+const trsmCols = 240
 
 // narrowRec is Impl.trsmLeft's recursion for the upper triangle: the same
 // halves (trsmHalf) and leaves of up to trsmBase rows, its bits depending
-// on both.
-func narrowRec(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
+// on both; on n of the wide columns of the whole solve, whose width
+// decides the products' path (narrowSub) as Impl.trsmLeft's does.
+func narrowRec(t bool, m, n, wide int, a []float64, lda int, b []float64, ldb int) {
 	if m <= trsmBase {
 		narrowLeaf(t, m, n, a, lda, b, ldb)
 		return
@@ -66,27 +77,28 @@ func narrowRec(t bool, m, n int, a []float64, lda int, b []float64, ldb int) {
 	b1, b2 := b, b[m1*ldb:]
 	a22 := a[m1*lda+m1:]
 	if t { // Uᵀ is lower triangular: the first half, then the second's right-hand sides
-		narrowRec(t, m1, n, a, lda, b1, ldb)
-		narrowSub(m2, n, m1, a, m1, 1, lda, b1, b2, ldb) // (Uᵀ)21(i, p) = U[p, m1+i]
-		narrowRec(t, m2, n, a22, lda, b2, ldb)
+		narrowRec(t, m1, n, wide, a, lda, b1, ldb)
+		narrowSub(m2, n, wide, m1, a, m1, 1, lda, b1, b2, ldb) // (Uᵀ)21(i, p) = U[p, m1+i]
+		narrowRec(t, m2, n, wide, a22, lda, b2, ldb)
 		return
 	}
-	narrowRec(t, m2, n, a22, lda, b2, ldb)
-	narrowSub(m1, n, m2, a, m1, lda, 1, b2, b1, ldb) // U12(i, p) = U[i, m1+p]
-	narrowRec(t, m1, n, a, lda, b1, ldb)
+	narrowRec(t, m2, n, wide, a22, lda, b2, ldb)
+	narrowSub(m1, n, wide, m2, a, m1, lda, 1, b2, b1, ldb) // U12(i, p) = U[i, m1+p]
+	narrowRec(t, m1, n, wide, a, lda, b1, ldb)
 }
 
 // narrowSub computes C −= A·X for the m×k A whose (i, p) element is
 // a[off + i·rs + p·ls], the k×n X at x and the m×n C at c (both row stride
-// ldb), as Impl.sub would: the packed product's chains when big(m, n, k)
-// (the product itself above narrowMax columns), else gonum's Dgemm (alpha
-// −1, beta 1), narrowMax columns at a time.
-func narrowSub(m, n, k int, a []float64, off, rs, ls int, x, c []float64, ldb int) {
+// ldb), as Impl.sub would on wide columns (n of them, or more when the
+// solve runs in chunks of columns): the packed product's chains when
+// big(m, wide, k) (the product itself above narrowMax columns), else
+// gonum's Dgemm (alpha −1, beta 1), narrowMax columns at a time.
+func narrowSub(m, n, wide, k int, a []float64, off, rs, ls int, x, c []float64, ldb int) {
 	_ = a[off+(m-1)*rs+(k-1)*ls]
 	_ = x[(k-1)*ldb+n-1]
 	_ = c[(m-1)*ldb+n-1]
 	var rows [4]int
-	if !big(m, n, k) {
+	if !big(m, wide, k) {
 		for c0 := 0; c0 < n; c0 += narrowMax {
 			w := min(narrowMax, n-c0)
 			for i0 := 0; i0 < m; i0 += 4 {
@@ -98,7 +110,7 @@ func narrowSub(m, n, k int, a []float64, off, rs, ls int, x, c []float64, ldb in
 		}
 		return
 	}
-	if n > narrowMax { // wide: the packed product itself, as Impl.sub
+	if wide > narrowMax { // the packed product itself, as Impl.sub
 		gemm(whole, m, n, k, -1, operand{a[off:], max(rs, ls), rs == 1}, operand{x, ldb, false}, c, ldb)
 		return
 	}

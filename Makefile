@@ -75,6 +75,8 @@ bench-scale: build
 	done
 	$(GO) test -run '^$$' -bench 'PeakFMA|Panel8x2|Refit2000AVX2$$' -benchtime 300x -cpu 1 ./internal/linalg/ | grep Benchmark
 	$(GO) test -run '^$$' -bench 'PhiBatch' -benchtime 2000x -cpu 1 ./internal/expfam/ | grep Benchmark
+	$(GO) test -run '^$$' -bench 'TrsmPanel2000' -cpu 1 ./internal/linalg/ | grep Benchmark
+	$(GO) test -run '^$$' -bench 'RefitSM2000' -benchtime 10x -cpu 1 ./internal/estimator/ | grep Benchmark
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

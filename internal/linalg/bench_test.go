@@ -159,3 +159,27 @@ func BenchmarkLansy2000(b *testing.B) {
 	best := fastest(b, func() { Lapack{}.Dlansy(lapack.MaxRowSum, blas.Upper, 2000, a, 2000, w) })
 	b.ReportMetric(best/1e6, "min-ms/op")
 }
+
+// BenchmarkTrsmPanel2000 is Dpotrf's first panel solve at D = 2000:
+// U11⁻ᵀ A12 for 128 rows and 1872 columns (row stride 2000), with the
+// reset of B. chunked is trsmNarrow (trsmCols columns at a time); whole
+// is its recursion over all 1872 columns at once, as before the chunks
+// (the same bits, TestTrsmNarrowIsTrsm).
+func BenchmarkTrsmPanel2000(b *testing.B) {
+	const m, n, ld = 128, 1872, 2000
+	u := upperFactor(m, ld, 1, 3)
+	x0 := randMat(rand.New(rand.NewPCG(3, 4)), m*ld)
+	x := make([]float64, len(x0))
+	for _, c := range []struct {
+		name  string
+		solve func()
+	}{
+		{"chunked", func() { trsmNarrow(true, m, n, u, ld, x, ld) }},
+		{"whole", func() { narrowRec(true, m, n, n, u, ld, x, ld) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			best := fastest(b, func() { copy(x, x0); c.solve() })
+			b.ReportMetric(best/1e6, "min-ms/op")
+		})
+	}
+}

@@ -358,6 +358,9 @@ func (a *Agent) EndEpisode() error {
 	}
 	for _, v := range f.W {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
+			if f != a.Last {
+				f.Release()
+			}
 			return fmt.Errorf("agent %s: estimate has non-finite entries", a.Name)
 		}
 	}

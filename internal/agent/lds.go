@@ -83,6 +83,7 @@ func newLDSFitter(s Setup) (*Fitter, error) {
 				if err != nil {
 					return nil, err
 				}
+				defer g.Release() // its factor back to e's pool, for the next refit
 				f = g
 			}
 			return e.Sandwich(f, n, data, opt)

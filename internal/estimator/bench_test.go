@@ -245,24 +245,24 @@ func BenchmarkMLEExponential4x1e4(b *testing.B) {
 func BenchmarkRefitSM2000(b *testing.B) {
 	const ds, dphi, n = 17, 2000, 400
 	g, _ := expfam.NewGaussian(ds, 0.05)
-	rng := rand.New(rand.NewPCG(1, 2))
-	e := NewSM(g, dphi)
-	phi, next := make([]float64, dphi), make([]float64, ds)
-	for range n {
-		for j := range phi {
-			phi[j] = rng.NormFloat64()
-		}
-		for k := range next {
-			next[k] = rng.NormFloat64()
-		}
-		e.Add(phi, next)
-	}
 	for _, release := range []bool{true, false} {
 		name := "fresh"
 		if release {
 			name = "released"
 		}
 		b.Run(name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			e := NewSM(g, dphi) // each its own: no factor left in the pool by the other
+			phi, next := make([]float64, dphi), make([]float64, ds)
+			for range n {
+				for j := range phi {
+					phi[j] = rng.NormFloat64()
+				}
+				for k := range next {
+					next[k] = rng.NormFloat64()
+				}
+				e.Add(phi, next)
+			}
 			b.ReportAllocs()
 			var last *Fit
 			for b.Loop() {

@@ -224,6 +224,7 @@ func (f *additiveFolds[T]) loss(k int, lambda float64) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer fit.Release() // its factor serves the next λ's and fold's fits
 	return f.part[k].Objective(fit.W), nil
 }
 

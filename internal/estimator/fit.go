@@ -64,6 +64,13 @@ func (p *factorPool) get(d int) []float64 {
 	return make([]float64, d*d)
 }
 
+// put keeps u, a d×d slice zero below its diagonal, for get.
+func (p *factorPool) put(u []float64) {
+	if p != nil {
+		p.free = append(p.free, u)
+	}
+}
+
 // Release hands f's factorisations back to the estimator that made it, for
 // its next Fit to write into. The caller promises not to use f again: every
 // method of f that reads them panics afterwards, and its W is left alone.
@@ -79,7 +86,7 @@ func (f *Fit) Release() {
 			continue
 		}
 		seen = append(seen, b.c)
-		f.pool.free = append(f.pool.free, b.c.u)
+		f.pool.put(b.c.u)
 		b.c.u = nil
 	}
 	f.blocks, f.pool, f.released = nil, nil, true
@@ -143,6 +150,7 @@ func factor(pool *factorPool, a []float64, d int, scale, lambda float64, what st
 	}
 	c, ok := newCholesky(data, d)
 	if !ok || c.Cond() > maxCond || math.IsNaN(c.Cond()) {
+		pool.put(data) // a failed Dpotrf, as a finished one, wrote nothing below the diagonal
 		advice := "use a regularisation lambda > 0 or more varied data"
 		if lambda > 0 {
 			advice = "use a larger lambda or more varied data"

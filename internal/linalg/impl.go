@@ -5,8 +5,7 @@
 // replaced above a size (below it gonum's own code runs, so small
 // problems keep their bits); Install makes it the implementation of
 // gonum's blas64, so gonum's LAPACK (Cholesky, its solves) and mat run on
-// it. With the build tag openblas, Install routes blas64 and lapack64 to
-// OpenBLAS through gonum.org/v1/netlib instead (see openblas.go).
+// it. (No OpenBLAS build: docs/performance.md says why.)
 package linalg
 
 import (

@@ -1,5 +1,3 @@
-//go:build !openblas
-
 package linalg
 
 import (

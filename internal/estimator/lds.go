@@ -81,6 +81,7 @@ func (e *LDS) FitNoise(lambda float64, sigma []float64) (*Fit, error) {
 	f := &Fit{W: make([]float64, e.ds*e.dphi), DPsi: e.ds, DPhi: e.dphi, Lambda: lambda, N: e.n, pool: &e.pool,
 		blocks: rowBlocks(e.ds, e.dphi, func(int) *cholesky { return c }, scale)}
 	if err := f.solveInto(e.y, f.W); err != nil {
+		f.Release()
 		return nil, fmt.Errorf("least squares: %w", err)
 	}
 	return f, nil

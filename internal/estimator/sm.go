@@ -577,12 +577,17 @@ func (e *SM) flush() {
 // Fit solves vec(Ŵ) = −(V_n + λI)⁻¹ b_n, with the information floor of
 // SetFloor when one is set. It fails with ErrSingular when V_n + λI is not
 // numerically positive definite (always so for n = 0 and λ = 0).
-func (e *SM) Fit(lambda float64) (*Fit, error) {
+func (e *SM) Fit(lambda float64) (_ *Fit, err error) {
 	if lambda < 0 {
 		return nil, fmt.Errorf("score matching: lambda must be >= 0, got %g", lambda)
 	}
 	e.flush()
 	f := &Fit{W: make([]float64, e.dpsi*e.dphi), DPsi: e.dpsi, DPhi: e.dphi, Lambda: lambda, N: e.n, pool: &e.pool}
+	defer func() {
+		if err != nil {
+			f.Release() // the factors made before the failure, back to the pool
+		}
+	}()
 	const what = "score matching"
 	switch {
 	case e.constant:
@@ -592,16 +597,14 @@ func (e *SM) Fit(lambda float64) (*Fit, error) {
 			return nil, err
 		}
 		f.blocks = rowBlocks(e.dpsi, e.dphi, func(int) *cholesky { return c }, nil)
-	case e.sep != nil:
-		cs := make([]*cholesky, len(e.blocks))
+	case e.sep != nil: // one block per row of W
 		for k, blk := range e.blocks {
 			c, err := factor(&e.pool, blk, e.dphi, 1, lambda, what, e.n)
 			if err != nil {
 				return nil, err
 			}
-			cs[k] = c
+			f.blocks = append(f.blocks, fitBlock{off: k * e.dphi, n: e.dphi, c: c, s: 1})
 		}
-		f.blocks = rowBlocks(e.dpsi, e.dphi, func(k int) *cholesky { return cs[k] }, nil)
 	case e.blk != nil:
 		for i, blk := range e.blocks {
 			o, n := e.off[i]*e.dphi, (e.off[i+1]-e.off[i])*e.dphi

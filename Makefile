@@ -74,7 +74,7 @@ bench-scale: build
 	  $(GO) test -run '^$$' -bench 'ScaleStep' -benchtime 2000x -cpu 1 ./internal/runner/ | grep Benchmark; \
 	done
 	$(GO) test -run '^$$' -bench 'PeakFMA|Panel8x2|Refit2000AVX2$$' -benchtime 300x -cpu 1 ./internal/linalg/ | grep Benchmark
-	$(GO) test -run '^$$' -bench 'PhiBatch' -benchtime 2000x -cpu 1 ./internal/expfam/ | grep Benchmark
+	$(GO) test -run '^$$' -bench 'PhiBatch|RFFPhi2000' -benchtime 2000x -cpu 1 ./internal/expfam/ | grep Benchmark
 	$(GO) test -run '^$$' -bench 'TrsmPanel2000' -cpu 1 ./internal/linalg/ | grep Benchmark
 	$(GO) test -run '^$$' -bench 'RefitSM2000' -benchtime 10x -cpu 1 ./internal/estimator/ | grep Benchmark
 

@@ -121,30 +121,33 @@ func TestPhiBatch8IsPhi(t *testing.T) {
 }
 
 // BenchmarkRFFPhi2000 is one feature vector at the size of a MuJoCo task
-// (d_s 17, d_a 6, D 2000), by the AVX-512 and the AVX2 kernel, and by the
-// AVX-512 one with fused multiply-adds (RFF.FMA).
+// (d_s 17, d_a 6, D 2000), by the AVX-512 and the AVX2 kernel, with fused
+// multiply-adds (RFF.FMA) by each of them, and by phiFMA's Go loop (what
+// RFF.FMA ran without AVX-512 before rffPhiAVX2FMA). min-cpu-ns/op is
+// the fastest group's thread CPU time a call.
 func BenchmarkRFFPhi2000(b *testing.B) {
 	f, _ := NewRFF(17, 6, 2000, 2, 5)
 	rng := rand.New(rand.NewPCG(1, 1))
 	z := rffInputs(rng, 23, 1)
 	out := make([]float64, 2000)
 	defer func(v bool) { useAVX512 = v }(useAVX512)
-	for _, c := range []struct{ wide, fma bool }{{false, false}, {true, false}, {true, true}} {
-		name := "avx2"
-		if c.wide {
-			name = "avx512"
-		}
-		if c.fma {
-			name += "-fma"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name           string
+		wide, fma, ref bool
+	}{
+		{"avx2", false, false, false}, {"avx512", true, false, false},
+		{"avx2-fma", false, true, false}, {"avx512-fma", true, true, false}, {"go-fma", false, true, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
 			if c.wide && !simdAVX512() {
 				b.Skip("no AVX-512F")
 			}
 			useAVX512, f.FMA = c.wide, c.fma
-			for b.Loop() {
-				f.Phi(z[:17], z[17:], out)
+			phi := f.Phi
+			if c.ref {
+				phi = f.phiFMA
 			}
+			testutil.FastestCPU(b, 10, func() { phi(z[:17], z[17:], out) })
 		})
 	}
 }
@@ -171,10 +174,11 @@ func BenchmarkPhiBatch8(b *testing.B) {
 // its Go tail, rffBatch8AVX512FMA through PhiBatch8, rffBatch16AVX512FMA
 // through PhiBatch16, whose second group holds other states) give phiFMA's bits for
 // every tail length, with and without actions, at input scales from small
-// to the bound of the range they take; without AVX-512 (useAVX512 off) and
-// below eight features phiVector declines with FMA set (the AVX2 kernel
-// has no fused form), and so does the fused η kernel: Phi and Eta then run
-// phiFMA. An input past the range's bound makes them decline.
+// to the bound of the range they take; without AVX-512 (useAVX512 off) or
+// below eight features phiVector runs rffPhiAVX2FMA (the same bits,
+// TestRFFAVX2FMAKernelIsReference), and the fused η kernel declines with
+// FMA set: Eta then runs Phi and dot4Rows. An input past the range's bound
+// makes them decline.
 func TestRFFFMAKernelsAreReference(t *testing.T) {
 	requireVector(t)
 	if !useAVX512 {
@@ -238,11 +242,11 @@ func TestRFFFMAKernelsAreReference(t *testing.T) {
 						useAVX512 = wide
 						clear(got)
 						ok := f.phiVector(s, a, got)
-						if ok != (wide && tc.d >= 8) {
+						if ok != (wide && tc.d >= 8 || useAVX2FMA) {
 							t.Fatalf("%+v AVX-512 %v: phiVector took FMA features: %v", tc, wide, ok)
 						}
 						if ok {
-							numeric.RequireSameBits(t, "rffPhiAVX512FMA against phiFMA", got, want)
+							numeric.RequireSameBits(t, "rffPhiAVX512FMA or rffPhiAVX2FMA against phiFMA", got, want)
 						}
 						if f.etaVector(s, a, make([]float64, tc.d), got, make([]float64, 1)) {
 							t.Fatalf("%+v: the fused η kernel took FMA features", tc)

@@ -24,7 +24,8 @@ var AVX2 = cpu.X86.HasAVX2 && os.Getenv("SMRL_NOSIMD") == ""
 // AVX-512F (the 512-bit registers): the kernels that have an AVX-512 form
 // (random Fourier features, the matrix product's micro-kernel) use it.
 // Their lanes do the AVX2 kernels' operations, so it changes speed, never
-// results; SMRL_NOSIMD turns it off with AVX2.
+// results; SMRL_NOSIMD turns it off with AVX2, and GODEBUG=cpu.avx512f=off
+// alone (golang.org/x/sys/cpu's option), as on a CPU without it.
 var AVX512 = AVX2 && cpu.X86.HasAVX512F
 
 // Broadcast sets dst[i] to four copies of bits[i], the layout in which the

@@ -3,6 +3,7 @@ package simd
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +31,16 @@ func TestBroadcast(t *testing.T) {
 func TestNoSIMDSwitch(t *testing.T) {
 	if os.Getenv("SMRL_NOSIMD") != "" && AVX2 {
 		t.Fatal("SMRL_NOSIMD is set but AVX2 is on")
+	}
+}
+
+// GODEBUG=cpu.avx512f=off (golang.org/x/sys/cpu's option) hides AVX-512F
+// from the kernels, so that .ci/run tests the AVX2 paths of a CPU without
+// it on a machine that has it.
+func TestNoAVX512Switch(t *testing.T) {
+	for _, opt := range strings.Split(os.Getenv("GODEBUG"), ",") {
+		if opt == "cpu.avx512f=off" && AVX512 {
+			t.Fatal("GODEBUG has cpu.avx512f=off but AVX512 is on")
+		}
 	}
 }

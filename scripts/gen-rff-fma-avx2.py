@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes internal/expfam/rff_fma_amd64.s: rffPhiAVX2FMA, the features of
-one state in RFF.phiFMA's arithmetic (model.features.fma) with AVX2, for
-CPUs without AVX-512F (which run rffPhiAVX512FMA).
+one state in RFF.phiFMA's arithmetic (model.features.fma) with AVX2 and
+FMA3: on CPUs without AVX-512F, and below eight features on those with it
+(from eight, rffPhiAVX512FMA of rff512_amd64.s runs).
 
 Each lane does phiFMAFrom's operations on its feature: z = b_j, then
 z = fma(ω_ij, x_i, z) input by input (s, then a), y = fma(z, 1/π, 1/2),

@@ -12,7 +12,7 @@ type rffKeys struct {
 	Dim    int     `mapstructure:"dim" yaml:"dim" doc:"rff: number of random features"`
 	Length float64 `mapstructure:"length" yaml:"length" doc:"rff: length scale"`
 	Seed   uint64  `mapstructure:"seed" yaml:"seed" doc:"rff: seed of the random draw"`
-	FMA    bool    `mapstructure:"fma" yaml:"fma" doc:"rff: compute the features with fused multiply-adds (the same bits on every machine, other last digits than false, fewer operations in the AVX-512 kernels); false: the bits of earlier versions"`
+	FMA    bool    `mapstructure:"fma" yaml:"fma" doc:"rff: compute the features with fused multiply-adds (the same bits on every machine, other last digits than false, fewer operations in the AVX2 and AVX-512 kernels); false: the bits of earlier versions"`
 }
 
 // rffModelKeys are rff's keys in model.features, whose length may be the
@@ -21,7 +21,7 @@ type rffModelKeys struct {
 	Dim    int     `mapstructure:"dim" yaml:"dim" doc:"rff: number of random features"`
 	Length float64 `mapstructure:"length" yaml:"length" doc:"rff: length scale, or cv: chosen on cv.lengths (smrl estimate only)"`
 	Seed   uint64  `mapstructure:"seed" yaml:"seed" doc:"rff: seed of the random draw"`
-	FMA    bool    `mapstructure:"fma" yaml:"fma" doc:"rff: compute the features with fused multiply-adds (the same bits on every machine, other last digits than false, fewer operations in the AVX-512 kernels); false: the bits of earlier versions"`
+	FMA    bool    `mapstructure:"fma" yaml:"fma" doc:"rff: compute the features with fused multiply-adds (the same bits on every machine, other last digits than false, fewer operations in the AVX2 and AVX-512 kernels); false: the bits of earlier versions"`
 }
 
 // rffOf returns rff's keys in section.

@@ -142,6 +142,9 @@ func BenchmarkRFFPhi2000(b *testing.B) {
 			if c.wide && !simdAVX512() {
 				b.Skip("no AVX-512F")
 			}
+			if c.fma && !c.wide && !c.ref && !useAVX2FMA {
+				b.Skip("no FMA3: Phi would run the Go loop")
+			}
 			useAVX512, f.FMA = c.wide, c.fma
 			phi := f.Phi
 			if c.ref {

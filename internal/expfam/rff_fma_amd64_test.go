@@ -39,7 +39,10 @@ func TestRFFAVX2FMAKernelIsReference(t *testing.T) {
 		}
 		f.FMA = true
 		in := tc.ds + tc.da
-		got, want, phiOut := make([]float64, tc.d), make([]float64, tc.d), make([]float64, tc.d)
+		// got has four guard entries after D: the kernel must not write
+		// past phi[D−1] (a block too many would land there).
+		gotPad := make([]float64, tc.d+4)
+		got, want, phiOut := gotPad[:tc.d], make([]float64, tc.d), make([]float64, tc.d)
 		differ := 0 // features in which the unfused arithmetic rounds otherwise
 		plain := *f
 		plain.FMA = false
@@ -60,6 +63,11 @@ func TestRFFAVX2FMAKernelIsReference(t *testing.T) {
 				for j, w := range want {
 					if math.Float64bits(got[j]) != math.Float64bits(w) {
 						t.Fatalf("%+v, x = %v: feature %d = %v, phiFMA %v", tc, x, j, got[j], w)
+					}
+				}
+				for _, v := range gotPad[tc.d:] {
+					if v != 0 {
+						t.Fatalf("%+v: rffPhiAVX2FMA wrote past phi[D−1]: %v", tc, gotPad[tc.d:])
 					}
 				}
 				f.Phi(s, a, phiOut)
@@ -93,6 +101,36 @@ func TestRFFAVX2FMAKernelIsReference(t *testing.T) {
 			f.phiFMA(s, a, want)
 			f.Phi(s, a, phiOut)
 			numeric.RequireSameBits(t, "Phi against phiFMA beyond the kernel's range", phiOut, want)
+		}
+	}
+}
+
+// Without FMA3 (useAVX2FMA off) and without AVX-512 the features of
+// RFF.FMA have no kernel: phiVector declines and Phi runs phiFMA, while
+// the default arithmetic keeps its AVX2 kernel.
+func TestRFFFMAWithoutFMA3IsGoLoop(t *testing.T) {
+	requireVector(t)
+	defer func(v, w bool) { useAVX512, useAVX2FMA = v, w }(useAVX512, useAVX2FMA)
+	useAVX512, useAVX2FMA = false, false
+	f, err := NewRFF(17, 6, 333, 1.5, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 8))
+	got, want := make([]float64, 333), make([]float64, 333)
+	for range 20 {
+		x := rffInputs(rng, 23, 1)
+		s, a := x[:17], x[17:]
+		f.FMA = true
+		if f.phiVector(s, a, got) {
+			t.Fatal("phiVector took FMA features without FMA3 or AVX-512")
+		}
+		f.phiFMA(s, a, want)
+		f.Phi(s, a, got)
+		numeric.RequireSameBits(t, "Phi without FMA3 against phiFMA", got, want)
+		f.FMA = false
+		if !f.phiVector(s, a, got) {
+			t.Fatal("the default's AVX2 kernel declined without FMA3")
 		}
 	}
 }

@@ -21,7 +21,7 @@ bit.
 """
 import pathlib
 
-BX_REG = 4  # the broadcast input of the dot
+XI = 4  # Y4: the dot's broadcast input x_i
 out = []
 def E(s, cm=None):
     s = "\t" + s
@@ -74,9 +74,9 @@ def dot(nreg, pfx):
         E("TESTQ DX, DX")
         E("JZ   %s%sdone" % (pfx, lab))
         L("%s%sloop:" % (pfx, lab))
-        E("VBROADCASTSD (R15), Y%d" % BX_REG, "x_i")
+        E("VBROADCASTSD (R15), Y%d" % XI, "x_i")
         for r in range(nreg):
-            E("VFMADD231PD %d(R14), Y%d, Y%d" % (32 * r, BX_REG, r), "z = fma(ω_ij, x_i, z)" if r == 0 else None)
+            E("VFMADD231PD %d(R14), Y%d, Y%d" % (32 * r, XI, r), "z = fma(ω_ij, x_i, z)" if r == 0 else None)
         E("ADDQ R13, R14")
         E("ADDQ $8, R15")
         E("DECQ DX")

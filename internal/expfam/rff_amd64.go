@@ -138,15 +138,7 @@ func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
 	out = out[:d]
 	wt := f.omegaT[:(ds+da)*d]
 	n4 := d &^ 3
-	var part [4 * maxFusedRows]float64
-	var wp, ap, ep *float64
-	if len(eta) > 0 {
-		w = w[:len(eta)*d]
-		wp = &w[0]
-		if n4 == d {
-			ep = &eta[0] // the kernel adds the lanes: no tail to add first
-		}
-	}
+	var ap *float64
 	if da > 0 {
 		ap = &a[0]
 	}
@@ -157,6 +149,16 @@ func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
 		rffPhiAVX2FMA(&rffC, &wt[0], &f.Bias[0], &s[0], ds, ap, da, d, n4, f.Scale, &out[0])
 		f.phiRefFrom(s, a, out, n4) // the last d mod 4 features
 		return true
+	}
+	// The default arithmetic's AVX2 kernel, with η's rows when asked.
+	var part [4 * maxFusedRows]float64
+	var wp, ep *float64
+	if len(eta) > 0 {
+		w = w[:len(eta)*d]
+		wp = &w[0]
+		if n4 == d {
+			ep = &eta[0] // the kernel adds the lanes: no tail to add first
+		}
 	}
 	rffPhiAVX2(&rffC, &wt[0], &f.Bias[0], &s[0], ds, ap, da, d, n4, f.Scale, &out[0], wp, len(eta), &part[0], ep)
 	if n4 == d {

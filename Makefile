@@ -50,6 +50,16 @@ bench-numpy:
 	$(GO) test -run '^$$' -bench 'BenchmarkDecision/pendulum/mppi/sm$$' -count 3 -cpu 1 ./internal/runner/
 	OPENBLAS_NUM_THREADS=1 $(PYTHON) scripts/numpy-pendulum-decision.py
 
+# Issue 34's last target, one real step of sm at d_s 17, d_a 6, D 2000
+# (BenchmarkScaleStep, default arithmetic and model.features.fma, refits every
+# 200 and every 1000 steps), alternated ROUNDS times with the same benchmark
+# compiled against 68a1240, the tree before the issue: per round the steps,
+# their ratios and whether "<= 3 ms and >= 4x" holds (scripts/bench-step.sh;
+# needs the git history; about 1.5 minutes a round).
+.PHONY: bench-step
+bench-step:
+	scripts/bench-step.sh $(ROUNDS)
+
 # Issue 34's sizes, each Go figure next to its NumPy/OpenBLAS reference
 # (one BLAS thread), alternated ROUNDS times: one refit at D = 2000 and
 # d_s = 17 (internal/linalg BenchmarkRefit2000 against

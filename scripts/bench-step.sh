@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# bench-step.sh: issue 34's last target, measured the way docs/performance.md
+# measures it. One real step of sm at d_s 17, d_a 6, D 2000
+# (BenchmarkScaleStep in internal/runner: decision + statistics + refit
+# share, thread CPU time, -cpu 1) of this tree, with the default
+# arithmetic and with model.features.fma, alternated round by round with
+# the same benchmark compiled against 68a1240 (the tree before issue 34).
+# Each round prints the four steps, their ratios to 68a1240's step of the
+# same round and cadence, and whether the round meets "≤ 3 ms and ≥ 4×";
+# the last line counts the rounds that do.
+#
+#   scripts/bench-step.sh [ROUNDS]      (make bench-step ROUNDS=n; default 3)
+#
+# BENCHTIME (default 2000x: two episodes at h1000, ten at h200) is the
+# benchmarks' -test.benchtime. It needs the repository's history (in a
+# shallow clone: git fetch --unshallow) and writes only under a temporary
+# directory that it removes.
+set -euo pipefail
+
+rounds=${1:-3}
+base=68a1240
+benchtime=${BENCHTIME:-2000x}
+if ! [[ $rounds =~ ^[0-9]{1,4}$ ]] || ((10#$rounds < 1)); then
+	echo "bench-step: ROUNDS must be an integer from 1 to 9999, got '$rounds'" >&2
+	exit 2
+fi
+
+if ! [[ $benchtime =~ ^[0-9]+(x|s|ms)$ ]]; then
+	echo "bench-step: BENCHTIME must be a count like 2000x or a time like 30s, got '$benchtime'" >&2
+	exit 2
+fi
+
+root=$(git rev-parse --show-toplevel)
+if ! git -C "$root" cat-file -e "$base^{commit}" 2>/dev/null; then
+	echo "bench-step: commit $base is not in this clone's history (git fetch --unshallow)" >&2
+	exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The benchmark file of this tree, compiled against 68a1240: that tree has
+# no fma key (so it runs ScaleStep only, with fma false) and took the
+# confidence straight from the config. Each edit must apply exactly once.
+mkdir -p "$tmp/old"
+git -C "$root" archive "$base" | tar -x -C "$tmp/old"
+bench=internal/runner/scale_bench_test.go
+cp "$root/$bench" "$tmp/old/$bench"
+mkdir -p "$tmp/old/internal/runner/testdata"
+cp "$root/internal/runner/testdata/scale-lq17.yaml" "$tmp/old/internal/runner/testdata/"
+edit() { # edit FROM TO: replace the one occurrence of FROM in the old tree's copy
+	if [ "$(grep -cF -- "$1" "$tmp/old/$bench")" != 1 ]; then
+		echo "bench-step: $bench no longer has exactly one '$1'; update this script's edits for $base" >&2
+		exit 1
+	fi
+	FROM=$1 TO=$2 perl -0pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$tmp/old/$bench"
+}
+edit 'Confidence: agent.ConfidenceOf(c)' 'Confidence: c.Confidence'
+edit 'r, ok := m.Model.Features.(*expfam.RFF); !ok || r.FMA != fma' '_, ok := m.Model.Features.(*expfam.RFF); !ok || fma'
+
+echo "building $base's and this tree's benchmark binaries"
+(cd "$tmp/old" && go test -c -o "$tmp/old.test" ./internal/runner)
+(cd "$root" && go test -c -o "$tmp/new.test" ./internal/runner)
+
+# run BIN PATTERN: the benchmark lines of one run, in internal/runner (the
+# benchmark reads testdata/ relative to it).
+run() {
+	local out
+	if ! out=$(cd "$1" && "$2" -test.run '^$' -test.bench "$3" -test.benchtime "$benchtime" -test.cpu 1 2>&1); then
+		printf 'bench-step: %s -test.bench %s failed:\n%s\n' "$2" "$3" "$out" >&2
+		exit 1
+	fi
+	grep '^Benchmark' <<<"$out"
+}
+# ms NAME: the ms/step of sub-benchmark NAME in the lines on stdin.
+ms() { awk -v n="$1" '$1 ~ "^"n"$" { for (i = 2; i < NF; i++) if ($(i+1) == "ms/step") print $i }'; }
+
+echo "date $(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$root" rev-parse --short HEAD) against $base, benchtime $benchtime, $(nproc) CPUs"
+printf '%-6s %-5s %-24s %-13s %-13s %s\n' round h "$base ms" "default" "fma" "meets ≤ 3 ms and ≥ 4×"
+met_default=0
+met_fma=0
+cells=0
+for r in $(seq "$rounds"); do
+	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
+	old=$(run "$tmp/old/internal/runner" "$tmp/old.test" 'ScaleStep$')
+	new=$(run "$root/internal/runner" "$tmp/new.test" 'ScaleStep(FMA)?$')
+	for h in h200 h1000; do
+		o=$(ms "BenchmarkScaleStep/$h" <<<"$old")
+		d=$(ms "BenchmarkScaleStep/$h" <<<"$new")
+		f=$(ms "BenchmarkScaleStepFMA/$h" <<<"$new")
+		if [ -z "$o" ] || [ -z "$d" ] || [ -z "$f" ]; then
+			echo "bench-step: round $r: no ms/step for $h in the benchmarks' output" >&2
+			exit 1
+		fi
+		verdict=$(awk -v o="$o" -v d="$d" -v f="$f" 'BEGIN {
+			md = (d <= 3 && o / d >= 4); mf = (f <= 3 && o / f >= 4)
+			printf "%d %d %.2fx %.2fx", md, mf, o / d, o / f }')
+		read -r vd vf rd rf <<<"$verdict"
+		met_default=$((met_default + vd))
+		met_fma=$((met_fma + vf))
+		cells=$((cells + 1))
+		says="neither"
+		if [ "$vd" = 1 ] && [ "$vf" = 1 ]; then
+			says="both"
+		elif [ "$vf" = 1 ]; then
+			says="fma"
+		elif [ "$vd" = 1 ]; then
+			says="default"
+		fi
+		printf '%-6s %-5s %-24s %-13s %-13s %s\n' "$r" "$h" "$o (load $load)" "$d ($rd)" "$f ($rf)" "$says"
+	done
+done
+echo "met: default arithmetic in $met_default of $cells round-cadences, model.features.fma in $met_fma of $cells"

@@ -58,7 +58,7 @@ bench-numpy:
 # needs the git history; about 1.5 minutes a round).
 .PHONY: bench-step
 bench-step:
-	scripts/bench-step.sh $(ROUNDS)
+	scripts/bench-step.sh "$(ROUNDS)"
 
 # Issue 34's sizes, each Go figure next to its NumPy/OpenBLAS reference
 # (one BLAS thread), alternated ROUNDS times: one refit at D = 2000 and

@@ -7,16 +7,22 @@
 # the same benchmark compiled against 68a1240 (the tree before issue 34).
 # Each round prints the four steps, their ratios to 68a1240's step of the
 # same round and cadence, and whether the round meets "≤ 3 ms and ≥ 4×";
-# the last line counts the rounds that do.
+# the last line counts the rounds that do. The two binaries run in turn,
+# 68a1240's first in odd rounds and last in even ones, so that a drift of
+# the machine's speed within a round favours neither.
 #
 #   scripts/bench-step.sh [ROUNDS]      (make bench-step ROUNDS=n; default 3)
 #
 # BENCHTIME (default 2000x: two episodes at h1000, ten at h200) is the
 # benchmarks' -test.benchtime. It needs the repository's history (in a
-# shallow clone: git fetch --unshallow) and writes only under a temporary
-# directory that it removes.
+# shallow clone: git fetch --unshallow). Its files go to a temporary
+# directory that it removes (and the builds to Go's build cache).
 set -euo pipefail
 
+if [ $# -gt 1 ]; then
+	echo "bench-step: one argument, ROUNDS; got $#: $*" >&2
+	exit 2
+fi
 rounds=${1:-3}
 base=68a1240
 benchtime=${BENCHTIME:-2000x}
@@ -25,12 +31,15 @@ if ! [[ $rounds =~ ^[0-9]{1,4}$ ]] || ((10#$rounds < 1)); then
 	exit 2
 fi
 
-if ! [[ $benchtime =~ ^[0-9]+(x|s|ms)$ ]]; then
-	echo "bench-step: BENCHTIME must be a count like 2000x or a time like 30s, got '$benchtime'" >&2
+if ! [[ $benchtime =~ ^([1-9][0-9]*x|[0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))$ ]] || [[ $benchtime =~ ^0+(\.0+)?[a-zµ]+$ ]]; then
+	echo "bench-step: BENCHTIME must be a count like 2000x or a positive duration like 30s, got '$benchtime'" >&2
 	exit 2
 fi
 
-root=$(git rev-parse --show-toplevel)
+if ! root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel 2>/dev/null); then
+	echo "bench-step: $0 is not inside a git clone of smrl" >&2
+	exit 1
+fi
 if ! git -C "$root" cat-file -e "$base^{commit}" 2>/dev/null; then
 	echo "bench-step: commit $base is not in this clone's history (git fetch --unshallow)" >&2
 	exit 1
@@ -69,20 +78,29 @@ run() {
 		printf 'bench-step: %s -test.bench %s failed:\n%s\n' "$2" "$3" "$out" >&2
 		exit 1
 	fi
-	grep '^Benchmark' <<<"$out"
+	if ! grep '^Benchmark' <<<"$out"; then
+		printf 'bench-step: %s -test.bench %s printed no benchmark:\n%s\n' "$2" "$3" "$out" >&2
+		exit 1
+	fi
 }
 # ms NAME: the ms/step of sub-benchmark NAME in the lines on stdin.
 ms() { awk -v n="$1" '$1 ~ "^"n"$" { for (i = 2; i < NF; i++) if ($(i+1) == "ms/step") print $i }'; }
 
-echo "date $(date -u '+%Y-%m-%d %H:%M UTC'), $(git -C "$root" rev-parse --short HEAD) against $base, benchtime $benchtime, $(nproc) CPUs"
+tree=$(git -C "$root" describe --always --dirty)
+echo "date $(date -u '+%Y-%m-%d %H:%M UTC'), $tree against $base, benchtime $benchtime, $(nproc) CPUs"
 printf '%-6s %-5s %-24s %-13s %-13s %s\n' round h "$base ms" "default" "fma" "meets ≤ 3 ms and ≥ 4×"
 met_default=0
 met_fma=0
 cells=0
 for r in $(seq "$rounds"); do
 	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
-	old=$(run "$tmp/old/internal/runner" "$tmp/old.test" 'ScaleStep$')
-	new=$(run "$root/internal/runner" "$tmp/new.test" 'ScaleStep(FMA)?$')
+	if ((r % 2)); then
+		old=$(run "$tmp/old/internal/runner" "$tmp/old.test" 'ScaleStep$')
+		new=$(run "$root/internal/runner" "$tmp/new.test" 'ScaleStep(FMA)?$')
+	else
+		new=$(run "$root/internal/runner" "$tmp/new.test" 'ScaleStep(FMA)?$')
+		old=$(run "$tmp/old/internal/runner" "$tmp/old.test" 'ScaleStep$')
+	fi
 	for h in h200 h1000; do
 		o=$(ms "BenchmarkScaleStep/$h" <<<"$old")
 		d=$(ms "BenchmarkScaleStep/$h" <<<"$new")
@@ -93,7 +111,7 @@ for r in $(seq "$rounds"); do
 		fi
 		verdict=$(awk -v o="$o" -v d="$d" -v f="$f" 'BEGIN {
 			md = (d <= 3 && o / d >= 4); mf = (f <= 3 && o / f >= 4)
-			printf "%d %d %.2fx %.2fx", md, mf, o / d, o / f }')
+			printf "%d %d %.3fx %.3fx", md, mf, o / d, o / f }')
 		read -r vd vf rd rf <<<"$verdict"
 		met_default=$((met_default + vd))
 		met_fma=$((met_fma + vf))

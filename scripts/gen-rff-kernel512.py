@@ -14,7 +14,9 @@ of math.FMA's exactly rounded arithmetic. Pass 1 computes the arguments z
 forty features at a time (five 512-bit registers) and reduces each to
 f' = (-1)^n f, stored in phi; pass 2 evaluates f'·P(f'²)·scale in NCH
 independent chains of eight lanes. The constants are read from rffConsts
-(four copies each) by embedded broadcasts. Run
+(four copies each) by embedded broadcasts, except in the batch kernels'
+cosines, which broadcast most of them into registers once a block
+(load_consts, reduce_cosine). Run
 
     python3 scripts/gen-rff-kernel512.py
 
@@ -161,7 +163,10 @@ def load_consts(cr):
     register), once a block: read by embedded broadcasts instead, they
     cost each register of the block eleven loads, and the loads, not the
     arithmetic, bounded the fused-multiply-add kernels
-    (BenchmarkPhiBatch16FMA: 18.9 against 15.9 µs per eight states)."""
+    (BenchmarkPhiBatch16FMA: 18.8–18.9 against 15.9 µs per eight states,
+    docs/performance.md). The first fused Horner step's equivalence
+    (fma(u, P7, P6) either way) is argued, not tested: splitting it into a
+    product and a sum changes no output the tests can see."""
     for n, r in cr.items():
         E("VBROADCASTSD C_%s(R8), %s" % (n, r), "the cosines' constants" if n == "MAGIC" else None)
 

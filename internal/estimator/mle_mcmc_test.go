@@ -308,7 +308,16 @@ func (g nanJoint) GradLogBase(x, grad []float64) float64 {
 // approximation). Its MLE by MCMC, fitted as a joint family, must agree
 // with Newton's method on the product family (quadrature cumulants: an
 // independent computation) within half of the Newton fit's
-// inverse-information standard error, entry by entry (n = 300, d_phi = 2).
+// inverse-information standard error, entry by entry (n = 300, d_phi = 2;
+// over 24 chain seeds the largest distance was 0.06–0.30 standard errors).
+// The variances from the chains (the observed information Ĉ_t and the
+// sandwiches' m̄_t) carry Monte Carlo error: over 24 chain seeds
+// (2026-11-29) their ratios to Newton's were 0.86–1.21 for the sandwich
+// and 0.93–1.09 for the inverse information, means 0.996 and 0.990,
+// standard deviations 0.068 and 0.033. So each is checked within
+// [0.7, 1.4] and [0.8, 1.25] for four chain seeds (this fit's, 3, and 4–6)
+// and their mean over the four within 10% and 6% (about three standard
+// errors of a mean of four).
 func TestMCMCMLEAgainstNewton(t *testing.T) {
 	joint, err := expfam.NewCoupledSin(2, 2, 2, 0)
 	if err != nil {
@@ -326,18 +335,14 @@ func TestMCMCMLEAgainstNewton(t *testing.T) {
 	const dphi, n, lambda = 2, 300, 1e-6
 	rng := rand.New(rand.NewPCG(71, 72))
 	newton := NewMLE(prod, dphi)
-	sa, err := NewMCMCMLE(joint, dphi, MCMCOptions{Sampler: mcmc.Settings{Warmup: 200}, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
 	eta := make([]float64, 2)
-	next := make([]float64, 2)
-	for range n {
-		phi := []float64{1, rng.NormFloat64()}
+	phis, nexts := make([][]float64, n), make([][]float64, n)
+	for k := range n {
+		phi, next := []float64{1, rng.NormFloat64()}, make([]float64, 2)
 		linear(w0, phi, eta)
 		prod.Sample(eta, rng, next)
 		newton.Add(phi, next)
-		sa.Add(phi, next)
+		phis[k], nexts[k] = phi, next
 	}
 	want, err := newton.Fit(lambda, nil)
 	if err != nil {
@@ -347,45 +352,62 @@ func TestMCMCMLEAgainstNewton(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := sa.Fit(lambda, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("report %+v", sa.Report)
-	if !sa.Report.Converged {
-		t.Errorf("the stopping rule did not hold: %+v", sa.Report)
-	}
-	var worst float64
-	for i := range want.W {
-		sd := math.Sqrt(v[i])
-		worst = max(worst, math.Abs(got.W[i]-want.W[i])/sd)
-		testutil.AbsClosef(t, got.W[i], want.W[i], 0.5*sd, "W[%d]: MCMC %.5f, Newton %.5f: %.2f standard errors apart (> 0.5)", i, got.W[i], want.W[i], math.Abs(got.W[i]-want.W[i])/sd)
-	}
-	t.Logf("largest |W_MCMC − W_Newton| = %.3f standard errors", worst)
-	// The observed information (Ĉ_t from the chains) and the sandwiches
-	// (m̄_t from the chains) against Newton's (quadrature cumulants),
-	// variances within 15%; measured 2–7% below (the chains' Monte Carlo
-	// error and Ĉ_t's centring on an estimated mean make Ĉ_t a little
-	// large).
-	sw, err := sa.Sandwich(got, SEOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	nw, err := newton.Sandwich(want, SEOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mv, err := got.InverseDiag()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range sw {
-		t.Logf("sandwich variance of W[%d]: MCMC %.4g, Newton %.4g; inverse information: MCMC %.4g, Newton %.4g", i, sw[i], nw[i], mv[i], v[i])
-		if r := sw[i] / nw[i]; r < 0.85 || r > 1.15 {
-			t.Errorf("sandwich variance of W[%d]: MCMC %.4g, Newton %.4g", i, sw[i], nw[i])
+	swMean, ivMean := make([]float64, len(v)), make([]float64, len(v))
+	seeds := []uint64{3, 4, 5, 6}
+	for _, seed := range seeds {
+		sa, err := NewMCMCMLE(joint, dphi, MCMCOptions{Sampler: mcmc.Settings{Warmup: 200}, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if r := mv[i] / v[i]; r < 0.85 || r > 1.15 {
-			t.Errorf("inverse information of W[%d]: MCMC %.4g, Newton %.4g", i, mv[i], v[i])
+		for k := range n {
+			sa.Add(phis[k], nexts[k])
+		}
+		got, err := sa.Fit(lambda, nil)
+		if err != nil {
+			t.Fatalf("chain seed %d: %v", seed, err)
+		}
+		t.Logf("chain seed %d: report %+v", seed, sa.Report)
+		if !sa.Report.Converged {
+			t.Errorf("chain seed %d: the stopping rule did not hold: %+v", seed, sa.Report)
+		}
+		var worst float64
+		for i := range want.W {
+			sd := math.Sqrt(v[i])
+			worst = max(worst, math.Abs(got.W[i]-want.W[i])/sd)
+			testutil.AbsClosef(t, got.W[i], want.W[i], 0.5*sd, "chain seed %d, W[%d]: MCMC %.5f, Newton %.5f: %.2f standard errors apart (> 0.5)", seed, i, got.W[i], want.W[i], math.Abs(got.W[i]-want.W[i])/sd)
+		}
+		t.Logf("chain seed %d: largest |W_MCMC − W_Newton| = %.3f standard errors", seed, worst)
+		sw, err := sa.Sandwich(got, SEOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mv, err := got.InverseDiag()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sw {
+			rs, ri := sw[i]/nw[i], mv[i]/v[i]
+			t.Logf("chain seed %d, W[%d]: sandwich variance MCMC %.4g, Newton %.4g (%.3f); inverse information MCMC %.4g, Newton %.4g (%.3f)", seed, i, sw[i], nw[i], rs, mv[i], v[i], ri)
+			if rs < 0.7 || rs > 1.4 {
+				t.Errorf("chain seed %d: sandwich variance of W[%d]: MCMC %.4g, Newton %.4g", seed, i, sw[i], nw[i])
+			}
+			if ri < 0.8 || ri > 1.25 {
+				t.Errorf("chain seed %d: inverse information of W[%d]: MCMC %.4g, Newton %.4g", seed, i, mv[i], v[i])
+			}
+			swMean[i] += rs / float64(len(seeds))
+			ivMean[i] += ri / float64(len(seeds))
+		}
+	}
+	for i := range swMean {
+		if math.Abs(swMean[i]-1) > 0.10 {
+			t.Errorf("sandwich variance of W[%d]: MCMC/Newton %.3f over %d chain seeds, want within 10%% of 1", i, swMean[i], len(seeds))
+		}
+		if math.Abs(ivMean[i]-1) > 0.06 {
+			t.Errorf("inverse information of W[%d]: MCMC/Newton %.3f over %d chain seeds, want within 6%% of 1", i, ivMean[i], len(seeds))
 		}
 	}
 }

@@ -346,9 +346,11 @@ func (c *Chain) drift() error {
 	}
 	r := SplitRhat([][]float64{lp})
 	h := len(lp) / 2
-	if r > 2 && mean(lp[len(lp)-h:]) > mean(lp[:h]) {
+	if first, last := mean(lp[:h]), mean(lp[len(lp)-h:]); r > 2 && last > first {
+		// The means the test compares, not the end values, which may
+		// move either way.
 		return &DivergenceError{From: clone(c.x), At: clone(c.x), EnergyError: math.NaN(), Transition: c.transitions,
-			Reason: fmt.Sprintf("the log density rises through warm-up (from %.4g to %.4g, split-R̂ %.3g > 2): the density looks improper", lp[0], lp[len(lp)-1], r)}
+			Reason: fmt.Sprintf("the log density rises through warm-up (its mean from %.4g to %.4g over the second half's two quarters, split-R̂ %.3g > 2): the density looks improper", first, last, r)}
 	}
 	return nil
 }

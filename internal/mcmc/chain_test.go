@@ -2,8 +2,10 @@ package mcmc
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/stats"
@@ -238,6 +240,14 @@ func TestDivergence(t *testing.T) {
 				continue
 			}
 			t.Logf("%s %s: %v", kind, name, err)
+			// The drift check's message gives the two means it compared,
+			// the later the larger.
+			if i := strings.Index(de.Reason, "its mean from "); i >= 0 {
+				var first, last float64
+				if _, err := fmt.Sscanf(de.Reason[i:], "its mean from %g to %g", &first, &last); err != nil || !(last > first) {
+					t.Errorf("%s %s: %q: means %v, %v (%v), want the later larger", kind, name, de.Reason, first, last, err)
+				}
+			}
 		}
 		// At a state with a NaN gradient the chain cannot start.
 		c, _ := NewChain(nanGrad{}, Settings{Kind: kind}, rand.NewPCG(3, 4))

@@ -56,7 +56,7 @@ func (p *factorPool) get(d int) []float64 {
 	if p != nil {
 		for i, u := range p.free {
 			if len(u) == d*d {
-				p.free = append(p.free[:i], p.free[i+1:]...)
+				p.free = slices.Delete(p.free, i, i+1)
 				return u
 			}
 		}

@@ -54,7 +54,8 @@ bench-numpy:
 # (BenchmarkScaleStep, default arithmetic and model.features.fma, refits every
 # 200 and every 1000 steps), alternated ROUNDS times with the same benchmark
 # compiled against 68a1240, the tree before the issue: per round the steps,
-# their ratios and whether "<= 3 ms and >= 4x" holds (scripts/bench-step.sh;
+# their ratios and whether "<= 3 ms and >= 4x" holds, then each cadence's
+# medians and the rounds whose ratio reaches 13.4/3 (scripts/bench-step.sh;
 # needs the git history; about 1.5 minutes a round).
 .PHONY: bench-step
 bench-step:

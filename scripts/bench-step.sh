@@ -7,7 +7,11 @@
 # the same benchmark compiled against 68a1240 (the tree before issue 34).
 # Each round prints the four steps, their ratios to 68a1240's step of the
 # same round and cadence, and whether the round meets "≤ 3 ms and ≥ 4×";
-# the last line counts the rounds that do. The two binaries run in turn,
+# a summary counts the rounds that do and gives each cadence's medians
+# over the rounds, and how many rounds meet the target at the issue's
+# machine speed: ≥ 4× and ≤ 3 ms once the step is scaled by 13.4/(68a1240's
+# h200 step of the round), the issue's "today 13.4 ms" being 68a1240's step
+# at h200 (at h200 the two mean a ratio of at least 13.4/3 = 4.467×). The two binaries run in turn,
 # 68a1240's first in odd rounds and last in even ones, so that a drift of
 # the machine's speed within a round favours neither.
 #
@@ -92,6 +96,7 @@ printf '%-6s %-5s %-24s %-13s %-13s %s\n' round h "$base ms" "default" "fma" "me
 met_default=0
 met_fma=0
 cells=0
+declare -A rows # rows[h]: one "68a1240 default fma" line per round
 for r in $(seq "$rounds"); do
 	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 	if ((r % 2)); then
@@ -113,6 +118,10 @@ for r in $(seq "$rounds"); do
 			md = (d <= 3 && o / d >= 4); mf = (f <= 3 && o / f >= 4)
 			printf "%d %d %.3fx %.3fx", md, mf, o / d, o / f }')
 		read -r vd vf rd rf <<<"$verdict"
+		if [ "$h" = h200 ]; then
+			gauge=$o # the round's machine speed: 68a1240's h200 step
+		fi
+		rows[$h]+="$o $d $f $gauge"$'\n'
 		met_default=$((met_default + vd))
 		met_fma=$((met_fma + vf))
 		cells=$((cells + 1))
@@ -128,3 +137,19 @@ for r in $(seq "$rounds"); do
 	done
 done
 echo "met: default arithmetic in $met_default of $cells round-cadences, model.features.fma in $met_fma of $cells"
+for h in h200 h1000; do
+	# Medians of each column and of the rounds' ratios, and the rounds that
+	# meet the target at the issue's speed.
+	printf '%s' "${rows[$h]}" | awk -v h="$h" -v base="$base" '
+	function median(x, n,    i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j-1] > x[j]; j--) { t = x[j]; x[j] = x[j-1]; x[j-1] = t }
+		return n % 2 ? x[(n+1)/2] : (x[n/2] + x[n/2+1]) / 2
+	}
+	{ n++; o[n] = $1; d[n] = $2; f[n] = $3; rd[n] = $1 / $2; rf[n] = $1 / $3
+	  k = 13.4 / $4
+	  sd += ($1 / $2 >= 4 && $2 * k <= 3); sf += ($1 / $3 >= 4 && $3 * k <= 3) }
+	END {
+		printf "median %-5s %s %.2f ms, default %.3f ms (%.3fx), fma %.3f ms (%.3fx) over %d rounds\n", h, base, median(o, n), median(d, n), median(rd, n), median(f, n), median(rf, n), n
+		printf "       %-5s at the issue'"'"'s speed (steps scaled to 68a1240 h200 = 13.4 ms): default meets it in %d of %d rounds, fma in %d of %d\n", h, sd, n, sf, n
+	}'
+done

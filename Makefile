@@ -55,7 +55,8 @@ bench-numpy:
 # 200 and every 1000 steps), alternated ROUNDS times with the same benchmark
 # compiled against 68a1240, the tree before the issue: per round the steps,
 # their ratios and whether "<= 3 ms and >= 4x" holds, then each cadence's
-# medians and the rounds whose ratio reaches 13.4/3 (scripts/bench-step.sh;
+# medians and the rounds that meet it with the steps scaled by 13.4 ms over
+# the round's 68a1240 h200 step, the issue's speed (scripts/bench-step.sh;
 # needs the git history; about 1.5 minutes a round).
 .PHONY: bench-step
 bench-step:

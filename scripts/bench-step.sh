@@ -49,7 +49,7 @@ if ! git -C "$root" cat-file -e "$base^{commit}" 2>/dev/null; then
 	exit 1
 fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"' EXIT # replaced by the summary's trap below
 
 # The benchmark file of this tree, compiled against 68a1240: that tree has
 # no fma key (so it runs ScaleStep only, with fma false) and took the
@@ -96,7 +96,31 @@ printf '%-6s %-5s %-24s %-13s %-13s %s\n' round h "$base ms" "default" "fma" "me
 met_default=0
 met_fma=0
 cells=0
-declare -A rows # rows[h]: one "68a1240 default fma" line per round
+rounds_done=0
+# summary: the count of rounds meeting the target, then per cadence the
+# medians and the rounds that meet it at the issue's speed, from the
+# rows-h200 and rows-h1000 files ("68a1240 default fma gauge" per round).
+summary() {
+	echo "met: default arithmetic in $met_default of $cells round-cadences, model.features.fma in $met_fma of $cells"
+	local h
+	for h in h200 h1000; do
+		awk -v h="$h" -v base="$base" '
+		function median(x, n,    i, j, t) {
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j-1] > x[j]; j--) { t = x[j]; x[j] = x[j-1]; x[j-1] = t }
+			return n % 2 ? x[(n+1)/2] : (x[n/2] + x[n/2+1]) / 2
+		}
+		{ n++; o[n] = $1 + 0; d[n] = $2 + 0; f[n] = $3 + 0; rd[n] = $1 / $2; rf[n] = $1 / $3
+		  k = 13.4 / $4
+		  sd += ($1 / $2 >= 4 && $2 * k <= 3); sf += ($1 / $3 >= 4 && $3 * k <= 3) }
+		END {
+			printf "median %-5s %s %.2f ms, default %.3f ms (%.3fx), fma %.3f ms (%.3fx) over %d rounds\n", h, base, median(o, n), median(d, n), median(rd, n), median(f, n), median(rf, n), n
+			printf "       %-5s at the issue'"'"'s speed (steps scaled to 68a1240 h200 = 13.4 ms): default meets it in %d of %d rounds, fma in %d of %d\n", h, sd, n, sf, n
+		}' "$tmp/rows-$h"
+	done
+}
+# A round that fails ends the script (set -e); the rounds before it keep
+# their summary, on stderr.
+trap 'status=$?; if ((status != 0 && rounds_done > 0)); then echo "bench-step: stopped after $rounds_done rounds; their summary:" >&2; summary >&2; fi; rm -rf "$tmp"' EXIT
 for r in $(seq "$rounds"); do
 	load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 	if ((r % 2)); then
@@ -121,7 +145,7 @@ for r in $(seq "$rounds"); do
 		if [ "$h" = h200 ]; then
 			gauge=$o # the round's machine speed: 68a1240's h200 step
 		fi
-		rows[$h]+="$o $d $f $gauge"$'\n'
+		echo "$o $d $f $gauge" >>"$tmp/rows-$h"
 		met_default=$((met_default + vd))
 		met_fma=$((met_fma + vf))
 		cells=$((cells + 1))
@@ -135,21 +159,6 @@ for r in $(seq "$rounds"); do
 		fi
 		printf '%-6s %-5s %-24s %-13s %-13s %s\n' "$r" "$h" "$o (load $load)" "$d ($rd)" "$f ($rf)" "$says"
 	done
+	rounds_done=$r
 done
-echo "met: default arithmetic in $met_default of $cells round-cadences, model.features.fma in $met_fma of $cells"
-for h in h200 h1000; do
-	# Medians of each column and of the rounds' ratios, and the rounds that
-	# meet the target at the issue's speed.
-	printf '%s' "${rows[$h]}" | awk -v h="$h" -v base="$base" '
-	function median(x, n,    i, j, t) {
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && x[j-1] > x[j]; j--) { t = x[j]; x[j] = x[j-1]; x[j-1] = t }
-		return n % 2 ? x[(n+1)/2] : (x[n/2] + x[n/2+1]) / 2
-	}
-	{ n++; o[n] = $1; d[n] = $2; f[n] = $3; rd[n] = $1 / $2; rf[n] = $1 / $3
-	  k = 13.4 / $4
-	  sd += ($1 / $2 >= 4 && $2 * k <= 3); sf += ($1 / $3 >= 4 && $3 * k <= 3) }
-	END {
-		printf "median %-5s %s %.2f ms, default %.3f ms (%.3fx), fma %.3f ms (%.3fx) over %d rounds\n", h, base, median(o, n), median(d, n), median(rd, n), median(f, n), median(rf, n), n
-		printf "       %-5s at the issue'"'"'s speed (steps scaled to 68a1240 h200 = 13.4 ms): default meets it in %d of %d rounds, fma in %d of %d\n", h, sd, n, sf, n
-	}'
-done
+summary

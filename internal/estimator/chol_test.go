@@ -104,6 +104,9 @@ func TestFitIsGonumCholesky(t *testing.T) {
 			want, ch := gonumRefit(t, e, c.lambda)
 			testutil.RequireSameBits(t, "Ŵ", f.W, want)
 			fz := f.blocks[0].c
+			if fz.condKnown {
+				t.Fatal("the condition estimate was computed: V is a Gram matrix, its bound should have let it wait")
+			}
 			var u mat.TriDense
 			ch.UTo(&u)
 			wantU := make([]float64, c.dphi*c.dphi)
@@ -147,14 +150,14 @@ func TestFitIsGonumCholesky(t *testing.T) {
 // whose condition estimate passes maxCond, are refused with ErrSingular.
 func TestFactorRefusesAsGonum(t *testing.T) {
 	a := []float64{1, 2, 0, 1} // [[1 2] [2 1]]: eigenvalues 3 and −1
-	if _, err := factor(nil, a, 2, 1, 0, "test", 3); err == nil {
+	if _, err := factor(nil, a, 2, 1, 0, "test", 3, 0); err == nil {
 		t.Fatal("an indefinite matrix was factorised")
 	}
 	b := []float64{1, 1, 0, 1 + 1e-15} // nearly singular: cond ≈ 4e15
-	if _, err := factor(nil, b, 2, 1, 0, "test", 3); err == nil {
+	if _, err := factor(nil, b, 2, 1, 0, "test", 3, 0); err == nil {
 		t.Fatal("a matrix of condition 4e15 was accepted")
 	}
-	if c, err := factor(nil, b, 2, 1, 1e-3, "test", 3); err != nil || !(c.Cond() < maxCond) {
+	if c, err := factor(nil, b, 2, 1, 1e-3, "test", 3, 0); err != nil || !(c.Cond() < maxCond) {
 		t.Fatalf("with λ = 1e-3: %v, cond %v", err, c)
 	}
 }
@@ -171,7 +174,7 @@ func TestFactorAllocatesTheFactorOnly(t *testing.T) {
 			a[i*d+j] = 1 / float64(1+j-i)
 		}
 	}
-	if _, err := factor(nil, a, d, 1, 1e-3, "test", 1); err != nil { // warm: gemm's buffers
+	if _, err := factor(nil, a, d, 1, 1e-3, "test", 1, 0); err != nil { // warm: gemm's buffers
 		t.Fatal(err)
 	}
 	// The least of five calls: gemm's buffers come from a sync.Pool, whose
@@ -180,7 +183,7 @@ func TestFactorAllocatesTheFactorOnly(t *testing.T) {
 	for range 5 {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		if _, err := factor(nil, a, d, 1, 1e-3, "test", 1); err != nil {
+		if _, err := factor(nil, a, d, 1, 1e-3, "test", 1, 0); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)

@@ -127,7 +127,7 @@ func TestExtremesIsSequential(t *testing.T) {
 				a[i*tc.d+j] = s
 			}
 		}
-		c, err := factor(nil, a, tc.d, 1, tc.lambda, "test", tc.rank)
+		c, err := factor(nil, a, tc.d, 1, tc.lambda, "test", tc.rank, 0)
 		if err != nil {
 			t.Fatalf("%+v: %v", tc, err)
 		}
@@ -152,7 +152,7 @@ func BenchmarkExtremes2000(b *testing.B) {
 	}
 	a := make([]float64, d*d)
 	linalg.Impl{}.Dsyrk(blas.Upper, blas.Trans, d, rank, 1, g, d, 0, a, d)
-	c, err := factor(nil, a, d, 1, 1e-3, "bench", rank)
+	c, err := factor(nil, a, d, 1, 1e-3, "bench", rank, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -134,8 +134,12 @@ func rowBlocks(dpsi, dphi int, c func(k int) *cholesky, scale []float64) []fitBl
 // slice that becomes the factor, with the bits of mat.Cholesky.Factorize
 // (cholesky). The slice comes from pool (nil: none): a released Fit's,
 // else a new one (a Fit keeps its factor, and several Fits live at once,
-// e.g. cross-validation's).
-func factor(pool *factorPool, a []float64, d int, scale, lambda float64, what string, n int) (*cholesky, error) {
+// e.g. cross-validation's). terms > 0 says that a is a sum of outer
+// products, at most terms of them in each entry (gramFloor): then the
+// condition estimate is skipped where it is proven to pass maxCond; 0
+// when a is not known to be one.
+func factor(pool *factorPool, a []float64, d int, scale, lambda float64, what string, n, terms int) (*cholesky, error) {
+	minEig := gramFloor(a, d, scale, lambda, terms)
 	data := pool.get(d) // zero below the diagonal, as U's
 	for i := 0; i < d; i++ {
 		row, src := data[i*d+i:(i+1)*d], a[i*d+i:(i+1)*d]
@@ -148,8 +152,8 @@ func factor(pool *factorPool, a []float64, d int, scale, lambda float64, what st
 		}
 		row[0] += lambda
 	}
-	c, ok := newCholesky(data, d)
-	if !ok || c.Cond() > maxCond || math.IsNaN(c.Cond()) {
+	c, ok := newCholesky(data, d, minEig)
+	if !ok || !c.condWithin(maxCond) {
 		pool.put(data) // a failed Dpotrf, as a finished one, wrote nothing below the diagonal
 		advice := "use a regularisation lambda > 0 or more varied data"
 		if lambda > 0 {

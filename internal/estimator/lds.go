@@ -74,7 +74,7 @@ func (e *LDS) FitNoise(lambda float64, sigma []float64) (*Fit, error) {
 		}
 	}
 	e.flush()
-	c, err := factor(&e.pool, e.g, e.dphi, 1, lambda, "least squares", e.n)
+	c, err := factor(&e.pool, e.g, e.dphi, 1, lambda, "least squares", e.n, e.n) // G = Σ φφᵀ
 	if err != nil {
 		return nil, err
 	}

@@ -161,7 +161,7 @@ func (e *MLE) fitBlock(i, row, m int, w []float64, lambda float64, smStart func(
 		return nil, fmt.Errorf("maximum likelihood: coordinate %d: no W found at which the family is normalisable for every transition (n = %d): %w", i, n, ErrNoConvergence)
 	}
 	for it := 0; it < 100; it++ {
-		c, err := factor(nil, hess, d, 1, lambda, "maximum likelihood", n)
+		c, err := factor(nil, hess, d, 1, lambda, "maximum likelihood", n, 0)
 		if err != nil {
 			return nil, err
 		}

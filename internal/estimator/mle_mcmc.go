@@ -325,7 +325,7 @@ func (e *MCMCMLE) information(r *mleRun, pre *kronPre, wbar, mbar []float64, lam
 			addKron(h, ct, e.phi[t*dphi:(t+1)*dphi], d, dphi)
 		}
 	}
-	c, err := factor(nil, h, p, 1, lambda, "MCMC maximum likelihood", n)
+	c, err := factor(nil, h, p, 1, lambda, "MCMC maximum likelihood", n, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -777,7 +777,7 @@ func (k *kronPre) information(c []float64) (*cholesky, error) {
 			}
 		}
 	}
-	ch, err := factor(nil, h, p, 1, k.lambda, "MCMC maximum likelihood", 0)
+	ch, err := factor(nil, h, p, 1, k.lambda, "MCMC maximum likelihood", 0, 0)
 	if err != nil && !errors.Is(err, ErrSingular) {
 		return nil, err
 	}

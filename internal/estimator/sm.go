@@ -589,17 +589,24 @@ func (e *SM) Fit(lambda float64) (_ *Fit, err error) {
 		}
 	}()
 	const what = "score matching"
+	// Without weights (h(s') may be negative) each block of V is a sum of
+	// outer products, one per transition in each entry (d_s per transition
+	// in the general family's V): factor may skip its condition estimate.
+	grams := 0
+	if e.weights == nil {
+		grams = e.n
+	}
 	switch {
 	case e.constant:
 		// V = c·I ⊗ G: one block c·G shared by every row.
-		c, err := factor(&e.pool, e.blocks[0], e.dphi, e.constC, lambda, what, e.n)
+		c, err := factor(&e.pool, e.blocks[0], e.dphi, e.constC, lambda, what, e.n, grams)
 		if err != nil {
 			return nil, err
 		}
 		f.blocks = rowBlocks(e.dpsi, e.dphi, func(int) *cholesky { return c }, nil)
 	case e.sep != nil: // one block per row of W
 		for k, blk := range e.blocks {
-			c, err := factor(&e.pool, blk, e.dphi, 1, lambda, what, e.n)
+			c, err := factor(&e.pool, blk, e.dphi, 1, lambda, what, e.n, grams)
 			if err != nil {
 				return nil, err
 			}
@@ -613,7 +620,7 @@ func (e *SM) Fit(lambda float64) (_ *Fit, err error) {
 				f.blocks = append(f.blocks, fitBlock{off: o, n: n, c: f.blocks[j].c, s: 1})
 				continue
 			}
-			c, err := factor(&e.pool, blk, n, 1, lambda, what, e.n)
+			c, err := factor(&e.pool, blk, n, 1, lambda, what, e.n, grams)
 			if err != nil {
 				return nil, err
 			}
@@ -621,7 +628,7 @@ func (e *SM) Fit(lambda float64) (_ *Fit, err error) {
 		}
 	default:
 		d := e.dpsi * e.dphi
-		c, err := factor(&e.pool, e.blocks[0], d, 1, lambda, what, e.n)
+		c, err := factor(&e.pool, e.blocks[0], d, 1, lambda, what, e.n, grams*max(e.ds, 1))
 		if err != nil {
 			return nil, err
 		}

@@ -119,6 +119,9 @@ func gamma(k int) float64 {
 // ‖U‖_F² = tr(UᵀU) ≤ tr A/((1 − γ_n)(1 − γ_{n+4})). So
 // ‖x̂‖₁ ≤ √n‖x̂‖₂ ≤ √n‖v‖₁/(minEig − ‖P‖₂), and ‖A‖₁ ≤ norm/(1 − γ_n); the
 // last factor covers the roundings of v, of ‖x̂‖₁ and of Dpocon's 1/(1/x)/y.
+// Where a solution could grow near 2⁹⁰⁰ (n^{3/2}/lo, Dlacn2's sign vectors
+// having 1-norm n), Dlatrs would take its scaled path, which may set the
+// estimate to +Inf: then there is no bound either.
 func certifyCond(n int, norm, tr, minEig float64) float64 {
 	if !(minEig > 0) || !(norm > 0) || math.IsInf(norm, 1) || !(tr > 0) || math.IsInf(tr, 1) {
 		return math.Inf(1)
@@ -126,7 +129,7 @@ func certifyCond(n int, norm, tr, minEig float64) float64 {
 	g := gamma(n + 4)
 	frob := tr / ((1 - gamma(n)) * (1 - g))
 	lo := minEig - (3*g+g*g)*frob
-	if !(lo > 0) {
+	if !(lo > 0) || float64(n)*math.Sqrt(float64(n))/lo > 0x1p800 {
 		return math.Inf(1)
 	}
 	return norm / (1 - gamma(n)) * math.Sqrt(float64(n)) / lo * (1 + gamma(n+10))

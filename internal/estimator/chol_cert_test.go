@@ -180,3 +180,15 @@ func TestGramFloorNeedsItsPremises(t *testing.T) {
 		t.Errorf("premises met: gramFloor %v, want just below λ = 1", got)
 	}
 }
+
+// TestCertifyCondNeedsRoom: no bound where a solution could approach the
+// scaled path of Dlatrs (2⁹⁰⁰), however well conditioned the matrix: a
+// matrix of order 100 whose entries are about 1e-280.
+func TestCertifyCondNeedsRoom(t *testing.T) {
+	if b := certifyCond(100, 1e-280, 1e-278, 1e-281); !math.IsInf(b, 1) {
+		t.Fatalf("bound %v for a matrix of entries 1e-280, want none", b)
+	}
+	if b := certifyCond(100, 1, 100, 0.5); math.IsInf(b, 1) || !(b > 1) {
+		t.Fatalf("bound %v for a well-scaled matrix, want a finite one", b)
+	}
+}

@@ -71,7 +71,8 @@ func (c *cholesky) condEstimate(work []float64) {
 // computed on the first call when newCholesky left it (that call writes:
 // a cholesky is not for concurrent use, as its Fit; condAbove and
 // condWithin write only where newCholesky computed nothing and the bound
-// does not settle them, which factor settles before it returns).
+// does not settle them, which factor settles before it returns). After
+// Fit.Release, whose factor goes to the next refit, it must not be called.
 func (c *cholesky) Cond() float64 {
 	if !c.condKnown {
 		c.condEstimate(make([]float64, 3*c.n))
@@ -103,6 +104,9 @@ const unitRoundoff = 0x1p-53
 
 func gamma(k int) float64 {
 	ku := float64(k) * unitRoundoff
+	if ku >= 1 {
+		return math.Inf(1) // no bound: every use then proves nothing
+	}
 	return ku / (1 - ku)
 }
 
@@ -119,9 +123,12 @@ func gamma(k int) float64 {
 // ‖U‖_F² = tr(UᵀU) ≤ tr A/((1 − γ_n)(1 − γ_{n+4})). So
 // ‖x̂‖₁ ≤ √n‖x̂‖₂ ≤ √n‖v‖₁/(minEig − ‖P‖₂), and ‖A‖₁ ≤ norm/(1 − γ_n); the
 // last factor covers the roundings of v, of ‖x̂‖₁ and of Dpocon's 1/(1/x)/y.
-// Where a solution could grow near 2⁹⁰⁰ (n^{3/2}/lo, Dlacn2's sign vectors
-// having 1-norm n), Dlatrs would take its scaled path, which may set the
-// estimate to +Inf: then there is no bound either.
+// The analysis assumes no underflow or overflow: where a solution could
+// grow near 2⁹⁰⁰ (n^{3/2}/lo, Dlacn2's sign vectors having 1-norm n),
+// Dlatrs would take its scaled path, which may set the estimate to +Inf
+// (λ near underflow with nothing else on the diagonal), so there is no
+// bound there; below 2⁸⁰⁰ the solutions stay clear of it and the errors
+// of underflow (2⁻¹⁰⁷⁵ an operation) are far below lo·u.
 func certifyCond(n int, norm, tr, minEig float64) float64 {
 	if !(minEig > 0) || !(norm > 0) || math.IsInf(norm, 1) || !(tr > 0) || math.IsInf(tr, 1) {
 		return math.Inf(1)

@@ -83,19 +83,13 @@ func (c *cholesky) Cond() float64 {
 // condAbove reports Cond() > limit, and condWithin Cond() ≤ limit (false
 // for NaN), without computing the estimate when its proven bound is at
 // most limit.
-func (c *cholesky) condAbove(limit float64) bool {
-	if !c.condKnown && c.condBound <= limit {
-		return false
-	}
-	return c.Cond() > limit
-}
+func (c *cholesky) condAbove(limit float64) bool { return !c.boundWithin(limit) && c.Cond() > limit }
 
-func (c *cholesky) condWithin(limit float64) bool {
-	if !c.condKnown && c.condBound <= limit {
-		return true
-	}
-	return c.Cond() <= limit
-}
+func (c *cholesky) condWithin(limit float64) bool { return c.boundWithin(limit) || c.Cond() <= limit }
+
+// boundWithin reports that the estimate, not computed, is proven at most
+// limit.
+func (c *cholesky) boundWithin(limit float64) bool { return !c.condKnown && c.condBound <= limit }
 
 // unitRoundoff is u = 2⁻⁵³; gamma(k) = k·u/(1 − k·u) bounds the relative
 // error of k roundings (Higham, Accuracy and Stability of Numerical

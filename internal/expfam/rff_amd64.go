@@ -5,8 +5,6 @@ package expfam
 import (
 	"math"
 
-	"golang.org/x/sys/cpu"
-
 	"github.com/smrl-dev/smrl/internal/simd"
 )
 
@@ -24,7 +22,7 @@ var useAVX512 = simd.AVX512
 
 // useAVX2FMA selects rffPhiAVX2FMA for the features of RFF.FMA where
 // there is no AVX-512F: the CPU has FMA3 as well as AVX2.
-var useAVX2FMA = useAVX2 && cpu.X86.HasFMA
+var useAVX2FMA = simd.FMA
 
 // rffConsts are the constants of the vector cosine, each four times (one
 // 256-bit load): 1/π, 1/2, roundMagic, cosP7, …, cosP0, in the order of the

@@ -3,15 +3,13 @@
 package linalg
 
 import (
-	"golang.org/x/sys/cpu"
-
 	"github.com/smrl-dev/smrl/internal/simd"
 )
 
 // useFMA selects the AVX2/FMA micro-kernel (kern6x8FMA), decided once:
 // the CPU has AVX2 and FMA and SMRL_NOSIMD is unset. kern6x8Go gives the
 // same bits (math.FMA in the same order).
-var useFMA = simd.AVX2 && cpu.X86.HasFMA
+var useFMA = simd.FMA
 
 //go:noescape
 func kern6x8FMA(k int, a, b, c *float64, ldc int, alpha float64)

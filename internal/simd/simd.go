@@ -28,6 +28,12 @@ var AVX2 = cpu.X86.HasAVX2 && os.Getenv("SMRL_NOSIMD") == ""
 // alone (golang.org/x/sys/cpu's option), as on a CPU without it.
 var AVX512 = AVX2 && cpu.X86.HasAVX512F
 
+// FMA reports that AVX2 holds and that the CPU has FMA3 (fused
+// multiply-add on the 256-bit registers; AVX2 implies AVX): the kernels
+// written in fused multiply-adds (the matrix product's tiles, exp, the
+// features of model.features.fma without AVX-512) need both.
+var FMA = AVX2 && cpu.X86.HasFMA
+
 // Broadcast sets dst[i] to four copies of bits[i], the layout in which the
 // kernels load a constant into all four lanes with one 256-bit load. It
 // panics unless len(dst) == len(bits): the constants' offsets in the

@@ -5,15 +5,13 @@ package vmath
 import (
 	"math"
 
-	"golang.org/x/sys/cpu"
-
 	"github.com/smrl-dev/smrl/internal/simd"
 )
 
 // useExpAVX2 selects expAVX2. math.Exp takes its fused multiply-add path
 // exactly when the CPU has AVX and FMA (math's useFMA), and expAVX2 is that
-// path, so the kernel runs only then.
-var useExpAVX2 = simd.AVX2 && cpu.X86.HasAVX && cpu.X86.HasFMA
+// path, so the kernel runs only then (simd.FMA: AVX2, so AVX, and FMA).
+var useExpAVX2 = simd.FMA
 
 // expConsts are the constants of expAVX2, each four times (one 256-bit
 // load), in the order of the offsets in exp_amd64.s.

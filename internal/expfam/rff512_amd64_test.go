@@ -22,7 +22,8 @@ func TestRFFPhiAVX512IsScalar(t *testing.T) {
 	if !useAVX512 {
 		t.Skip("no AVX-512F on this CPU (or SMRL_NOSIMD set): the AVX2 features are tested by TestRFFPhiVectorIsScalar")
 	}
-	defer func(v bool) { useAVX512 = v }(useAVX512)
+	defer func(v bool, m int) { useAVX512, phi512MinDim = v, m }(useAVX512, phi512MinDim)
+	phi512MinDim = 0 // the AVX-512 kernel at every size
 	rng := rand.New(rand.NewPCG(51, 2))
 	for _, tc := range []struct{ ds, da, d int }{
 		{1, 1, 8}, {2, 1, 9}, {3, 0, 15}, {17, 6, 2000}, {17, 6, 333}, {4, 2, 96}, {4, 2, 97 + 40}, {30, 10, 47}, {2, 1, 10}, {5, 3, 11}, {6, 2, 14}, {3, 2, 12},
@@ -187,7 +188,8 @@ func TestRFFFMAKernelsAreReference(t *testing.T) {
 	if !useAVX512 {
 		t.Skip("no AVX-512F on this CPU (or SMRL_NOSIMD set): Phi runs phiFMA, tested by TestPhiIsPhiFMA")
 	}
-	defer func(v bool) { useAVX512 = v }(useAVX512)
+	defer func(v bool, m int) { useAVX512, phi512MinDim = v, m }(useAVX512, phi512MinDim)
+	phi512MinDim = 0 // the AVX-512 kernel at every size
 	rng := rand.New(rand.NewPCG(53, 4))
 	for _, tc := range []struct{ ds, da, d int }{
 		{1, 1, 4}, {1, 0, 8}, {1, 1, 8}, {2, 1, 9}, {3, 0, 15}, {17, 6, 2000}, {17, 6, 333}, {4, 2, 96}, {4, 2, 137}, {30, 10, 47}, {2, 1, 10}, {5, 3, 11}, {6, 2, 14}, {3, 2, 12},
@@ -320,4 +322,53 @@ func BenchmarkPhiBatch16(b *testing.B) {
 	best := testutil.FastestCPU(b, 10, func() { f.PhiBatch16(xt0, xt1, out0, out1) }) / 2
 	b.ReportMetric(best, "cpu-ns/8-states")
 	b.ReportMetric(2000*(2*23+25)/best, "zmm-ops/ns")
+}
+
+// Phi of one state runs the AVX-512 kernel only from phi512MinDim
+// features (the planner's batch size, where its features run AVX-512
+// too), the AVX2 kernel below it: the pendulum's 200 and the Acrobot's
+// 1200 features in AVX2, the scale config's 2000 in AVX-512, in both
+// arithmetics; FMA features below it take AVX-512 only without FMA3.
+func TestPhiOfOneStateRunsAVX512FromTheBatchSize(t *testing.T) {
+	requireVector(t)
+	if !useAVX512 || !useAVX2FMA {
+		t.Skip("no AVX-512F or FMA3 on this CPU (or SMRL_NOSIMD set): Phi never runs the AVX-512 kernel")
+	}
+	defer func(p func(*RFF, []float64, []float64, *float64, []float64) bool, fma bool) {
+		phi512, useAVX2FMA = p, fma
+	}(phi512, useAVX2FMA)
+	wide := 0
+	phi512 = func(f *RFF, s, a []float64, ap *float64, out []float64) bool {
+		wide++
+		return f.phiAVX512(s, a, ap, out)
+	}
+	rng := rand.New(rand.NewPCG(54, 5))
+	for _, tc := range []struct {
+		ds, da, d int
+		fma, fma3 bool
+		want      int
+	}{
+		{3, 1, 200, false, true, 0}, {6, 1, 1200, false, true, 0}, {6, 1, 1499, true, true, 0},
+		{17, 6, 1500, false, true, 1}, {17, 6, 2000, false, true, 1}, {17, 6, 2000, true, true, 1},
+		{3, 1, 200, true, false, 1}, {3, 1, 200, false, false, 0},
+	} {
+		f, err := NewRFF(tc.ds, tc.da, tc.d, 1.5, uint64(tc.d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.FMA, useAVX2FMA = tc.fma, tc.fma3
+		z := rffInputs(rng, tc.ds+tc.da, 1)
+		want, got := make([]float64, tc.d), make([]float64, tc.d)
+		if tc.fma {
+			f.phiFMA(z[:tc.ds], z[tc.ds:], want)
+		} else {
+			f.phiScalar(z[:tc.ds], z[tc.ds:], want)
+		}
+		wide = 0
+		f.Phi(z[:tc.ds], z[tc.ds:], got)
+		if wide != tc.want {
+			t.Errorf("%+v: Phi ran the AVX-512 kernel %d times, want %d", tc, wide, tc.want)
+		}
+		numeric.RequireSameBits(t, "Phi against its reference", got, want)
+	}
 }

@@ -14,11 +14,31 @@ import (
 // loops give the same bits.
 var useAVX2 = simd.AVX2
 
-// useAVX512 selects rffPhiAVX512 for the features alone (Phi, and the
-// features of a batch of states): the same lanes' arithmetic, eight at a
-// time. The fused kernel with η keeps AVX2: its partial sums are Dot4's
-// four lanes.
+// useAVX512 selects rffPhiAVX512 for the features alone (Phi of one state
+// from phi512MinDim features, and the features of a batch of states): the
+// same lanes' arithmetic, eight at a time. The fused kernel with η keeps
+// AVX2: its partial sums are Dot4's four lanes.
 var useAVX512 = simd.AVX512
+
+// phi512MinDim is the number of features from which Phi of one state runs
+// the AVX-512 kernel (rffPhiAVX512, or rffPhiAVX512FMA with FMA set);
+// below it the AVX2 kernels run, with the same bits. Alone the AVX-512
+// kernel is the faster at every size, but a run pays for it with its clock:
+// 512-bit multiplies lower the core's frequency for a while after them, so
+// one Phi per transition (the statistics) made every other instruction of a
+// pendulum run (D = 200, its planner in AVX2) slower, the run 14–16% slower
+// than with AVX-512 off (docs/performance.md, "The clock of AVX-512").
+// From agent's batchMinFeatures (1500) the planner's features run AVX-512
+// themselves (PhiBatch16) and the clock is paid for anyway. Tests lower it
+// to check the kernel at small sizes.
+var phi512MinDim = 1500
+
+// phiWide reports whether Phi of one state on d features runs the AVX-512
+// kernel: from phi512MinDim features, and below it only for FMA features
+// on a CPU without FMA3 (none has AVX-512F), which have no AVX2 kernel.
+func phiWide(d int, fma bool) bool {
+	return useAVX512 && d >= 8 && (d >= phi512MinDim || fma && !useAVX2FMA)
+}
 
 // useAVX2FMA selects rffPhiAVX2FMA for the features of RFF.FMA where
 // there is no AVX-512F: the CPU has FMA3 as well as AVX2.
@@ -140,8 +160,8 @@ func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
 	if da > 0 {
 		ap = &a[0]
 	}
-	if len(eta) == 0 && useAVX512 && d >= 8 {
-		return f.phiAVX512(s, a, ap, out)
+	if len(eta) == 0 && phiWide(d, f.FMA) {
+		return phi512(f, s, a, ap, out)
 	}
 	if f.FMA {
 		rffPhiAVX2FMA(&rffC, &wt[0], &f.Bias[0], &s[0], ds, ap, da, d, n4, f.Scale, &out[0])
@@ -205,6 +225,9 @@ func dot4Rows(w, y, eta []float64) bool {
 	}
 	return true
 }
+
+// phi512 is (*RFF).phiAVX512, which tests wrap to see which kernel runs.
+var phi512 = (*RFF).phiAVX512
 
 // phiAVX512 is phiVector's AVX-512 form: the kernel for the first d &^ 7
 // features, the rest as phiScalar computes them. s, a and out are cut to

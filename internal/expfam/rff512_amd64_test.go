@@ -5,6 +5,7 @@ package expfam
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/smrl-dev/smrl/internal/simd"
@@ -370,5 +371,47 @@ func TestPhiOfOneStateRunsAVX512FromTheBatchSize(t *testing.T) {
 			t.Errorf("%+v: Phi ran the AVX-512 kernel %d times, want %d", tc, wide, tc.want)
 		}
 		numeric.RequireSameBits(t, "Phi against its reference", got, want)
+	}
+}
+
+// BenchmarkAVX512Clock measures what one AVX-512 Phi costs the code around
+// it, the reason for phi512MinDim, at the pendulum's sizes (d_s 3, d_a 1,
+// D 200): a round is 400 calls of the fused AVX2 η kernel (etaVector, the
+// planner's kernel at this size) and then one Phi of one state, by the AVX2
+// kernel ("avx2") or the AVX-512 one ("avx512"). eta-ns is the thread's
+// CPU time of an η call, the Phi calls not counted; phi-ns that of a Phi.
+func BenchmarkAVX512Clock(b *testing.B) {
+	if !useAVX512 {
+		b.Skip("no AVX-512F")
+	}
+	defer func(m int) { phi512MinDim = m }(phi512MinDim)
+	f, _ := NewRFF(3, 1, 200, 1, 5)
+	rng := rand.New(rand.NewPCG(1, 1))
+	w := rffInputs(rng, 3*200, 0.1)
+	z := rffInputs(rng, 4, 1)
+	phi, eta, out := make([]float64, 200), make([]float64, 3), make([]float64, 200)
+	for _, c := range []struct {
+		name string
+		min  int
+	}{{"avx2", math.MaxInt}, {"avx512", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			phi512MinDim = c.min
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var etaNs, phiNs int64
+			for b.Loop() {
+				t0 := testutil.ThreadCPU(b)
+				for range 400 {
+					f.etaVector(z[:3], z[3:], w, phi, eta)
+				}
+				t1 := testutil.ThreadCPU(b)
+				f.Phi(z[:3], z[3:], out)
+				etaNs += t1 - t0
+				phiNs += testutil.ThreadCPU(b) - t1
+			}
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(float64(etaNs)/float64(b.N)/400, "eta-ns")
+			b.ReportMetric(float64(phiNs)/float64(b.N), "phi-ns")
+		})
 	}
 }

@@ -26,8 +26,9 @@ var useAVX512 = simd.AVX512
 // kernel is the faster at every size, but a run pays for it with its clock:
 // 512-bit multiplies lower the core's frequency for a while after them, so
 // one Phi per transition (the statistics) made every other instruction of a
-// pendulum run (D = 200, its planner in AVX2) slower, the run 14–16% slower
-// than with AVX-512 off (docs/performance.md, "The clock of AVX-512").
+// pendulum run (D = 200, its planner in AVX2) slower: the run took 11–18%
+// more CPU time than with AVX-512 off (docs/performance.md, "The clock of
+// AVX-512").
 // From agent's batchMinFeatures (1500) the planner's features run AVX-512
 // themselves (PhiBatch16) and the clock is paid for anyway. Tests lower it
 // to check the kernel at small sizes.

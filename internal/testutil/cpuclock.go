@@ -36,3 +36,14 @@ func FastestCPU(b *testing.B, group int, op func()) float64 {
 	b.ReportMetric(best, "min-cpu-ns/op")
 	return best
 }
+
+// ThreadCPU returns the CPU time of the calling thread in nanoseconds
+// (lock the goroutine to its thread around the span it measures); it
+// fails tb if the clock cannot be read.
+func ThreadCPU(tb testing.TB) int64 {
+	ns, err := threadCPUNanos()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ns
+}

@@ -613,7 +613,7 @@ func Features(mdp *env.MDP, data *dataset.Transitions) []float64 {
 	dphi := feat.Dim()
 	phi := make([]float64, data.Len()*dphi)
 	for i := range data.Len() {
-		feat.Phi(data.State(i), data.Action(i), phi[i*dphi:(i+1)*dphi])
+		expfam.PhiBulk(feat, data.State(i), data.Action(i), phi[i*dphi:(i+1)*dphi])
 	}
 	return phi
 }
@@ -743,7 +743,7 @@ func onDemand(mdp *env.MDP, data *dataset.Transitions, st *stage, what string) e
 			}
 			st.set(fmt.Sprintf("%s: pass %d over the data, transition %d of %d", what, pass, t, n))
 		}
-		feat.Phi(data.State(t), data.Action(t), phi)
+		expfam.PhiBulk(feat, data.State(t), data.Action(t), phi)
 		_, next := y(t)
 		return phi, next
 	}

@@ -210,6 +210,19 @@ func (f *RFF) Phi(s, a, out []float64) {
 	f.phiRef(s, a, out)
 }
 
+// PhiBulk sets out = f.Phi(s, a), the same bits, for a pass over many
+// transitions whose statistics are summed by level-3 products (smrl
+// estimate's passes over its data): random Fourier features run their
+// AVX-512 kernel there from 256 features, where Phi of a run waits for
+// 1500 (the AVX-512 kernel among AVX2 code slows that code; among the
+// statistics' AVX-512 products it does not).
+func PhiBulk(f Features, s, a, out []float64) {
+	if r, ok := f.(*RFF); ok && r.phiBulkVector(s, a, out) {
+		return
+	}
+	f.Phi(s, a, out)
+}
+
 // phiRef is the Go reference of the arithmetic f uses: phiFMA when FMA is
 // set, phiScalar otherwise.
 func (f *RFF) phiRef(s, a, out []float64) { f.phiRefFrom(s, a, out, 0) }

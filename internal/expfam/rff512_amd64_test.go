@@ -330,6 +330,8 @@ func BenchmarkPhiBatch16(b *testing.B) {
 // too), the AVX2 kernel below it: the pendulum's 200 and the Acrobot's
 // 1200 features in AVX2, the scale config's 2000 in AVX-512, in both
 // arithmetics; FMA features below it take AVX-512 only without FMA3.
+// PhiBulk (smrl estimate's passes) runs it from bulk512MinDim (256). Both
+// give their reference's bits.
 func TestPhiOfOneStateRunsAVX512FromTheBatchSize(t *testing.T) {
 	requireVector(t)
 	if !useAVX512 || !useAVX2FMA {
@@ -345,13 +347,15 @@ func TestPhiOfOneStateRunsAVX512FromTheBatchSize(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(54, 5))
 	for _, tc := range []struct {
-		ds, da, d int
-		fma, fma3 bool
-		want      int
+		ds, da, d       int
+		fma, fma3, bulk bool
+		want            int
 	}{
-		{3, 1, 200, false, true, 0}, {6, 1, 1200, false, true, 0}, {6, 1, 1499, true, true, 0},
-		{17, 6, 1500, false, true, 1}, {17, 6, 2000, false, true, 1}, {17, 6, 2000, true, true, 1},
-		{3, 1, 200, true, false, 1}, {3, 1, 200, false, false, 0},
+		{3, 1, 200, false, true, false, 0}, {6, 1, 1200, false, true, false, 0}, {6, 1, 1499, true, true, false, 0},
+		{17, 6, 1500, false, true, false, 1}, {17, 6, 2000, false, true, false, 1}, {17, 6, 2000, true, true, false, 1},
+		{3, 1, 200, true, false, false, 1}, {3, 1, 200, false, false, false, 0},
+		{4, 1, 255, false, true, true, 0}, {4, 1, 256, false, true, true, 1}, {4, 1, 1024, false, true, true, 1},
+		{4, 1, 1024, true, true, true, 1}, {4, 1, 200, true, false, true, 1}, {17, 6, 2000, false, true, true, 1},
 	} {
 		f, err := NewRFF(tc.ds, tc.da, tc.d, 1.5, uint64(tc.d))
 		if err != nil {
@@ -366,21 +370,27 @@ func TestPhiOfOneStateRunsAVX512FromTheBatchSize(t *testing.T) {
 			f.phiScalar(z[:tc.ds], z[tc.ds:], want)
 		}
 		wide = 0
-		f.Phi(z[:tc.ds], z[tc.ds:], got)
+		if tc.bulk {
+			PhiBulk(f, z[:tc.ds], z[tc.ds:], got)
+		} else {
+			f.Phi(z[:tc.ds], z[tc.ds:], got)
+		}
 		if wide != tc.want {
-			t.Errorf("%+v: Phi ran the AVX-512 kernel %d times, want %d", tc, wide, tc.want)
+			t.Errorf("%+v: ran the AVX-512 kernel %d times, want %d", tc, wide, tc.want)
 		}
 		numeric.RequireSameBits(t, "Phi against its reference", got, want)
 	}
 }
 
-// BenchmarkAVX512Clock measures what one AVX-512 Phi costs the code around
-// it, the reason for phi512MinDim, at the pendulum's sizes (d_s 3, d_a 1,
-// D 200): a round is 400 calls of the fused AVX2 η kernel (etaVector, the
-// planner's kernel at this size) and then one Phi of one state, by the AVX2
-// kernel ("avx2") or the AVX-512 one ("avx512"). eta-ns is the thread's
-// CPU time of an η call, the Phi calls not counted; phi-ns that of a Phi.
-func BenchmarkAVX512Clock(b *testing.B) {
+// BenchmarkPhiAmongEta measures what one AVX-512 Phi costs the code
+// around it, the reason for phi512MinDim, at the pendulum's sizes (d_s 3,
+// d_a 1, D 200): a round is 400 calls of the fused AVX2 η kernel
+// (etaVector, the planner's kernel at this size) and then one Phi of one
+// state, by the AVX2 kernel ("avx2") or the AVX-512 one ("avx512"). eta-ns
+// is the thread's CPU time of an η call, the Phi calls not counted (two
+// reads of the clock, system calls, a round); phi-ns that of the Phi call
+// with one read of the clock.
+func BenchmarkPhiAmongEta(b *testing.B) {
 	if !useAVX512 {
 		b.Skip("no AVX-512F")
 	}

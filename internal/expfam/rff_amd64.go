@@ -23,22 +23,32 @@ var useAVX512 = simd.AVX512
 // phi512MinDim is the number of features from which Phi of one state runs
 // the AVX-512 kernel (rffPhiAVX512, or rffPhiAVX512FMA with FMA set);
 // below it the AVX2 kernels run, with the same bits. Alone the AVX-512
-// kernel is the faster at every size, but a run pays for it with its clock:
-// 512-bit multiplies lower the core's frequency for a while after them, so
-// one Phi per transition (the statistics) made every other instruction of a
-// pendulum run (D = 200, its planner in AVX2) slower: the run took 11–18%
-// more CPU time than with AVX-512 off (docs/performance.md, "The clock of
-// AVX-512").
-// From agent's batchMinFeatures (1500) the planner's features run AVX-512
-// themselves (PhiBatch16) and the clock is paid for anyway. Tests lower it
-// to check the kernel at small sizes.
+// kernel is the faster at every size, but not among AVX2 code: with one
+// AVX-512 Phi after every 400 calls of the AVX2 η kernel, those calls took
+// 441–489 ns instead of 344–369 (BenchmarkPhiAmongEta), and a pendulum run
+// (D = 200, its planner in AVX2, one Phi per transition for the
+// statistics) 11–18% more CPU time than with AVX-512 off; the core's lower
+// clock after 512-bit arithmetic is the likely cause, not measured
+// (docs/performance.md, "One AVX-512 kernel per transition"). From agent's
+// batchMinFeatures (1500) the planner of a Gaussian model with mean
+// rollouts runs AVX-512 itself (PhiBatch16); with sampled rollouts at
+// D = 2000 the threshold measured the same as none. Tests lower it to check
+// the kernel at small sizes.
 var phi512MinDim = 1500
 
+// bulk512MinDim is phi512MinDim for PhiBulk, the passes of smrl estimate
+// over its data: from 256 features (the estimator's blockedMin,
+// linalg.MinPotrf) their statistics are summed by Dsyrk on the AVX-512
+// tile, and Phi among those products is faster in AVX-512 (at D = 1024,
+// n = 10⁵, the whole estimate took 3.125 s of CPU against 3.77 s with Phi
+// in AVX2).
+var bulk512MinDim = 256
+
 // phiWide reports whether Phi of one state on d features runs the AVX-512
-// kernel: from phi512MinDim features, and below it only for FMA features
-// on a CPU without FMA3 (none has AVX-512F), which have no AVX2 kernel.
-func phiWide(d int, fma bool) bool {
-	return useAVX512 && d >= 8 && (d >= phi512MinDim || fma && !useAVX2FMA)
+// kernel: from from features on, and below that only for FMA features on
+// a CPU without FMA3 (none has AVX-512F), which have no AVX2 kernel.
+func phiWide(d, from int, fma bool) bool {
+	return useAVX512 && d >= 8 && (d >= from || fma && !useAVX2FMA)
 }
 
 // useAVX2FMA selects rffPhiAVX2FMA for the features of RFF.FMA where
@@ -126,7 +136,15 @@ func dot4x4AVX2(w0, w1, w2, w3, y *float64, n4 int, out *[16]float64)
 // not apply (then the caller runs phiRef). With FMA set the AVX-512 FMA
 // kernel (eight features or more) or else rffPhiAVX2FMA gives phiFMA's
 // bits; on a CPU with AVX2 but no FMA3 it declines.
-func (f *RFF) phiVector(s, a, out []float64) bool { return f.phiEtaVector(s, a, out, nil, nil) }
+func (f *RFF) phiVector(s, a, out []float64) bool {
+	return f.phiEtaVector(s, a, out, nil, nil, phi512MinDim)
+}
+
+// phiBulkVector is phiVector for PhiBulk: the AVX-512 kernel from
+// bulk512MinDim features.
+func (f *RFF) phiBulkVector(s, a, out []float64) bool {
+	return f.phiEtaVector(s, a, out, nil, nil, bulk512MinDim)
+}
 
 // etaVector sets phi = Phi(s, a) and eta[k] = Dot4(w[k·d : (k+1)·d], phi)
 // for every k < len(eta), d = Dim(), with the AVX2 kernel, which adds each
@@ -138,11 +156,12 @@ func (f *RFF) etaVector(s, a, w, phi, eta []float64) bool {
 	if f.FMA || len(eta) == 0 || len(eta) > maxFusedRows || len(w) < len(eta)*len(f.Bias) {
 		return false
 	}
-	return f.phiEtaVector(s, a, phi, w, eta)
+	return f.phiEtaVector(s, a, phi, w, eta, phi512MinDim)
 }
 
-// phiEtaVector is phiVector, and etaVector when eta is not empty.
-func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
+// phiEtaVector is phiVector, and etaVector when eta is not empty; Phi alone
+// runs the AVX-512 kernel from wideFrom features (phiWide).
+func (f *RFF) phiEtaVector(s, a, out, w, eta []float64, wideFrom int) bool {
 	ds, da, d := f.DS, f.DA, len(f.Bias)
 	if !useAVX2 || d < 4 || ds < 1 || f.FMA && (len(eta) > 0 || !useAVX2FMA && (!useAVX512 || d < 8)) {
 		return false
@@ -161,7 +180,7 @@ func (f *RFF) phiEtaVector(s, a, out, w, eta []float64) bool {
 	if da > 0 {
 		ap = &a[0]
 	}
-	if len(eta) == 0 && phiWide(d, f.FMA) {
+	if len(eta) == 0 && phiWide(d, wideFrom, f.FMA) {
 		return phi512(f, s, a, ap, out)
 	}
 	if f.FMA {

@@ -11,6 +11,8 @@ const useAVX2 = false
 
 func (f *RFF) phiVector(s, a, out []float64) bool { return false }
 
+func (f *RFF) phiBulkVector(s, a, out []float64) bool { return false }
+
 func (f *RFF) etaVector(s, a, w, phi, eta []float64) bool { return false }
 
 func dot4Rows(w, y, eta []float64) bool { return false }

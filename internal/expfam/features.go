@@ -210,12 +210,13 @@ func (f *RFF) Phi(s, a, out []float64) {
 	f.phiRef(s, a, out)
 }
 
-// PhiBulk sets out = f.Phi(s, a), the same bits, for a pass over many
-// transitions whose statistics are summed by level-3 products (smrl
-// estimate's passes over its data): random Fourier features run their
-// AVX-512 kernel there from 256 features, where Phi of a run waits for
-// 1500 (the AVX-512 kernel among AVX2 code slows that code; among the
-// statistics' AVX-512 products it does not).
+// PhiBulk sets out = f.Phi(s, a), the same bits, for smrl estimate's
+// passes over its data: random Fourier features run their AVX-512 kernel
+// there from 256 features (bulk512MinDim), where Phi of a run waits for
+// 1500 (phi512MinDim: among a planner's AVX2 code the AVX-512 kernel slows
+// that code). Measured for a Gaussian fit at D = 1024, whose statistics
+// are Dsyrk products on the AVX-512 tile: with Phi in AVX2 the fit took
+// more CPU time.
 func PhiBulk(f Features, s, a, out []float64) {
 	if r, ok := f.(*RFF); ok && r.phiBulkVector(s, a, out) {
 		return

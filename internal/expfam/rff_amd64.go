@@ -15,9 +15,10 @@ import (
 var useAVX2 = simd.AVX2
 
 // useAVX512 selects rffPhiAVX512 for the features alone (Phi of one state
-// from phi512MinDim features, and the features of a batch of states): the
-// same lanes' arithmetic, eight at a time. The fused kernel with η keeps
-// AVX2: its partial sums are Dot4's four lanes.
+// from phi512MinDim features, PhiBulk's from bulk512MinDim, and the
+// features of a batch of states): the same lanes' arithmetic, eight at a
+// time. The fused kernel with η keeps AVX2: its partial sums are Dot4's
+// four lanes.
 var useAVX512 = simd.AVX512
 
 // phi512MinDim is the number of features from which Phi of one state runs
@@ -32,21 +33,23 @@ var useAVX512 = simd.AVX512
 // (docs/performance.md, "One AVX-512 kernel per transition"). From agent's
 // batchMinFeatures (1500) the planner of a Gaussian model with mean
 // rollouts runs AVX-512 itself (PhiBatch16); with sampled rollouts at
-// D = 2000 the threshold measured the same as none. Tests lower it to check
-// the kernel at small sizes.
+// D = 2000 the threshold could not be told apart from none in four rounds.
+// Tests lower it to check the kernel at small sizes.
 var phi512MinDim = 1500
 
 // bulk512MinDim is phi512MinDim for PhiBulk, the passes of smrl estimate
 // over its data: from 256 features (the estimator's blockedMin,
-// linalg.MinPotrf) their statistics are summed by Dsyrk on the AVX-512
-// tile, and Phi among those products is faster in AVX-512 (at D = 1024,
-// n = 10⁵, the whole estimate took 3.125 s of CPU against 3.77 s with Phi
-// in AVX2).
+// linalg.MinPotrf) the statistics of its Gaussian and least-squares fits
+// are summed by Dsyrk on the AVX-512 tile, and there a fit with Phi in AVX2
+// took more CPU time (D = 1024: in 23 of 28 alternated runs, 3.77 against
+// 3.43 s at n = 10⁵). Other fits and the sandwich's pass keep the kernel
+// they ran before, unmeasured apart.
 var bulk512MinDim = 256
 
 // phiWide reports whether Phi of one state on d features runs the AVX-512
-// kernel: from from features on, and below that only for FMA features on
-// a CPU without FMA3 (none has AVX-512F), which have no AVX2 kernel.
+// kernel: when d is at least the threshold from, and below it only for FMA
+// features on a CPU without FMA3 (none has AVX-512F), which have no AVX2
+// kernel.
 func phiWide(d, from int, fma bool) bool {
 	return useAVX512 && d >= 8 && (d >= from || fma && !useAVX2FMA)
 }

@@ -90,7 +90,9 @@ func benchScaleStep(b *testing.B, environ []string, fma bool) {
 	pl.BindSource(prng, pcg)
 	// CPU time of this goroutine's thread (locked to it), so that other
 	// jobs on a shared machine do not count; run with -cpu 1, where the
-	// products of internal/linalg stay on it.
+	// products of internal/linalg stay on it. Not testutil.ThreadCPU:
+	// scripts/bench-step.sh compiles this file against 68a1240, whose
+	// testutil lacks it.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	now := func() time.Duration {

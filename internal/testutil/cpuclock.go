@@ -20,18 +20,11 @@ func FastestCPU(b *testing.B, group int, op func()) float64 {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += group {
 		n := min(group, b.N-i)
-		t0, err := threadCPUNanos()
-		if err != nil {
-			b.Fatal(err)
-		}
+		t0 := ThreadCPU(b)
 		for range n {
 			op()
 		}
-		t1, err := threadCPUNanos()
-		if err != nil {
-			b.Fatal(err)
-		}
-		best = min(best, float64(t1-t0)/float64(n))
+		best = min(best, float64(ThreadCPU(b)-t0)/float64(n))
 	}
 	b.ReportMetric(best, "min-cpu-ns/op")
 	return best
